@@ -1,0 +1,44 @@
+# The course's commands. The two that matter:
+#   make lab    set up (first time) and open the course in JupyterLab
+#   make test   set up (first time) and run every test, notebook and exercise check
+# Setup creates .venv with the python3 on your PATH and installs this package with its test
+# extras. Set TORCH to choose the PyTorch build, e.g. `make test TORCH=torch==2.13.0`;
+# by default pip picks the ordinary PyTorch for your machine.
+
+PYTHON ?= python3
+VENV   ?= .venv
+TORCH  ?= torch>=2.7
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.course-installed
+PORT   ?= 8888
+
+.PHONY: lab test setup pairs exercises check-pairs bench bench-transfer grade-demo clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet "$(TORCH)"
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	@touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --port=$(PORT) notebooks/01_device_query.ipynb
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+# Authoring: edit the .py side, then rebuild the .ipynb side and the exercises.
+pairs: $(STAMP)
+	$(BIN)/python -m course_utils.pairing --write --dirs notebooks solutions
+	$(BIN)/python -m course_utils.exercises --write
+
+exercises: $(STAMP)
+	$(BIN)/python -m course_utils.exercises --write
+
+check-pairs: $(STAMP)
+	$(BIN)/python -m course_utils.pairing
+
+clean:
+	rm -rf $(VENV) .pytest_cache build src/*.egg-info

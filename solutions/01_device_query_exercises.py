@@ -1,0 +1,104 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Exercises 01 · Device query
+#
+# Each exercise asks for one function. Write it where it says `# YOUR CODE HERE`, run the
+# cell, then run the check cell below it: it prints a **PASS**, or a **FAIL** with a hint.
+# Every exercise can be solved on a machine without a GPU. Notebook: `notebooks/01_device_query.ipynb`.
+
+# %%
+import torch
+
+from course_utils import check
+
+# %% [markdown]
+# ## Exercise 01.1 · Pick the best device
+#
+# Write `best_device()` returning a `torch.device`: CUDA when available, else Apple's MPS when
+# available, else the CPU.
+
+# %%
+def best_device() -> torch.device:
+    ### BEGIN SOLUTION
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+    ### END SOLUTION
+
+# %%
+check("01.1")
+
+# %% [markdown]
+# ## Exercise 01.2 · Read `CUDA_VISIBLE_DEVICES`
+#
+# Write `visible_gpus(mask, physical)`: given the value of `CUDA_VISIBLE_DEVICES` (integers
+# only) and the number of physical GPUs, return the list of physical GPU indices that torch will
+# call `cuda:0`, `cuda:1`, ... in that order. CUDA reads the list left to right, stops at the first
+# entry that is not a valid GPU index (not a number, negative, or past the last GPU), and hides
+# every GPU if an index is repeated.
+
+# %%
+def visible_gpus(mask: str, physical: int) -> list[int]:
+    ### BEGIN SOLUTION
+    listed: list[int] = []
+    for entry in mask.split(","):
+        entry = entry.strip()
+        if not entry.isdigit():
+            break
+        index = int(entry)
+        if index in listed:
+            return []
+        listed.append(index)
+    for position, index in enumerate(listed):
+        if index >= physical:
+            return listed[:position]
+    return listed
+    ### END SOLUTION
+
+# %%
+check("01.2")
+
+# %% [markdown]
+# ## Exercise 01.3 · Describe a GPU from its properties
+#
+# `torch.cuda.get_device_properties(i)` returns an object with `name`, `major`, `minor`,
+# `total_memory` (bytes) and `multi_processor_count`. Write `describe_gpu(props)` returning a
+# string like `"NVIDIA H200: compute capability 9.0, 140.4 GiB, 132 SMs"` (GiB = 1024³ bytes,
+# one decimal). The check calls it with made-up properties, so no GPU is needed.
+
+# %%
+def describe_gpu(props) -> str:
+    ### BEGIN SOLUTION
+    gib = props.total_memory / 1024**3
+    return (f"{props.name}: compute capability {props.major}.{props.minor}, "
+            f"{gib:.1f} GiB, {props.multi_processor_count} SMs")
+    ### END SOLUTION
+
+# %%
+check("01.3")
+
+# %% [markdown]
+# ## Exercise 01.4 · The current device index, without crashing
+#
+# Write `current_cuda_index()` returning the index of the current CUDA device, or `None` on a
+# machine without CUDA. It must not raise on a laptop with no GPU.
+
+# %%
+def current_cuda_index() -> int | None:
+    ### BEGIN SOLUTION
+    if not torch.cuda.is_available():
+        return None
+    return torch.cuda.current_device()
+    ### END SOLUTION
+
+# %%
+check("01.4")

@@ -1,0 +1,36 @@
+"""Exercise checks: ``check("01.2")`` after your answer, for a clear pass or a fail with a hint.
+
+Lesson: every exercise notebook. A check never crashes on a wrong answer. It returns a
+``CheckResult`` that the notebook shows (text and HTML) and that the grader reads as data
+(MIME type ``application/vnd.course-utils.check+json``), so no one parses printed text.
+
+The checks of notebook NN live in ``checks/nbNN.py``; each registers itself with
+``@exercise(...)``. ``check()`` finds your function by the name the exercise asks for, in the
+notebook's namespace, so a misspelt or unrun definition is reported, not a ``NameError``.
+"""
+
+from course_utils.checks._core import (
+    CHECK_MIME,
+    CheckResult,
+    Exercise,
+    Wrong,
+    all_exercises,
+    call,
+    check,
+    exercise,
+    get_exercise,
+    results_in,
+)
+
+__all__ = [
+    "CHECK_MIME",
+    "CheckResult",
+    "Exercise",
+    "Wrong",
+    "all_exercises",
+    "call",
+    "check",
+    "exercise",
+    "get_exercise",
+    "results_in",
+]

@@ -1,0 +1,486 @@
+"""What devices this machine has, which one to use, and what of the course it can run.
+
+Lesson: notebook 01 (device query). Everything here is built in two steps so that it can be
+tested on any machine:
+
+1. ``collect_facts()`` asks torch (and the environment) once and returns a ``MachineFacts``:
+   plain, frozen data with no torch objects in it.
+2. ``device_report(facts)``, ``choose_device(facts)`` and ``preflight(facts)`` only read those
+   facts. Tests build ``MachineFacts`` by hand to describe machines they do not have
+   (eight GPUs, an Apple laptop, Colab without a GPU runtime).
+
+On a CPU-only machine every function here works and says so; nothing initialises CUDA unless
+CUDA is available, and then ``collect_facts`` creates a context on each visible GPU to read its
+free memory (``torch.cuda.mem_get_info``), as ``nvidia-smi`` would show.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import platform
+import shutil
+import sys
+from dataclasses import dataclass, field
+
+import torch
+
+GIB = 1024**3
+
+
+@dataclass(frozen=True)
+class AcceleratorInfo:
+    """One visible accelerator, as torch numbers it (after ``CUDA_VISIBLE_DEVICES``)."""
+
+    index: int
+    kind: str  # "cuda" (NVIDIA or ROCm) | "mps" | "xpu"
+    name: str
+    compute_capability: tuple[int, int] | None = None
+    total_memory: int | None = None  # bytes
+    free_memory: int | None = None  # bytes; None where torch cannot tell
+    multiprocessors: int | None = None
+
+    @property
+    def device(self) -> str:
+        """The string to pass as ``device=``: ``cuda:1``, ``mps``."""
+        return self.kind if self.kind == "mps" else f"{self.kind}:{self.index}"
+
+
+@dataclass(frozen=True)
+class MachineFacts:
+    """Everything the course needs to know about this machine, as plain data."""
+
+    torch_version: str
+    cuda_build: str | None  # torch.version.cuda: None for a CPU (or ROCm) build
+    hip_build: str | None = None  # torch.version.hip
+    cuda_available: bool = False
+    accelerators: tuple[AcceleratorInfo, ...] = ()
+    current_cuda_index: int | None = None
+    mps_built: bool = False
+    mps_available: bool = False
+    nvidia_driver_present: bool = False  # an NVIDIA kernel driver or nvidia-smi is here
+    nvidia_smi_path: str | None = None
+    in_colab: bool = False
+    cuda_visible_devices: str | None = None  # the environment variable, unparsed
+    cuda_error: str | None = None  # why CUDA could not be queried, if it could not
+    python_version: str = field(default_factory=lambda: platform.python_version())
+    system: str = field(default_factory=platform.system)
+
+    @property
+    def gpus(self) -> tuple[AcceleratorInfo, ...]:
+        """The CUDA devices (NVIDIA, or AMD through ROCm) torch can use."""
+        return tuple(a for a in self.accelerators if a.kind == "cuda")
+
+
+def collect_facts() -> MachineFacts:
+    """Ask torch and the environment about this machine, once."""
+    cuda_available = False
+    cuda_error = None
+    accelerators: list[AcceleratorInfo] = []
+    current = None
+    try:
+        cuda_available = torch.cuda.is_available()
+        if cuda_available:
+            current = torch.cuda.current_device()
+            for i in range(torch.cuda.device_count()):
+                accelerators.append(_cuda_info(i))
+    except Exception as exc:  # a broken driver must not break the report
+        cuda_error = f"{type(exc).__name__}: {exc}"
+        cuda_available = False
+
+    mps_built = bool(getattr(torch.backends, "mps", None) and torch.backends.mps.is_built())
+    mps_available = bool(mps_built and torch.backends.mps.is_available())
+    if mps_available:
+        accelerators.append(AcceleratorInfo(index=0, kind="mps", name="Apple GPU (Metal)"))
+
+    smi = shutil.which("nvidia-smi")
+    return MachineFacts(
+        torch_version=torch.__version__,
+        cuda_build=torch.version.cuda,
+        hip_build=getattr(torch.version, "hip", None),
+        cuda_available=cuda_available,
+        accelerators=tuple(accelerators),
+        current_cuda_index=current,
+        mps_built=mps_built,
+        mps_available=mps_available,
+        nvidia_driver_present=bool(smi) or os.path.exists("/proc/driver/nvidia/version"),
+        nvidia_smi_path=smi,
+        in_colab="google.colab" in sys.modules or "COLAB_RELEASE_TAG" in os.environ,
+        cuda_visible_devices=os.environ.get("CUDA_VISIBLE_DEVICES"),
+        cuda_error=cuda_error,
+    )
+
+
+def _cuda_info(index: int) -> AcceleratorInfo:
+    props = torch.cuda.get_device_properties(index)
+    try:
+        free, total = torch.cuda.mem_get_info(index)
+    except Exception:  # e.g. a GPU in exclusive mode held by another process
+        free, total = None, props.total_memory
+    return AcceleratorInfo(
+        index=index,
+        kind="cuda",
+        name=props.name,
+        compute_capability=(props.major, props.minor),
+        total_memory=total,
+        free_memory=free,
+        multiprocessors=props.multi_processor_count,
+    )
+
+
+# --------------------------------------------------------------------------- the report
+
+
+@dataclass(frozen=True)
+class DeviceReport:
+    """This machine's devices, ready to show: end a notebook cell on it."""
+
+    facts: MachineFacts
+
+    @property
+    def accelerators(self) -> tuple[AcceleratorInfo, ...]:
+        return self.facts.accelerators
+
+    @property
+    def summary(self) -> str:
+        f = self.facts
+        n = len(f.gpus)
+        if n:
+            kind = "ROCm" if f.hip_build else "CUDA"
+            return f"{n} {kind} GPU{'s' if n > 1 else ''} visible; current device cuda:{f.current_cuda_index}"
+        if f.mps_available:
+            return "an Apple GPU through MPS; no CUDA"
+        return "no accelerator: CPU only"
+
+    def rows(self) -> list[dict[str, str]]:
+        """One row per device, the CPU last, as strings ready for a table."""
+        rows = []
+        for a in self.accelerators:
+            rows.append(
+                {
+                    "device": a.device,
+                    "name": a.name,
+                    "compute capability": _fmt_cc(a.compute_capability),
+                    "total memory": _fmt_gib(a.total_memory),
+                    "free memory": _fmt_gib(a.free_memory),
+                    "multiprocessors": "-" if a.multiprocessors is None else str(a.multiprocessors),
+                }
+            )
+        rows.append(
+            {
+                "device": "cpu",
+                "name": platform.processor() or platform.machine() or "CPU",
+                "compute capability": "-",
+                "total memory": "-",
+                "free memory": "-",
+                "multiprocessors": str(os.cpu_count() or "-"),
+            }
+        )
+        return rows
+
+    def __str__(self) -> str:
+        f = self.facts
+        build = f"CUDA {f.cuda_build}" if f.cuda_build else (f"ROCm {f.hip_build}" if f.hip_build else "CPU-only build")
+        lines = [f"torch {f.torch_version} ({build}): {self.summary}"]
+        for r in self.rows():
+            lines.append("  " + " | ".join(f"{k}: {v}" for k, v in r.items()))
+        if f.cuda_visible_devices is not None:
+            lines.append(f"  CUDA_VISIBLE_DEVICES={f.cuda_visible_devices!r}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        f = self.facts
+        rows = self.rows()
+        head = "".join(f"<th>{html.escape(k)}</th>" for k in rows[0])
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in r.values()) + "</tr>" for r in rows
+        )
+        build = f"CUDA {f.cuda_build}" if f.cuda_build else (f"ROCm {f.hip_build}" if f.hip_build else "CPU-only build")
+        extra = ""
+        if f.cuda_visible_devices is not None:
+            extra = f"<br><code>CUDA_VISIBLE_DEVICES={html.escape(repr(f.cuda_visible_devices))}</code>"
+        return (
+            f"<p><b>torch {html.escape(f.torch_version)}</b> ({html.escape(build)}): "
+            f"{html.escape(self.summary)}{extra}</p>"
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        )
+
+
+def device_report(facts: MachineFacts | None = None) -> DeviceReport:
+    """Every visible accelerator with its index, name, capability, memory and SM count."""
+    return DeviceReport(facts if facts is not None else collect_facts())
+
+
+def _fmt_gib(nbytes: int | None) -> str:
+    return "-" if nbytes is None else f"{nbytes / GIB:.1f} GiB"
+
+
+def _fmt_cc(cc: tuple[int, int] | None) -> str:
+    return "-" if cc is None else f"{cc[0]}.{cc[1]}"
+
+
+# --------------------------------------------------------------------------- choosing a device
+
+
+@dataclass(frozen=True)
+class DeviceChoice:
+    """The device to use and, in words, why that one."""
+
+    device: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"Using {self.device}: {self.reason}"
+
+
+def choose_device(facts: MachineFacts | None = None, prefer: str | None = None) -> DeviceChoice:
+    """CUDA if present (the current device), else Apple MPS, else the CPU.
+
+    ``prefer`` names a device to use when this machine has it ("cpu" always works); when it does
+    not, the choice falls back and the reason says so, instead of failing later.
+    """
+    f = facts if facts is not None else collect_facts()
+    fallback_note = ""
+    if prefer is not None:
+        wanted = torch.device(prefer)  # raises a clear error for a misspelt device string
+        if wanted.type == "cpu":
+            return DeviceChoice("cpu", "asked for the CPU")
+        if wanted.type == "cuda" and f.gpus:
+            index = f.current_cuda_index if wanted.index is None else wanted.index
+            if index is not None and index < len(f.gpus):
+                return DeviceChoice(f"cuda:{index}", f"asked for {prefer}, and it is visible")
+            fallback_note = f"asked for {prefer}, but only {len(f.gpus)} CUDA device(s) are visible; "
+        elif wanted.type == "mps" and f.mps_available:
+            return DeviceChoice("mps", "asked for mps, and it is available")
+        else:
+            fallback_note = f"asked for {prefer}, but this machine does not have it; "
+    if f.gpus:
+        index = f.current_cuda_index or 0
+        name = f.gpus[index].name if index < len(f.gpus) else "GPU"
+        return DeviceChoice(f"cuda:{index}", fallback_note + f"CUDA is available ({name}, the current device)")
+    if f.mps_available:
+        return DeviceChoice("mps", fallback_note + "no CUDA, but Apple's MPS backend is available")
+    return DeviceChoice("cpu", fallback_note + "no CUDA or MPS device is available, so the CPU (every cell still runs)")
+
+
+def pick_device(prefer: str | None = None, *, announce: bool = True) -> torch.device:
+    """The one-line device choice for notebooks: cuda, then mps, then cpu, saying which and why."""
+    choice = choose_device(prefer=prefer)
+    if announce:
+        print(choice)
+    return torch.device(choice.device)
+
+
+# --------------------------------------------------------------------------- preflight
+
+# What each notebook needs to run every cell for real. Cells that need more than the machine has
+# still run: they say what they skipped and why.
+NOTEBOOK_NEEDS: dict[str, int] = {
+    "01 device query": 0,
+    "02 tensor placement": 1,
+    "03 model placement": 1,
+    "04 current device and scopes": 2,
+    "05 cross-device error clinic": 1,
+    "06 transfers and timing": 1,
+    "07 claims checked": 2,
+    "08 one process per device": 2,
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the preflight noticed: what it is and what to do about it."""
+
+    severity: str  # "ok" | "note" | "problem"
+    message: str
+    fix: str = ""
+
+
+@dataclass(frozen=True)
+class Preflight:
+    """In plain words: what this machine can run of the course, and what to do about the rest."""
+
+    level: str  # "cpu-only" | "mps" | "one-gpu" | "multi-gpu"
+    gpu_count: int
+    findings: tuple[Finding, ...]
+
+    @property
+    def full_notebooks(self) -> tuple[str, ...]:
+        """Notebooks that can run every cell for real on this machine."""
+        return tuple(nb for nb, need in NOTEBOOK_NEEDS.items() if need <= self.gpu_count)
+
+    @property
+    def partial_notebooks(self) -> tuple[str, ...]:
+        """Notebooks that run to the end but skip (and explain) some cells here."""
+        return tuple(nb for nb, need in NOTEBOOK_NEEDS.items() if need > self.gpu_count)
+
+    @property
+    def problems(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "problem")
+
+    def __str__(self) -> str:
+        lines = [f"This machine: {self.level} ({self.gpu_count} CUDA GPU{'s' if self.gpu_count != 1 else ''})"]
+        for f in self.findings:
+            lines.append(f"[{f.severity}] {f.message}")
+            if f.fix:
+                lines.append(f"        what to do: {f.fix}")
+        lines.append("Runs every cell: " + (", ".join(self.full_notebooks) or "none"))
+        if self.partial_notebooks:
+            lines.append("Runs to the end, skipping GPU-only cells: " + ", ".join(self.partial_notebooks))
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        colour = {"ok": "#1a7f37", "note": "#9a6700", "problem": "#cf222e"}
+        items = "".join(
+            f"<li><b style='color:{colour.get(f.severity, '#000')}'>{html.escape(f.severity)}</b> "
+            f"{html.escape(f.message)}"
+            + (f"<br><i>What to do:</i> {html.escape(f.fix)}" if f.fix else "")
+            + "</li>"
+            for f in self.findings
+        )
+        full = html.escape(", ".join(self.full_notebooks) or "none")
+        partial = html.escape(", ".join(self.partial_notebooks) or "none")
+        return (
+            f"<p><b>This machine: {html.escape(self.level)}</b> ({self.gpu_count} CUDA GPUs)</p><ul>{items}</ul>"
+            f"<p>Runs every cell: {full}<br>Runs to the end, skipping GPU-only cells: {partial}</p>"
+        )
+
+
+def preflight(facts: MachineFacts | None = None) -> Preflight:
+    """Say what this machine can run of the course, and exactly what to do about each gap."""
+    f = facts if facts is not None else collect_facts()
+    n = len(f.gpus)
+    findings: list[Finding] = []
+
+    if f.cuda_error:
+        findings.append(
+            Finding(
+                "problem",
+                f"torch could not query CUDA: {f.cuda_error}",
+                "Check the driver with `nvidia-smi` in a terminal; if it fails, reinstall the NVIDIA driver "
+                "and restart. If it works, restart the kernel (a crashed CUDA context does not recover).",
+            )
+        )
+
+    if n == 0 and f.in_colab:
+        findings.append(
+            Finding(
+                "problem",
+                "running on Colab without a GPU runtime",
+                "Runtime → Change runtime type → choose a GPU (e.g. T4), then run the notebook again. "
+                "Until then everything still runs on the CPU, skipping the GPU-only cells.",
+            )
+        )
+    elif n == 0 and f.cuda_build and f.nvidia_driver_present:
+        findings.append(
+            Finding(
+                "problem",
+                f"this torch is a CUDA {f.cuda_build} build and an NVIDIA driver is present, but no GPU is usable",
+                "Run `nvidia-smi`. If it lists GPUs, check CUDA_VISIBLE_DEVICES "
+                f"(now {f.cuda_visible_devices!r}) and that the driver supports CUDA {f.cuda_build} "
+                "(`nvidia-smi` prints the highest CUDA version it supports); update the driver or install a torch "
+                "built for an older CUDA from pytorch.org/get-started.",
+            )
+        )
+    elif n == 0 and f.cuda_build:
+        findings.append(
+            Finding(
+                "note",
+                f"this torch is a CUDA {f.cuda_build} build, but no NVIDIA driver was found",
+                "Fine on a laptop without an NVIDIA GPU: the course runs on the CPU. On a GPU machine, install "
+                "the NVIDIA driver (`nvidia-smi` should then list the GPU).",
+            )
+        )
+    elif n == 0 and not f.cuda_build and not f.hip_build and f.nvidia_driver_present:
+        findings.append(
+            Finding(
+                "problem",
+                "an NVIDIA driver is present, but this torch is a CPU-only build, so it cannot use the GPU",
+                "Install a CUDA build of torch into this environment: pick your CUDA version at "
+                "pytorch.org/get-started and run the pip command it shows, e.g. "
+                "`pip install torch --index-url https://download.pytorch.org/whl/cu126`; then restart the kernel.",
+            )
+        )
+
+    if n == 0 and f.mps_available:
+        level = "mps"
+        findings.append(
+            Finding(
+                "note",
+                "Apple GPU found (MPS). The course's `torch.cuda` cells skip here; device-agnostic cells use `mps`.",
+                "Nothing to do. Use `pick_device()` or `torch.accelerator` for code that runs everywhere.",
+            )
+        )
+    elif n == 0:
+        level = "cpu-only"
+        if not any(x.severity == "problem" for x in findings):
+            findings.append(
+                Finding(
+                    "ok",
+                    "no accelerator: every notebook runs to the end on the CPU, and each GPU-only cell says what it "
+                    "skipped and what it would show",
+                    "For the GPU parts, run on a machine with an NVIDIA GPU (or Colab with a GPU runtime).",
+                )
+            )
+    elif n == 1:
+        level = "one-gpu"
+        findings.append(
+            Finding(
+                "ok",
+                f"one GPU: {f.gpus[0].name}. Everything but the two-GPU cells runs for real.",
+                "The cells that need two GPUs (device_of across devices, peer copies, NCCL with two processes) "
+                "skip and say what they would show.",
+            )
+        )
+    else:
+        level = "multi-gpu"
+        names = ", ".join(sorted({g.name for g in f.gpus}))
+        findings.append(Finding("ok", f"{n} GPUs ({names}): every cell of the course runs for real."))
+
+    if f.cuda_visible_devices is not None:
+        findings.append(
+            Finding(
+                "note",
+                f"CUDA_VISIBLE_DEVICES={f.cuda_visible_devices!r}: torch sees only those GPUs, renumbered from 0",
+                "Unset it (before starting Jupyter) to see every GPU.",
+            )
+        )
+    return Preflight(level=level, gpu_count=n, findings=tuple(findings))
+
+
+# --------------------------------------------------------------------------- needs
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """Whether this machine has what a cell needs; falsy when it does not, with the reason."""
+
+    met: bool
+    reason: str
+
+    def __bool__(self) -> bool:
+        return self.met
+
+    def __str__(self) -> str:
+        return self.reason
+
+    def _repr_html_(self) -> str:
+        colour = "#1a7f37" if self.met else "#9a6700"
+        return f"<p style='color:{colour}'>{html.escape(self.reason)}</p>"
+
+
+def needs_cuda(count: int = 1, *, what: str = "this cell", facts: MachineFacts | None = None) -> Requirement:
+    """Check for ``count`` CUDA GPUs before a cell that needs them.
+
+    Use as ``if needs_cuda(2, what="..."):`` and print the requirement in the ``else`` branch,
+    so a machine without them says plainly what it skipped and why.
+    """
+    if count < 0:
+        raise ValueError(f"needs_cuda(count) expects 0 or more GPUs, got {count}")
+    have = len(facts.gpus) if facts is not None else (torch.cuda.device_count() if torch.cuda.is_available() else 0)
+    if have >= count:
+        return Requirement(True, f"Running {what}: needs {count} CUDA GPU(s), this machine has {have}.")
+    return Requirement(
+        False,
+        f"SKIPPED {what}: it needs {count} CUDA GPU{'s' if count != 1 else ''}, and this machine has {have}.",
+    )

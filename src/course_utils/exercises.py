@@ -1,0 +1,138 @@
+"""Make the learners' exercise notebooks from the solutions: ``solutions/`` is the single source.
+
+Lesson: none; this is the instructors' tool (``make exercises``). Solution code sits between
+nbgrader's markers, at any indentation::
+
+    def best_device():
+        ### BEGIN SOLUTION
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        ### END SOLUTION
+
+and becomes, in ``exercises/``, the same cell with the solution replaced by::
+
+    def best_device():
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+which is exactly what nbgrader's ``ClearSolutions`` writes, so instructors who run nbgrader can
+use ``solutions/`` as its source folder. ``python -m course_utils.exercises`` without ``--write``
+only reports exercise notebooks that are stale (exit 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+from course_utils.pairing import notebook_from_text
+
+BEGIN = "### BEGIN SOLUTION"
+END = "### END SOLUTION"
+STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")
+_MARKER = re.compile(r"^(\s*)(### BEGIN SOLUTION|### END SOLUTION)\s*$")
+
+
+class MarkerError(ValueError):
+    """Solution markers that do not pair up."""
+
+
+def clear_solutions(source: str, where: str = "cell") -> str:
+    """Replace every marked solution in ``source`` with the stub, keeping its indentation."""
+    out: list[str] = []
+    inside = False
+    for lineno, line in enumerate(source.splitlines(), start=1):
+        match = _MARKER.match(line)
+        if match and match.group(2) == BEGIN:
+            if inside:
+                raise MarkerError(f"{where}, line {lineno}: {BEGIN} inside another solution; close the first with {END}")
+            inside = True
+            indent = match.group(1)
+            out += [indent + STUB[0], indent + STUB[1]]
+        elif match and match.group(2) == END:
+            if not inside:
+                raise MarkerError(f"{where}, line {lineno}: {END} without a {BEGIN} before it")
+            inside = False
+        elif not inside:
+            out.append(line)
+    if inside:
+        raise MarkerError(f"{where}: {BEGIN} is never closed; add {END} after the solution")
+    return "\n".join(out)
+
+
+def has_solution(source: str) -> bool:
+    return any(_MARKER.match(line) for line in source.splitlines())
+
+
+def exercise_texts(solution_py: Path) -> tuple[str, str]:
+    """The ``.py`` and ``.ipynb`` texts of the exercise made from ``solution_py``.
+
+    The markers are whole lines, so the ``.py`` side is cleared as text (keeping the author's
+    layout byte for byte) and the ``.ipynb`` side is built from it, exactly as ``make pairs``
+    builds every other pair.
+    """
+    py_text = clear_solutions(solution_py.read_text(encoding="utf-8"), where=str(solution_py)) + "\n"
+    nb = notebook_from_text(py_text)
+    return py_text, nbformat.writes(nb) + "\n"
+
+
+def target_paths(solution_py: Path, exercises_dir: Path) -> tuple[Path, Path]:
+    py = exercises_dir / solution_py.name
+    return py, py.with_suffix(".ipynb")
+
+
+def stale(solutions_dir: Path, exercises_dir: Path) -> list[str]:
+    """Every exercise file that differs from what the solutions generate, and every orphan."""
+    problems = []
+    expected_names = set()
+    for sol in sorted(solutions_dir.glob("*.py")):
+        py_text, nb_text = exercise_texts(sol)
+        for path, text in zip(target_paths(sol, exercises_dir), (py_text, nb_text)):
+            expected_names.add(path.name)
+            if not path.exists():
+                problems.append(f"{path} is missing; run `make exercises`")
+            elif path.read_text(encoding="utf-8") != text:
+                problems.append(f"{path} is stale (differs from {sol}); run `make exercises`")
+    for path in sorted(exercises_dir.glob("*")):
+        if path.suffix in (".py", ".ipynb") and path.name not in expected_names:
+            problems.append(f"{path} has no source in {solutions_dir}; delete it or add the solution")
+    return problems
+
+
+def write_all(solutions_dir: Path, exercises_dir: Path) -> list[Path]:
+    exercises_dir.mkdir(exist_ok=True)
+    written = []
+    for sol in sorted(solutions_dir.glob("*.py")):
+        for path, text in zip(target_paths(sol, exercises_dir), exercise_texts(sol)):
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                path.write_text(text, encoding="utf-8")
+            written.append(path)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Generate exercises/ from solutions/.")
+    parser.add_argument("--write", action="store_true", help="write exercises/ (default: only report stale files)")
+    parser.add_argument("--solutions", type=Path, default=Path("solutions"))
+    parser.add_argument("--exercises", type=Path, default=Path("exercises"))
+    args = parser.parse_args(argv)
+    try:
+        if args.write:
+            for p in write_all(args.solutions, args.exercises):
+                print(f"wrote {p}")
+            return 0
+        problems = stale(args.solutions, args.exercises)
+    except MarkerError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for p in problems:
+        print(p)
+    print("exercises are up to date" if not problems else f"{len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,139 @@
+"""Jupytext pairs: every notebook is NAME.py (py:percent, the side authors edit) plus NAME.ipynb.
+
+Lesson: none; this is the course's authoring tool. ``python -m course_utils.pairing --write``
+(``make pairs``) rebuilds every ``.ipynb`` from its ``.py``, with no outputs and stable cell ids.
+``python -m course_utils.pairing`` (no flag) only compares, and exits 1 listing every drift.
+
+Comparing cell content is the only honest check: file times lie after a clone, and
+``jupytext --sync`` silently keeps whichever side is newer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+PAIRED_DIRS = ("notebooks", "solutions", "exercises")
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+
+@dataclass(frozen=True)
+class Drift:
+    """One way a pair disagrees."""
+
+    path: Path
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.problem}"
+
+
+def cell_signature(cell) -> tuple[str, str, tuple[str, ...]]:
+    """What must match across a pair: the cell's type, its source and its tags."""
+    source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
+    return (cell.cell_type, source.strip("\n"), tuple(cell.get("metadata", {}).get("tags", [])))
+
+
+def notebook_from_py(py_path: Path) -> nbformat.NotebookNode:
+    """Read a py:percent file as a clean notebook: no outputs, stable ids, the course's kernel."""
+    return notebook_from_text(py_path.read_text(encoding="utf-8"))
+
+
+def notebook_from_text(py_text: str) -> nbformat.NotebookNode:
+    """The notebook a py:percent text describes, cleaned as ``notebook_from_py`` says."""
+    nb = jupytext.reads(py_text, fmt="py:percent")
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    nb.metadata.setdefault("language_info", {"name": "python"})
+    nb.metadata.pop("jupytext", None)
+    nb.nbformat, nb.nbformat_minor = 4, 5
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{i:03d}"
+        cell.metadata = {k: v for k, v in cell.metadata.items() if k == "tags"}
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    return nb
+
+
+def write_pair(py_path: Path) -> Path:
+    """Write ``NAME.ipynb`` from ``NAME.py``; return the notebook's path."""
+    nb = notebook_from_py(py_path)
+    ipynb_path = py_path.with_suffix(".ipynb")
+    text = nbformat.writes(nb) + "\n"
+    if not ipynb_path.exists() or ipynb_path.read_text(encoding="utf-8") != text:
+        ipynb_path.write_text(text, encoding="utf-8")
+    return ipynb_path
+
+
+def compare_pair(ipynb_path: Path) -> list[Drift]:
+    """Every way ``NAME.ipynb`` and ``NAME.py`` disagree (an empty list when they agree)."""
+    py_path = ipynb_path.with_suffix(".py")
+    if not py_path.exists():
+        return [Drift(ipynb_path, f"has no py:percent twin {py_path.name}; run `make pairs` after creating it")]
+    try:
+        nb = nbformat.read(ipynb_path, as_version=4)
+    except Exception as exc:
+        return [Drift(ipynb_path, f"is not a readable notebook ({exc})")]
+    drifts: list[Drift] = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and (cell.get("outputs") or cell.get("execution_count")):
+            drifts.append(Drift(ipynb_path, f"cell {i} has stored outputs; run `make pairs` (notebooks keep none)"))
+    ours = [cell_signature(c) for c in nb.cells]
+    theirs = [cell_signature(c) for c in notebook_from_py(py_path).cells]
+    if len(ours) != len(theirs):
+        drifts.append(Drift(ipynb_path, f"has {len(ours)} cells, {py_path.name} has {len(theirs)}"))
+    for i, (a, b) in enumerate(zip(ours, theirs)):
+        if a != b:
+            what = "type" if a[0] != b[0] else ("tags" if a[2] != b[2] else "source")
+            first_line = (b[1].splitlines() or [""])[0][:60]
+            drifts.append(Drift(ipynb_path, f"cell {i} {what} differs from {py_path.name} (py cell starts {first_line!r})"))
+            break  # one mismatch shifts every later cell; the first says where to look
+    return drifts
+
+
+def paired_files(root: Path) -> tuple[list[Path], list[Path]]:
+    """All ``.ipynb`` and ``.py`` notebook files under the paired folders."""
+    ipynbs, pys = [], []
+    for d in PAIRED_DIRS:
+        folder = root / d
+        if folder.is_dir():
+            ipynbs += sorted(p for p in folder.glob("*.ipynb"))
+            pys += sorted(p for p in folder.glob("*.py"))
+    return ipynbs, pys
+
+
+def check_tree(root: Path) -> list[Drift]:
+    """Every drift in the tree, including ``.py`` files whose ``.ipynb`` is missing."""
+    ipynbs, pys = paired_files(root)
+    drifts = [d for p in ipynbs for d in compare_pair(p)]
+    drifts += [Drift(p, f"has no {p.with_suffix('.ipynb').name}; run `make pairs`") for p in pys
+               if not p.with_suffix(".ipynb").exists()]
+    return drifts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true", help="rebuild each .ipynb from its .py")
+    parser.add_argument("--root", type=Path, default=Path("."))
+    parser.add_argument("--dirs", nargs="*", default=["notebooks", "solutions"],
+                        help="folders to rebuild with --write (exercises/ comes from `make exercises`)")
+    args = parser.parse_args(argv)
+    if args.write:
+        for d in args.dirs:
+            for py in sorted((args.root / d).glob("*.py")):
+                print(f"wrote {write_pair(py)}")
+        return 0
+    drifts = check_tree(args.root)
+    for d in drifts:
+        print(d)
+    print("all pairs agree" if not drifts else f"{len(drifts)} pair problem(s)")
+    return 1 if drifts else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

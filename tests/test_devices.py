@@ -1,0 +1,205 @@
+"""devices: the report, the choice and the preflight, on machines described as plain data."""
+
+from dataclasses import replace
+
+import pytest
+import torch
+
+from course_utils.devices import (
+    GIB,
+    AcceleratorInfo,
+    DeviceReport,
+    MachineFacts,
+    choose_device,
+    collect_facts,
+    device_report,
+    needs_cuda,
+    preflight,
+)
+
+CPU_LAPTOP = MachineFacts(torch_version="2.13.0+cpu", cuda_build=None)
+
+
+def gpus(count, name="NVIDIA H100 80GB HBM3"):
+    return tuple(AcceleratorInfo(i, "cuda", name, (9, 0), 80 * GIB, 70 * GIB, 132) for i in range(count))
+
+
+def cuda_machine(count, **changes):
+    base = MachineFacts(
+        torch_version="2.11.0+cu126",
+        cuda_build="12.6",
+        cuda_available=count > 0,
+        accelerators=gpus(count),
+        current_cuda_index=0 if count else None,
+        nvidia_driver_present=True,
+        nvidia_smi_path="/usr/bin/nvidia-smi",
+    )
+    return replace(base, **changes)
+
+
+APPLE = MachineFacts(
+    torch_version="2.13.0",
+    cuda_build=None,
+    mps_built=True,
+    mps_available=True,
+    accelerators=(AcceleratorInfo(0, "mps", "Apple GPU (Metal)"),),
+)
+
+
+# ----------------------------------------------------------------- report
+
+
+def test_report_lists_every_gpu_then_the_cpu():
+    report = device_report(cuda_machine(8))
+    rows = report.rows()
+    assert [r["device"] for r in rows] == [f"cuda:{i}" for i in range(8)] + ["cpu"]
+    assert rows[3]["compute capability"] == "9.0"
+    assert rows[3]["total memory"] == "80.0 GiB" and rows[3]["free memory"] == "70.0 GiB"
+    assert rows[3]["multiprocessors"] == "132"
+    assert report.summary == "8 CUDA GPUs visible; current device cuda:0"
+
+
+def test_report_html_is_a_table_with_escaped_names():
+    facts = cuda_machine(1, accelerators=(AcceleratorInfo(0, "cuda", "<GPU & co>", (8, 0), GIB, None, 10),))
+    text = device_report(facts)._repr_html_()
+    assert "<table>" in text and "&lt;GPU &amp; co&gt;" in text and "<GPU" not in text
+    assert "free memory" in text
+
+
+def test_report_for_cpu_only_and_mps():
+    assert device_report(CPU_LAPTOP).summary == "no accelerator: CPU only"
+    assert [r["device"] for r in device_report(CPU_LAPTOP).rows()] == ["cpu"]
+    apple = device_report(APPLE)
+    assert "MPS" in apple.summary
+    assert [r["device"] for r in apple.rows()] == ["mps", "cpu"]
+
+
+def test_report_mentions_cuda_visible_devices():
+    facts = cuda_machine(2, cuda_visible_devices="2,3")
+    assert "CUDA_VISIBLE_DEVICES='2,3'" in str(device_report(facts))
+    assert "CUDA_VISIBLE_DEVICES" in device_report(facts)._repr_html_()
+
+
+def test_report_is_frozen():
+    report = device_report(CPU_LAPTOP)
+    with pytest.raises(Exception):
+        report.facts = CPU_LAPTOP  # type: ignore[misc]
+    assert isinstance(report, DeviceReport)
+
+
+# ----------------------------------------------------------------- choice
+
+
+@pytest.mark.parametrize(
+    "facts, expected",
+    [(CPU_LAPTOP, "cpu"), (APPLE, "mps"), (cuda_machine(1), "cuda:0"), (cuda_machine(4, current_cuda_index=2), "cuda:2")],
+)
+def test_choose_device_prefers_cuda_then_mps_then_cpu(facts, expected):
+    choice = choose_device(facts)
+    assert choice.device == expected
+    assert choice.reason  # the fallback is always explained
+
+
+def test_choose_device_explains_an_unavailable_preference():
+    choice = choose_device(cuda_machine(2), prefer="cuda:5")
+    assert choice.device == "cuda:0"
+    assert "only 2 CUDA device(s)" in choice.reason
+    choice = choose_device(CPU_LAPTOP, prefer="cuda")
+    assert choice.device == "cpu" and "does not have it" in choice.reason
+    assert choose_device(cuda_machine(2), prefer="cuda:1").device == "cuda:1"
+    assert choose_device(cuda_machine(2), prefer="cpu").device == "cpu"
+
+
+def test_choose_device_rejects_a_misspelt_device():
+    with pytest.raises(RuntimeError):
+        choose_device(CPU_LAPTOP, prefer="gpu")
+
+
+# ----------------------------------------------------------------- preflight
+
+
+def test_preflight_cpu_only_runs_everything_to_the_end():
+    p = preflight(CPU_LAPTOP)
+    assert p.level == "cpu-only" and not p.problems
+    assert "01 device query" in p.full_notebooks
+    assert "04 current device and scopes" in p.partial_notebooks
+
+
+def test_preflight_levels():
+    assert preflight(cuda_machine(1)).level == "one-gpu"
+    multi = preflight(cuda_machine(4))
+    assert multi.level == "multi-gpu" and not multi.partial_notebooks
+    assert preflight(APPLE).level == "mps"
+
+
+def test_preflight_cpu_build_on_a_gpu_machine_says_to_install_a_cuda_build():
+    facts = replace(CPU_LAPTOP, nvidia_driver_present=True, nvidia_smi_path="/usr/bin/nvidia-smi")
+    (problem,) = preflight(facts).problems
+    assert "CPU-only build" in problem.message
+    assert "download.pytorch.org/whl/cu" in problem.fix
+
+
+def test_preflight_cuda_build_with_driver_but_no_gpu_points_at_the_driver():
+    facts = cuda_machine(0, cuda_visible_devices="")
+    (problem,) = preflight(facts).problems
+    assert "no GPU is usable" in problem.message
+    assert "nvidia-smi" in problem.fix and "CUDA_VISIBLE_DEVICES" in problem.fix
+
+
+def test_preflight_cuda_build_without_driver_is_only_a_note():
+    facts = cuda_machine(0, nvidia_driver_present=False, nvidia_smi_path=None)
+    p = preflight(facts)
+    assert not p.problems
+    assert any("no NVIDIA driver" in f.message for f in p.findings)
+
+
+def test_preflight_colab_without_gpu_runtime():
+    facts = cuda_machine(0, nvidia_driver_present=False, in_colab=True)
+    (problem,) = preflight(facts).problems
+    assert "Colab" in problem.message and "Change runtime type" in problem.fix
+
+
+def test_preflight_reports_a_broken_cuda_query():
+    facts = replace(CPU_LAPTOP, cuda_build="12.6", cuda_error="RuntimeError: CUDA driver initialization failed")
+    assert any("could not query CUDA" in f.message for f in preflight(facts).problems)
+
+
+def test_preflight_text_and_html_name_the_fix():
+    facts = replace(CPU_LAPTOP, nvidia_driver_present=True)
+    p = preflight(facts)
+    assert "what to do:" in str(p)
+    assert "What to do:" in p._repr_html_()
+
+
+# ----------------------------------------------------------------- needs_cuda
+
+
+def test_needs_cuda_is_falsy_with_a_reason_when_missing():
+    req = needs_cuda(2, what="the two-GPU demo", facts=cuda_machine(1))
+    assert not req and "SKIPPED the two-GPU demo" in str(req) and "has 1" in str(req)
+    assert needs_cuda(2, facts=cuda_machine(2))
+    assert needs_cuda(0, facts=CPU_LAPTOP)
+    with pytest.raises(ValueError, match="0 or more"):
+        needs_cuda(-1)
+
+
+# ----------------------------------------------------------------- this machine
+
+
+def test_collect_facts_matches_torch_on_this_machine():
+    facts = collect_facts()
+    assert facts.torch_version == torch.__version__
+    assert facts.cuda_available == torch.cuda.is_available()
+    assert len(facts.gpus) == (torch.cuda.device_count() if torch.cuda.is_available() else 0)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_collect_facts_reads_real_gpus():
+    facts = collect_facts()
+    first = facts.gpus[0]
+    props = torch.cuda.get_device_properties(0)
+    assert first.name == props.name
+    assert first.compute_capability == (props.major, props.minor)
+    assert 0 < first.free_memory <= first.total_memory
+    assert facts.current_cuda_index == torch.cuda.current_device()
