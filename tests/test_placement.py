@@ -1,0 +1,170 @@
+"""placement: which tensors a module holds, of what kind, on which device; the one device of a module."""
+
+import pytest
+import torch
+from torch import nn
+
+from course_utils.placement import PlacementReport, TensorPlace, module_device, placement_report
+
+
+class WithAttribute(nn.Module):
+    """The classic bug: a tensor kept as a plain attribute, plus a persistent and a non-persistent buffer."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 2)
+        self.scale = torch.full((2,), 0.5)
+        self.register_buffer("offset", torch.zeros(2))
+        self.register_buffer("mask", torch.ones(2, dtype=torch.bool), persistent=False)
+
+    def forward(self, x):
+        return self.linear(x) * self.scale + self.offset
+
+
+class Nested(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = nn.Sequential(nn.Linear(3, 3), WithAttribute())
+        self.head = nn.BatchNorm1d(2)
+        self.anchors = [torch.zeros(1), "not a tensor", torch.ones(1)]
+        self.table = {"lut": torch.arange(3)}
+
+
+def by_name(report):
+    return {e.name: e for e in report.entries}
+
+
+def test_kinds_devices_shapes_and_dtypes_of_each_tensor():
+    entries = by_name(placement_report(WithAttribute()))
+    assert set(entries) == {"linear.weight", "linear.bias", "scale", "offset", "mask"}
+    assert entries["linear.weight"] == TensorPlace("linear.weight", "parameter", "cpu", (2, 4), "float32")
+    assert entries["scale"].kind == "attribute" and not entries["scale"].moves_with_module
+    assert entries["offset"].kind == "buffer" and entries["offset"].persistent
+    assert entries["mask"].kind == "buffer" and not entries["mask"].persistent and entries["mask"].dtype == "bool"
+    assert not entries["mask"].in_state_dict and entries["offset"].in_state_dict and not entries["scale"].in_state_dict
+
+
+def test_in_state_dict_agrees_with_torch():
+    model = Nested()
+    saved = {e.name for e in placement_report(model).entries if e.in_state_dict}
+    assert saved == set(model.state_dict())
+
+
+def test_attribute_left_behind_by_to_meta_makes_placement_mixed():
+    model = WithAttribute().to("meta")
+    report = placement_report(model)
+    assert report.devices == ("cpu", "meta")
+    assert report.is_mixed
+    assert report.by_device["cpu"] == ("scale",)
+    assert [e.name for e in report.strays("meta")] == ["scale"]
+    assert [e.name for e in report.attributes] == ["scale"]
+    assert "MIXED" in str(report) and "register_buffer" in str(report)
+    assert "MIXED" in report._repr_html_() and "does not move" in report._repr_html_()
+
+
+def test_attribute_left_behind_by_a_dtype_change():
+    model = WithAttribute().to(torch.float64)
+    entries = by_name(placement_report(model))
+    assert entries["linear.weight"].dtype == "float64"
+    assert entries["offset"].dtype == "float64"
+    assert entries["mask"].dtype == "bool"  # .to(dtype) casts floating point tensors only
+    assert entries["scale"].dtype == "float32"
+
+
+def test_all_on_one_device_is_not_mixed():
+    report = placement_report(nn.Linear(2, 2))
+    assert report.devices == ("cpu",)
+    assert not report.is_mixed
+    assert report.strays("cpu") == ()
+    assert "all on cpu" in str(report)
+
+
+def test_nested_submodules_get_dotted_names_and_container_attributes_are_found():
+    model = Nested().to("meta")
+    entries = by_name(placement_report(model))
+    assert entries["block.1.scale"].kind == "attribute"
+    assert entries["block.1.linear.weight"].device == "meta"
+    assert entries["head.num_batches_tracked"].kind == "buffer"
+    assert entries["anchors[0]"].device == "cpu" and entries["anchors[2]"].kind == "attribute"
+    assert "anchors[1]" not in entries
+    assert entries["table['lut']"].dtype == "int64"
+    assert set(placement_report(model).by_device["cpu"]) == {"block.1.scale", "anchors[0]", "anchors[2]", "table['lut']"}
+
+
+def test_shared_parameter_is_listed_once():
+    a = nn.Linear(2, 2)
+    model = nn.Sequential(a, a)
+    names = [e.name for e in placement_report(model).entries]
+    assert names == ["0.weight", "0.bias"]
+
+
+def test_module_without_tensors():
+    report = placement_report(nn.ReLU())
+    assert report.entries == () and report.devices == () and not report.is_mixed
+    assert "no tensors" in str(report)
+
+
+def test_strays_with_an_index_free_name_matches_any_index():
+    report = PlacementReport(
+        (
+            TensorPlace("a", "parameter", "cuda:0", (1,), "float32"),
+            TensorPlace("b", "parameter", "cuda:1", (1,), "float32"),
+            TensorPlace("c", "buffer", "cpu", (1,), "float32"),
+        )
+    )
+    assert [e.name for e in report.strays("cuda")] == ["c"]
+    assert [e.name for e in report.strays("cuda:1")] == ["a", "c"]
+    assert [e.name for e in report.strays(torch.device("cpu"))] == ["a", "b"]
+    assert report.devices == ("cpu", "cuda:0", "cuda:1")
+    with pytest.raises(ValueError, match="not a device name"):
+        report.strays("gpu0")
+    with pytest.raises(TypeError, match="device name or torch.device"):
+        report.strays(0.5)
+
+
+def test_module_device_one_device():
+    assert module_device(nn.Linear(2, 2)) == torch.device("cpu")
+    assert module_device(nn.Linear(2, 2).to("meta")) == torch.device("meta")
+
+
+def test_module_device_ignores_attributes_but_counts_buffers():
+    model = WithAttribute().to("meta")  # scale stays on the CPU; parameters and buffers are on meta
+    assert module_device(model) == torch.device("meta")
+    only_buffer = nn.Module()
+    only_buffer.register_buffer("b", torch.zeros(1, device="meta"))
+    assert module_device(only_buffer) == torch.device("meta")
+
+
+def test_module_device_mixed_names_the_devices():
+    model = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2).to("meta"))
+    with pytest.raises(ValueError, match=r"2 devices .*cpu: 0.weight, 0.bias.*meta: 1.weight"):
+        module_device(model)
+
+
+def test_module_device_without_parameters_or_buffers():
+    with pytest.raises(ValueError, match="no parameters or buffers"):
+        module_device(nn.ReLU())
+    assert module_device(nn.ReLU(), default="cpu") == torch.device("cpu")
+    assert module_device(nn.ReLU(), default=torch.device("meta")) == torch.device("meta")
+
+
+@pytest.mark.parametrize("bad", [torch.ones(2), {"w": torch.ones(2)}, "model", None])
+def test_bad_input_is_a_type_error_saying_what_to_do(bad):
+    for fn in (placement_report, module_device):
+        with pytest.raises(TypeError, match=r"expects a torch.nn.Module, but got a \w+\. \w+"):
+            fn(bad)
+
+
+def test_tensor_input_points_at_device_attribute():
+    with pytest.raises(TypeError, match=r"tensor.device"):
+        placement_report(torch.ones(1))
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_cuda_attribute_left_behind():
+    model = WithAttribute().cuda()
+    report = placement_report(model)
+    assert report.devices == ("cpu", f"cuda:{torch.cuda.current_device()}")
+    assert [e.name for e in report.strays("cuda")] == ["scale"]
+    assert module_device(model) == torch.device("cuda", torch.cuda.current_device())
