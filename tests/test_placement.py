@@ -168,3 +168,95 @@ def test_cuda_attribute_left_behind():
     assert report.devices == ("cpu", f"cuda:{torch.cuda.current_device()}")
     assert [e.name for e in report.strays("cuda")] == ["scale"]
     assert module_device(model) == torch.device("cuda", torch.cuda.current_device())
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+import io  # noqa: E402
+
+from course_utils.placement import checkpoint_locations, retag_checkpoint  # noqa: E402
+
+
+def saved(obj) -> io.BytesIO:
+    buf = io.BytesIO()
+    torch.save(obj, buf)
+    buf.seek(0)
+    return buf
+
+
+def test_checkpoint_locations_counts_storages_by_tag():
+    state = {"a": torch.ones(2), "b": torch.arange(3), "meta": torch.ones(2, device="meta")}
+    # a meta tensor has no data, so torch.save writes it without a storage (and without a tag)
+    assert checkpoint_locations(saved(state)) == {"cpu": 2}
+    view = torch.arange(4.0)
+    assert checkpoint_locations(saved({"a": view, "b": view[1:]})) == {"cpu": 1}
+
+
+def test_retagged_checkpoint_is_what_torch_load_sees_as_saved_on_a_gpu(tmp_path):
+    state = {"weight": torch.randn(2, 3), "steps": torch.tensor(7), "cpu": "cpu", "note": ["cpu", 1]}
+    src, dst = tmp_path / "cpu.pt", tmp_path / "gpu.pt"
+    torch.save(state, src)
+    assert retag_checkpoint(src, dst, {"cpu": "cuda:1"}) == {"cuda:1": 2}
+    # A dict remap genuinely restores it here; strings equal to the old tag are untouched.
+    back = torch.load(dst, map_location={"cuda:1": "cpu"}, weights_only=True)
+    assert torch.equal(back["weight"], state["weight"]) and back["steps"].item() == 7
+    assert back["cpu"] == "cpu" and back["note"] == ["cpu", 1]
+    on_meta = torch.load(dst, map_location={"cuda:1": "meta"}, weights_only=True)
+    assert on_meta["weight"].device.type == "meta"
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the CPU-only error")
+def test_retagged_checkpoint_raises_the_real_cpu_only_error():
+    buf = io.BytesIO()
+    retag_checkpoint(saved({"w": torch.ones(1)}), buf, {"cpu": "cuda:0"})
+    with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
+        torch.load(buf, weights_only=True)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_retagged_checkpoint_loads_onto_the_gpu():
+    buf = io.BytesIO()
+    retag_checkpoint(saved({"w": torch.ones(1)}), buf, {"cpu": "cuda:0"})
+    assert torch.load(buf, weights_only=True)["w"].device == torch.device("cuda:0")
+
+
+def test_shared_storages_and_views_survive_retagging():
+    base = torch.arange(6.0)
+    state = {"base": base, "view": base[2:4], "other": torch.zeros(2)}
+    buf = io.BytesIO()
+    assert retag_checkpoint(saved(state), buf, {"cpu": "cuda:0"}) == {"cuda:0": 2}
+    back = torch.load(buf, map_location="cpu", weights_only=True)
+    assert torch.equal(back["view"], torch.tensor([2.0, 3.0]))
+    assert back["view"].untyped_storage().data_ptr() == back["base"].untyped_storage().data_ptr()
+
+
+def test_retag_bad_input():
+    with pytest.raises(ValueError, match="no storage in this checkpoint is tagged cuda:0.*cpu"):
+        retag_checkpoint(saved({"w": torch.ones(1)}), io.BytesIO(), {"cuda:0": "cpu"})
+    with pytest.raises(ValueError, match="not a zip"):
+        retag_checkpoint(b"not a checkpoint", io.BytesIO(), {"cpu": "cuda:0"})
+    with pytest.raises(TypeError, match="dict of str to str"):
+        retag_checkpoint(saved({"w": torch.ones(1)}), io.BytesIO(), {"cpu": 0})
+    with pytest.raises(ValueError, match="not a device name"):
+        retag_checkpoint(saved({"w": torch.ones(1)}), io.BytesIO(), {"cpu": "gpu:0"})
+    with pytest.raises(TypeError, match="path, bytes or io.BytesIO"):
+        retag_checkpoint(12, io.BytesIO(), {"cpu": "cuda:0"})
+
+
+def test_retag_a_large_model_and_an_optimizer_state():
+    model = nn.Sequential(*[nn.Linear(2, 2) for _ in range(150)])  # 300 storages: memo indices past 255
+    opt = torch.optim.Adam(model.parameters())
+    model(torch.ones(1, 2)).sum().backward()
+    opt.step()
+    state = {"model": model.state_dict(), "optimizer": opt.state_dict(), "epoch": 3}
+    buf = io.BytesIO()
+    tags = retag_checkpoint(saved(state), buf, {"cpu": "cuda:0"})
+    assert tags == {"cuda:0": 300 + 3 * 300}  # weights, then Adam's step, exp_avg, exp_avg_sq per parameter
+    back = torch.load(buf, map_location=lambda storage, location: storage, weights_only=True)
+    assert back["epoch"] == 3
+    for key, value in state["model"].items():
+        assert torch.equal(back["model"][key], value)
+    fresh = torch.optim.Adam(model.parameters())
+    fresh.load_state_dict(back["optimizer"])
+    assert torch.equal(fresh.state[model[0].weight]["exp_avg"], opt.state[model[0].weight]["exp_avg"])
