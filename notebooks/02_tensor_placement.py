@@ -1,0 +1,345 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 02 · Tensor placement: where a tensor lives, and how it moves
+#
+# Every tensor lives on one device: the CPU's memory, one GPU's memory, or nowhere at all (the
+# `meta` device). In this notebook you will learn **where a new tensor is created, how to move it,
+# how to ask where it is, where the result of an operation lives, when data must come back to the
+# CPU, and what the default device does and does not change.**
+#
+# | Part | Needs |
+# |---|---|
+# | 1. Where a new tensor lives | CPU only |
+# | 2. Moving a tensor: `.to`, `.cuda`, `.cpu` | CPU only; 1 GPU for a real move; 2 GPUs for `.cuda()` versus `.cuda(1)` |
+# | 3. Asking where a tensor is | CPU only |
+# | 4. Results live where their operands live | CPU only; 1 GPU for the CUDA error text |
+# | 5. Coming back to the host: `.numpy()`, `.item()`, `print` | CPU only; 1 GPU for the CUDA error text |
+# | 6. Changing the default device | CPU only; 2 GPUs to see that the current CUDA device stays put |
+# | 7. dtype and device in one `.to` | CPU only |
+#
+# Every cell runs to the end on a laptop with no GPU. On a CPU-only machine the second device is
+# `meta`, which every PyTorch has: a meta tensor has a shape and a dtype but no data, so whatever
+# depends on "this tensor is on another device" can be shown for real. GPU-only cells say what
+# they skipped and what a GPU shows.
+
+# %%
+import threading
+
+import numpy as np
+import torch
+
+from course_utils.claims import raises
+from course_utils.devices import needs_cuda
+
+torch.__version__
+
+# %% [markdown]
+# ## 1. Where a new tensor lives
+#
+# A tensor made without `device=` lands on the **default device**, the CPU unless you change it
+# (part 6). `torch.get_default_device()` says which it is.
+
+# %%
+t = torch.arange(4.0)
+t.device, torch.get_default_device()
+
+# %% [markdown]
+# Every factory function (`zeros`, `ones`, `arange`, `randn`, `tensor`, `empty`, ...) takes
+# `device=`. The `meta` device stores no data: its tensors print as `...`, but they have a real
+# shape, dtype and device, and operations on them compute shapes without computing values.
+
+# %%
+m = torch.ones(2, 3, device="meta")
+m, m.shape, m.dtype
+
+# %% [markdown]
+# `device=` takes a string, a `torch.device` or, for CUDA, an integer index. Building a
+# `torch.device` checks only the spelling: it needs no GPU. An index of `None` means "the current
+# device of that type", decided when a tensor is made.
+
+# %%
+torch.device("cuda:1"), torch.device("cuda", 1) == torch.device("cuda:1"), torch.device("cuda").index
+
+# %% [markdown]
+# Making a tensor on a GPU is the same call with `device="cuda"`. Without CUDA it raises: on a
+# CPU-only build of PyTorch with *Torch not compiled with CUDA enabled*; on a CUDA build without a
+# usable GPU with a message about the driver.
+
+# %%
+if needs_cuda(1, what="creating a tensor on the GPU"):
+    g = torch.ones(2, 3, device="cuda")
+    print(g.device, "- 'cuda' without an index means the current device:", torch.cuda.current_device())
+else:
+    print(needs_cuda(1, what="creating a tensor on the GPU"))
+    print(raises(lambda: torch.ones(2, 3, device="cuda"), (AssertionError, RuntimeError)))
+
+# %% [markdown]
+# ## 2. Moving a tensor
+#
+# `tensor.to(device)` returns a tensor on `device`. When nothing needs to change, it returns **the
+# same tensor object**, not a copy: `is` proves it. `copy=True` forces a new tensor with its own
+# memory. `.cpu()` on a CPU tensor is the same no-op.
+
+# %%
+same = t.to("cpu")
+forced = t.to("cpu", copy=True)
+same is t, t.cpu() is t, forced is t, forced.data_ptr() == t.data_ptr()
+
+# %% [markdown]
+# A real move makes a **new** tensor on the other device and leaves the original where it was.
+# So `t.to(device)` on its own line does nothing useful: assign the result (`t = t.to(device)`).
+
+# %%
+moved = t.to("meta")
+moved is t, t.device, moved.device
+
+# %% [markdown]
+# `a.to(b)` moves `a` to the device of `b` **and** casts it to the dtype of `b`: handy to match
+# an input to a model's weights in one call.
+
+# %%
+target = torch.zeros(1, dtype=torch.float16, device="meta")
+t.to(target).device, t.to(target).dtype
+
+# %% [markdown]
+# On a GPU, `x.cuda()` and `x.to("cuda")` move to the **current** CUDA device, which is `cuda:0`
+# only until something changes it (`torch.cuda.set_device`, or a `with torch.cuda.device(1):`
+# block). `x.cuda(1)` and `x.to("cuda:1")` name the device and ignore the current one. Notebook 04
+# is about the current device.
+
+# %%
+if needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration"):
+    x = torch.ones(2)
+    with torch.cuda.device(1):  # the current device is cuda:1 inside this block only
+        inside = (x.cuda().device, x.to("cuda").device, x.cuda(0).device)
+    print("inside `with torch.cuda.device(1)`: .cuda() ->", inside[0], " .to('cuda') ->", inside[1],
+          " .cuda(0) ->", inside[2])
+    print("after the block: .cuda() ->", x.cuda().device)
+else:
+    print(needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration"))
+    print("On two GPUs this prints: inside the block .cuda() -> cuda:1, .to('cuda') -> cuda:1, .cuda(0) -> cuda:0;"
+          " after the block .cuda() -> cuda:0 again.")
+
+# %% [markdown]
+# With one GPU the round trip is a real copy each way: `.cuda()` copies host memory to the GPU,
+# `.cpu()` copies it back into new host memory.
+
+# %%
+if needs_cuda(1, what="the CPU -> GPU -> CPU round trip"):
+    on_gpu = t.cuda()
+    back = on_gpu.cpu()
+    print(on_gpu.device, back.device, "back is t:", back is t, "same values:", torch.equal(back, t))
+else:
+    print(needs_cuda(1, what="the CPU -> GPU -> CPU round trip"))
+    print("On a GPU this prints: cuda:0 cpu back is t: False same values: True")
+
+# %% [markdown]
+# ## 3. Asking where a tensor is
+#
+# `.device` is a `torch.device` with a `.type` ("cpu", "cuda", "meta", "mps") and an `.index`
+# (`None` on the CPU). `.is_cuda` and `.is_meta` are shortcuts. `.get_device()` returns the CUDA
+# index, and **-1** for a tensor that is not on a CUDA device.
+
+# %%
+[(x.device, x.device.type, x.device.index, x.is_cuda, x.is_meta, x.get_device()) for x in (t, m)]
+
+# %% [markdown]
+# Compare devices by type when any GPU will do: a tensor's device always carries its index
+# (`cuda:0`), so it is not equal to `torch.device("cuda")`, whose index is `None`.
+
+# %%
+torch.device("cuda:0") == torch.device("cuda"), torch.device("cuda:0").type == "cuda"
+
+# %% [markdown]
+# ## 4. Results live where their operands live
+#
+# An operation runs on the device of its tensor operands, and its result lives there too: no
+# operation moves data on its own.
+
+# %%
+a = torch.ones(3, device="meta")
+b = torch.ones(3, device="meta")
+(a + b).device, (a @ b).device, torch.cat([a, b]).device, a.sum().device
+
+# %% [markdown]
+# Operands on two devices are an error, not a silent copy. Here a meta tensor meets a CPU tensor;
+# the wording differs by device type, the rule does not.
+
+# %%
+raises(lambda: a + torch.ones(3), RuntimeError, match="device")
+
+# %% [markdown]
+# On a GPU the same mistake raises the message you will meet most often in practice, *Expected all
+# tensors to be on the same device, but found at least two devices, cuda:0 and cpu!*
+# (notebook 05 is a clinic of these errors).
+
+# %%
+if needs_cuda(1, what="the CUDA cross-device error"):
+    print(raises(lambda: torch.ones(3, device="cuda") + torch.ones(3), RuntimeError,
+                 match="Expected all tensors to be on the same device"))
+else:
+    print(needs_cuda(1, what="the CUDA cross-device error"))
+    print("On a GPU this shows: RuntimeError: Expected all tensors to be on the same device, "
+          "but found at least two devices, cuda:0 and cpu!")
+
+# %% [markdown]
+# One exception: a **zero-dimensional** CPU tensor (a scalar such as `torch.tensor(2.0)`) may join
+# an operation on another device, like a Python number. The result lives with the other operand.
+# It holds on a GPU too.
+
+# %%
+scale = torch.tensor(2.0)
+scale.device, scale.dim(), (a * scale).device
+
+# %% [markdown]
+# ## 5. Coming back to the host
+#
+# `.numpy()` works only for a CPU tensor, and then it **shares memory**: the array and the tensor
+# are two views of the same bytes, so writing to one changes the other.
+
+# %%
+shared = torch.zeros(3)
+arr = shared.numpy()
+arr[0] = 7.0
+shared, np.shares_memory(arr, shared.numpy())
+
+# %% [markdown]
+# A tensor on any other device has no host memory to share, so `.numpy()` refuses. On a GPU the
+# message reads *can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the
+# tensor to host memory first.*
+
+# %%
+if needs_cuda(1, what="the .numpy() error for a CUDA tensor"):
+    print(raises(lambda: torch.ones(2, device="cuda").numpy(), TypeError, match="can't convert cuda"))
+else:
+    print(needs_cuda(1, what="the .numpy() error for a CUDA tensor"))
+    print(raises(lambda: m.numpy(), TypeError, match="can't convert meta device type tensor to numpy"))
+
+# %% [markdown]
+# The fix is `.cpu().numpy()` (add `.detach()` for a tensor that requires grad, or use
+# `.numpy(force=True)`, which does both). Mind the difference it hides: from a GPU, `.cpu()` makes
+# a copy; on the CPU, `.cpu()` returns the same tensor, so the array still shares its memory.
+
+# %%
+arr2 = shared.cpu().numpy()
+np.shares_memory(arr2, arr), shared.cpu() is shared
+
+# %% [markdown]
+# `.item()` turns a one-element tensor into a Python number, so its value must come to the host:
+# from a GPU tensor it copies one number back and waits for the GPU to finish the work that
+# produces it. A meta tensor has no value to bring back.
+
+# %%
+torch.tensor([3.5]).item(), raises(lambda: torch.ones(1, device="meta").item(), RuntimeError, match="meta")
+
+# %% [markdown]
+# Printing a tensor is a copy to the host too: to show a CUDA tensor's values, PyTorch copies them
+# to the CPU first (and waits for the GPU). A meta tensor has none, so it prints `...`.
+
+# %%
+print(torch.arange(3.0))
+print(torch.arange(3.0, device="meta"))
+
+# %% [markdown]
+# ## 6. Changing the default device
+#
+# `with torch.device(d):` makes **factory functions** without `device=` create on `d`, inside
+# the block only. What it does not change: an explicit `device=`, `torch.from_numpy` (which wraps
+# existing NumPy memory, always on the CPU), and operations on existing tensors (they follow their
+# operands).
+
+# %%
+with torch.device("meta"):
+    made = torch.zeros(2)                        # a factory function: follows the block
+    listed = torch.tensor([1.0, 2.0])            # torch.tensor is a factory function too
+    explicit = torch.zeros(2, device="cpu")      # an explicit device= wins
+    wrapped = torch.from_numpy(np.ones(2))       # wraps host memory: always on the CPU
+    derived = t + 1                              # an operation: follows t, on the CPU
+{name: x.device for name, x in
+ dict(made=made, listed=listed, explicit=explicit, wrapped=wrapped, derived=derived).items()}
+
+# %% [markdown]
+# Nothing is left set after the block, and tensors made inside it stay where they were made.
+
+# %%
+torch.get_default_device(), torch.zeros(1).device, made.device
+
+# %% [markdown]
+# `torch.set_default_device(d)` does the same until it is changed again, for the whole thread
+# (every later cell of this notebook too), so set it in a `try` and undo it in `finally`.
+# `torch.set_default_device(None)` goes back to no default, as at start-up.
+
+# %%
+torch.set_default_device("meta")
+try:
+    inside = (torch.zeros(2).device, torch.get_default_device(), t.device)
+finally:
+    torch.set_default_device(None)
+inside, torch.get_default_device()
+
+# %% [markdown]
+# Both settings belong to the thread that made them: another thread still creates on the CPU.
+
+# %%
+seen_by_thread = []
+with torch.device("meta"):
+    worker = threading.Thread(target=lambda: seen_by_thread.append(torch.zeros(1).device))
+    worker.start()
+    worker.join()
+    here = torch.zeros(1).device
+here, seen_by_thread[0]
+
+# %% [markdown]
+# The default device is not the **current CUDA device**. `torch.set_default_device("cuda:1")`
+# makes new tensors land on `cuda:1`, but `torch.cuda.current_device()` stays where it was, and so
+# does everything that reads it (`.cuda()`, `torch.cuda.memory_allocated()`, new streams).
+# With `"cuda"` (no index), the docs say tensors go to whatever the current device is when each
+# tensor is made.
+
+# %%
+if needs_cuda(2, what="default device versus current CUDA device"):
+    torch.set_default_device("cuda:1")
+    try:
+        print("new tensor:", torch.zeros(1).device, "| current CUDA device:", torch.cuda.current_device(),
+              "| .cuda():", torch.ones(1, device="cpu").cuda().device)
+    finally:
+        torch.set_default_device(None)
+else:
+    print(needs_cuda(2, what="default device versus current CUDA device"))
+    print("On two GPUs this prints: new tensor: cuda:1 | current CUDA device: 0 | .cuda(): cuda:0")
+
+# %% [markdown]
+# ## 7. dtype and device in one `.to`
+#
+# `.to` takes a device, a dtype, or both, positionally or by name, and does it in one copy.
+# `non_blocking=True` (notebook 06) and `copy=True` go with them.
+
+# %%
+both = t.to("meta", torch.float16)
+named = t.to(device="meta", dtype=torch.float64)
+(both.device, both.dtype), (named.device, named.dtype), t.to(torch.float32) is t
+
+# %% [markdown]
+# ## Summary
+#
+# - A new tensor lives on the default device (the CPU) unless you pass `device=`; `meta` is a
+#   second device every machine has.
+# - `.to(device)` returns the same object when nothing changes (`copy=True` forces a copy), and a
+#   **new** tensor otherwise: assign the result. `.cuda()` means the *current* CUDA device.
+# - `.device`, `.is_cuda`, `.get_device()` (-1 off CUDA); compare `.device.type` when any GPU will do.
+# - Results live where their operands live; mixing devices raises (0-dim CPU scalars excepted).
+# - `.numpy()` needs a CPU tensor and then shares its memory; `.item()` and `print` copy to the host.
+# - `with torch.device(d)` / `torch.set_default_device(d)` change where factory functions create,
+#   per thread; not explicit `device=`, not `from_numpy`, not existing tensors, not the current
+#   CUDA device. Always undo `set_default_device`.
+#
+# **Exercises:** `exercises/02_tensor_placement_exercises.ipynb` (a tensor like another, moving a
+# batch without needless copies, building under a device context, a NumPy copy from anywhere).
+# **Next:** `03_model_placement.ipynb`, where a model's tensors live.

@@ -1,0 +1,187 @@
+"""Checks for the exercises of notebook 02, tensor placement.
+
+Each check runs on a CPU-only machine with ``meta`` as the second device, and adds CUDA cases
+where a GPU is present, so an answer that hard-codes this machine's device does not pass.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from course_utils.checks._core import Wrong, call, exercise
+
+
+def _other_devices() -> list[str]:
+    """Devices to test with besides the CPU: meta always, the first GPU when there is one."""
+    return ["meta"] + (["cuda:0"] if torch.cuda.is_available() else [])
+
+
+# --------------------------------------------------------------------------- 02.1
+
+
+@exercise(
+    "02.1",
+    "A new tensor like another",
+    "like",
+    hint="Pass device=reference.device and dtype=reference.dtype to torch.tensor.",
+)
+def _like(like) -> str:
+    cases = [
+        (torch.zeros(2, dtype=torch.float32), [1.0, 2.5]),
+        (torch.zeros(1, dtype=torch.int64), [[1, 2], [3, 4]]),
+        (torch.zeros(3, dtype=torch.float64), 0.5),
+    ]
+    for device in _other_devices():
+        cases.append((torch.zeros(2, dtype=torch.float16, device=device), [1.0, 2.0, 3.0]))
+        cases.append((torch.zeros(2, dtype=torch.int32, device=device), [7]))
+    for reference, values in cases:
+        got = call(like, reference, values)
+        where = f"like(<{reference.dtype} tensor on {reference.device}>, {values!r})"
+        if not isinstance(got, torch.Tensor):
+            raise Wrong(f"{where} returned a {type(got).__name__}; expected a tensor.")
+        expected = torch.tensor(values, dtype=reference.dtype)
+        if got.device != reference.device:
+            raise Wrong(f"{where} returned a tensor on {got.device}; expected {reference.device}.",
+                        "Take the device from the reference tensor, not from this machine: reference.device.")
+        if got.dtype != reference.dtype:
+            raise Wrong(f"{where} returned dtype {got.dtype}; expected {reference.dtype}.")
+        if got.shape != expected.shape:
+            raise Wrong(f"{where} returned shape {tuple(got.shape)}; expected {tuple(expected.shape)}.")
+        if got.device.type != "meta" and not torch.equal(got.cpu(), expected):
+            raise Wrong(f"{where} returned {got.cpu().tolist()}; expected {expected.tolist()}.")
+    devices = ", ".join(sorted({str(r.device) for r, _ in cases}))
+    return f"Right device, dtype, shape and values for {len(cases)} references on {devices}."
+
+
+# --------------------------------------------------------------------------- 02.2
+
+
+@exercise(
+    "02.2",
+    "Move a batch, copying only what must move",
+    "move_batch",
+    hint="Build a new dict: {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}. "
+    ".to() already returns the same tensor when it is on the device.",
+)
+def _move_batch(move_batch) -> str:
+    for device in _other_devices():
+        moving = {"x": torch.randn(2, 3), "y": torch.arange(2), "ids": [4, 5], "name": "batch-0"}
+        staying = torch.zeros(2, dtype=torch.float16, device=device)
+        moving["mask"] = staying
+        before = dict(moving)
+        got = call(move_batch, moving, device)
+        if not isinstance(got, dict):
+            raise Wrong(f"move_batch returned a {type(got).__name__}; expected a dict.")
+        if set(got) != set(before):
+            raise Wrong(f"move_batch returned keys {sorted(got)}; expected {sorted(before)}.")
+        if moving != before or any(moving[k] is not before[k] for k in before):
+            raise Wrong("move_batch changed the dict it was given; return a new dict and leave the input alone.")
+        for key in ("x", "y"):
+            if got[key].device != torch.device(device):
+                raise Wrong(f"move_batch(batch, {device!r})[{key!r}] is on {got[key].device}; expected {device}.")
+            if got[key].dtype != before[key].dtype:
+                raise Wrong(f"move_batch changed the dtype of {key!r} from {before[key].dtype} to {got[key].dtype}.")
+        if got["mask"] is not staying:
+            raise Wrong(
+                f"'mask' was already on {device}, but move_batch returned a different tensor: a needless copy.",
+                "Do not pass copy=True or call .clone(): tensor.to(device) returns the same tensor when it is there.",
+            )
+        if got["ids"] is not before["ids"] or got["name"] is not before["name"]:
+            raise Wrong("move_batch changed a value that is not a tensor; return those as they are.")
+    cpu_batch = {"x": torch.ones(2)}
+    got = call(move_batch, cpu_batch, torch.device("cpu"))
+    if got["x"] is not cpu_batch["x"]:
+        raise Wrong("move_batch({'x': <cpu tensor>}, torch.device('cpu')) copied the tensor; it is already there.")
+    return "Tensors move (dtype kept), tensors already there are not copied, other values pass through, the input is untouched."
+
+
+# --------------------------------------------------------------------------- 02.3
+
+
+class _Boom(Exception):
+    """Raised by a test `make` to see that build_on restores the default device on the way out."""
+
+
+def _boom():
+    raise _Boom("make() failed on purpose")
+
+
+@exercise(
+    "02.3",
+    "Build under a device, leaving nothing set",
+    "build_on",
+    hint="Use `with torch.device(device): return make()`; the with-block undoes itself even when make() raises.",
+)
+def _build_on(build_on) -> str:
+    start = torch.get_default_device()
+    try:
+        for device in _other_devices() + ["cpu"]:
+            want = torch.device(device)
+            seen = call(build_on, device, torch.get_default_device)
+            if not isinstance(seen, torch.device) or seen.type != want.type:
+                raise Wrong(
+                    f"Inside build_on({device!r}, make), make() saw the default device {seen}; expected {device}.",
+                    "Moving the result afterwards is too late: the tensors must be created there.",
+                )
+            layer = call(build_on, device, lambda: nn.Linear(2, 3))
+            if layer.weight.device.type != want.type:
+                raise Wrong(f"build_on({device!r}, lambda: nn.Linear(2, 3)) made weights on {layer.weight.device}.")
+            if torch.get_default_device() != start:
+                raise Wrong(f"After build_on({device!r}, ...) the default device is {torch.get_default_device()}; "
+                            f"it was {start} before. Leave nothing set.")
+        try:
+            call(build_on, "meta", _boom)
+        except Exception as raised:  # call() wraps the learner's exception; ours is its cause
+            if not isinstance(raised.__cause__, _Boom):
+                raise
+        else:
+            raise Wrong("build_on('meta', make) returned normally although make() raised; let the error through.")
+        if torch.get_default_device() != start:
+            raise Wrong(f"When make() raised, build_on left the default device at {torch.get_default_device()}.",
+                        "Undo it in a finally block, or use `with torch.device(device):`, which does so for you.")
+    finally:
+        torch.set_default_device(None)  # whatever the answer did, leave this kernel as the course expects
+    return "Factories inside make() create on the device, and the default is restored, even when make() raises."
+
+
+# --------------------------------------------------------------------------- 02.4
+
+
+@exercise(
+    "02.4",
+    "A NumPy copy from any device",
+    "numpy_copy",
+    hint="detach() (for tensors that require grad), cpu() (for any device), then copy: on the CPU, "
+    ".cpu() returns the same tensor and .numpy() shares its memory.",
+)
+def _numpy_copy(numpy_copy) -> str:
+    base = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    cases = [
+        ("a CPU tensor", torch.tensor([1.0, 2.0, 3.0])),
+        ("a CPU tensor that requires grad", torch.tensor([0.5, -1.0], requires_grad=True)),
+        ("a non-contiguous view", base.t()),
+        ("an int64 tensor", torch.arange(5)),
+    ]
+    if torch.cuda.is_available():
+        cases.append(("a CUDA tensor", torch.linspace(0, 1, 4, device="cuda")))
+        cases.append(("a CUDA tensor that requires grad", torch.ones(3, device="cuda", requires_grad=True)))
+    for what, t in cases:
+        got = call(numpy_copy, t)
+        if not isinstance(got, np.ndarray):
+            raise Wrong(f"For {what} numpy_copy returned a {type(got).__name__}; expected a numpy.ndarray.")
+        expected = t.detach().cpu().numpy()
+        if got.shape != expected.shape or got.dtype != expected.dtype or not np.array_equal(got, expected):
+            raise Wrong(f"For {what} numpy_copy returned {got!r}; expected {expected!r}.")
+        if t.device.type == "cpu":
+            snapshot = t.detach().clone()
+            got.flat[0] = got.flat[0] + 100
+            changed = not torch.equal(t.detach(), snapshot)
+            if changed:
+                t.data.copy_(snapshot)
+                raise Wrong(
+                    f"For {what}, writing to the array changed the tensor: they share memory.",
+                    "On the CPU, t.cpu() is t, and .numpy() shares memory: add .copy() (or clone first).",
+                )
+    return f"Equal values and no shared memory for {len(cases)} tensors ({', '.join(w for w, _ in cases)})."
