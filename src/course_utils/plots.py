@@ -1,0 +1,155 @@
+"""Plots of measured copies: bandwidth against size, and the variants side by side.
+
+Lesson: notebook 06 (transfers and timing). Matplotlib only. Each function draws what it is
+given onto ``ax`` (a new figure from pyplot when ``ax`` is None) and returns the Axes; none
+changes ``rcParams`` or any other global setting. When the data is a host-memory stand-in
+(no accelerator), the title says so and the PCIe lines are marked as reference only.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from course_utils.transfer.ceilings import Ceiling, PcieLink, reference_ceilings
+from course_utils.transfer.results import STAND_IN, Sweep, Transfer, fmt_bytes
+
+CEILING_STYLES = ("dotted", "dashdot", "dashed", (0, (5, 1)), (0, (1, 1)))
+
+
+def _axes(ax):
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(8, 4.5))
+    return ax
+
+
+def _unpack(results: Sweep | Iterable[Transfer]) -> tuple[list[Transfer], PcieLink | None]:
+    if isinstance(results, Sweep):
+        return list(results.results), results.machine.link
+    if isinstance(results, Transfer):
+        return [results], None
+    items = list(results)
+    bad = [type(r).__name__ for r in items if not isinstance(r, Transfer)]
+    if bad:
+        raise TypeError(f"expected a Sweep or Transfer results, found {', '.join(sorted(set(bad)))}; "
+                        "pass what measure_copy() or sweep() returned.")
+    return items, None
+
+
+def _size_axis(ax, sizes: list[int]) -> None:
+    ax.set_xscale("log", base=2)
+    ticks = sorted(set(sizes))
+    if len(ticks) > 9:
+        ticks = ticks[:: max(1, len(ticks) // 9)]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([fmt_bytes(s) for s in ticks], rotation=30, ha="right")
+    ax.minorticks_off()
+    ax.set_xlabel("bytes per copy")
+
+
+def plot_bandwidth(
+    results: Sweep | Iterable[Transfer],
+    ax=None,
+    *,
+    ceilings: Iterable[Ceiling] | None = None,
+    link: PcieLink | None = None,
+    highlight: Transfer | None = None,
+    title: str | None = None,
+):
+    """GB/s against copy size (log-log), one line per variant, the IQR shaded, PCIe ceilings as lines.
+
+    ``ceilings`` defaults to PCIe Gen3, Gen4 and Gen5 x16; ``link`` (default: the sweep's
+    machine link) adds this machine's own ceiling. ``highlight`` circles one result.
+    """
+    items, sweep_link = _unpack(results)
+    ax = _axes(ax)
+    link = link if link is not None else sweep_link
+    stand_in = any(r.stand_in for r in items)
+    groups: dict = {}
+    for r in items:
+        groups.setdefault(r.label, []).append(r)
+    for label, rs in groups.items():
+        rs.sort(key=lambda r: r.nbytes)
+        xs = [r.nbytes for r in rs]
+        line, = ax.plot(xs, [r.gbps for r in rs], marker="o", markersize=4, label=label)
+        if len(rs) > 1:
+            lows, highs = zip(*(r.gbps_range for r in rs))
+            ax.fill_between(xs, lows, highs, color=line.get_color(), alpha=0.2, linewidth=0)
+    if highlight is not None:
+        ax.plot([highlight.nbytes], [highlight.gbps], marker="o", markersize=14, markerfacecolor="none",
+                markeredgecolor="black", linestyle="none", label=f"latest: {highlight.gbps:.2f} GB/s")
+    ceilings = list(reference_ceilings() if ceilings is None else ceilings)
+    if link is not None and link.ceiling_max is not None and link.ceiling_max not in ceilings:
+        ceilings.append(link.ceiling_max)
+    suffix = " (reference only: not what was measured)" if stand_in else ""
+    for i, c in enumerate(ceilings):
+        mine = link is not None and link.ceiling_max == c
+        ax.axhline(c.gbps, color="black" if mine else "grey", linewidth=1.2 if mine else 0.8,
+                   linestyle=CEILING_STYLES[i % len(CEILING_STYLES)],
+                   label=f"{c.label} ceiling {c.gbps:.1f} GB/s" + (" (this machine's link)" if mine else "") + suffix)
+    ax.set_yscale("log")
+    ax.set_ylabel("GB/s (10⁹ bytes per second, median)")
+    if items:
+        _size_axis(ax, [r.nbytes for r in items])
+    ax.set_title(title or _title("Copy bandwidth against size", items))
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize="small", loc="best")
+    return ax
+
+
+def plot_variants(results: Sweep | Iterable[Transfer], ax=None, *, nbytes: int | None = None,
+                  title: str | None = None):
+    """Grouped bars at one size: pageable/pinned host memory × blocking/non_blocking, per direction.
+
+    ``nbytes`` defaults to the largest size measured. The whiskers span the IQR. A variant
+    that was not measured (pinned memory without an accelerator) is marked as such.
+    """
+    items, _ = _unpack(results)
+    if not items:
+        raise ValueError("plot_variants needs at least one result; pass what sweep() returned.")
+    size = max(r.nbytes for r in items) if nbytes is None else nbytes
+    at_size = [r for r in items if r.nbytes == size]
+    if not at_size:
+        sizes = ", ".join(fmt_bytes(s) for s in sorted({r.nbytes for r in items}))
+        raise ValueError(f"no result of {fmt_bytes(size)}; measured sizes are: {sizes}.")
+    ax = _axes(ax)
+    stand_in = any(r.stand_in for r in at_size)
+    groups: list[tuple[str, str, bool | None]] = []  # (label, direction, pinned)
+    for direction in dict.fromkeys(r.direction for r in at_size):
+        pins = [None] if direction == "d2d" else [False, True]
+        for pin in pins:
+            name = {None: "device", False: "pageable", True: "pinned"}[pin]
+            groups.append((f"{direction}\n{name}" if not stand_in else f"h2h stand-in\n{name}", direction, pin))
+    width = 0.38
+    for j, nb in enumerate((False, True)):
+        xs, heights, errs = [], [], [[], []]
+        for i, (_, direction, pin) in enumerate(groups):
+            match = [r for r in at_size if r.direction == direction and r.pinned == pin and r.non_blocking == nb]
+            x = i + (j - 0.5) * width
+            if match:
+                r = match[0]
+                low, high = r.gbps_range
+                xs.append(x)
+                heights.append(r.gbps)
+                errs[0].append(max(0.0, r.gbps - low))
+                errs[1].append(max(0.0, high - r.gbps))
+            elif j == 0:
+                why = "needs an\naccelerator" if (pin and stand_in) else "not\nmeasured"
+                ax.text(i, 0.5, why, ha="center", va="center", color="grey", transform=ax.get_xaxis_transform())
+        if xs:
+            ax.bar(xs, heights, width, yerr=errs, capsize=3, label="non_blocking=True" if nb else "blocking (non_blocking=False)")
+    ax.set_xlim(-0.6, len(groups) - 0.4)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([g[0] for g in groups])
+    ax.set_ylabel("GB/s (median; whiskers: IQR)")
+    ax.set_title(title or _title(f"{fmt_bytes(size)} copies: pageable vs pinned, blocking vs non_blocking", at_size))
+    ax.legend(fontsize="small")
+    return ax
+
+
+def _title(base: str, items: list[Transfer]) -> str:
+    if any(r.stand_in for r in items):
+        return f"{base}\n{STAND_IN} — not a PCIe measurement"
+    devices = sorted({r.device for r in items})
+    return f"{base} on {', '.join(devices)}" if devices else base

@@ -1,0 +1,98 @@
+"""The logic behind the transfer explorer widget, as plain functions: controls in, a measurement request out.
+
+Lesson: notebook 06 (transfers and timing). ``course_utils.widgets.TransferExplorer`` only wires
+ipywidgets to what is here, so this part is tested without a browser. A request is what the
+controls say; ``plan_request`` turns it into what this machine can measure (on a machine without
+an accelerator: the host-memory stand-in, unpinned), and ``describe`` says what was measured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import torch
+
+from course_utils.transfer.measure import KIB, MIB, can_pin, measure_copy
+from course_utils.transfer.results import STAND_IN, Transfer, fmt_bytes
+
+EXPLORER_DIRECTIONS = ("h2d", "d2h", "d2d")
+
+
+def size_options(device: str | torch.device) -> list[tuple[str, int]]:
+    """``(label, nbytes)`` choices for the size control: 4 KiB to 256 MiB (64 MiB for the CPU stand-in)."""
+    top = 256 * MIB if torch.device(device).type != "cpu" else 64 * MIB
+    sizes = []
+    size = 4 * KIB
+    while size <= top:
+        sizes.append((fmt_bytes(size), size))
+        size *= 4
+    return sizes
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the explorer's controls ask for."""
+
+    nbytes: int
+    direction: str = "h2d"
+    pinned: bool = False
+    non_blocking: bool = False
+
+    def __post_init__(self):
+        if self.direction not in EXPLORER_DIRECTIONS:
+            raise ValueError(f"direction must be one of {EXPLORER_DIRECTIONS}, got {self.direction!r}.")
+        if isinstance(self.nbytes, bool) or not isinstance(self.nbytes, int) or self.nbytes < 1:
+            raise ValueError(f"nbytes must be a positive integer, got {self.nbytes!r}.")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What will be measured for a request on a device, and what had to change."""
+
+    request: Request
+    device: str
+    direction: str
+    pinned: bool | None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def stand_in(self) -> bool:
+        return torch.device(self.device).type == "cpu"
+
+
+def plan_request(request: Request, device: str | torch.device) -> Plan:
+    """Fit ``request`` to ``device``: the stand-in on the CPU, no pinning where it is not possible."""
+    dev = torch.device(device)
+    notes = []
+    direction, pinned = request.direction, request.pinned
+    if dev.type == "cpu":
+        notes.append(f"asked for {request.direction}; no accelerator, so this is the {STAND_IN}: a CPU-to-CPU copy")
+        direction = "h2h"
+    if direction == "d2d":
+        if pinned:
+            notes.append("pinned does not apply to d2d (no host side)")
+        pinned = None
+    elif pinned and not can_pin(dev):
+        notes.append("pinned memory needs a CUDA device; measured pageable memory")
+        pinned = False
+    return Plan(request, str(dev), direction, pinned, tuple(notes))
+
+
+Measure = Callable[[Plan, Callable[[int, int], None]], Transfer]
+
+
+def default_measure(plan: Plan, progress: Callable[[int, int], None]) -> Transfer:
+    """Measure a plan quickly (about 0.3 s of copying), reporting progress per timed block."""
+    return measure_copy(plan.direction, plan.request.nbytes, device=plan.device, pinned=plan.pinned,
+                        non_blocking=plan.request.non_blocking, budget_s=0.3, progress=progress)
+
+
+def describe(result: Transfer, plan: Plan) -> str:
+    """One line for the explorer: what was measured and how fast, with the plan's notes."""
+    text = f"{fmt_bytes(result.nbytes)} {result.label}: {result.gbps:.2f} GB/s (median of {len(result.seconds)} blocks)"
+    if result.stand_in:
+        text = f"[{STAND_IN}] " + text
+    if plan.notes:
+        text += " — " + "; ".join(plan.notes)
+    return text

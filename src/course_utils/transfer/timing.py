@@ -1,0 +1,122 @@
+"""Honest timing of work that may run asynchronously: synchronize, read the clock, work, synchronize, read the clock.
+
+Lesson: notebook 06 (transfers and timing). A CUDA call returns when the work is *queued*,
+not when it is done; reading the clock right after it measures the launch, not the work. So
+every timed block here is bracketed by ``synchronize()``: before (so earlier queued work does
+not leak in) and after (so this block's work is finished when the clock is read). On the CPU
+``synchronize`` is a no-op, because CPU work is done when the call returns.
+
+The clock and the synchronize function are parameters, so tests (and the course's simulated
+device, ``course_utils.transfer.fake``) can inject their own.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Callable
+
+import torch
+
+Clock = Callable[[], float]
+Synchronize = Callable[[], None]
+Progress = Callable[[int, int], None]
+
+
+def no_sync() -> None:
+    """Nothing to wait for: CPU work is finished when the call returns."""
+
+
+def synchronizer(device: str | torch.device) -> Synchronize:
+    """The function that waits for all work queued on ``device``; a no-op for the CPU.
+
+    CPU: ``no_sync``. CUDA: ``torch.cuda.synchronize(device)`` (waits for every stream of that
+    GPU). MPS and XPU: their own ``synchronize``. Never touches CUDA on a machine without it.
+    """
+    dev = torch.device(device)
+    if dev.type == "cpu":
+        return no_sync
+    if dev.type == "cuda":
+        return lambda: torch.cuda.synchronize(dev)
+    if dev.type == "mps":
+        return torch.mps.synchronize
+    if dev.type == "xpu" and hasattr(torch, "xpu"):
+        return lambda: torch.xpu.synchronize(dev)
+    accelerator = getattr(torch, "accelerator", None)
+    if accelerator is not None and hasattr(accelerator, "synchronize"):
+        return lambda: accelerator.synchronize(dev)
+    raise ValueError(f"No way to synchronize a {dev.type!r} device in torch {torch.__version__}; pass synchronize=...")
+
+
+def _positive_int(name: str, value, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
+    return value
+
+
+def time_blocks(
+    fn: Callable[[], object],
+    *,
+    repeats: int,
+    number: int = 1,
+    warmup: int = 1,
+    clock: Clock = time.perf_counter,
+    synchronize: Synchronize = no_sync,
+    progress: Progress | None = None,
+) -> tuple[float, ...]:
+    """Seconds per call of ``fn``, one sample per timed block of ``number`` calls.
+
+    Runs ``fn`` ``warmup`` times untimed (first calls pay one-off costs: page faults, caches,
+    lazy initialisation), then ``repeats`` blocks, each bracketed by ``synchronize()``.
+    """
+    _positive_int("repeats", repeats)
+    _positive_int("number", number)
+    _positive_int("warmup", warmup, minimum=0)
+    for _ in range(warmup):
+        fn()
+    samples = []
+    for i in range(repeats):
+        synchronize()  # nothing queued before this block may be counted in it
+        start = clock()
+        for _ in range(number):
+            fn()
+        synchronize()  # the block's work is finished before the clock is read
+        samples.append((clock() - start) / number)
+        if progress is not None:
+            progress(i + 1, repeats)
+    return tuple(samples)
+
+
+def estimate_call(fn: Callable[[], object], *, clock: Clock = time.perf_counter,
+                  synchronize: Synchronize = no_sync) -> float:
+    """The time of one synchronized call of ``fn`` (call after a warm-up), to plan the blocks."""
+    synchronize()
+    start = clock()
+    fn()
+    synchronize()
+    return clock() - start
+
+
+def plan_blocks(
+    estimate_s: float,
+    budget_s: float,
+    *,
+    min_block_s: float = 1e-3,
+    min_repeats: int = 3,
+    max_repeats: int = 30,
+    max_number: int = 10_000,
+) -> tuple[int, int]:
+    """``(number, repeats)``: calls per block and blocks, for a call that takes ``estimate_s``.
+
+    A block holds enough calls to last ``min_block_s`` (so the clock's resolution and the
+    synchronize calls are negligible); then as many blocks as ``budget_s`` allows, at least
+    ``min_repeats`` (a median and a spread need several) and at most ``max_repeats``.
+    Big copies therefore get one copy per block and few blocks; small ones many of each.
+    """
+    if not (budget_s > 0):
+        raise ValueError(f"budget_s must be a positive number of seconds, got {budget_s!r}.")
+    estimate_s = max(float(estimate_s), 1e-9)
+    number = max(1, min(max_number, math.ceil(min_block_s / estimate_s - 1e-9)))  # 1e-9: float noise
+    block_s = number * estimate_s
+    repeats = max(min_repeats, min(max_repeats, math.floor(budget_s / block_s)))
+    return number, repeats
