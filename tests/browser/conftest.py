@@ -1,0 +1,79 @@
+"""Session fixtures for the browser test: one JupyterLab server, one headless Chromium.
+
+Both are skipped, with the reason in pytest's summary, where Chromium or the playwright package
+is missing; both are always shut down (fixture finalizers), even when a test fails or times out.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+
+import pytest
+
+import lab_page
+import lab_server
+
+ARTIFACTS = lab_server.ROOT / "artifacts" / "browser"
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """The Chromium executable, or a skip that says what to install."""
+    if importlib.util.find_spec("playwright") is None:
+        pytest.skip(
+            "the playwright package is not installed in this environment; "
+            "`.venv/bin/pip install playwright` (no `playwright install`: the test uses the system Chromium)"
+        )
+    path = lab_page.chromium_executable()
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        pytest.skip(f"Chromium not found at {path} (or $COURSE_CHROMIUM); install Debian's chromium to run the browser test")
+    return path
+
+
+@pytest.fixture(scope="session")
+def artifacts(chromium):
+    """artifacts/browser/, emptied of the screenshots of an earlier run."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for old in ARTIFACTS.glob("*.png"):
+        old.unlink()
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def lab(chromium, tmp_path_factory):
+    server = lab_server.start(tmp_path_factory.mktemp("lab"))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium, tmp_path_factory):
+    """A headless Chromium (a Playwright BrowserContext with a new empty profile)."""
+    from playwright.sync_api import sync_playwright
+
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    playwright = sync_playwright().start()
+    try:
+        context = lab_page.launch(playwright, profile, chromium)
+        try:
+            yield context
+        finally:
+            context.close()
+    finally:
+        playwright.stop()
+        lab_page.kill_leftover_chromium(profile)
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not lab_page.TIMINGS:
+        return
+    terminalreporter.section("JupyterLab in Chromium: seconds per notebook")
+    for name, opened, ran in lab_page.TIMINGS:
+        terminalreporter.write_line(f"{name:<55} open {opened:5.1f}  run all {ran:6.1f}")
+    total = sum(opened + ran for _, opened, ran in lab_page.TIMINGS)
+    terminalreporter.write_line(f"{'total (open + run all)':<55} {total:.1f}")

@@ -1,0 +1,257 @@
+"""Drive JupyterLab in Chromium the way a learner does: open a notebook, Run > Run All Cells,
+read what the page shows, save, take a screenshot.
+
+Everything here reads the page (the DOM): what the learner sees. The test cross-checks it with
+the notebook Lab saved, which holds what the kernel sent.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+VIEWPORT = {"width": 1400, "height": 1000}
+MAX_SCREENSHOT_HEIGHT = 16000
+TIMINGS: list[tuple[str, float, float]] = []  # (notebook, seconds to open, seconds for Run All), for the summary
+
+# What Lab shows when the widget manager is missing or broken: the text/plain fallback of a
+# widget ("HBox(children=(IntSlider(...), ...))") or a placeholder that never resolves.
+WIDGET_FALLBACK = re.compile(
+    r"^\s*(HBox|VBox|Box|GridBox|Tab|Accordion|Stack|IntSlider|FloatSlider|FloatLogSlider|IntRangeSlider|"
+    r"SelectionSlider|Dropdown|ToggleButtons?|Checkbox|Button|Label|HTML|Output|Image|Play|Text|"
+    r"RadioButtons|Select|interactive)\((children|value|description|layout|outputs|options)?",
+)
+WIDGET_PLACEHOLDERS = ("Loading widget...", "Error displaying widget", "Model not found")
+
+
+def chromium_executable() -> Path:
+    return Path(os.environ.get("COURSE_CHROMIUM") or "/usr/bin/chromium")
+
+
+def launch(playwright, profile: Path, executable: Path):
+    """A headless Chromium with a new empty profile; returns the persistent BrowserContext."""
+    profile.mkdir(parents=True, exist_ok=True)
+    return playwright.chromium.launch_persistent_context(
+        str(profile),
+        executable_path=str(executable),
+        headless=True,
+        args=CHROMIUM_ARGS,
+        viewport=VIEWPORT,
+        timeout=60_000,
+    )
+
+
+def kill_leftover_chromium(profile: Path) -> list[int]:
+    """Kill, by pid, any Chromium process still using `profile` (ours only); return the pids."""
+    killed = []
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return killed
+    needle = f"--user-data-dir={profile}".encode()
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if needle in cmdline:
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+                killed.append(int(entry.name))
+            except (ProcessLookupError, PermissionError):
+                pass
+    return killed
+
+
+@dataclass
+class Output:
+    mime: str | None
+    text: str
+    is_error: bool
+    is_widget: bool
+    widget_ok: bool
+
+
+@dataclass
+class CellView:
+    """One cell as the page shows it."""
+
+    index: int
+    kind: str  # "code" | "markdown" | "raw"
+    prompt: str  # "[3]:", "[*]:", "[ ]:" or "" for non-code cells
+    outputs: list[Output] = field(default_factory=list)
+
+    @property
+    def execution_count(self) -> int | None:
+        match = re.search(r"\[(\d+)\]", self.prompt)
+        return int(match.group(1)) if match else None
+
+    @property
+    def errors(self) -> list[Output]:
+        return [out for out in self.outputs if out.is_error]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(out.text for out in self.outputs)
+
+
+# Read every cell of the current notebook in one round trip. An error output and a stderr stream
+# share Lab's MIME type application/vnd.jupyter.stderr; IPython's error output is told apart by its
+# traceback header ("Traceback (most recent call last)") or, for syntax errors, by its
+# "Cell In[n], line k" header and a final "XxxError: ..." line.
+_READ_CELLS = r"""
+() => {
+  const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook');
+  if (!panel) return null;
+  const cells = Array.from(panel.querySelectorAll(':scope .jp-Cell')).filter(c => c.closest('.jp-Notebook') === panel);
+  return cells.map((cell, index) => {
+    const kind = cell.classList.contains('jp-CodeCell') ? 'code'
+               : cell.classList.contains('jp-MarkdownCell') ? 'markdown' : 'raw';
+    const promptEl = cell.querySelector('.jp-InputArea-prompt');
+    const prompt = kind === 'code' && promptEl ? promptEl.textContent.trim() : '';
+    const outputs = Array.from(cell.querySelectorAll('.jp-OutputArea-output')).filter(
+      o => o.closest('.jp-Cell') === cell && !o.parentElement.closest('.jp-OutputArea-output'));
+    return {
+      index, kind, prompt,
+      outputs: outputs.map(o => {
+        const mime = o.getAttribute('data-mime-type');
+        const text = o.innerText || '';
+        const isStderr = mime === 'application/vnd.jupyter.stderr';
+        const isError = isStderr && (
+          /Traceback \(most recent call last\)/.test(text) ||
+          (/^\s*Cell In\[\d+\], line \d+/m.test(text) && /^\w*(Error|Exception)\b.*$/m.test(text)));
+        const widgetEl = o.querySelector('.jupyter-widgets');
+        const isWidget = !!widgetEl || mime === 'application/vnd.jupyter.widget-view+json';
+        return {mime, text, isError, isWidget, widgetOk: !!widgetEl};
+      }),
+    };
+  });
+}
+"""
+
+
+def read_cells(page) -> list[CellView]:
+    raw = page.evaluate(_READ_CELLS) or []
+    return [
+        CellView(
+            index=c["index"],
+            kind=c["kind"],
+            prompt=c["prompt"],
+            outputs=[Output(o["mime"], o["text"], o["isError"], o["isWidget"], o["widgetOk"]) for o in c["outputs"]],
+        )
+        for c in raw
+    ]
+
+
+def kernel_status(page) -> str | None:
+    return page.evaluate(
+        "() => { const e = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator');"
+        " return e ? e.getAttribute('data-status') : null }"
+    )
+
+
+def wait_for_kernel_idle(page, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while kernel_status(page) != "idle":
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the kernel did not become idle within {timeout:.0f} s (status: {kernel_status(page)!r})")
+        page.wait_for_timeout(250)
+
+
+def open_notebook(context, server, relative: str, workspace: str, timeout: float = 120.0):
+    """Open `relative` in a new tab, in its own Lab workspace, and wait for its cells and an idle kernel.
+
+    Before its kernel exists Lab's indicator already reads "idle", so this also waits until the
+    server lists a kernel session for the notebook; running cells earlier makes Lab ask which
+    kernel to use.
+    """
+    page = context.new_page()
+    page.goto(server.url(f"lab/workspaces/{workspace}/tree/{relative}"), timeout=timeout * 1000)
+    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=timeout * 1000)
+    deadline = time.monotonic() + timeout
+    while not any(s.get("path") == relative and s.get("kernel") for s in server.api("sessions")):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"Lab started no kernel for {relative} within {timeout:.0f} s")
+        page.wait_for_timeout(250)
+    wait_for_kernel_idle(page, max(deadline - time.monotonic(), 1.0))
+    return page
+
+
+def run_all_cells(page, timeout: float = 300.0) -> float:
+    """Run > Run All Cells from the menu bar; wait until no cell is queued and the kernel is idle.
+
+    Returns the seconds it took. Lab stops a Run All at the first error in a cell not tagged
+    raises-exception; the cells after it keep an empty prompt, which the caller reports.
+    """
+    start = time.monotonic()
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    deadline = start + timeout
+    settled = 0
+    while settled < 3:
+        page.wait_for_timeout(300)
+        cells = read_cells(page)
+        busy = any("*" in c.prompt for c in cells) or kernel_status(page) != "idle"
+        settled = 0 if busy else settled + 1
+        if time.monotonic() > deadline:
+            queued = [c.index for c in cells if "*" in c.prompt]
+            raise TimeoutError(f"Run All Cells did not finish within {timeout:.0f} s; cells still queued/running: {queued}")
+    return time.monotonic() - start
+
+
+def save(page, timeout: float = 30.0) -> None:
+    """File > Save (Ctrl+S) and wait until the tab is no longer marked dirty."""
+    page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook").click(position={"x": 5, "y": 5})
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+s")
+    page.wait_for_function(
+        "() => { const t = document.querySelector('.lm-DockPanel .lm-TabBar-tab.jp-mod-current');"
+        " return t && !t.classList.contains('jp-mod-dirty') }",
+        timeout=timeout * 1000,
+    )
+
+
+def hide_left_sidebar(page) -> None:
+    """Collapse the file browser (Ctrl+B, View > Appearance) so screenshots show the notebook wide."""
+    hidden = "() => { const e = document.querySelector('#jp-left-stack'); return !e || e.classList.contains('lm-mod-hidden') }"
+    if page.evaluate(hidden):
+        return
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+b")
+    try:
+        page.wait_for_function(hidden, timeout=5000)
+    except Exception:
+        pass  # cosmetic: a screenshot with the file browser open still shows the notebook
+
+
+def screenshot_notebook(page, path: Path) -> Path:
+    """Save a screenshot of the whole notebook: the window is made as tall as the notebook."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    height = page.evaluate(
+        "() => { const o = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer');"
+        " return o ? o.scrollHeight - o.clientHeight : 0 }"
+    )
+    tall = min(VIEWPORT["height"] + int(height) + 40, MAX_SCREENSHOT_HEIGHT)
+    page.set_viewport_size({"width": VIEWPORT["width"], "height": tall})
+    try:
+        page.wait_for_timeout(500)  # let off-screen cells (content-visibility) paint
+        page.screenshot(path=str(path))
+    finally:
+        page.set_viewport_size(VIEWPORT)
+    return path
