@@ -1,0 +1,747 @@
+"""Cross-device errors: what a message means, what to change, and how to find the culprit first.
+
+Lesson: notebook 05 (the cross-device error clinic); notebook 07 uses it on the old messages
+the source articles quote.
+
+- ``explain_device_error(exc_or_message)`` reads a real PyTorch error (the exception, or just its
+  message) and says which devices are involved, why it happened and what to change. It knows the
+  messages of PyTorch 0.4 through 2.13, including both wordings of "Expected all tensors to be on
+  the same device" and the ``meta`` device's "Tensor on device cpu is not on the expected device
+  meta!". Anything else it says plainly is not a device error.
+- ``find_device_mismatches(model, *inputs)`` lists every parameter, buffer, plain tensor attribute
+  and input (inside tuples, lists and dicts too) that is not on the model's device, *before* the
+  forward pass fails.
+- ``%load_ext course_utils.errors`` in a notebook adds the explanation under the traceback of a
+  device error; other errors are shown unchanged. ``%unload_ext course_utils.errors`` restores.
+- ``try_mixed(label, action, reference)`` runs one mixed-device operation and says honestly what
+  came back: an error, a ``meta`` result with no data, or values that are right or wrong.
+
+Everything here runs on a CPU-only machine; nothing changes where a tensor lives.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import torch
+from torch import nn
+
+from course_utils.placement import placement_report
+
+# --------------------------------------------------------------------------- explaining a message
+
+_DEV = r"[A-Za-z_]+(?::\d+)?"  # cpu, cuda:0, meta, npu:1, privateuseone:0
+_DEVICE_TOKEN = re.compile(
+    r"\b(?:cpu|cuda|meta|mps|xpu|npu|hpu|mtia|xla|ipu|privateuseone)(?::\d+)?\b", re.IGNORECASE
+)
+
+# What the argument names in "(when checking argument ... mat1 ...)" usually are in your code.
+_ARGUMENT_HINTS = {
+    "mat1": "in nn.Linear (addmm) mat1 is the input batch; mat2 is the weight",
+    "mat2": "in nn.Linear (addmm) mat2 is the weight and mat1 the input; in a matmul, the right operand",
+    "self": "the first tensor of the operation (for nn.Linear's addmm, the bias)",
+    "index": "for nn.Embedding (index_select) the index is your batch of token ids",
+    "weight": "for CrossEntropyLoss/NLLLoss, the class weights you passed to the loss",
+    "target": "the labels you passed to the loss",
+    "tensors": "one of the tensors in the list given to torch.cat/torch.stack",
+    "input": "the input tensor",
+    "other": "the second operand",
+}
+
+
+@dataclass(frozen=True)
+class DeviceErrorExplanation:
+    """What a PyTorch error message means for device placement; end a notebook cell on it."""
+
+    is_device_error: bool
+    kind: str  # "mixed-devices", "index-device", ..., "not-a-device-error"
+    devices: tuple[str, ...]  # the devices named in the message, in order: ("cuda:0", "cpu")
+    cause: str
+    fix: str
+    message: str  # the original message
+    error_type: str | None = None  # "RuntimeError" when an exception was given
+    argument: str | None = None  # "mat1", "index": the argument PyTorch names
+    operator: str | None = None  # "addmm", "index_select": the operation PyTorch names
+
+    @property
+    def first_line(self) -> str:
+        text = self.message.strip()
+        return text.splitlines()[0] if text else ""
+
+    def __str__(self) -> str:
+        head = f"{self.error_type}: " if self.error_type else ""
+        lines = [f"{head}{self.first_line}"]
+        if not self.is_device_error:
+            lines.append(f"  Not a device error: {self.cause}")
+            return "\n".join(lines)
+        lines.append(f"  Device error ({self.kind}); devices: {', '.join(self.devices) or 'not named'}")
+        if self.operator or self.argument:
+            where = " ".join(p for p in (f"operation {self.operator}" if self.operator else "",
+                                         f"argument {self.argument}" if self.argument else "") if p)
+            lines.append(f"  Where: {where}")
+        lines.append(f"  Why: {self.cause}")
+        lines.append(f"  Fix: {self.fix}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        msg = html.escape(self.first_line)
+        if not self.is_device_error:
+            return (
+                "<div style='border-left:4px solid #8c959f;padding:.3em .6em'>"
+                f"<b>Not a device error.</b> <code>{msg}</code><br>{html.escape(self.cause)}</div>"
+            )
+        devices = ", ".join(f"<code>{html.escape(d)}</code>" for d in self.devices) or "not named"
+        where = ""
+        if self.operator or self.argument:
+            parts = []
+            if self.operator:
+                parts.append(f"operation <code>{html.escape(self.operator)}</code>")
+            if self.argument:
+                parts.append(f"argument <code>{html.escape(self.argument)}</code>")
+            where = f"<br><b>Where:</b> {' '.join(parts)}"
+        return (
+            "<div style='border-left:4px solid #0969da;padding:.3em .6em'>"
+            f"<b>Device error</b> ({html.escape(self.kind)}): <code>{msg}</code>"
+            f"<br><b>Devices:</b> {devices}{where}"
+            f"<br><b>Why:</b> {html.escape(self.cause)}"
+            f"<br><b>Fix:</b> {html.escape(self.fix)}</div>"
+        )
+
+
+def explain_device_error(error: BaseException | str) -> DeviceErrorExplanation:
+    """Explain a PyTorch error (an exception or its message) in terms of devices.
+
+    Returns an explanation whose ``is_device_error`` is False, saying so, for messages that are
+    not about devices.
+    """
+    if isinstance(error, KeyError) and error.args:
+        message, type_name = str(error.args[0]), type(error).__name__  # str(KeyError) adds quotes
+    elif isinstance(error, BaseException):
+        message, type_name = str(error), type(error).__name__
+    elif isinstance(error, str):
+        message, type_name = error, None
+    else:
+        raise TypeError(
+            f"explain_device_error expects an exception or its message (a str), got {type(error).__name__}: "
+            f"{error!r}. In a notebook: try: ... except Exception as e: explain_device_error(e)."
+        )
+    for pattern, build in _RULES:
+        match = pattern.search(message)
+        if match:
+            result = build(match, message)
+            if result is not None:
+                return DeviceErrorExplanation(message=message, error_type=type_name, **result)
+    return DeviceErrorExplanation(
+        is_device_error=False,
+        kind="not-a-device-error",
+        devices=(),
+        cause="this message does not say anything about devices, so moving tensors will not fix it. "
+        "Read it for shapes, dtypes or arguments instead.",
+        fix="",
+        message=message,
+        error_type=type_name,
+    )
+
+
+def _op_name(raw: str | None) -> str | None:
+    """'wrapper_CUDA_addmm' -> 'addmm', 'wrapper_CUDA__index_select' -> 'index_select'."""
+    if not raw:
+        return None
+    name = re.sub(r"^wrapper_(?:[A-Za-z0-9]+_)?_?", "", raw)
+    return name.lstrip("_") or raw
+
+
+def _hint(argument: str | None) -> str:
+    return f" ({_ARGUMENT_HINTS[argument]})" if argument in _ARGUMENT_HINTS else ""
+
+
+def _mixed(devices: tuple[str, ...], argument: str | None = None, operator: str | None = None,
+           odd_one: str | None = None, home: str | None = None) -> dict:
+    """The explanation of the "same device" family, in one place."""
+    if odd_one and home:
+        who = f"`{argument}`{_hint(argument)}" if argument else "one tensor"
+        cause = (f"{who} is on {odd_one}, but the other tensors of this operation"
+                 f"{' (' + operator + ')' if operator else ''} are on {home}. An operation runs on one "
+                 "device, and PyTorch never moves data between devices for you.")
+        target = home
+    else:
+        cause = ("the operation" + (f" {operator}" if operator else "") + " got tensors on "
+                 + " and ".join(devices or ("two devices",)) + ". An operation runs on one device, and PyTorch "
+                 "never moves data between devices for you.")
+        target = devices[0] if devices else "one device"
+    if odd_one and home:
+        who = f"`{argument}`" if argument else "the tensor on " + odd_one
+        move = f"Put every tensor of this operation on one device: move {who} with .to('{home}') (or the others to {odd_one}). "
+    else:
+        move = f"Put every tensor of this operation on one device, e.g. x = x.to('{target}'). "
+    fix = (move + "For a model, move its inputs to the model's device: x = x.to(next(model.parameters()).device), "
+           "and create tensors inside forward() with device=x.device. find_device_mismatches(model, x) lists every "
+           "culprit before the forward pass.")
+    return dict(is_device_error=True, kind="mixed-devices", devices=devices, cause=cause, fix=fix,
+                argument=argument, operator=operator)
+
+
+def _type_device(type_name: str) -> str:
+    """The device a legacy type name implies: torch.cuda.FloatTensor / CUDAFloatType -> cuda."""
+    lowered = type_name.lower()
+    for backend in ("cuda", "mps", "xpu", "meta", "hip"):
+        if backend in lowered:
+            return "cuda" if backend == "hip" else backend
+    return "cpu"
+
+
+def _rule_new_wording(m: re.Match, _: str) -> dict:
+    arg, found, home = m.group("arg"), m.group("found"), m.group("home")
+    return _mixed((home, found), arg, _op_name(m.group("op")), odd_one=found, home=home)
+
+
+def _rule_old_wording(m: re.Match, _: str) -> dict:
+    home, other = m.group("a"), m.group("b")
+    arg = m.group("arg")
+    if arg:  # the dispatcher's check: the first device is the one the others share, the second is `arg`'s
+        return _mixed((home, other), arg, _op_name(m.group("op")), odd_one=other, home=home)
+    return _mixed((home, other), None, None)
+
+
+def _rule_meta_wording(m: re.Match, _: str) -> dict:
+    found, home = m.group("found"), m.group("home")
+    result = _mixed((home, found), None, None, odd_one=found, home=home)
+    if "meta" in (found, home):
+        result["cause"] += (" (This is the wording of PyTorch's meta/fake-tensor checks; on CUDA the same mistake "
+                            "reads 'Expected all tensors to be on the same device'.)")
+    return result
+
+
+def _rule_rnn(m: re.Match, _: str) -> dict:
+    return _mixed((m.group("b"), m.group("a")), "input", "RNN", odd_one=m.group("a"), home=m.group("b"))
+
+
+def _rule_cross_copy(m: re.Match, _: str) -> dict:
+    result = _mixed((m.group("b"), m.group("a")), "out", None, odd_one=m.group("a"), home=m.group("b"))
+    result["cause"] = (f"the result would have to be copied from {m.group('a')} into an out= tensor on "
+                       f"{m.group('b')}, and this operation does not copy across devices.")
+    result["fix"] = f"Pass an out= tensor on {m.group('a')}, or drop out= and move the result with .to()."
+    return result
+
+
+def _rule_same_device_generic(m: re.Match, message: str) -> dict:
+    devices = tuple(dict.fromkeys(d.lower() for d in _DEVICE_TOKEN.findall(message)))
+    return _mixed(devices, None, None)
+
+
+def _rule_legacy_type(m: re.Match, _: str) -> dict | None:
+    want, got = _type_device(m.group("t1")), _type_device(m.group("t2"))
+    if want == got:
+        return None  # a dtype mismatch such as FloatTensor vs LongTensor, not a device one
+    arg = m.group("arg")
+    result = _mixed((want, got), arg, None, odd_one=got, home=want)
+    result["cause"] += (" (This is the wording of PyTorch 0.4 and 1.0, which named devices through tensor types: "
+                        "torch.cuda.LongTensor is a CUDA tensor, torch.LongTensor a CPU one.)")
+    return result
+
+
+def _rule_legacy_device_type(m: re.Match, _: str) -> dict:
+    arg = m.group("arg")
+    return _mixed((m.group("want"), m.group("got")), arg, m.group("op"), odd_one=m.group("got"), home=m.group("want"))
+
+
+def _rule_conv_types(m: re.Match, _: str) -> dict | None:
+    a, b = _type_device(m.group("t1")), _type_device(m.group("t2"))
+    if a == b:
+        return None  # same device: the types differ in dtype, not device
+    what = m.group("what")
+    result = _mixed((b, a), "input", "convolution", odd_one=a, home=b)
+    result["cause"] = (f"the input is a {m.group('t1')} ({a}) but the {what} is a {m.group('t2')} ({b}): the "
+                       "convolution reports a device mismatch as a type mismatch.")
+    return result
+
+
+def _rule_index(m: re.Match, _: str) -> dict:
+    home = m.group("home")
+    return dict(
+        is_device_error=True, kind="index-device", devices=(home,),
+        cause=(f"the index tensor is on a device that is neither the CPU nor the indexed tensor's device ({home}). "
+               "Indices may live on the CPU or on the indexed tensor's device; a CUDA index into a CPU tensor "
+               "is not allowed."),
+        fix=f"Move the index to the indexed tensor's device: table[idx.to('{home}')].",
+        argument="indices", operator="index",
+    )
+
+
+def _rule_optimizer(m: re.Match, _: str) -> dict:
+    return dict(
+        is_device_error=True, kind="optimizer-state", devices=(),
+        cause=("a multi-tensor (foreach) optimizer step found a parameter and its state (e.g. Adam's exp_avg, "
+               "SGD's momentum_buffer) on different devices (or dtypes). Typical cause: the model was moved with "
+               "model.to(device) after the optimizer had already stepped, so its state stayed behind."),
+        fix=("Move the model before creating the optimizer. If the state already exists, "
+             "optimizer.load_state_dict(optimizer.state_dict()) moves it to each parameter's device; when resuming, "
+             "load the checkpoint's optimizer state after model.to(device)."),
+    )
+
+
+def _rule_deserialize_unavailable(m: re.Match, _: str) -> dict:
+    backend = m.group("backend").lower()
+    return dict(
+        is_device_error=True, kind="checkpoint-device-unavailable", devices=(backend,),
+        cause=(f"the checkpoint was saved from tensors on {backend.upper()}, and torch.load puts every tensor back on "
+               f"the device it was saved from, but this machine has no usable {backend.upper()} device."),
+        fix="Tell torch.load where to put the tensors: torch.load(path, map_location='cpu') (or your device).",
+    )
+
+
+def _rule_deserialize_index(m: re.Match, _: str) -> dict:
+    backend, index, count = m.group("backend").lower(), m.group("index"), m.group("count")
+    return dict(
+        is_device_error=True, kind="checkpoint-device-unavailable", devices=(f"{backend}:{index}",),
+        cause=(f"the checkpoint holds tensors saved from {backend}:{index}, and torch.load restores them there, but "
+               f"this machine has only {count} {backend.upper()} device(s)."),
+        fix=f"torch.load(path, map_location='{backend}:0') (or 'cpu'), or a dict such as map_location={{'{backend}:{index}': '{backend}:0'}}.",
+    )
+
+
+def _rule_deserialize_module(m: re.Match, _: str) -> dict:
+    backend = m.group("backend").lower()
+    return dict(
+        is_device_error=True, kind="checkpoint-device-unavailable", devices=(backend,),
+        cause=f"the checkpoint was saved from a {backend.upper()} device, which this PyTorch does not support.",
+        fix="torch.load(path, map_location='cpu').",
+    )
+
+
+def _rule_not_compiled(m: re.Match, _: str) -> dict:
+    return dict(
+        is_device_error=True, kind="cuda-not-compiled", devices=("cuda",),
+        cause=("this PyTorch is a CPU-only build: it cannot use CUDA at all, whatever GPU the machine has. "
+               "Something asked for CUDA: .cuda(), device='cuda', torch.cuda.current_device(), ..."),
+        fix=("Write device-agnostic code: device = torch.device('cuda' if torch.cuda.is_available() else 'cpu'). "
+             "To use an NVIDIA GPU, install a CUDA build of torch (pytorch.org/get-started)."),
+    )
+
+
+def _rule_no_driver(m: re.Match, _: str) -> dict:
+    return dict(
+        is_device_error=True, kind="no-cuda-driver", devices=("cuda",),
+        cause="this PyTorch is built for CUDA, but no NVIDIA driver is installed (or no GPU is present).",
+        fix=("Check `nvidia-smi`. Without a GPU, write device-agnostic code: "
+             "torch.device('cuda' if torch.cuda.is_available() else 'cpu')."),
+    )
+
+
+def _rule_no_accelerator(m: re.Match, _: str) -> dict:
+    return dict(
+        is_device_error=True, kind="no-accelerator", devices=(),
+        cause="the code asked for an accelerator device (such as .cuda(1)), and this machine has none.",
+        fix="Ask torch.accelerator.is_available() (or torch.cuda.is_available()) first, and fall back to 'cpu'.",
+    )
+
+
+def _rule_invalid_ordinal(m: re.Match, _: str) -> dict:
+    return dict(
+        is_device_error=True, kind="invalid-device-ordinal", devices=(),
+        cause=("a device index past the last visible GPU, such as a hard-coded 'cuda:1' on a one-GPU machine "
+               "(CUDA_VISIBLE_DEVICES renumbers the visible GPUs from 0)."),
+        fix=("Do not hard-code indices: use torch.device('cuda') (the current device), or check "
+             "index < torch.cuda.device_count() first."),
+    )
+
+
+def _rule_bad_index_string(m: re.Match, _: str) -> dict:
+    return dict(
+        is_device_error=True, kind="invalid-device-ordinal", devices=(),
+        cause="the device string has an index that cannot exist (negative or malformed).",
+        fix="Write 'cuda' for the current device or 'cuda:N' with 0 <= N < torch.cuda.device_count().",
+    )
+
+
+def _rule_numpy(m: re.Match, _: str) -> dict:
+    device = m.group("device").lower()  # PyTorch 1.x said "can't convert CUDA tensor to numpy"
+    return dict(
+        is_device_error=True, kind="numpy-needs-cpu", devices=(device,),
+        cause=f"NumPy arrays live in host (CPU) memory; the tensor is on {device}, so .numpy() cannot share it.",
+        fix="Copy it to the CPU first: t.detach().cpu().numpy() (detach() too if it requires grad).",
+    )
+
+
+def _rule_meta_no_data(m: re.Match, _: str) -> dict:
+    return dict(
+        is_device_error=True, kind="meta-has-no-data", devices=("meta",),
+        cause="a meta tensor has a shape and a dtype but no data, so there is nothing to copy or read.",
+        fix=("Build the tensor on a real device (or materialise a meta model with model.to_empty(device=...) "
+             "and then initialise or load its weights)."),
+    )
+
+
+def _rule_no_device_attribute(m: re.Match, _: str) -> dict:
+    cls = m.group("cls")
+    return dict(
+        is_device_error=True, kind="no-device-attribute", devices=(),
+        cause=(f"a {cls} object has no .device. An nn.Module has no single device (its parameters each have one); "
+               "lists, tuples and dicts have none either."),
+        fix=("For a model, ask a parameter: next(model.parameters()).device; for a container, ask the tensors in it. "
+             "placement_report(model) shows every tensor of a model and its device."),
+    )
+
+
+def _rule_device_of_non_tensor(m: re.Match, _: str) -> dict:
+    cls = m.group("cls")
+    return dict(
+        is_device_error=True, kind="device-of-needs-tensor", devices=(),
+        cause=(f"torch.cuda.device_of accepts a tensor or a storage (it reads obj.is_cuda); a {cls} has no is_cuda. "
+               "An nn.Module in particular is not accepted."),
+        fix=("Pass a tensor: torch.cuda.device_of(next(model.parameters())), or use "
+             "torch.cuda.device(module_device(model)) from course_utils.placement."),
+    )
+
+
+def _rule_to_with_context_manager(m: re.Match, _: str) -> dict | None:
+    got = m.group("got")
+    if "device_of" not in got and not re.search(r"\bdevice\b", got):
+        return None
+    return dict(
+        is_device_error=True, kind="not-a-device", devices=(),
+        cause=(f".to() was given a {got.split(',')[0].strip()} object. torch.cuda.device_of(...) and "
+               "torch.cuda.device(...) are context managers that change the current CUDA device; they are not "
+               "devices and cannot say where to move a tensor."),
+        fix="Pass a device: t1.to(t2.device) moves t1 to wherever t2 lives.",
+    )
+
+
+def _rule_not_a_cuda_device(m: re.Match, _: str) -> dict:
+    device = m.group("device")
+    return dict(
+        is_device_error=True, kind="not-a-cuda-device", devices=(device,),
+        cause=f"a torch.cuda function (such as torch.cuda.device) was given {device}, which is not a CUDA device.",
+        fix="Give it a CUDA device or index; for device-agnostic code, use contextlib.nullcontext() off CUDA.",
+    )
+
+
+def _rule_bad_device_string(m: re.Match, _: str) -> dict:
+    return dict(
+        is_device_error=True, kind="bad-device-string", devices=(),
+        cause=f"'{m.group('name')}' is not a device type PyTorch knows.",
+        fix="Use 'cpu', 'cuda', 'cuda:0', 'mps' or 'meta' (NVIDIA GPUs are 'cuda', never 'gpu').",
+    )
+
+
+_RULES: tuple[tuple[re.Pattern, Callable[[re.Match, str], dict | None]], ...] = (
+    (re.compile(rf"Expected all tensors to be on the same device, but got (?P<arg>\w+) is on (?P<found>{_DEV}), "
+                rf"different from other tensors on (?P<home>{_DEV})"
+                rf"(?: \(when checking argument (?:for argument \w+ )?in method (?P<op>\w+)\))?"),
+     _rule_new_wording),
+    (re.compile(rf"Expected all tensors to be on the same (?:common )?device, but found at least two devices, "
+                rf"(?P<a>{_DEV}) and (?P<b>{_DEV})!(?: \(when checking ar(?:gu|ug)ment for argument (?P<arg>\w+) "
+                rf"in method (?P<op>\w+)\))?"),
+     _rule_old_wording),
+    (re.compile(rf"Tensor on device (?P<found>{_DEV}) is not on the expected device (?P<home>{_DEV})!?"),
+     _rule_meta_wording),
+    (re.compile(rf"Input and parameter tensors are not at the same device, found input tensor at (?P<a>{_DEV}) "
+                rf"and parameter tensor at (?P<b>{_DEV})"),
+     _rule_rnn),
+    (re.compile(rf"Attempting to copy from device (?P<a>{_DEV}) to device (?P<b>{_DEV}), but cross-device copies"),
+     _rule_cross_copy),
+    (re.compile(r"Tensors of the same index must be on the same device and the same dtype"), _rule_optimizer),
+    (re.compile(r"Expected all tensors to be on the same device"), _rule_same_device_generic),
+    (re.compile(r"Expected object of type torch\.(?P<t1>[\w.]+) but found type torch\.(?P<t2>[\w.]+) "
+                r"for argument #\d+ '(?P<arg>\w+)'"),
+     _rule_legacy_type),
+    (re.compile(r"Expected object of device type (?P<want>\w+) but got device type (?P<got>\w+) "
+                r"for argument #\d+ '(?P<arg>\w+)'(?: in call to (?P<op>\w+))?"),
+     _rule_legacy_device_type),
+    (re.compile(r"Input type \((?P<t1>[\w.]+)\) and (?P<what>weight|bias) type \((?P<t2>[\w.]+)\) should be the same"),
+     _rule_conv_types),
+    (re.compile(rf"indices should be either on \w+ or on the same device as the indexed tensor \((?P<home>{_DEV})\)",
+                re.IGNORECASE),
+     _rule_index),
+    (re.compile(r"Attempting to deserialize object on a (?P<backend>[A-Za-z0-9]+) device but torch\.\w+\.is_available\(\) is False"),
+     _rule_deserialize_unavailable),
+    (re.compile(r"Attempting to deserialize object on (?P<backend>[A-Za-z0-9]+) device (?P<index>\d+) but "
+                r"torch\.\w+\.device_count\(\) is (?P<count>\d+)"),
+     _rule_deserialize_index),
+    (re.compile(r"The (?P<backend>[A-Za-z0-9]+) device module is not registered"), _rule_deserialize_module),
+    (re.compile(r"Torch not compiled with CUDA enabled"), _rule_not_compiled),
+    (re.compile(r"(?:PyTorch|Torch) (?:was )?compiled without CUDA support"), _rule_not_compiled),
+    (re.compile(r"Found no NVIDIA driver on your system"), _rule_no_driver),
+    (re.compile(r"Cannot access accelerator device when none is available"), _rule_no_accelerator),
+    (re.compile(r"invalid device ordinal|Invalid device id", re.IGNORECASE), _rule_invalid_ordinal),
+    (re.compile(r"Invalid device string: '\w+:-?\d*'|Device index must be -1 or non-negative"), _rule_bad_index_string),
+    (re.compile(rf"can't convert (?P<device>{_DEV}) (?:device type )?tensor to numpy"), _rule_numpy),
+    (re.compile(r"Cannot copy out of meta tensor|cannot be called on meta tensors"), _rule_meta_no_data),
+    (re.compile(r"'(?P<cls>\w+)' object has no attribute 'device'"), _rule_no_device_attribute),
+    (re.compile(r"'(?P<cls>\w+)' object has no attribute 'is_cuda'"), _rule_device_of_non_tensor),
+    (re.compile(r"to\(\) received an invalid combination of arguments - got \((?P<got>[^)]*)\)"),
+     _rule_to_with_context_manager),
+    (re.compile(rf"Expected a cuda device, but got: (?P<device>{_DEV})"), _rule_not_a_cuda_device),
+    (re.compile(r"Expected one of [\w, ]+ device type at start of device string: (?P<name>\S+)"), _rule_bad_device_string),
+)
+
+
+# --------------------------------------------------------------------------- finding mismatches
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One tensor that is not on the expected device, and what would move it."""
+
+    name: str  # "encoder.weight", "scale", "input[0]", "input[1]['mask']"
+    kind: str  # "parameter" | "buffer" | "attribute" | "input"
+    device: str
+    shape: tuple[int, ...]
+    dtype: str
+    fix: str
+
+    @property
+    def is_cpu_scalar(self) -> bool:
+        """A 0-dim CPU tensor: elementwise ops accept it next to CUDA tensors, as a number."""
+        return self.device == "cpu" and self.shape == ()
+
+
+@dataclass(frozen=True)
+class MismatchReport:
+    """Every tensor of a model and its inputs that is not on the expected device."""
+
+    expected: str
+    basis: str  # why that device: "given", or "most parameters (3 of 4) are on cuda:0"
+    checked: int  # how many tensors were looked at
+    mismatches: tuple[Mismatch, ...]
+    model_name: str = "model"
+
+    @property
+    def ok(self) -> bool:
+        """True when every tensor is on the expected device."""
+        return not self.mismatches
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(m.name for m in self.mismatches)
+
+    def by_kind(self, kind: str) -> tuple[Mismatch, ...]:
+        return tuple(m for m in self.mismatches if m.kind == kind)
+
+    def _headline(self) -> str:
+        if self.ok:
+            return f"all {self.checked} tensors are on {self.expected} ({self.basis})"
+        n = len(self.mismatches)
+        return f"{n} of {self.checked} tensors are NOT on {self.expected} ({self.basis})"
+
+    def __str__(self) -> str:
+        lines = [f"{self.model_name}: {self._headline()}"]
+        width = max((len(m.name) for m in self.mismatches), default=0)
+        for m in self.mismatches:
+            note = "  (0-dim CPU: allowed as a scalar in elementwise ops)" if m.is_cpu_scalar else ""
+            lines.append(f"  {m.name:<{width}}  {m.kind:<9}  on {m.device:<7}  fix: {m.fix}{note}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        colour = "#1a7f37" if self.ok else "#cf222e"
+        head = (f"<p><b>{html.escape(self.model_name)}</b>: "
+                f"<span style='color:{colour}'>{html.escape(self._headline())}</span></p>")
+        if self.ok:
+            return head
+        rows = "".join(
+            f"<tr><td><code>{html.escape(m.name)}</code></td><td>{html.escape(m.kind)}</td>"
+            f"<td>{html.escape(m.device)}</td><td>{html.escape(str(list(m.shape)))}</td>"
+            f"<td><code>{html.escape(m.fix)}</code>"
+            + (" <i>(0-dim CPU: allowed as a scalar in elementwise ops)</i>" if m.is_cpu_scalar else "")
+            + "</td></tr>"
+            for m in self.mismatches
+        )
+        return (head + "<table><thead><tr><th>name</th><th>kind</th><th>device</th><th>shape</th><th>fix</th>"
+                f"</tr></thead><tbody>{rows}</tbody></table>")
+
+
+def find_device_mismatches(model: nn.Module, *inputs: Any, expected: str | torch.device | None = None) -> MismatchReport:
+    """List every parameter, buffer, tensor attribute and input not on ``expected``, before running the model.
+
+    ``expected`` defaults to the device most of the model's parameters live on (buffers if it has
+    no parameters). Inputs may be tensors or tuples, lists and dicts of them, nested; anything else
+    in them is ignored. A name without an index (``"cuda"``) matches every index of that type.
+    """
+    if not isinstance(model, nn.Module):
+        tip = " Pass the model first, then its inputs." if isinstance(model, torch.Tensor) else ""
+        raise TypeError(
+            f"find_device_mismatches expects an nn.Module as its first argument, got a {type(model).__name__}.{tip} "
+            "Example: find_device_mismatches(model, x)."
+        )
+    report = placement_report(model)
+    if expected is None:
+        target, basis = _majority_device(report, type(model).__name__)
+    else:
+        target, basis = _as_device(expected), "given"
+
+    found_inputs = []
+    for i, value in enumerate(inputs):
+        found_inputs += _tensors_in(value, f"input[{i}]")
+
+    mismatches = []
+    for e in report.entries:
+        if not _same_place(torch.device(e.device), target):
+            mismatches.append(Mismatch(e.name, e.kind, e.device, e.shape, e.dtype, _fix_for(e.kind, e.name, target)))
+    for name, t in found_inputs:
+        if not _same_place(t.device, target):
+            mismatches.append(Mismatch(name, "input", str(t.device), tuple(t.shape),
+                                       str(t.dtype).removeprefix("torch."), _fix_for("input", name, target)))
+    return MismatchReport(
+        expected=str(target), basis=basis, checked=len(report.entries) + len(found_inputs),
+        mismatches=tuple(mismatches), model_name=type(model).__name__,
+    )
+
+
+def _majority_device(report, name: str) -> tuple[torch.device, str]:
+    for kind, pool in (("parameters", report.parameters), ("buffers", report.buffers)):
+        if pool:
+            counts = Counter(e.device for e in pool)
+            top = max(counts.values())
+            # ties go to the device of the first such tensor, in named_parameters() order
+            device = next(e.device for e in pool if counts[e.device] == top)
+            basis = f"most {kind} ({top} of {len(pool)}) are on {device}"
+            if list(counts.values()).count(top) > 1:
+                basis = f"{kind} are split evenly; chose {device}, the first one's device: pass expected= to choose"
+            return torch.device(device), basis
+    raise ValueError(
+        f"{name} has no parameters or buffers, so it has no device to compare with. "
+        "Pass the device you mean: find_device_mismatches(model, x, expected='cuda:0')."
+    )
+
+
+def _tensors_in(value: Any, name: str, depth: int = 0) -> list[tuple[str, torch.Tensor]]:
+    if isinstance(value, torch.Tensor):
+        return [(name, value)]
+    if depth > 20:  # a self-referencing container; stop rather than recurse forever
+        return []
+    if isinstance(value, (list, tuple)):
+        return [pair for i, v in enumerate(value) for pair in _tensors_in(v, f"{name}[{i}]", depth + 1)]
+    if isinstance(value, dict):
+        return [pair for k, v in value.items() for pair in _tensors_in(v, f"{name}[{k!r}]", depth + 1)]
+    return []
+
+
+def _fix_for(kind: str, name: str, target: torch.device) -> str:
+    if kind == "input":
+        return f"{name}.to('{target}')"
+    if kind == "attribute":
+        short = name.rsplit(".", 1)[-1].split("[", 1)[0]
+        return (f"register it: self.register_buffer('{short}', tensor), so model.to() moves it "
+                "(or create it in forward() with device=x.device)")
+    return f"model.to('{target}')"
+
+
+def _as_device(value: Any) -> torch.device:
+    if isinstance(value, torch.device):
+        return value
+    if isinstance(value, str):
+        try:
+            return torch.device(value)
+        except RuntimeError as exc:
+            raise ValueError(f"expected= got {value!r}, which is not a device ({exc}). Try 'cpu', 'cuda:0' or 'meta'.") from None
+    raise TypeError(f"expected= should be a device name or torch.device, got a {type(value).__name__}: {value!r}.")
+
+
+def _same_place(have: torch.device, want: torch.device) -> bool:
+    if have.type != want.type:
+        return False
+    return want.index is None or have.index == want.index
+
+
+# --------------------------------------------------------------------------- the IPython extension
+
+_SAVED = "_course_utils_errors_saved"
+WATCHED = (RuntimeError, AssertionError, TypeError, AttributeError, ValueError, NotImplementedError)
+
+
+def _annotate(shell, etype, value, tb, tb_offset=None):
+    """Show the usual traceback, then, for a device error only, the explanation under it."""
+    shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+    explanation = explain_device_error(value)
+    if explanation.is_device_error:
+        data, metadata = shell.display_formatter.format(explanation)
+        shell.display_pub.publish(data=data, metadata=metadata)
+    return None
+
+
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext course_utils.errors``: explain device errors under their tracebacks."""
+    if not hasattr(ipython, _SAVED):
+        setattr(ipython, _SAVED, (ipython.custom_exceptions, ipython.CustomTB))
+    ipython.set_custom_exc(WATCHED, _annotate)
+
+
+def unload_ipython_extension(ipython) -> None:
+    """``%unload_ext course_utils.errors``: restore the exception handling that was there before."""
+    saved = getattr(ipython, _SAVED, None)
+    if saved is None:
+        return
+    ipython.custom_exceptions, ipython.CustomTB = saved
+    delattr(ipython, _SAVED)
+
+
+# --------------------------------------------------------------------------- what a mixed operation really does
+
+
+@dataclass(frozen=True)
+class MixedOutcome:
+    """What one operation on tensors from two devices did, checked against the right answer."""
+
+    label: str
+    outcome: str  # "raised" | "meta result" | "wrong values" | "right values"
+    device: str | None  # the result's device; None when it raised
+    detail: str  # the error message, or what came back
+
+    @property
+    def raised(self) -> bool:
+        return self.outcome == "raised"
+
+    @property
+    def silent(self) -> bool:
+        """True when the operation did not raise, which CUDA would have."""
+        return not self.raised
+
+    def __str__(self) -> str:
+        return f"{self.label}: {self.outcome.upper()} ({self.detail})"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        colour = {"raised": "#1a7f37", "right values": "#1a7f37"}.get(self.outcome, "#cf222e")
+        return (f"<p><code>{html.escape(self.label)}</code>: <b style='color:{colour}'>{html.escape(self.outcome)}</b>"
+                f" ({html.escape(self.detail)})</p>")
+
+
+def try_mixed(label: str, action: Callable[[], Any], reference: torch.Tensor | None = None) -> MixedOutcome:
+    """Run ``action`` (an operation mixing devices) and report honestly what came back.
+
+    ``reference`` is the right answer computed on one device. A result that lives on ``meta`` has
+    no values to check; a result elsewhere is compared with ``reference`` (same shape and values),
+    because some operations mixing ``meta`` with the CPU return a CPU tensor of uninitialised
+    memory, or leave an in-place target unchanged, instead of raising.
+    """
+    if not callable(action):
+        raise TypeError(f"try_mixed expects a function to call, got {type(action).__name__}. Wrap it: lambda: a + b.")
+    try:
+        result = action()
+    except Exception as exc:  # the honest outcome of a mixed-device op: recorded, not hidden
+        return MixedOutcome(label, "raised", None, f"{type(exc).__name__}: {str(exc).strip().splitlines()[0]}")
+    if not isinstance(result, torch.Tensor):
+        return MixedOutcome(label, "wrong values", None, f"returned a {type(result).__name__}, not a tensor")
+    device = str(result.device)
+    if result.device.type == "meta":
+        return MixedOutcome(label, "meta result", device, f"a meta tensor of shape {list(result.shape)}: no values at all")
+    if reference is None:
+        return MixedOutcome(label, "wrong values", device,
+                            f"a {device} tensor came back; no reference given, so its values are unchecked")
+    right = result.shape == reference.shape and torch.equal(result.detach().cpu(), reference.detach().cpu())
+    if right:
+        return MixedOutcome(label, "right values", device, f"a {device} tensor equal to the reference")
+    return MixedOutcome(label, "wrong values", device,
+                        f"a {device} tensor that differs from the right answer: garbage presented as a result")

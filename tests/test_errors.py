@@ -1,0 +1,368 @@
+"""errors: explaining real device errors, finding mismatches first, and the IPython extension."""
+
+import io
+import re
+
+import pytest
+import torch
+from torch import nn
+
+from course_utils.errors import (
+    DeviceErrorExplanation,
+    explain_device_error,
+    find_device_mismatches,
+    load_ipython_extension,
+    try_mixed,
+    unload_ipython_extension,
+)
+from course_utils.placement import retag_checkpoint
+
+
+def caught(action):
+    try:
+        action()
+    except Exception as exc:  # the test wants the real exception object
+        return exc
+    raise AssertionError("expected the action to raise")
+
+
+# --------------------------------------------------------------------------- messages written by PyTorch's source
+
+# (message, kind, devices, argument, operator). The messages are PyTorch's own, as its sources write
+# them (aten/src/ATen/TensorIterator.cpp, aten/src/ATen/core/op_registration/adaption.cpp in its
+# successive versions, torch/_prims_common, torch/serialization.py, torch/cuda/__init__.py,
+# torch/csrc/utils/tensor_numpy.cpp, aten/src/ATen/native/TensorAdvancedIndexing.cpp) or as CUDA prints them.
+SOURCE_MESSAGES = [
+    ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+     "mixed-devices", ("cuda:0", "cpu"), None, None),
+    ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1!",
+     "mixed-devices", ("cuda:0", "cuda:1"), None, None),
+    ("Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 "
+     "(when checking argument in method wrapper_CUDA_addmm)",
+     "mixed-devices", ("cuda:0", "cpu"), "mat1", "addmm"),
+    ("Expected all tensors to be on the same device, but got index is on cpu, different from other tensors on cuda:0 "
+     "(when checking argument for argument index in method wrapper_CUDA__index_select)",
+     "mixed-devices", ("cuda:0", "cpu"), "index", "index_select"),
+    ("Expected all tensors to be on the same device, but got weight is on cpu, different from other tensors on cuda:0 "
+     "(when checking argument in method wrapper_CUDA_nll_loss_forward)",
+     "mixed-devices", ("cuda:0", "cpu"), "weight", "nll_loss_forward"),
+    ("Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! "
+     "(when checking argument for argument mat1 in method wrapper_CUDA_addmm)",
+     "mixed-devices", ("cpu", "cuda:0"), "mat1", "addmm"),
+    ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! "
+     "(when checking arugment for argument index in method wrapper__index_select)",
+     "mixed-devices", ("cuda:0", "cpu"), "index", "index_select"),
+    ("Expected all tensors to be on the same common device, but found at least two devices, cuda:1 and cuda:0! "
+     "(when checking arugment for argument tensors in method wrapper__cat)",
+     "mixed-devices", ("cuda:1", "cuda:0"), "tensors", "cat"),
+    ("Expected all tensors to be on the same device, but found at least two devices, cpu and npu:0! "
+     "(when checking argument for argument index in method wrapper_NPU__index_select)",
+     "mixed-devices", ("cpu", "npu:0"), "index", "index_select"),
+    ("Expected all tensors to be on the same device. addmm: expected 'mat1' to be a CPU tensor, but got tensor on cuda:0",
+     "mixed-devices", ("cpu", "cuda:0"), None, None),
+    ("Tensor on device cpu is not on the expected device meta!", "mixed-devices", ("meta", "cpu"), None, None),
+    ("Tensor on device cpu is not on the expected device cuda:0!", "mixed-devices", ("cuda:0", "cpu"), None, None),
+    ("Expected object of type torch.cuda.LongTensor but found type torch.LongTensor for argument #3 'other'",
+     "mixed-devices", ("cuda", "cpu"), "other", None),
+    ("Expected object of device type cuda but got device type cpu for argument #1 'self' in call to _th_addmm",
+     "mixed-devices", ("cuda", "cpu"), "self", "_th_addmm"),
+    ("Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same or input should be "
+     "a MKLDNN tensor and weight is a dense tensor", "mixed-devices", ("cuda", "cpu"), "input", "convolution"),
+    ("Input type (CUDAFloatType) and weight type (CPUFloatType) should be the same",
+     "mixed-devices", ("cpu", "cuda"), "input", "convolution"),
+    ("indices should be either on cpu or on the same device as the indexed tensor (cpu)",
+     "index-device", ("cpu",), "indices", "index"),
+    ("indices should be either on cpu or on the same device as the indexed tensor (cuda:1)",
+     "index-device", ("cuda:1",), "indices", "index"),
+    ("Torch not compiled with CUDA enabled", "cuda-not-compiled", ("cuda",), None, None),
+    ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running "
+     "on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.",
+     "checkpoint-device-unavailable", ("cuda",), None, None),
+    ("Attempting to deserialize object on CUDA device 1 but torch.cuda.device_count() is 1. Please use torch.load "
+     "with map_location to map your storages to an existing device.",
+     "checkpoint-device-unavailable", ("cuda:1",), None, None),
+    ("CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously reported at some other API call, "
+     "so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.\n"
+     "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n",
+     "invalid-device-ordinal", (), None, None),
+    ("Invalid device id", "invalid-device-ordinal", (), None, None),
+    ("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.",
+     "numpy-needs-cpu", ("cuda:0",), None, None),
+    ("can't convert CUDA tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.",
+     "numpy-needs-cpu", ("cuda",), None, None),
+    ("Tensors of the same index must be on the same device and the same dtype except `step` tensors that can be CPU "
+     "and float32/64 notwithstanding", "optimizer-state", (), None, None),
+    ("Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from "
+     "http://www.nvidia.com/Download/index.aspx", "no-cuda-driver", ("cuda",), None, None),
+    ("Cannot access accelerator device when none is available.", "no-accelerator", (), None, None),
+]
+
+
+@pytest.mark.parametrize("message, kind, devices, argument, operator", SOURCE_MESSAGES,
+                         ids=[f"{i:02d}-{m[1]}" for i, m in enumerate(SOURCE_MESSAGES)])
+def test_source_messages_are_explained(message, kind, devices, argument, operator):
+    e = explain_device_error(message)
+    assert e.is_device_error and e.kind == kind
+    assert e.devices == devices
+    assert (e.argument, e.operator) == (argument, operator)
+    assert e.cause and e.fix and e.message == message and e.error_type is None
+
+
+def test_new_wording_says_which_argument_is_the_odd_one_out():
+    e = explain_device_error(SOURCE_MESSAGES[2][0])
+    assert "`mat1`" in e.cause and "is on cpu" in e.cause and "on cuda:0" in e.cause
+    assert "input batch" in e.cause  # what mat1 is in nn.Linear
+    assert ".to('cuda:0')" in e.fix
+
+
+def test_old_wording_of_the_dispatcher_check_names_the_argument_second():
+    # adaption.cpp printed "<common device> and <device of argName>", so mat1 is the one on cuda:0
+    e = explain_device_error(SOURCE_MESSAGES[5][0])
+    assert "`mat1`" in e.cause and "is on cuda:0" in e.cause and "are on cpu" in e.cause
+
+
+def test_a_dtype_only_type_mismatch_is_not_a_device_error():
+    for message in ("Input type (torch.cuda.DoubleTensor) and weight type (torch.cuda.FloatTensor) should be the same",
+                    "Expected object of type torch.FloatTensor but found type torch.LongTensor for argument #2 'mat2'"):
+        assert not explain_device_error(message).is_device_error
+
+
+# --------------------------------------------------------------------------- messages this PyTorch raises, live
+
+
+def _meta_state_adam_step():
+    model = nn.Linear(3, 2)
+    opt = torch.optim.Adam(model.parameters(), foreach=True)
+    model(torch.ones(1, 3)).sum().backward()
+    opt.step()
+    for state in opt.state.values():
+        state["exp_avg"] = state["exp_avg"].to("meta")
+    opt.step()
+
+
+def _load_gpu_checkpoint():
+    saved, gpu = io.BytesIO(), io.BytesIO()
+    torch.save({"w": torch.ones(2)}, saved)
+    retag_checkpoint(saved, gpu, {"cpu": "cuda:0"})
+    return torch.load(gpu)
+
+
+LIVE = [
+    (lambda: torch.ones(2, device="meta") + torch.ones(2), "mixed-devices", ("meta", "cpu")),
+    (lambda: torch.cat([torch.ones(2), torch.ones(2, device="meta")]), "mixed-devices", ("cpu", "meta")),
+    (lambda: nn.Linear(3, 1)(torch.ones(2, 3, device="meta")), "mixed-devices", ("meta", "cpu")),
+    (lambda: nn.LSTM(2, 2)(torch.ones(1, 1, 2, device="meta")), "mixed-devices", ("cpu", "meta")),
+    (lambda: torch.ones(2, device="meta").numpy(), "numpy-needs-cpu", ("meta",)),
+    (lambda: torch.ones(2, device="meta").cpu(), "meta-has-no-data", ("meta",)),
+    (lambda: torch.ones(2, device="meta").sum().item(), "meta-has-no-data", ("meta",)),
+    (lambda: nn.Linear(3, 1).device, "no-device-attribute", ()),
+    (lambda: torch.cuda.device_of(nn.Linear(3, 1)), "device-of-needs-tensor", ()),
+    (lambda: torch.ones(2).to(torch.cuda.device_of(torch.ones(2))), "not-a-device", ()),
+    (lambda: torch.cuda.device("cpu"), "not-a-cuda-device", ("cpu",)),
+    (lambda: torch.device("gpu"), "bad-device-string", ()),
+    (_meta_state_adam_step, "optimizer-state", ()),
+]
+if not torch.cuda.is_available():
+    LIVE += [
+        (lambda: torch.ones(2).cuda(), None, ("cuda",)),  # CPU build: not compiled; CUDA build, no driver
+        (_load_gpu_checkpoint, "checkpoint-device-unavailable", ("cuda",)),
+    ]
+
+
+@pytest.mark.parametrize("action, kind, devices", LIVE, ids=[f"live-{i:02d}" for i in range(len(LIVE))])
+def test_live_errors_are_explained(action, kind, devices):
+    exc = caught(action)
+    e = explain_device_error(exc)
+    assert e.is_device_error, f"not recognised: {type(exc).__name__}: {exc}"
+    if kind is not None:
+        assert e.kind == kind
+    assert e.devices == devices
+    assert e.error_type == type(exc).__name__
+    assert e == explain_device_error(str(exc)).__class__(**{**e.__dict__})  # frozen data, comparable
+
+
+def test_not_device_errors_say_so_plainly():
+    for exc in (caught(lambda: torch.ones(2, 3) @ torch.ones(4, 5)), caught(lambda: 1 / 0), KeyError("cuda"),
+                caught(lambda: torch.ones(2).item())):
+        e = explain_device_error(exc)
+        assert not e.is_device_error and e.kind == "not-a-device-error" and e.devices == ()
+        assert str(e).splitlines()[1].startswith("  Not a device error")
+        assert "Not a device error" in e._repr_html_()
+
+
+def test_exception_and_message_give_the_same_explanation():
+    exc = caught(lambda: torch.ones(2, device="meta") * torch.ones(2))
+    a, b = explain_device_error(exc), explain_device_error(str(exc))
+    assert (a.kind, a.devices, a.cause, a.fix) == (b.kind, b.devices, b.cause, b.fix)
+    assert a.error_type == "RuntimeError" and b.error_type is None
+
+
+def test_bad_input_is_a_clear_type_error():
+    for bad in (3, None, b"Torch not compiled with CUDA enabled", ["message"]):
+        with pytest.raises(TypeError, match="expects an exception or its message"):
+            explain_device_error(bad)
+
+
+def test_explanation_shows_as_text_and_html():
+    e = explain_device_error(caught(lambda: torch.ones(2, device="meta") + torch.ones(2)))
+    text = str(e)
+    assert text.startswith("RuntimeError: Tensor on device cpu") and "Why:" in text and "Fix:" in text
+    page = e._repr_html_()
+    assert "<code>meta</code>" in page and "Fix:" in page
+    assert "<script" not in explain_device_error("<script>x</script>")._repr_html_()
+    assert isinstance(e, DeviceErrorExplanation)
+    with pytest.raises(AttributeError):
+        e.kind = "other"
+
+
+# --------------------------------------------------------------------------- find_device_mismatches
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 2)
+        self.register_buffer("mu", torch.zeros(3))
+        self.scale = torch.ones(2)  # a plain attribute: .to() leaves it behind
+
+    def forward(self, x):
+        return self.fc(x - self.mu) * self.scale
+
+
+def test_mismatches_after_moving_the_model():
+    net = Net().to("meta")
+    report = find_device_mismatches(net, torch.ones(1, 3), {"mask": torch.ones(2, device="meta"), "y": [torch.tensor(1.0)]})
+    assert report.expected == "meta" and "most parameters (2 of 2)" in report.basis
+    assert report.names == ("scale", "input[0]", "input[1]['y'][0]")
+    assert [m.kind for m in report.mismatches] == ["attribute", "input", "input"]
+    assert report.checked == 7 and not report.ok
+    assert "register_buffer('scale'" in report.mismatches[0].fix
+    assert report.mismatches[1].fix == "input[0].to('meta')"
+    assert report.mismatches[2].is_cpu_scalar and not report.mismatches[1].is_cpu_scalar
+    assert "0-dim CPU" in str(report) and "<table>" in report._repr_html_()
+    # and the forward pass indeed fails, as the report predicted
+    with pytest.raises(RuntimeError, match="not on the expected device"):
+        net(torch.ones(1, 3))
+
+
+def test_everything_in_place_is_ok():
+    report = find_device_mismatches(Net(), torch.ones(1, 3), (torch.ones(1),))
+    assert report.ok and report.expected == "cpu" and report.checked == 6
+    assert "all 6 tensors are on cpu" in str(report)
+
+
+def test_expected_can_be_given():
+    report = find_device_mismatches(Net(), torch.ones(1, 3), expected="meta")
+    assert report.basis == "given" and report.checked == 5 and len(report.mismatches) == 5
+    assert set(report.names) == {"fc.weight", "fc.bias", "mu", "scale", "input[0]"}
+    assert {m.fix for m in report.by_kind("parameter")} == {"model.to('meta')"}
+    assert find_device_mismatches(Net(), expected=torch.device("cpu")).ok
+
+
+def test_majority_and_ties_are_said():
+    mixed = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2))
+    mixed[1].to("meta")
+    report = find_device_mismatches(mixed)
+    assert "split evenly" in report.basis and report.expected == "cpu"
+    mixed[0].bias.data = torch.ones(2, device="cpu")  # still cpu: 2 vs 2
+    three = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2), nn.Linear(2, 2))
+    three[0].to("meta")
+    assert find_device_mismatches(three).expected == "cpu"
+    buffers_only = nn.BatchNorm1d(2, affine=False).to("meta")
+    assert find_device_mismatches(buffers_only).basis.startswith("most buffers")
+
+
+def test_mismatch_bad_input():
+    with pytest.raises(TypeError, match="Pass the model first"):
+        find_device_mismatches(torch.ones(1), Net())
+    with pytest.raises(ValueError, match="no parameters or buffers"):
+        find_device_mismatches(nn.ReLU(), torch.ones(1))
+    assert not find_device_mismatches(nn.ReLU(), torch.ones(1), expected="meta").ok
+    with pytest.raises(ValueError, match="not a device"):
+        find_device_mismatches(Net(), expected="gpu")
+    with pytest.raises(TypeError, match="device name or torch.device"):
+        find_device_mismatches(Net(), expected=0)
+
+
+def test_self_referencing_inputs_do_not_recurse_forever():
+    loop = [torch.ones(1)]
+    loop.append(loop)
+    report = find_device_mismatches(Net(), loop, expected="meta")
+    assert "input[0][0]" in report.names
+
+
+# --------------------------------------------------------------------------- try_mixed
+
+
+def test_try_mixed_reports_each_outcome_honestly():
+    c, m = torch.ones(3, 3), torch.ones(3, 3, device="meta")
+    assert try_mixed("m + c", lambda: m + c, c + c).raised
+    meta = try_mixed("m @ c", lambda: m @ c, c @ c)
+    assert meta.outcome == "meta result" and meta.device == "meta" and meta.silent
+    garbage = try_mixed("c.add_(m)", lambda: c.clone().add_(m), c + c)
+    assert garbage.outcome == "wrong values" and garbage.device == "cpu"
+    assert try_mixed("c + c", lambda: c + c, c * 2).outcome == "right values"
+    assert try_mixed("no reference", lambda: c + c).outcome == "wrong values"
+    assert try_mixed("not a tensor", lambda: 3, c).outcome == "wrong values"
+    assert "RAISED" in str(try_mixed("m + c", lambda: m + c)) and "<code>" in meta._repr_html_()
+    with pytest.raises(TypeError, match="function to call"):
+        try_mixed("x", m + 1)
+
+
+# --------------------------------------------------------------------------- the IPython extension
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.fixture
+def shell():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ip = InteractiveShell.instance()
+    yield ip
+    InteractiveShell.clear_instance()
+
+
+def run(shell, capsys, code):
+    capsys.readouterr()
+    result = shell.run_cell(code, store_history=False)
+    return result, ANSI.sub("", capsys.readouterr().out)
+
+
+def test_extension_adds_the_explanation_under_a_device_error(shell, capsys):
+    shell.run_line_magic("load_ext", "course_utils.errors")
+    try:
+        result, out = run(shell, capsys, "import torch\ntorch.ones(2, device='meta') + torch.ones(2)")
+        assert not result.success and isinstance(result.error_in_exec, RuntimeError)
+        traceback_at = out.index("RuntimeError: Tensor on device cpu is not on the expected device meta!")
+        assert "Traceback" in out[:traceback_at]
+        assert out.index("Device error (mixed-devices)") > traceback_at
+        assert "Fix: Put every tensor of this operation on one device" in out
+    finally:
+        shell.run_line_magic("unload_ext", "course_utils.errors")
+
+
+def test_extension_leaves_other_errors_unchanged_and_unload_restores(shell, capsys):
+    before = (shell.custom_exceptions, shell.CustomTB)
+    _, plain_div = run(shell, capsys, "1/0")
+    _, plain_attr = run(shell, capsys, "[].foo")
+    shell.run_line_magic("load_ext", "course_utils.errors")
+    shell.run_line_magic("reload_ext", "course_utils.errors")
+    result, div = run(shell, capsys, "1/0")
+    _, attr = run(shell, capsys, "[].foo")
+    assert isinstance(result.error_in_exec, ZeroDivisionError)
+    assert div == plain_div and attr == plain_attr
+    assert "Device error" not in div + attr
+    shell.run_line_magic("unload_ext", "course_utils.errors")
+    assert (shell.custom_exceptions, shell.CustomTB) == before
+    _, after = run(shell, capsys, "import torch\ntorch.ones(2, device='meta') + torch.ones(2)")
+    assert "not on the expected device meta" in after and "Device error" not in after
+
+
+def test_unloading_without_loading_is_harmless(shell):
+    before = (shell.custom_exceptions, shell.CustomTB)
+    unload_ipython_extension(shell)
+    load_ipython_extension(shell)
+    load_ipython_extension(shell)
+    unload_ipython_extension(shell)
+    assert (shell.custom_exceptions, shell.CustomTB) == before

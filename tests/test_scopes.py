@@ -1,0 +1,110 @@
+"""scopes: the current CUDA device and the default device, traced through nested blocks."""
+
+import pytest
+import torch
+
+from course_utils.scopes import NO_CUDA, ScopeStep, ScopeTrace, read_devices, run_scopes, trace_current_device
+
+HAS_CUDA = torch.cuda.is_available()
+GPUS = torch.cuda.device_count() if HAS_CUDA else 0
+
+
+def test_trace_records_the_default_device_of_a_torch_device_block():
+    with trace_current_device() as t:
+        with t.scope("torch.device('meta')", torch.device("meta")):
+            t.mark("made " + str(torch.ones(1).device))
+        t.mark("after all")
+    trace = t.trace
+    assert [s.step for s in trace.steps] == [
+        "start", "inside torch.device('meta')", "made meta", "after torch.device('meta')", "after all",
+    ]
+    assert trace.default_devices == ("cpu", "meta", "meta", "cpu", "cpu")
+    assert trace["made meta"].depth == 1 and trace["after all"].depth == 0
+    assert str(torch.get_default_device()) == "cpu"  # nothing left changed
+
+
+def test_device_of_a_cpu_tensor_is_a_no_op_everywhere():
+    before = read_devices()
+    trace = run_scopes([("device_of(cpu tensor)", torch.cuda.device_of(torch.ones(2)))])
+    assert not trace.errors
+    assert trace.cuda_devices == (before[0],) * 3
+    assert [s.step for s in trace.steps] == ["before", "inside device_of(cpu tensor)", "after device_of(cpu tensor)"]
+
+
+@pytest.mark.skipif(HAS_CUDA, reason="checks the CPU-only behaviour")
+def test_without_cuda_the_cuda_column_says_so_and_a_cuda_scope_is_recorded_not_raised():
+    trace = run_scopes([("outer", torch.device("meta")), ("device(0)", lambda: torch.cuda.device(0)), ("never", torch.device("cpu"))])
+    assert not trace.cuda_available
+    assert all(s.cuda_device is None and s.cuda_label == NO_CUDA for s in trace.steps)
+    (failed,) = trace.errors
+    assert failed.step == "enter device(0)" and "RuntimeError" in failed.error
+    assert [s.step for s in trace.steps] == ["before", "inside outer", "enter device(0)", "after outer"]
+    assert trace.default_devices[-1] == "cpu"
+    assert "could not enter" in str(trace) and "could not enter" in trace._repr_html_()
+    assert "n/a (no CUDA)" in str(trace)
+
+
+def test_scopes_are_left_even_when_the_body_raises():
+    with pytest.raises(ZeroDivisionError):
+        run_scopes([("meta", torch.device("meta"))], body=lambda: 1 / 0)
+    assert str(torch.get_default_device()) == "cpu"
+
+
+def test_a_factory_is_called_at_its_place_in_the_nesting():
+    seen = []
+
+    def factory():
+        seen.append(str(torch.get_default_device()))
+        return torch.device("cpu")
+
+    trace = run_scopes([("meta", torch.device("meta")), ("cpu", factory)])
+    assert seen == ["meta"]
+    assert trace.default_devices == ("cpu", "meta", "cpu", "meta", "cpu")
+
+
+def test_bad_input_gets_clear_errors():
+    with pytest.raises(TypeError, match="list of \\(label, context manager\\) pairs"):
+        run_scopes(torch.device("meta"))
+    with pytest.raises(TypeError, match="item 0 should be a \\(label, context manager\\) pair"):
+        run_scopes([torch.device("meta")])
+    with pytest.raises(TypeError, match="should be a context manager"):
+        run_scopes([("an int", 3)])
+    with pytest.raises(TypeError, match="returned int"):
+        run_scopes([("returns an int", lambda: 3)])
+    with trace_current_device(start=None) as t:
+        with pytest.raises(TypeError, match="non-empty string"):
+            t.mark(3)
+    assert len(t.trace) == 0
+    with pytest.raises(KeyError, match="no step labelled 'x'"):
+        run_scopes([])["x"]
+
+
+def test_trace_shows_as_text_and_html():
+    trace = ScopeTrace((ScopeStep("start", 0, "cpu"), ScopeStep("inside device(1)", 1, "cpu", depth=1)), True)
+    text = str(trace)
+    assert "cuda:1" in text and "  inside device(1)" in text and "n/a" not in text
+    assert "<table>" in trace._repr_html_() and "cuda:1" in trace._repr_html_()
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(GPUS < 2, reason="needs 2 CUDA GPUs")
+def test_device_scopes_switch_and_restore_on_two_gpus():
+    t1 = torch.ones(1, device="cuda:1")
+    start = torch.cuda.current_device()
+    trace = run_scopes([
+        ("device(1)", torch.cuda.device(1)),
+        ("device_of(cpu)", torch.cuda.device_of(torch.ones(1))),
+        ("device(0)", torch.cuda.device(0)),
+        ("device_of(t1)", torch.cuda.device_of(t1)),
+        ("torch.device('cuda:0')", torch.device("cuda:0")),
+    ])
+    assert trace.cuda_devices == (start, 1, 1, 0, 1, 1, 1, 0, 1, 1, start)
+    assert torch.cuda.current_device() == start
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not HAS_CUDA, reason="needs CUDA")
+def test_current_device_is_read_on_one_gpu():
+    trace = run_scopes([("device(0)", torch.cuda.device(0)), ("device(-1)", torch.cuda.device(-1))])
+    assert trace.cuda_available and not trace.errors
+    assert set(trace.cuda_devices) <= {0, torch.cuda.current_device()}
