@@ -150,8 +150,8 @@ class PlacementReport:
         out = []
         if self.is_mixed:
             spread = "; ".join(f"{d}: {_few(names)}" for d, names in self.by_device.items())
-            out.append(f"tensors on different devices ({spread}). An operation that mixes them raises "
-                       "'Expected all tensors to be on the same device'.")
+            out.append(f"tensors on different devices ({spread}). An operation that mixes them raises a device "
+                       "error (on a GPU: 'Expected all tensors to be on the same device').")
         attrs = self.attributes
         if attrs:
             names = ", ".join(e.name for e in attrs)

@@ -76,7 +76,7 @@ def _move_batch(move_batch) -> str:
             raise Wrong(f"move_batch returned a {type(got).__name__}; expected a dict.")
         if set(got) != set(before):
             raise Wrong(f"move_batch returned keys {sorted(got)}; expected {sorted(before)}.")
-        if moving != before or any(moving[k] is not before[k] for k in before):
+        if set(moving) != set(before) or any(moving[k] is not before[k] for k in before):
             raise Wrong("move_batch changed the dict it was given; return a new dict and leave the input alone.")
         for key in ("x", "y"):
             if got[key].device != torch.device(device):

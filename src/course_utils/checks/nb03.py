@@ -1,0 +1,271 @@
+"""Checks for the exercises of notebook 03, model placement.
+
+Each check runs on a CPU-only machine, using the ``meta`` device and dtype changes for "moved"
+and a checkpoint whose device tags say ``cuda:0``/``cuda:1`` (see ``placement.retag_checkpoint``),
+and adds CUDA cases where a GPU is present.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from course_utils.checks._core import Wrong, call, exercise
+from course_utils.placement import placement_report, retag_checkpoint
+
+# --------------------------------------------------------------------------- 03.1
+
+
+class _Scale(nn.Module):
+    """Multiplies by a fixed tensor kept, wrongly, as a plain attribute."""
+
+    def __init__(self):
+        super().__init__()
+        self.factor = torch.tensor([2.0, 0.5, 1.0])
+        self.steps = torch.tensor(3)  # an integer tensor: becomes a buffer too, and keeps its dtype
+
+    def forward(self, x):
+        return x * self.factor
+
+
+class _Buggy(nn.Module):
+    """Standardize then scale: four plain tensor attributes over two levels, and one real buffer."""
+
+    def __init__(self):
+        super().__init__()
+        self.mean = torch.tensor([0.5, 1.0, 2.0])
+        self.std = torch.tensor([1.0, 2.0, 4.0])
+        self.register_buffer("offset", torch.zeros(3))
+        self.linear = nn.Linear(3, 3)
+        self.scale = _Scale()
+        self.name = "buggy"  # not a tensor: leave it alone
+
+    def forward(self, x):
+        return self.scale(self.linear((x - self.mean) / self.std)) + self.offset
+
+
+@exercise(
+    "03.1",
+    "Fix the tensor attributes of a model",
+    "register_tensor_attributes",
+    hint="For each module in model.modules(), for each (name, value) in list(vars(module).items()) that is a "
+    "torch.Tensor: delattr(module, name), then module.register_buffer(name, value).",
+)
+def _register_tensor_attributes(register_tensor_attributes) -> str:
+    model = _Buggy()
+    values = {"mean": model.mean, "std": model.std, "scale.factor": model.scale.factor, "scale.steps": model.scale.steps}
+    n_params = len(list(model.parameters()))
+    got = call(register_tensor_attributes, model)
+    if got is not model:
+        raise Wrong("register_tensor_attributes should change the model in place and return that same model.",
+                    "End with `return model`.")
+    left = [e.name for e in placement_report(model).attributes]
+    if left:
+        raise Wrong(f"These are still plain tensor attributes: {', '.join(left)}.",
+                    "Look in every submodule (model.modules()), not only the top one.")
+    buffers = dict(model.named_buffers())
+    for name, value in values.items():
+        if name not in buffers:
+            raise Wrong(f"{name} is not a registered buffer; model.named_buffers() has {sorted(buffers)}.")
+        if buffers[name].dtype != value.dtype or not torch.equal(buffers[name], value):
+            raise Wrong(f"The buffer {name} holds {buffers[name]!r}; expected the attribute's value {value!r}.")
+    if "offset" not in buffers:
+        raise Wrong("The buffer that was already registered, 'offset', is gone.")
+    if len(list(model.parameters())) != n_params:
+        raise Wrong("The number of parameters changed: make the tensors buffers, not nn.Parameter (they are not learned).")
+    if model.name != "buggy":
+        raise Wrong("An attribute that is not a tensor (model.name) was changed.")
+    missing = set(values) - set(model.state_dict())
+    if missing:
+        raise Wrong(f"state_dict() lacks {sorted(missing)}: register them as persistent buffers (the default).")
+    model.to(torch.float64)
+    if model.mean.dtype != torch.float64 or model.scale.factor.dtype != torch.float64:
+        raise Wrong("After model.to(torch.float64) some converted tensors are still float32.")
+    model.to("meta")
+    report = placement_report(model)
+    if report.devices != ("meta",):
+        raise Wrong(f"After model.to('meta') the model is spread over {report.devices}:\n{report}")
+    if tuple(model(torch.ones(2, 3, device="meta", dtype=torch.float64)).shape) != (2, 3):
+        raise Wrong("The fixed model's forward pass on meta returned the wrong shape.")
+    clean = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+    before = list(clean.state_dict())
+    if call(register_tensor_attributes, clean) is not clean or list(clean.state_dict()) != before:
+        raise Wrong("A model without tensor attributes should come back unchanged.")
+    return "All four attributes (two levels deep) are buffers with their values, saved, and move with .to()."
+
+
+# --------------------------------------------------------------------------- 03.2
+
+
+def _buffer_only(device: str) -> nn.Module:
+    module = nn.Module()
+    module.register_buffer("table", torch.arange(4, device=device))
+    return module
+
+
+def _attribute_left_behind() -> nn.Module:
+    model = nn.Linear(2, 2)
+    model.scale = torch.ones(2)
+    return model.to("meta")  # scale stays on the CPU; it is not part of the model's state
+
+
+@exercise(
+    "03.2",
+    "Where does a model live?",
+    "where_is",
+    hint="Collect {t.device for t in model.parameters()} | {t.device for t in model.buffers()}; "
+    "no device: None; one: return it; more: raise ValueError naming them.",
+)
+def _where_is(where_is) -> str:
+    cases = [
+        ("nn.Linear on the CPU", nn.Linear(2, 2), torch.device("cpu")),
+        ("nn.Linear on meta", nn.Linear(2, 2).to("meta"), torch.device("meta")),
+        ("a module with only a buffer, on meta", _buffer_only("meta"), torch.device("meta")),
+        ("nn.BatchNorm1d on meta", nn.BatchNorm1d(3).to("meta"), torch.device("meta")),
+        ("a meta model with a plain CPU attribute", _attribute_left_behind(), torch.device("meta")),
+        ("nn.ReLU (no parameters, no buffers)", nn.ReLU(), None),
+    ]
+    if torch.cuda.is_available():
+        cases.append(("nn.Linear on cuda:0", nn.Linear(2, 2).to("cuda:0"), torch.device("cuda:0")))
+    for what, model, expected in cases:
+        got = call(where_is, model)
+        if expected is None:
+            if got is not None:
+                raise Wrong(f"For {what} where_is returned {got!r}; expected None: it has no tensors, so no device.")
+            continue
+        if not isinstance(got, torch.device) or got != expected:
+            raise Wrong(f"For {what} where_is returned {got!r}; expected {expected!r}.",
+                        "Look at buffers as well as parameters, and return a torch.device.")
+    split = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2).to("meta"))
+    try:
+        got = call(where_is, split)
+    except Exception as raised:  # call() wraps the learner's exception; theirs is the cause
+        if not isinstance(raised.__cause__, ValueError):
+            raise
+    else:
+        raise Wrong(f"For a model with layers on cpu and meta, where_is returned {got!r}; it should raise ValueError.",
+                    "A model spread over several devices has no single device: say so with a ValueError.")
+    return f"Right for {len(cases)} modules, and a ValueError for a model spread over two devices."
+
+
+# --------------------------------------------------------------------------- 03.3
+
+
+def _reference_model() -> nn.Module:
+    torch.manual_seed(3)
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 2))
+    model.train()
+    model(torch.randn(8, 3))  # moves the BatchNorm running statistics off their defaults
+    return model
+
+
+def _make_model() -> nn.Module:
+    return nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 2))
+
+
+@exercise(
+    "03.3",
+    "Load a checkpoint onto any device",
+    "load_onto",
+    hint="state = torch.load(path, map_location=device, weights_only=True); model = make_model(); "
+    "model.load_state_dict(state); return model.to(device).",
+)
+def _load_onto(load_onto) -> str:
+    reference = _reference_model()
+    expected = {k: v.clone() for k, v in reference.state_dict().items()}
+    targets = ["cpu"] + (["cuda:0"] if torch.cuda.is_available() else [])
+    with tempfile.TemporaryDirectory(prefix="check-03.3-") as tmp:
+        cpu_file = Path(tmp) / "saved_on_cpu.pt"
+        torch.save(reference.state_dict(), cpu_file)
+        files = {"saved on the CPU": cpu_file}
+        for tag in ("cuda:0", "cuda:1"):
+            files[f"saved on {tag}"] = Path(tmp) / f"saved_on_{tag.replace(':', '')}.pt"
+            retag_checkpoint(cpu_file, files[f"saved on {tag}"], {"cpu": tag})
+        for what, path in files.items():
+            for device in targets:
+                got = call(load_onto, path, device, _make_model)
+                where = f"load_onto(<checkpoint {what}>, {device!r}, make_model)"
+                if not isinstance(got, nn.Module):
+                    raise Wrong(f"{where} returned a {type(got).__name__}; expected the model.")
+                report = placement_report(got)
+                if report.devices != (device,):
+                    raise Wrong(f"{where} returned a model on {report.devices}; expected all of it on {device}.")
+                state = got.state_dict()
+                for key, value in expected.items():
+                    if key not in state or not torch.equal(state[key].cpu(), value):
+                        raise Wrong(f"{where}: {key} does not hold the checkpoint's values.",
+                                    "Load the state dict into the model with model.load_state_dict(state).")
+    return (f"Loaded checkpoints tagged cpu, cuda:0 and cuda:1 onto {', '.join(targets)}, "
+            "with every parameter and buffer in place.")
+
+
+# --------------------------------------------------------------------------- 03.4
+
+
+def _stepped(optimizer_class, **options):
+    torch.manual_seed(4)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2))
+    opt = optimizer_class(model.parameters(), lr=0.01, **options)
+    for _ in range(2):
+        model(torch.randn(5, 3)).pow(2).sum().backward()
+        opt.step()
+        opt.zero_grad()
+    return model, opt
+
+
+def _snapshot(opt) -> list[dict[str, torch.Tensor]]:
+    return [{k: v.detach().clone() for k, v in opt.state[p].items() if isinstance(v, torch.Tensor)}
+            for group in opt.param_groups for p in group["params"]]
+
+
+@exercise(
+    "03.4",
+    "Move optimizer state to its parameters",
+    "match_state_to_params",
+    hint="For each param, state in optimizer.state.items(): for each tensor value except 'step', "
+    "value.to(device=param.device, dtype=param.dtype if it is floating point). "
+    "Or let PyTorch do it: optimizer.load_state_dict(optimizer.state_dict()).",
+)
+def _match_state_to_params(match_state_to_params) -> str:
+    moves = [("to float64", torch.float64)]
+    if torch.cuda.is_available():
+        moves.append(("to cuda:0", torch.device("cuda:0")))
+    optimizers = [
+        ("Adam", torch.optim.Adam, {}),
+        ("AdamW", torch.optim.AdamW, {}),
+        ("SGD with momentum", torch.optim.SGD, {"momentum": 0.9}),
+    ]
+    for name, cls, options in optimizers:
+        for move, where in moves:
+            model, opt = _stepped(cls, **options)
+            before = _snapshot(opt)
+            model.to(where)
+            call(match_state_to_params, opt)
+            after = _snapshot(opt)
+            params = [p for group in opt.param_groups for p in group["params"]]
+            for p, old, new in zip(params, before, after):
+                if set(old) != set(new):
+                    raise Wrong(f"{name}, model moved {move}: the state keys changed from {sorted(old)} to {sorted(new)}.")
+                for key, value in new.items():
+                    if key == "step":
+                        if value.device != old[key].device or value.dtype != old[key].dtype or not torch.equal(value, old[key]):
+                            raise Wrong(f"{name}, model moved {move}: 'step' changed to {value!r}; leave it as it was "
+                                        "(a CPU counter by design).")
+                        continue
+                    want_dtype = p.dtype if old[key].is_floating_point() else old[key].dtype
+                    if value.device != p.device or value.dtype != want_dtype:
+                        raise Wrong(f"{name}, model moved {move}: state {key!r} is {value.dtype} on {value.device}; "
+                                    f"its parameter is {p.dtype} on {p.device}.")
+                    if not torch.equal(value.cpu().to(old[key].dtype), old[key]):
+                        raise Wrong(f"{name}, model moved {move}: state {key!r} lost its values.")
+            x = torch.randn(5, 3).to(next(model.parameters()))
+            model(x).pow(2).sum().backward()
+            try:
+                opt.step()
+            except RuntimeError as exc:
+                raise Wrong(f"{name}, model moved {move}: the next optimizer.step() still fails: {exc}") from None
+    return (f"State follows its parameters for {', '.join(n for n, _, _ in optimizers)} moved "
+            f"{' and '.join(m for m, _ in moves)}, values kept, 'step' left alone, and the next step runs.")
