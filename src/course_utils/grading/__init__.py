@@ -1,0 +1,33 @@
+"""Grade submitted exercise notebooks in batch: ``course-grade EXERCISE SUBMISSIONS_DIR``.
+
+Lesson: none; this is the instructors' tool (see docs/grading.md). Each submission runs in its
+own kernel, in a scratch folder, with time and output limits; the grades come from the
+grader's own check cells as structured data, never from printed text. One module per job:
+
+- ``spec``: read the instructor's exercise notebook (which exercises, which setup cells);
+- ``submissions``: find the submissions, name them safely, read their code cells;
+- ``plan``: what runs in the kernel (the learner's cells and the grader's check cells);
+- ``runner``: run it, surviving endless loops, crashes and floods of output;
+- ``sandbox``: scratch folders, the kernel's environment, clean-up (not a security sandbox);
+- ``verdict``: turn what ran into grades, flagging what looks forged;
+- ``batch``: grade a whole folder, several kernels at a time;
+- ``report`` and ``cli``: the files and the command.
+"""
+
+from course_utils.grading.batch import grade_batch
+from course_utils.grading.cli import main
+from course_utils.grading.report import write_reports
+from course_utils.grading.results import STATUSES, BatchResult, ExerciseGrade, Submission, SubmissionGrade
+from course_utils.grading.runner import Limits
+
+__all__ = [
+    "STATUSES",
+    "BatchResult",
+    "ExerciseGrade",
+    "Limits",
+    "Submission",
+    "SubmissionGrade",
+    "grade_batch",
+    "main",
+    "write_reports",
+]

@@ -1,0 +1,110 @@
+"""``course-grade``: grade a folder of submitted notebooks against an exercise notebook.
+
+Lesson: none; this is the instructors' tool. Example::
+
+    course-grade 01 submitted/ --out grades/01
+
+runs each notebook in ``submitted/`` in its own kernel (one per core at a time) and writes
+``grades/01/grades.csv``, ``details.csv``, ``summary.txt`` and ``feedback/<learner>.md``.
+Exit status: 0 when every submission got a row; 1 when the exercise notebook or a submission
+changed while grading (it never should); 2 for a usage error; 130 when interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from course_utils.grading.batch import cores, grade_batch
+from course_utils.grading.report import summary_text, write_reports
+from course_utils.grading.results import SubmissionGrade
+from course_utils.grading.runner import Limits
+from course_utils.grading.spec import find_exercise_notebook
+
+
+class ProgressBar:
+    """A text progress bar on stderr: redrawn in place on a terminal, one line per submission otherwise."""
+
+    def __init__(self, stream: TextIO | None = None, width: int = 30):
+        self.stream, self.width = stream or sys.stderr, width
+        stream = self.stream
+        self.tty = hasattr(stream, "isatty") and stream.isatty()
+
+    def __call__(self, done: int, total: int, row: SubmissionGrade) -> None:
+        what = f"{row.submission.learner[:40]}: {row.passed}/{row.total} passed"
+        if self.tty:
+            filled = self.width * done // max(total, 1)
+            self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {what:<60}")
+            if done == total:
+                self.stream.write("\n")
+        else:
+            self.stream.write(f"[{done}/{total}] {what}\n")
+        self.stream.flush()
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="course-grade",
+        description="Run each submitted notebook in its own kernel and grade it with the course's checks.")
+    parser.add_argument("exercise", help="the exercise notebook handed out: a path, a file name in exercises/, "
+                        "or its number (01)")
+    parser.add_argument("submissions", type=Path, help="folder of submissions: one notebook per learner, "
+                        "or one folder per learner")
+    parser.add_argument("--out", type=Path, help="where to write the reports (default: grades/<exercise name>)")
+    parser.add_argument("--jobs", type=int, default=None, help=f"kernels at once (default: one per core, {cores()})")
+    parser.add_argument("--cell-timeout", type=float, default=60.0, help="seconds per cell (default 60)")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per submission (default 600)")
+    parser.add_argument("--kernel", help="kernel name (default: the exercise notebook's, usually python3)")
+    parser.add_argument("--keep-scratch", action="store_true", help="keep the scratch folders and print where")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary on the screen")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    here = Path.cwd()
+    repo = Path(__file__).resolve().parents[3]
+    try:
+        exercise = find_exercise_notebook(args.exercise, (here / "exercises", repo / "exercises"))
+        if args.jobs is not None and args.jobs < 1:
+            raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
+        if args.cell_timeout <= 0 or args.timeout <= 0:
+            raise ValueError("--cell-timeout and --timeout must be positive numbers of seconds")
+        if not args.submissions.is_dir():
+            raise ValueError(f"{args.submissions} is not a folder; give the folder that holds the submissions")
+        out = args.out or Path("grades") / exercise.stem
+        if out.resolve().is_relative_to(args.submissions.resolve()):
+            raise ValueError(f"--out {out} is inside the submissions folder, which the grader never writes to; "
+                             "choose another folder")
+        if args.kernel:
+            from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+            try:
+                KernelSpecManager().get_kernel_spec(args.kernel)
+            except NoSuchKernel as exc:
+                raise ValueError(f"no Jupyter kernel named {args.kernel!r}; `jupyter kernelspec list` shows them") from exc
+    except ValueError as exc:
+        parser.exit(2, f"course-grade: error: {exc}\n")
+    limits = Limits(cell_timeout=args.cell_timeout, total_timeout=args.timeout)
+    progress = None if args.quiet else ProgressBar()
+    try:
+        result = grade_batch(exercise, args.submissions, jobs=args.jobs, limits=limits, kernel_name=args.kernel,
+                             keep_scratch=args.keep_scratch, progress=progress)
+    except KeyboardInterrupt:
+        print("\ncourse-grade: interrupted; every kernel was stopped", file=sys.stderr)
+        return 130
+    except ValueError as exc:
+        parser.exit(2, f"course-grade: error: {exc}\n")
+    written = write_reports(result, out)
+    if not args.quiet:
+        print(summary_text(result))
+        print(f"wrote {out / 'grades.csv'}, {out / 'details.csv'}, {out / 'summary.txt'} and "
+              f"{len(written) - 3} feedback file(s) in {out / 'feedback'}")
+    return 1 if result.changed_files else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""Write what a batch found: the grades table, one feedback file per learner, and a summary.
+
+Lesson: none; this is the instructors' tool (``course-grade``). Files written in the output
+folder:
+
+- ``grades.csv``: one row per submission, one column per exercise (its status), then
+  ``passed``, ``total``, ``feedback`` (the learner's feedback file) and ``reason`` (what went
+  wrong while running it, and FLAGs for the instructor);
+- ``details.csv``: one row per submission and exercise, with the check's message and hint;
+- ``feedback/<learner>.md``: for the learner, per exercise the result, message and hint;
+- ``summary.txt``: counts per exercise and status, flagged submissions, and whether the
+  instructor's files stayed unchanged.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+from pathlib import Path
+
+from course_utils.grading.results import STATUSES, BatchResult, SubmissionGrade
+
+CELL_LIMIT = 2000
+
+
+def _safe(text: object) -> str:
+    """A CSV cell that spreadsheets will not run as a formula, and of bounded length."""
+    text = str(text)[:CELL_LIMIT]
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def feedback_name(row: SubmissionGrade) -> str:
+    return f"feedback/{row.submission.slug}.md"
+
+
+def feedback_text(row: SubmissionGrade, notebook: str) -> str:
+    """The learner's feedback: a table of results, then per exercise the message and the hint."""
+    lines = [f"# Feedback on {notebook}", "", f"Submission: {row.submission.learner} ({row.submission.file})", "",
+             f"**{row.passed} of {row.total} exercises pass.**", "", "| Exercise | Result |", "|---|---|"]
+    lines += [f"| {g.exercise} {g.title} | {g.status.upper() if g.passed else g.status} |" for g in row.grades]
+    for g in row.grades:
+        lines += ["", f"## {g.exercise} · {g.title or 'exercise'}: {g.status}", "", g.message]
+        if g.hint and not g.passed:
+            lines += ["", f"*Hint:* {g.hint}"]
+    if row.notes:
+        lines += ["", "## While running your notebook", ""] + [f"- {n}" for n in row.notes]
+    return "\n".join(lines) + "\n"
+
+
+def summary_text(result: BatchResult) -> str:
+    """Counts per exercise and status, who passed everything, what to look at."""
+    counts = result.counts()
+    used = [s for s in STATUSES if s in ("pass", "fail") or any(c[s] for c in counts.values())]
+    width = max([8, *(len(i) for i in counts)])
+    head = f"{'exercise':<{width}}  " + "  ".join(f"{s:>{max(len(s), 4)}}" for s in used)
+    table = [head] + [f"{i:<{width}}  " + "  ".join(f"{c[s]:>{max(len(s), 4)}}" for s in used) for i, c in counts.items()]
+    everything = Counter(g.status for r in result.rows for g in r.grades)
+    rows = result.rows
+    lines = [f"course-grade: {Path(result.exercise_notebook).name}, {len(rows)} submission(s), "
+             f"{result.jobs} job(s), {result.seconds:.1f} s", "", *table, "",
+             "all statuses: " + (", ".join(f"{s} {everything[s]}" for s in STATUSES if everything[s]) or "none"),
+             f"passed every exercise: {sum(r.passed == r.total and r.total > 0 for r in rows)} of {len(rows)}"]
+    flagged = [r for r in rows if r.flags]
+    if flagged:
+        lines += ["", "flagged for a look (see the reason column of grades.csv):"]
+        lines += [f"  {r.submission.learner}: {f}" for r in flagged for f in r.flags]
+    if result.changed_files:
+        lines += ["", "WARNING: the exercise notebook or the submissions changed while grading:"]
+        lines += [f"  {c}" for c in result.changed_files[:50]]
+    else:
+        lines += ["", "the exercise notebook and the submissions are unchanged (sha256 before and after)"]
+    return "\n".join(lines) + "\n"
+
+
+def write_reports(result: BatchResult, out: Path) -> list[Path]:
+    """Write grades.csv, details.csv, summary.txt and feedback/*.md into ``out``; return the paths."""
+    out = Path(out)
+    (out / "feedback").mkdir(parents=True, exist_ok=True)
+    notebook = Path(result.exercise_notebook).name
+    written = []
+    grades = out / "grades.csv"
+    with open(grades, "w", newline="", encoding="utf-8") as handle:
+        table = csv.writer(handle)
+        table.writerow(["learner", "file", *result.exercise_ids, "passed", "total", "feedback", "reason"])
+        for row in result.rows:
+            by_id = {g.exercise: g.status for g in row.grades}
+            table.writerow([_safe(row.submission.learner), _safe(row.submission.file),
+                            *(by_id.get(i, "") for i in result.exercise_ids), row.passed, row.total,
+                            feedback_name(row), _safe(row.reason)])
+    written.append(grades)
+    details = out / "details.csv"
+    with open(details, "w", newline="", encoding="utf-8") as handle:
+        table = csv.writer(handle)
+        table.writerow(["learner", "exercise", "title", "status", "message", "hint"])
+        for row in result.rows:
+            for g in row.grades:
+                table.writerow([_safe(row.submission.learner), g.exercise, _safe(g.title), g.status,
+                                _safe(g.message), _safe(g.hint)])
+    written.append(details)
+    for row in result.rows:
+        path = out / feedback_name(row)
+        path.write_text(feedback_text(row, notebook), encoding="utf-8")
+        written.append(path)
+    summary = out / "summary.txt"
+    summary.write_text(summary_text(result), encoding="utf-8")
+    written.append(summary)
+    return written

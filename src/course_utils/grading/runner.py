@@ -1,0 +1,264 @@
+"""Run a submission's steps in a kernel of its own, surviving endless loops, crashes and floods.
+
+Lesson: none; this is the instructors' tool (``course-grade``). Each cell gets a time limit
+(and the whole submission one more). When a cell runs past its limit, or the kernel dies
+(``os._exit``, a segfault), the grader kills the kernel's process group, starts a new kernel,
+re-runs the cells before the lost one (their outputs are not kept twice) and goes on without
+it, at most ``max_restarts`` times. Outputs are capped per cell as they arrive, so a learner who
+prints a gigabyte costs one message in memory, not a gigabyte per cell in the results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+from course_utils.grading.plan import GRADE_MIME, Step
+from course_utils.grading.sandbox import KernelGroups, Scratch, kill_group
+
+OUTPUT_CAP = 64 * 1024  # characters of output kept per cell
+GRADER_PAYLOAD_CAP = 64 * 1024
+ERROR_TEXT_CAP = 2000
+SETUP_TIMEOUT = 120.0
+SIGNALS = {"SIGSEGV": "a segmentation fault", "SIGKILL": "killed, perhaps for using too much memory",
+           "SIGABRT": "aborted", "SIGBUS": "a bus error", "SIGFPE": "a floating-point fault"}
+
+
+@dataclass
+class StepRun:
+    """What happened to one step. ``status``: ok, error, timeout, died, or not-run."""
+
+    status: str = "not-run"
+    outputs: list = field(default_factory=list)
+    error: str = ""  # "ZeroDivisionError: division by zero" when the cell raised
+    capped: bool = False
+    detail: str = ""  # why it timed out, died or did not run
+    cause: str = ""  # for a step that did not run: "timeout", "crashed" or "error"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The time and output limits for one submission."""
+
+    cell_timeout: float = 60.0
+    total_timeout: float = 600.0
+    output_cap: int = OUTPUT_CAP
+    max_restarts: int = 3
+
+
+def _size(obj, limit: int) -> int:
+    """Characters in a message's content, counted only up to ``limit`` (it may be huge)."""
+    total, stack = 0, [obj]
+    while stack and total <= limit:
+        item = stack.pop()
+        if isinstance(item, str):
+            total += len(item)
+        elif isinstance(item, dict):
+            total += len(item)
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        else:
+            total += 8
+    return total
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + f" ... [{len(text) - limit} characters cut]"
+
+
+class _CappedClient(NotebookClient):
+    """An nbclient that keeps at most ``cap`` characters of output per cell, errors always (cut)."""
+
+    def __init__(self, nb, cap: int, **kw):
+        super().__init__(nb, **kw)
+        self.cap = cap
+        self.used: dict[int, int] = {}
+        self.capped: set[int] = set()
+
+    def process_message(self, msg, cell, cell_index):
+        kind = msg.get("msg_type", "")
+        if kind in ("stream", "display_data", "execute_result", "error", "update_display_data") or kind.startswith("comm"):
+            msg = self._within_cap(msg, kind, cell_index)
+            if msg is None:
+                return None
+        return super().process_message(msg, cell, cell_index)
+
+    def _within_cap(self, msg, kind, index):
+        content = msg.get("content") or {}
+        if kind == "error":
+            trace = [_cut(str(line), 500) for line in (content.get("traceback") or [])[-30:]]
+            content = {**content, "evalue": _cut(str(content.get("evalue", "")), ERROR_TEXT_CAP), "traceback": trace}
+            return {**msg, "content": content}
+        if kind == "display_data" and GRADE_MIME in (content.get("data") or {}):
+            return msg if _size(content, GRADER_PAYLOAD_CAP) <= GRADER_PAYLOAD_CAP else None
+        left = self.cap - self.used.get(index, 0)
+        size = _size(content, max(left, 0) + 1)
+        if size <= left:
+            self.used[index] = self.used.get(index, 0) + size
+            return msg
+        self.capped.add(index)
+        if kind == "stream" and left > 0 and isinstance(content.get("text"), str):
+            self.used[index] = self.cap
+            return {**msg, "content": {**content, "text": content["text"][:left] + "\n[output cut by the grader]\n"}}
+        return None
+
+
+def _exit_text(code: int | None) -> str:
+    if code is None:
+        return "the kernel died"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"the kernel was killed by {name}" + (f" ({SIGNALS[name]})" if name in SIGNALS else "")
+    return f"the kernel exited with code {code}"
+
+
+class _Kernel:
+    """One kernel life: start it in the scratch folder, run cells, and always kill its process group."""
+
+    def __init__(self, nb, kernel_name: str, scratch: Scratch, env: dict, limits: Limits, groups: KernelGroups):
+        self.client = _CappedClient(nb, limits.output_cap, kernel_name=kernel_name, allow_errors=True,
+                                    interrupt_on_timeout=False, record_timing=False, startup_timeout=120)
+        self.scratch, self.env, self.groups = scratch, env, groups
+        self.pgid: int | None = None
+        self.log = None
+
+    async def start(self) -> None:
+        client = self.client
+        client.km = client.create_kernel_manager()
+        self.log = open(self.scratch.log, "ab")
+        await client.async_start_new_kernel(cwd=str(self.scratch.work), env=self.env, stdout=self.log, stderr=self.log)
+        self.pgid = getattr(client.km.provisioner, "pgid", None)
+        self.groups.add(self.pgid)
+        await client.async_start_new_kernel_client()
+
+    def exit_code(self) -> int | None:
+        process = getattr(getattr(self.client.km, "provisioner", None), "process", None)
+        return process.poll() if process is not None else None
+
+    async def stop(self) -> None:
+        client = self.client
+        try:
+            if client.km is not None:
+                await asyncio.wait_for(client.km.shutdown_kernel(now=True), timeout=10)
+        except Exception:
+            pass
+        try:
+            if client.kc is not None:
+                client.kc.stop_channels()
+        except Exception:
+            pass
+        kill_group(self.pgid)  # children the kernel started are in its group; kill them too
+        self.groups.discard(self.pgid)
+        if self.log is not None:
+            self.log.close()
+
+
+async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scratch, env: dict, limits: Limits,
+                    groups: KernelGroups, cancelled: threading.Event | None = None) -> tuple[list[StepRun], list[str]]:
+    """Run every step; return what happened to each, and the kernel restarts in words."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s.source) for s in steps])
+    runs = [StepRun() for _ in steps]
+    events: list[str] = []
+    deadline = time.monotonic() + limits.total_timeout
+    cancelled = cancelled or threading.Event()
+    kernel: _Kernel | None = None
+    lives = 0
+
+    async def execute(k: _Kernel, i: int, keep: bool) -> str | None:
+        """Run step i; return None, or why the kernel was lost ("timeout: ..." / "died: ...")."""
+        cell, run = nb.cells[i], runs[i]
+        left = deadline - time.monotonic()
+        # the grader's first cell and the instructor's setup cells import the course (torch and
+        # all): they get at least SETUP_TIMEOUT, so a short --cell-timeout only bites learner code
+        per_cell = max(limits.cell_timeout, SETUP_TIMEOUT) if steps[i].kind in ("preamble", "setup") else limits.cell_timeout
+        limit = min(per_cell, left)
+        k.client.timeout = max(1, math.ceil(limit))
+        kept_outputs = cell.outputs
+        lost = None
+        try:
+            await k.client.async_execute_cell(cell, i, store_history=steps[i].kind != "check")
+        except CellTimeoutError:
+            lost = ("timeout: it ran past the submission's total limit of "
+                    f"{limits.total_timeout:g} s" if left < per_cell else
+                    f"timeout: it ran past the limit of {per_cell:g} s per cell")
+        except DeadKernelError:
+            lost = f"died: {_exit_text(k.exit_code())}"
+        except Exception as exc:  # a broken channel, a protocol error: the kernel is unusable
+            lost = f"died: the kernel stopped answering ({type(exc).__name__}: {_cut(str(exc), 200)})"
+        if not keep:
+            cell.outputs = kept_outputs
+            return lost
+        run.outputs = list(cell.get("outputs", []))
+        run.capped = i in k.client.capped
+        errors = [o for o in run.outputs if o.get("output_type") == "error"]
+        if lost:
+            run.status, run.detail = lost.split(": ", 1)
+        elif errors:
+            run.status, run.error = "error", f"{errors[0].get('ename', '')}: {errors[0].get('evalue', '')}"
+        else:
+            run.status = "ok"
+        return lost
+
+    def give_up(start: int, why: str, cause: str) -> None:
+        for run in runs[start:]:
+            if run.status == "not-run":
+                run.detail, run.cause = why, cause
+
+    i = 0
+    try:
+        while i < len(steps):
+            if cancelled.is_set():
+                give_up(i, "grading was interrupted", "error")
+                break
+            if time.monotonic() >= deadline:
+                give_up(i, f"the submission's total limit of {limits.total_timeout:g} s was used up", "timeout")
+                break
+            if kernel is None:
+                if lives > limits.max_restarts:
+                    give_up(i, f"the kernel was lost {lives} times; the grader stopped restarting it", "crashed")
+                    break
+                lives += 1
+                kernel = _Kernel(nb, kernel_name, scratch, env, limits, groups)
+                try:
+                    await kernel.start()
+                except Exception as exc:
+                    await kernel.stop()
+                    give_up(i, f"the kernel did not start ({type(exc).__name__}: {_cut(str(exc), 300)})", "error")
+                    break
+                for k in range(i):  # rebuild the state the lost kernel had
+                    if steps[k].replay and runs[k].status in ("ok", "error"):
+                        lost = await execute(kernel, k, keep=False)
+                        if lost:
+                            runs[k].status, runs[k].detail = lost.split(": ", 1)
+                            runs[k].detail += " (when re-run after a restart)"
+                            events.append(f"{steps[k].label} was lost when re-run after a restart: {runs[k].detail}")
+                            break
+                else:
+                    lost = None
+                if lost:
+                    await kernel.stop()
+                    kernel = None
+                    continue
+            lost = await execute(kernel, i, keep=True)
+            if lost:
+                events.append(f"{steps[i].label}: {runs[i].detail}; the grader restarted the kernel, "
+                              "re-ran the cells before it and went on without it")
+                await kernel.stop()
+                kernel = None
+            i += 1
+    finally:
+        if kernel is not None:
+            await kernel.stop()
+    return runs, events

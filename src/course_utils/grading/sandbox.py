@@ -1,0 +1,174 @@
+"""Scratch folders, the kernel's environment, and the clean-up that always runs. Not a sandbox.
+
+Lesson: none; this is the instructors' tool (``course-grade``). Each submission runs with its
+working folder, ``HOME`` and ``TMPDIR`` inside its own scratch folder, in its own process group
+that is killed when grading ends. That keeps honest mistakes (relative paths, temp files, stray
+child processes) away from the instructor's files. It does NOT stop deliberate harm: the code
+runs as the instructor's user and can write anywhere that user can, by absolute path. What it
+can, the grader detects: files that appear outside a scratch folder in the batch's temporary
+folder, and any change to the exercise notebook or the submissions (hashed before and after).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import site
+import stat
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+SCRATCH_PARTS = ("work", "home", "tmp", "kernel.log")
+
+
+@dataclass(frozen=True)
+class Scratch:
+    """One submission's scratch folder: ``work`` (the kernel's cwd), ``home``, ``tmp``, the kernel log.
+
+    It sits one level down in a folder of its own (``<batch>/<learner>/scratch``), so what the
+    learner's code writes at ``../`` or ``../../`` is still found, and still theirs.
+    """
+
+    root: Path
+
+    @property
+    def work(self) -> Path:
+        return self.root / "work"
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def tmp(self) -> Path:
+        return self.root / "tmp"
+
+    @property
+    def log(self) -> Path:
+        return self.root / "kernel.log"
+
+    @property
+    def own(self) -> Path:
+        """The submission's own folder in the batch, holding the scratch folder; removed at the end."""
+        return self.root.parent
+
+    def strays(self) -> list[str]:
+        """What the learner's code wrote outside work/, home/ and tmp/, up to two levels above work/."""
+        try:
+            found = [f"../{n}" for n in os.listdir(self.root) if n not in SCRATCH_PARTS]
+            found += [f"../../{n}" for n in os.listdir(self.own) if n != self.root.name]
+        except OSError:
+            return []
+        return sorted(found)
+
+
+def make_scratch(batch_root: Path, slug: str) -> Scratch:
+    scratch = Scratch(batch_root / slug / "scratch")
+    for folder in (scratch.work, scratch.home, scratch.tmp):
+        folder.mkdir(parents=True)
+    return scratch
+
+
+def _matplotlib_cache() -> str | None:
+    """Where matplotlib keeps its font cache for this user, so a fresh HOME does not rebuild it."""
+    if os.environ.get("MPLCONFIGDIR"):
+        return os.environ["MPLCONFIGDIR"]
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "matplotlib"
+    return str(cache) if cache.is_dir() else None
+
+
+def kernel_env(scratch: Scratch, threads: int | None = None) -> dict[str, str]:
+    """The environment of a learner's kernel: the grader's, with HOME and the temp dirs in scratch.
+
+    ``PYTHONUSERBASE`` keeps user-installed packages importable under the new HOME;
+    ``MPLCONFIGDIR`` keeps matplotlib's font cache; ``threads`` (when the instructor has not set
+    ``OMP_NUM_THREADS``) shares the cores between kernels running side by side.
+    """
+    env = dict(os.environ)
+    env.update(HOME=str(scratch.home), TMPDIR=str(scratch.tmp), TMP=str(scratch.tmp), TEMP=str(scratch.tmp),
+               IPYTHONDIR=str(scratch.home / ".ipython"), PYTHONUSERBASE=site.getuserbase())
+    env.pop("JUPYTER_RUNTIME_DIR", None)
+    mpl = _matplotlib_cache()
+    if mpl:
+        env["MPLCONFIGDIR"] = mpl
+    if threads and "OMP_NUM_THREADS" not in os.environ:
+        env["OMP_NUM_THREADS"] = str(threads)
+    return env
+
+
+def remove(path: Path) -> None:
+    """Delete a scratch folder, whatever the learner's code did to its permissions; never raises."""
+
+    def make_writable(func, name, _exc):
+        try:
+            os.chmod(os.path.dirname(name), stat.S_IRWXU)
+            os.chmod(name, stat.S_IRWXU)
+            func(name)
+        except OSError:
+            pass
+
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(path, onexc=make_writable)
+    else:
+        shutil.rmtree(path, onerror=make_writable)
+
+
+def kill_group(pgid: int | None) -> None:
+    """SIGKILL a kernel's process group: the kernel and every child it started (unless they left it)."""
+    if pgid and pgid > 1 and pgid != os.getpgid(0):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+class KernelGroups:
+    """The process groups of the kernels alive now, so an interrupted batch can kill them all."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._groups: set[int] = set()
+
+    def add(self, pgid: int | None) -> None:
+        if pgid:
+            with self._lock:
+                self._groups.add(pgid)
+
+    def discard(self, pgid: int | None) -> None:
+        with self._lock:
+            self._groups.discard(pgid)
+
+    def kill_all(self) -> None:
+        with self._lock:
+            groups = list(self._groups)
+        for pgid in groups:
+            kill_group(pgid)
+
+
+def fingerprint(paths: list[Path]) -> dict[str, str]:
+    """sha256 of every file under ``paths`` (files or folders), by path: to prove nothing changed."""
+    digests: dict[str, str] = {}
+    for top in paths:
+        files = [top] if top.is_file() else sorted(p for p in top.rglob("*") if p.is_file() and not p.is_symlink())
+        for path in files:
+            digest = hashlib.sha256()
+            try:
+                with open(path, "rb") as handle:
+                    for block in iter(lambda: handle.read(1 << 20), b""):
+                        digest.update(block)
+                digests[os.fsencode(path).decode("utf-8", "backslashreplace")] = digest.hexdigest()
+            except OSError as exc:
+                digests[str(path)] = f"unreadable: {exc}"
+    return digests
+
+
+def changed(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """What differs between two fingerprints: changed, deleted and new files."""
+    out = [f"changed: {p}" for p in before if p in after and before[p] != after[p]]
+    out += [f"deleted: {p}" for p in before if p not in after]
+    out += [f"new: {p}" for p in after if p not in before]
+    return sorted(out)

@@ -1,0 +1,331 @@
+"""course-grade: every submission gets a row with a clear reason, however broken; the grade comes
+from the grader's own checks; the instructor's files never change; kernels and their children die.
+
+The batch tests build their submissions in code (tests/grading_fixtures.py) and grade them once,
+with two jobs and a short per-cell timeout, against a tiny exercise whose two checks are
+registered in its own setup cell. One test grades the real exercises/01 through the command line.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course_utils.grading import Limits, grade_batch, main, write_reports
+from course_utils.grading.cli import ProgressBar
+from course_utils.grading.plan import build_plan, binds
+from course_utils.grading.report import _safe
+from course_utils.grading.runner import _CappedClient
+from course_utils.grading.spec import check_cell_id, find_exercise_notebook, read_spec
+from course_utils.grading.submissions import (
+    InvalidSubmission,
+    find_submissions,
+    printable,
+    read_code_cells,
+    slug,
+)
+from grading_fixtures import build_submissions, exercise_notebook, notebook, solved, tree_digest, write
+from notebook_runner import ROOT
+
+EXERCISE_01 = ROOT / "exercises" / "01_device_query_exercises.ipynb"
+SOLUTION_01 = ROOT / "solutions" / "01_device_query_exercises.ipynb"
+ODD = os.fsdecode(b"odd \xff bytes")
+
+
+# ----------------------------------------------------------------- fast: no kernel
+
+def test_spec_of_the_real_exercise_notebook():
+    spec = read_spec(EXERCISE_01)
+    assert spec.ids == ("01.1", "01.2", "01.3", "01.4")
+    assert [e.function for e in spec.exercises] == ["best_device", "visible_gpus", "describe_gpu", "current_cuda_index"]
+    assert spec.exercises[0].title == "Pick the best device"
+    assert any("import torch" in s for s in spec.setup_sources)
+    assert spec.kernel_name == "python3"
+
+
+def test_exercise_is_found_by_path_number_or_name():
+    folder = ROOT / "exercises"
+    assert find_exercise_notebook(str(EXERCISE_01), (folder,)) == EXERCISE_01
+    assert find_exercise_notebook("01", (folder,)) == EXERCISE_01
+    assert find_exercise_notebook("1", (folder,)) == EXERCISE_01
+    assert find_exercise_notebook("01_device_query_exercises", (folder,)) == EXERCISE_01
+    with pytest.raises(ValueError, match="Cannot find the exercise notebook '99'.*01_device_query_exercises.ipynb"):
+        find_exercise_notebook("99", (folder,))
+
+
+def test_a_notebook_without_check_cells_is_refused(tmp_path):
+    path = write(tmp_path / "plain.ipynb", notebook(["x = 1"]))
+    with pytest.raises(ValueError, match="has no check cells"):
+        read_spec(path)
+
+
+@pytest.mark.parametrize("source, expected", [
+    ('check("01.2")', "01.2"), ("check('01.2');", "01.2"), ('  check("01.2")  # mine\n', "01.2"),
+    ('# note\ncheck("g.1")', "g.1"), ('print(check("01.2"))', None), ('check("01.2")\nx = 1', None), ("", None),
+])
+def test_check_cells_are_recognised_by_their_whole_source(source, expected):
+    assert check_cell_id(source) == expected
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("def double(x):\n    return 2 * x", True), ("double = lambda x: 2 * x", True),
+    ("from mine import double", True), ("%time x = 1\ndef double(x): pass", True),
+    ("def doubled(x): pass", False), ("print(double)", False), ("def double(:\n", True),
+])
+def test_binds_finds_the_cell_that_defines_the_function(source, expected):
+    assert binds(source, "double") is expected
+
+
+def test_the_plan_puts_each_check_after_the_last_definition(tmp_path):
+    spec = read_spec(exercise_notebook(tmp_path))
+    setup, double, check1, greet, check2 = solved()
+    cells = read_code_cells(write(tmp_path / "s.ipynb", notebook([setup, check2, greet, double, check1, double])))
+    kinds = [(s.kind, s.exercise) for s in build_plan(spec, cells).steps]
+    assert kinds == [("preamble", ""), ("learner", ""), ("learner", ""), ("check", "g.2"), ("learner", ""),
+                     ("learner", ""), ("check", "g.1")]
+    nonces = [s.nonce for s in build_plan(spec, cells).steps if s.nonce]
+    assert len(set(nonces)) == len(nonces) == 3
+
+
+def test_names_are_printable_and_slugs_are_safe():
+    assert printable(ODD) == "odd \\xff bytes"
+    assert printable("tab\there") == "tab\\there"
+    assert slug("spaces and ünïcode") == "spaces_and_unicode"
+    assert slug(ODD) == "odd_xff_bytes"
+    assert slug("../../etc/passwd") == "etc_passwd"
+    assert slug("...") == "submission"
+
+
+@pytest.mark.parametrize("content, match", [
+    (b"[1, 2]", "holds a list, not a notebook"),
+    (b'{"metadata": {}}', "no list of cells"),
+    (b"\xff\xfe", "not UTF-8 text"),
+    (b'{"cells": [{"cell_type": "code", "source": 3}]}', "source is a int"),
+])
+def test_unreadable_notebooks_say_why(tmp_path, content, match):
+    path = tmp_path / "bad.ipynb"
+    path.write_bytes(content)
+    with pytest.raises(InvalidSubmission, match=match):
+        read_code_cells(path)
+
+
+def test_folders_per_learner(tmp_path):
+    nb = notebook(solved())
+    (tmp_path / "subs" / "ann").mkdir(parents=True)
+    write(tmp_path / "subs" / "ann" / "x.ipynb", nb)
+    (tmp_path / "subs" / "bob" / ".ipynb_checkpoints").mkdir(parents=True)
+    write(tmp_path / "subs" / "bob" / ".ipynb_checkpoints" / "ex.ipynb", nb)
+    (tmp_path / "subs" / "cy").mkdir()
+    write(tmp_path / "subs" / "cy" / "a.ipynb", nb)
+    write(tmp_path / "subs" / "cy" / "b.ipynb", nb)
+    found = {s.learner: s for s in find_submissions(tmp_path / "subs", "ex.ipynb")}
+    assert found["ann"].path.name == "x.ipynb" and found["ann"].file == "ann/x.ipynb"
+    assert found["bob"].path is None and "no notebook in bob/" in found["bob"].problem
+    assert found["cy"].path is None and "2 notebooks in cy/" in found["cy"].problem
+
+
+def test_csv_cells_cannot_be_formulas():
+    assert _safe("=cmd()") == "'=cmd()" and _safe("+1") == "'+1" and _safe("alice") == "alice"
+
+
+def test_output_is_capped_per_cell_and_errors_are_cut_not_dropped():
+    client = _CappedClient(nbformat.v4.new_notebook(), cap=100)
+    stream = {"msg_type": "stream", "content": {"name": "stdout", "text": "x" * 1000}}
+    kept = client._within_cap(stream, "stream", 0)
+    assert kept["content"]["text"].startswith("x" * 100) and "cut by the grader" in kept["content"]["text"]
+    assert client._within_cap(stream, "stream", 0) is None and 0 in client.capped
+    error = {"msg_type": "error", "content": {"ename": "E", "evalue": "v" * 10**6, "traceback": ["t"] * 1000}}
+    cut = client._within_cap(error, "error", 0)["content"]
+    assert len(cut["evalue"]) < 2100 and len(cut["traceback"]) == 30
+
+
+def test_progress_bar_writes_one_line_per_submission_off_a_terminal(tmp_path):
+    import io
+
+    from course_utils.grading.results import SubmissionGrade, Submission
+
+    stream = io.StringIO()
+    ProgressBar(stream)(3, 10, SubmissionGrade(Submission("ann", "ann.ipynb", "ann", None), ()))
+    assert stream.getvalue() == "[3/10] ann: 0/0 passed\n"
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["99", "."], "Cannot find the exercise notebook"),
+    ([str(EXERCISE_01), "no-such-folder"], "is not a folder"),
+    ([str(EXERCISE_01), ".", "--jobs", "0"], "--jobs must be at least 1"),
+])
+def test_cli_usage_errors_exit_2(argv, match, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2 and re.search(match, capsys.readouterr().err)
+
+
+def test_cli_refuses_to_write_into_the_submissions(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main([str(EXERCISE_01), str(tmp_path), "--out", str(tmp_path / "grades")])
+    assert stopped.value.code == 2 and "inside the submissions folder" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------- slow: one batch of bad submissions
+
+EXPECTED = {  # learner: (g.1, g.2, text the reason must contain)
+    "solution": ("pass", "pass", ""),
+    "untouched": ("not-attempted", "not-attempted", ""),
+    "corrupt": ("invalid", "invalid", "not valid notebook JSON"),
+    "notes.txt": ("invalid", "invalid", "expected a .ipynb file, found a .txt file"),
+    "binary": ("invalid", "invalid", "not UTF-8 text"),
+    "deleted": ("pass", "pass", "the grader added setup cell"),
+    "reordered": ("pass", "pass", ""),
+    "loops": ("timeout", "pass", "code cell 5 (`while True:`): it ran past the limit of 6 s per cell"),
+    "raises": ("fail", "pass", "code cell 2 (`1 / 0`) raised ZeroDivisionError"),
+    "exits": ("pass", "pass", "the kernel exited with code 1"),
+    "segfault": ("pass", "crashed", "killed by SIGSEGV"),
+    "huge_output": ("pass", "pass", "its output was cut"),
+    "escape": ("pass", "pass", "FLAG: wrote outside its working folder: ../../escape.txt, ../escape_one_up.txt"),
+    "fake": ("not-attempted", "not-attempted", "FLAG: the notebook shows PASS for g.1 when run by the grader"),
+    "monkeypatch": ("tampered", "tampered", "FLAG: the check machinery"),
+    "patch_during_check": ("tampered", "tampered", "modified before or while checking g.1"),
+    "child": ("pass", "pass", ""),
+    "spaces and ünïcode": ("pass", "pass", ""),
+    "=formula": ("invalid", "invalid", "not valid notebook JSON"),
+    ODD: ("pass", "pass", ""),
+    "carol": ("pass", "pass", ""),
+    "dave": ("invalid", "invalid", "no notebook in dave/"),
+    "erin.py": ("pass", "pass", ""),
+}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("grading")
+    made = build_submissions(root / "submitted", root / "child.pid")
+    exercise = exercise_notebook(root / "exercises")
+    before = tree_digest(root / "submitted", exercise)
+    seen = []
+    result = grade_batch(exercise, root / "submitted", jobs=2, limits=Limits(cell_timeout=6, total_timeout=120),
+                         progress=lambda done, total, row: seen.append((done, total)))
+    written = write_reports(result, root / "out")
+    rows = {r.submission.learner: r for r in result.rows}
+    return dict(root=root, made=made, result=result, rows=rows, before=before, exercise=exercise,
+                written=written, seen=seen)
+
+
+@pytest.mark.slow
+def test_every_submission_gets_exactly_one_row(graded):
+    assert sorted(graded["rows"]) == sorted(printable(n) for n in graded["made"])
+    assert set(graded["made"]) == set(EXPECTED), "the fixture and the expectations drifted apart"
+    assert graded["seen"][-1] == (len(EXPECTED), len(EXPECTED))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("learner", sorted(EXPECTED, key=printable), ids=printable)
+def test_each_submission_gets_its_grade_and_reason(graded, learner):
+    row = graded["rows"][printable(learner)]
+    g1, g2, reason = EXPECTED[learner]
+    assert [g.status for g in row.grades] == [g1, g2], str(row)
+    assert reason in row.reason, row.reason
+    if not reason:
+        assert not row.flags, row.flags
+
+
+@pytest.mark.slow
+def test_the_instructors_files_never_change(graded):
+    assert tree_digest(graded["root"] / "submitted", graded["exercise"]) == graded["before"]
+    assert graded["result"].changed_files == ()
+    for folder in (graded["root"], graded["root"] / "submitted", graded["root"] / "exercises"):
+        assert not (folder / "escape.txt").exists()
+
+
+@pytest.mark.slow
+def test_a_faked_result_never_counts(graded):
+    fake = graded["rows"]["fake"]
+    assert fake.passed == 0
+    assert any("displayed the grader's own MIME type" in f for f in fake.flags)
+    assert any("shows PASS for g.2 in its saved outputs" in f for f in fake.flags)
+
+
+@pytest.mark.slow
+def test_child_processes_die_with_the_kernel(graded):
+    pid = int((graded["root"] / "child.pid").read_text())
+    for _ in range(50):  # the orphan is reaped by init shortly after the kill
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    pytest.fail(f"the learner's child process {pid} (sleep 300) is still alive")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="needs /proc to list processes")
+def test_no_kernel_outlives_the_batch(graded):
+    left = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and "/course-grade-" in os.readlink(proc / "cwd"):
+                left.append(proc.name)
+        except OSError:
+            pass
+    assert not left, f"processes still running in a grading scratch folder: {left}"
+
+
+@pytest.mark.slow
+def test_reports_are_written_with_safe_names(graded):
+    out = graded["root"] / "out"
+    with open(out / "grades.csv", encoding="utf-8", newline="") as handle:
+        table = list(csv.DictReader(handle))
+    assert [r["learner"] for r in table] == [_safe(r.submission.learner) for r in graded["result"].rows]
+    assert "'=formula" in [r["learner"] for r in table]
+    assert set(table[0]) == {"learner", "file", "g.1", "g.2", "passed", "total", "feedback", "reason"}
+    for line in table:
+        assert re.fullmatch(r"feedback/[A-Za-z0-9._-]+\.md", line["feedback"]), line["feedback"]
+        assert (out / line["feedback"]).is_file()
+    assert len({line["feedback"] for line in table}) == len(table)
+    odd = next(line for line in table if line["learner"].startswith("odd"))
+    assert odd["learner"] == "odd \\xff bytes" and odd["passed"] == "2"
+    huge = (out / "feedback" / "huge_output.md").read_text(encoding="utf-8")
+    assert len(huge) < 10_000 and "its output was cut" in huge
+    raises = (out / "feedback" / "raises.md").read_text(encoding="utf-8")
+    assert "Your code raised ZeroDivisionError" in raises and "*Hint:* Multiply by two." in raises
+    summary = (out / "summary.txt").read_text(encoding="utf-8")
+    counts = graded["result"].counts()
+    assert counts["g.1"]["pass"] == sum(1 for e in EXPECTED.values() if e[0] == "pass")
+    assert "unchanged (sha256 before and after)" in summary and "flagged for a look" in summary
+    details = list(csv.DictReader(open(out / "details.csv", encoding="utf-8", newline="")))
+    assert len(details) == 2 * len(table)
+
+
+# ----------------------------------------------------------------- slow: the real exercise, through the CLI
+
+@pytest.mark.slow
+def test_cli_grades_the_real_exercise_01(tmp_path, capsys):
+    submitted = tmp_path / "submitted"
+    submitted.mkdir()
+    shutil.copy(SOLUTION_01, submitted / "ada.ipynb")
+    shutil.copy(EXERCISE_01, submitted / "bea.ipynb")
+    nb = nbformat.read(EXERCISE_01, as_version=4)
+    nb.cells.insert(2, nbformat.v4.new_code_cell(
+        "import course_utils.checks._core as core\n"
+        "core._REGISTRY['01.3'] = core.Exercise('01.3', 'x', 'describe_gpu', lambda f: 'Correct.')"))
+    nbformat.write(nb, submitted / "cid.ipynb")
+    before = tree_digest(submitted, EXERCISE_01)
+    out = tmp_path / "grades"
+    code = main(["01", str(submitted), "--out", str(out), "--jobs", "2", "--cell-timeout", "60"])
+    assert code == 0
+    printed = capsys.readouterr()
+    assert "passed every exercise: 1 of 3" in printed.out and "[3/3]" in printed.err
+    table = {r["learner"]: r for r in csv.DictReader(open(out / "grades.csv", encoding="utf-8", newline=""))}
+    ids = ["01.1", "01.2", "01.3", "01.4"]
+    assert [table["ada"][i] for i in ids] == ["pass"] * 4 and table["ada"]["passed"] == "4"
+    assert [table["bea"][i] for i in ids] == ["not-attempted"] * 4
+    assert [table["cid"][i] for i in ids] == ["not-attempted", "not-attempted", "tampered", "not-attempted"]
+    assert "the checker of 01.3 was replaced" in table["cid"]["reason"]
+    assert tree_digest(submitted, EXERCISE_01) == before
+    assert sorted(p.name for p in (out / "feedback").iterdir()) == ["ada.md", "bea.md", "cid.md"]
