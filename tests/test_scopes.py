@@ -3,6 +3,8 @@
 import pytest
 import torch
 
+from course_utils.checks import check
+from course_utils.checks.nb04 import LISTING, listing_answers, random_program, replay, simulate_reference
 from course_utils.scopes import NO_CUDA, ScopeStep, ScopeTrace, read_devices, run_scopes, trace_current_device
 
 HAS_CUDA = torch.cuda.is_available()
@@ -108,3 +110,44 @@ def test_current_device_is_read_on_one_gpu():
     trace = run_scopes([("device(0)", torch.cuda.device(0)), ("device(-1)", torch.cuda.device(-1))])
     assert trace.cuda_available and not trace.errors
     assert set(trace.cuda_devices) <= {0, torch.cuda.current_device()}
+
+
+# --------------------------------------------------------------------------- the reference model behind exercises 04.1-04.2
+
+
+def test_reference_model_follows_torch_cuda_device_rules():
+    assert listing_answers() == [1, 1, 0, 0, 1, 0, 1, 1]
+    assert simulate_reference(0, [("device", 0), ("set_device", 1), ("exit",)]) == [0, 1, 0]  # undone
+    assert simulate_reference(0, [("device", -1), ("set_device", 1), ("exit",)]) == [0, 1, 1]  # kept
+    assert simulate_reference(2, [("device", None), ("set_device", 1), ("exit",)]) == [2, 1, 2]
+    assert simulate_reference(1, [("torch.device", "cuda:0"), ("exit",)]) == [1, 1]
+    with pytest.raises(ValueError, match="never entered"):
+        simulate_reference(0, [("exit",)])
+
+
+def test_checks_reject_plausible_wrong_answers():
+    def no_restore(start, program):  # forgets that exit restores the device of the entry moment
+        current, out = start, []
+        for step in program:
+            if step[0] in ("device", "device_of") and step[1] not in ("cpu", None) and step[1] >= 0:
+                current = step[1]
+            elif step[0] == "set_device" and step[1] >= 0:
+                current = step[1]
+            out.append(current)
+        return out
+
+    assert check("04.2", answer=no_restore).status == "fail"
+    assert check("04.1", answer=lambda: [1, 1, 0, 0, 1, 1, 1, 0]).status == "fail"
+    assert check("04.3", answer=lambda spec, current: "cuda:0" if spec is not None and "cuda" in str(spec) else "cpu").status == "fail"
+    assert check("04.4", answer=lambda device: torch.cuda.device(torch.device(device).index or 0)).status == "fail"
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(GPUS < 2, reason="needs 2 CUDA GPUs")
+def test_reference_model_matches_real_gpus():
+    import random
+
+    rng = random.Random(7)
+    programs = [LISTING] + [random_program(rng, gpus=2) for _ in range(40)]
+    for program in programs:
+        assert replay(program, start=0) == simulate_reference(0, program), program

@@ -1,0 +1,293 @@
+"""Checks for the exercises of notebook 04, the current CUDA device and its scopes.
+
+The scoping rules are checked against a reference model of ``torch.cuda.device``'s source
+(``simulate_reference``), so every check runs on a CPU-only machine; ``replay`` runs the same
+programs on real GPUs, and the test suite compares the two where two GPUs are present.
+
+A *program* is a list of steps, each a tuple:
+
+- ``("device", i)``: enter ``with torch.cuda.device(i):`` (``i`` an int, or ``None``)
+- ``("device_of", where)``: enter ``with torch.cuda.device_of(t):`` for a tensor on ``where``
+  (``"cpu"`` or a GPU index)
+- ``("torch.device", name)``: enter ``with torch.device(name):`` (``"cuda:1"``, ``"cpu"``, ``"meta"``)
+- ``("set_device", i)``: call ``torch.cuda.set_device(i)``
+- ``("exit",)``: leave the innermost open block
+- ``("read",)``: read ``torch.cuda.current_device()`` (changes nothing)
+"""
+
+from __future__ import annotations
+
+import random
+
+import torch
+
+from course_utils.checks._core import Wrong, call, exercise
+from course_utils.scopes import read_devices
+
+STEP_KINDS = ("device", "device_of", "torch.device", "set_device", "exit", "read")
+
+
+def simulate_reference(start: int, program: list[tuple]) -> list[int]:
+    """The current CUDA device after each step, by the rules of torch/cuda/__init__.py.
+
+    ``device(i)`` swaps in ``i`` and remembers the device current at entry; exit puts that one
+    back (so a ``set_device`` inside the block is undone). A negative index is a no-op on entry
+    *and* exit. ``None`` means the current device (a no-op switch whose exit still restores).
+    ``device_of`` is ``device`` with the tensor's index, ``-1`` for a CPU tensor.
+    ``torch.device(...)`` blocks change only the default device. ``set_device(i)`` sets ``i`` if
+    ``i >= 0``.
+    """
+    current = start
+    saved: list[int | None] = []  # per open block: the index to restore on exit (-1/None: nothing)
+    after = []
+    for step in program:
+        kind = step[0]
+        if kind in ("device", "device_of"):
+            index = step[1]
+            if kind == "device_of":
+                index = -1 if index == "cpu" else index
+            elif index is None:
+                index = current
+            if index >= 0:
+                saved.append(current)
+                current = index
+            else:
+                saved.append(-1)
+        elif kind == "torch.device":
+            saved.append(None)
+        elif kind == "set_device":
+            if step[1] >= 0:
+                current = step[1]
+        elif kind == "exit":
+            if not saved:
+                raise ValueError("the program leaves a block it never entered")
+            previous = saved.pop()
+            if previous is not None and previous >= 0:
+                current = previous
+        elif kind != "read":
+            raise ValueError(f"unknown step {step!r}; the kinds are {', '.join(STEP_KINDS)}")
+        after.append(current)
+    return after
+
+
+def replay(program: list[tuple], start: int = 0) -> list[int]:
+    """Run ``program`` on this machine's GPUs and read the current device after each step."""
+    needed = 1 + max([s[1] for s in program if s[0] in ("device", "device_of", "set_device")
+                      and isinstance(s[1], int)] + [start])
+    if not torch.cuda.is_available() or torch.cuda.device_count() < needed:
+        raise ValueError(f"replay needs {needed} CUDA GPUs; this machine has "
+                         f"{torch.cuda.device_count() if torch.cuda.is_available() else 0}.")
+    original = torch.cuda.current_device()
+    torch.cuda.set_device(start)
+    open_blocks: list = []
+    after = []
+    try:
+        for step in program:
+            kind = step[0]
+            if kind == "exit":
+                open_blocks.pop().__exit__(None, None, None)
+            elif kind == "set_device":
+                torch.cuda.set_device(step[1])
+            elif kind != "read":
+                if kind == "device":
+                    manager = torch.cuda.device(step[1])
+                elif kind == "device_of":
+                    where = "cpu" if step[1] == "cpu" else f"cuda:{step[1]}"
+                    manager = torch.cuda.device_of(torch.ones(1, device=where))
+                else:
+                    manager = torch.device(step[1])
+                manager.__enter__()
+                open_blocks.append(manager)
+            after.append(torch.cuda.current_device())
+    finally:
+        while open_blocks:
+            open_blocks.pop().__exit__(None, None, None)
+        torch.cuda.set_device(original)
+    return after
+
+
+# --------------------------------------------------------------------------- 04.1
+
+# The listing of exercise 04.1, as a program; the reads are a, b, ..., h in order.
+LISTING = [
+    ("device", 1), ("read",),                            # a
+    ("device_of", "cpu"), ("read",), ("exit",),          # b
+    ("device_of", 0), ("read",), ("exit",),              # c
+    ("exit",), ("read",),                                # d
+    ("device", 0), ("set_device", 1), ("read",),         # e
+    ("exit",), ("read",),                                # f
+    ("device", -1), ("set_device", 1), ("exit",), ("read",),  # g
+    ("torch.device", "cuda:0"), ("read",), ("exit",),    # h
+]
+READS = "abcdefgh"
+
+
+def listing_answers() -> list[int]:
+    after = simulate_reference(0, LISTING)
+    return [after[i] for i, step in enumerate(LISTING) if step[0] == "read"]
+
+
+_WHY = {
+    "a": "device(1) makes 1 current inside its block.",
+    "b": "device_of(cpu_tensor) is a no-op: the index of a CPU object is -1.",
+    "c": "device_of(t0) switches to t0's device, 0.",
+    "d": "each block restores, on exit, the device that was current when it was entered.",
+    "e": "set_device(1) sets 1, for now.",
+    "f": "device(0) was entered with 0 current, so its exit puts 0 back: the set_device(1) inside is undone.",
+    "g": "device(-1) is a no-op and restores nothing on exit, so the set_device(1) inside it stays.",
+    "h": "with torch.device('cuda:0') changes the default device for new tensors, not the current CUDA device.",
+}
+
+
+@exercise(
+    "04.1",
+    "Predict the current device",
+    "predictions",
+    hint="A block restores, on exit, what was current when it was entered; device_of(CPU tensor) and device(-1) "
+    "do nothing; torch.device(...) only sets the default device.",
+)
+def _predictions(predictions) -> str:
+    got = call(predictions)
+    expected = listing_answers()
+    if not isinstance(got, (list, tuple)) or len(got) != len(expected):
+        raise Wrong(f"predictions() should return a list of {len(expected)} integers (a to h), got {got!r}.")
+    for letter, mine, right in zip(READS, got, expected):
+        if isinstance(mine, bool) or mine != right:
+            raise Wrong(f"{letter} = {mine!r} is not what PyTorch prints ({right}).", f"For {letter}: {_WHY[letter]}")
+    return f"All eight right: {', '.join(f'{k}={v}' for k, v in zip(READS, expected))}."
+
+
+# --------------------------------------------------------------------------- 04.2
+
+FIXED_PROGRAMS: tuple[tuple[int, list[tuple]], ...] = (
+    (0, [("device", 1), ("exit",)]),
+    (2, [("device", None), ("set_device", 3), ("exit",)]),
+    (0, [("device", -1), ("set_device", 2), ("exit",)]),
+    (1, [("device_of", "cpu"), ("set_device", 0), ("exit",)]),
+    (0, [("device_of", 3), ("device", 2), ("exit",), ("exit",)]),
+    (3, [("torch.device", "cuda:0"), ("set_device", 1), ("exit",)]),
+    (0, [("set_device", -1), ("set_device", 2), ("read",)]),
+    (0, LISTING),
+)
+
+
+def random_program(rng: random.Random, gpus: int = 4) -> list[tuple]:
+    """A random but valid program: blocks nest properly and use GPU indices below ``gpus``."""
+    program, depth = [], 0
+    for _ in range(rng.randint(3, 14)):
+        choice = rng.random()
+        if depth and choice < 0.3:
+            program.append(("exit",))
+            depth -= 1
+        elif choice < 0.45:
+            program.append(("device", rng.choice([-1, None] + list(range(gpus)))))
+            depth += 1
+        elif choice < 0.6:
+            program.append(("device_of", rng.choice(["cpu"] + list(range(gpus)))))
+            depth += 1
+        elif choice < 0.7:
+            program.append(("torch.device", rng.choice(["cpu", "meta"] + [f"cuda:{i}" for i in range(gpus)])))
+            depth += 1
+        elif choice < 0.9:
+            program.append(("set_device", rng.choice([-1] + list(range(gpus)))))
+        else:
+            program.append(("read",))
+    return program + [("exit",)] * depth
+
+
+@exercise(
+    "04.2",
+    "Simulate the scoping rules",
+    "simulate",
+    hint="Keep a stack: on entering device(i) with i >= 0 push the current device and switch; for -1 push a "
+    "marker that restores nothing; on exit pop and restore. torch.device blocks push a do-nothing marker.",
+)
+def _simulate(simulate) -> str:
+    rng = random.Random(404)
+    cases = list(FIXED_PROGRAMS) + [(rng.randrange(4), random_program(rng)) for _ in range(300)]
+    for start, program in cases:
+        got = call(simulate, start, [tuple(s) for s in program])
+        expected = simulate_reference(start, program)
+        if list(got) != expected:
+            raise Wrong(
+                f"simulate({start}, {program}) returned {list(got)!r}; torch.cuda's rules give {expected!r}.",
+            )
+    return f"Your simulation agrees with torch.cuda's rules on {len(cases)} programs."
+
+
+# --------------------------------------------------------------------------- 04.3
+
+
+def landing_reference(spec, current: int) -> str:
+    """Where ``x.cuda()`` (spec None), ``x.cuda(i)`` (an int) or ``x.to(spec)`` puts a tensor."""
+    if spec is None:
+        return f"cuda:{current}"
+    if isinstance(spec, int):
+        return f"cuda:{spec}"
+    device = torch.device(spec)
+    if device.type == "cuda":
+        return f"cuda:{current if device.index is None else device.index}"
+    return device.type if device.index is None else str(device)
+
+
+LANDING_CASES = (
+    (None, 0), (None, 2), (1, 0), (0, 3), ("cuda", 1), ("cuda", 3), ("cuda:0", 2), ("cuda:2", 0),
+    (torch.device("cuda"), 2), (torch.device("cuda", 1), 3), ("cpu", 1), (torch.device("cpu"), 0), ("meta", 2),
+)
+
+
+@exercise(
+    "04.3",
+    "Where does the tensor land?",
+    "landing_device",
+    hint="A CUDA device without an index means the current device at the moment the tensor is made; "
+    "an explicit index wins; other device types ignore the current CUDA device.",
+)
+def _landing_device(landing_device) -> str:
+    for spec, current in LANDING_CASES:
+        got = call(landing_device, spec, current)
+        expected = landing_reference(spec, current)
+        if str(got) != expected:
+            shown = "x.cuda()" if spec is None else (f"x.cuda({spec})" if isinstance(spec, int) else f"x.to({spec!r})")
+            raise Wrong(f"With cuda:{current} current, {shown} lands on {expected}; you said {got!r}.")
+    return f"Right for all {len(LANDING_CASES)} cases: 'cuda' means the current device, an index wins."
+
+
+# --------------------------------------------------------------------------- 04.4
+
+NO_SWITCH = ("cpu", torch.device("cpu"), "meta", torch.device("meta"), "mps", "cuda", torch.device("cuda"))
+SWITCH = (("cuda:0", 0), ("cuda:1", 1), (torch.device("cuda", 2), 2), ("cuda:3", 3))
+
+
+@exercise(
+    "04.4",
+    "A device-agnostic scope",
+    "device_scope",
+    hint="torch.device(device) parses strings; if .type == 'cuda' and .index is not None return "
+    "torch.cuda.device(index), otherwise contextlib.nullcontext().",
+)
+def _device_scope(device_scope) -> str:
+    for device in NO_SWITCH:
+        scope = call(device_scope, device)
+        if isinstance(scope, torch.cuda.device) or not (hasattr(scope, "__enter__") and hasattr(scope, "__exit__")):
+            raise Wrong(
+                f"device_scope({device!r}) returned {scope!r}; it should be a context manager that switches nothing "
+                "(on a machine without CUDA, torch.cuda.device would fail to enter).",
+            )
+        before = read_devices()
+        try:
+            with scope:
+                inside = read_devices()
+        except Exception as exc:
+            raise Wrong(f"Entering device_scope({device!r}) raised {type(exc).__name__}: {exc}") from None
+        if inside != before or read_devices() != before:
+            raise Wrong(f"device_scope({device!r}) changed the current or default device; it should change nothing.")
+    for device, index in SWITCH:
+        scope = call(device_scope, device)
+        if not isinstance(scope, torch.cuda.device) or scope.idx != index:
+            raise Wrong(f"device_scope({device!r}) returned {scope!r}; expected torch.cuda.device({index}).")
+        if torch.cuda.is_available() and index < torch.cuda.device_count():
+            with scope:
+                if torch.cuda.current_device() != index:
+                    raise Wrong(f"Inside device_scope({device!r}) the current device is not {index}.")
+    return "Switches for an indexed CUDA device, does nothing (and never fails) for everything else."
