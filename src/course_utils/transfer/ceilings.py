@@ -93,7 +93,7 @@ def reference_ceilings(lanes: int = 16) -> tuple[Ceiling, ...]:
     return tuple(Ceiling(g, lanes) for g in (3, 4, 5))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class CeilingTable:
     """Several ceilings, shown as a table."""
 
@@ -101,6 +101,9 @@ class CeilingTable:
 
     def __str__(self) -> str:
         return "\n".join(str(c) for c in self.ceilings)
+
+    def __repr__(self) -> str:
+        return str(self)
 
     def _repr_html_(self) -> str:
         rows = "".join(

@@ -67,7 +67,7 @@ def plan_request(request: Request, device: str | torch.device) -> Plan:
     notes = []
     direction, pinned = request.direction, request.pinned
     if dev.type == "cpu":
-        notes.append(f"asked for {request.direction}; no accelerator, so this is the {STAND_IN}: a CPU-to-CPU copy")
+        notes.append(f"asked for {request.direction}; with no accelerator the copy is CPU-to-CPU")
         direction = "h2h"
     if direction == "d2d":
         if pinned:

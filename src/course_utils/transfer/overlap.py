@@ -42,7 +42,7 @@ def to_device_on_side_stream(host: torch.Tensor, device: torch.device, side: tor
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Overlap:
     """Copy alone, matmul alone, both on one stream, both on two streams: seconds per sample."""
 
@@ -93,6 +93,9 @@ class Overlap:
     def __str__(self) -> str:
         return "\n".join([f"Copy/compute overlap on {self.device}:"] + [f"  {k}: {v}" for k, v in self.rows()]
                          + [self.verdict()])
+
+    def __repr__(self) -> str:
+        return str(self)
 
     def _repr_html_(self) -> str:
         body = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in self.rows())

@@ -32,7 +32,7 @@ from course_utils.transfer.results import Skipped, fmt_bytes, fmt_seconds
 from course_utils.transfer.timing import Clock, Synchronize, synchronizer, time_blocks
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PinningCost:
     """The time to pin ``nbytes`` of pageable memory, next to pageable and pinned host-to-device copies."""
 
@@ -96,6 +96,9 @@ class PinningCost:
         lines = [f"Pinning {fmt_bytes(self.nbytes)} for {self.device}:"]
         lines += [f"  {k}: {v}" for k, v in self.rows()]
         return "\n".join(lines + [self.verdict()])
+
+    def __repr__(self) -> str:
+        return str(self)
 
     def _repr_html_(self) -> str:
         body = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in self.rows())

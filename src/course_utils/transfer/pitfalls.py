@@ -23,7 +23,7 @@ from course_utils.transfer.fake import FakeAsyncDevice
 from course_utils.transfer.measure import MIB, _resolve_device
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class StaleRead:
     """Values read from a copy's destination before and after synchronizing, and what they should be."""
 
@@ -62,6 +62,9 @@ class StaleRead:
         label = f"{self.where} (simulated: no accelerator here)" if self.simulated else self.where
         return (f"non_blocking device-to-host copy on {label}\n  expected:      {list(self.expected)}\n"
                 f"  before sync:   {list(self.before_sync)}\n  after sync:    {list(self.after_sync)}\n{self.verdict()}")
+
+    def __repr__(self) -> str:
+        return str(self)
 
     def _repr_html_(self) -> str:
         label = html.escape(self.where) + (" <i>(simulated: no accelerator here)</i>" if self.simulated else "")

@@ -282,7 +282,7 @@ def machine_info(device: str | torch.device, link: PcieLink | None = None) -> Ma
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Sweep:
     """Many measured copies (sizes × variants) and the machine they ran on."""
 
@@ -335,6 +335,9 @@ class Sweep:
             lines.append(f"measured in {self.elapsed_s:.1f} s (budget {self.budget_s} s)")
         return "\n".join(lines)
 
+    def __repr__(self) -> str:
+        return str(self)
+
     def _repr_html_(self) -> str:
         head = f"<p><b>{html.escape(self.title)}</b></p>"
         banner = _stand_in_banner() if self.stand_in else ""
@@ -368,7 +371,7 @@ class Sweep:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Skipped:
     """A measurement that could not run on this machine, and why."""
 
@@ -380,6 +383,9 @@ class Skipped:
 
     def __str__(self) -> str:
         return f"SKIPPED {self.what}: {self.reason}"
+
+    def __repr__(self) -> str:
+        return str(self)
 
     def _repr_html_(self) -> str:
         return f"<p style='color:#9a6700'><b>SKIPPED</b> {html.escape(self.what)}: {html.escape(self.reason)}</p>"

@@ -1,0 +1,383 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 06 · Transfers and timing: how long does moving data take?
+#
+# Moving a tensor between host memory and a GPU costs time, and measuring that time is easy
+# to get wrong. In this notebook you will learn:
+#
+# - why timing GPU work without synchronizing measures the *launch*, not the work, and which
+#   innocent calls (`.item()`, `print`) synchronize behind your back;
+# - how to time a copy honestly: warm up, preallocate, synchronize around each timed block,
+#   repeat, report the median and the spread;
+# - pageable versus pinned host memory, and when pinning pays;
+# - the `non_blocking` rules: when an asynchronous copy is safe to use, and when reading its
+#   result shows stale data without any error;
+# - hiding a copy behind computation on a second CUDA stream;
+# - what the PCIe link can do at best, and what yours is.
+#
+# | Part | Needs |
+# |---|---|
+# | 1. Timing without synchronizing lies | CPU only (a simulated GPU stream); 1 GPU for the real thing |
+# | 2. Hidden synchronizations | CPU only (simulated); 1 GPU for the real thing |
+# | 3. Timing a copy honestly | CPU only (a host-memory stand-in); 1 GPU for real PCIe copies |
+# | 4. Bandwidth against size | CPU only (stand-in); 1 GPU for PCIe |
+# | 5. Pageable and pinned memory | 1 GPU (the CPU cells say why there is nothing to pin for) |
+# | 6. `non_blocking` safety rules | CPU only (simulated); 1 GPU for the real thing |
+# | 7. Copy/compute overlap on a side stream | 1 GPU |
+# | 8. The transfer explorer | CPU only (stand-in); 1 GPU for PCIe |
+# | 9. Reference ceilings: what PCIe can do | CPU only; an NVIDIA driver to read your link |
+#
+# Every cell runs to the end on a laptop with no GPU. There, copies are timed as a
+# **host-memory stand-in** (a CPU-to-CPU copy), labelled as such wherever it appears: it shows
+# the method and makes the plots work, and it is never a PCIe figure.
+
+# %%
+import inspect
+import time
+import warnings
+
+import torch
+
+from course_utils import needs_cuda, raises
+from course_utils.plots import plot_bandwidth, plot_variants
+from course_utils.transfer import (
+    FakeAsyncDevice,
+    Transfer,
+    ceiling_table,
+    default_device,
+    link_info,
+    measure_copy,
+    measure_overlap,
+    measure_pinning,
+    stale_read_demo,
+    sweep,
+    to_device_on_side_stream,
+)
+from course_utils.widgets import TransferExplorer
+
+device = default_device()
+device
+
+# %% [markdown]
+# ## 1. Timing without synchronizing lies
+#
+# A CUDA call such as `torch.mm(a, b)` on GPU tensors does not wait for the GPU: it puts the
+# kernel in the device's queue (a *stream*) and returns, usually within microseconds. The GPU
+# runs the queue in order, later. So `time.perf_counter()` read right after the call measures
+# the launch. `torch.cuda.synchronize()` waits until the queue is empty.
+#
+# `FakeAsyncDevice` is the course's simulated stream on a simulated clock; it follows exactly
+# these rules and runs anywhere. One "matmul" of 2 ms device time, launched in 5 µs:
+
+# %%
+sim = FakeAsyncDevice(launch_s=5e-6)
+matmul = sim.kernel(2e-3)
+start = sim.clock(); matmul(); naive = sim.clock() - start
+sim.synchronize()
+start = sim.clock(); matmul(); sim.synchronize(); honest = sim.clock() - start
+f"without synchronize: {naive * 1e3:.3f} ms   with synchronize: {honest * 1e3:.3f} ms"
+
+# %% [markdown]
+# The same on a real GPU. The first call is a warm-up (cuBLAS initialises itself on first use),
+# then the wrong and the right timing of the same matmul.
+
+# %%
+if needs_cuda(1, what="the real wrong-vs-right timing"):
+    a = torch.randn(4096, 4096, device=device)
+    b = torch.randn_like(a)
+    torch.mm(a, b); torch.cuda.synchronize()
+    start = time.perf_counter(); c = torch.mm(a, b); naive = time.perf_counter() - start
+    torch.cuda.synchronize()
+    start = time.perf_counter(); c = torch.mm(a, b); torch.cuda.synchronize(); honest = time.perf_counter() - start
+    print(f"without synchronize: {naive * 1e3:.3f} ms   with synchronize: {honest * 1e3:.3f} ms")
+else:
+    print(needs_cuda(1, what="the real wrong-vs-right timing"))
+    print("On a GPU the first number is the launch (tens of microseconds), the second the matmul (milliseconds).")
+
+# %% [markdown]
+# On the CPU both timings agree: a CPU operation has finished when it returns, so there is
+# nothing to wait for. That is why timing code that "works" on a laptop lies on a GPU.
+
+# %%
+x = torch.randn(512, 512)
+start = time.perf_counter(); y = x @ x; cpu_time = time.perf_counter() - start
+f"CPU matmul: {cpu_time * 1e3:.3f} ms, and y is ready: {y.shape}"
+
+# %% [markdown]
+# CUDA events time the GPU side directly: record one before and one after the work on the
+# stream, wait for the second, and ask for the time between them (`elapsed_time` is in
+# milliseconds). The host's launch overhead is not included.
+
+# %%
+if needs_cuda(1, what="timing with CUDA events"):
+    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    begin.record(); c = torch.mm(a, b); end.record()
+    end.synchronize()
+    print(f"CUDA events: {begin.elapsed_time(end):.3f} ms")
+else:
+    print(needs_cuda(1, what="timing with CUDA events"))
+    print("On a GPU this prints the matmul's device time, close to the synchronized timing above.")
+
+# %% [markdown]
+# ## 2. Hidden synchronizations
+#
+# Some calls must wait for the GPU because they bring a value to the host: `.item()`,
+# `.tolist()`, `.cpu()`, `print(t)` of a CUDA tensor, `if t.any():`, `torch.nonzero`. They
+# synchronize without saying so. Timing code that ends with `loss.item()` is accidentally
+# right; code that drops it becomes wrong. On the simulated device:
+
+# %%
+sim = FakeAsyncDevice()
+loss = sim.tensor([0.25])
+start = sim.clock()
+sim.kernel(5e-3)()
+launched = sim.clock() - start
+value = loss.item()
+f"launch returned after {launched * 1e3:.3f} ms; .item() after {(sim.clock() - start) * 1e3:.3f} ms"
+
+# %% [markdown]
+# On a GPU, `torch.cuda.set_sync_debug_mode("warn")` makes PyTorch warn at every
+# synchronizing operation ("called a synchronizing CUDA operation"), a good way to find hidden
+# ones in a training loop. The cell restores the mode afterwards.
+
+# %%
+if needs_cuda(1, what="hidden synchronizations on a GPU"):
+    start = time.perf_counter(); total = (a @ b).sum(); launched = time.perf_counter() - start
+    torch.cuda.set_sync_debug_mode("warn")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            total.item()
+    finally:
+        torch.cuda.set_sync_debug_mode(0)
+    waited = time.perf_counter() - start
+    print(f"launch: {launched * 1e3:.3f} ms, after .item(): {waited * 1e3:.3f} ms")
+    print("warnings:", [str(w.message).splitlines()[0] for w in caught])
+else:
+    print(needs_cuda(1, what="hidden synchronizations on a GPU"))
+    print("On a GPU, .item() takes as long as the matmul it waits for, and sync debug mode warns about it.")
+
+# %% [markdown]
+# ## 3. Timing a copy honestly
+#
+# `measure_copy` times `dst.copy_(src, non_blocking=...)` the way `torch.utils.benchmark`
+# does: buffers allocated once (allocation is a different cost), a warm-up, then blocks of
+# copies bracketed by synchronize, every sample kept, median and interquartile range reported.
+# On this machine's device:
+
+# %%
+one = measure_copy("h2d", 16 * 2**20, device=device)
+one
+
+# %% [markdown]
+# The result is data: every sample (seconds per copy, one per timed block), with the
+# statistics computed from them. It survives a trip through JSON unchanged.
+
+# %%
+one.seconds[:4], one.median, one.iqr, one.gbps, Transfer.from_dict(one.to_dict()) == one
+
+# %% [markdown]
+# What the helper does, seen through a clock and a synchronize that log their calls: a
+# synchronize before every clock read. Off CUDA the real synchronize is a no-op, so the same
+# code runs everywhere without breaking on the CPU.
+
+# %%
+log = []
+measure_copy("h2d", 4096, device=device, repeats=2, number=1,
+             clock=lambda: log.append("clock") or time.perf_counter(), synchronize=lambda: log.append("sync"))
+log
+
+# %% [markdown]
+# ## 4. Bandwidth against size
+#
+# A sweep over sizes from 4 KiB up shows two regimes: small copies cost a fixed latency
+# (launch, driver, PCIe round trip), so their GB/s is low; big copies approach the link's
+# bandwidth. The `quick` sweep stops at 16 MiB and spends about 2 seconds; the full one
+# (`sweep(device)`, or `python -m course_utils.transfer` in a terminal) goes to 256 MiB.
+
+# %%
+result = sweep(device, quick=True, budget_s=2.0)
+result
+
+# %% [markdown]
+# Bandwidth against size on log axes, the spread (IQR) shaded, and PCIe Gen3, Gen4 and Gen5
+# x16 ceilings as horizontal lines (part 9 derives them). On a stand-in the title says so and
+# the PCIe lines are marked as reference only: host memory copies are not PCIe transfers.
+
+# %%
+plot_bandwidth(result)
+
+# %% [markdown]
+# ## 5. Pageable and pinned memory
+#
+# Ordinary host memory is *pageable*: the OS may move it. A GPU's DMA engine can only read
+# memory that stays put, so a copy from pageable memory goes through a pinned staging buffer
+# inside the driver, in chunks. *Pinned* (page-locked) memory, from `t.pin_memory()` or
+# `torch.empty(..., pin_memory=True)`, is copied directly: faster, and able to run
+# asynchronously. Pinned memory exists for an accelerator; without one, PyTorch refuses:
+
+# %%
+if torch.cuda.is_available():
+    pinned = torch.ones(3).pin_memory()
+    print(pinned.is_pinned())
+else:
+    print(raises(lambda: torch.ones(3).pin_memory(), RuntimeError, match="accelerator|pin"))
+
+# %% [markdown]
+# The sweep measured every combination of pageable/pinned and blocking/non_blocking it could.
+# At its largest size, side by side (on a GPU, pinned bars stand taller; on the CPU, pinned
+# says it needs an accelerator and blocking equals non_blocking, since CPU copies never run
+# asynchronously):
+
+# %%
+plot_variants(result)
+
+# %% [markdown]
+# But `pin_memory()` is itself a copy, into freshly page-locked memory. For a **one-off** copy
+# of pageable data, pinning first usually costs more than it saves; for **repeated** copies from
+# a buffer pinned once (a `DataLoader(pin_memory=True)`, a reused staging buffer) it pays after
+# a few copies. `measure_pinning` measures both cases on a GPU:
+
+# %%
+measure_pinning(64 * 2**20, device=device)
+
+# %% [markdown]
+# ## 6. `non_blocking` safety rules
+#
+# **Rule 1: host to device, `non_blocking=True` from pinned memory, then use the result on the
+# same stream: safe.** The copy returns at once, and kernels queued after it on the same
+# stream run after it, so they see the data. (Do not *overwrite the pinned source* until the
+# copy has run, though: the GPU reads it later.) From pageable memory, `non_blocking=True`
+# gains nothing: the driver must stage the data first.
+
+# %%
+if needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream"):
+    host = torch.arange(2**24, dtype=torch.float32).pin_memory()
+    on_gpu = host.to(device, non_blocking=True)
+    total = on_gpu.sum()
+    print(total.item() == host.sum().item())
+else:
+    print(needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream"))
+    print("On a GPU this prints True: the sum is queued after the copy, on the same stream.")
+
+# %% [markdown]
+# **Rule 2: device to host, `non_blocking=True`: synchronize before reading.** The copy into
+# pinned host memory is only queued; the host can read the destination before the GPU wrote
+# it, and sees old values, with no error. `stale_read_demo` fills a tensor on the device, copies
+# it to zeroed pinned memory with `non_blocking=True`, reads at once, synchronizes and reads
+# again. On a GPU it runs for real; here it runs on the simulated device and says so.
+
+# %%
+stale_read_demo(device)
+
+# %% [markdown]
+# **Rule 3: `t.to("cpu", non_blocking=True)` is the same hazard.** PyTorch gives its result
+# pinned memory so that the copy can be asynchronous. Wait for it before reading, with
+# `torch.cuda.synchronize()` or, cheaper, an event recorded right after the copy.
+
+# %%
+if needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule"):
+    on_host = on_gpu.to("cpu", non_blocking=True)
+    copied = torch.cuda.Event()
+    copied.record()
+    print("result pinned:", on_host.is_pinned())
+    copied.synchronize()
+    print("safe to read after the event:", on_host[-1].item() == host[-1].item())
+else:
+    print(needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule"))
+    print("On a GPU this prints that the result is pinned, then a correct read after the event.")
+
+# %% [markdown]
+# Without `non_blocking`, a device-to-host copy waits for the GPU before returning, which
+# is always safe and often fast enough. Exercise 06.2 practises the safe pattern: many
+# non_blocking copies, one synchronize.
+#
+# ## 7. Copy/compute overlap on a side stream
+#
+# Work on one stream runs in order; work on two streams may overlap, and GPUs have copy engines
+# separate from their compute units. A copy from pinned memory on a side stream can therefore
+# hide behind a matmul on the default stream. Streams do not wait for each other on their own:
+# `wait_stream` orders them, and `record_stream` tells PyTorch's caching allocator that a tensor
+# made on the side stream is used on another one, so its memory is not reused too early.
+# The course's helper for that pattern:
+
+# %%
+print(inspect.getsource(to_device_on_side_stream))
+
+# %% [markdown]
+# `measure_overlap` times the copy alone, the matmul alone, both on one stream, and the copy
+# on a side stream during the matmul; then checks that data copied this way arrives intact.
+
+# %%
+measure_overlap(device)
+
+# %% [markdown]
+# ## 8. The transfer explorer
+#
+# Pick a size, a direction, pinned and non_blocking, and see the bandwidth. Every change
+# re-measures at once (the size slider when you release it); **Run** measures the same settings
+# again, to show the noise. The plot keeps one point per size and variant, so moving the
+# slider traces the curve, with the latest point circled. Without an accelerator every copy is
+# the host-memory stand-in and the explorer says so.
+
+# %%
+explorer = TransferExplorer(device)
+explorer
+
+# %% [markdown]
+# ## 9. Reference ceilings: what PCIe can do
+#
+# A PCIe link's best one-direction payload bandwidth is GT/s per lane × lanes × encoding ÷ 8.
+# Gen3, Gen4 and Gen5 use 128b/130b encoding (128 payload bits per 130 sent):
+
+# %%
+ceiling_table()
+
+# %% [markdown]
+# Real copies reach less (packet headers, flow control); around 80-90% of the ceiling from
+# pinned memory is a good result. H100 and H200 SXM GPUs connect to the host over PCIe Gen5
+# x16 (63 GB/s per direction). Your GPU's link, as the driver reports it
+# (`nvidia-smi --query-gpu=pcie.link.gen.current,pcie.link.width.current,pcie.link.gen.max`);
+# the current generation may read lower while the GPU idles, because the link trains down to
+# save power:
+
+# %%
+link = link_info(device.index or 0) if device.type == "cuda" else None
+link if link is not None else "no PCIe link reported: no NVIDIA GPU (or no nvidia-smi) on this machine"
+
+# %% [markdown]
+# The best pinned host-to-device copy of the sweep, against that ceiling:
+
+# %%
+best = max((r for r in result.results if r.direction == "h2d" and r.pinned), key=lambda r: r.gbps, default=None)
+if best is not None and link is not None and link.ceiling_max is not None:
+    print(f"{best.gbps:.1f} GB/s = {best.gbps / link.ceiling_max.gbps:.0%} of {link.ceiling_max}")
+elif result.stand_in:
+    print("The sweep measured a host-memory stand-in: comparing it with PCIe would mean nothing.")
+else:
+    print(f"best pinned h2d: {best.gbps:.1f} GB/s" if best else "no pinned h2d copy was measured")
+
+# %% [markdown]
+# ## Summary
+#
+# - GPU calls return when work is queued. Time GPU work with `synchronize()` before and after
+#   (or CUDA events); `.item()`, `.cpu()`, `print` synchronize behind your back.
+# - Time copies into preallocated buffers, after a warm-up, in repeated blocks; report the
+#   median and the spread. Off CUDA, synchronize is a no-op, so the same code runs everywhere.
+# - Pinned memory makes copies faster and asynchronous, but pinning costs a copy: it pays for
+#   buffers reused many times, not for one-off copies.
+# - Host to device `non_blocking` from pinned memory is safe on the same stream; device to host
+#   `non_blocking` needs a synchronize before the host reads the result.
+# - A copy on a side stream can hide behind compute, with `wait_stream` and `record_stream`.
+# - PCIe Gen3/4/5 x16: 15.75, 31.5, 63.0 GB/s per direction at best.
+#
+# **Exercises:** `exercises/06_transfers_and_timing_exercises.ipynb` (fix a timing function,
+# make device-to-host copies safe, GB/s from bytes and seconds, the PCIe ceiling of a link).
+# To collect a class's numbers: `python -m course_utils.transfer --out my-results`.

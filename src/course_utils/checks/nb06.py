@@ -1,0 +1,188 @@
+"""Checks for the exercises of notebook 06, transfers and timing.
+
+The timing and copy exercises are checked on ``FakeAsyncDevice``, the course's simulated
+stream on a simulated clock: a missing ``synchronize()`` gives a measurably wrong answer there,
+on any machine, so the checks mean the same on a laptop and on a GPU server.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+
+import torch
+
+from course_utils.checks._core import Wrong, call, exercise
+from course_utils.transfer.ceilings import Ceiling
+from course_utils.transfer.fake import FakeAsyncDevice
+from course_utils.transfer.timing import no_sync
+
+LAUNCH_S = 5e-6
+
+
+def _sequence_op(device: FakeAsyncDevice, durations: list[float]):
+    """An op whose n-th call launches ``durations[n % len]`` seconds of work."""
+    calls = {"n": 0}
+
+    def op():
+        device.launch(durations[calls["n"] % len(durations)])
+        calls["n"] += 1
+
+    return op
+
+
+# (work per call, work already queued before timing starts, repeats)
+TIMING_CASES = (
+    ([2e-3], 0.0, 5),
+    ([3e-4], 2e-2, 1),
+    ([1e-3, 1e-3, 9e-3, 1e-3, 1e-3], 0.0, 5),
+    ([4.5e-3, 5e-3, 5.5e-3], 1e-2, 3),
+)
+
+
+@exercise(
+    "06.1",
+    "Time asynchronous work honestly",
+    "time_per_call",
+    hint="Per repeat: synchronize(), start = clock(), op(), synchronize(), then clock() - start. "
+    "Return the median of the repeats (statistics.median).",
+)
+def _time_per_call(time_per_call) -> str:
+    for durations, backlog, repeats in TIMING_CASES:
+        device = FakeAsyncDevice(launch_s=LAUNCH_S)
+        if backlog:
+            device.launch(backlog)  # someone else's work, still running when the timing starts
+        got = call(time_per_call, _sequence_op(device, durations), device.clock, device.synchronize, repeats)
+        expected = statistics.median([durations[i % len(durations)] for i in range(repeats)])
+        if not isinstance(got, (int, float)) or isinstance(got, bool):
+            raise Wrong(f"time_per_call returned {got!r}; expected a number of seconds.")
+        if math.isclose(got, expected, rel_tol=1e-6):
+            continue
+        case = f"work of {[f'{d * 1e3:g} ms' for d in durations]}, {repeats} repeat(s)"
+        if backlog:
+            case += f", with {backlog * 1e3:g} ms of earlier work still queued"
+        found = f"For {case}: you measured {got * 1e3:.4g} ms per call; the device spent {expected * 1e3:.4g} ms."
+        if device.syncs == 0:
+            raise Wrong(found, "You never called synchronize(): the clock stopped when the work was queued, not done.")
+        if math.isclose(got, LAUNCH_S, rel_tol=1e-3) or got < expected / 2:
+            raise Wrong(found, "Call synchronize() after op() and before reading the clock the second time.")
+        if backlog and got > expected + backlog / 2 and repeats == 1:
+            raise Wrong(found, "Call synchronize() before starting the clock too: earlier queued work was counted.")
+        mean = sum(durations[i % len(durations)] for i in range(repeats)) / repeats
+        if math.isclose(got, mean, rel_tol=1e-6):
+            raise Wrong(found, "That is the mean; one slow repeat pulls it up. Return the median.")
+        raise Wrong(found, "Use the clock and synchronize you are given (not time.perf_counter), and the median.")
+    return "Honest on every case: synchronized on both sides of the clock, and the median of the repeats."
+
+
+def _fake_case(rng: random.Random, count: int):
+    device = FakeAsyncDevice(bandwidth=1e3)  # slow copies (ms each): they are surely unfinished at the return
+    device.launch(3e-3)  # the GPU is still busy with earlier work
+    sources = [device.tensor([round(rng.uniform(-9, 9), 2) for _ in range(rng.randint(2, 5))]) for _ in range(count)]
+    buffers = [device.host_buffer(len(s), pinned=True) for s in sources]
+    return device, sources, buffers
+
+
+@exercise(
+    "06.2",
+    "Make device-to-host copies safe",
+    "copy_all_to_host",
+    hint="Issue every buf.copy_(src, non_blocking=True) first, then call synchronize() once, then return "
+    "the buffers. Reading before that synchronize() sees old data.",
+)
+def _copy_all_to_host(copy_all_to_host) -> str:
+    rng = random.Random(6)
+    for count in (1, 3, 4):
+        device, sources, buffers = _fake_case(rng, count)
+        got = call(copy_all_to_host, sources, buffers, device.synchronize)
+        if got is None or len(got) != count:
+            raise Wrong(f"copy_all_to_host returned {got!r}; expected the list of {count} host buffers.")
+        blocking = [b for b in buffers if b.copies != [True]]
+        if blocking:
+            raise Wrong(
+                f"Each buffer should receive exactly one copy_ with non_blocking=True; one received copies with "
+                f"non_blocking={blocking[0].copies}.",
+                "Use buf.copy_(src, non_blocking=True) once per buffer: a blocking copy waits for the GPU each time.",
+            )
+        if device.implicit_syncs:
+            raise Wrong("Your code read device data (.item()/.tolist() on a device tensor), which waits for the GPU "
+                        "like a synchronize.", "Copy into the buffers and synchronize once; do not read the sources.")
+        values = [b.tolist() if hasattr(b, "tolist") else b for b in got]  # a plain host read: it does not wait
+        expected = [list(s.values) for s in sources]
+        if values != expected:
+            raise Wrong(
+                f"Reading the returned buffers gave {values}; the devices' data was {expected}. The copies had "
+                "not finished when you returned.",
+                "Call synchronize() after the last copy_ and before returning.",
+            )
+        if device.syncs != 1:
+            raise Wrong(f"With {count} copies you called synchronize() {device.syncs} times; once is enough.",
+                        "Issue all the copies first, then synchronize once: the copies queue up back to back.")
+    real = [torch.arange(4.0), torch.ones(2)]
+    out = call(copy_all_to_host, real, [torch.zeros(4), torch.zeros(2)], no_sync)
+    if (out is None or len(out) != 2
+            or not all(isinstance(o, torch.Tensor) and torch.equal(o, r) for o, r in zip(out, real))):
+        raise Wrong("With real CPU tensors the buffers did not end up equal to the sources.",
+                    "Copy with buf.copy_(src, non_blocking=True) and return the buffers you were given.")
+    return "Every copy was non_blocking, one synchronize() made them all safe, and the data was right."
+
+
+GBPS_CASES = (
+    (2**20, (1e-4,)),
+    (64 * 2**20, (2.1e-3, 2.0e-3, 2.2e-3)),
+    (4096, (3e-6, 2e-6, 2.5e-6, 40e-6)),
+    (256 * 2**20, (0.02, 0.011, 0.0105, 0.0102, 0.0101)),
+)
+
+
+@exercise(
+    "06.3",
+    "Bandwidth from bytes and seconds",
+    "gbps",
+    hint="GB/s = nbytes / median(seconds) / 1e9: decimal gigabytes (10**9, as PCIe and GPU specs use) and the "
+    "median, which one slow sample cannot move.",
+)
+def _gbps(gbps) -> str:
+    for nbytes, seconds in GBPS_CASES:
+        got = call(gbps, nbytes, seconds)
+        expected = nbytes / statistics.median(seconds) / 1e9
+        if isinstance(got, (int, float)) and math.isclose(got, expected, rel_tol=1e-9):
+            continue
+        found = f"gbps({nbytes}, {seconds}) returned {got!r}; expected {expected:.6g}."
+        if isinstance(got, (int, float)):
+            if math.isclose(got, expected * 1e9 / 2**30, rel_tol=1e-9):
+                raise Wrong(found, "You divided by 2**30 (GiB). Bandwidths are quoted in GB: divide by 1e9.")
+            if math.isclose(got, nbytes / (sum(seconds) / len(seconds)) / 1e9, rel_tol=1e-9):
+                raise Wrong(found, "That uses the mean time; use statistics.median(seconds).")
+            if math.isclose(got, nbytes / min(seconds) / 1e9, rel_tol=1e-9):
+                raise Wrong(found, "That uses the fastest sample; use the median.")
+        raise Wrong(found)
+    return "Right for every case: bytes over the median time, in decimal GB/s."
+
+
+@exercise(
+    "06.4",
+    "The PCIe ceiling of a link",
+    "pcie_ceiling_gbps",
+    hint="GB/s = GT/s per lane × lanes × encoding ÷ 8. GT/s: Gen1 2.5, Gen2 5, Gen3 8, Gen4 16, Gen5 32. "
+    "Encoding: 8/10 for Gen1-2, 128/130 for Gen3-5.",
+)
+def _pcie_ceiling_gbps(pcie_ceiling_gbps) -> str:
+    for gen in (1, 2, 3, 4, 5):
+        for lanes in (16, 8, 4, 1):
+            got = call(pcie_ceiling_gbps, gen, lanes)
+            expected = Ceiling(gen, lanes).gbps
+            if isinstance(got, (int, float)) and math.isclose(got, expected, rel_tol=1e-9):
+                continue
+            found = f"pcie_ceiling_gbps({gen}, {lanes}) returned {got!r}; expected {expected:.6g} GB/s."
+            rate = Ceiling(gen, lanes).gts
+            if isinstance(got, (int, float)):
+                if math.isclose(got, rate * lanes / 8, rel_tol=1e-9):
+                    raise Wrong(found, "You left out the line encoding: 128b/130b from Gen3, 8b/10b before.")
+                if math.isclose(got, rate * lanes, rel_tol=1e-9) or math.isclose(got, expected * 8, rel_tol=1e-9):
+                    raise Wrong(found, "GT/s count bits; divide by 8 for bytes.")
+                if gen <= 2 and math.isclose(got, rate * lanes * 128 / 130 / 8, rel_tol=1e-9):
+                    raise Wrong(found, "Gen1 and Gen2 use 8b/10b encoding, not 128b/130b.")
+            raise Wrong(found)
+    return "Right for Gen1 to Gen5 at x1 to x16: Gen5 x16 is 63.0 GB/s per direction, as an H100/H200 SXM gets."

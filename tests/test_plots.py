@@ -1,0 +1,114 @@
+"""plots: draw what they are given, return the Axes, label stand-ins, touch no global setting."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from course_utils.plots import plot_bandwidth, plot_variants  # noqa: E402
+from course_utils.transfer import STAND_IN, Transfer, sweep  # noqa: E402
+from course_utils.transfer.ceilings import PcieLink, pcie_ceiling  # noqa: E402
+from course_utils.transfer.results import Machine, Sweep  # noqa: E402
+
+SIZES = (4096, 65536, 2**20)
+
+
+def gpu_results():
+    """Hand-made results, as a GPU would give them (plots only draw; no GPU needed)."""
+    out = []
+    for size in SIZES:
+        for direction in ("h2d", "d2h"):
+            for pinned in (False, True):
+                for nb in (False, True):
+                    speed = (20e9 if pinned else 10e9) * size / (size + 65536)
+                    secs = tuple(size / speed * f for f in (0.95, 1.0, 1.1))
+                    out.append(Transfer(direction, size, pinned, nb, "cuda:0", secs))
+        out.append(Transfer("d2d", size, None, False, "cuda:0", (size / 1e12, size / 9e11)))
+    return out
+
+
+def stand_in_results():
+    return [Transfer("h2h", s, False, nb, "cpu", (s / 5e9, s / 4e9), stand_in=True) for s in SIZES for nb in (False, True)]
+
+
+@pytest.fixture
+def ax():
+    fig = Figure()
+    return fig.add_subplot()
+
+
+def legend_texts(ax):
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_bandwidth_plot_draws_one_line_per_variant_and_the_ceilings(ax):
+    results = gpu_results()
+    assert plot_bandwidth(results, ax) is ax
+    labels = legend_texts(ax)
+    assert sum("ceiling" in t for t in labels) == 3
+    assert len([t for t in labels if "ceiling" not in t]) == 9  # 8 host variants + d2d
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert STAND_IN not in ax.get_title() and "cuda:0" in ax.get_title()
+    h2d_pinned = [line for line in ax.get_lines() if line.get_label() == "h2d pinned blocking"][0]
+    assert list(h2d_pinned.get_xdata()) == list(SIZES)
+    expected = [t.gbps for t in results if t.label == "h2d pinned blocking"]
+    assert list(h2d_pinned.get_ydata()) == pytest.approx(expected)
+
+
+def test_bandwidth_plot_of_a_stand_in_says_so(ax):
+    plot_bandwidth(stand_in_results(), ax)
+    assert STAND_IN in ax.get_title() and "not a PCIe measurement" in ax.get_title()
+    assert all("reference only" in t for t in legend_texts(ax) if "ceiling" in t)
+
+
+def test_the_machines_link_is_marked(ax):
+    link = PcieLink(gen_current=1, width_current=8, gen_max=4)
+    result = Sweep(tuple(gpu_results()), Machine("cuda:0", "GPU", "2.x", "12.6", False, link))
+    plot_bandwidth(result, ax, ceilings=[pcie_ceiling(5)])
+    labels = legend_texts(ax)
+    assert any("Gen4 x8" in t and "this machine's link" in t for t in labels)
+    assert any("Gen5 x16" in t for t in labels)
+
+
+def test_highlight_and_bad_input(ax):
+    latest = gpu_results()[0]
+    plot_bandwidth([latest], ax, highlight=latest, ceilings=())
+    assert any(t.startswith("latest:") for t in legend_texts(ax))
+    with pytest.raises(TypeError, match="expected a Sweep or Transfer"):
+        plot_bandwidth([1, 2], ax)
+
+
+def test_variant_bars(ax):
+    assert plot_variants(gpu_results(), ax) is ax
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == ["h2d\npageable", "h2d\npinned", "d2h\npageable", "d2h\npinned", "d2d\ndevice"]
+    assert len(ax.patches) == 9  # 4 groups × 2 bars + d2d blocking only
+    assert "1 MiB" in ax.get_title()
+    plot_variants(gpu_results(), ax, nbytes=4096)
+    with pytest.raises(ValueError, match="measured sizes are"):
+        plot_variants(gpu_results(), ax, nbytes=12345)
+    with pytest.raises(ValueError, match="at least one result"):
+        plot_variants([], ax)
+
+
+def test_variant_bars_of_a_stand_in_mark_what_needs_an_accelerator(ax):
+    plot_variants(stand_in_results(), ax)
+    assert STAND_IN in ax.get_title()
+    assert any("needs an" in t.get_text() for t in ax.texts)
+    assert all("stand-in" in t.get_text() for t in ax.get_xticklabels())
+
+
+def test_a_real_cpu_sweep_plots_and_no_global_setting_changes():
+    before = dict(matplotlib.rcParams)
+    result = sweep("cpu", sizes=(4096, 65536), budget_s=0.1)
+    a = plot_bandwidth(result)  # no ax: a new pyplot figure
+    b = plot_variants(result)
+    try:
+        assert a.figure is not b.figure and STAND_IN in a.get_title()
+    finally:
+        plt.close(a.figure)
+        plt.close(b.figure)
+    assert dict(matplotlib.rcParams) == before
