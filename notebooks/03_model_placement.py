@@ -429,9 +429,9 @@ torch.load(workdir / "gpu1.pt", map_location={"cuda:1": here}, weights_only=True
 
 # %% [markdown]
 # And back: a checkpoint saved on the CPU loads onto a GPU with `map_location="cuda"` (here,
-# without a GPU, `"meta"` shows the same real move; with `"meta"` torch.load does not even read the
-# bytes). Since PyTorch 2.6 `torch.load` defaults to `weights_only=True`, which loads tensors,
-# dicts, lists and numbers but no arbitrary Python objects; passing it explicitly says so.
+# without a GPU, `"meta"` shows the same real move). Since PyTorch 2.6 `torch.load` defaults to
+# `weights_only=True`, which loads tensors, dicts, lists and numbers but no arbitrary Python
+# objects; passing it explicitly says so.
 
 # %%
 onto = "cuda" if torch.cuda.is_available() else "meta"
