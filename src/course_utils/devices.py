@@ -277,8 +277,8 @@ def pick_device(prefer: str | None = None, *, announce: bool = True) -> torch.de
 # still run: they say what they skipped and why.
 NOTEBOOK_NEEDS: dict[str, int] = {
     "01 device query": 0,
-    "02 tensor placement": 1,
-    "03 model placement": 1,
+    "02 tensor placement": 2,
+    "03 model placement": 2,
     "04 current device and scopes": 2,
     "05 cross-device error clinic": 1,
     "06 transfers and timing": 1,
