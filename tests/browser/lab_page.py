@@ -240,18 +240,86 @@ def hide_left_sidebar(page) -> None:
         pass  # cosmetic: a screenshot with the file browser open still shows the notebook
 
 
+_SCROLLER = "document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer')"
+
+
+# Where the last cell ends, in page pixels, with the notebook scrolled to its top.
+_CONTENT_BOTTOM = f"""() => {{
+  const o = {_SCROLLER};
+  if (!o) return 0;
+  o.scrollTop = 0;
+  const cells = o.querySelectorAll('.jp-Cell');
+  const last = cells[cells.length - 1];
+  return last ? last.getBoundingClientRect().bottom : 0;
+}}"""
+
+
 def screenshot_notebook(page, path: Path) -> Path:
-    """Save a screenshot of the whole notebook: the window is made as tall as the notebook."""
+    """Save a screenshot of the whole notebook, top to bottom: the window is made as tall as it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    height = page.evaluate(
-        "() => { const o = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer');"
-        " return o ? o.scrollHeight - o.clientHeight : 0 }"
-    )
-    tall = min(VIEWPORT["height"] + int(height) + 40, MAX_SCREENSHOT_HEIGHT)
-    page.set_viewport_size({"width": VIEWPORT["width"], "height": tall})
     try:
-        page.wait_for_timeout(500)  # let off-screen cells (content-visibility) paint
+        # Cells off screen have estimated heights until painted: grow, let them paint, measure again.
+        for _ in range(4):
+            wanted = min(int(page.evaluate(_CONTENT_BOTTOM)) + 60, MAX_SCREENSHOT_HEIGHT)
+            if abs(wanted - page.viewport_size["height"]) <= 4:
+                break
+            page.set_viewport_size({"width": VIEWPORT["width"], "height": max(wanted, VIEWPORT["height"])})
+            page.wait_for_timeout(250)
         page.screenshot(path=str(path))
     finally:
         page.set_viewport_size(VIEWPORT)
     return path
+
+
+@dataclass(frozen=True)
+class PlotState:
+    images: tuple[str, ...]  # the src of every <img> in the plot area (blob: URLs change with the PNG)
+    text: str
+
+    def __str__(self) -> str:
+        return f"images {[src[:60] for src in self.images]}, text {self.text[:120]!r}"
+
+
+def plot_state(root) -> PlotState:
+    plot = root.locator(".transfer-explorer-plot").first
+    images = tuple(plot.locator("img").evaluate_all("els => els.map(e => e.getAttribute('src') || '')"))
+    return PlotState(images, plot.inner_text())
+
+
+def size_slider(root):
+    """The slider whose label reads "size" (ipywidgets' description)."""
+    return root.locator(".widget-slider").filter(has=root.page.locator(".widget-label", has_text="size")).first
+
+
+def slider_value(slider) -> str:
+    """What the slider's readout shows (e.g. "64 MiB"), else its handle's position."""
+    readout = slider.locator(".widget-readout")
+    if readout.count():
+        return readout.first.inner_text().strip()
+    return slider.locator(".noUi-handle").first.get_attribute("aria-valuenow") or ""
+
+
+def move_size_control(page, root, timeout: float = 60.0) -> tuple[str, str, PlotState, PlotState]:
+    """Move a widget's "size" slider one step with the keyboard, as a learner can, and wait for
+    its plot to change. Returns (value before, value after, plot before, plot after); the plot
+    states are equal when nothing changed within `timeout`.
+    """
+    root.scroll_into_view_if_needed()
+    slider = size_slider(root)
+    handle = slider.locator(".noUi-handle").first
+    before_value = slider_value(slider)
+    at_end = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
+    before = plot_state(root)
+    handle.focus()
+    page.keyboard.press("ArrowLeft" if at_end else "ArrowRight")
+    deadline = time.monotonic() + timeout
+    after = plot_state(root)
+    while after == before and time.monotonic() < deadline:
+        page.wait_for_timeout(250)
+        after = plot_state(root)
+    if after != before:  # an image may be swapped before the status line: let both settle
+        page.wait_for_timeout(500)
+        wait_for_kernel_idle(page, timeout)
+        after = plot_state(root)
+    after_value = slider_value(slider)
+    return before_value, after_value, before, after

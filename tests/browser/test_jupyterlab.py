@@ -74,51 +74,133 @@ def problems_in(source: nbformat.NotebookNode, saved: nbformat.NotebookNode, cel
                 f"{where}: the page {'shows' if shown else 'shows no'} error but the kernel sent "
                 f"{kernel_errors(after) or 'none'}"
             )
-        if has_widget_output(after):
-            widgets = [o for o in view.outputs if o.widget_ok]
-            if not widgets:
-                problems.append(
-                    f"{where} ({first_line!r}): the kernel sent a widget but Lab shows no rendered widget "
-                    f"(.jupyter-widgets); the page shows: {short(view.text)!r}"
-                )
-        for out in view.outputs:
-            placeholder = next((p for p in lab_page.WIDGET_PLACEHOLDERS if p in out.text), None)
-            if placeholder or (out.mime == "text/plain" and lab_page.WIDGET_FALLBACK.match(out.text) and has_widget_output(after)):
-                problems.append(f"{where}: a widget did not render; the page shows {short(out.text)!r}")
+        placeholders = [out.text for out in view.outputs if any(p in out.text for p in lab_page.WIDGET_PLACEHOLDERS)]
+        if has_widget_output(after) and not any(o.widget_ok for o in view.outputs):
+            fallback = [o.text for o in view.outputs if lab_page.WIDGET_FALLBACK.match(o.text)]
+            problems.append(
+                f"{where} ({first_line!r}): the kernel sent a widget but Lab shows no rendered widget (.jupyter-widgets)"
+                f"{', only its text fallback' if fallback else ''}: {short(view.text)!r}"
+            )
+        elif placeholders:
+            problems.append(f"{where} ({first_line!r}): a widget did not render: {short(placeholders[0])!r}")
         if is_solution and CHECK_CELL.search(cell.source):
             if "PASS" not in view.text or "FAIL" in view.text:
                 problems.append(f"{where} ({first_line!r}): the solution's check does not show PASS: {short(view.text)!r}")
     return problems
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[f"{p.parent.name}/{p.name}" for p in NOTEBOOKS])
-def test_notebook_runs_in_jupyterlab(notebook: Path, lab, browser, artifacts):
-    relative = f"{notebook.parent.name}/{notebook.name}"
-    source = nbformat.read(notebook, as_version=4)
+def explorer_problems(page, source: nbformat.NotebookNode, path: str) -> list[str]:
+    """Move the size control of every transfer explorer on the page; its plot must change."""
+    roots = page.locator(".transfer-explorer")
+    builds_one = any("TransferExplorer" in c.source for c in source.cells if c.cell_type == "code")
+    if roots.count() == 0:
+        return [f"{path}: the notebook builds a TransferExplorer but the page shows none (.transfer-explorer)"] if builds_one else []
+    problems = []
+    for k in range(roots.count()):
+        before_value, after_value, before, after = lab_page.move_size_control(page, roots.nth(k))
+        if before_value == after_value:
+            problems.append(f"{path}: transfer explorer {k}: ArrowRight on the size slider did not move it (value {before_value!r})")
+        elif before.images == after.images:
+            problems.append(
+                f"{path}: transfer explorer {k}: moving size from {before_value!r} to {after_value!r} did not update "
+                f"its plot image within 60 s (before: {before}; after: {after})"
+            )
+    return problems
+
+
+def run_in_lab(lab, browser, artifacts, relative: str, shot: str) -> tuple[list[lab_page.CellView], list[str], nbformat.NotebookNode]:
+    """Open `relative` in Lab, Run All, read the page, exercise explorers, save and screenshot it.
+
+    Returns the cells as shown, the explorer and page problems, and the notebook Lab saved.
+    """
+    source = nbformat.read(lab.root / relative, as_version=4)
     started = time.monotonic()
     # One workspace per notebook, so Lab does not reopen the previous notebook's tab.
-    page = lab_page.open_notebook(browser, lab, relative, workspace=notebook.stem)
-    console_errors: list[str] = []
-    page.on("pageerror", lambda exc: console_errors.append(str(exc)))
+    page = lab_page.open_notebook(browser, lab, relative, workspace=re.sub(r"\W", "_", relative))
+    page_errors: list[str] = []
+    page.on("pageerror", lambda exc: page_errors.append(str(exc)))
     try:
         opened = time.monotonic() - started
         lab_page.hide_left_sidebar(page)
         ran = lab_page.run_all_cells(page)
         lab_page.TIMINGS.append((relative, opened, ran))
         cells = lab_page.read_cells(page)
+        problems = explorer_problems(page, source, relative)
         lab_page.save(page)
-        lab_page.screenshot_notebook(page, artifacts / f"{notebook.stem}.png")
+        lab_page.screenshot_notebook(page, artifacts / f"{shot}.png")
     except Exception:
         try:
-            lab_page.screenshot_notebook(page, artifacts / f"{notebook.stem}.failed.png")
+            lab_page.screenshot_notebook(page, artifacts / f"{shot}.failed.png")
         except Exception:
             pass  # the original error says more than a failed screenshot
         raise
     finally:
         page.close()
         lab.shutdown_sessions()
-    saved = nbformat.read(lab.root / relative, as_version=4)
-    problems = problems_in(source, saved, cells, relative)
-    if console_errors:
-        problems.append(f"{relative}: uncaught errors in the page: {console_errors[:3]}")
+    if page_errors:
+        problems.append(f"{relative}: uncaught errors in the page: {page_errors[:3]}")
+    return cells, problems, nbformat.read(lab.root / relative, as_version=4)
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[f"{p.parent.name}/{p.name}" for p in NOTEBOOKS])
+def test_notebook_runs_in_jupyterlab(notebook: Path, lab, browser, artifacts):
+    relative = f"{notebook.parent.name}/{notebook.name}"
+    source = nbformat.read(notebook, as_version=4)
+    cells, problems, saved = run_in_lab(lab, browser, artifacts, relative, shot=notebook.stem)
+    problems = problems_in(source, saved, cells, relative) + problems
     assert not problems, "\n".join(problems)
+
+
+# A notebook built in code (as nbval's own tests do) whose outcome is known, to prove that the
+# page reading above finds what it must: a stderr warning is not an error, a tagged error is
+# allowed, a tagged cell that does not raise is reported, an untagged error is reported with its
+# cell index, Run All stops there, a widget renders, and a slider drives a plot through the kernel.
+SELFTEST_CELLS = [
+    ("markdown", "# Browser self-test", None),
+    ("code", "import warnings\nwarnings.warn('only a warning, on stderr')\n1", None),
+    ("code", "raise ValueError('a deliberate error')", ["raises-exception"]),
+    ("code", "1 + 1  # tagged, but does not raise", ["raises-exception"]),
+    ("code", '''import struct, zlib
+import ipywidgets as w
+
+def png(shade: int) -> bytes:
+    """A 1x1 PNG of one grey level: different bytes for every size."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    return (b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(bytes([0, shade % 256]))) + chunk(b"IEND", b""))
+
+size = w.SelectionSlider(options=[("1 KiB", 10), ("1 MiB", 20), ("1 GiB", 30)], value=20,
+                         description="size", continuous_update=False)
+image = w.Image(value=png(size.value), format="png")
+status = w.HTML(f"size {size.value}")
+plot = w.VBox([image, status]); plot.add_class("transfer-explorer-plot")
+root = w.VBox([size, plot]); root.add_class("transfer-explorer")
+size.observe(lambda change: (setattr(image, "value", png(change["new"])),
+                             setattr(status, "value", f"size {change['new']}")), names="value")
+root''', None),
+    ("code", "1 / 0", None),
+    ("code", "print('never runs: Run All stopped at the error above')", None),
+]
+
+
+def test_page_reading_finds_what_it_must(lab, browser, artifacts):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    for kind, text, tags in SELFTEST_CELLS:
+        make = nbformat.v4.new_code_cell if kind == "code" else nbformat.v4.new_markdown_cell
+        nb.cells.append(make(text, metadata={"tags": tags} if tags else {}))
+    relative = "browser-selftest/page_reading.ipynb"
+    (lab.root / "browser-selftest").mkdir(exist_ok=True)
+    nbformat.write(nb, lab.root / relative)
+
+    cells, problems, saved = run_in_lab(lab, browser, artifacts, relative, shot="00_browser_selftest")
+    assert problems == []  # the explorer-like slider moved its plot, and the page raised nothing
+    assert [c.execution_count is not None for c in cells] == [False, True, True, True, True, True, False]
+    assert "only a warning" in cells[1].text and not cells[1].errors
+    assert any(o.widget_ok for o in cells[4].outputs)
+    found = problems_in(nb, saved, cells, relative)
+    assert len(found) == 3, "\n".join(found)
+    assert "cell 3" in found[0] and "tagged raises-exception but shows no error" in found[0]
+    assert "cell 5" in found[1] and "ZeroDivisionError" in found[1]
+    assert "cell 6" in found[2] and "not executed" in found[2]
