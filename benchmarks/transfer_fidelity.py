@@ -88,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--rounds must be at least 1, got {args.rounds}")
     device = torch.device(args.device) if args.device else default_device()
     if device.type == "cuda":
+        if not torch.cuda.is_available():
+            parser.error(f"--device {args.device}: CUDA is not available here.")
+        if device.index is None:
+            device = torch.device("cuda", torch.cuda.current_device())
         torch.cuda.set_device(device)  # Timer synchronizes the *current* CUDA device
     label = f"{device}" + (f" — {STAND_IN}: CPU-to-CPU copies, not PCIe" if device.type == "cpu" else "")
     print(f"Helper median vs torch.utils.benchmark.Timer median, same buffers, on {label}")

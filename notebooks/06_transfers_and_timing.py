@@ -102,8 +102,9 @@ else:
     print("On a GPU the first number is the launch (tens of microseconds), the second the matmul (milliseconds).")
 
 # %% [markdown]
-# On the CPU both timings agree: a CPU operation has finished when it returns, so there is
-# nothing to wait for. That is why timing code that "works" on a laptop lies on a GPU.
+# On the CPU there is no queue: an operation has finished when the call returns, so reading
+# the clock right after it is right. That is why timing code that works on a laptop can lie on
+# a GPU.
 
 # %%
 x = torch.randn(512, 512)
@@ -224,7 +225,7 @@ plot_bandwidth(result)
 # asynchronously. Pinned memory exists for an accelerator; without one, PyTorch refuses:
 
 # %%
-if torch.cuda.is_available():
+if torch.accelerator.is_available():
     pinned = torch.ones(3).pin_memory()
     print(pinned.is_pinned())
 else:
@@ -259,7 +260,7 @@ measure_pinning(64 * 2**20, device=device)
 
 # %%
 if needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream"):
-    host = torch.arange(2**24, dtype=torch.float32).pin_memory()
+    host = torch.arange(2**24).pin_memory()  # int64: the sums below are exact on both sides
     on_gpu = host.to(device, non_blocking=True)
     total = on_gpu.sum()
     print(total.item() == host.sum().item())

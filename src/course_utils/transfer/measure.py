@@ -31,11 +31,11 @@ QUICK_SIZES = tuple(s for s in SIZES if s <= 16 * MIB)
 
 def default_device() -> torch.device:
     """The current accelerator (CUDA, MPS, XPU, ...) if there is one, else the CPU."""
+    if torch.cuda.is_available():  # with its index, so a later change of current device changes nothing
+        return torch.device("cuda", torch.cuda.current_device())
     accelerator = getattr(torch, "accelerator", None)
     if accelerator is not None and accelerator.is_available():
         return accelerator.current_accelerator()
-    if torch.cuda.is_available():
-        return torch.device("cuda", torch.cuda.current_device())
     return torch.device("cpu")
 
 

@@ -154,7 +154,8 @@ class Transfer:
         }
 
     def __str__(self) -> str:
-        what = f"{DIRECTION_WORDS[self.direction]}, {fmt_bytes(self.nbytes)}, {self.memory}, {self.mode}, on {self.device}"
+        memory = "" if self.pinned is None else f"{self.memory}, "
+        what = f"{DIRECTION_WORDS[self.direction]}, {fmt_bytes(self.nbytes)}, {memory}{self.mode}, on {self.device}"
         text = (
             f"{what}: {self.gbps:.2f} GB/s (median {fmt_seconds(self.median)} per copy, IQR {fmt_seconds(self.iqr)}, "
             f"{len(self.seconds)} blocks of {self.copies_per_block})"
