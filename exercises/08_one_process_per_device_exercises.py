@@ -1,0 +1,94 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Exercises 08 · One process per device
+#
+# Each exercise asks for one function. Write it where it says `# YOUR CODE HERE`, run the
+# cell, then run the check cell below it: it prints a **PASS**, or a **FAIL** with a hint.
+# The checks call your functions with made-up machines (GPU counts and environments passed in
+# as data), so every exercise can be solved, and means the same, on a machine without a GPU.
+# Notebook: `notebooks/08_one_process_per_device.ipynb`.
+
+# %%
+import torch
+
+from course_utils import check
+
+# %% [markdown]
+# ## Exercise 08.1 · Choose the device from `LOCAL_RANK`
+#
+# Write `device_for_rank(local_rank, gpu_count)` returning the `torch.device` of the process
+# with this `LOCAL_RANK` on a machine with `gpu_count` GPUs: the CPU when there is no GPU,
+# else `cuda:<local_rank>`. When `local_rank >= gpu_count > 0` that process has no GPU of its
+# own: raise `ValueError`.
+
+# %%
+def device_for_rank(local_rank: int, gpu_count: int) -> torch.device:
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+# %%
+check("08.1")
+
+# %% [markdown]
+# ## Exercise 08.2 · Fix: every process lands on `cuda:0`
+#
+# This function was copied from a single-GPU script into a torchrun script:
+#
+# ```python
+# def pick_device(env, gpu_count):
+#     return torch.device("cuda:0") if gpu_count else torch.device("cpu")   # BUG under torchrun
+# ```
+#
+# Every process runs it, so every process picks GPU 0. Write the fixed `pick_device(env, gpu_count)`:
+# `env` is the process's environment (a dict of strings, like `os.environ`) and `gpu_count` the
+# number of GPUs on its machine. Use `LOCAL_RANK` (absent when the script runs as plain
+# `python train.py`: then it is the only process, local rank 0). The check tries launches on
+# one and on two machines.
+
+# %%
+def pick_device(env: dict, gpu_count: int) -> torch.device:
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+# %%
+check("08.2")
+
+# %% [markdown]
+# ## Exercise 08.3 · `device_ids` for `DistributedDataParallel`
+#
+# Write `ddp_device_ids(device)` returning what `DistributedDataParallel(model, device_ids=...)`
+# needs for a model that lives on `device` (a `torch.device` or a string such as `"cuda:1"`;
+# a GPU device always has its index): `None` for a CPU model, `[i]` for a model on `cuda:i`.
+
+# %%
+def ddp_device_ids(device) -> list[int] | None:
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+# %%
+check("08.3")
+
+# %% [markdown]
+# ## Exercise 08.4 · Find the GPUs that several ranks share
+#
+# NCCL refuses two ranks on one GPU ("Duplicate GPU detected"). Spot it first: write
+# `shared_gpus(devices)` where `devices` maps each rank to the device string it chose
+# (`{0: "cuda:0", 1: "cuda:0"}`), returning `{device: sorted ranks}` for every GPU chosen by two
+# ranks or more (`{"cuda:0": [0, 1]}`), and `{}` when each GPU has one rank. Ranks on `"cpu"` may
+# share it: leave them out. `"cuda"` without an index is the current device: `cuda:0` in a
+# process that never called `torch.cuda.set_device`.
+
+# %%
+def shared_gpus(devices: dict[int, str]) -> dict[str, list[int]]:
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+# %%
+check("08.4")
