@@ -366,3 +366,39 @@ def test_unloading_without_loading_is_harmless(shell):
     load_ipython_extension(shell)
     unload_ipython_extension(shell)
     assert (shell.custom_exceptions, shell.CustomTB) == before
+
+
+# --------------------------------------------------------------------------- the checks of exercises 05.x
+
+KIND_TO_FIX = {
+    "mixed-devices": "move-to-one-device", "index-device": "index-to-table-device",
+    "checkpoint-device-unavailable": "map-location", "numpy-needs-cpu": "cpu-before-numpy",
+    "invalid-device-ordinal": "existing-device-index", "cuda-not-compiled": "cpu-or-cuda-build",
+    "no-cuda-driver": "cpu-or-cuda-build", "optimizer-state": "optimizer-after-move",
+    "not-a-device-error": "not-a-device-error",
+}
+
+
+def test_exercise_05_1_messages_agree_with_explain_device_error():
+    from course_utils.checks.nb05 import MESSAGES
+
+    for message, fix in MESSAGES:
+        assert KIND_TO_FIX[explain_device_error(message).kind] == fix, message
+
+
+def test_exercise_05_checks_reject_plausible_wrong_answers():
+    from course_utils.checks import check
+
+    assert check("05.1", answer=lambda message: "move-to-one-device").status == "fail"
+    assert check("05.1", answer=lambda message: KIND_TO_FIX[explain_device_error(message).kind]).status == "pass"
+
+    def top_level_only(model, *inputs):
+        device = next(model.parameters()).device
+        return tuple(x.to(device) if isinstance(x, torch.Tensor) else x for x in inputs)
+
+    assert check("05.2", answer=top_level_only).status == "fail"
+    assert check("05.3", answer=lambda table, index: str(torch.device(table))).status == "fail"
+    assert check("05.3", answer=lambda table, index: str(torch.device(index))).status == "fail"
+    if not torch.cuda.is_available():
+        assert check("05.4", answer=lambda data, device: torch.load(io.BytesIO(data))).status == "fail"
+    assert check("05.4", answer=lambda data, device: torch.load(io.BytesIO(data), map_location="cpu")).status == "fail"

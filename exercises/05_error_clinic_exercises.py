@@ -1,0 +1,100 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Exercises 05 · The cross-device error clinic
+#
+# Each exercise asks for one function. Write it where it says `# YOUR CODE HERE`, run the
+# cell, then run the check cell below it: it prints a **PASS**, or a **FAIL** with a hint.
+# Every exercise can be solved on a machine without a GPU: the checks use `meta` as the second
+# device and checkpoints tagged as saved on a GPU, and add CUDA cases where there is a GPU.
+# Notebook: `notebooks/05_error_clinic.ipynb`.
+
+# %%
+import io
+
+import torch
+from torch import nn
+
+from course_utils import check
+
+# %% [markdown]
+# ## Exercise 05.1 · Name the fix from the message
+#
+# Write `fix_for(message)`: given only the text of an error, return the name of the fix it needs,
+# one of:
+#
+# | name | the fix |
+# |---|---|
+# | `"move-to-one-device"` | put every operand of the operation on one device |
+# | `"index-to-table-device"` | move the index to the indexed tensor's device |
+# | `"map-location"` | `torch.load(..., map_location=...)` |
+# | `"cpu-before-numpy"` | `t.detach().cpu().numpy()` |
+# | `"existing-device-index"` | use a device index that exists on this machine |
+# | `"cpu-or-cuda-build"` | no usable CUDA here: run on the CPU, or install a CUDA build/driver |
+# | `"optimizer-after-move"` | move the model before creating the optimizer (or reload its state) |
+# | `"not-a-device-error"` | moving tensors will not help |
+#
+# The check uses real messages, both of PyTorch's wordings of the same-device error, `meta`'s
+# wording and a 2019 one. Use the text only (string methods or `re`).
+
+# %%
+def fix_for(message: str) -> str:
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+# %%
+check("05.1")
+
+# %% [markdown]
+# ## Exercise 05.2 · Move every input to the model's device
+#
+# Write `to_model_device(model, *inputs)` returning a tuple of the inputs with every tensor moved
+# to the model's device (that of its parameters, or of its buffers if it has none). Inputs may be
+# tensors, or lists, tuples and dicts of them, nested; keep their structure, and return anything
+# that is not a tensor as it is. A model with no parameters or buffers has no device: return the
+# inputs unchanged.
+
+# %%
+def to_model_device(model: nn.Module, *inputs):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+# %%
+check("05.2")
+
+# %% [markdown]
+# ## Exercise 05.3 · The safe device for an index
+#
+# `table[index]` allows the index on the CPU or on the table's own device, and raises otherwise.
+# Write `index_device(table_device, index_device)` returning (as a string such as `"cuda:0"`) the
+# device the index should be on: where it already is when that is allowed, else the table's
+# device. Arguments are device strings or `torch.device`s, always with an index for CUDA.
+
+# %%
+def index_device(table_device, index_device) -> str:
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+# %%
+check("05.3")
+
+# %% [markdown]
+# ## Exercise 05.4 · Load any checkpoint anywhere
+#
+# Write `load_anywhere(data, device)`: `data` is the bytes of a `torch.save` file, saved on any
+# device (the CPU, `cuda:1`, `mps`, ...); return what it holds with every tensor on `device`,
+# on this machine, GPU or not.
+
+# %%
+def load_anywhere(data: bytes, device):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+# %%
+check("05.4")

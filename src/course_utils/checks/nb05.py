@@ -1,0 +1,216 @@
+"""Checks for the exercises of notebook 05, the cross-device error clinic.
+
+Every check runs on a CPU-only machine (``meta`` is the second device; GPU checkpoints are
+written with ``retag_checkpoint``) and adds CUDA cases where a GPU is present.
+"""
+
+from __future__ import annotations
+
+import io
+
+import torch
+from torch import nn
+
+from course_utils.checks._core import Wrong, call, exercise
+from course_utils.placement import retag_checkpoint
+
+# --------------------------------------------------------------------------- 05.1
+
+FIXES = (
+    "move-to-one-device",
+    "index-to-table-device",
+    "map-location",
+    "cpu-before-numpy",
+    "existing-device-index",
+    "cpu-or-cuda-build",
+    "optimizer-after-move",
+    "not-a-device-error",
+)
+
+# Real messages (PyTorch's sources, several versions) and the fix each one needs.
+MESSAGES: tuple[tuple[str, str], ...] = (
+    ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+     "move-to-one-device"),
+    ("Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 "
+     "(when checking argument in method wrapper_CUDA_addmm)", "move-to-one-device"),
+    ("Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! "
+     "(when checking argument for argument index in method wrapper_CUDA__index_select)", "move-to-one-device"),
+    ("Expected all tensors to be on the same device, but found at least two devices, cuda:1 and cuda:0!",
+     "move-to-one-device"),
+    ("Tensor on device cpu is not on the expected device meta!", "move-to-one-device"),
+    ("Expected object of type torch.cuda.LongTensor but found type torch.LongTensor for argument #3 'other'",
+     "move-to-one-device"),
+    ("indices should be either on cpu or on the same device as the indexed tensor (cpu)", "index-to-table-device"),
+    ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running "
+     "on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the "
+     "CPU.", "map-location"),
+    ("Attempting to deserialize object on CUDA device 1 but torch.cuda.device_count() is 1. Please use torch.load "
+     "with map_location to map your storages to an existing device.", "map-location"),
+    ("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.",
+     "cpu-before-numpy"),
+    ("CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously reported at some other API call, "
+     "so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.",
+     "existing-device-index"),
+    ("Torch not compiled with CUDA enabled", "cpu-or-cuda-build"),
+    ("Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from "
+     "http://www.nvidia.com/Download/index.aspx", "cpu-or-cuda-build"),
+    ("Tensors of the same index must be on the same device and the same dtype except `step` tensors that can be CPU "
+     "and float32/64 notwithstanding", "optimizer-after-move"),
+    ("mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)", "not-a-device-error"),
+    ("expected scalar type Float but found Double", "not-a-device-error"),
+    ("a Tensor with 2 elements cannot be converted to Scalar", "not-a-device-error"),
+    ("Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [3, 32]",
+     "not-a-device-error"),
+)
+
+
+@exercise(
+    "05.1",
+    "Name the fix from the message",
+    "fix_for",
+    hint="Look for the stable phrases: 'same device' / 'expected device', 'indices should be', 'deserialize', "
+    "'to numpy', 'invalid device ordinal', 'not compiled with CUDA' / 'NVIDIA driver', 'same index'.",
+)
+def _fix_for(fix_for) -> str:
+    for message, expected in MESSAGES:
+        got = call(fix_for, message)
+        if got not in FIXES:
+            raise Wrong(f"fix_for(...) returned {got!r}, which is not one of {', '.join(FIXES)}.")
+        if got != expected:
+            raise Wrong(f"For the message {message.splitlines()[0]!r} you chose {got!r}; the fix is {expected!r}.")
+    return f"The right fix for all {len(MESSAGES)} messages, old wordings and new."
+
+
+# --------------------------------------------------------------------------- 05.2
+
+
+def _model_on(device: str) -> nn.Module:
+    return nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3)).to(device)
+
+
+def _same_structure(got, original, device: torch.device, path: str) -> None:
+    if isinstance(original, torch.Tensor):
+        if not isinstance(got, torch.Tensor):
+            raise Wrong(f"{path} should still be a tensor, got a {type(got).__name__}.")
+        if got.device != device:
+            raise Wrong(f"{path} is on {got.device}; it should be on the model's device, {device}.")
+        if got.shape != original.shape or got.dtype != original.dtype:
+            raise Wrong(f"{path} changed shape or dtype ({tuple(got.shape)}, {got.dtype}); only its device should change.")
+        if device.type != "meta" and not torch.equal(got.cpu(), original.cpu()):
+            raise Wrong(f"{path} has different values after the move.")
+        return
+    if isinstance(original, (list, tuple, dict)):
+        if type(got) is not type(original) or len(got) != len(original):
+            raise Wrong(f"{path} was a {type(original).__name__} of {len(original)}; you returned {got!r}.",
+                        "Rebuild lists as lists, tuples as tuples and dicts as dicts, recursively.")
+        items = original.items() if isinstance(original, dict) else enumerate(original)
+        for key, value in items:
+            if isinstance(original, dict) and key not in got:
+                raise Wrong(f"{path} lost the key {key!r}.")
+            _same_structure(got[key], value, device, f"{path}[{key!r}]")
+        return
+    if got is not original:
+        raise Wrong(f"{path} ({original!r}) is not a tensor and should be returned as it is, got {got!r}.")
+
+
+@exercise(
+    "05.2",
+    "Move every input to the model's device",
+    "to_model_device",
+    hint="Find the device from the model's parameters, else its buffers; then walk the inputs recursively: "
+    "tensors get .to(device), lists/tuples/dicts are rebuilt, anything else is returned as it is.",
+)
+def _to_model_device(to_model_device) -> str:
+    inputs = (
+        torch.ones(2, 3),
+        (torch.zeros(1, 3), 7),
+        [torch.arange(3), "label", None],
+        {"mask": torch.ones(2, dtype=torch.bool), "meta": {"ids": [torch.tensor([1, 2])], "lr": 0.1}},
+    )
+    devices = ["meta", "cpu"] + (["cuda:0"] if torch.cuda.is_available() else [])
+    for device in devices:
+        model = _model_on(device)
+        got = call(to_model_device, model, *inputs)
+        if not isinstance(got, tuple) or len(got) != len(inputs):
+            raise Wrong(f"to_model_device(model, *inputs) should return a tuple of {len(inputs)} inputs, got {got!r}.")
+        _same_structure(got, inputs, torch.device(device), "inputs")
+    buffers_only = nn.BatchNorm1d(3, affine=False).to("meta")
+    got = call(to_model_device, buffers_only, torch.ones(2, 3))
+    _same_structure(got, (torch.ones(2, 3),), torch.device("meta"), "inputs (model with buffers only)")
+    x = torch.ones(2)
+    got = call(to_model_device, nn.ReLU(), x)
+    if not (isinstance(got, tuple) and len(got) == 1 and got[0] is x):
+        raise Wrong(f"A model with no parameters or buffers has no device; return the inputs unchanged, got {got!r}.")
+    return "Every tensor follows the model (meta, CPU" + (", CUDA" if len(devices) > 2 else "") + "), structure kept."
+
+
+# --------------------------------------------------------------------------- 05.3
+
+
+def index_device_reference(table_device, index_device) -> str:
+    """The device the index must be on for ``table[index]``: CPU or the table's device are allowed."""
+    table, index = torch.device(table_device), torch.device(index_device)
+    return str(index if index.type == "cpu" or index == table else table)
+
+
+INDEX_CASES = (
+    ("cuda:0", "cpu"), ("cpu", "cuda:0"), ("cuda:0", "cuda:1"), ("cuda:1", "cuda:1"), ("cpu", "cpu"),
+    ("meta", "cpu"), ("cpu", "meta"), ("cuda:1", "meta"), (torch.device("cuda", 2), torch.device("cuda", 0)),
+    (torch.device("cpu"), torch.device("cuda", 3)), ("mps:0", "cpu"), ("cuda:0", "mps:0"),
+)
+
+
+@exercise(
+    "05.3",
+    "The safe device for an index",
+    "index_device",
+    hint="An index may stay where it is if it is on the CPU or on the table's own device; otherwise it must move "
+    "to the table's device.",
+)
+def _index_device(index_device) -> str:
+    for table, index in INDEX_CASES:
+        got = call(index_device, table, index)
+        expected = index_device_reference(table, index)
+        if str(got) != expected:
+            raise Wrong(f"index_device({table!r}, {index!r}) returned {got!r}; the index must be on {expected}.")
+    return f"Right for all {len(INDEX_CASES)} pairs: indices may live on the CPU or on the table's device."
+
+
+# --------------------------------------------------------------------------- 05.4
+
+
+def _checkpoint(saved_on: str) -> tuple[bytes, dict[str, torch.Tensor]]:
+    torch.manual_seed(5)
+    state = {"weight": torch.randn(2, 3), "bias": torch.randn(2), "steps": torch.tensor(12)}
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    if saved_on == "cpu":
+        return buffer.getvalue(), state
+    tagged = io.BytesIO()
+    retag_checkpoint(buffer, tagged, {"cpu": saved_on})
+    return tagged.getvalue(), state
+
+
+@exercise(
+    "05.4",
+    "Load any checkpoint anywhere",
+    "load_anywhere",
+    hint="torch.load(io.BytesIO(data), map_location=device) puts every tensor on device, whatever the file says.",
+)
+def _load_anywhere(load_anywhere) -> str:
+    targets = ["cpu", "meta"] + (["cuda:0"] if torch.cuda.is_available() else [])
+    for saved_on in ("cpu", "cuda:0", "cuda:1", "mps"):
+        data, original = _checkpoint(saved_on)
+        for device in targets:
+            got = call(load_anywhere, data, device)
+            if not isinstance(got, dict) or set(got) != set(original):
+                raise Wrong(f"A checkpoint saved on {saved_on}, loaded onto {device}: expected a dict with keys "
+                            f"{sorted(original)}, got {got!r}.")
+            for key, value in original.items():
+                loaded = got[key]
+                if not isinstance(loaded, torch.Tensor) or loaded.device != torch.device(device):
+                    where = loaded.device if isinstance(loaded, torch.Tensor) else type(loaded).__name__
+                    raise Wrong(f"Saved on {saved_on}, loaded onto {device}: {key!r} is on {where}.")
+                if device != "meta" and not torch.equal(loaded.cpu(), value):
+                    raise Wrong(f"Saved on {saved_on}, loaded onto {device}: {key!r} has different values.")
+    return "Checkpoints saved on the CPU, cuda:0, cuda:1 and mps load onto " + ", ".join(targets) + "."
