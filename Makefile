@@ -42,3 +42,10 @@ check-pairs: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache build src/*.egg-info
+
+# Measurement: the transfer helper against torch.utils.benchmark.Timer, and the class table.
+bench: $(STAMP)
+	$(BIN)/python benchmarks/transfer_fidelity.py
+
+bench-transfer: $(STAMP)
+	$(BIN)/python -m course_utils.transfer --out transfer-results
