@@ -12,6 +12,9 @@ import csv
 import os
 import re
 import shutil
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -31,7 +34,7 @@ from course_utils.grading.submissions import (
     read_code_cells,
     slug,
 )
-from grading_fixtures import build_submissions, exercise_notebook, notebook, solved, tree_digest, write
+from grading_fixtures import build_submissions, cells, exercise_notebook, notebook, solved, tree_digest, write
 from notebook_runner import ROOT
 
 EXERCISE_01 = ROOT / "exercises" / "01_device_query_exercises.ipynb"
@@ -254,13 +257,7 @@ def test_a_faked_result_never_counts(graded):
 @pytest.mark.slow
 def test_child_processes_die_with_the_kernel(graded):
     pid = int((graded["root"] / "child.pid").read_text())
-    for _ in range(50):  # the orphan is reaped by init shortly after the kill
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.1)
-    pytest.fail(f"the learner's child process {pid} (sleep 300) is still alive")
+    assert _gone(pid), f"the learner's child process {pid} (sleep 300) is still alive"
 
 
 @pytest.mark.slow
@@ -283,7 +280,7 @@ def test_reports_are_written_with_safe_names(graded):
         table = list(csv.DictReader(handle))
     assert [r["learner"] for r in table] == [_safe(r.submission.learner) for r in graded["result"].rows]
     assert "'=formula" in [r["learner"] for r in table]
-    assert set(table[0]) == {"learner", "file", "g.1", "g.2", "passed", "total", "feedback", "reason"}
+    assert set(table[0]) == {"learner", "file", "g.1", "g.2", "passed", "total", "seconds", "feedback", "reason"}
     for line in table:
         assert re.fullmatch(r"feedback/[A-Za-z0-9._-]+\.md", line["feedback"]), line["feedback"]
         assert (out / line["feedback"]).is_file()
@@ -329,3 +326,49 @@ def test_cli_grades_the_real_exercise_01(tmp_path, capsys):
     assert "the checker of 01.3 was replaced" in table["cid"]["reason"]
     assert tree_digest(submitted, EXERCISE_01) == before
     assert sorted(p.name for p in (out / "feedback").iterdir()) == ["ada.md", "bea.md", "cid.md"]
+
+
+def _gone(pid: int) -> bool:
+    for _ in range(50):  # a killed orphan is reaped by init shortly after
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_sigterm_is_handled_as_ctrl_c():
+    from course_utils.grading.cli import _interrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _interrupt(signal.SIGTERM, None)
+
+
+@pytest.mark.slow
+def test_ctrl_c_kills_every_kernel_and_writes_no_report(tmp_path):
+    signum = signal.SIGINT
+    marker = tmp_path / "kernel.pid"
+    exercise = exercise_notebook(tmp_path / "exercises")
+    (tmp_path / "submitted").mkdir()
+    write(tmp_path / "submitted" / "loop.ipynb", notebook(cells(extra={
+        2: f"import os\nopen({str(marker)!r}, 'w').write(str(os.getpid()))\nwhile True:\n    pass"})))
+    command = "import sys; from course_utils.grading import main; sys.exit(main())"
+    grader = subprocess.Popen([sys.executable, "-c", command, str(exercise), str(tmp_path / "submitted"),
+                               "--out", str(tmp_path / "out"), "--cell-timeout", "300", "--quiet"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(1200):
+            if marker.exists() and marker.read_text():
+                break
+            assert grader.poll() is None, grader.communicate()
+            time.sleep(0.1)
+        kernel = int(marker.read_text())
+        grader.send_signal(signum)
+        _, err = grader.communicate(timeout=60)
+    finally:
+        if grader.poll() is None:
+            grader.kill()
+    assert grader.returncode == 130 and "every kernel was stopped" in err
+    assert _gone(kernel), f"the learner's kernel {kernel} survived the interrupted batch"
+    assert not (tmp_path / "out" / "grades.csv").exists()

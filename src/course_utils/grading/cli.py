@@ -13,6 +13,7 @@ changed while grading (it never should); 2 for a usage error; 130 when interrupt
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -42,6 +43,10 @@ class ProgressBar:
         else:
             self.stream.write(f"[{done}/{total}] {what}\n")
         self.stream.flush()
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -90,14 +95,17 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(2, f"course-grade: error: {exc}\n")
     limits = Limits(cell_timeout=args.cell_timeout, total_timeout=args.timeout)
     progress = None if args.quiet else ProgressBar()
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # a kill from a batch system: clean up as for Ctrl-C
     try:
         result = grade_batch(exercise, args.submissions, jobs=args.jobs, limits=limits, kernel_name=args.kernel,
                              keep_scratch=args.keep_scratch, progress=progress)
     except KeyboardInterrupt:
-        print("\ncourse-grade: interrupted; every kernel was stopped", file=sys.stderr)
+        print("\ncourse-grade: interrupted; every kernel was stopped and no report was written", file=sys.stderr)
         return 130
     except ValueError as exc:
         parser.exit(2, f"course-grade: error: {exc}\n")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     written = write_reports(result, out)
     if not args.quiet:
         print(summary_text(result))

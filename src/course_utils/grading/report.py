@@ -4,8 +4,8 @@ Lesson: none; this is the instructors' tool (``course-grade``). Files written in
 folder:
 
 - ``grades.csv``: one row per submission, one column per exercise (its status), then
-  ``passed``, ``total``, ``feedback`` (the learner's feedback file) and ``reason`` (what went
-  wrong while running it, and FLAGs for the instructor);
+  ``passed``, ``total``, ``seconds`` (time to grade it), ``feedback`` (the learner's feedback
+  file) and ``reason`` (what went wrong while running it, and FLAGs for the instructor);
 - ``details.csv``: one row per submission and exercise, with the check's message and hint;
 - ``feedback/<learner>.md``: for the learner, per exercise the result, message and hint;
 - ``summary.txt``: counts per exercise and status, flagged submissions, and whether the
@@ -81,12 +81,12 @@ def write_reports(result: BatchResult, out: Path) -> list[Path]:
     grades = out / "grades.csv"
     with open(grades, "w", newline="", encoding="utf-8") as handle:
         table = csv.writer(handle)
-        table.writerow(["learner", "file", *result.exercise_ids, "passed", "total", "feedback", "reason"])
+        table.writerow(["learner", "file", *result.exercise_ids, "passed", "total", "seconds", "feedback", "reason"])
         for row in result.rows:
             by_id = {g.exercise: g.status for g in row.grades}
             table.writerow([_safe(row.submission.learner), _safe(row.submission.file),
                             *(by_id.get(i, "") for i in result.exercise_ids), row.passed, row.total,
-                            feedback_name(row), _safe(row.reason)])
+                            f"{row.seconds:.1f}", feedback_name(row), _safe(row.reason)])
     written.append(grades)
     details = out / "details.csv"
     with open(details, "w", newline="", encoding="utf-8") as handle:

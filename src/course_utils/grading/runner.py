@@ -241,9 +241,9 @@ async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scrat
                     if steps[k].replay and runs[k].status in ("ok", "error"):
                         lost = await execute(kernel, k, keep=False)
                         if lost:
-                            runs[k].status, runs[k].detail = lost.split(": ", 1)
-                            runs[k].detail += " (when re-run after a restart)"
-                            events.append(f"{steps[k].label} was lost when re-run after a restart: {runs[k].detail}")
+                            if time.monotonic() < deadline and not cancelled.is_set():
+                                runs[k].status, runs[k].detail = lost.split(": ", 1)  # lost for itself
+                                events.append(f"{steps[k].label} was lost when re-run after a restart: {runs[k].detail}")
                             break
                 else:
                     lost = None
@@ -253,10 +253,13 @@ async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scrat
                     continue
             lost = await execute(kernel, i, keep=True)
             if lost:
-                events.append(f"{steps[i].label}: {runs[i].detail}; the grader restarted the kernel, "
-                              "re-ran the cells before it and went on without it")
                 await kernel.stop()
                 kernel = None
+                goes_on = (i + 1 < len(steps) and lives <= limits.max_restarts and not cancelled.is_set()
+                           and time.monotonic() < deadline)
+                events.append(f"{steps[i].label}: {runs[i].detail}" + (
+                    "; the grader restarted the kernel, re-ran the cells before it and went on without it"
+                    if goes_on else ""))
             i += 1
     finally:
         if kernel is not None:
