@@ -39,13 +39,13 @@ SOURCE_MESSAGES = [
      "mixed-devices", ("cuda:0", "cuda:1"), None, None),
     ("Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 "
      "(when checking argument in method wrapper_CUDA_addmm)",
-     "mixed-devices", ("cuda:0", "cpu"), "mat1", "addmm"),
+     "mixed-devices", ("cpu", "cuda:0"), "mat1", "addmm"),
     ("Expected all tensors to be on the same device, but got index is on cpu, different from other tensors on cuda:0 "
      "(when checking argument for argument index in method wrapper_CUDA__index_select)",
-     "mixed-devices", ("cuda:0", "cpu"), "index", "index_select"),
+     "mixed-devices", ("cpu", "cuda:0"), "index", "index_select"),
     ("Expected all tensors to be on the same device, but got weight is on cpu, different from other tensors on cuda:0 "
      "(when checking argument in method wrapper_CUDA_nll_loss_forward)",
-     "mixed-devices", ("cuda:0", "cpu"), "weight", "nll_loss_forward"),
+     "mixed-devices", ("cpu", "cuda:0"), "weight", "nll_loss_forward"),
     ("Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! "
      "(when checking argument for argument mat1 in method wrapper_CUDA_addmm)",
      "mixed-devices", ("cpu", "cuda:0"), "mat1", "addmm"),
@@ -60,16 +60,16 @@ SOURCE_MESSAGES = [
      "mixed-devices", ("cpu", "npu:0"), "index", "index_select"),
     ("Expected all tensors to be on the same device. addmm: expected 'mat1' to be a CPU tensor, but got tensor on cuda:0",
      "mixed-devices", ("cpu", "cuda:0"), None, None),
-    ("Tensor on device cpu is not on the expected device meta!", "mixed-devices", ("meta", "cpu"), None, None),
-    ("Tensor on device cpu is not on the expected device cuda:0!", "mixed-devices", ("cuda:0", "cpu"), None, None),
+    ("Tensor on device cpu is not on the expected device meta!", "mixed-devices", ("cpu", "meta"), None, None),
+    ("Tensor on device cpu is not on the expected device cuda:0!", "mixed-devices", ("cpu", "cuda:0"), None, None),
     ("Expected object of type torch.cuda.LongTensor but found type torch.LongTensor for argument #3 'other'",
      "mixed-devices", ("cuda", "cpu"), "other", None),
     ("Expected object of device type cuda but got device type cpu for argument #1 'self' in call to _th_addmm",
      "mixed-devices", ("cuda", "cpu"), "self", "_th_addmm"),
     ("Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same or input should be "
-     "a MKLDNN tensor and weight is a dense tensor", "mixed-devices", ("cuda", "cpu"), "input", "convolution"),
+     "a MKLDNN tensor and weight is a dense tensor", "mixed-devices", ("cpu", "cuda"), "input", "convolution"),
     ("Input type (CUDAFloatType) and weight type (CPUFloatType) should be the same",
-     "mixed-devices", ("cpu", "cuda"), "input", "convolution"),
+     "mixed-devices", ("cuda", "cpu"), "input", "convolution"),
     ("indices should be either on cpu or on the same device as the indexed tensor (cpu)",
      "index-device", ("cpu",), "indices", "index"),
     ("indices should be either on cpu or on the same device as the indexed tensor (cuda:1)",
@@ -103,7 +103,7 @@ SOURCE_MESSAGES = [
 def test_source_messages_are_explained(message, kind, devices, argument, operator):
     e = explain_device_error(message)
     assert e.is_device_error and e.kind == kind
-    assert e.devices == devices
+    assert e.devices == devices  # in the order the message names them
     assert (e.argument, e.operator) == (argument, operator)
     assert e.cause and e.fix and e.message == message and e.error_type is None
 
@@ -148,10 +148,10 @@ def _load_gpu_checkpoint():
 
 
 LIVE = [
-    (lambda: torch.ones(2, device="meta") + torch.ones(2), "mixed-devices", ("meta", "cpu")),
-    (lambda: torch.cat([torch.ones(2), torch.ones(2, device="meta")]), "mixed-devices", ("cpu", "meta")),
-    (lambda: nn.Linear(3, 1)(torch.ones(2, 3, device="meta")), "mixed-devices", ("meta", "cpu")),
-    (lambda: nn.LSTM(2, 2)(torch.ones(1, 1, 2, device="meta")), "mixed-devices", ("cpu", "meta")),
+    (lambda: torch.ones(2, device="meta") + torch.ones(2), "mixed-devices", ("cpu", "meta")),
+    (lambda: torch.cat([torch.ones(2), torch.ones(2, device="meta")]), "mixed-devices", ("meta", "cpu")),
+    (lambda: nn.Linear(3, 1)(torch.ones(2, 3, device="meta")), "mixed-devices", ("cpu", "meta")),
+    (lambda: nn.LSTM(2, 2)(torch.ones(1, 1, 2, device="meta")), "mixed-devices", ("meta", "cpu")),
     (lambda: torch.ones(2, device="meta").numpy(), "numpy-needs-cpu", ("meta",)),
     (lambda: torch.ones(2, device="meta").cpu(), "meta-has-no-data", ("meta",)),
     (lambda: torch.ones(2, device="meta").sum().item(), "meta-has-no-data", ("meta",)),

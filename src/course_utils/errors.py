@@ -59,7 +59,7 @@ class DeviceErrorExplanation:
 
     is_device_error: bool
     kind: str  # "mixed-devices", "index-device", ..., "not-a-device-error"
-    devices: tuple[str, ...]  # the devices named in the message, in order: ("cuda:0", "cpu")
+    devices: tuple[str, ...]  # the devices named in the message, in the order it names them: ("cuda:0", "cpu")
     cause: str
     fix: str
     message: str  # the original message
@@ -199,7 +199,7 @@ def _type_device(type_name: str) -> str:
 
 def _rule_new_wording(m: re.Match, _: str) -> dict:
     arg, found, home = m.group("arg"), m.group("found"), m.group("home")
-    return _mixed((home, found), arg, _op_name(m.group("op")), odd_one=found, home=home)
+    return _mixed((found, home), arg, _op_name(m.group("op")), odd_one=found, home=home)
 
 
 def _rule_old_wording(m: re.Match, _: str) -> dict:
@@ -212,7 +212,7 @@ def _rule_old_wording(m: re.Match, _: str) -> dict:
 
 def _rule_meta_wording(m: re.Match, _: str) -> dict:
     found, home = m.group("found"), m.group("home")
-    result = _mixed((home, found), None, None, odd_one=found, home=home)
+    result = _mixed((found, home), None, None, odd_one=found, home=home)
     if "meta" in (found, home):
         result["cause"] += (" (This is the wording of PyTorch's meta/fake-tensor checks; on CUDA the same mistake "
                             "reads 'Expected all tensors to be on the same device'.)")
@@ -220,11 +220,11 @@ def _rule_meta_wording(m: re.Match, _: str) -> dict:
 
 
 def _rule_rnn(m: re.Match, _: str) -> dict:
-    return _mixed((m.group("b"), m.group("a")), "input", "RNN", odd_one=m.group("a"), home=m.group("b"))
+    return _mixed((m.group("a"), m.group("b")), "input", "RNN", odd_one=m.group("a"), home=m.group("b"))
 
 
 def _rule_cross_copy(m: re.Match, _: str) -> dict:
-    result = _mixed((m.group("b"), m.group("a")), "out", None, odd_one=m.group("a"), home=m.group("b"))
+    result = _mixed((m.group("a"), m.group("b")), "out", None, odd_one=m.group("a"), home=m.group("b"))
     result["cause"] = (f"the result would have to be copied from {m.group('a')} into an out= tensor on "
                        f"{m.group('b')}, and this operation does not copy across devices.")
     result["fix"] = f"Pass an out= tensor on {m.group('a')}, or drop out= and move the result with .to()."
@@ -257,7 +257,7 @@ def _rule_conv_types(m: re.Match, _: str) -> dict | None:
     if a == b:
         return None  # same device: the types differ in dtype, not device
     what = m.group("what")
-    result = _mixed((b, a), "input", "convolution", odd_one=a, home=b)
+    result = _mixed((a, b), "input", "convolution", odd_one=a, home=b)
     result["cause"] = (f"the input is a {m.group('t1')} ({a}) but the {what} is a {m.group('t2')} ({b}): the "
                        "convolution reports a device mismatch as a type mismatch.")
     return result
