@@ -1,11 +1,19 @@
 """Helpers for the course on where PyTorch tensors and models live, and how to move them.
 
-Each module has one job; import what a notebook needs from here:
+Each module has one job; import what a notebook needs from here or from the module itself:
 
 - ``devices``: what this machine has (``device_report``), which device to use (``pick_device``),
   what of the course it can run (``preflight``), and ``needs_cuda`` for GPU-only cells.
+- ``placement``: where a model's tensors live (``placement_report``, ``module_device``) and the
+  device tags of a checkpoint (``checkpoint_locations``, ``retag_checkpoint``).
+- ``scopes``: the current CUDA device and default device at each step of nested blocks.
+- ``errors``: ``explain_device_error``, ``find_device_mismatches``, and the IPython extension
+  ``%load_ext course_utils.errors``.
+- ``transfer``, ``plots``, ``widgets``: honest host/device copy timing, its plots, the explorer.
+- ``distributed``: one process per device under ``torchrun``.
 - ``claims``: ``raises`` proves "this raises" with the real message.
 - ``checks``: ``check`` grades an exercise answer with a pass or a fail and a hint.
+- ``grading``: ``course-grade``, batch grading of a class's submissions.
 - ``pairing`` and ``exercises``: authoring tools behind ``make pairs`` and ``make exercises``.
 """
 
@@ -19,6 +27,9 @@ from course_utils.devices import (
     pick_device,
     preflight,
 )
+from course_utils.errors import explain_device_error, find_device_mismatches
+from course_utils.placement import module_device, placement_report
+from course_utils.scopes import run_scopes, trace_current_device
 
 __all__ = [
     "CaughtError",
@@ -27,8 +38,14 @@ __all__ = [
     "choose_device",
     "collect_facts",
     "device_report",
+    "explain_device_error",
+    "find_device_mismatches",
+    "module_device",
     "needs_cuda",
     "pick_device",
+    "placement_report",
     "preflight",
     "raises",
+    "run_scopes",
+    "trace_current_device",
 ]
