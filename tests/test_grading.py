@@ -176,6 +176,29 @@ def test_cli_refuses_to_write_into_the_submissions(tmp_path, capsys):
     assert stopped.value.code == 2 and "inside the submissions folder" in capsys.readouterr().err
 
 
+def test_nbgrader_copy_marks_answer_and_test_cells():
+    from course_utils.grading.nbgrader import mark_for_nbgrader
+
+    original = nbformat.read(SOLUTION_01, as_version=4)
+    marked = mark_for_nbgrader(original, points=2)
+    meta = [c.metadata["nbgrader"] for c in marked.cells if "nbgrader" in c.metadata]
+    answers = [m for m in meta if m["solution"]]
+    tests = [m for m in meta if m["grade"]]
+    assert [m["grade_id"] for m in tests] == ["check-01_1", "check-01_2", "check-01_3", "check-01_4"]
+    assert [m["grade_id"] for m in answers] == ["answer-best_device", "answer-visible_gpus", "answer-describe_gpu",
+                                                "answer-current_cuda_index"]
+    for m in meta:  # nbgrader's cell schema, version 3: required keys, grade_id pattern, points only when graded
+        assert {"schema_version", "grade", "locked", "solution"} <= set(m) and m["schema_version"] == 3
+        assert re.fullmatch(r"[a-zA-Z0-9_\-]*", m["grade_id"])
+        assert ("points" in m) == m["grade"] and m["locked"] == m["grade"]
+    assert all(m["points"] == 2 for m in tests)
+    assert "nbgrader" not in original.cells[3].metadata, "the solutions notebook itself must not change"
+    nbformat.validate(marked)
+    # the grader still reads the nbgrader form: its test cells are check cells
+    tests_src = [c.source for c in marked.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    assert [check_cell_id(src) for src in tests_src] == ["01.1", "01.2", "01.3", "01.4"]
+
+
 # ----------------------------------------------------------------- slow: one batch of bad submissions
 
 EXPECTED = {  # learner: (g.1, g.2, text the reason must contain)
@@ -372,3 +395,19 @@ def test_ctrl_c_kills_every_kernel_and_writes_no_report(tmp_path):
     assert grader.returncode == 130 and "every kernel was stopped" in err
     assert _gone(kernel), f"the learner's kernel {kernel} survived the interrupted batch"
     assert not (tmp_path / "out" / "grades.csv").exists()
+
+
+@pytest.mark.slow
+def test_nbgrader_test_cells_fail_on_the_stub_with_the_checks_message(tmp_path):
+    from nbclient import NotebookClient
+
+    from course_utils.exercises import clear_solutions
+    from course_utils.grading.nbgrader import mark_for_nbgrader
+
+    nb = mark_for_nbgrader(nbformat.read(SOLUTION_01, as_version=4))
+    for cell in nb.cells:  # what nbgrader generate_assignment hands out
+        cell.source = clear_solutions(cell.source)
+    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True).execute()
+    errors = [o for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade") for o in c.outputs
+              if o.output_type == "error"]
+    assert len(errors) == 4 and all(e.ename == "AssertionError" and "Not attempted yet" in e.evalue for e in errors)

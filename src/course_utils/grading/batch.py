@@ -114,8 +114,8 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
         strays_all.extend(sorted(names))
         others = f" (or by one running at the same time: {', '.join(sorted(running))})" if running else ""
         return replace(row, flags=row.flags + (
-            f"{', '.join(sorted(names)[:5])} appeared in the grader's temporary folder, written three or more "
-            f"levels above the working folder by this submission{others}",))
+            f"wrote outside its working folder: {', '.join(sorted(names)[:5])} appeared three levels above it, "
+            f"in the grader's temporary folder{others}",))
 
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="course-grade")
     try:
