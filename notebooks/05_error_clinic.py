@@ -42,7 +42,8 @@ from torch import nn
 
 from course_utils.claims import raises
 from course_utils.devices import needs_cuda
-from course_utils.errors import explain_device_error, find_device_mismatches, try_mixed
+from course_utils.errors import explain_device_error
+from course_utils.mismatches import find_device_mismatches, try_mixed
 from course_utils.placement import checkpoint_locations, retag_checkpoint
 
 torch.__version__, torch.cuda.device_count() if torch.cuda.is_available() else 0

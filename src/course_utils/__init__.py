@@ -27,7 +27,8 @@ from course_utils.devices import (
     pick_device,
     preflight,
 )
-from course_utils.errors import explain_device_error, find_device_mismatches
+from course_utils.errors import explain_device_error
+from course_utils.mismatches import find_device_mismatches
 from course_utils.placement import module_device, placement_report
 from course_utils.scopes import run_scopes, trace_current_device
 
