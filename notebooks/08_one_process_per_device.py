@@ -46,12 +46,11 @@ from course_utils import needs_cuda, raises
 from course_utils.distributed import (
     ddp_device_ids,
     device_for_rank,
-    launch,
     local_accelerator,
-    process_alive,
     shared_devices,
     source_quote,
 )
+from course_utils.launch import launch, process_alive
 
 torch.__version__, dist.is_available()
 

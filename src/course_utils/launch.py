@@ -1,0 +1,501 @@
+"""Launching ``torchrun`` from a notebook, safely: every rank's output, and no process left behind.
+
+Lesson: notebook 08 (one process per device). ``launch("scripts/ddp_basics.py", nproc=2)`` runs
+``python -m torch.distributed.run --standalone --nproc-per-node 2 ...`` with the notebook's own
+interpreter, waits at most ``timeout`` seconds and returns a ``LaunchResult``: each rank's stdout
+and stderr, its exit code and its error. It always cleans up: torchrun starts in a session of its
+own, every process it starts carries a tag in its environment, and on a timeout, an error or
+``KeyboardInterrupt`` every tagged process (and its process group) is terminated, then killed. A
+failing rank gives a result that says so, never an exception. ``process_alive(pid)`` lets a
+notebook check that afterwards.
+
+The scripts it launches choose their devices with ``course_utils.distributed``.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from course_utils.claims import CaughtError, ClaimFailed
+
+TAG_VARIABLE = "COURSE_LAUNCH_TAG"  # set in every process a launch starts, to find them all again
+
+# --------------------------------------------------------------------------- results
+
+
+_TRACEBACK = "Traceback (most recent call last):"
+_RANK_PREFIX = re.compile(r"^\[(?:rank|default)\d+\]:\s?")
+_EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::\s?(.*))?$")
+
+
+def error_from_stderr(stderr: str) -> CaughtError | None:
+    """The exception at the end of the last Python traceback in ``stderr``, or ``None``."""
+    # PyTorch prefixes each line a rank writes to stderr with "[rank0]: " (since about 2.2).
+    text = "\n".join(_RANK_PREFIX.sub("", line) for line in stderr.splitlines())
+    start = text.rfind(_TRACEBACK)
+    if start < 0:
+        return None
+    lines = text[start:].splitlines()[1:]
+    for i, line in enumerate(lines):
+        if not line or line[0].isspace():
+            continue  # a frame ("  File ...") or its source line
+        match = _EXCEPTION_LINE.match(line)
+        if not match:
+            continue
+        message = [match.group(2) or ""]
+        for more in lines[i + 1 :]:  # messages may span lines (NCCL's do)
+            if not more.strip() or re.match(r"^\[?[WEI]\d{4} ", more):
+                break
+            message.append(more)
+        return CaughtError(match.group(1).rsplit(".", 1)[-1], "\n".join(message).strip())
+    return None
+
+
+@dataclass(frozen=True)
+class RankOutput:
+    """What one process printed, and how it ended."""
+
+    local_rank: int
+    stdout: str
+    stderr: str
+    exitcode: int | None  # None when the launch timed out before torchrun reported it
+
+    @property
+    def error(self) -> CaughtError | None:
+        """The exception this process died of, read from its traceback."""
+        return error_from_stderr(self.stderr)
+
+    @property
+    def ok(self) -> bool:
+        return self.exitcode == 0
+
+
+@dataclass(frozen=True)
+class LaunchResult:
+    """One torchrun launch: the command, how it ended, and each rank's output.
+
+    End a notebook cell on it to see every rank side by side. ``values(key)`` reads the
+    ``key=value`` pairs the scripts print; ``expect_same`` and ``expect_failure`` turn what
+    happened into a checked claim (they raise ``ClaimFailed`` when it did not happen).
+    """
+
+    script: str
+    command: tuple[str, ...]
+    nproc: int
+    returncode: int | None  # torchrun's exit status; None when it was killed at the timeout
+    timed_out: bool
+    seconds: float
+    timeout: float
+    ranks: tuple[RankOutput, ...]
+    launcher_output: str  # torchrun's own messages (its summary of failures, warnings)
+    leftover_pids: tuple[int, ...] = ()  # processes of this launch still alive after cleanup
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out
+
+    @property
+    def status(self) -> str:
+        if self.timed_out:
+            return f"TIMED OUT after {self.timeout:g} s: every process of the run was killed"
+        if self.returncode == 0:
+            return f"OK in {self.seconds:.1f} s"
+        return f"FAILED (torchrun exit status {self.returncode}) after {self.seconds:.1f} s"
+
+    @property
+    def failed_ranks(self) -> tuple[int, ...]:
+        return tuple(r.local_rank for r in self.ranks if r.exitcode not in (0, None) or r.error is not None)
+
+    @property
+    def errors(self) -> dict[int, CaughtError]:
+        """Each failed rank's exception, by local rank."""
+        return {r.local_rank: r.error for r in self.ranks if r.error is not None}
+
+    def rank(self, local_rank: int) -> RankOutput:
+        for r in self.ranks:
+            if r.local_rank == local_rank:
+                return r
+        raise ValueError(f"This launch had local ranks {[r.local_rank for r in self.ranks]}, not {local_rank}.")
+
+    def values(self, key: str) -> dict[int, str]:
+        """The last ``key=value`` each rank printed, by local rank (ranks that printed none are left out)."""
+        pattern = re.compile(rf"(?:^|\s){re.escape(key)}=(\S+)")
+        found = {}
+        for r in self.ranks:
+            hits = pattern.findall(r.stdout)
+            if hits:
+                found[r.local_rank] = hits[-1]
+        return found
+
+    def expect_same(self, key: str) -> str:
+        """The value every rank printed for ``key``; ``ClaimFailed`` unless all ranks printed the same."""
+        found = self.values(key)
+        missing = [r.local_rank for r in self.ranks if r.local_rank not in found]
+        if missing or len(set(found.values())) != 1:
+            raise ClaimFailed(
+                f"expected every rank to print the same {key}=..., but got {found}"
+                + (f" and nothing from ranks {missing}" if missing else "")
+                + f". {self.status}.\n{self._tail()}"
+            )
+        return next(iter(found.values()))
+
+    def expect_failure(self, expected: str | tuple[str, ...], match: str | None = None) -> CaughtError:
+        """The error a rank died of, if its type is ``expected`` and its message matches ``match``.
+
+        Raises ``ClaimFailed`` when no rank failed that way: the course never shows an error the
+        running PyTorch no longer raises. Type names are compared without their module.
+        """
+        names = (expected,) if isinstance(expected, str) else tuple(expected)
+        for r in self.ranks:
+            err = r.error
+            if err is not None and err.type_name in names and (match is None or re.search(match, err.message)):
+                return err
+        raise ClaimFailed(
+            f"expected a rank to fail with {' or '.join(names)}"
+            + (f" matching {match!r}" if match else "")
+            + f", but the errors were {self.errors or 'none'}. {self.status}.\n{self._tail()}"
+        )
+
+    def _tail(self, lines: int = 12) -> str:
+        text = self.launcher_output.strip().splitlines()
+        return "\n".join(text[-lines:])
+
+    def __str__(self) -> str:
+        out = [f"torchrun {self.script}, {self.nproc} processes: {self.status}"]
+        for r in self.ranks:
+            out.append(f"--- local rank {r.local_rank} (exit code {_fmt_exit(r.exitcode)}) ---")
+            if r.stdout.strip():
+                out.append(r.stdout.rstrip())
+            if r.error is not None:
+                out.append(f"error: {r.error}")
+            elif r.stderr.strip() and not r.ok:
+                out.append(_last_lines(r.stderr, 6))
+        if self.leftover_pids:
+            out.append(f"WARNING: processes {list(self.leftover_pids)} survived the cleanup")
+        if not self.ok and not self.timed_out and not self.errors and self.launcher_output.strip():
+            out.append("--- torchrun ---\n" + self._tail())
+        return "\n".join(out)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        colour = "#1a7f37" if self.ok else "#cf222e"
+        heads, cells = [], []
+        for r in self.ranks:
+            heads.append(f"<th>local rank {r.local_rank} · exit {html.escape(_fmt_exit(r.exitcode))}</th>")
+            body = f"<pre style='margin:0;white-space:pre-wrap'>{html.escape(r.stdout.rstrip())}</pre>"
+            if r.error is not None:
+                body += (f"<div style='color:#cf222e'><b>{html.escape(r.error.type_name)}</b>: "
+                         f"<span style='white-space:pre-wrap'>{html.escape(r.error.message)}</span></div>")
+            elif r.stderr.strip() and not r.ok:
+                body += f"<pre style='color:#cf222e'>{html.escape(_last_lines(r.stderr, 6))}</pre>"
+            cells.append(f"<td style='vertical-align:top;text-align:left'>{body}</td>")
+        extra = ""
+        if self.leftover_pids:
+            extra += f"<p style='color:#cf222e'>Processes {list(self.leftover_pids)} survived the cleanup.</p>"
+        if not self.ok and not self.timed_out and not self.errors and self.launcher_output.strip():
+            extra += f"<details><summary>torchrun's output</summary><pre>{html.escape(self._tail(30))}</pre></details>"
+        return (
+            f"<div style='border-left:4px solid {colour};padding:.2em .6em'>"
+            f"<p><b style='color:{colour}'>{html.escape(self.status)}</b> · <code>torchrun {html.escape(self.script)}"
+            f"</code>, {self.nproc} processes</p>"
+            f"<table><thead><tr>{''.join(heads)}</tr></thead><tbody><tr>{''.join(cells)}</tr></tbody></table>"
+            f"{extra}</div>"
+        )
+
+
+def _fmt_exit(code: int | None) -> str:
+    if code is None:
+        return "unknown"
+    if code < 0:
+        try:
+            return f"{code} ({signal.Signals(-code).name})"
+        except ValueError:
+            return str(code)
+    return str(code)
+
+
+def _last_lines(text: str, n: int) -> str:
+    return "\n".join(text.rstrip().splitlines()[-n:])
+
+
+# --------------------------------------------------------------------------- launching
+
+
+def torchrun_command(script: str | Path, nproc: int, args: tuple[str, ...] = (), *, log_dir: str | Path,
+                     python: str | None = None) -> list[str]:
+    """The torchrun command line ``launch`` runs: one machine, ``nproc`` processes, a free local port."""
+    return [
+        python or sys.executable, "-m", "torch.distributed.run",
+        "--standalone",  # a rendezvous on localhost, on a free port
+        "--nnodes", "1",
+        "--nproc-per-node", str(nproc),
+        "--max-restarts", "0",
+        "--monitor-interval", "0.1",
+        "--redirects", "3",  # each rank's stdout and stderr go to files in log_dir
+        "--log-dir", str(log_dir),
+        str(script), *map(str, args),
+    ]
+
+
+def _check_torchrun(python: str | None) -> None:
+    if python is None:
+        if importlib.util.find_spec("torch.distributed.run") is None or not _distributed_available():
+            raise RuntimeError(
+                f"torchrun is not available: this PyTorch ({torch.__version__}) was built without "
+                "torch.distributed, so `python -m torch.distributed.run` cannot start. "
+                "Install the ordinary PyTorch wheel for your platform (pytorch.org/get-started)."
+            )
+        return
+    try:
+        done = subprocess.run([python, "-c", "import torch.distributed.run"], capture_output=True, text=True,
+                              timeout=120, stdin=subprocess.DEVNULL)
+    except (FileNotFoundError, PermissionError) as exc:
+        raise RuntimeError(f"cannot start the interpreter {python!r} ({exc}); pass python=None to use this one.") from None
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"torchrun is not available in {python}: `import torch.distributed.run` failed with "
+            f"{_last_lines(done.stderr, 1)!r}. Install PyTorch there, or pass python=None to use this interpreter."
+        )
+
+
+def _distributed_available() -> bool:
+    try:
+        import torch.distributed as dist
+    except ImportError:
+        return False
+    return bool(dist.is_available())
+
+
+def launch(
+    script: str | Path,
+    *args: str,
+    nproc: int = 2,
+    timeout: float = 120.0,
+    env: Mapping[str, str] | None = None,
+    python: str | None = None,
+) -> LaunchResult:
+    """Run ``script`` under torchrun with ``nproc`` processes; return every rank's output.
+
+    The children get ``OMP_NUM_THREADS=1`` (two processes must not each take every core) and
+    unbuffered output, plus ``env``. After ``timeout`` seconds the whole run is killed and the
+    result says ``timed_out``. However the run ends (success, a failing rank, a timeout, an
+    exception or Ctrl-C in the notebook), no process it started is left running.
+    """
+    script_path = Path(script)
+    if not script_path.is_file():
+        raise FileNotFoundError(
+            f"No script at {script_path} (looked in {Path.cwd()}). Give a path to a .py file, relative to the "
+            "notebook's folder, e.g. launch('scripts/ddp_basics.py')."
+        )
+    if isinstance(nproc, bool) or not isinstance(nproc, int) or nproc < 1:
+        raise ValueError(f"nproc should be a number of processes, 1 or more; got {nproc!r}. The course uses 2.")
+    if not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise ValueError(f"timeout should be a number of seconds above 0; got {timeout!r}.")
+    _check_torchrun(python)
+
+    tag = uuid.uuid4().hex
+    child_env = dict(os.environ)
+    child_env.update({"OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1", TAG_VARIABLE: tag})
+    if sys.platform.startswith("linux") and "GLOO_SOCKET_IFNAME" not in child_env and Path("/sys/class/net/lo").exists():
+        child_env["GLOO_SOCKET_IFNAME"] = "lo"  # keep gloo's traffic on the loopback interface
+    child_env.update(env or {})
+
+    with tempfile.TemporaryDirectory(prefix="course-torchrun-") as log_dir:
+        command = torchrun_command(script_path, nproc, tuple(args), log_dir=log_dir, python=python)
+        started = time.monotonic()
+        proc = subprocess.Popen(
+            command, env=child_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True, errors="replace", **_new_session(),
+        )
+        timed_out = False
+        try:
+            output = _wait(proc, timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _terminate(proc, tag)
+            output = _drain(proc)
+        except BaseException:  # an error here, or KeyboardInterrupt: clean up, then let it through
+            _terminate(proc, tag)
+            _drain(proc)
+            raise
+        seconds = time.monotonic() - started
+        leftovers = _terminate(proc, tag)  # anything a rank left behind (a daemon child, say)
+        ranks = _read_ranks(Path(log_dir), nproc, output or "", proc.returncode, timed_out)
+    return LaunchResult(
+        script=str(script), command=tuple(command), nproc=nproc,
+        returncode=None if timed_out else proc.returncode, timed_out=timed_out,
+        seconds=seconds, timeout=float(timeout), ranks=ranks, launcher_output=output or "",
+        leftover_pids=tuple(leftovers),
+    )
+
+
+def _new_session() -> dict[str, Any]:
+    if os.name == "nt":
+        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
+    return {"start_new_session": True}
+
+
+def _wait(proc: subprocess.Popen, timeout: float) -> str:
+    """Wait for torchrun; its combined stdout and stderr. (A seam: tests replace it.)"""
+    output, _ = proc.communicate(timeout=timeout)
+    return output
+
+
+def _drain(proc: subprocess.Popen) -> str:
+    """What torchrun printed until it was stopped (the pipe closes once it and its workers are gone)."""
+    try:
+        output, _ = proc.communicate(timeout=10)
+    except (subprocess.TimeoutExpired, ValueError, OSError):
+        if proc.stdout is not None:
+            proc.stdout.close()
+        return ""
+    return output or ""
+
+
+_SUMMARY = re.compile(r"local_rank:\s*(\d+)\)\s*\n\s*exitcode\s*:\s*(-?\d+)")
+
+
+def _read_ranks(log_dir: Path, nproc: int, launcher_output: str, returncode: int | None,
+                timed_out: bool) -> tuple[RankOutput, ...]:
+    failures = {int(rank): int(code) for rank, code in _SUMMARY.findall(launcher_output)}
+    ranks = []
+    for local_rank in range(nproc):
+        stdout = _read_log(log_dir, local_rank, "stdout.log")
+        stderr = _read_log(log_dir, local_rank, "stderr.log")
+        if local_rank in failures:
+            code = failures[local_rank]
+        elif timed_out or returncode is None:
+            code = None
+        elif returncode == 0 or failures:
+            code = 0  # torchrun lists every rank that did not exit 0
+        else:
+            code = None
+        ranks.append(RankOutput(local_rank, stdout, stderr, code))
+    return tuple(ranks)
+
+
+def _read_log(log_dir: Path, local_rank: int, name: str) -> str:
+    # torchrun writes LOG_DIR/<run id>/attempt_0/<local rank>/stdout.log (one attempt: --max-restarts 0)
+    texts = [p.read_text(encoding="utf-8", errors="replace")
+             for p in sorted(log_dir.glob(f"**/attempt_*/{local_rank}/{name}"))]
+    return "".join(texts)
+
+
+# --------------------------------------------------------------------------- cleanup
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process with this pid is running (a zombie, dead but not yet reaped, is not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, under another user
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        text = stat.read_text()
+        return not text[text.rfind(")") + 2 :].startswith("Z")
+    except OSError:
+        return True
+
+
+def _terminate(proc: subprocess.Popen, tag: str, grace: float = 3.0) -> list[int]:
+    """Stop torchrun and every process of this launch; return the pids still alive afterwards.
+
+    torchrun starts each worker in a session of its own, so killing torchrun's process group
+    is not enough, and a worker orphaned by a killed torchrun is no longer its descendant.
+    Every process of the launch carries ``tag`` in its environment: find them by it.
+    """
+    if os.name == "nt":  # no process groups or /proc: let Windows kill the tree
+        if proc.poll() is None:
+            subprocess.run(["taskkill", "/T", "/F", "/PID", str(proc.pid)], capture_output=True)
+        proc.wait()
+        return []
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+        pids = set(_tagged_pids(tag))
+        if proc.poll() is None:
+            pids.add(proc.pid)
+        if not pids:
+            break
+        for pid in pids:
+            _signal_process_and_group(pid, sig)
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            proc.poll()  # reap torchrun, so it does not linger as a zombie
+            if proc.returncode is not None and not _tagged_pids(tag):
+                break
+            time.sleep(0.05)
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+    return sorted(_tagged_pids(tag) | ({proc.pid} if proc.poll() is None else set()))
+
+
+def _signal_process_and_group(pid: int, sig: int) -> None:
+    own_group = os.getpgrp()
+    try:
+        group = os.getpgid(pid)
+    except (ProcessLookupError, PermissionError):
+        return
+    try:
+        if group == pid and group != own_group:  # a session/group leader of this launch: its whole group
+            os.killpg(group, sig)
+        else:
+            os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _tagged_pids(tag: str) -> set[int]:
+    """Live (not zombie) processes whose environment carries this launch's tag."""
+    needle = f"{TAG_VARIABLE}={tag}".encode()
+    me = os.getpid()
+    found: set[int] = set()
+    try:
+        import psutil
+    except ImportError:
+        psutil = None
+    if psutil is not None:
+        for p in psutil.process_iter(["pid"]):
+            try:
+                if p.pid == me or p.status() == psutil.STATUS_ZOMBIE:
+                    continue
+                if p.environ().get(TAG_VARIABLE) == tag:
+                    found.add(p.pid)
+            except (psutil.Error, OSError):
+                continue
+        return found
+    proc_root = Path("/proc")
+    if not proc_root.is_dir():
+        return found  # no psutil and no /proc (macOS without psutil): only the process groups are signalled
+    for entry in proc_root.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            if stat[stat.rfind(")") + 2 :].startswith("Z"):
+                continue
+            if needle in (entry / "environ").read_bytes().split(b"\0"):
+                found.add(int(entry.name))
+        except OSError:
+            continue
+    return found

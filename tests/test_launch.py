@@ -1,0 +1,265 @@
+"""launch: torchrun from a notebook, every rank's output, and no process left behind."""
+
+import importlib
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from course_utils.claims import ClaimFailed
+from course_utils.launch import (
+    LaunchResult,
+    RankOutput,
+    error_from_stderr,
+    launch,
+    process_alive,
+)
+
+# the module itself, for its seams (not the function of the same name)
+L = importlib.import_module("course_utils.launch")
+
+try:
+    import psutil
+except ImportError:  # the launcher falls back to /proc; so do these tests
+    psutil = None
+
+CAN_FIND_PROCESSES = psutil is not None or Path("/proc").is_dir()
+
+
+def alive(pid: int) -> bool:
+    """Independent of the launcher's own bookkeeping: psutil where installed, else /proc."""
+    if psutil is not None:
+        try:
+            return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return False
+    return process_alive(pid)
+
+
+# --------------------------------------------------------------------------- reading results
+
+STDERR_RANK1 = """\
+[rank1]: Traceback (most recent call last):
+[rank1]:   File "/x/ddp_wrong_device_ids.py", line 37, in main
+[rank1]:     ddp = DDP(model, device_ids=wrong_ids)
+[rank1]:           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+[rank1]: ValueError: DistributedDataParallel device_ids and output_device arguments only work with x
+"""
+
+STDERR_NCCL = """\
+Traceback (most recent call last):
+  File "train.py", line 9, in <module>
+    dist.all_reduce(t)
+torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1691, invalid usage, NCCL version 2.19.3
+ncclInvalidUsage: This usually reflects invalid usage of NCCL library.
+Last error:
+Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 2000
+
+[W1129 14:13:17.152000 9208 api.py:1028] Sending process 9212 closing signal SIGTERM
+"""
+
+STDERR_CHAINED = """\
+Traceback (most recent call last):
+  File "a.py", line 1, in <module>
+KeyError: 'x'
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "a.py", line 3, in <module>
+RuntimeError: second
+"""
+
+
+def test_error_from_stderr():
+    err = error_from_stderr(STDERR_RANK1)
+    assert err.type_name == "ValueError" and err.message.startswith("DistributedDataParallel device_ids")
+    nccl = error_from_stderr(STDERR_NCCL)
+    assert nccl.type_name == "DistBackendError"
+    assert nccl.message.splitlines()[-1] == "Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 2000"
+    assert error_from_stderr(STDERR_CHAINED).message == "second"
+    assert error_from_stderr("just a warning\n") is None
+
+
+def make_result(outputs, errors=("", ""), returncode=0, timed_out=False):
+    ranks = tuple(RankOutput(i, out, err, None if timed_out else (1 if err else 0))
+                  for i, (out, err) in enumerate(zip(outputs, errors)))
+    return LaunchResult("demo.py", ("python", "demo.py"), len(ranks), None if timed_out else returncode, timed_out,
+                        1.5, 30.0, ranks, "torchrun said <this>")
+
+
+def test_values_and_expect_same():
+    result = make_result(["rank=0 sum=1.5\nsum=2.5", "rank=1 sum=2.5"])
+    assert result.values("sum") == {0: "2.5", 1: "2.5"}
+    assert result.values("rank") == {0: "0", 1: "1"}
+    assert result.values("missing") == {}
+    assert result.expect_same("sum") == "2.5"
+    with pytest.raises(ClaimFailed, match="same rank="):
+        result.expect_same("rank")
+    with pytest.raises(ClaimFailed, match=r"nothing from ranks \[1\]"):
+        make_result(["x=1", "y=1"]).expect_same("x")
+
+
+def test_expect_failure():
+    result = make_result(["a", "b"], errors=("", STDERR_RANK1), returncode=1)
+    assert not result.ok and result.failed_ranks == (1,)
+    assert result.expect_failure("ValueError", match="device_ids").type_name == "ValueError"
+    assert result.expect_failure(("RuntimeError", "ValueError")).message.startswith("DistributedDataParallel")
+    with pytest.raises(ClaimFailed, match="expected a rank to fail with RuntimeError"):
+        result.expect_failure("RuntimeError")
+    with pytest.raises(ClaimFailed, match="matching 'nothing like this'"):
+        result.expect_failure("ValueError", match="nothing like this")
+    with pytest.raises(ValueError, match="not 5"):
+        result.rank(5)
+
+
+def test_result_display_escapes_and_says_how_it_ended():
+    ok = make_result(["<b>bold</b>", "x"])
+    assert "OK in 1.5 s" in str(ok) and "&lt;b&gt;bold&lt;/b&gt;" in ok._repr_html_()
+    failed = make_result(["", ""], errors=("", STDERR_RANK1), returncode=1)
+    assert "error: ValueError: DistributedDataParallel" in str(failed)
+    assert "FAILED (torchrun exit status 1)" in failed._repr_html_()
+    hung = make_result(["", ""], timed_out=True)
+    assert "TIMED OUT after 30 s" in str(hung) and "exit code unknown" in str(hung)
+
+
+def test_exit_codes_from_torchrun_summary(tmp_path):
+    for rank, text in ((0, "hello 0\n"), (1, "hello 1\n")):
+        folder = tmp_path / "run_x" / "attempt_0" / str(rank)
+        folder.mkdir(parents=True)
+        (folder / "stdout.log").write_text(text)
+        (folder / "stderr.log").write_text("")
+    summary = "  rank      : 1 (local_rank: 1)\n  exitcode  : 1 (pid: 9213)\n"
+    ranks = L._read_ranks(tmp_path, 2, summary, 1, timed_out=False)
+    assert [(r.stdout, r.exitcode) for r in ranks] == [("hello 0\n", 0), ("hello 1\n", 1)]
+    assert [r.exitcode for r in L._read_ranks(tmp_path, 2, "", None, timed_out=True)] == [None, None]
+
+
+# --------------------------------------------------------------------------- launching: bad input
+
+
+def test_missing_script_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="No script at .*nope.py.*launch\\('scripts/ddp_basics.py'\\)"):
+        launch(tmp_path / "nope.py")
+
+
+@pytest.mark.parametrize("kwargs, message", [({"nproc": 0}, "nproc should be"), ({"nproc": True}, "nproc should be"),
+                                             ({"timeout": 0}, "timeout should be")])
+def test_bad_arguments_are_clear_errors(tmp_path, kwargs, message):
+    script = tmp_path / "s.py"
+    script.write_text("")
+    with pytest.raises(ValueError, match=message):
+        launch(script, **kwargs)
+
+
+def test_torchrun_unavailable_is_a_clear_error(tmp_path, monkeypatch):
+    script = tmp_path / "s.py"
+    script.write_text("")
+    monkeypatch.setattr(L.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(RuntimeError, match="torchrun is not available"):
+        launch(script)
+
+
+def test_missing_interpreter_is_a_clear_error(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("")
+    with pytest.raises(RuntimeError, match="cannot start the interpreter"):
+        launch(script, python=str(tmp_path / "no-python"))
+
+
+def test_command_is_local_and_uses_this_interpreter():
+    command = L.torchrun_command("s.py", 2, ("--cpu",), log_dir="/tmp/logs")
+    assert command[:3] == [sys.executable, "-m", "torch.distributed.run"]
+    assert "--standalone" in command and command[-2:] == ["s.py", "--cpu"]
+    assert not any("rdzv-endpoint" in part or "master-addr" in part for part in command)
+
+
+# --------------------------------------------------------------------------- launching for real
+
+# Each rank writes its pid, then starts a grandchild in a session of its own (out of reach of any
+# process-group kill), writes that pid too, and sleeps: a run that hangs.
+HANGING = textwrap.dedent("""
+    import os, subprocess, sys, time
+    folder = sys.argv[1]
+    rank = os.environ["LOCAL_RANK"]
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"], start_new_session=True)
+    with open(os.path.join(folder, f"pids-{rank}.tmp"), "w") as f:
+        f.write(f"{os.getpid()} {child.pid}")
+    os.replace(os.path.join(folder, f"pids-{rank}.tmp"), os.path.join(folder, f"pids-{rank}"))
+    print(f"rank={rank} waiting", flush=True)
+    time.sleep(300)
+""")
+
+
+def recorded_pids(folder: Path, nproc: int = 2, wait: float = 60.0) -> list[int]:
+    deadline = time.monotonic() + wait
+    files = [folder / f"pids-{r}" for r in range(nproc)]
+    while not all(f.exists() for f in files):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the ranks did not start within {wait} s")
+        time.sleep(0.1)
+    return [int(p) for f in files for p in f.read_text().split()]
+
+
+def assert_all_gone(pids: list[int]) -> None:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(alive(p) for p in pids):
+        time.sleep(0.1)
+    assert [p for p in pids if alive(p)] == [], "processes of the launch survived"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CAN_FIND_PROCESSES, reason="needs psutil or /proc to see processes")
+def test_a_hanging_run_is_killed_at_the_timeout_with_every_process(tmp_path):
+    script = tmp_path / "hang.py"
+    script.write_text(HANGING)
+    started = time.monotonic()
+    result = launch(script, str(tmp_path), nproc=2, timeout=10)
+    assert result.timed_out and not result.ok and result.returncode is None
+    assert 10 <= time.monotonic() - started < 60
+    pids = recorded_pids(tmp_path, wait=0)
+    assert len(pids) == 4  # two workers, two grandchildren
+    assert_all_gone(pids)
+    assert result.leftover_pids == ()
+    assert result.values("rank") == {0: "0", 1: "1"}  # output written before the kill is kept
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CAN_FIND_PROCESSES, reason="needs psutil or /proc to see processes")
+@pytest.mark.parametrize("interruption", [KeyboardInterrupt, RuntimeError])
+def test_an_interrupted_launch_cleans_up_then_raises(tmp_path, monkeypatch, interruption):
+    script = tmp_path / "hang.py"
+    script.write_text(HANGING)
+    seen = []
+
+    def interrupted_wait(proc, timeout):
+        seen.extend(recorded_pids(tmp_path))  # every process is up
+        raise interruption("Ctrl-C in the notebook")
+
+    monkeypatch.setattr(L, "_wait", interrupted_wait)
+    with pytest.raises(interruption):
+        launch(script, str(tmp_path), nproc=2, timeout=120)
+    assert len(seen) == 4
+    assert_all_gone(seen)
+
+
+@pytest.mark.slow
+def test_a_failing_rank_gives_a_result_not_an_exception(tmp_path):
+    script = tmp_path / "fail.py"
+    script.write_text(textwrap.dedent("""
+        import os, time
+        rank = int(os.environ["LOCAL_RANK"])
+        print(f"rank={rank} started", flush=True)
+        if rank == 1:
+            raise ValueError("rank 1 gives up")
+        time.sleep(60)
+    """))
+    result = launch(script, nproc=2, timeout=90)
+    assert not result.ok and not result.timed_out and result.returncode not in (0, None)
+    assert result.seconds < 60  # torchrun stopped rank 0 instead of waiting for it
+    assert result.errors[1].type_name == "ValueError" and result.errors[1].message == "rank 1 gives up"
+    assert result.rank(1).exitcode == 1 and result.rank(0).exitcode != 0
+    assert result.values("rank") == {0: "0", 1: "1"}
+    assert result.expect_failure("ValueError", match="gives up").message == "rank 1 gives up"
