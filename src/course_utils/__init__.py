@@ -7,10 +7,12 @@ Each module has one job; import what a notebook needs from here or from the modu
 - ``placement``: where a model's tensors live (``placement_report``, ``module_device``) and the
   device tags of a checkpoint (``checkpoint_locations``, ``retag_checkpoint``).
 - ``scopes``: the current CUDA device and default device at each step of nested blocks.
-- ``errors``: ``explain_device_error``, ``find_device_mismatches``, and the IPython extension
-  ``%load_ext course_utils.errors``.
+- ``errors``: ``explain_device_error`` and the IPython extension ``%load_ext course_utils.errors``.
+- ``mismatches``: ``find_device_mismatches`` lists the culprits before a forward pass fails;
+  ``try_mixed`` shows what an operation mixing devices really returns.
 - ``transfer``, ``plots``, ``widgets``: honest host/device copy timing, its plots, the explorer.
-- ``distributed``: one process per device under ``torchrun``.
+- ``distributed``: one process per device under ``torchrun``; ``launch`` starts ``torchrun``
+  from a notebook and leaves no process behind.
 - ``claims``: ``raises`` proves "this raises" with the real message.
 - ``checks``: ``check`` grades an exercise answer with a pass or a fail and a hint.
 - ``grading``: ``course-grade``, batch grading of a class's submissions.
