@@ -131,7 +131,7 @@ def build_submissions(folder: Path, pid_file: Path) -> dict[str, str]:
         ANSWERS["double"], ANSWERS["greet"], extra={1: (
             f"import subprocess\nchild = subprocess.Popen(['sleep', '300'])\n"
             f"open({str(pid_file)!r}, 'w').write(str(child.pid))")})))
-    add("spaces and ünïcode.ipynb", "a name with spaces and accents", notebook(solved()))
+    add("spaces and ünïcode.ipynb", "a name with spaces and accents", text="not a notebook")
     add("=formula.ipynb", "a name a spreadsheet would run", text="=HYPERLINK(\"http://example.com\")")
     odd = os.fsdecode(b"odd \xff bytes.ipynb")
     write(folder / odd, notebook(solved()))
@@ -141,10 +141,6 @@ def build_submissions(folder: Path, pid_file: Path) -> dict[str, str]:
     made["carol"] = "a folder per learner"
     (folder / "dave").mkdir()
     made["dave"] = "an empty folder"
-    import jupytext
-
-    (folder / "erin.py").write_text(jupytext.writes(notebook(solved()), fmt="py:percent"), encoding="utf-8")
-    made["erin.py"] = "the Jupytext .py side"
     return made
 
 

@@ -114,3 +114,6 @@ class BatchResult:
         from course_utils.grading.report import summary_text
 
         return summary_text(self)
+
+    def _repr_html_(self) -> str:
+        return f"<pre>{html.escape(str(self))}</pre>"

@@ -238,6 +238,9 @@ async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scrat
                     give_up(i, f"the kernel did not start ({type(exc).__name__}: {_cut(str(exc), 300)})", "error")
                     break
                 for k in range(i):  # rebuild the state the lost kernel had
+                    if cancelled.is_set():
+                        lost = "died: grading was interrupted"
+                        break
                     if steps[k].replay and runs[k].status in ("ok", "error"):
                         lost = await execute(kernel, k, keep=False)
                         if lost:

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from course_utils.exercises import STUB
+from course_utils.exercises import BEGIN, STUB
 
 CHECK_CELL = re.compile(r"""^\s*check\(\s*(["'])([^"']+)\1\s*\)\s*;?\s*(#[^\n]*)?\s*$""")
 HEADING = re.compile(r"^#+\s*Exercise\s+(\S+?)\s*[·:\-–—]\s*(.+?)\s*$", re.M)
@@ -94,7 +94,10 @@ def read_spec(path: Path) -> ExerciseSpec:
             for match in HEADING.finditer(_cell_source(cell)):
                 titles[match.group(1)] = match.group(2)
     code = [_cell_source(c) for c in cells if c.get("cell_type") == "code"]
-    slots, setup, seen = [], [], set()
+    if any(BEGIN in source for source in code):
+        raise ValueError(f"{path} holds solutions ({BEGIN}); give the exercise notebook the learners got, "
+                         "from exercises/ (`make exercises` writes it).")
+    slots, answer_cells, seen = [], set(), set()
     for i, source in enumerate(code):
         ex_id = check_cell_id(source)
         if ex_id is not None:
@@ -102,9 +105,10 @@ def read_spec(path: Path) -> ExerciseSpec:
                 raise ValueError(f"{path} checks exercise {ex_id} twice; each check cell must be unique.")
             seen.add(ex_id)
             before = code[i - 1] if i > 0 and check_cell_id(code[i - 1]) is None else ""
+            answer_cells.add(i - 1)
             slots.append(ExerciseSlot(ex_id, _defined_function(before), titles.get(ex_id, "")))
-        elif STUB[0] not in source:
-            setup.append(source)
+    setup = [s for i, s in enumerate(code)
+             if i not in answer_cells and check_cell_id(s) is None and STUB[0] not in s]
     if not slots:
         raise ValueError(f"{path} has no check cells (cells that are exactly check(\"NN.K\")); "
                          "is it an exercise notebook from exercises/?")
