@@ -69,6 +69,16 @@ def browser(chromium, tmp_path_factory):
         shutil.rmtree(profile, ignore_errors=True)
 
 
+@pytest.fixture(scope="session")
+def lab_window(lab, browser):
+    """One Lab tab for the session; notebooks open in it one after another."""
+    window = lab_page.LabWindow(browser, lab)
+    try:
+        yield window
+    finally:
+        window.discard()
+
+
 def pytest_terminal_summary(terminalreporter):
     if not lab_page.TIMINGS:
         return

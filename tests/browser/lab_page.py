@@ -174,23 +174,71 @@ def wait_for_kernel_idle(page, timeout: float) -> None:
         page.wait_for_timeout(250)
 
 
-def open_notebook(context, server, relative: str, workspace: str, timeout: float = 120.0):
-    """Open `relative` in a new tab, in its own Lab workspace, and wait for its cells and an idle kernel.
+def menu(page, top: str, item: str) -> None:
+    """Click `top` in Lab's menu bar, then its entry labelled `item` (labels, not shortcuts)."""
+    page.locator(".lm-MenuBar-item", has=page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{re.escape(top)}$"))).click()
+    page.locator(".lm-Menu-item", has=page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(item)}$"))).first.click()
 
-    Before its kernel exists Lab's indicator already reads "idle", so this also waits until the
-    server lists a kernel session for the notebook; running cells earlier makes Lab ask which
-    kernel to use.
+
+class LabWindow:
+    """One JupyterLab browser tab for the whole session; notebooks open in it one after another
+    with File > Open from Path…, as a learner opens the next lesson (Lab starts once, not per
+    notebook). After a failure, `discard()` it: the next `open()` starts a fresh Lab page.
     """
-    page = context.new_page()
-    page.goto(server.url(f"lab/workspaces/{workspace}/tree/{relative}"), timeout=timeout * 1000)
-    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=timeout * 1000)
-    deadline = time.monotonic() + timeout
-    while not any(s.get("path") == relative and s.get("kernel") for s in server.api("sessions")):
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"Lab started no kernel for {relative} within {timeout:.0f} s")
-        page.wait_for_timeout(250)
-    wait_for_kernel_idle(page, max(deadline - time.monotonic(), 1.0))
-    return page
+
+    def __init__(self, context, server, workspace: str = "browser-test"):
+        self.context, self.server, self.workspace = context, server, workspace
+        self.page = None
+        self.page_errors: list[str] = []  # uncaught exceptions in the page, in order
+
+    def _ensure_page(self, timeout: float):
+        if self.page is None or self.page.is_closed():
+            self.page = self.context.new_page()
+            self.page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
+            # ?reset: an empty workspace (no tabs restored from an earlier page).
+            self.page.goto(self.server.url(f"lab/workspaces/{self.workspace}") + "&reset", timeout=timeout * 1000)
+            self.page.wait_for_selector("#jp-main-dock-panel .lm-TabBar-tab", timeout=timeout * 1000)
+            hide_left_sidebar(self.page)
+        return self.page
+
+    def open(self, relative: str, timeout: float = 120.0):
+        """Open `relative` (a path under Lab's root) and wait for its cells and an idle kernel.
+
+        Before its kernel exists Lab's indicator already reads "idle", so this also waits until
+        the server lists a kernel session for the notebook; running cells earlier makes Lab ask
+        which kernel to use.
+        """
+        page = self._ensure_page(timeout)
+        menu(page, "File", "Open from Path…")
+        page.locator(".jp-Dialog input").fill(relative)
+        page.keyboard.press("Enter")
+        name = relative.rsplit("/", 1)[-1]
+        page.locator(".lm-DockPanel .lm-TabBar-tab.jp-mod-current", has_text=name).wait_for(timeout=timeout * 1000)
+        page.wait_for_selector(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell", timeout=timeout * 1000)
+        deadline = time.monotonic() + timeout
+        while not any(s.get("path") == relative and s.get("kernel") for s in self.server.api("sessions")):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"Lab started no kernel for {relative} within {timeout:.0f} s")
+            page.wait_for_timeout(100)
+        wait_for_kernel_idle(page, max(deadline - time.monotonic(), 1.0))
+        return page
+
+    def close_current(self) -> None:
+        """File > Close Tab; if Lab asks about unsaved changes, discard them (the test saved)."""
+        page = self.page
+        page.keyboard.press("Escape")
+        menu(page, "File", "Close Tab")
+        dialog = page.locator(".jp-Dialog")
+        try:
+            dialog.wait_for(timeout=500)
+        except Exception:
+            return
+        page.locator(".jp-Dialog button", has_text=re.compile("Discard|Don.t Save|Close")).first.click()
+
+    def discard(self) -> None:
+        if self.page is not None and not self.page.is_closed():
+            self.page.close()
+        self.page = None
 
 
 def run_all_cells(page, timeout: float = 300.0) -> float:
@@ -200,8 +248,7 @@ def run_all_cells(page, timeout: float = 300.0) -> float:
     raises-exception; the cells after it keep an empty prompt, which the caller reports.
     """
     start = time.monotonic()
-    page.get_by_role("menuitem", name="Run", exact=True).click()
-    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    menu(page, "Run", "Run All Cells")
     deadline = start + timeout
     settled = 0
     while settled < 3:

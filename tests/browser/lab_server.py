@@ -24,10 +24,11 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,6 +93,7 @@ class LabServer:
     token: str
     process: subprocess.Popen
     log_path: Path
+    _threads: list[threading.Thread] = field(default_factory=list)
 
     @property
     def base_url(self) -> str:
@@ -109,9 +111,19 @@ class LabServer:
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())
 
+    def shutdown_sessions_soon(self) -> None:
+        """Shut down every kernel session in the background (the next notebook need not wait)."""
+        thread = threading.Thread(target=self.shutdown_sessions, name="lab-kernel-shutdown", daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
     def shutdown_sessions(self) -> None:
-        """Shut down every kernel session (what File > Shut Down Kernel does), freeing its memory."""
-        for session in self.api("sessions"):
+        """Shut down every kernel session (what Kernel > Shut Down Kernel does), freeing its memory."""
+        try:
+            sessions = self.api("sessions")
+        except (urllib.error.URLError, OSError):
+            return  # the server is gone: stop() handles what is left
+        for session in sessions:
             request = urllib.request.Request(
                 f"{self.base_url}/api/sessions/{session['id']}",
                 method="DELETE",
@@ -120,8 +132,10 @@ class LabServer:
             try:
                 urllib.request.urlopen(request, timeout=30).close()
             except urllib.error.HTTPError as exc:
-                if exc.code != 404:
+                if exc.code != 404:  # 404: already gone
                     raise
+            except (urllib.error.URLError, OSError):
+                return
 
     def log(self) -> str:
         try:
@@ -131,6 +145,8 @@ class LabServer:
 
     def stop(self) -> None:
         """End the server and every process it started (kernels), then wait for them."""
+        for thread in self._threads:
+            thread.join(timeout=15)
         if self.process.poll() is None:
             try:
                 os.killpg(self.process.pid, signal.SIGTERM)

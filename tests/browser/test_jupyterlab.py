@@ -89,15 +89,24 @@ def problems_in(source: nbformat.NotebookNode, saved: nbformat.NotebookNode, cel
     return problems
 
 
-def explorer_problems(page, source: nbformat.NotebookNode, path: str) -> list[str]:
-    """Move the size control of every transfer explorer on the page; its plot must change."""
+def explorer_problems(page, source: nbformat.NotebookNode, path: str, shots: Path | None = None) -> list[str]:
+    """Move the size control of every transfer explorer on the page; its plot must change.
+
+    With `shots` (a path stem), each explorer is photographed before and after the move.
+    """
     roots = page.locator(".transfer-explorer")
     builds_one = any("TransferExplorer" in c.source for c in source.cells if c.cell_type == "code")
     if roots.count() == 0:
         return [f"{path}: the notebook builds a TransferExplorer but the page shows none (.transfer-explorer)"] if builds_one else []
     problems = []
     for k in range(roots.count()):
-        before_value, after_value, before, after = lab_page.move_size_control(page, roots.nth(k))
+        root = roots.nth(k)
+        if shots:
+            root.scroll_into_view_if_needed()
+            root.screenshot(path=f"{shots}.explorer{k}-before.png")
+        before_value, after_value, before, after = lab_page.move_size_control(page, root)
+        if shots:
+            root.screenshot(path=f"{shots}.explorer{k}-after.png")
         if before_value == after_value:
             problems.append(f"{path}: transfer explorer {k}: ArrowRight on the size slider did not move it (value {before_value!r})")
         elif before.images == after.images:
@@ -108,45 +117,45 @@ def explorer_problems(page, source: nbformat.NotebookNode, path: str) -> list[st
     return problems
 
 
-def run_in_lab(lab, browser, artifacts, relative: str, shot: str) -> tuple[list[lab_page.CellView], list[str], nbformat.NotebookNode]:
+def run_in_lab(window: lab_page.LabWindow, artifacts: Path, relative: str, shot: str):
     """Open `relative` in Lab, Run All, read the page, exercise explorers, save and screenshot it.
 
     Returns the cells as shown, the explorer and page problems, and the notebook Lab saved.
     """
+    lab = window.server
     source = nbformat.read(lab.root / relative, as_version=4)
     started = time.monotonic()
-    # One workspace per notebook, so Lab does not reopen the previous notebook's tab.
-    page = lab_page.open_notebook(browser, lab, relative, workspace=re.sub(r"\W", "_", relative))
-    page_errors: list[str] = []
-    page.on("pageerror", lambda exc: page_errors.append(str(exc)))
+    page = window.open(relative)
+    errors_before = len(window.page_errors)
     try:
         opened = time.monotonic() - started
-        lab_page.hide_left_sidebar(page)
         ran = lab_page.run_all_cells(page)
         lab_page.TIMINGS.append((relative, opened, ran))
         cells = lab_page.read_cells(page)
-        problems = explorer_problems(page, source, relative)
+        problems = explorer_problems(page, source, relative, shots=artifacts / shot)
         lab_page.save(page)
         lab_page.screenshot_notebook(page, artifacts / f"{shot}.png")
+        window.close_current()
     except Exception:
         try:
             lab_page.screenshot_notebook(page, artifacts / f"{shot}.failed.png")
         except Exception:
             pass  # the original error says more than a failed screenshot
+        window.discard()  # a dialog or a stuck cell must not spill into the next notebook
         raise
     finally:
-        page.close()
-        lab.shutdown_sessions()
+        lab.shutdown_sessions_soon()
+    page_errors = window.page_errors[errors_before:]
     if page_errors:
         problems.append(f"{relative}: uncaught errors in the page: {page_errors[:3]}")
     return cells, problems, nbformat.read(lab.root / relative, as_version=4)
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[f"{p.parent.name}/{p.name}" for p in NOTEBOOKS])
-def test_notebook_runs_in_jupyterlab(notebook: Path, lab, browser, artifacts):
+def test_notebook_runs_in_jupyterlab(notebook: Path, lab_window, artifacts):
     relative = f"{notebook.parent.name}/{notebook.name}"
     source = nbformat.read(notebook, as_version=4)
-    cells, problems, saved = run_in_lab(lab, browser, artifacts, relative, shot=notebook.stem)
+    cells, problems, saved = run_in_lab(lab_window, artifacts, relative, shot=notebook.stem)
     problems = problems_in(source, saved, cells, relative) + problems
     assert not problems, "\n".join(problems)
 
@@ -184,7 +193,8 @@ root''', None),
 ]
 
 
-def test_page_reading_finds_what_it_must(lab, browser, artifacts):
+def test_page_reading_finds_what_it_must(lab_window, artifacts):
+    lab = lab_window.server
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     for kind, text, tags in SELFTEST_CELLS:
@@ -194,7 +204,7 @@ def test_page_reading_finds_what_it_must(lab, browser, artifacts):
     (lab.root / "browser-selftest").mkdir(exist_ok=True)
     nbformat.write(nb, lab.root / relative)
 
-    cells, problems, saved = run_in_lab(lab, browser, artifacts, relative, shot="00_browser_selftest")
+    cells, problems, saved = run_in_lab(lab_window, artifacts, relative, shot="00_browser_selftest")
     assert problems == []  # the explorer-like slider moved its plot, and the page raised nothing
     assert [c.execution_count is not None for c in cells] == [False, True, True, True, True, True, False]
     assert "only a warning" in cells[1].text and not cells[1].errors
