@@ -12,7 +12,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.course-installed
 PORT   ?= 8888
 
-.PHONY: lab test setup pairs exercises check-pairs bench bench-transfer grade-demo clean
+.PHONY: lab test setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean
 
 setup: $(STAMP)
 
@@ -49,3 +49,13 @@ bench: $(STAMP)
 
 bench-transfer: $(STAMP)
 	$(BIN)/python -m course_utils.transfer --out transfer-results
+
+bench-grading: $(STAMP)
+	$(BIN)/python benchmarks/grading_overhead.py
+
+# Grading, end to end: one solved and one untouched notebook through course-grade.
+grade-demo: $(STAMP)
+	rm -rf build/grade-demo && mkdir -p build/grade-demo/submitted
+	cp solutions/01_device_query_exercises.ipynb build/grade-demo/submitted/solved.ipynb
+	cp exercises/01_device_query_exercises.ipynb build/grade-demo/submitted/untouched.ipynb
+	$(BIN)/course-grade 01 build/grade-demo/submitted --out build/grade-demo/grades
