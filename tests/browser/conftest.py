@@ -6,7 +6,6 @@ is missing; both are always shut down (fixture finalizers), even when a test fai
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 
@@ -21,9 +20,11 @@ ARTIFACTS = lab_server.ROOT / "artifacts" / "browser"
 @pytest.fixture(scope="session")
 def chromium():
     """The Chromium executable, or a skip that says what to install."""
-    if importlib.util.find_spec("playwright") is None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
         pytest.skip(
-            "the playwright package is not installed in this environment; "
+            "the playwright package is not importable here (not installed?); "
             "`.venv/bin/pip install playwright` (no `playwright install`: the test uses the system Chromium)"
         )
     path = lab_page.chromium_executable()
@@ -42,12 +43,14 @@ def artifacts(chromium):
 
 
 @pytest.fixture(scope="session")
-def lab(chromium, tmp_path_factory):
+def lab(chromium, artifacts, tmp_path_factory):
+    """The JupyterLab server; its log is kept as artifacts/browser/jupyter-lab.log."""
     server = lab_server.start(tmp_path_factory.mktemp("lab"))
     try:
         yield server
     finally:
         server.stop()
+        shutil.copyfile(server.log_path, artifacts / "jupyter-lab.log")
 
 
 @pytest.fixture(scope="session")

@@ -46,12 +46,16 @@ def chromium_executable() -> Path:
 def launch(playwright, profile: Path, executable: Path):
     """A headless Chromium with a new empty profile; returns the persistent BrowserContext."""
     profile.mkdir(parents=True, exist_ok=True)
+    # Chromium keeps its crash reports and dconf/cache files under the XDG dirs (~/.config,
+    # ~/.cache) whatever the profile: point them into the scratch profile too.
+    env = dict(os.environ, XDG_CONFIG_HOME=str(profile / "xdg-config"), XDG_CACHE_HOME=str(profile / "xdg-cache"))
     return playwright.chromium.launch_persistent_context(
         str(profile),
         executable_path=str(executable),
         headless=True,
         args=CHROMIUM_ARGS,
         viewport=VIEWPORT,
+        env=env,
         timeout=60_000,
     )
 
