@@ -27,7 +27,8 @@ CHROMIUM_ARGS = [
 ]
 VIEWPORT = {"width": 1400, "height": 1000}
 MAX_SCREENSHOT_HEIGHT = 16000
-TIMINGS: list[tuple[str, float, float]] = []  # (notebook, seconds to open, seconds for Run All), for the summary
+# (notebook, seconds to open it, to Run All, to check/save/screenshot/close), for pytest's summary
+TIMINGS: list[tuple[str, float, float, float]] = []
 
 # What Lab shows when the widget manager is missing or broken: the text/plain fallback of a
 # widget ("HBox(children=(IntSlider(...), ...))") or a placeholder that never resolves.
@@ -227,17 +228,18 @@ class LabWindow:
         wait_for_kernel_idle(page, max(deadline - time.monotonic(), 1.0))
         return page
 
-    def close_current(self) -> None:
+    def close_current(self, timeout: float = 30.0) -> None:
         """File > Close Tab; if Lab asks about unsaved changes, discard them (the test saved)."""
         page = self.page
+        tabs_before = page.locator(".lm-DockPanel .lm-TabBar-tab").count()
         page.keyboard.press("Escape")
         menu(page, "File", "Close Tab")
-        dialog = page.locator(".jp-Dialog")
-        try:
-            dialog.wait_for(timeout=500)
-        except Exception:
-            return
-        page.locator(".jp-Dialog button", has_text=re.compile("Discard|Don.t Save|Close")).first.click()
+        page.wait_for_function(
+            f"() => document.querySelector('.jp-Dialog') || document.querySelectorAll('.lm-DockPanel .lm-TabBar-tab').length < {tabs_before}",
+            timeout=timeout * 1000,
+        )
+        if page.locator(".jp-Dialog").count():
+            page.locator(".jp-Dialog button", has_text=re.compile("Discard|Don.t Save|Close")).first.click()
 
     def discard(self) -> None:
         if self.page is not None and not self.page.is_closed():
@@ -255,8 +257,8 @@ def run_all_cells(page, timeout: float = 300.0) -> float:
     menu(page, "Run", "Run All Cells")
     deadline = start + timeout
     settled = 0
-    while settled < 3:
-        page.wait_for_timeout(300)
+    while settled < 2:  # twice in a row: not between two cells of the queue
+        page.wait_for_timeout(200)
         cells = read_cells(page)
         busy = any("*" in c.prompt for c in cells) or kernel_status(page) != "idle"
         settled = 0 if busy else settled + 1

@@ -47,8 +47,8 @@ def short(text: str, limit: int = 300) -> str:
 def problems_in(source: nbformat.NotebookNode, saved: nbformat.NotebookNode, cells: list[lab_page.CellView], path: str) -> list[str]:
     """Everything wrong with the page after Run All, each said with its cell index."""
     problems = []
-    if len(cells) != len(source.cells):
-        return [f"{path}: Lab shows {len(cells)} cells, the file has {len(source.cells)}"]
+    if not len(cells) == len(source.cells) == len(saved.cells):
+        return [f"{path}: Lab shows {len(cells)} cells and saved {len(saved.cells)}; the file has {len(source.cells)}"]
     is_solution = path.startswith("solutions/")
     for view, cell, after in zip(cells, source.cells, saved.cells):
         where = f"{path} cell {view.index}"
@@ -120,7 +120,8 @@ def explorer_problems(page, source: nbformat.NotebookNode, path: str, shots: Pat
 def run_in_lab(window: lab_page.LabWindow, artifacts: Path, relative: str, shot: str):
     """Open `relative` in Lab, Run All, read the page, exercise explorers, save and screenshot it.
 
-    Returns the cells as shown, the explorer and page problems, and the notebook Lab saved.
+    Returns the notebook as opened (the scratch copy), the cells as shown, the explorer and page
+    problems, and the notebook as Lab saved it.
     """
     lab = window.server
     source = nbformat.read(lab.root / relative, as_version=4)
@@ -130,12 +131,13 @@ def run_in_lab(window: lab_page.LabWindow, artifacts: Path, relative: str, shot:
     try:
         opened = time.monotonic() - started
         ran = lab_page.run_all_cells(page)
-        lab_page.TIMINGS.append((relative, opened, ran))
+        after_run = time.monotonic()
         cells = lab_page.read_cells(page)
         problems = explorer_problems(page, source, relative, shots=artifacts / shot)
         lab_page.save(page)
         lab_page.screenshot_notebook(page, artifacts / f"{shot}.png")
         window.close_current()
+        lab_page.TIMINGS.append((relative, opened, ran, time.monotonic() - after_run))
     except Exception:
         try:
             lab_page.screenshot_notebook(page, artifacts / f"{shot}.failed.png")
@@ -148,14 +150,13 @@ def run_in_lab(window: lab_page.LabWindow, artifacts: Path, relative: str, shot:
     page_errors = window.page_errors[errors_before:]
     if page_errors:
         problems.append(f"{relative}: uncaught errors in the page: {page_errors[:3]}")
-    return cells, problems, nbformat.read(lab.root / relative, as_version=4)
+    return source, cells, problems, nbformat.read(lab.root / relative, as_version=4)
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[f"{p.parent.name}/{p.name}" for p in NOTEBOOKS])
 def test_notebook_runs_in_jupyterlab(notebook: Path, lab_window, artifacts):
     relative = f"{notebook.parent.name}/{notebook.name}"
-    source = nbformat.read(notebook, as_version=4)
-    cells, problems, saved = run_in_lab(lab_window, artifacts, relative, shot=notebook.stem)
+    source, cells, problems, saved = run_in_lab(lab_window, artifacts, relative, shot=notebook.stem)
     problems = problems_in(source, saved, cells, relative) + problems
     assert not problems, "\n".join(problems)
 
@@ -204,7 +205,7 @@ def test_page_reading_finds_what_it_must(lab_window, artifacts):
     (lab.root / "browser-selftest").mkdir(exist_ok=True)
     nbformat.write(nb, lab.root / relative)
 
-    cells, problems, saved = run_in_lab(lab_window, artifacts, relative, shot="00_browser_selftest")
+    _, cells, problems, saved = run_in_lab(lab_window, artifacts, relative, shot="00_browser_selftest")
     assert problems == []  # the explorer-like slider moved its plot, and the page raised nothing
     assert [c.execution_count is not None for c in cells] == [False, True, True, True, True, True, False]
     assert "only a warning" in cells[1].text and not cells[1].errors
