@@ -203,7 +203,6 @@ class LabWindow:
             # ?reset: an empty workspace (no tabs restored from an earlier page).
             self.page.goto(self.server.url(f"lab/workspaces/{self.workspace}") + "&reset", timeout=timeout * 1000)
             self.page.wait_for_selector("#jp-main-dock-panel .lm-TabBar-tab", timeout=timeout * 1000)
-            hide_left_sidebar(self.page)
         return self.page
 
     def open(self, relative: str, timeout: float = 120.0):
@@ -220,6 +219,7 @@ class LabWindow:
         name = relative.rsplit("/", 1)[-1]
         page.locator(".lm-DockPanel .lm-TabBar-tab.jp-mod-current", has_text=name).wait_for(timeout=timeout * 1000)
         page.wait_for_selector(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell", timeout=timeout * 1000)
+        hide_left_sidebar(page)  # Open from Path shows the file in the file browser
         deadline = time.monotonic() + timeout
         while not any(s.get("path") == relative and s.get("kernel") for s in self.server.api("sessions")):
             if time.monotonic() > deadline:
