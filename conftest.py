@@ -4,11 +4,18 @@
   misconfigured GPU runner cannot pass by silently skipping every CUDA test.
 - A notebook cell tagged ``raises-exception`` must really raise: nbval only *allows* an error
   there, so without this hook a deliberate-error cell that stopped raising would pass.
+- In ``solutions/``, a ``check("NN.K")`` cell must display a passing check result: a check never
+  raises, so without this hook nbval would pass a solution whose check fails.
 """
 
 import os
+import re
+from pathlib import Path
 
 import pytest
+
+CHECK_MIME = "application/vnd.course-utils.check+json"
+CHECK_CELL = re.compile(r'^check\("([^"]+)"\)\s*$')
 
 
 def pytest_configure(config):
@@ -31,12 +38,25 @@ def pytest_runtest_makereport(item, call):
     if call.when != "call" or not report.passed:
         return
     options = getattr(item, "options", None)
-    if isinstance(options, dict) and options.get("check_exception"):
-        outputs = getattr(item, "test_outputs", None) or []
-        if not any(out.get("output_type") == "error" for out in outputs):
+    if not isinstance(options, dict):
+        return  # not an nbval cell
+    outputs = getattr(item, "test_outputs", None) or []
+    if options.get("check_exception") and not any(out.get("output_type") == "error" for out in outputs):
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{item.name}: this cell is tagged raises-exception (a deliberate error), "
+            "but it ran without raising. The notebook claims an error PyTorch no longer raises: "
+            "update the text and the cell."
+        )
+    cell = getattr(item, "cell", None)
+    match = CHECK_CELL.match(cell.source.strip()) if cell is not None else None
+    if match and Path(str(item.fspath)).parent.name == "solutions":
+        results = [out.get("data", {}).get(CHECK_MIME) for out in outputs]
+        results = [r for r in results if isinstance(r, dict)]
+        if len(results) != 1 or results[0].get("exercise") != match.group(1) or not results[0].get("passed"):
             report.outcome = "failed"
+            shown = results[0] if results else "no check result"
             report.longrepr = (
-                f"{item.name}: this cell is tagged raises-exception (a deliberate error), "
-                "but it ran without raising. The notebook claims an error PyTorch no longer raises: "
-                "update the text and the cell."
+                f"{item.fspath} {item.name}: the solution of exercise {match.group(1)} should pass its check, "
+                f"but the cell showed: {shown}"
             )

@@ -454,16 +454,18 @@ find_device_mismatches(net, torch.ones(1, 3, device="meta")).ok, out.device
 # %% [markdown]
 # Finally, `%load_ext course_utils.errors` makes the notebook explain device errors as they
 # happen: the usual traceback, then the explanation under it. Other errors are shown unchanged.
-# The next cell raises on purpose.
+# The next cell raises on purpose; `%xmode Minimal` keeps its traceback to the message itself.
 
 # %%
 # %load_ext course_utils.errors
+# %xmode Minimal
 
 # %% tags=["raises-exception"]
 nn.Linear(3, 1, device="meta")(torch.rand(2, 3))
 
 # %%
 # %unload_ext course_utils.errors
+# %xmode Context
 
 # %% [markdown]
 # ## Summary

@@ -1,5 +1,9 @@
 """The exercise pipeline: solutions/ is the source, exercises/ is generated and never stale,
-every solution passes every check and every untouched exercise fails every check."""
+every solution passes every check and every untouched exercise fails every check.
+
+"Every solution passes" is enforced where the solutions already run, under nbval: the root
+conftest.py fails a solutions/ check cell that does not display a passing result
+(tests/test_suite_rules.py proves that rule fails when it should)."""
 
 import re
 from pathlib import Path
@@ -70,15 +74,6 @@ def test_every_course_exercise_has_a_check_cell_in_exactly_one_solution_notebook
     registered = {i for i in all_exercises() if COURSE_ID.match(i)}
     assert sorted(asked) == sorted(set(asked)), "an exercise is checked twice"
     assert set(asked) == registered
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
-def test_every_solution_passes_every_check(path):
-    results = check_results(path)
-    assert [r.exercise for r in results] == check_cell_ids(path)
-    failed = [str(r) for r in results if not r.passed]
-    assert not failed, "\n".join(failed)
 
 
 @pytest.mark.slow

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import nbformat
 
-from course_utils.pairing import notebook_from_text
+from course_utils.pairing import keep_py_newer, notebook_from_text
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
@@ -110,6 +110,7 @@ def write_all(solutions_dir: Path, exercises_dir: Path) -> list[Path]:
             if not path.exists() or path.read_text(encoding="utf-8") != text:
                 path.write_text(text, encoding="utf-8")
             written.append(path)
+        keep_py_newer(*target_paths(sol, exercises_dir))
     return written
 
 

@@ -11,6 +11,7 @@ Comparing cell content is the only honest check: file times lie after a clone, a
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,7 +68,18 @@ def write_pair(py_path: Path) -> Path:
     text = nbformat.writes(nb) + "\n"
     if not ipynb_path.exists() or ipynb_path.read_text(encoding="utf-8") != text:
         ipynb_path.write_text(text, encoding="utf-8")
+    keep_py_newer(py_path, ipynb_path)
     return ipynb_path
+
+
+def keep_py_newer(py_path: Path, ipynb_path: Path) -> None:
+    """Touch the .py side when the .ipynb side is as new or newer.
+
+    Jupytext in JupyterLab refuses to open a pair whose .ipynb is newer than its .py ("is more
+    recent than"); the .py is the source, so keep it the newer file, as `jupytext --sync` does.
+    """
+    if ipynb_path.stat().st_mtime >= py_path.stat().st_mtime:
+        os.utime(py_path)
 
 
 def compare_pair(ipynb_path: Path) -> list[Drift]:

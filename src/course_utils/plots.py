@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from matplotlib.ticker import NullLocator
+
 from course_utils.transfer.ceilings import Ceiling, PcieLink, reference_ceilings
 from course_utils.transfer.results import STAND_IN, Sweep, Transfer, fmt_bytes
 
@@ -44,7 +46,7 @@ def _size_axis(ax, sizes: list[int]) -> None:
         ticks = ticks[:: max(1, len(ticks) // 9)]
     ax.set_xticks(ticks)
     ax.set_xticklabels([fmt_bytes(s) for s in ticks], rotation=30, ha="right")
-    ax.minorticks_off()
+    ax.xaxis.set_minor_locator(NullLocator())  # keep the log y axis's minor labels
     ax.set_xlabel("bytes per copy")
 
 

@@ -1,0 +1,57 @@
+"""The suite's own rules (root conftest.py) fail when they should: run nbval on notebooks built here.
+
+nbval alone passes a cell tagged raises-exception that no longer raises, and a solution whose
+check fails (a check never raises). The root conftest.py turns both into failures; these tests
+prove it by running pytest on small notebooks in a scratch folder with a copy of that conftest.
+"""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def build_nb(folder: Path, name: str, cells: list[tuple[str, list[str]]]) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(src, metadata={"tags": tags}) for src, tags in cells]
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    nbformat.write(nb, path)
+    return path
+
+
+def run_nbval(tmp_path: Path, *paths: Path) -> subprocess.CompletedProcess:
+    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",
+         "-o", "addopts=", *map(str, paths)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )
+
+
+@pytest.mark.slow
+def test_deliberate_error_cells_must_raise_and_solutions_must_pass(tmp_path):
+    good = build_nb(tmp_path / "notebooks", "good.ipynb", [("1 / 0", ["raises-exception"]), ("x = 1", [])])
+    stale_claim = build_nb(tmp_path / "notebooks", "stale_claim.ipynb", [("1 / 1", ["raises-exception"])])
+    solved = build_nb(tmp_path / "solutions", "solved.ipynb", [
+        ("from course_utils import check\n"
+         "def best_device():\n    import torch\n    return torch.device('cpu') if not torch.cuda.is_available() "
+         "else torch.device('cuda')", []),
+        ('check("01.1")', []),
+    ])
+    wrong = build_nb(tmp_path / "solutions", "wrong.ipynb", [
+        ("from course_utils import check\ndef best_device():\n    return 'cpu'", []),
+        ('check("01.1")', []),
+    ])
+    done = run_nbval(tmp_path, good, stale_claim, solved, wrong)
+    out = done.stdout + done.stderr
+    assert "stale_claim.ipynb::Cell 0" in out and "ran without raising" in out, out
+    assert "the solution of exercise 01.1 should pass its check" in out, out
+    assert "FAILED solutions/wrong.ipynb::Cell 1" in out, out
+    assert "2 failed, 5 passed" in out, out  # good: 2 cells, solved: 2, wrong: 1 of 2
