@@ -67,6 +67,9 @@ def main() -> None:
     optimizer.step()
     print(f"loss={loss.item():.4f} after_step={checksum(model)}")
 
+    # Leave together: a rank that tears down gloo while its peer is still finishing can abort the
+    # peer ("terminate called without an active exception"), so meet at a barrier first.
+    dist.barrier()
     dist.destroy_process_group()
 
 

@@ -50,6 +50,7 @@ def main() -> None:
     tensor = torch.ones(1, device=buggy_device(n))
     dist.all_reduce(tensor)  # NCCL refuses two ranks on one GPU, or the run hangs
     print(f"all_reduce={tensor.item()}")
+    dist.barrier()  # leave together (see ddp_basics.py)
     dist.destroy_process_group()
 
 

@@ -118,8 +118,9 @@ class CellView:
 
 # Read every cell of the current notebook in one round trip. An error output and a stderr stream
 # share Lab's MIME type application/vnd.jupyter.stderr; IPython's error output is told apart by its
-# traceback header ("Traceback (most recent call last)") or, for syntax errors, by its
-# "Cell In[n], line k" header and a final "XxxError: ..." line.
+# traceback header ("Traceback (most recent call last)"), for syntax errors by its
+# "Cell In[n], line k" header and a final "XxxError: ..." line, and under `%xmode Minimal` by a
+# first line "XxxError: ...".
 _READ_CELLS = r"""
 () => {
   const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook');
@@ -138,9 +139,12 @@ _READ_CELLS = r"""
         const mime = o.getAttribute('data-mime-type');
         const text = o.innerText || '';
         const isStderr = mime === 'application/vnd.jupyter.stderr';
+        const lines = text.trim().split('\n');
         const isError = isStderr && (
           /Traceback \(most recent call last\)/.test(text) ||
-          (/^\s*Cell In\[\d+\], line \d+/m.test(text) && /^\w*(Error|Exception)\b.*$/m.test(text)));
+          (/^\s*Cell In\[\d+\], line \d+/m.test(text) && /^\w*(Error|Exception)\b.*$/m.test(text)) ||
+          // `%xmode Minimal` prints no header: the error is just "SomeError: message".
+          /^[\w.]*(Error|Exception)(: |$)/.test(lines[0] || ''));
         const widgetEl = o.querySelector('.jupyter-widgets');
         const isWidget = !!widgetEl || mime === 'application/vnd.jupyter.widget-view+json';
         return {mime, text, isError, isWidget, widgetOk: !!widgetEl};
