@@ -180,16 +180,17 @@ print(run_nvidia_smi("--query-gpu=index,name,memory.used,memory.total,pcie.link.
 # Jupyter). Here we start child Pythons with different values and ask each how many GPUs it sees.
 
 # %%
-def gpus_seen_by_child(mask: str | None) -> int:
+def start_child(mask: str | None) -> subprocess.Popen:
+    """A new Python that prints how many GPUs it sees, with CUDA_VISIBLE_DEVICES=mask (None: unset)."""
     env = dict(os.environ)
     env.pop("CUDA_VISIBLE_DEVICES", None)
     if mask is not None:
         env["CUDA_VISIBLE_DEVICES"] = mask
     code = "import torch; print(torch.cuda.device_count())"
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
-    return int(out.stdout.strip())
+    return subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
 
-{mask: gpus_seen_by_child(mask) for mask in (None, "", "0")}
+children = {mask: start_child(mask) for mask in (None, "", "0")}  # all three start at once
+{mask: int(child.communicate(timeout=120)[0]) for mask, child in children.items()}
 
 # %% [markdown]
 # On a CPU-only machine every child sees 0 GPUs: there is nothing to hide. On a machine with
