@@ -23,7 +23,7 @@ from typing import Any, Callable
 import torch
 from torch import nn
 
-from course_utils.placement import placement_report
+from course_utils.placement import as_device, placement_report, same_place
 
 # --------------------------------------------------------------------------- finding mismatches
 
@@ -119,7 +119,7 @@ def find_device_mismatches(model: nn.Module, *inputs: Any, expected: str | torch
     if expected is None:
         target, basis = _majority_device(report, type(model).__name__)
     else:
-        target, basis = _as_device(expected), "given"
+        target, basis = as_device(expected, "find_device_mismatches(expected=...)"), "given"
 
     found_inputs = []
     for i, value in enumerate(inputs):
@@ -127,10 +127,10 @@ def find_device_mismatches(model: nn.Module, *inputs: Any, expected: str | torch
 
     mismatches = []
     for e in report.entries:
-        if not _same_place(torch.device(e.device), target):
+        if not same_place(torch.device(e.device), target):
             mismatches.append(Mismatch(e.name, e.kind, e.device, e.shape, e.dtype, _fix_for(e.kind, e.name, target)))
     for name, t in found_inputs:
-        if not _same_place(t.device, target):
+        if not same_place(t.device, target):
             mismatches.append(Mismatch(name, "input", str(t.device), tuple(t.shape),
                                        str(t.dtype).removeprefix("torch."), _fix_for("input", name, target)))
     return MismatchReport(
@@ -176,23 +176,6 @@ def _fix_for(kind: str, name: str, target: torch.device) -> str:
         return (f"register it: self.register_buffer('{short}', tensor), so model.to() moves it "
                 "(or create it in forward() with device=x.device)")
     return f"model.to('{target}')"
-
-
-def _as_device(value: Any) -> torch.device:
-    if isinstance(value, torch.device):
-        return value
-    if isinstance(value, str):
-        try:
-            return torch.device(value)
-        except RuntimeError as exc:
-            raise ValueError(f"expected= got {value!r}, which is not a device ({exc}). Try 'cpu', 'cuda:0' or 'meta'.") from None
-    raise TypeError(f"expected= should be a device name or torch.device, got a {type(value).__name__}: {value!r}.")
-
-
-def _same_place(have: torch.device, want: torch.device) -> bool:
-    if have.type != want.type:
-        return False
-    return want.index is None or have.index == want.index
 
 
 # --------------------------------------------------------------------------- what a mixed operation really does

@@ -100,8 +100,8 @@ class PlacementReport:
         ``expected`` is a device or its name. A name without an index (``"cuda"``) matches any
         index of that type (``cuda:0``, ``cuda:1``); ``"cuda:0"`` matches only ``cuda:0``.
         """
-        want = _as_device(expected, "strays(expected)")
-        return tuple(e for e in self.entries if not _same_place(torch.device(e.device), want))
+        want = as_device(expected, "strays(expected)")
+        return tuple(e for e in self.entries if not same_place(torch.device(e.device), want))
 
     def __str__(self) -> str:
         lines = [f"{self.module_name}: {self._headline()}"]
@@ -205,7 +205,7 @@ def module_device(module: nn.Module, *, default: str | torch.device | None = Non
     name = type(module).__name__
     if not devices:
         if default is not None:
-            return _as_device(default, "module_device(default=...)")
+            return as_device(default, "module_device(default=...)")
         raise ValueError(
             f"{name} has no parameters or buffers, so it has no device: it runs on whatever device its "
             "input is on. Pass default=... to module_device to get a device anyway, or ask the input's .device."
@@ -270,7 +270,8 @@ def _kind_label(e: TensorPlace) -> str:
     return e.kind
 
 
-def _as_device(value, where: str) -> torch.device:
+def as_device(value, where: str) -> torch.device:
+    """``value`` as a ``torch.device``, or a clear error naming ``where`` it came from."""
     if isinstance(value, torch.device):
         return value
     if isinstance(value, str):
@@ -281,7 +282,8 @@ def _as_device(value, where: str) -> torch.device:
     raise TypeError(f"{where} expects a device name or torch.device, got a {type(value).__name__}: {value!r}.")
 
 
-def _same_place(have: torch.device, want: torch.device) -> bool:
+def same_place(have: torch.device, want: torch.device) -> bool:
+    """Whether ``have`` satisfies ``want``: a device without an index matches any of its type."""
     if have.type != want.type:
         return False
     return want.index is None or have.index == want.index
@@ -326,7 +328,7 @@ def retag_checkpoint(src, dst, mapping: dict[str, str]) -> dict[str, int]:
     if not isinstance(mapping, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in mapping.items()):
         raise TypeError(f"retag_checkpoint expects mapping as a dict of str to str, e.g. {{'cpu': 'cuda:0'}}; got {mapping!r}.")
     for new in mapping.values():
-        _as_device(new, "retag_checkpoint(mapping)")
+        as_device(new, "retag_checkpoint(mapping)")
     raw = _read_bytes(src)
     if not zipfile.is_zipfile(io.BytesIO(raw)):
         raise ValueError(
