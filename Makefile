@@ -11,6 +11,8 @@ TORCH  ?= torch>=2.7
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.course-installed
 PORT   ?= 8888
+# Jupyter refuses to start as root (common in containers) unless told it is on purpose.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .PHONY: lab test setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean
 
@@ -24,7 +26,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --port=$(PORT) notebooks/01_device_query.ipynb
+	$(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) notebooks/01_device_query.ipynb
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
