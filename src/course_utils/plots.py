@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from matplotlib.ticker import NullLocator
+from matplotlib.ticker import LogFormatter, NullLocator, ScalarFormatter
 
 from course_utils.transfer.ceilings import Ceiling, PcieLink, reference_ceilings
 from course_utils.transfer.results import STAND_IN, Sweep, Transfer, fmt_bytes
@@ -91,6 +91,9 @@ def plot_bandwidth(
                    linestyle=CEILING_STYLES[i % len(CEILING_STYLES)],
                    label=f"{c.label} ceiling {c.gbps:.1f} GB/s" + (" (this machine's link)" if mine else "") + suffix)
     ax.set_yscale("log")
+    # Plain numbers (20, 30, 60) rather than 2 x 10^1: bandwidths span only a decade or two.
+    ax.yaxis.set_major_formatter(ScalarFormatter())
+    ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
     ax.set_ylabel("GB/s (10⁹ bytes per second, median)")
     if items:
         _size_axis(ax, [r.nbytes for r in items])
