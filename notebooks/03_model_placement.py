@@ -320,9 +320,9 @@ opt.state[model.weight]["exp_avg"].dtype, raises(opt.step, RuntimeError, match="
 
 # %% [markdown]
 # On a GPU the same order (step on the CPU, then `model.cuda()`) leaves the averages on the CPU,
-# and the next step raises a device error: with the default multi-tensor ("foreach") Adam,
-# *Tensors of the same index must be on the same device and the same dtype except `step` tensors
-# that can be CPU and float32/64 ...*.
+# and the next step raises the cross-device error of notebook 05, *Expected all tensors to be on
+# the same device ...*, from inside Adam's update. (Adam's multi-tensor path checks devices first,
+# but lets float32 CPU tensors through, since its `step` counters live there: notebook 05, part 7.)
 
 # %%
 if needs_cuda(1, what="Adam state left on the CPU"):
@@ -330,11 +330,11 @@ if needs_cuda(1, what="Adam state left on the CPU"):
     net.cuda()
     net(torch.randn(4, 3, device="cuda")).sum().backward()
     print("exp_avg on", adam.state[net.weight]["exp_avg"].device)
-    print(raises(adam.step, RuntimeError, match="same device"))
+    print(raises(adam.step, RuntimeError, match="Expected all tensors to be on the same device"))
 else:
     print(needs_cuda(1, what="Adam state left on the CPU"))
-    print("On a GPU this prints: exp_avg on cpu, then RuntimeError: Tensors of the same index must be on "
-          "the same device and the same dtype except `step` tensors that can be CPU and float32/64 ...")
+    print("On a GPU this prints: exp_avg on cpu, then RuntimeError: Expected all tensors to be on the same "
+          "device ... (cuda:0 and cpu)")
 
 # %% [markdown]
 # The fix, when you must move after stepping (resuming training, say): reload the optimizer's own

@@ -271,8 +271,10 @@ def _rule_optimizer(m: re.Match, _: str) -> dict:
     return dict(
         is_device_error=True, kind="optimizer-state", devices=(),
         cause=("a multi-tensor (foreach) optimizer step found a parameter and its state (e.g. Adam's exp_avg, "
-               "SGD's momentum_buffer) on different devices (or dtypes). Typical cause: the model was moved with "
-               "model.to(device) after the optimizer had already stepped, so its state stayed behind."),
+               "SGD's momentum_buffer) on different devices (or dtypes). Typical cause: the model was moved to another "
+               "accelerator (cuda:0 to cuda:1, say) after the optimizer had already stepped, so its state stayed "
+               "behind. (State left on the CPU passes this check, which lets float32 CPU tensors through for the "
+               "step counters, and fails in the update instead: 'Expected all tensors to be on the same device'.)"),
         fix=("Move the model before creating the optimizer. If the state already exists, "
              "optimizer.load_state_dict(optimizer.state_dict()) moves it to each parameter's device; when resuming, "
              "load the checkpoint's optimizer state after model.to(device)."),
