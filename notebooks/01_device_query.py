@@ -109,13 +109,15 @@ else:
     print("On a GPU it prints, per device, e.g.: cuda:0 NVIDIA H200: sm_90, 132 SMs, 139.3 of 139.8 GiB free")
 
 # %% [markdown]
-# Asking for a GPU that is not there is an error too, and its message is worth knowing: an
-# index past the last GPU raises *invalid device ordinal* on a CUDA machine.
+# Asking for a GPU that is not there is an error too. `get_device_properties` checks the index
+# itself: past the last GPU it raises `AssertionError: Invalid device id`. (Creating a tensor there,
+# `torch.ones(1, device="cuda:1")` on one GPU, is the driver's *CUDA error: invalid device
+# ordinal* instead: notebook 05, part 9.)
 
 # %%
 if torch.cuda.is_available():
     missing = torch.cuda.device_count()
-    print(raises(lambda: torch.cuda.get_device_properties(missing), (AssertionError, RuntimeError, ValueError)))
+    print(raises(lambda: torch.cuda.get_device_properties(missing), AssertionError, match="Invalid device id"))
 else:
     print(raises(lambda: torch.cuda.get_device_properties(0), (AssertionError, RuntimeError)))
 
