@@ -1,7 +1,11 @@
 """environment.yml (conda) and pyproject.toml (pip) must ask for the same packages."""
 
 import re
-import tomllib
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10: the same parser, as pip vendors it
+    from pip._vendor import tomli as tomllib
 from pathlib import Path
 
 import yaml
