@@ -34,8 +34,6 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-KINDS = ("parameter", "buffer", "attribute")
-
 
 @dataclass(frozen=True)
 class TensorPlace:

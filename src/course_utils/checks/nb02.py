@@ -142,7 +142,8 @@ def _build_on(build_on) -> str:
             raise Wrong(f"When make() raised, build_on left the default device at {torch.get_default_device()}.",
                         "Undo it in a finally block, or use `with torch.device(device):`, which does so for you.")
     finally:
-        torch.set_default_device(None)  # whatever the answer did, leave this kernel as the course expects
+        # whatever the answer did, leave the default device as it was (None: nothing set, plain CPU)
+        torch.set_default_device(None if start == torch.device("cpu") else start)
     return "Factories inside make() create on the device, and the default is restored, even when make() raises."
 
 

@@ -22,6 +22,7 @@ import random
 import torch
 
 from course_utils.checks._core import Wrong, call, exercise
+from course_utils.devices import needs_cuda
 from course_utils.scopes import read_devices
 
 STEP_KINDS = ("device", "device_of", "torch.device", "set_device", "exit", "read")
@@ -74,9 +75,9 @@ def replay(program: list[tuple], start: int = 0) -> list[int]:
     """Run ``program`` on this machine's GPUs and read the current device after each step."""
     needed = 1 + max([s[1] for s in program if s[0] in ("device", "device_of", "set_device")
                       and isinstance(s[1], int)] + [start])
-    if not torch.cuda.is_available() or torch.cuda.device_count() < needed:
-        raise ValueError(f"replay needs {needed} CUDA GPUs; this machine has "
-                         f"{torch.cuda.device_count() if torch.cuda.is_available() else 0}.")
+    enough = needs_cuda(needed, what="replay")
+    if not enough:
+        raise ValueError(f"{enough.reason} simulate_reference(start, program) predicts the same on any machine.")
     original = torch.cuda.current_device()
     torch.cuda.set_device(start)
     open_blocks: list = []

@@ -51,11 +51,6 @@ class FakeAsyncDevice:
         self.log.append("sync")
         self._wait()
 
-    def host_work(self, seconds: float) -> None:
-        """The host does something else for ``seconds`` (queued work keeps running meanwhile)."""
-        self.now += seconds
-        self._settle()
-
     @property
     def pending(self) -> bool:
         """Whether queued work has not finished yet at the current host time."""
