@@ -13,7 +13,7 @@ from typing import Callable
 
 import torch
 
-from course_utils.transfer.measure import KIB, MIB, can_pin, measure_copy
+from course_utils.transfer.measure import MIB, SIZES, can_pin, measure_copy
 from course_utils.transfer.results import STAND_IN, Transfer, fmt_bytes
 
 EXPLORER_DIRECTIONS = ("h2d", "d2h", "d2d")
@@ -22,12 +22,7 @@ EXPLORER_DIRECTIONS = ("h2d", "d2h", "d2d")
 def size_options(device: str | torch.device) -> list[tuple[str, int]]:
     """``(label, nbytes)`` choices for the size control: 4 KiB to 256 MiB (64 MiB for the CPU stand-in)."""
     top = 256 * MIB if torch.device(device).type != "cpu" else 64 * MIB
-    sizes = []
-    size = 4 * KIB
-    while size <= top:
-        sizes.append((fmt_bytes(size), size))
-        size *= 4
-    return sizes
+    return [(fmt_bytes(size), size) for size in SIZES if size <= top]
 
 
 @dataclass(frozen=True)
