@@ -63,10 +63,6 @@ def clear_solutions(source: str, where: str = "cell") -> str:
     return "\n".join(out)
 
 
-def has_solution(source: str) -> bool:
-    return any(_MARKER.match(line) for line in source.splitlines())
-
-
 def exercise_texts(solution_py: Path) -> tuple[str, str]:
     """The ``.py`` and ``.ipynb`` texts of the exercise made from ``solution_py``.
 
