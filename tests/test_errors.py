@@ -93,6 +93,24 @@ SOURCE_MESSAGES = [
     ("Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from "
      "http://www.nvidia.com/Download/index.aspx", "no-cuda-driver", ("cuda",), None, None),
     ("Cannot access accelerator device when none is available.", "no-accelerator", (), None, None),
+    # Messages learners paste from other layers and older releases (torch/nn/parallel/data_parallel.py,
+    # aten/src/ATen/native/RNN.cpp, PyTorch 1.x's TensorUtils checkSameGPU/checkAllSameGPU, randperm's
+    # generator check, MPS's OperationUtils, ProcessGroupNCCL, c10d's backend lookup, the CUDA caching allocator).
+    ("module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on "
+     "device: cpu", "mixed-devices", ("cuda:0", "cpu"), None, "DataParallel"),
+    ("Input and hidden tensors are not at the same device, found input tensor at cuda:0 and hidden tensor at cpu",
+     "mixed-devices", ("cuda:0", "cpu"), "hx", "RNN"),
+    ("Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)",
+     "mixed-devices", ("cuda", "cpu"), "mat1", "addmm"),
+    ("Expected tensor for argument #1 'input' to have the same device as tensor for argument #2 'weight'; but device "
+     "0 does not equal 1 (while checking arguments for cudnn_convolution)",
+     "mixed-devices", ("cuda:1", "cuda:0"), "input", "cudnn_convolution"),
+    ("Expected a 'cuda' device type for generator but found 'cpu'", "generator-device", ("cuda", "cpu"), None, None),
+    ("Placeholder storage has not been allocated on MPS device!", "mixed-devices", ("mps", "cpu"), None, None),
+    ("Tensors must be CUDA and dense", "collective-device", ("cuda",), None, None),
+    ("No backend type associated with device type cpu", "collective-device", ("cpu",), None, None),
+    ("CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity; 14.2 GiB already allocated)",
+     "out-of-memory", ("cuda:0",), None, None),
 ]
 
 
@@ -150,6 +168,7 @@ LIVE = [
     (lambda: torch.cat([torch.ones(2), torch.ones(2, device="meta")]), "mixed-devices", ("meta", "cpu")),
     (lambda: nn.Linear(3, 1)(torch.ones(2, 3, device="meta")), "mixed-devices", ("cpu", "meta")),
     (lambda: nn.LSTM(2, 2)(torch.ones(1, 1, 2, device="meta")), "mixed-devices", ("meta", "cpu")),
+    (lambda: nn.GRU(3, 4)(torch.zeros(2, 1, 3), torch.zeros(1, 1, 4, device="meta")), "mixed-devices", ("cpu", "meta")),
     (lambda: torch.ones(2, device="meta").numpy(), "numpy-needs-cpu", ("meta",)),
     (lambda: torch.ones(2, device="meta").cpu(), "meta-has-no-data", ("meta",)),
     (lambda: torch.ones(2, device="meta").sum().item(), "meta-has-no-data", ("meta",)),

@@ -425,6 +425,87 @@ def _rule_bad_device_string(m: re.Match, _: str) -> dict:
     )
 
 
+
+def _legacy_device(word: str) -> str:
+    """'CPU' -> 'cpu', 'GPU' -> 'cuda', '1' -> 'cuda:1', '-1' -> 'cpu' (PyTorch 1.x's device words)."""
+    word = word.strip()
+    if word.lstrip("-").isdigit():
+        return "cpu" if int(word) < 0 else f"cuda:{int(word)}"
+    return "cuda" if word.upper() == "GPU" else word.lower()
+
+
+def _rule_data_parallel(m: re.Match, _: str) -> dict:
+    home, found = m.group("home"), m.group("found")
+    result = _mixed((home, found), None, "DataParallel", odd_one=found, home=home)
+    result["cause"] = (f"nn.DataParallel replicates the model from {home} (device_ids[0]), but a parameter or buffer "
+                       f"of the model is still on {found}.")
+    result["fix"] = (f"Move the model before wrapping it: model = nn.DataParallel(model.to('{home}'), device_ids=...). "
+                     "placement_report(model) lists any tensor left behind (a plain tensor attribute needs "
+                     "register_buffer).")
+    return result
+
+
+def _rule_legacy_argument_on(m: re.Match, _: str) -> dict:
+    found, want = _legacy_device(m.group("found")), _legacy_device(m.group("want"))
+    return _mixed((want, found), m.group("arg"), m.group("op"), odd_one=found, home=want)
+
+
+def _rule_legacy_same_device(m: re.Match, _: str) -> dict:
+    a, b = _legacy_device(m.group("d1")), _legacy_device(m.group("d2"))
+    return _mixed((b, a), m.group("a1"), m.group("op"), odd_one=a, home=b)
+
+
+def _rule_rnn_hidden(m: re.Match, _: str) -> dict:
+    result = _mixed((m.group("a"), m.group("b")), "hx", "RNN", odd_one=m.group("b"), home=m.group("a"))
+    result["fix"] = (f"Create the initial hidden (and cell) state on the input's device: "
+                     f"h0 = torch.zeros(..., device=x.device), or pass no state at all (PyTorch then makes zeros "
+                     f"on the right device).")
+    return result
+
+
+def _rule_mps_placeholder(m: re.Match, _: str) -> dict:
+    result = _mixed(("mps", "cpu"), None, None, odd_one="cpu", home="mps")
+    result["cause"] = ("an operation running on Apple's GPU (MPS) was given a tensor that is still on the CPU: "
+                       "usually the input was not moved, or part of the model (a plain tensor attribute) was left "
+                       "behind. This is MPS's wording of the cross-device error.")
+    return result
+
+
+def _rule_generator(m: re.Match, _: str) -> dict:
+    want, got = m.group("want"), m.group("got")
+    return dict(
+        is_device_error=True, kind="generator-device", devices=(want, got),
+        cause=(f"a random operation ran on {want} but was given a random-number generator on {got}. Typical cause: "
+               f"torch.set_default_device('{want}') (or `with torch.device(...)`) is in effect, and a DataLoader with "
+               f"shuffle=True (RandomSampler, randperm) or a torch.Generator() made elsewhere lives on {got}."),
+        fix=(f"Pass a generator on the same device, e.g. DataLoader(..., generator=torch.Generator(device='{want}')), "
+             "or avoid a global default device: create tensors with device= instead."),
+    )
+
+
+def _rule_collective(m: re.Match, message: str) -> dict:
+    devices = tuple(dict.fromkeys(d.lower() for d in _DEVICE_TOKEN.findall(message))) or ("cpu",)
+    return dict(
+        is_device_error=True, kind="collective-device", devices=devices,
+        cause=("a torch.distributed collective got a tensor on a device its backend does not serve: NCCL takes only "
+               "CUDA tensors (on this process's GPU); gloo takes CPU tensors."),
+        fix=("Move the tensor to this process's device first, t = t.to(torch.device('cuda', local_rank)), or "
+             "initialise the process group with backend='gloo' for CPU tensors (or 'cpu:gloo,cuda:nccl' for both)."),
+    )
+
+
+def _rule_out_of_memory(m: re.Match, message: str) -> dict:
+    gpu = re.search(r"GPU (\d+)", message)
+    return dict(
+        is_device_error=True, kind="out-of-memory", devices=(f"cuda:{gpu.group(1)}",) if gpu else ("cuda",),
+        cause=("the GPU has no room for a new allocation: the tensors alive now (model, optimizer state, "
+               "activations kept for backward), plus other processes on the same GPU, fill its memory. It is not a "
+               "placement mistake, unless everything went to one GPU by accident (e.g. cuda:0 in every process)."),
+        fix=("Use a smaller batch, free what you no longer need (del t), wrap evaluation in torch.no_grad(), and check "
+             "nvidia-smi for other processes. torch.cuda.empty_cache() only returns cached blocks, not live tensors."),
+    )
+
+
 _RULES: tuple[tuple[re.Pattern, Callable[[re.Match, str], dict | None]], ...] = (
     (re.compile(rf"Expected all tensors to be on the same device, but got (?P<arg>\w+) is on (?P<found>{_DEV}), "
                 rf"different from other tensors on (?P<home>{_DEV})"
@@ -442,6 +523,23 @@ _RULES: tuple[tuple[re.Pattern, Callable[[re.Match, str], dict | None]], ...] = 
     (re.compile(rf"Attempting to copy from device (?P<a>{_DEV}) to device (?P<b>{_DEV}), but cross-device copies"),
      _rule_cross_copy),
     (re.compile(r"Tensors of the same index must be on the same device and the same dtype"), _rule_optimizer),
+    (re.compile(rf"Input and hidden tensors are not at the same device, found input tensor at (?P<a>{_DEV}) "
+                rf"and hidden tensor at (?P<b>{_DEV})"),
+     _rule_rnn_hidden),
+    (re.compile(rf"module must have its parameters and buffers on device (?P<home>{_DEV}) \(device_ids\[0\]\) "
+                rf"but found one of them on device: (?P<found>{_DEV})"),
+     _rule_data_parallel),
+    (re.compile(r"Tensor for argument #\d+ '(?P<arg>\w+)' is on (?P<found>CPU|GPU)\b.*?, but expected (?:it|them) "
+                r"to be on (?P<want>CPU|GPU)(?: \(while checking arguments for (?P<op>\w+)\))?"),
+     _rule_legacy_argument_on),
+    (re.compile(r"Expected tensor for argument #\d+ '(?P<a1>\w+)' to have the same device as tensor for argument "
+                r"#\d+ '(?P<a2>\w+)'; but device (?P<d1>-?\d+) does not equal (?P<d2>-?\d+)"
+                r"(?: \(while checking arguments for (?P<op>\w+)\))?"),
+     _rule_legacy_same_device),
+    (re.compile(r"Placeholder storage has not been allocated on MPS device"), _rule_mps_placeholder),
+    (re.compile(r"Expected a '(?P<want>\w+)' device type for generator but found '(?P<got>\w+)'"), _rule_generator),
+    (re.compile(r"Tensors must be CUDA and dense|No backend type associated with device type \w+"), _rule_collective),
+    (re.compile(r"CUDA out of memory|OutOfMemoryError"), _rule_out_of_memory),
     (re.compile(r"Expected all tensors to be on the same device"), _rule_same_device_generic),
     (re.compile(r"Expected object of type torch\.(?P<t1>[\w.]+) but found type torch\.(?P<t2>[\w.]+) "
                 r"for argument #\d+ '(?P<arg>\w+)'"),
