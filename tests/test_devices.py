@@ -110,9 +110,11 @@ def test_choose_device_explains_an_unavailable_preference():
     assert choose_device(cuda_machine(2), prefer="cpu").device == "cpu"
 
 
-def test_choose_device_rejects_a_misspelt_device():
-    with pytest.raises(RuntimeError):
+def test_choose_device_rejects_a_misspelt_device_and_says_what_to_try():
+    with pytest.raises(ValueError, match=r"prefer='gpu' is not a device.*never 'gpu'"):
         choose_device(CPU_LAPTOP, prefer="gpu")
+    with pytest.raises(ValueError, match="is not a device"):
+        choose_device(CPU_LAPTOP, prefer=3.5)
 
 
 # ----------------------------------------------------------------- preflight
@@ -179,8 +181,9 @@ def test_needs_cuda_is_falsy_with_a_reason_when_missing():
     assert not req and "SKIPPED the two-GPU demo" in str(req) and "has 1" in str(req)
     assert needs_cuda(2, facts=cuda_machine(2))
     assert needs_cuda(0, facts=CPU_LAPTOP)
-    with pytest.raises(ValueError, match="0 or more"):
-        needs_cuda(-1)
+    for bad in (-1, "2", 1.5, True):
+        with pytest.raises(ValueError, match="0 or more"):
+            needs_cuda(bad)
 
 
 # ----------------------------------------------------------------- this machine

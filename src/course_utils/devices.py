@@ -242,7 +242,13 @@ def choose_device(facts: MachineFacts | None = None, prefer: str | None = None) 
     f = facts if facts is not None else collect_facts()
     fallback_note = ""
     if prefer is not None:
-        wanted = torch.device(prefer)  # raises a clear error for a misspelt device string
+        try:
+            wanted = torch.device(prefer)
+        except (RuntimeError, TypeError) as exc:
+            raise ValueError(
+                f"prefer={prefer!r} is not a device ({exc}). Try 'cpu', 'cuda', 'cuda:0' or 'mps' "
+                "(NVIDIA GPUs are 'cuda', never 'gpu'), or leave prefer out to choose automatically."
+            ) from None
         if wanted.type == "cpu":
             return DeviceChoice("cpu", "asked for the CPU")
         if wanted.type == "cuda" and f.gpus:
@@ -475,8 +481,9 @@ def needs_cuda(count: int = 1, *, what: str = "this cell", facts: MachineFacts |
     Use as ``if needs_cuda(2, what="..."):`` and print the requirement in the ``else`` branch,
     so a machine without them says plainly what it skipped and why.
     """
-    if count < 0:
-        raise ValueError(f"needs_cuda(count) expects 0 or more GPUs, got {count}")
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise ValueError(f"needs_cuda(count) expects a whole number of GPUs, 0 or more; got {count!r}. "
+                         "Example: needs_cuda(2, what='the two-GPU demo').")
     have = len(facts.gpus) if facts is not None else (torch.cuda.device_count() if torch.cuda.is_available() else 0)
     if have >= count:
         return Requirement(True, f"Running {what}: needs {count} CUDA GPU(s), this machine has {have}.")
