@@ -67,8 +67,10 @@ def main() -> None:
     optimizer.step()
     print(f"loss={loss.item():.4f} after_step={checksum(model)}")
 
-    # Leave together: a rank that tears down gloo while its peer is still finishing can abort the
-    # peer ("terminate called without an active exception"), so meet at a barrier first.
+    # Leave together, and let go of DDP (its reducer holds the process group) before tearing the
+    # group down: otherwise, on a busy machine, gloo's threads can outlive it and abort the process
+    # at exit ("terminate called without an active exception").
+    del ddp, optimizer
     dist.barrier()
     dist.destroy_process_group()
 
