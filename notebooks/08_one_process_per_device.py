@@ -262,7 +262,9 @@ collective.values("meta_all_reduce")
 # ## 6. Mistake: `device_ids` that do not match the model
 #
 # A GPU recipe copied to a CPU run keeps `device_ids=[local_rank]` while the model is on the CPU.
-# DDP refuses at construction, on every rank, with a `ValueError` that names both.
+# DDP refuses at construction with a `ValueError` that names both. Every rank makes the same
+# mistake, but the output may show only one of them failing: torchrun stops the other ranks as
+# soon as the first one dies.
 
 # %%
 wrong_ids = launch("scripts/ddp_wrong_device_ids.py", nproc=2, timeout=120)

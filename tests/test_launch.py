@@ -249,14 +249,22 @@ def test_an_interrupted_launch_cleans_up_then_raises(tmp_path, monkeypatch, inte
 def test_a_failing_rank_gives_a_result_not_an_exception(tmp_path):
     script = tmp_path / "fail.py"
     script.write_text(textwrap.dedent("""
-        import os, time
+        import os, sys, time
+        from pathlib import Path
         rank = int(os.environ["LOCAL_RANK"])
         print(f"rank={rank} started", flush=True)
+        started = Path(sys.argv[1]) / "rank0-started"
+        if rank == 0:
+            started.touch()
         if rank == 1:
+            # Give up only once rank 0 is running, so both ranks' first lines exist on a busy machine too.
+            deadline = time.monotonic() + 30
+            while not started.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
             raise ValueError("rank 1 gives up")
         time.sleep(60)
     """))
-    result = launch(script, nproc=2, timeout=90)
+    result = launch(script, str(tmp_path), nproc=2, timeout=90)
     assert not result.ok and not result.timed_out and result.returncode not in (0, None)
     assert result.seconds < 60  # torchrun stopped rank 0 instead of waiting for it
     assert result.errors[1].type_name == "ValueError" and result.errors[1].message == "rank 1 gives up"
