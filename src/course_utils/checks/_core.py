@@ -4,18 +4,35 @@ from __future__ import annotations
 
 import html
 import importlib
+import linecache
 import pkgutil
+import re
 import sys
 import traceback
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
+
+from course_utils.checks._guard import Tampered, verify
 
 CHECK_MIME = "application/vnd.course-utils.check+json"
 
 # "pass": right answer. "fail": wrong answer. "not-attempted": the stub still raises
 # NotImplementedError. "missing": no function of the expected name was defined.
 # "error": the checker itself broke, which is a course bug and never counts as a pass.
-STATUSES = ("pass", "fail", "not-attempted", "missing", "error")
+# "tampered": something the check trusts (its cases, torch, builtins) was changed by code in the
+# notebook, so the check refused to grade; the message names what changed.
+STATUSES = ("pass", "fail", "not-attempted", "missing", "error", "tampered")
+
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def _plain(text: str) -> str:
+    """Text shown as plain text: `code` loses its backticks (they mean something only in Markdown)."""
+    return _CODE.sub(r"\1", text)
+
+
+def _html(text: str) -> str:
+    return _CODE.sub(r"<code>\1</code>", html.escape(text))
 
 
 @dataclass(frozen=True)
@@ -36,10 +53,10 @@ class CheckResult:
         return {**asdict(self), "passed": self.passed}
 
     def __str__(self) -> str:
-        mark = "PASS" if self.passed else "FAIL"
-        text = f"{mark} [{self.exercise}] {self.title}: {self.message}"
+        mark = "PASS" if self.passed else ("TAMPERED" if self.status == "tampered" else "FAIL")
+        text = f"{mark} [{self.exercise}] {_plain(self.title)}: {_plain(self.message)}"
         if self.hint and not self.passed:
-            text += f"\n  hint: {self.hint}"
+            text += f"\n  hint: {_plain(self.hint)}"
         return text
 
     def __repr__(self) -> str:
@@ -47,16 +64,16 @@ class CheckResult:
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
         colour = "#1a7f37" if self.passed else "#cf222e"
-        mark = "✔ PASS" if self.passed else "✘ FAIL"
+        mark = "✔ PASS" if self.passed else ("✘ TAMPERED" if self.status == "tampered" else "✘ FAIL")
         hint = (
-            f"<div style='margin-top:.3em'><i>Hint:</i> {html.escape(self.hint)}</div>"
+            f"<div style='margin-top:.3em'><i>Hint:</i> {_html(self.hint)}</div>"
             if self.hint and not self.passed
             else ""
         )
         html_text = (
             f"<div style='border-left:4px solid {colour};padding:.3em .6em'>"
             f"<b style='color:{colour}'>{mark}</b> <b>[{html.escape(self.exercise)}] "
-            f"{html.escape(self.title)}</b><div>{html.escape(self.message)}</div>{hint}</div>"
+            f"{_html(self.title)}</b><div>{_html(self.message)}</div>{hint}</div>"
         )
         return {"text/plain": str(self), "text/html": html_text, CHECK_MIME: self.to_dict()}
 
@@ -81,13 +98,18 @@ class _LearnerRaised(Exception):
 
 
 def call(fn: Callable, *args, **kwargs):
-    """Call the learner's code from a checker, keeping its exceptions apart from the checker's."""
+    """Call the learner's code from a checker, keeping its exceptions apart from the checker's.
+
+    Afterwards, make sure the call left everything the checker trusts as it was (``Tampered``
+    otherwise), so a patch that the answer installs and later removes is caught in between."""
     try:
         return fn(*args, **kwargs)
     except NotImplementedError as exc:
         raise _NotAttempted() from exc
     except Exception as exc:
         raise _LearnerRaised(exc) from exc
+    finally:
+        verify(quick=True)
 
 
 @dataclass(frozen=True)
@@ -112,6 +134,7 @@ def exercise(id: str, title: str, function: str, hint: str = ""):
         if id in _REGISTRY and _REGISTRY[id].checker.__qualname__ != checker.__qualname__:
             raise ValueError(f"exercise id {id!r} is registered twice")
         _REGISTRY[id] = Exercise(id, title, function, checker, hint)
+        checker._course_exercise = id  # lets check() tell the course's checker from a stand-in
         return checker
 
     return register
@@ -142,13 +165,18 @@ def check(id: str, answer: Callable | None = None) -> CheckResult:
     """Check the answer to exercise ``id``.
 
     With no ``answer``, look up the function the exercise asks for in the caller's namespace
-    (the notebook), so that an undefined or misspelt function gives a "missing" result.
+    (the notebook), so that an undefined or misspelt function gives a "missing" result, and a
+    definition that did not even compile gives its SyntaxError.
     """
     ex = get_exercise(id)
     if answer is None:
         namespace = sys._getframe(1).f_globals
         answer = namespace.get(ex.function)
         if answer is None:
+            broken = _syntax_error_defining(ex.function)
+            if broken is not None:
+                return CheckResult(id, ex.title, "fail", broken,
+                                   f"Fix that line, run the cell that defines `{ex.function}` again, then this one.")
             return CheckResult(
                 id,
                 ex.title,
@@ -162,7 +190,12 @@ def check(id: str, answer: Callable | None = None) -> CheckResult:
             f"Define it with `def {ex.function}(...):`.",
         )
     try:
+        _verify_checker(ex)
+        verify()
         message = ex.checker(answer)
+        verify()  # the checker ran the answer: make sure it left the checker's world as it found it
+    except Tampered as tampered:
+        return _tampered(ex, tampered.what)
     except Wrong as wrong:
         return CheckResult(id, ex.title, "fail", wrong.message, wrong.hint or ex.hint)
     except _NotAttempted:
@@ -183,6 +216,50 @@ def check(id: str, answer: Callable | None = None) -> CheckResult:
             "Please report it with this message; your answer may well be right.",
         )
     return CheckResult(id, ex.title, "pass", message or "Correct.")
+
+
+def _tampered(ex: Exercise, what: list[str]) -> CheckResult:
+    shown = "; ".join(what[:5]) + (f"; and {len(what) - 5} more" if len(what) > 5 else "")
+    return CheckResult(
+        ex.id, ex.title, "tampered",
+        f"Not checked: code in this notebook changed what the check relies on ({shown}).",
+        "Remove the code that assigns to torch, builtins or course_utils, restart the kernel and run all cells.",
+    )
+
+
+def _verify_checker(ex: Exercise) -> None:
+    """The registered checker must be the course's own: bound in its sealed module under its name."""
+    checker, module_name = ex.checker, getattr(ex.checker, "__module__", "") or ""
+    module = sys.modules.get(module_name)
+    bound = getattr(module, getattr(checker, "__name__", ""), None) if module is not None else None
+    if module_name.startswith("course_utils."):
+        if bound is not checker or getattr(checker, "_course_exercise", None) != ex.id:
+            raise Tampered([f"the checker of {ex.id} was replaced"])
+        return
+    # a checker from outside the course (the test suite registers some) may not stand in for a course exercise
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("course_utils.checks.nb") and mod is not None:
+            if any(getattr(v, "_course_exercise", None) == ex.id for v in vars(mod).values() if callable(v)):
+                raise Tampered([f"the checker of {ex.id} was replaced by one defined in {module_name or 'the notebook'}"])
+
+
+def _syntax_error_defining(function: str) -> str | None:
+    """The SyntaxError that kept the cell defining ``function`` from running, said with its line.
+
+    IPython keeps the last error of the session in ``sys.last_value`` and the cell's source in
+    ``linecache``; the error counts only if that source is the cell that defines ``function``.
+    """
+    error = getattr(sys, "last_value", None)
+    if not isinstance(error, SyntaxError):
+        return None
+    source = "".join(linecache.getlines(error.filename or "")) if error.filename else ""
+    if not re.search(rf"^\s*def\s+{re.escape(function)}\s*\(", source, re.MULTILINE):
+        return None
+    kind = type(error).__name__
+    line = (error.text or "").strip()
+    where = f" on line {error.lineno} of that cell" if error.lineno else ""
+    shown = f": `{line}`" if line else ""
+    return (f"`{function}` is not defined because its cell did not run: {kind} ({error.msg}){where}{shown}.")
 
 
 def _learner_line(exc: BaseException) -> str:

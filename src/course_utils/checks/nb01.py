@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import torch
 
 from course_utils.checks._core import Wrong, call, exercise
+from course_utils.checks._guard import seal
 from course_utils.devices import choose_device
 
 
@@ -143,3 +144,7 @@ def _current_cuda_index(current_cuda_index) -> str:
     if expected is None:
         return "Returns None here, without raising: this machine has no CUDA device."
     return f"Returns {got}, the current CUDA device."
+
+
+# Record this module as the file wrote it: check() compares with this record every time.
+seal(__name__)

@@ -22,6 +22,7 @@ import random
 import torch
 
 from course_utils.checks._core import Wrong, call, exercise
+from course_utils.checks._guard import seal
 from course_utils.devices import needs_cuda
 from course_utils.scopes import read_devices
 
@@ -292,3 +293,7 @@ def _device_scope(device_scope) -> str:
                 if torch.cuda.current_device() != index:
                     raise Wrong(f"Inside device_scope({device!r}) the current device is not {index}.")
     return "Switches for an indexed CUDA device, does nothing (and never fails) for everything else."
+
+
+# Record this module as the file wrote it: check() compares with this record every time.
+seal(__name__)

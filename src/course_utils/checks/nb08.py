@@ -11,6 +11,7 @@ from typing import Any, Callable
 import torch
 
 from course_utils.checks._core import Wrong, call, exercise
+from course_utils.checks._guard import seal
 from course_utils.distributed import device_for_rank, local_rank_from
 
 
@@ -184,3 +185,7 @@ def _shared_gpus(fn) -> str:
         if got != expected or any(not isinstance(v, list) for v in got.values()):
             raise Wrong(f"shared_gpus({devices}) returned {got!r}; expected {expected!r}.")
     return f"Right for {len(SHARED_CASES)} assignments: you would spot NCCL's 'Duplicate GPU detected' before NCCL does."
+
+
+# Record this module as the file wrote it: check() compares with this record every time.
+seal(__name__)

@@ -17,9 +17,10 @@ from course_utils.checks._core import STATUSES as CHECK_STATUSES
 # "timeout": the check (or the notebook before it) ran past a time limit;
 # "crashed": the kernel died before or while checking;
 # "invalid": the file is not a readable notebook, or no notebook was found;
-# "tampered": the grader's own check was interfered with, so no result can be trusted.
+# "tampered": the grader's own check was interfered with, so no result can be trusted (a check
+# also says "tampered" itself when the notebook changed the cases or library functions it trusts).
 GRADER_STATUSES = ("timeout", "crashed", "invalid", "tampered")
-STATUSES = CHECK_STATUSES + GRADER_STATUSES
+STATUSES = CHECK_STATUSES + tuple(s for s in GRADER_STATUSES if s not in CHECK_STATUSES)
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,9 @@ def _grade_check(step: Step, run: StepRun, baseline: dict | None, title: str, fl
         flags.append(f"the check of {ex} returned something that is not a genuine CheckResult")
         return ExerciseGrade(ex, title, "tampered", "The check returned something that is not a genuine result.",
                              _TAMPER_HINT)
+    if result["status"] == "tampered":  # the check itself saw its cases or trusted library changed
+        flags.append(f"the check of {ex} found code in the notebook changed what it relies on: "
+                     f"{_cut(result.get('message', ''), 200)}")
     return ExerciseGrade(ex, str(result.get("title") or title), result["status"], str(result.get("message", "")),
                          str(result.get("hint", "")))
 
