@@ -2,13 +2,83 @@
 
 from __future__ import annotations
 
+import contextlib
+from dataclasses import dataclass
 from types import SimpleNamespace
 
 import torch
 
-from course_utils.checks._core import Wrong, call, exercise
-from course_utils.checks._guard import seal
+from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise
+from course_utils.checks._guard import patched, seal
 from course_utils.devices import choose_device
+
+
+# The machines a check simulates: what torch.cuda / torch.backends.mps / torch.accelerator answer there.
+@dataclass(frozen=True)
+class Machine:
+    """A machine as torch's availability functions describe it (lesson: notebook 01)."""
+
+    name: str
+    cuda: int  # CUDA devices; 0: none
+    mps: bool
+    current: int = 0  # the current CUDA device
+    no_cuda: str = "cpu-build"  # without CUDA: "cpu-build" (AssertionError) or "no-driver" (RuntimeError)
+
+
+def _cuda_unavailable(machine: Machine) -> BaseException:
+    # The errors torch.cuda.current_device() raises there (torch/cuda/__init__.py, _lazy_init):
+    # a CPU-only build asserts; a CUDA build without a driver fails in torch._C._cuda_init.
+    if machine.no_cuda == "no-driver":
+        return RuntimeError("Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
+                            "installed a driver from http://www.nvidia.com/Download/index.aspx")
+    return AssertionError("Torch not compiled with CUDA enabled")
+
+
+@contextlib.contextmanager
+def simulated(machine: Machine):
+    """Make torch's availability functions answer as ``machine`` would, for the length of a block.
+
+    The answer is then run as on that machine, whatever this one is; everything is put back on
+    the way out (``_guard.patched``)."""
+
+    def cuda_available() -> bool:
+        return machine.cuda > 0
+
+    def cuda_count() -> int:
+        return machine.cuda
+
+    def current_device() -> int:
+        if machine.cuda == 0:
+            raise _cuda_unavailable(machine)
+        return machine.current
+
+    def mps_available() -> bool:
+        return machine.mps
+
+    def accelerator_available() -> bool:
+        return machine.cuda > 0 or machine.mps
+
+    def current_accelerator(check_available: bool = False):
+        return torch.device("cuda" if machine.cuda else "mps") if machine.cuda or machine.mps else None
+
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(patched(torch.cuda, is_available=cuda_available, device_count=cuda_count,
+                                    current_device=current_device))
+        stack.enter_context(patched(torch.backends.mps, is_available=mps_available))
+        accelerator = getattr(torch, "accelerator", None)
+        if accelerator is not None and hasattr(accelerator, "current_accelerator"):
+            stack.enter_context(patched(accelerator, is_available=accelerator_available,
+                                        current_accelerator=current_accelerator))
+        yield machine
+
+
+def _best_device_machines() -> tuple[tuple[Machine, str], ...]:
+    return (
+        (Machine("a GPU server (CUDA available, no MPS)", cuda=4, mps=False), "cuda"),
+        (Machine("a Mac with Apple silicon (MPS available, no CUDA)", cuda=0, mps=True), "mps"),
+        (Machine("a laptop with neither CUDA nor MPS", cuda=0, mps=False), "cpu"),
+        (Machine("a machine where both answer yes", cuda=1, mps=True), "cuda"),
+    )
 
 
 @exercise(
@@ -18,23 +88,38 @@ from course_utils.devices import choose_device
     hint="Ask torch.cuda.is_available() first, then torch.backends.mps.is_available(), else 'cpu'.",
 )
 def _best_device(best_device) -> str:
+    for machine, expected in _best_device_machines():
+        with simulated(machine):
+            got = call(best_device)
+        if not isinstance(got, torch.device):
+            raise Wrong(
+                f"best_device() returned {got!r} (a {type(got).__name__}); expected a torch.device.",
+                "Wrap the name: return torch.device('cuda') rather than the string 'cuda'.",
+            )
+        if got.type == expected:
+            continue
+        found = f"On {machine.name}, best_device() returned {got}; the best device there is {expected}."
+        if expected == "mps":
+            raise Wrong(found, "After CUDA, ask torch.backends.mps.is_available(): a Mac's GPU is 'mps'.")
+        if expected == "cuda":
+            raise Wrong(found, "Ask torch.cuda.is_available() first, inside the function, and return "
+                               "torch.device('cuda') when it says True; never hard-code this machine's answer.")
+        raise Wrong(found, "Return torch.device('cpu') when neither torch.cuda.is_available() nor "
+                           "torch.backends.mps.is_available() is True.")
     got = call(best_device)
-    if not isinstance(got, torch.device):
-        raise Wrong(
-            f"best_device() returned {got!r} (a {type(got).__name__}); expected a torch.device.",
-            "Wrap the name: return torch.device('cuda') rather than the string 'cuda'.",
-        )
     expected = torch.device(choose_device().device)
-    if got.type != expected.type:
-        raise Wrong(f"On this machine best_device() returned {got}, but the best device here is {expected.type}.")
-    return f"best_device() returned {got}, the right choice on this machine."
+    if not isinstance(got, torch.device) or got.type != expected.type:
+        raise Wrong(f"On this machine best_device() returned {got!r}, but the best device here is {expected.type}.")
+    return (f"Right on a GPU server, a Mac, a laptop, a machine with both, and here ({got}): "
+            "the check simulated the first four through torch.cuda.is_available() and torch.backends.mps.is_available().")
 
 
 # CUDA_VISIBLE_DEVICES cases: (mask, physical GPU count) -> physical indices torch sees, in order.
-# The rules are CUDA's, as torch.cuda._parse_visible_devices implements them: entries are read
-# left to right as unsigned integers (leading digits only, like C's strtoul); a repeated index
-# hides every GPU; the list stops at the first entry that is not a number, and at the first index
-# past the last physical GPU.
+# The rules are torch.cuda._parse_visible_devices' (which torch uses to count GPUs through NVML,
+# mimicking the driver): entries are read left to right as unsigned integers (leading digits only,
+# like C's strtoul) until one is not a number or is negative; a repeated index among those read
+# hides every GPU, even after an index past the last GPU ('1,7,1' -> none); only then is the list
+# cut at the first index past the last physical GPU (_device_count_nvml).
 VISIBLE_CASES: tuple[tuple[str, int, list[int]], ...] = (
     ("0", 4, [0]),
     ("2,0", 4, [2, 0]),
@@ -84,8 +169,8 @@ def visible_gpus_reference(mask: str, physical: int) -> list[int]:
     "01.2",
     "Read CUDA_VISIBLE_DEVICES",
     "visible_gpus",
-    hint="Split on commas; cuda:0 is the first listed GPU. Stop at the first invalid entry; "
-    "a repeated index hides every GPU.",
+    hint="Split on commas; cuda:0 is the first listed GPU. Stop reading at the first entry that is not a "
+    "number; a repeat among the entries read hides every GPU; then cut before the first index past the last GPU.",
 )
 def _visible_gpus(visible_gpus) -> str:
     for mask, physical, expected in VISIBLE_CASES:
@@ -124,10 +209,15 @@ def _describe_gpu(describe_gpu) -> str:
     return "Your description matches for an H200, a T4 and an RTX 4090."
 
 
-def _expected_current_index() -> int | None:
-    if torch.cuda.is_available():
-        return torch.cuda.current_device()
-    return None
+def _current_index_machines() -> tuple[tuple[Machine, int | None], ...]:
+    return (
+        (Machine("a 4-GPU server with cuda:2 current", cuda=4, mps=False, current=2), 2),
+        (Machine("a 1-GPU machine (cuda:0 current)", cuda=1, mps=False, current=0), 0),
+        (Machine("a laptop with the CPU-only build of torch", cuda=0, mps=False, no_cuda="cpu-build"), None),
+        (Machine("a machine with the CUDA build of torch but no NVIDIA driver", cuda=0, mps=False,
+                 no_cuda="no-driver"), None),
+        (Machine("a Mac (MPS, no CUDA)", cuda=0, mps=True), None),
+    )
 
 
 @exercise(
@@ -137,13 +227,32 @@ def _expected_current_index() -> int | None:
     hint="torch.cuda.current_device() raises on a machine without CUDA: ask torch.cuda.is_available() first.",
 )
 def _current_cuda_index(current_cuda_index) -> str:
+    for machine, expected in _current_index_machines():
+        try:
+            with simulated(machine):
+                got = call(current_cuda_index)
+        except _LearnerRaised as raised:
+            exc = raised.exc
+            raise Wrong(
+                f"On {machine.name}, current_cuda_index() raised {type(exc).__name__}: {exc}; it should return None.",
+                "Catching one kind of error is not enough: a CPU-only build raises AssertionError, a CUDA build "
+                "without a driver raises RuntimeError. Ask torch.cuda.is_available() first.",
+            ) from None
+        if got == expected and not isinstance(got, bool) and (expected is not None or got is None):
+            continue
+        found = f"On {machine.name}, current_cuda_index() returned {got!r}; it should return {expected!r}."
+        if expected is None:
+            raise Wrong(found, "Without CUDA there is no current CUDA device: return None.")
+        if got is None:
+            raise Wrong(found, "When torch.cuda.is_available() is True, return torch.cuda.current_device(), "
+                               "the index of the current device, not always None.")
+        raise Wrong(found, "Return torch.cuda.current_device(): the current device is not always cuda:0.")
     got = call(current_cuda_index)
-    expected = _expected_current_index()
+    expected = torch.cuda.current_device() if torch.cuda.is_available() else None
     if got != expected or isinstance(got, bool):
         raise Wrong(f"current_cuda_index() returned {got!r}; on this machine it should return {expected!r}.")
-    if expected is None:
-        return "Returns None here, without raising: this machine has no CUDA device."
-    return f"Returns {got}, the current CUDA device."
+    return ("Right on a 4-GPU server (cuda:2 current), a 1-GPU machine, a CPU-only build, a CUDA build without "
+            f"a driver, a Mac, and here ({got!r}).")
 
 
 # Record this module as the file wrote it: check() compares with this record every time.

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from course_utils.checks._core import Wrong, call, exercise
+from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise
 from course_utils.checks._guard import seal
 
 
@@ -151,6 +151,33 @@ def _build_on(build_on) -> str:
 # --------------------------------------------------------------------------- 02.4
 
 
+class _OnSimulatedGPU(torch.Tensor):
+    """A CPU tensor that converts to NumPy as a tensor on cuda:0 does, so a CPU-only check sees the difference.
+
+    Its ``device`` says cuda:0; ``.numpy()`` (and ``np.asarray``) raise PyTorch's own TypeError;
+    ``.cpu()`` and ``.to("cpu")`` return a new plain CPU tensor (a copy, as from a GPU), keeping autograd.
+    """
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.Tensor.device.__get__:
+            return torch.device("cuda", 0)
+        if func is torch.Tensor.numpy and not kwargs.get("force", False):
+            # the message of torch/csrc/utils/tensor_numpy.cpp for a CUDA tensor
+            raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
+                            "to host memory first.")
+        if func is torch.Tensor.cpu or (func is torch.Tensor.to and _to_cpu(args[1:], kwargs)):
+            with torch._C.DisableTorchFunctionSubclass():
+                return torch.Tensor.clone(args[0]).to(*args[1:], **kwargs)  # a copy, as from a GPU
+        return super().__torch_function__(func, types, args, kwargs)
+
+
+def _to_cpu(args, kwargs) -> bool:
+    target = kwargs.get("device", args[0] if args else None)
+    return isinstance(target, (str, torch.device)) and torch.device(target).type == "cpu"
+
+
 @exercise(
     "02.4",
     "A NumPy copy from any device",
@@ -166,17 +193,28 @@ def _numpy_copy(numpy_copy) -> str:
         ("a non-contiguous view", base.t()),
         ("an int64 tensor", torch.arange(5)),
     ]
+    # on any machine: tensors that convert as CUDA tensors do (see _OnSimulatedGPU)
+    cases.append(("a tensor on cuda:0 (simulated)", torch.linspace(0, 1, 4).as_subclass(_OnSimulatedGPU)))
+    cases.append(("a tensor on cuda:0 that requires grad (simulated)",
+                  torch.ones(3, requires_grad=True).as_subclass(_OnSimulatedGPU)))
     if torch.cuda.is_available():
         cases.append(("a CUDA tensor", torch.linspace(0, 1, 4, device="cuda")))
         cases.append(("a CUDA tensor that requires grad", torch.ones(3, device="cuda", requires_grad=True)))
     for what, t in cases:
-        got = call(numpy_copy, t)
+        try:
+            got = call(numpy_copy, t)
+        except _LearnerRaised as raised:
+            if "Tensor.cpu()" in str(raised.exc):
+                raise Wrong(f"For {what} numpy_copy raised {type(raised.exc).__name__}: {raised.exc}",
+                            "NumPy reads host memory only: call .cpu() (after .detach()) before .numpy().") from None
+            raise
         if not isinstance(got, np.ndarray):
             raise Wrong(f"For {what} numpy_copy returned a {type(got).__name__}; expected a numpy.ndarray.")
-        expected = t.detach().cpu().numpy()
+        with torch._C.DisableTorchFunctionSubclass():
+            expected = torch.Tensor.detach(t).cpu().numpy().copy()
         if got.shape != expected.shape or got.dtype != expected.dtype or not np.array_equal(got, expected):
             raise Wrong(f"For {what} numpy_copy returned {got!r}; expected {expected!r}.")
-        if t.device.type == "cpu":
+        if type(t) is torch.Tensor and t.device.type == "cpu":
             snapshot = t.detach().clone()
             got.flat[0] = got.flat[0] + 100
             changed = not torch.equal(t.detach(), snapshot)

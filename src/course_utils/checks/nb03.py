@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from course_utils.checks._core import Wrong, call, exercise
+from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise
 from course_utils.checks._guard import seal
 from course_utils.placement import placement_report, retag_checkpoint
 
@@ -68,7 +68,11 @@ def _register_tensor_attributes(register_tensor_attributes) -> str:
         raise Wrong(f"These are still plain tensor attributes: {', '.join(left)}.",
                     "Look in every submodule (model.modules()), not only the top one.")
     buffers = dict(model.named_buffers())
+    params = dict(model.named_parameters())
     for name, value in values.items():
+        if name in params:
+            raise Wrong(f"{name} became an nn.Parameter: the optimizer would train it.",
+                        "Make it a buffer (module.register_buffer), not nn.Parameter: it is not learned.")
         if name not in buffers:
             raise Wrong(f"{name} is not a registered buffer; model.named_buffers() has {sorted(buffers)}.")
         if buffers[name].dtype != value.dtype or not torch.equal(buffers[name], value):
@@ -171,13 +175,14 @@ def _make_model() -> nn.Module:
     "03.3",
     "Load a checkpoint onto any device",
     "load_onto",
-    hint="state = torch.load(path, map_location=device, weights_only=True); model = make_model(); "
-    "model.load_state_dict(state); return model.to(device).",
+    hint="model = make_model().to(device); state = torch.load(path, map_location=device, weights_only=True); "
+    "model.load_state_dict(state); return model.",
 )
 def _load_onto(load_onto) -> str:
     reference = _reference_model()
     expected = {k: v.clone() for k, v in reference.state_dict().items()}
-    targets = ["cpu"] + (["cuda:0"] if torch.cuda.is_available() else [])
+    # meta is the second device of a machine without a GPU: a model left on the CPU shows there
+    targets = ["cpu", "meta"] + (["cuda:0"] if torch.cuda.is_available() else [])
     with tempfile.TemporaryDirectory(prefix="check-03.3-") as tmp:
         cpu_file = Path(tmp) / "saved_on_cpu.pt"
         torch.save(reference.state_dict(), cpu_file)
@@ -187,8 +192,17 @@ def _load_onto(load_onto) -> str:
             retag_checkpoint(cpu_file, files[f"saved on {tag}"], {"cpu": tag})
         for what, path in files.items():
             for device in targets:
-                got = call(load_onto, path, device, _make_model)
                 where = f"load_onto(<checkpoint {what}>, {device!r}, make_model)"
+                try:
+                    got = call(load_onto, path, device, _make_model)
+                except _LearnerRaised as raised:
+                    if device == "meta" and "copy out of meta" in str(raised.exc):
+                        raise Wrong(
+                            f"{where} copied the checkpoint's meta tensors into a model still on the CPU: the model "
+                            "itself never moved to the device (on a GPU it would stay on the CPU).",
+                            "Move the model first: model = make_model().to(device); then model.load_state_dict(state).",
+                        ) from None
+                    raise
                 if not isinstance(got, nn.Module):
                     raise Wrong(f"{where} returned a {type(got).__name__}; expected the model.")
                 report = placement_report(got)
@@ -196,11 +210,13 @@ def _load_onto(load_onto) -> str:
                     raise Wrong(f"{where} returned a model on {report.devices}; expected all of it on {device}.")
                 state = got.state_dict()
                 for key, value in expected.items():
-                    if key not in state or not torch.equal(state[key].cpu(), value):
+                    if key not in state:
+                        raise Wrong(f"{where}: the model has no {key}.")
+                    if device != "meta" and not torch.equal(state[key].cpu(), value):
                         raise Wrong(f"{where}: {key} does not hold the checkpoint's values.",
                                     "Load the state dict into the model with model.load_state_dict(state).")
     return (f"Loaded checkpoints tagged cpu, cuda:0 and cuda:1 onto {', '.join(targets)}, "
-            "with every parameter and buffer in place.")
+            "with every parameter and buffer in place (values compared where a device holds data).")
 
 
 # --------------------------------------------------------------------------- 03.4

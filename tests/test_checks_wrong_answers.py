@@ -1,0 +1,764 @@
+"""Plausible wrong answers fail their check on a CPU-only machine, with feedback that names the mistake.
+
+For every exercise, at least two answers a learner might really write, each wrong in one way.
+Each must fail on any machine (the checks simulate GPU servers, Macs, other devices and clocks),
+and the message or hint must say what is wrong. The right answers are the solutions; they pass
+in ``test_every_solution_passes_in_process`` and under nbval.
+"""
+
+import contextlib
+import io
+import pathlib
+import statistics
+import time
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from course_utils.checks import all_exercises, check
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+# ----------------------------------------------------------------------------- 01
+
+
+def best_cpu_only():
+    return torch.device("cpu")
+
+
+def best_forgets_mps():
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def best_mps_first():
+    if torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def best_string():
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def visible_no_repeat_rule(mask, physical):
+    listed = []
+    for entry in mask.split(","):
+        entry = entry.strip()
+        if not entry.isdigit():
+            break
+        listed.append(int(entry))
+    return [i for n, i in enumerate(listed) if all(j < physical for j in listed[: n + 1])]
+
+
+def visible_cut_before_repeat(mask, physical):
+    """Stops at the first index past the last GPU before it looks for repeats: '1,7,1' -> [1]."""
+    listed = []
+    for entry in mask.split(","):
+        entry = entry.strip()
+        if not entry.isdigit() or int(entry) >= physical:
+            break
+        if int(entry) in listed:
+            return []
+        listed.append(int(entry))
+    return listed
+
+
+def visible_ignores_physical(mask, physical):
+    listed = []
+    for entry in mask.split(","):
+        entry = entry.strip()
+        if not entry.isdigit():
+            break
+        if int(entry) in listed:
+            return []
+        listed.append(int(entry))
+    return listed
+
+
+def describe_gb(props):
+    return (f"{props.name}: compute capability {props.major}.{props.minor}, "
+            f"{props.total_memory / 1e9:.1f} GiB, {props.multi_processor_count} SMs")
+
+
+def describe_unrounded(props):
+    return (f"{props.name}: compute capability {props.major}.{props.minor}, "
+            f"{props.total_memory / 1024**3} GiB, {props.multi_processor_count} SMs")
+
+
+def describe_hard_coded(props):
+    return "NVIDIA H200: compute capability 9.0, 140.4 GiB, 132 SMs"
+
+
+def current_always_none():
+    return None
+
+
+def current_catches_assertion_only():
+    try:
+        return torch.cuda.current_device()
+    except AssertionError:
+        return None
+
+
+def current_always_zero():
+    return 0 if torch.cuda.is_available() else None
+
+
+# ----------------------------------------------------------------------------- 02
+
+
+def like_no_device(reference, values):
+    return torch.tensor(values, dtype=reference.dtype)
+
+
+def like_no_dtype(reference, values):
+    return torch.tensor(values, device=reference.device)
+
+
+def like_cpu(reference, values):
+    return torch.tensor(values, dtype=reference.dtype, device="cpu")
+
+
+def move_in_place(batch, device):
+    for key, value in batch.items():
+        if isinstance(value, torch.Tensor):
+            batch[key] = value.to(device)
+    return batch
+
+
+def move_copying(batch, device):
+    return {k: v.to(device, copy=True) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
+
+
+def move_cloning(batch, device):
+    return {k: v.clone().to(device) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
+
+
+def build_leaves_default_set(device, make):
+    torch.set_default_device(device)
+    return make()
+
+
+def build_swallows_errors(device, make):
+    with torch.device(device):
+        try:
+            return make()
+        except Exception:
+            return None
+
+
+def build_then_move(device, make):
+    result = make()
+    return result.to(device) if isinstance(result, (torch.Tensor, nn.Module)) else result
+
+
+def numpy_shares_memory(t):
+    return t.detach().cpu().numpy()
+
+
+def numpy_no_detach(t):
+    return t.cpu().numpy().copy()
+
+
+def numpy_no_cpu(t):
+    return t.detach().numpy().copy()
+
+
+# ----------------------------------------------------------------------------- 03
+
+
+def register_top_level_only(model):
+    for name, value in list(vars(model).items()):
+        if isinstance(value, torch.Tensor):
+            delattr(model, name)
+            model.register_buffer(name, value)
+    return model
+
+
+def register_as_parameters(model):
+    for module in model.modules():
+        for name, value in list(vars(module).items()):
+            if isinstance(value, torch.Tensor):
+                delattr(module, name)
+                module.register_parameter(name, nn.Parameter(value.float(), requires_grad=False))
+    return model
+
+
+def register_not_persistent(model):
+    for module in model.modules():
+        for name, value in list(vars(module).items()):
+            if isinstance(value, torch.Tensor):
+                delattr(module, name)
+                module.register_buffer(name, value, persistent=False)
+    return model
+
+
+def where_parameters_only(model):
+    devices = {p.device for p in model.parameters()}
+    if not devices:
+        return None
+    if len(devices) > 1:
+        raise ValueError(f"spread over {devices}")
+    return devices.pop()
+
+
+def where_first_tensor(model):
+    for t in list(model.parameters()) + list(model.buffers()):
+        return t.device
+    return None
+
+
+def where_as_string(model):
+    devices = {str(t.device) for t in list(model.parameters()) + list(model.buffers())}
+    if len(devices) > 1:
+        raise ValueError(f"spread over {devices}")
+    return devices.pop() if devices else None
+
+
+def load_never_moves_model(path, device, make_model):
+    state = torch.load(path, map_location=device, weights_only=True)
+    model = make_model()
+    model.load_state_dict(state)
+    return model
+
+
+def load_without_map_location(path, device, make_model):
+    model = make_model().to(device)
+    model.load_state_dict(torch.load(path, weights_only=True))
+    return model
+
+
+def load_forgets_state(path, device, make_model):
+    torch.load(path, map_location=device, weights_only=True)
+    return make_model().to(device)
+
+
+def state_moves_step_too(optimizer):
+    for param, state in optimizer.state.items():
+        for key, value in state.items():
+            if isinstance(value, torch.Tensor):
+                state[key] = value.to(device=param.device, dtype=param.dtype)
+
+
+def state_device_only(optimizer):
+    for param, state in optimizer.state.items():
+        for key, value in state.items():
+            if key != "step" and isinstance(value, torch.Tensor):
+                state[key] = value.to(param.device)
+
+
+def state_untouched(optimizer):
+    return None
+
+
+# ----------------------------------------------------------------------------- 04
+
+
+def predictions_all_ones():
+    return [1] * 8
+
+
+def predictions_set_device_persists():
+    return [1, 1, 0, 0, 1, 1, 1, 1]
+
+
+def predictions_torch_device_switches():
+    return [1, 1, 0, 0, 1, 0, 1, 0]
+
+
+def simulate_never_restores(start, program):
+    current, after = start, []
+    for step in program:
+        if step[0] == "device" and step[1] is not None and step[1] >= 0:
+            current = step[1]
+        elif step[0] == "device_of" and step[1] != "cpu":
+            current = step[1]
+        elif step[0] == "set_device" and step[1] >= 0:
+            current = step[1]
+        after.append(current)
+    return after
+
+
+def simulate_negative_restores(start, program):
+    """Pushes the current device for device(-1) too, so its exit undoes a set_device inside it."""
+    current, saved, after = start, [], []
+    for step in program:
+        kind = step[0]
+        if kind in ("device", "device_of"):
+            index = -1 if step[1] == "cpu" else (current if step[1] is None else step[1])
+            saved.append(current)
+            if index >= 0:
+                current = index
+        elif kind == "torch.device":
+            saved.append(None)
+        elif kind == "set_device" and step[1] >= 0:
+            current = step[1]
+        elif kind == "exit":
+            previous = saved.pop()
+            if previous is not None:
+                current = previous
+        after.append(current)
+    return after
+
+
+def simulate_torch_device_switches(start, program):
+    current, saved, after = start, [], []
+    for step in program:
+        kind = step[0]
+        if kind in ("device", "device_of", "torch.device"):
+            if kind == "torch.device":
+                d = torch.device(step[1])
+                index = d.index if d.type == "cuda" and d.index is not None else -1
+            else:
+                index = -1 if step[1] == "cpu" else (current if step[1] is None else step[1])
+            if index >= 0:
+                saved.append(current)
+                current = index
+            else:
+                saved.append(-1)
+        elif kind == "set_device" and step[1] >= 0:
+            current = step[1]
+        elif kind == "exit":
+            previous = saved.pop()
+            if previous >= 0:
+                current = previous
+        after.append(current)
+    return after
+
+
+def landing_cuda_is_zero(spec, current):
+    if spec is None:
+        return "cuda:0"
+    if isinstance(spec, int):
+        return f"cuda:{spec}"
+    d = torch.device(spec)
+    if d.type == "cuda":
+        return f"cuda:{0 if d.index is None else d.index}"
+    return str(d)
+
+
+def landing_index_ignored(spec, current):
+    if spec is None or isinstance(spec, int):
+        return f"cuda:{current}"
+    d = torch.device(spec)
+    return f"cuda:{current}" if d.type == "cuda" else str(d)
+
+
+def scope_always_cuda(device):
+    return torch.cuda.device(torch.device(device).index or 0)
+
+
+def scope_cuda_without_index(device):
+    d = torch.device(device)
+    return torch.cuda.device(d.index) if d.type == "cuda" else contextlib.nullcontext()
+
+
+def scope_torch_device(device):
+    d = torch.device(device)
+    return torch.cuda.device(d.index) if d.type == "cuda" and d.index is not None else d
+
+
+# ----------------------------------------------------------------------------- 05
+
+
+def fix_new_wordings_only(message):
+    text = message.lower()
+    if "same device" in text or "expected device" in text:
+        return "move-to-one-device"
+    if "indices should be" in text:
+        return "index-to-table-device"
+    if "deserialize" in text:
+        return "map-location"
+    if "numpy" in text:
+        return "cpu-before-numpy"
+    if "invalid device ordinal" in text:
+        return "existing-device-index"
+    if "not compiled with cuda" in text or "nvidia driver" in text:
+        return "cpu-or-cuda-build"
+    if "same index" in text:
+        return "optimizer-after-move"
+    return "not-a-device-error"
+
+
+def fix_device_means_move(message):
+    text = message.lower()
+    if "device" in text:
+        return "move-to-one-device"
+    if "numpy" in text:
+        return "cpu-before-numpy"
+    if "deserialize" in text:
+        return "map-location"
+    return "not-a-device-error"
+
+
+def fix_forgets_driver(message):
+    answer = fix_new_wordings_only(message)
+    return "not-a-device-error" if "NVIDIA driver" in message else answer
+
+
+def _model_device(model):
+    for t in list(model.parameters()) + list(model.buffers()):
+        return t.device
+    return None
+
+
+def to_device_top_level_only(model, *inputs):
+    device = _model_device(model)
+    if device is None:
+        return inputs
+    return tuple(x.to(device) if isinstance(x, torch.Tensor) else x for x in inputs)
+
+
+def to_device_tuples_become_lists(model, *inputs):
+    device = _model_device(model)
+
+    def move(x):
+        if isinstance(x, torch.Tensor):
+            return x.to(device)
+        if isinstance(x, (list, tuple)):
+            return [move(v) for v in x]
+        if isinstance(x, dict):
+            return {k: move(v) for k, v in x.items()}
+        return x
+
+    return inputs if device is None else tuple(move(x) for x in inputs)
+
+
+def to_device_parameters_only(model, *inputs):
+    params = list(model.parameters())
+    if not params:
+        return inputs
+    device = params[0].device
+
+    def move(x):
+        if isinstance(x, torch.Tensor):
+            return x.to(device)
+        if isinstance(x, (list, tuple)):
+            return type(x)(move(v) for v in x)
+        if isinstance(x, dict):
+            return {k: move(v) for k, v in x.items()}
+        return x
+
+    return tuple(move(x) for x in inputs)
+
+
+def index_always_table(table, index):
+    return str(torch.device(table))
+
+
+def index_always_stays(table, index):
+    return str(torch.device(index))
+
+
+def index_compares_types(table, index):
+    table, index = torch.device(table), torch.device(index)
+    return str(index if index.type in ("cpu", table.type) else table)
+
+
+def load_no_map_location(data, device):
+    return torch.load(io.BytesIO(data), weights_only=True)
+
+
+def load_always_cpu(data, device):
+    return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+
+
+def load_then_move_cpu_only(data, device):
+    state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    return {k: v.to(device) if v.is_floating_point() else v for k, v in state.items()}
+
+
+# ----------------------------------------------------------------------------- 06
+
+
+def time_without_sync(op, clock, synchronize, repeats):
+    times = []
+    for _ in range(repeats):
+        start = clock()
+        op()
+        times.append(clock() - start)
+    return statistics.median(times)
+
+
+def time_mean(op, clock, synchronize, repeats):
+    times = []
+    for _ in range(repeats):
+        synchronize()
+        start = clock()
+        op()
+        synchronize()
+        times.append(clock() - start)
+    return sum(times) / len(times)
+
+
+def time_sync_after_only(op, clock, synchronize, repeats):
+    times = []
+    for _ in range(repeats):
+        start = clock()
+        op()
+        synchronize()
+        times.append(clock() - start)
+    return statistics.median(times)
+
+
+def time_perf_counter(op, clock, synchronize, repeats):
+    times = []
+    for _ in range(repeats):
+        synchronize()
+        start = time.perf_counter()
+        op()
+        synchronize()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def copy_blocking(sources, buffers, synchronize):
+    for src, buf in zip(sources, buffers):
+        buf.copy_(src)
+    synchronize()
+    return buffers
+
+
+def copy_no_sync(sources, buffers, synchronize):
+    for src, buf in zip(sources, buffers):
+        buf.copy_(src, non_blocking=True)
+    return buffers
+
+
+def copy_sync_each(sources, buffers, synchronize):
+    for src, buf in zip(sources, buffers):
+        buf.copy_(src, non_blocking=True)
+        synchronize()
+    return buffers
+
+
+def gbps_gib(nbytes, seconds):
+    return nbytes / statistics.median(seconds) / 2**30
+
+
+def gbps_mean(nbytes, seconds):
+    return nbytes / (sum(seconds) / len(seconds)) / 1e9
+
+
+def gbps_min(nbytes, seconds):
+    return nbytes / min(seconds) / 1e9
+
+
+_GTS = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0}
+
+
+def pcie_no_encoding(gen, lanes):
+    return _GTS[gen] * lanes / 8
+
+
+def pcie_bits(gen, lanes):
+    return _GTS[gen] * lanes * (0.8 if gen <= 2 else 128 / 130)
+
+
+def pcie_one_encoding(gen, lanes):
+    return _GTS[gen] * lanes * 128 / 130 / 8
+
+
+# ----------------------------------------------------------------------------- 08
+
+
+def rank_device_no_index(local_rank, gpu_count):
+    if gpu_count == 0:
+        return torch.device("cpu")
+    if local_rank >= gpu_count:
+        raise ValueError("no GPU for this process")
+    return torch.device("cuda")
+
+
+def rank_device_no_check(local_rank, gpu_count):
+    return torch.device("cuda", local_rank) if gpu_count else torch.device("cpu")
+
+
+def rank_device_always_cuda(local_rank, gpu_count):
+    if gpu_count and local_rank >= gpu_count:
+        raise ValueError("no GPU for this process")
+    return torch.device("cuda", local_rank)
+
+
+def pick_uses_rank(env, gpu_count):
+    rank = int(env.get("RANK", 0))
+    return torch.device("cuda", rank) if gpu_count else torch.device("cpu")
+
+
+def pick_always_cuda0(env, gpu_count):
+    return torch.device("cuda", 0) if gpu_count else torch.device("cpu")
+
+
+def pick_default_cuda(env, gpu_count):
+    return torch.device("cuda") if gpu_count else torch.device("cpu")
+
+
+def ids_device_in_list(device):
+    device = torch.device(device)
+    return None if device.type == "cpu" else [device]
+
+
+def ids_zero_on_cpu(device):
+    device = torch.device(device)
+    return [device.index or 0]
+
+
+def ids_bare_index(device):
+    device = torch.device(device)
+    return None if device.type == "cpu" else device.index
+
+
+def shared_keeps_singles(devices):
+    groups = {}
+    for rank, d in devices.items():
+        d = torch.device(d)
+        if d.type == "cuda":
+            groups.setdefault(f"cuda:{d.index or 0}", []).append(rank)
+    return {k: sorted(v) for k, v in groups.items()}
+
+
+def shared_raw_names(devices):
+    groups = {}
+    for rank, d in devices.items():
+        if d != "cpu":
+            groups.setdefault(str(d), []).append(rank)
+    return {k: sorted(v) for k, v in groups.items() if len(v) > 1}
+
+
+def shared_counts_cpu(devices):
+    groups = {}
+    for rank, d in devices.items():
+        d = torch.device(d)
+        key = f"cuda:{d.index or 0}" if d.type == "cuda" else "cpu"
+        groups.setdefault(key, []).append(rank)
+    return {k: sorted(v) for k, v in groups.items() if len(v) > 1}
+
+
+# (exercise, wrong answer, words the feedback must contain, case-insensitive)
+WRONG = [
+    ("01.1", best_cpu_only, "GPU server"),
+    ("01.1", best_forgets_mps, "Mac"),
+    ("01.1", best_mps_first, "both"),
+    ("01.1", best_string, "torch.device"),
+    ("01.2", visible_no_repeat_rule, "expected []"),
+    ("01.2", visible_cut_before_repeat, "'1,7,1'"),
+    ("01.2", visible_ignores_physical, "past the last"),
+    ("01.3", describe_gb, "1024"),
+    ("01.3", describe_unrounded, "one decimal"),
+    ("01.3", describe_hard_coded, "Tesla T4"),
+    ("01.4", current_always_none, "not always None"),
+    ("01.4", current_catches_assertion_only, "no NVIDIA driver"),
+    ("01.4", current_always_zero, "cuda:2"),
+    ("02.1", like_no_device, "meta"),
+    ("02.1", like_no_dtype, "dtype"),
+    ("02.1", like_cpu, "reference.device"),
+    ("02.2", move_in_place, "changed the dict"),
+    ("02.2", move_copying, "needless copy"),
+    ("02.2", move_cloning, "needless copy"),
+    ("02.3", build_leaves_default_set, "Leave nothing set"),
+    ("02.3", build_swallows_errors, "let the error through"),
+    ("02.3", build_then_move, "too late"),
+    ("02.4", numpy_shares_memory, "share memory"),
+    ("02.4", numpy_no_detach, "requires grad"),
+    ("02.4", numpy_no_cpu, ".cpu()"),
+    ("03.1", register_top_level_only, "scale.factor"),
+    ("03.1", register_as_parameters, "nn.Parameter"),
+    ("03.1", register_not_persistent, "persistent"),
+    ("03.2", where_parameters_only, "buffers"),
+    ("03.2", where_first_tensor, "ValueError"),
+    ("03.2", where_as_string, "torch.device"),
+    ("03.3", load_never_moves_model, "never moved"),
+    ("03.3", load_without_map_location, "map_location"),
+    ("03.3", load_forgets_state, "load_state_dict"),
+    ("03.4", state_moves_step_too, "'step'"),
+    ("03.4", state_device_only, "float64"),
+    ("03.4", state_untouched, "float64"),
+    ("04.1", predictions_all_ones, "device_of"),
+    ("04.1", predictions_set_device_persists, "undone"),
+    ("04.1", predictions_torch_device_switches, "default device"),
+    ("04.2", simulate_never_restores, "torch.cuda's rules"),
+    ("04.2", simulate_negative_restores, "for -1"),
+    ("04.2", simulate_torch_device_switches, "torch.device"),
+    ("04.3", landing_cuda_is_zero, "current"),
+    ("04.3", landing_index_ignored, "index wins"),
+    ("04.4", scope_always_cuda, "switches nothing"),
+    ("04.4", scope_cuda_without_index, "switches nothing"),
+    ("04.4", scope_torch_device, "default device"),
+    ("05.1", fix_new_wordings_only, "torch.cuda.LongTensor"),
+    ("05.1", fix_device_means_move, "invalid device ordinal"),
+    ("05.1", fix_forgets_driver, "NVIDIA driver"),
+    ("05.2", to_device_top_level_only, "inputs[1][0]"),
+    ("05.2", to_device_tuples_become_lists, "tuples as tuples"),
+    ("05.2", to_device_parameters_only, "buffers"),
+    ("05.3", index_always_table, "index may stay"),
+    ("05.3", index_always_stays, "must move"),
+    ("05.3", index_compares_types, "cuda:1"),
+    ("05.4", load_no_map_location, "map_location"),
+    ("05.4", load_always_cpu, "meta"),
+    ("05.4", load_then_move_cpu_only, "steps"),
+    ("06.1", time_without_sync, "never called synchronize"),
+    ("06.1", time_mean, "median"),
+    ("06.1", time_sync_after_only, "before starting the clock"),
+    ("06.1", time_perf_counter, "clock"),
+    ("06.2", copy_blocking, "non_blocking"),
+    ("06.2", copy_no_sync, "had not finished"),
+    ("06.2", copy_sync_each, "once"),
+    ("06.3", gbps_gib, "2**30"),
+    ("06.3", gbps_mean, "mean"),
+    ("06.3", gbps_min, "fastest"),
+    ("06.4", pcie_no_encoding, "encoding"),
+    ("06.4", pcie_bits, "divide by 8"),
+    ("06.4", pcie_one_encoding, "8b/10b"),
+    ("08.1", rank_device_no_index, "without an index"),
+    ("08.1", rank_device_no_check, "ValueError"),
+    ("08.1", rank_device_always_cuda, "expected cpu"),
+    ("08.2", pick_uses_rank, "LOCAL_RANK"),
+    ("08.2", pick_always_cuda0, "cuda:0"),
+    ("08.2", pick_default_cuda, "cuda:0"),
+    ("08.3", ids_device_in_list, "index"),
+    ("08.3", ids_zero_on_cpu, "expected None"),
+    ("08.3", ids_bare_index, "a list"),
+    ("08.4", shared_keeps_singles, "expected"),
+    ("08.4", shared_raw_names, "cuda:0"),
+    ("08.4", shared_counts_cpu, "cpu"),
+]
+
+
+@pytest.mark.parametrize("id, answer, needle", WRONG, ids=[f"{i}-{a.__name__}" for i, a, _ in WRONG])
+def test_a_plausible_wrong_answer_fails_and_says_why(id, answer, needle):
+    start = torch.get_default_device()
+    try:
+        result = check(id, answer)
+    finally:
+        torch.set_default_device(None)  # a wrong 02.3 answer may leave it set; the check restores it too
+    assert result.status == "fail", result
+    feedback = f"{result.message} {result.hint}"
+    assert needle.lower() in feedback.lower(), (needle, str(result))
+    assert torch.get_default_device() == start
+
+
+def test_every_exercise_has_at_least_two_wrong_answers():
+    counts = {id: 0 for id in all_exercises() if not id.startswith("test.")}
+    for id, _, _ in WRONG:
+        counts[id] += 1
+    assert all(n >= 2 for n in counts.values()), {i: n for i, n in counts.items() if n < 2}
+
+
+def _solution_functions(path: pathlib.Path) -> dict:
+    """The functions a solutions notebook defines, by running its .py side (check cells included)."""
+    namespace = {"__name__": "__solution__"}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
+    return namespace
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "solutions").glob("*_exercises.py")), ids=lambda p: p.name[:2])
+def test_every_solution_passes_in_process(path):
+    namespace = _solution_functions(path)
+    number = path.name[:2]
+    for id, ex in all_exercises().items():
+        if id.startswith(number + "."):
+            result = check(id, namespace[ex.function])
+            assert result.passed, result
