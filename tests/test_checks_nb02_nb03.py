@@ -137,6 +137,17 @@ def test_03_2_where_is():
 
 def test_03_3_load_onto():
     def right(path, device, make_model):
+        model = make_model().to(device)
+        model.load_state_dict(torch.load(path, map_location=device, weights_only=True))
+        return model
+
+    def through_the_cpu(path, device, make_model):  # loads on the CPU, then moves: right on every device
+        model = make_model()
+        model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+        return model.to(device)
+
+    def loads_before_moving(path, device, make_model):
+        """Right on a GPU, but on meta it copies out of tensors that have no data: the exercise says so."""
         model = make_model()
         model.load_state_dict(torch.load(path, map_location=device, weights_only=True))
         return model.to(device)
@@ -157,6 +168,8 @@ def test_03_3_load_onto():
 
     assert status("03.3", right).passed
     assert status("03.3", via_dict).passed
+    assert status("03.3", through_the_cpu).passed
+    assert "Move the model first" in status("03.3", loads_before_moving).hint
     assert not status("03.3", forgets_to_load).passed
     if torch.cuda.device_count() < 2:  # some file is tagged with a device this machine lacks
         assert "Attempting to deserialize" in status("03.3", no_map_location).message

@@ -112,6 +112,43 @@ def call(fn: Callable, *args, **kwargs):
         verify(quick=True)
 
 
+_PLAIN = (str, int, float, bool, type(None), bytes)
+
+
+def same(got, expected) -> bool:
+    """``got == expected`` that an answer cannot fake: the types must match exactly, all the way down.
+
+    A plain ``got != expected`` asks ``got`` first, so an answer could return an object (or a str
+    subclass) whose ``__eq__`` says yes to everything. Here only exact built-in types (and
+    ``torch.device``, which cannot be subclassed) are compared, with their own ``__eq__``."""
+    if type(got) is not type(expected):
+        return False
+    if isinstance(expected, _PLAIN):
+        return type(expected).__eq__(expected, got) is True
+    if isinstance(expected, (list, tuple)):
+        return len(got) == len(expected) and all(same(g, e) for g, e in zip(list.__iter__(got) if
+                                                                          type(got) is list else tuple.__iter__(got),
+                                                                          expected))
+    if isinstance(expected, dict):
+        if len(got) != len(expected) or not all(type(k) in _PLAIN for k in dict.keys(got)):
+            return False
+        return all(k in expected and same(dict.__getitem__(got, k), expected[k]) for k in dict.keys(got))
+    if type(expected).__module__ == "torch" and type(expected).__name__ == "device":
+        return expected == got
+    raise TypeError(f"same() compares plain data and torch.device, not {type(expected).__name__}")
+
+
+def text(value) -> str:
+    """``str(value)`` as an exact ``str``: a str subclass returned by ``__str__`` cannot lie in comparisons."""
+    result = str(value)
+    return str.__str__(result) if type(result) is not str else result
+
+
+def number(value) -> float | None:
+    """An answer's number as a plain float, or None when it is not an exact int or float (or is a bool)."""
+    return float.__float__(float(value)) if type(value) in (int, float) else None
+
+
 @dataclass(frozen=True)
 class Exercise:
     """One exercise: its id ("01.2"), a title, the function the learner writes, its checker."""

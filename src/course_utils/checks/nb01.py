@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import torch
 
-from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise
+from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise, same
 from course_utils.checks._guard import patched, seal
 from course_utils.devices import choose_device
 
@@ -175,11 +175,17 @@ def visible_gpus_reference(mask: str, physical: int) -> list[int]:
 def _visible_gpus(visible_gpus) -> str:
     for mask, physical, expected in VISIBLE_CASES:
         got = call(visible_gpus, mask, physical)
-        if list(got) != expected:
-            raise Wrong(
-                f"visible_gpus({mask!r}, {physical}) returned {got!r}; expected {expected!r} "
-                f"(cuda:0 is physical GPU {expected[0] if expected else 'none'}).",
-            )
+        if not same(got, expected):
+            found = (f"visible_gpus({mask!r}, {physical}) returned {got!r}; expected {expected!r} "
+                     f"(cuda:0 is physical GPU {expected[0] if expected else 'none'}).")
+            read = [e.strip() for e in mask.split(",")]
+            if not expected and len(set(read)) < len(read) and got:
+                raise Wrong(found, "An index repeated among the entries read hides every GPU, even when an index "
+                                   "past the last GPU comes before the repeat: the repeat is found while reading.")
+            if isinstance(got, list) and len(got) > len(expected) and any(i >= physical for i in got):
+                raise Wrong(found, f"There are only {physical} physical GPUs: cut the list before the first index "
+                                   "past the last GPU.")
+            raise Wrong(found)
     return f"All {len(VISIBLE_CASES)} masks map as CUDA maps them."
 
 
@@ -204,7 +210,7 @@ FAKE_GPUS = (
 def _describe_gpu(describe_gpu) -> str:
     for props, expected in FAKE_GPUS:
         got = call(describe_gpu, props)
-        if got != expected:
+        if not same(got, expected):
             raise Wrong(f"For a {props.name} you returned {got!r}; expected {expected!r}.")
     return "Your description matches for an H200, a T4 and an RTX 4090."
 
@@ -238,7 +244,7 @@ def _current_cuda_index(current_cuda_index) -> str:
                 "Catching one kind of error is not enough: a CPU-only build raises AssertionError, a CUDA build "
                 "without a driver raises RuntimeError. Ask torch.cuda.is_available() first.",
             ) from None
-        if got == expected and not isinstance(got, bool) and (expected is not None or got is None):
+        if same(got, expected):
             continue
         found = f"On {machine.name}, current_cuda_index() returned {got!r}; it should return {expected!r}."
         if expected is None:
@@ -249,7 +255,7 @@ def _current_cuda_index(current_cuda_index) -> str:
         raise Wrong(found, "Return torch.cuda.current_device(): the current device is not always cuda:0.")
     got = call(current_cuda_index)
     expected = torch.cuda.current_device() if torch.cuda.is_available() else None
-    if got != expected or isinstance(got, bool):
+    if not same(got, expected):
         raise Wrong(f"current_cuda_index() returned {got!r}; on this machine it should return {expected!r}.")
     return ("Right on a 4-GPU server (cuda:2 current), a 1-GPU machine, a CPU-only build, a CUDA build without "
             f"a driver, a Mac, and here ({got!r}).")

@@ -40,8 +40,8 @@ def _like(like) -> str:
     for reference, values in cases:
         got = call(like, reference, values)
         where = f"like(<{reference.dtype} tensor on {reference.device}>, {values!r})"
-        if not isinstance(got, torch.Tensor):
-            raise Wrong(f"{where} returned a {type(got).__name__}; expected a tensor.")
+        if type(got) is not torch.Tensor:  # a subclass could answer torch.equal as it likes
+            raise Wrong(f"{where} returned a {type(got).__name__}; expected a plain tensor.")
         expected = torch.tensor(values, dtype=reference.dtype)
         if got.device != reference.device:
             raise Wrong(f"{where} returned a tensor on {got.device}; expected {reference.device}.",
@@ -80,6 +80,8 @@ def _move_batch(move_batch) -> str:
         if set(moving) != set(before) or any(moving[k] is not before[k] for k in before):
             raise Wrong("move_batch changed the dict it was given; return a new dict and leave the input alone.")
         for key in ("x", "y"):
+            if type(got[key]) is not torch.Tensor:
+                raise Wrong(f"move_batch(batch, {device!r})[{key!r}] is a {type(got[key]).__name__}; expected a tensor.")
             if got[key].device != torch.device(device):
                 raise Wrong(f"move_batch(batch, {device!r})[{key!r}] is on {got[key].device}; expected {device}.")
             if got[key].dtype != before[key].dtype:
@@ -127,6 +129,8 @@ def _build_on(build_on) -> str:
                     "Moving the result afterwards is too late: the tensors must be created there.",
                 )
             layer = call(build_on, device, lambda: nn.Linear(2, 3))
+            if type(layer) is not nn.Linear:
+                raise Wrong(f"build_on({device!r}, make) returned a {type(layer).__name__}; return what make() returned.")
             if layer.weight.device.type != want.type:
                 raise Wrong(f"build_on({device!r}, lambda: nn.Linear(2, 3)) made weights on {layer.weight.device}.")
             if torch.get_default_device() != start:

@@ -203,12 +203,12 @@ def _load_onto(load_onto) -> str:
                             "Move the model first: model = make_model().to(device); then model.load_state_dict(state).",
                         ) from None
                     raise
-                if not isinstance(got, nn.Module):
-                    raise Wrong(f"{where} returned a {type(got).__name__}; expected the model.")
+                if type(got) is not nn.Sequential:  # the model make_model() built, not a look-alike
+                    raise Wrong(f"{where} returned a {type(got).__name__}; expected the model make_model() built.")
                 report = placement_report(got)
                 if report.devices != (device,):
                     raise Wrong(f"{where} returned a model on {report.devices}; expected all of it on {device}.")
-                state = got.state_dict()
+                state = nn.Module.state_dict(got)
                 for key, value in expected.items():
                     if key not in state:
                         raise Wrong(f"{where}: the model has no {key}.")

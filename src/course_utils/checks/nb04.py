@@ -21,7 +21,7 @@ import random
 
 import torch
 
-from course_utils.checks._core import Wrong, call, exercise
+from course_utils.checks._core import Wrong, call, exercise, same, text
 from course_utils.checks._guard import seal
 from course_utils.devices import needs_cuda
 from course_utils.scopes import read_devices
@@ -154,7 +154,7 @@ def _predictions(predictions) -> str:
     if not isinstance(got, (list, tuple)) or len(got) != len(expected):
         raise Wrong(f"predictions() should return a list of {len(expected)} integers (a to h), got {got!r}.")
     for letter, mine, right in zip(READS, got, expected):
-        if isinstance(mine, bool) or mine != right:
+        if not same(mine, right):
             raise Wrong(f"{letter} = {mine!r} is not what PyTorch prints ({right}).", f"For {letter}: {_WHY[letter]}")
     return f"All eight right: {', '.join(f'{k}={v}' for k, v in zip(READS, expected))}."
 
@@ -210,7 +210,7 @@ def _simulate(simulate) -> str:
     for start, program in cases:
         got = call(simulate, start, [tuple(s) for s in program])
         expected = simulate_reference(start, program)
-        if list(got) != expected:
+        if not same(list(got), expected):
             raise Wrong(
                 f"simulate({start}, {program}) returned {list(got)!r}; torch.cuda's rules give {expected!r}.",
             )
@@ -249,7 +249,7 @@ def _landing_device(landing_device) -> str:
     for spec, current in LANDING_CASES:
         got = call(landing_device, spec, current)
         expected = landing_reference(spec, current)
-        if str(got) != expected:
+        if text(got) != expected:
             shown = "x.cuda()" if spec is None else (f"x.cuda({spec})" if isinstance(spec, int) else f"x.to({spec!r})")
             raise Wrong(f"With cuda:{current} current, {shown} lands on {expected}; you said {got!r}.")
     return f"Right for all {len(LANDING_CASES)} cases: 'cuda' means the current device, an index wins."

@@ -11,7 +11,7 @@ import io
 import torch
 from torch import nn
 
-from course_utils.checks._core import Wrong, call, exercise
+from course_utils.checks._core import Wrong, call, exercise, text
 from course_utils.checks._guard import seal
 from course_utils.placement import retag_checkpoint
 
@@ -75,7 +75,7 @@ MESSAGES: tuple[tuple[str, str], ...] = (
 def _fix_for(fix_for) -> str:
     for message, expected in MESSAGES:
         got = call(fix_for, message)
-        if got not in FIXES:
+        if type(got) is not str or got not in FIXES:
             raise Wrong(f"fix_for(...) returned {got!r}, which is not one of {', '.join(FIXES)}.")
         if got != expected:
             raise Wrong(f"For the message {message.splitlines()[0]!r} you chose {got!r}; the fix is {expected!r}.")
@@ -91,8 +91,8 @@ def _model_on(device: str) -> nn.Module:
 
 def _same_structure(got, original, device: torch.device, path: str) -> None:
     if isinstance(original, torch.Tensor):
-        if not isinstance(got, torch.Tensor):
-            raise Wrong(f"{path} should still be a tensor, got a {type(got).__name__}.")
+        if type(got) is not torch.Tensor:  # a subclass could answer torch.equal as it likes
+            raise Wrong(f"{path} should still be a plain torch.Tensor, got a {type(got).__name__}.")
         if got.device != device:
             raise Wrong(f"{path} is on {got.device}; it should be on the model's device, {device}.")
         if got.shape != original.shape or got.dtype != original.dtype:
@@ -172,7 +172,7 @@ def _index_device(index_device) -> str:
     for table, index in INDEX_CASES:
         got = call(index_device, table, index)
         expected = index_device_reference(table, index)
-        if str(got) != expected:
+        if text(got) != expected:
             raise Wrong(f"index_device({table!r}, {index!r}) returned {got!r}; the index must be on {expected}.")
     return f"Right for all {len(INDEX_CASES)} pairs: indices may live on the CPU or on the table's device."
 
@@ -209,7 +209,7 @@ def _load_anywhere(load_anywhere) -> str:
                             f"{sorted(original)}, got {got!r}.")
             for key, value in original.items():
                 loaded = got[key]
-                if not isinstance(loaded, torch.Tensor) or loaded.device != torch.device(device):
+                if type(loaded) is not torch.Tensor or loaded.device != torch.device(device):
                     where = loaded.device if isinstance(loaded, torch.Tensor) else type(loaded).__name__
                     raise Wrong(f"Saved on {saved_on}, loaded onto {device}: {key!r} is on {where}.")
                 if device != "meta" and not torch.equal(loaded.cpu(), value):

@@ -13,7 +13,7 @@ import statistics
 
 import torch
 
-from course_utils.checks._core import Wrong, call, exercise
+from course_utils.checks._core import Wrong, call, exercise, number
 from course_utils.checks._guard import seal
 from course_utils.transfer.ceilings import Ceiling
 from course_utils.transfer.fake import FakeAsyncDevice
@@ -54,10 +54,11 @@ def _time_per_call(time_per_call) -> str:
         device = FakeAsyncDevice(launch_s=LAUNCH_S)
         if backlog:
             device.launch(backlog)  # someone else's work, still running when the timing starts
-        got = call(time_per_call, _sequence_op(device, durations), device.clock, device.synchronize, repeats)
+        answer = call(time_per_call, _sequence_op(device, durations), device.clock, device.synchronize, repeats)
         expected = statistics.median([durations[i % len(durations)] for i in range(repeats)])
-        if not isinstance(got, (int, float)) or isinstance(got, bool):
-            raise Wrong(f"time_per_call returned {got!r}; expected a number of seconds.")
+        got = number(answer)
+        if got is None:
+            raise Wrong(f"time_per_call returned {answer!r}; expected a number of seconds (an int or a float).")
         if math.isclose(got, expected, rel_tol=1e-6):
             continue
         case = f"work of {[f'{d * 1e3:g} ms' for d in durations]}, {repeats} repeat(s)"
@@ -109,7 +110,10 @@ def _copy_all_to_host(copy_all_to_host) -> str:
         if device.implicit_syncs:
             raise Wrong("Your code read device data (.item()/.tolist() on a device tensor), which waits for the GPU "
                         "like a synchronize.", "Copy into the buffers and synchronize once; do not read the sources.")
-        values = [b.tolist() if hasattr(b, "tolist") else b for b in got]  # a plain host read: it does not wait
+        if any(g is not b for g, b in zip(got, buffers)):
+            raise Wrong("copy_all_to_host returned something other than the buffers it was given.",
+                        "Copy into the buffers you are given and return those same buffers, in order.")
+        values = [b.tolist() for b in got]  # a plain host read: it does not wait
         expected = [list(s.values) for s in sources]
         if values != expected:
             raise Wrong(
@@ -146,12 +150,13 @@ GBPS_CASES = (
 )
 def _gbps(gbps) -> str:
     for nbytes, seconds in GBPS_CASES:
-        got = call(gbps, nbytes, seconds)
+        answer = call(gbps, nbytes, seconds)
         expected = nbytes / statistics.median(seconds) / 1e9
-        if isinstance(got, (int, float)) and math.isclose(got, expected, rel_tol=1e-9):
+        got = number(answer)
+        if got is not None and math.isclose(got, expected, rel_tol=1e-9):
             continue
-        found = f"gbps({nbytes}, {seconds}) returned {got!r}; expected {expected:.6g}."
-        if isinstance(got, (int, float)):
+        found = f"gbps({nbytes}, {seconds}) returned {answer!r}; expected {expected:.6g}."
+        if got is not None:
             if math.isclose(got, expected * 1e9 / 2**30, rel_tol=1e-9):
                 raise Wrong(found, "You divided by 2**30 (GiB). Bandwidths are quoted in GB: divide by 1e9.")
             if math.isclose(got, nbytes / (sum(seconds) / len(seconds)) / 1e9, rel_tol=1e-9):
@@ -172,13 +177,14 @@ def _gbps(gbps) -> str:
 def _pcie_ceiling_gbps(pcie_ceiling_gbps) -> str:
     for gen in (1, 2, 3, 4, 5):
         for lanes in (16, 8, 4, 1):
-            got = call(pcie_ceiling_gbps, gen, lanes)
+            answer = call(pcie_ceiling_gbps, gen, lanes)
             expected = Ceiling(gen, lanes).gbps
-            if isinstance(got, (int, float)) and math.isclose(got, expected, rel_tol=1e-9):
+            got = number(answer)
+            if got is not None and math.isclose(got, expected, rel_tol=1e-9):
                 continue
-            found = f"pcie_ceiling_gbps({gen}, {lanes}) returned {got!r}; expected {expected:.6g} GB/s."
+            found = f"pcie_ceiling_gbps({gen}, {lanes}) returned {answer!r}; expected {expected:.6g} GB/s."
             rate = Ceiling(gen, lanes).gts
-            if isinstance(got, (int, float)):
+            if got is not None:
                 if math.isclose(got, rate * lanes / 8, rel_tol=1e-9):
                     raise Wrong(found, "You left out the line encoding: 128b/130b from Gen3, 8b/10b before.")
                 if math.isclose(got, rate * lanes, rel_tol=1e-9) or math.isclose(got, expected * 8, rel_tol=1e-9):

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import torch
 
-from course_utils.checks._core import Wrong, call, exercise
+from course_utils.checks._core import Wrong, call, exercise, same
 from course_utils.checks._guard import seal
 from course_utils.distributed import device_for_rank, local_rank_from
 
@@ -150,8 +150,7 @@ def _ddp_device_ids(fn) -> str:
                 "ValueError ('device_ids and output_device arguments only work with single-device/multiple-device "
                 "GPU modules or CPU modules') unless device_ids is None.",
             )
-        if expected is not None and (not isinstance(got, list) or got != expected
-                                     or not all(type(i) is int for i in got)):
+        if expected is not None and not same(got, expected):
             raise Wrong(
                 f"ddp_device_ids({device!r}) returned {got!r}; expected {expected!r}, a list holding the GPU's index.",
                 "device_ids=[i] for a module on cuda:i: torch.device(device).index gives i.",
@@ -182,7 +181,7 @@ def _shared_gpus(fn) -> str:
         got = call(fn, dict(devices))
         if not isinstance(got, dict):
             raise Wrong(f"shared_gpus({devices}) returned {got!r}; expected a dict such as {expected!r}.")
-        if got != expected or any(not isinstance(v, list) for v in got.values()):
+        if not same(got, expected):
             raise Wrong(f"shared_gpus({devices}) returned {got!r}; expected {expected!r}.")
     return f"Right for {len(SHARED_CASES)} assignments: you would spot NCCL's 'Duplicate GPU detected' before NCCL does."
 
