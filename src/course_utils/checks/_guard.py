@@ -32,6 +32,12 @@ from dataclasses import dataclass
 
 import torch
 
+# The builtins this module calls, bound here at import: a notebook that replaces
+# builtins.isinstance cannot change how the comparison itself runs (globals win over builtins).
+isinstance, callable, getattr, id, len, repr, sorted, tuple, type, vars = (  # noqa: A001
+    builtins.isinstance, builtins.callable, builtins.getattr, builtins.id, builtins.len, builtins.repr,
+    builtins.sorted, builtins.tuple, builtins.type, builtins.vars)
+
 # The builtins the checks call. IPython adds and removes its own (exit, get_ipython) around each
 # cell, so the whole builtins namespace is not a stable thing to compare.
 _BUILTINS = (
