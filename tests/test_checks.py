@@ -118,3 +118,47 @@ def test_reference_agrees_with_torch_on_random_masks(monkeypatch):
         cut = next((i for i, v in enumerate(parsed) if v >= physical), len(parsed))
         assert visible_gpus_reference(mask, physical) == list(parsed[:cut]), (mask, physical)
     assert os.environ.get("CUDA_VISIBLE_DEVICES") is not None  # monkeypatch restores it afterwards
+
+
+# ----------------------------------------------------------------- how results read
+
+
+def test_a_syntax_error_in_the_answer_cell_is_named_with_its_line():
+    """In IPython, a cell that does not compile leaves its SyntaxError in sys.last_value; the check says so."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("from course_utils import check")
+        shell.run_cell("def describe_gpu(props):\n    return (f'{props.name}'\n            + 'x'\n    return 1\n")
+        shell.run_cell("result = check('01.3')")
+        result = shell.user_ns["result"]
+        assert result.status == "fail", result
+        # Python points at the bracket that was never closed, line 2 of the cell
+        assert "SyntaxError" in result.message and "line 2" in result.message and "return (f'" in result.message
+        assert "describe_gpu" in result.message and "Fix that line" in result.hint
+        shell.run_cell("def describe_gpu(props):\n    return 'fixed'\n")
+        shell.run_cell("result = check('01.3')")
+        assert "SyntaxError" not in shell.user_ns["result"].message  # a fixed cell is checked as usual
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_an_unrelated_syntax_error_does_not_hide_a_missing_function():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("from course_utils import check")
+        shell.run_cell("x = (1,\n")
+        shell.run_cell("result = check('01.3')")
+        assert shell.user_ns["result"].status == "missing"
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_plain_text_has_no_markdown_backticks_and_html_shows_code():
+    result = check("test.1")  # missing: its message and hint name `double`
+    assert "`" not in str(result)
+    assert "<code>double</code>" in result._repr_mimebundle_()["text/html"]
+    assert "`double`" in result.to_dict()["message"]  # the data keeps Markdown, for feedback files
