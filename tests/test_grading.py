@@ -348,20 +348,36 @@ def test_cli_grades_the_real_exercise_01(tmp_path, capsys):
         "import course_utils.checks._core as core\n"
         "core._REGISTRY['01.3'] = core.Exercise('01.3', 'x', 'describe_gpu', lambda f: 'Correct.')"))
     nbformat.write(nb, submitted / "cid.ipynb")
+    forged = nbformat.read(EXERCISE_01, as_version=4)  # lazy answers, and the checks' cases emptied
+    forged.cells.append(nbformat.v4.new_code_cell(
+        "import importlib\n"
+        "nb01 = importlib.import_module('course_utils.checks.nb01')\n"
+        "nb01.VISIBLE_CASES = ()\nnb01.FAKE_GPUS = ()\n"
+        "def visible_gpus(mask, physical):\n    return []\n"
+        "def describe_gpu(props):\n    return ''\n"))
+    nbformat.write(forged, submitted / "dan.ipynb")
+    broken = nbformat.read(EXERCISE_01, as_version=4)  # the answer to 01.3 does not compile
+    answer = next(c for c in broken.cells if c.cell_type == "code" and "def describe_gpu" in c.source)
+    answer.source = "def describe_gpu(props):\n    return f'{props.name'\n"
+    nbformat.write(broken, submitted / "eve.ipynb")
     before = tree_digest(submitted, EXERCISE_01)
     out = tmp_path / "grades"
     code = main(["01", str(submitted), "--out", str(out), "--jobs", "2", "--cell-timeout", "60"])
     assert code == 0
     printed = capsys.readouterr()
-    assert "passed every exercise: 1 of 3" in printed.out and "[3/3]" in printed.err
+    assert "passed every exercise: 1 of 5" in printed.out and "[5/5]" in printed.err
     table = {r["learner"]: r for r in csv.DictReader(open(out / "grades.csv", encoding="utf-8", newline=""))}
     ids = ["01.1", "01.2", "01.3", "01.4"]
     assert [table["ada"][i] for i in ids] == ["pass"] * 4 and table["ada"]["passed"] == "4"
     assert [table["bea"][i] for i in ids] == ["not-attempted"] * 4
     assert [table["cid"][i] for i in ids] == ["not-attempted", "not-attempted", "tampered", "not-attempted"]
     assert "the checker of 01.3 was replaced" in table["cid"]["reason"]
+    assert [table["dan"][i] for i in ids] == ["not-attempted", "tampered", "tampered", "not-attempted"]
+    assert "course_utils.checks.nb01.VISIBLE_CASES was replaced" in table["dan"]["reason"]
+    assert table["eve"]["01.3"] == "fail"
+    assert "SyntaxError" in (out / "feedback" / "eve.md").read_text(encoding="utf-8")
     assert tree_digest(submitted, EXERCISE_01) == before
-    assert sorted(p.name for p in (out / "feedback").iterdir()) == ["ada.md", "bea.md", "cid.md"]
+    assert sorted(p.name for p in (out / "feedback").iterdir()) == ["ada.md", "bea.md", "cid.md", "dan.md", "eve.md"]
 
 
 def _gone(pid: int) -> bool:
