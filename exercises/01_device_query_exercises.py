@@ -22,7 +22,9 @@ from course_utils import check
 # ## Exercise 01.1 · Pick the best device
 #
 # Write `best_device()` returning a `torch.device`: CUDA when available, else Apple's MPS when
-# available, else the CPU.
+# available, else the CPU. Ask inside the function: the check runs it as on a GPU server, a Mac and
+# a laptop by making `torch.cuda.is_available()` and `torch.backends.mps.is_available()` answer as
+# they would there, so an answer that only fits this machine fails.
 
 # %%
 def best_device() -> torch.device:
@@ -37,9 +39,11 @@ check("01.1")
 #
 # Write `visible_gpus(mask, physical)`: given the value of `CUDA_VISIBLE_DEVICES` (integers
 # only) and the number of physical GPUs, return the list of physical GPU indices that torch will
-# call `cuda:0`, `cuda:1`, ... in that order. CUDA reads the list left to right, stops at the first
-# entry that is not a valid GPU index (not a number, negative, or past the last GPU), and hides
-# every GPU if an index is repeated.
+# call `cuda:0`, `cuda:1`, ... in that order. The rules, as `torch.cuda._parse_visible_devices`
+# implements them: read the entries left to right and stop at the first one that is not a number
+# or is negative; if an index repeats among those read, no GPU is visible at all; otherwise keep the
+# indices up to (not including) the first one past the last physical GPU. So with 4 GPUs, `'1,7,2'`
+# shows `[1]`, but `'1,7,1'` shows none: the repeat is found while reading, before any GPU is counted.
 
 # %%
 def visible_gpus(mask: str, physical: int) -> list[int]:
@@ -69,7 +73,10 @@ check("01.3")
 # ## Exercise 01.4 · The current device index, without crashing
 #
 # Write `current_cuda_index()` returning the index of the current CUDA device, or `None` on a
-# machine without CUDA. It must not raise on a laptop with no GPU.
+# machine without CUDA. It must not raise on a laptop with no GPU. The check also runs it as on a
+# 4-GPU server, a CPU-only build of torch and a CUDA build without a driver, by making
+# `torch.cuda.is_available()`, `torch.cuda.device_count()` and `torch.cuda.current_device()`
+# answer (or raise) as they would there.
 
 # %%
 def current_cuda_index() -> int | None:

@@ -77,6 +77,8 @@ check("03.2")
 # `torch.save(model.state_dict(), path)` on any machine (CPU, `cuda:0`, `cuda:1`, ...),
 # `make_model()` builds a fresh model of the right shape on the CPU. Return that model, holding
 # the checkpoint's values, with all its tensors on `device`, on this machine whatever it has.
+# Without a GPU the check also uses `device="meta"`: a meta tensor has no data, so nothing can be
+# copied out of it into a CPU model. Put the model on `device` first, then load into it.
 
 # %%
 def load_onto(path, device, make_model) -> nn.Module:
