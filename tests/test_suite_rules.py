@@ -41,8 +41,8 @@ def test_deliberate_error_cells_must_raise_and_solutions_must_pass(tmp_path):
     stale_claim = build_nb(tmp_path / "notebooks", "stale_claim.ipynb", [("1 / 1", ["raises-exception"])])
     solved = build_nb(tmp_path / "solutions", "solved.ipynb", [
         ("from course_utils import check\n"
-         "def best_device():\n    import torch\n    return torch.device('cpu') if not torch.cuda.is_available() "
-         "else torch.device('cuda')", []),
+         "def best_device():\n    import torch\n    if torch.cuda.is_available():\n        return torch.device('cuda')\n"
+         "    return torch.device('mps' if torch.backends.mps.is_available() else 'cpu')", []),
         ('check("01.1")', []),
     ])
     wrong = build_nb(tmp_path / "solutions", "wrong.ipynb", [

@@ -28,7 +28,7 @@ import importlib
 import os
 import sys
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -67,6 +67,11 @@ def _code_key(fn) -> tuple:
     return (id(fn.__code__), fn.__defaults__, tuple(sorted((fn.__kwdefaults__ or {}).items())))
 
 
+def _code_ids(fn) -> tuple:
+    """The cheap form of ``_code_key``: which code and which defaults objects (run after every call)."""
+    return id(fn.__code__), id(fn.__defaults__), id(fn.__kwdefaults__)
+
+
 def _fingerprint(value, deep: bool):
     """A comparable record of ``value``: identity always; for course data, its full text too."""
     if isinstance(value, types.FunctionType):
@@ -96,10 +101,16 @@ class _Record:
     deep: bool
     strict: bool  # a name added later also counts as a change
     known: frozenset  # every name present when the record was taken
+    names: tuple = ()  # the recorded names, and their objects' ids, for the fast path
+    ids: list = field(default_factory=list)
+    code_keys: tuple = ()  # (name, _code_key) of the recorded functions
+    code_ids: list = field(default_factory=list)  # their _code_ids, for the fast path
 
     def differences(self, quick: bool = False) -> list[str]:
         """What changed; ``quick`` compares identities only (a rebinding, not a change in place)."""
         namespace = vars(self.owner)
+        if quick and self._same_identities(namespace):
+            return []
         found = []
         for name, fingerprint in self.values:
             if name not in namespace:
@@ -108,16 +119,26 @@ class _Record:
             value = namespace[name]
             if _STAND_INS and _STAND_INS.get((id(self.owner), name)) is value and _checks_code(value):
                 continue
-            if quick and id(value) == fingerprint[1] and fingerprint[0] != "function":
-                continue
             if _fingerprint(value, self.deep) != fingerprint and not _torch_rewrap(value, fingerprint):
                 mutated = fingerprint[0] == "data" and id(namespace[name]) == fingerprint[1]
                 found.append(f"{self.label}.{name} was {'changed in place' if mutated else 'replaced'}")
         if self.strict:
             found += [f"{self.label}.{n} was added" for n in namespace if n not in self.known and not _skipped(n)]
+        if quick:  # only rebinding counts here; a change in place is for the full comparison
+            found = [f for f in found if not f.endswith("changed in place")]
         return found
 
+    def _same_identities(self, namespace) -> bool:
+        """The fast path after each call of the answer: every name still bound to the same object
+        (and every function to the same code), and no name added where that matters."""
+        if list(map(id, map(namespace.get, self.names))) != self.ids:  # map(): in C, as it runs after every call
+            return False
+        if [_code_ids(namespace[n]) for n, _ in self.code_keys] != self.code_ids:
+            return False
+        return not self.strict or all(n in self.known or _skipped(n) for n in namespace)
 
+
+_MISSING = object()
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 
 
@@ -151,7 +172,9 @@ def _record(label: str, owner, deep: bool, strict: bool, only=None) -> _Record:
     if not deep:  # library modules: their callables and classes; their data may change legitimately
         names = [n for n in names if callable(namespace[n])]
     values = tuple((n, _fingerprint(namespace[n], deep)) for n in names)
-    return _Record(label, owner, values, deep, strict, frozenset(namespace))
+    return _Record(label, owner, values, deep, strict, frozenset(namespace), tuple(names),
+                   [f[1] for _, f in values], tuple((n, f[2]) for n, f in values if f[0] == "function"),
+                   [_code_ids(namespace[n]) for n, f in values if f[0] == "function"])
 
 
 def _library_records() -> list[_Record]:
