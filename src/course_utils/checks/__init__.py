@@ -22,6 +22,11 @@ from course_utils.checks._core import (
     results_in,
 )
 
+# Load every checks module now, in the notebook's first cell, before any answer runs: each
+# records its cases and the course helpers it uses as they are (``_guard.seal``), so a later
+# change to them is noticed rather than recorded.
+all_exercises()
+
 __all__ = [
     "CHECK_MIME",
     "CheckResult",
