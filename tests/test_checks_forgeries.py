@@ -264,3 +264,15 @@ def test_same_compares_exact_types():
     assert not same(True, 1) and not same(1, 1.0) and not same((1,), [1]) and not same(LyingStr("a"), "b")
     assert same(torch.device("cuda", 1), torch.device("cuda:1"))
     assert type(text(LyingStr("x"))) is str
+
+
+def test_a_helper_changed_before_the_first_check_is_caught():
+    """In a fresh kernel: importing any part of course_utils records the checks first."""
+    import subprocess
+
+    code = ("import course_utils.placement as p\n"
+            "p.placement_report = lambda model: None\n"
+            "from course_utils import check\n"
+            "print(check('03.2', lambda model: None).status)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.stdout.strip().splitlines()[-1] == "tampered", done.stdout + done.stderr
