@@ -249,6 +249,13 @@ def state_device_only(optimizer):
                 state[key] = value.to(param.device)
 
 
+def state_dtype_only(optimizer):
+    for param, state in optimizer.state.items():
+        for key, value in state.items():
+            if key != "step" and isinstance(value, torch.Tensor) and value.is_floating_point():
+                state[key] = value.to(param.dtype)
+
+
 def state_untouched(optimizer):
     return None
 
@@ -675,6 +682,7 @@ WRONG = [
     ("03.4", state_moves_step_too, "'step'"),
     ("03.4", state_device_only, "float64"),
     ("03.4", state_untouched, "float64"),
+    ("03.4", state_dtype_only, "meta"),
     ("04.1", predictions_all_ones, "device_of"),
     ("04.1", predictions_set_device_persists, "undone"),
     ("04.1", predictions_torch_device_switches, "default device"),
