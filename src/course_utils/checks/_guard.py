@@ -25,6 +25,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import importlib
+import operator
 import os
 import sys
 import types
@@ -67,9 +68,8 @@ def _code_key(fn) -> tuple:
     return (id(fn.__code__), fn.__defaults__, tuple(sorted((fn.__kwdefaults__ or {}).items())))
 
 
-def _code_ids(fn) -> tuple:
-    """The cheap form of ``_code_key``: which code and which defaults objects (run after every call)."""
-    return id(fn.__code__), id(fn.__defaults__), id(fn.__kwdefaults__)
+# The cheap form of ``_code_key``, run after every call of the answer: which code and defaults objects.
+_CODE_PARTS = operator.attrgetter("__code__", "__defaults__", "__kwdefaults__")
 
 
 def _fingerprint(value, deep: bool):
@@ -104,7 +104,8 @@ class _Record:
     names: tuple = ()  # the recorded names, and their objects' ids, for the fast path
     ids: list = field(default_factory=list)
     code_keys: tuple = ()  # (name, _code_key) of the recorded functions
-    code_ids: list = field(default_factory=list)  # their _code_ids, for the fast path
+    fn_names: tuple = ()  # the functions' names, and their (code, defaults, kwdefaults), for the fast path
+    code_parts: list = field(default_factory=list)
 
     def differences(self, quick: bool = False) -> list[str]:
         """What changed; ``quick`` compares identities only (a rebinding, not a change in place)."""
@@ -133,7 +134,7 @@ class _Record:
         (and every function to the same code), and no name added where that matters."""
         if list(map(id, map(namespace.get, self.names))) != self.ids:  # map(): in C, as it runs after every call
             return False
-        if [_code_ids(namespace[n]) for n, _ in self.code_keys] != self.code_ids:
+        if list(map(_CODE_PARTS, map(namespace.get, self.fn_names))) != self.code_parts:
             return False
         return not self.strict or all(n in self.known or _skipped(n) for n in namespace)
 
@@ -161,9 +162,9 @@ def _checks_code(value) -> bool:
 
 
 def _skipped(name: str) -> bool:
-    # dunders (a module's __builtins__, a class's __dict__) and the registry, which grows as
-    # modules register; the grader fingerprints each checker in it
-    return (name.startswith("__") and name.endswith("__")) or name == "_REGISTRY"
+    # dunders (a module's __builtins__, a class's __dict__); the registry, which grows as
+    # modules register (the grader fingerprints each checker in it); call()'s call counter
+    return (name.startswith("__") and name.endswith("__")) or name in ("_REGISTRY", "_CALLS")
 
 
 def _record(label: str, owner, deep: bool, strict: bool, only=None) -> _Record:
@@ -174,7 +175,8 @@ def _record(label: str, owner, deep: bool, strict: bool, only=None) -> _Record:
     values = tuple((n, _fingerprint(namespace[n], deep)) for n in names)
     return _Record(label, owner, values, deep, strict, frozenset(namespace), tuple(names),
                    [f[1] for _, f in values], tuple((n, f[2]) for n, f in values if f[0] == "function"),
-                   [_code_ids(namespace[n]) for n, f in values if f[0] == "function"])
+                   tuple(n for n, f in values if f[0] == "function"),
+                   [_CODE_PARTS(namespace[n]) for n, f in values if f[0] == "function"])
 
 
 def _library_records() -> list[_Record]:
