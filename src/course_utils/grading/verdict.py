@@ -71,7 +71,8 @@ def _grade_check(step: Step, run: StepRun, baseline: dict | None, title: str, fl
         flags.append(f"the check of {ex} returned something that is not a genuine CheckResult")
         return ExerciseGrade(ex, title, "tampered", "The check returned something that is not a genuine result.",
                              _TAMPER_HINT)
-    return ExerciseGrade(ex, str(result.get("title") or title), result["status"], str(result.get("message", "")),
+    # the exercise notebook's heading names the exercise in every row; the check's own title only fills a gap
+    return ExerciseGrade(ex, title or str(result.get("title") or ""), result["status"], str(result.get("message", "")),
                          str(result.get("hint", "")))
 
 
