@@ -59,10 +59,11 @@ def _write_flags(scratch: Scratch, runs: list[StepRun], sandboxed: bool) -> tupl
     flags = []
     if paths:
         shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-        flags.append(("tried to write outside its scratch folder, which the sandbox refused: " if sandboxed else
+        flags.append(("tried to write outside its scratch folder (the sandbox kept every file there unchanged): "
+                      if sandboxed else
                       "wrote or tried to write outside its scratch folder, by absolute path: ") + shown)
     if refused and not paths:
-        flags.append("tried to write outside its scratch folder, which the sandbox refused (its output shows: "
+        flags.append("tried to write outside its scratch folder, and the sandbox refused (its output shows: "
                      + "; ".join(refused[:3]) + ")")
     return tuple(flags)
 

@@ -141,7 +141,10 @@ def probe(mode: str = "auto", bwrap: str | None = None) -> Isolation:
         with tempfile.TemporaryDirectory(prefix="course-grade-probe-") as tmp:
             own, work = Path(tmp) / "own", Path(tmp) / "own" / "work"
             work.mkdir(parents=True)
-            code = ("import pathlib, socket, course_utils\n"
+            # find, not import: the kernel's imports are checked without paying for torch's here
+            code = ("import importlib.util, pathlib, socket\n"
+                    "for name in ('course_utils', 'torch', 'ipykernel'):\n"
+                    "    open(importlib.util.find_spec(name).origin, 'rb').close()\n"
                     "pathlib.Path('written').write_text('ok')\n"
                     "print([name for _, name in socket.if_nameindex()])\n")
             try:
