@@ -4,7 +4,7 @@ Lesson: none; this is the instructors' tool (``course-grade``). Each submission 
 working folder, ``HOME``, ``TMPDIR`` and Jupyter's runtime folder inside its own scratch folder,
 in its own process group that is killed when grading ends. That keeps honest mistakes (relative
 paths, temp files, stray child processes) away from the instructor's files. On its own it does
-NOT stop deliberate harm: without bubblewrap (``bubblewrap``) the code runs as the instructor's
+NOT stop deliberate harm: without bubblewrap (module ``bubblewrap``) the code runs as the instructor's
 user and can write anywhere that user can, by absolute path. What it can, the grader detects:
 files that appear outside a scratch folder in the batch's temporary folder, any change to the
 exercise notebook or the submissions (hashed before and after), and the writes outside its own
