@@ -14,7 +14,13 @@ PORT   ?= 8888
 # Jupyter refuses to start as root (common in containers) unless told it is on purpose.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab test setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean
+# nbgrader lives in a venv of its own layered over .venv (it sees the course's packages, torch and
+# course_utils included, through a .pth file), so its JupyterLab extensions stay out of `make lab`.
+NBGRADER_VENV  ?= .venv-nbgrader
+NBGRADER       ?= nbgrader==0.9.6
+NBGRADER_STAMP := $(NBGRADER_VENV)/.nbgrader-installed
+
+.PHONY: lab test setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean nbgrader-env
 
 setup: $(STAMP)
 
@@ -43,7 +49,15 @@ check-pairs: $(STAMP)
 	$(BIN)/python -m course_utils.pairing
 
 clean:
-	rm -rf $(VENV) .pytest_cache build src/*.egg-info
+	rm -rf $(VENV) $(NBGRADER_VENV) .pytest_cache build src/*.egg-info
+
+nbgrader-env: $(NBGRADER_STAMP)
+
+$(NBGRADER_STAMP): $(STAMP)
+	@test -x $(NBGRADER_VENV)/bin/python || $(BIN)/python -m venv $(NBGRADER_VENV)
+	$(BIN)/python -m course_utils.grading.nbgrader --overlay $(NBGRADER_VENV)
+	$(NBGRADER_VENV)/bin/python -m pip install --quiet "$(NBGRADER)"
+	@touch $(NBGRADER_STAMP)
 
 # Measurement: the transfer helper against torch.utils.benchmark.Timer, and the class table.
 bench: $(STAMP)

@@ -163,3 +163,36 @@ def tree_digest(*paths: Path) -> dict[str, str]:
 
 def loads(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+SLEEPER = "297.125"  # the seconds a sandboxed learner's detached child sleeps: unique, so /proc finds it
+
+
+def build_sandbox_submissions(folder: Path, exercise: Path) -> dict[str, str]:
+    """Submissions that try what only a sandbox stops: writes by absolute path (from Python and from a
+    shell) to another learner's submission and to the instructor's exercise notebook, a child process
+    that leaves the kernel's session, and the network. ``alice`` is the victim."""
+    folder.mkdir(parents=True, exist_ok=True)
+    victim = folder / "alice.ipynb"
+    made = {"alice": "the solution, and the victim", "untouched": "the exercise as handed out"}
+    write(victim, notebook(solved()))
+    write(folder / "untouched.ipynb", notebook(cells()))
+    escape = (f"for target in [{str(victim)!r}, {str(exercise)!r}]:\n"
+              "    try:\n        open(target, 'a').write('overwritten')\n"
+              "    except OSError as exc:\n        print(exc)\n"
+              f"import subprocess\nsubprocess.run('echo x >> {exercise}', shell=True)")
+    write(folder / "mallory.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"], extra={1: escape})))
+    made["mallory"] = "writes to alice's submission and the exercise notebook by absolute path"
+    write(folder / "detached.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"], extra={1: (
+        f"import subprocess\nsubprocess.Popen(['sleep', '{SLEEPER}'], start_new_session=True)")})))
+    made["detached"] = "starts a child in a session of its own, which a process group kill misses"
+    write(folder / "network.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"], extra={1: (
+        "import socket\ninterfaces = [name for _, name in socket.if_nameindex()]\n"
+        "assert interfaces == ['lo'], f'network interfaces: {interfaces}'")})))
+    made["network"] = "fails a cell when it sees any network interface but its own loopback"
+    write(folder / "segfault.ipynb", notebook(cells(ANSWERS["double"], "    import ctypes\n    ctypes.string_at(0)")))
+    made["segfault"] = "an answer that segfaults (bwrap reports 128 + the signal)"
+    write(folder / "relative.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"], extra={
+        1: "open('../../escape.txt', 'w').write('out')\nopen('../../../escape_batch.txt', 'w').write('out')"})))
+    made["relative"] = "writes one and two levels above its scratch folder"
+    return made

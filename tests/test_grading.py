@@ -3,7 +3,9 @@ from the grader's own checks; the instructor's files never change; kernels and t
 
 The batch tests build their submissions in code (tests/grading_fixtures.py) and grade them once,
 with two jobs and a short per-cell timeout, against a tiny exercise whose two checks are
-registered in its own setup cell. One test grades the real exercises/01 through the command line.
+registered in its own setup cell: the hostile batch without a sandbox (what macOS, Windows and a
+Linux without bwrap get), a smaller one under bubblewrap (skipped, with the reason, where bwrap
+cannot start). One test grades the real exercises/01 through the command line.
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ import nbformat
 import pytest
 
 from course_utils.grading import Limits, grade_batch, main, write_reports
+from course_utils.grading.bubblewrap import SandboxUnavailable, probe
 from course_utils.grading.cli import ProgressBar
 from course_utils.grading.plan import build_plan, binds
-from course_utils.grading.report import _safe
+from course_utils.grading.report import _safe, feedback_text, markdown, prepare_out
+from course_utils.grading.results import ExerciseGrade, Submission, SubmissionGrade
 from course_utils.grading.runner import _CappedClient
 from course_utils.grading.spec import check_cell_id, find_exercise_notebook, read_spec
 from course_utils.grading.submissions import (
@@ -34,7 +38,17 @@ from course_utils.grading.submissions import (
     read_code_cells,
     slug,
 )
-from grading_fixtures import build_submissions, cells, exercise_notebook, notebook, solved, tree_digest, write
+from grading_fixtures import (
+    ANSWERS,
+    build_sandbox_submissions,
+    build_submissions,
+    cells,
+    exercise_notebook,
+    notebook,
+    solved,
+    tree_digest,
+    write,
+)
 from notebook_runner import ROOT
 
 EXERCISE_01 = ROOT / "exercises" / "01_device_query_exercises.ipynb"
@@ -232,7 +246,8 @@ EXPECTED = {  # learner: (g.1, g.2, text the reason must contain)
     "fake": ("not-attempted", "not-attempted", "FLAG: the notebook shows PASS for g.1 when run by the grader"),
     "monkeypatch": ("tampered", "tampered", "FLAG: the check machinery"),
     "patch_during_check": ("tampered", "tampered", "modified before or while checking g.1"),
-    "child": ("pass", "pass", ""),
+    # it writes its child's pid by absolute path, outside its folder: named, though it is the test's own file
+    "child": ("pass", "pass", "FLAG: wrote or tried to write outside its scratch folder, by absolute path: "),
     "spaces and ünïcode": ("invalid", "invalid", "not valid notebook JSON"),
     "=formula": ("invalid", "invalid", "not valid notebook JSON"),
     ODD: ("pass", "pass", ""),
@@ -249,7 +264,7 @@ def graded(tmp_path_factory):
     before = tree_digest(root / "submitted", exercise)
     seen = []
     result = grade_batch(exercise, root / "submitted", jobs=2, limits=Limits(cell_timeout=6, total_timeout=120),
-                         progress=lambda done, total, row: seen.append((done, total)))
+                         progress=lambda done, total, row: seen.append((done, total)), sandbox="off")
     written = write_reports(result, root / "out")
     rows = {r.submission.learner: r for r in result.rows}
     return dict(root=root, made=made, result=result, rows=rows, before=before, exercise=exercise,
@@ -280,6 +295,13 @@ def test_the_instructors_files_never_change(graded):
     assert graded["result"].changed_files == ()
     for folder in (graded["root"], graded["root"] / "submitted", graded["root"] / "exercises"):
         assert not (folder / "escape.txt").exists()
+
+
+@pytest.mark.slow
+def test_each_exercise_has_one_title_in_every_row(graded):
+    # g.2 has no heading in the exercise notebook: the check's title fills the gap, for every row alike
+    titles = {(g.exercise, g.title) for r in graded["result"].rows for g in r.grades}
+    assert titles == {("g.1", "Double a number"), ("g.2", "Greet someone")}, titles
 
 
 @pytest.mark.slow
@@ -326,13 +348,172 @@ def test_reports_are_written_with_safe_names(graded):
     huge = (out / "feedback" / "huge_output.md").read_text(encoding="utf-8")
     assert len(huge) < 10_000 and "its output was cut" in huge
     raises = (out / "feedback" / "raises.md").read_text(encoding="utf-8")
-    assert "Your code raised ZeroDivisionError" in raises and "*Hint:* Multiply by two." in raises
+    assert "Your code raised ZeroDivisionError" in raises and "**Hint:** Multiply by two." in raises
     summary = (out / "summary.txt").read_text(encoding="utf-8")
     counts = graded["result"].counts()
     assert counts["g.1"]["pass"] == sum(1 for e in EXPECTED.values() if e[0] == "pass")
     assert "unchanged (sha256 before and after)" in summary and "flagged for a look" in summary
     details = list(csv.DictReader(open(out / "details.csv", encoding="utf-8", newline="")))
     assert len(details) == 2 * len(table)
+
+
+# ----------------------------------------------------------------- slow: the same dangers under bubblewrap
+
+SANDBOX = probe("auto")
+needs_sandbox = pytest.mark.skipif(not SANDBOX.sandboxed, reason=f"needs a working bubblewrap: {SANDBOX.reason}")
+SANDBOX_EXPECTED = {  # learner: (g.1, g.2, text the reason must contain)
+    "alice": ("pass", "pass", ""),
+    "untouched": ("not-attempted", "not-attempted", ""),
+    "mallory": ("pass", "pass", "FLAG: tried to write outside its scratch folder (the sandbox kept every file there "
+                "unchanged): {victim}, {exercise}"),
+    "detached": ("pass", "pass", "FLAG: code cell 2 starts processes meant to outlive the kernel"),
+    "network": ("pass", "pass", ""),
+    "segfault": ("pass", "crashed", "killed by SIGSEGV"),
+    "relative": ("pass", "pass", "FLAG: wrote outside its working folder: ../../escape.txt"),
+}
+
+
+@pytest.fixture(scope="module")
+def sandboxed():
+    import tempfile
+
+    from grading_fixtures import SLEEPER
+
+    # outside /tmp, like an instructor's files: there the sandbox shows them read-only, not hidden
+    (ROOT / "build").mkdir(exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix="test-sandbox-", dir=ROOT / "build"))
+    try:
+        exercise = exercise_notebook(root / "exercises")
+        made = build_sandbox_submissions(root / "submitted", exercise)
+        before = tree_digest(root / "submitted", exercise)
+        result = grade_batch(exercise, root / "submitted", jobs=2, limits=Limits(cell_timeout=20, total_timeout=120),
+                             sandbox="require")
+        after = tree_digest(root / "submitted", exercise)
+        sleepers = []
+        for proc in Path("/proc").iterdir():
+            try:
+                if proc.name.isdigit() and SLEEPER in (proc / "cmdline").read_text():
+                    sleepers.append(proc.name)
+            except OSError:
+                pass
+        yield dict(root=root, made=made, result=result, rows={r.submission.learner: r for r in result.rows},
+                   exercise=exercise, before=before, after=after, sleepers=sleepers)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.slow
+@needs_sandbox
+@pytest.mark.parametrize("learner", sorted(SANDBOX_EXPECTED))
+def test_each_sandboxed_submission_gets_its_grade_and_reason(sandboxed, learner):
+    assert set(sandboxed["made"]) == set(SANDBOX_EXPECTED), "the fixture and the expectations drifted apart"
+    row = sandboxed["rows"][learner]
+    g1, g2, reason = SANDBOX_EXPECTED[learner]
+    reason = reason.format(victim=sandboxed["root"] / "submitted" / "alice.ipynb", exercise=sandboxed["exercise"])
+    assert [g.status for g in row.grades] == [g1, g2], str(row)
+    assert reason in row.reason, row.reason
+    if not reason:
+        assert not row.flags and not row.notes, row.reason
+
+
+@pytest.mark.slow
+@needs_sandbox
+def test_the_sandbox_keeps_every_file_outside_the_scratch_folder_unchanged(sandboxed):
+    # mallory appended to alice's submission and to the exercise notebook, from Python and from a shell
+    assert sandboxed["after"] == sandboxed["before"]
+    assert sandboxed["result"].changed_files == ()
+    assert sandboxed["result"].strays == (), "../../../ landed in the sandbox's private tmpfs, not the batch folder"
+    assert "sandbox: bubblewrap" in sandboxed["result"].isolation and "sandbox: bubblewrap" in str(sandboxed["result"])
+
+
+@pytest.mark.slow
+@needs_sandbox
+def test_a_detached_child_dies_with_the_sandbox(sandboxed):
+    # start_new_session leaves the kernel's process group; the PID namespace still takes it down
+    assert sandboxed["sleepers"] == [], f"a learner's detached child survived the batch: {sandboxed['sleepers']}"
+
+
+def test_without_bwrap_auto_says_why_and_require_refuses(tmp_path):
+    missing = probe("auto", bwrap=str(tmp_path / "no-bwrap"))
+    assert not missing.sandboxed and "bwrap is not installed" in missing.reason
+    assert "sandbox: NONE (bwrap is not installed" in str(missing)
+    with pytest.raises(SandboxUnavailable, match="--sandbox=require, but no sandbox is available: bwrap is not"):
+        probe("require", bwrap=str(tmp_path / "no-bwrap"))
+    broken = probe("auto", bwrap=shutil.which("false") or "/bin/false")  # installed, but cannot start anything
+    assert not broken.sandboxed and "failed to start a kernel here" in broken.reason
+    assert "turned off" in probe("off").reason
+    with pytest.raises(ValueError, match="must be one of auto, require, off"):
+        probe("on")
+
+
+def test_cli_says_at_the_start_when_there_is_no_sandbox(tmp_path, capsys):
+    submitted = tmp_path / "submitted"
+    submitted.mkdir()
+    (submitted / "zed.ipynb").write_text("{not json", encoding="utf-8")  # graded without a kernel
+    assert main([str(EXERCISE_01), str(submitted), "--out", str(tmp_path / "out"), "--sandbox", "off", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("course-grade: sandbox: NONE (turned off with --sandbox=off)"), err
+    assert "sandbox: NONE" in (tmp_path / "out" / "summary.txt").read_text(encoding="utf-8")
+
+
+def test_cli_sandbox_require_without_bwrap_is_a_usage_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COURSE_BWRAP", str(tmp_path / "no-bwrap"))
+    with pytest.raises(SystemExit) as stopped:
+        main([str(EXERCISE_01), str(tmp_path), "--out", str(tmp_path.parent / "out-x"), "--sandbox", "require"])
+    assert stopped.value.code == 2 and "no sandbox is available" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------- the reports: one batch per folder, readable Markdown
+
+def _row(learner: str, *grades: ExerciseGrade, notes=()) -> SubmissionGrade:
+    return SubmissionGrade(Submission(learner, f"{learner}.ipynb", learner, None), grades, tuple(notes))
+
+
+def test_an_earlier_report_is_replaced_whole_and_a_foreign_folder_refused(tmp_path):
+    from course_utils.grading.results import BatchResult
+
+    out = tmp_path / "out"
+    first = BatchResult("ex.ipynb", ("g.1",), (_row("ann", ExerciseGrade("g.1", "T", "pass", "ok")),
+                                               _row("bob", ExerciseGrade("g.1", "T", "fail", "no"))), 1, 1.0)
+    write_reports(first, out)
+    assert "replacing the earlier report" in prepare_out(out) and "2 feedback file(s)" in prepare_out(out)
+    second = BatchResult("ex.ipynb", ("g.1",), (_row("cy", ExerciseGrade("g.1", "T", "pass", "ok")),), 1, 1.0)
+    write_reports(second, out)
+    assert sorted(p.name for p in (out / "feedback").iterdir()) == ["cy.md"], "a stale feedback file was left"
+    assert prepare_out(tmp_path / "new") == ""
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "thesis.tex").write_text("x")
+    with pytest.raises(ValueError, match=r"holds files that are not a course-grade report \(thesis.tex\)"):
+        prepare_out(tmp_path / "mine")
+    assert (tmp_path / "mine" / "thesis.tex").exists()
+
+
+def test_cli_refuses_a_foreign_out_folder_before_grading(tmp_path, capsys):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "notes.txt").write_text("mine")
+    (tmp_path / "submitted").mkdir()
+    with pytest.raises(SystemExit) as stopped:
+        main([str(EXERCISE_01), str(tmp_path / "submitted"), "--out", str(tmp_path / "out")])
+    assert stopped.value.code == 2 and "not a course-grade report (notes.txt)" in capsys.readouterr().err
+
+
+def test_a_file_that_cannot_run_says_why_once():
+    why = "not valid notebook JSON (Expecting value: line 1 column 2 (char 1)); was the file saved completely?"
+    grades = [ExerciseGrade(f"01.{k}", "T", "invalid", f"Not graded: {why}.", "Hand in the notebook file.")
+              for k in range(1, 5)]
+    text = feedback_text(_row("zed", *grades, notes=(why,)), "01.ipynb")
+    assert text.count("saved completely") == 1, text
+    assert text.count("Hand in the notebook file") == 1 and "## All exercises: invalid" in text
+
+
+def test_feedback_markdown_shows_code_as_code_and_text_as_written():
+    mistune = pytest.importorskip("mistune")
+    hint = "Use `with torch.device(device): return make()`; props.total_memory is 1024**3 per GiB, see __init__ | `a"
+    html = mistune.html(markdown(hint))
+    assert "<code>with torch.device(device): return make()</code>" in html
+    assert "1024**3" in html and "__init__" in html and "<strong>" not in html and "<em>" not in html
+    assert "`a" in html, "a stray backtick is shown as written"
+    assert mistune.html(markdown("one\ntwo")).count("<br") == 1
 
 
 # ----------------------------------------------------------------- slow: the real exercise, through the CLI
@@ -407,7 +588,8 @@ def test_ctrl_c_kills_every_kernel_and_writes_no_report(tmp_path):
         2: f"import os\nopen({str(marker)!r}, 'w').write(str(os.getpid()))\nwhile True:\n    pass"})))
     command = "import sys; from course_utils.grading import main; sys.exit(main())"
     grader = subprocess.Popen([sys.executable, "-c", command, str(exercise), str(tmp_path / "submitted"),
-                               "--out", str(tmp_path / "out"), "--cell-timeout", "300", "--quiet"],
+                               "--out", str(tmp_path / "out"), "--cell-timeout", "300", "--quiet",
+                               "--sandbox", "off"],  # the marker is written by absolute path, outside it
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         for _ in range(1200):

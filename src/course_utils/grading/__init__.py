@@ -8,7 +8,10 @@ grader's own check cells as structured data, never from printed text. One module
 - ``submissions``: find the submissions, name them safely, read their code cells;
 - ``plan``: what runs in the kernel (the learner's cells and the grader's check cells);
 - ``runner``: run it, surviving endless loops, crashes and floods of output;
-- ``sandbox``: scratch folders, the kernel's environment, clean-up (not a security sandbox);
+- ``sandbox``: scratch folders, the kernel's environment, clean-up, the write log;
+- ``bubblewrap``: on Linux, each kernel in a bwrap sandbox (read-only file system but its own
+  folder, no network, own process namespace), or a plain statement that there is none, and why;
+- ``nbgrader``: the course's notebooks made ready for nbgrader, and its autograde fallback;
 - ``verdict``: turn what ran into grades, flagging what looks forged;
 - ``batch``: grade a whole folder, several kernels at a time;
 - ``report`` and ``cli``: the files and the command.

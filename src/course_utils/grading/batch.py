@@ -19,10 +19,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
+from course_utils.grading.bubblewrap import Isolation, bwrap_argv, ipc_path, probe
 from course_utils.grading.plan import build_plan
 from course_utils.grading.results import BatchResult, Submission, SubmissionGrade
-from course_utils.grading.runner import Limits, run_steps
-from course_utils.grading.sandbox import KernelGroups, changed, fingerprint, kernel_env, make_scratch, remove
+from course_utils.grading.runner import Launch, Limits, StepRun, run_steps
+from course_utils.grading.sandbox import KernelGroups, Scratch, changed, fingerprint, kernel_env, make_scratch, remove
 from course_utils.grading.spec import ExerciseSpec, read_spec
 from course_utils.grading.submissions import InvalidSubmission, find_submissions, read_code_cells
 from course_utils.grading.verdict import judge, unrunnable
@@ -35,9 +36,41 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
+READ_ONLY = "Read-only file system"  # strerror(EROFS): what a write outside the sandbox's own folder gets
+
+
+def _refused_writes(runs: list[StepRun]) -> list[str]:
+    """Lines of the learner's outputs that show a write refused by the sandbox (from a shell, too)."""
+    found = []
+    for run in runs:
+        for out in run.outputs:
+            texts = [out.get("text"), out.get("evalue")] if isinstance(out, dict) else []
+            for text in texts:
+                if isinstance(text, str) and READ_ONLY in text:
+                    line = next(ln for ln in text.splitlines() if READ_ONLY in ln)
+                    found.append(" ".join(line.split())[:200])
+    return list(dict.fromkeys(found))
+
+
+def _write_flags(scratch: Scratch, runs: list[StepRun], sandboxed: bool) -> tuple[str, ...]:
+    """Name what the submission wrote, or tried to write, outside its own folder."""
+    paths = scratch.attempted_writes()
+    refused = _refused_writes(runs) if sandboxed else []
+    flags = []
+    if paths:
+        shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+        flags.append(("tried to write outside its scratch folder (the sandbox kept every file there unchanged): "
+                      if sandboxed else
+                      "wrote or tried to write outside its scratch folder, by absolute path: ") + shown)
+    if refused and not paths:
+        flags.append("tried to write outside its scratch folder, and the sandbox refused (its output shows: "
+                     + "; ".join(refused[:3]) + ")")
+    return tuple(flags)
+
+
 def grade_one(submission: Submission, spec: ExerciseSpec, *, batch_root: Path, limits: Limits, kernel_name: str,
               groups: KernelGroups, cancelled: threading.Event, threads: int | None = None,
-              keep_scratch: bool = False) -> SubmissionGrade:
+              keep_scratch: bool = False, isolation: Isolation | None = None) -> SubmissionGrade:
     """Grade one submission in its own scratch folder and kernel; never raises."""
     start = time.monotonic()
     if submission.path is None:
@@ -53,10 +86,14 @@ def grade_one(submission: Submission, spec: ExerciseSpec, *, batch_root: Path, l
         plan = build_plan(spec, cells)
         scratch = make_scratch(batch_root, submission.slug)
         shutil.copyfile(submission.path, scratch.work / f"{submission.slug}{submission.path.suffix}")
+        sandboxed = isolation is not None and isolation.sandboxed
+        launch = Launch(tuple(bwrap_argv(isolation.bwrap, scratch.own, scratch.work, batch_root)),
+                        ipc_path(scratch.root)) if sandboxed else Launch()
         runs, events = asyncio.run(run_steps(plan.steps, kernel_name=kernel_name, scratch=scratch,
                                              env=kernel_env(scratch, threads), limits=limits, groups=groups,
-                                             cancelled=cancelled))
+                                             cancelled=cancelled, launch=launch))
         row = judge(submission, spec, plan, runs, events, cells, time.monotonic() - start)
+        row = replace(row, flags=row.flags + _write_flags(scratch, runs, sandboxed))
         strays = scratch.strays()
         if strays:
             row = replace(row, flags=row.flags + (
@@ -70,16 +107,32 @@ def grade_one(submission: Submission, spec: ExerciseSpec, *, batch_root: Path, l
             remove(scratch.own)
 
 
+def _one_title_each(spec: ExerciseSpec, rows: list[SubmissionGrade]) -> tuple[SubmissionGrade, ...]:
+    """Name each exercise the same way in every row: the exercise notebook's heading, or, where it has
+    none, the title the first row that ran the check got from it (a row that never ran has none)."""
+    titles = {e.id: e.title for e in spec.exercises}
+    for row in rows:
+        for g in row.grades:
+            titles[g.exercise] = titles.get(g.exercise) or g.title
+    return tuple(replace(r, grades=tuple(replace(g, title=titles.get(g.exercise, g.title)) for g in r.grades))
+                 for r in rows)
+
+
 def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, limits: Limits = Limits(),
                 kernel_name: str | None = None, keep_scratch: bool = False,
-                progress: Callable[[int, int, SubmissionGrade], None] | None = None) -> BatchResult:
+                progress: Callable[[int, int, SubmissionGrade], None] | None = None,
+                sandbox: str | Isolation = "auto") -> BatchResult:
     """Grade every submission in ``submissions`` against the exercise notebook ``exercise``.
 
     ``jobs`` kernels run at once (default: one per core). ``progress(done, total, row)`` is
-    called as each submission finishes. The exercise notebook and the submissions are hashed
-    before and after; any change is reported in ``BatchResult.changed_files``.
+    called as each submission finishes. ``sandbox``: "auto" runs each kernel under bubblewrap
+    where it works and says why not otherwise, "require" raises ``SandboxUnavailable`` where it
+    does not, "off" never uses it; or an ``Isolation`` already probed. The exercise notebook and
+    the submissions are hashed before and after; any change is reported in
+    ``BatchResult.changed_files``.
     """
     start = time.monotonic()
+    isolation = sandbox if isinstance(sandbox, Isolation) else probe(sandbox)
     spec = read_spec(Path(exercise))
     found = find_submissions(Path(submissions), spec.path.name)
     if jobs is not None and jobs < 1:
@@ -100,7 +153,8 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
             running.add(sub.learner)
         try:
             return grade_one(sub, spec, batch_root=batch_root, limits=limits, kernel_name=kernel_name or spec.kernel_name,
-                             groups=groups, cancelled=cancelled, threads=threads, keep_scratch=keep_scratch)
+                             groups=groups, cancelled=cancelled, threads=threads, keep_scratch=keep_scratch,
+                             isolation=isolation)
         finally:
             with lock:
                 running.discard(sub.learner)
@@ -137,5 +191,5 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
         if not keep_scratch:
             remove(batch_root)
     after = fingerprint(watched)
-    return BatchResult(str(spec.path), spec.ids, tuple(rows[k] for k in sorted(rows)), jobs,
-                       time.monotonic() - start, tuple(changed(before, after)), tuple(strays_all))
+    return BatchResult(str(spec.path), spec.ids, _one_title_each(spec, [rows[k] for k in sorted(rows)]), jobs,
+                       time.monotonic() - start, tuple(changed(before, after)), tuple(strays_all), str(isolation))

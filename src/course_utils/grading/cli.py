@@ -6,8 +6,10 @@ Lesson: none; this is the instructors' tool. Example::
 
 runs each notebook in ``submitted/`` in its own kernel (one per core at a time) and writes
 ``grades/01/grades.csv``, ``details.csv``, ``summary.txt`` and ``feedback/<learner>.md``.
-Exit status: 0 when every submission got a row; 1 when the exercise notebook or a submission
-changed while grading (it never should); 2 for a usage error; 130 when interrupted.
+On Linux each kernel runs in a bubblewrap sandbox where ``bwrap`` works (``--sandbox=auto``);
+the first line printed says whether it does, and why not. Exit status: 0 when every submission
+got a row; 1 when the exercise notebook or a submission changed while grading (it never should);
+2 for a usage error (``--sandbox=require`` without a sandbox, too); 130 when interrupted.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from pathlib import Path
 from typing import TextIO
 
 from course_utils.grading.batch import cores, grade_batch
-from course_utils.grading.report import summary_text, write_reports
+from course_utils.grading.bubblewrap import MODES, probe
+from course_utils.grading.report import prepare_out, summary_text, write_reports
 from course_utils.grading.results import SubmissionGrade
 from course_utils.grading.runner import Limits
 from course_utils.grading.spec import find_exercise_notebook
@@ -62,6 +65,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--cell-timeout", type=float, default=60.0, help="seconds per cell (default 60)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per submission (default 600)")
     parser.add_argument("--kernel", help="kernel name (default: the exercise notebook's, usually python3)")
+    parser.add_argument("--sandbox", choices=MODES, default="auto",
+                        help="run each kernel under bubblewrap: auto (where it works; default), require (refuse "
+                        "to grade without it), off")
     parser.add_argument("--keep-scratch", action="store_true", help="keep the scratch folders and print where")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary on the screen")
     return parser
@@ -91,14 +97,21 @@ def main(argv: list[str] | None = None) -> int:
                 KernelSpecManager().get_kernel_spec(args.kernel)
             except NoSuchKernel as exc:
                 raise ValueError(f"no Jupyter kernel named {args.kernel!r}; `jupyter kernelspec list` shows them") from exc
+        replaced = prepare_out(out)  # before grading: a refusal costs nothing
+        isolation = probe(args.sandbox)
     except ValueError as exc:
         parser.exit(2, f"course-grade: error: {exc}\n")
+    # said before the first kernel starts, so an instructor without a sandbox knows at once
+    if not args.quiet or not isolation.sandboxed:
+        print(f"course-grade: {isolation}", file=sys.stderr)
+    if replaced and not args.quiet:
+        print(f"course-grade: {replaced}", file=sys.stderr)
     limits = Limits(cell_timeout=args.cell_timeout, total_timeout=args.timeout)
     progress = None if args.quiet else ProgressBar()
     previous = signal.signal(signal.SIGTERM, _interrupt)  # a kill from a batch system: clean up as for Ctrl-C
     try:
         result = grade_batch(exercise, args.submissions, jobs=args.jobs, limits=limits, kernel_name=args.kernel,
-                             keep_scratch=args.keep_scratch, progress=progress)
+                             keep_scratch=args.keep_scratch, progress=progress, sandbox=isolation)
     except KeyboardInterrupt:
         print("\ncourse-grade: interrupted; every kernel was stopped and no report was written", file=sys.stderr)
         return 130

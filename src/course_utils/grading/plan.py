@@ -34,6 +34,55 @@ SUSPICIOUS = (
     (re.compile(r"\bsetsid\b|setpgrp|setpgid|start_new_session"), "starts processes meant to outlive the kernel"),
 )
 
+# The grader's first cell starts with this: an audit hook (which code in the kernel cannot remove)
+# notes every path outside the submission's own folder that is opened for writing, removed,
+# renamed or created, so a submission that writes by absolute path is named in its row, with or
+# without the sandbox. Paths the interpreter writes by itself (bytecode caches, /dev, /proc) are
+# left out. The note goes through os.write, which raises no audit event of its own.
+WATCH_WRITES = r'''# course-grade: notes writes outside this submission's folder (added by the grader)
+def _course_grade_watch_writes():
+    import os
+    import sys
+
+    own, log = os.environ.get("COURSE_GRADE_OWN"), os.environ.get("COURSE_GRADE_WRITES")
+    if not own or not log:
+        return
+    own = os.path.normpath(own) + os.sep
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    writing = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+    target = {"os.remove": 0, "os.rmdir": 0, "os.mkdir": 0, "os.truncate": 0, "os.chmod": 0, "os.chown": 0,
+              "os.utime": 0, "shutil.rmtree": 0, "os.rename": 1, "os.link": 1, "os.symlink": 1,
+              "shutil.copyfile": 1, "shutil.copytree": 1, "shutil.move": 1}
+    seen = set()
+
+    def note(path):
+        try:
+            if isinstance(path, int) or path is None:
+                return
+            path = os.path.normpath(os.path.join(os.getcwd(), os.fsdecode(path)))
+            if (path + os.sep).startswith(own) or path.startswith(("/dev/", "/proc/")) or path in seen:
+                return
+            if "__pycache__" in path and path.endswith(".pyc"):
+                return
+            if len(seen) < 200:
+                seen.add(path)
+                os.write(fd, (path.replace("\n", " ") + "\n").encode("utf-8", "backslashreplace"))
+        except Exception:
+            pass
+
+    def hook(event, args):
+        if event == "open" and len(args) == 3 and isinstance(args[2], int) and args[2] & writing:
+            note(args[0])
+        elif event in target and len(args) > target[event]:
+            note(args[target[event]])
+
+    sys.addaudithook(hook)
+
+
+_course_grade_watch_writes()
+del _course_grade_watch_writes
+'''
+
 _CELL_TEMPLATE = r'''# course-grade: {what} (added by the grader)
 def _course_grade_cell(kind, exercise_id, nonce, limit, mime):
     import hashlib
@@ -205,7 +254,7 @@ def build_plan(spec: ExerciseSpec, cells: list[LearnerCell]) -> Plan:
         return Step("check", grader_cell("check", ex_id, nonce), replay=False, exercise=ex_id, nonce=nonce)
 
     nonce = secrets.token_hex(16)
-    steps = [Step("preamble", grader_cell("baseline", "", nonce), replay=True, nonce=nonce)]
+    steps = [Step("preamble", WATCH_WRITES + "\n\n" + grader_cell("baseline", "", nonce), replay=True, nonce=nonce)]
     steps += [Step("setup", s, replay=True) for s in setup]
     for k, cell in enumerate(learner):
         steps.append(Step("learner", cell.source, replay=True, cell=cell))

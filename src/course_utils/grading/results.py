@@ -102,6 +102,7 @@ class BatchResult:
     seconds: float
     changed_files: tuple[str, ...] = ()  # instructor files that changed while grading (should be none)
     strays: tuple[str, ...] = field(default=())  # files that appeared outside any scratch folder
+    isolation: str = ""  # how the kernels were isolated, in words (bubblewrap, or none and why)
 
     def counts(self) -> dict[str, Counter]:
         """How many submissions got each status, per exercise id."""

@@ -18,8 +18,10 @@ import time
 from dataclasses import dataclass, field
 
 import nbformat
+from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from traitlets import List, Unicode
 
 from course_utils.grading.plan import GRADE_MIME, Step
 from course_utils.grading.sandbox import KernelGroups, Scratch, kill_group
@@ -112,9 +114,32 @@ class _CappedClient(NotebookClient):
         return None
 
 
-def _exit_text(code: int | None) -> str:
+class _SandboxedKernelManager(AsyncKernelManager):
+    """A kernel manager that starts the kernel behind a command prefix (bwrap ... --), over ipc sockets."""
+
+    sandbox_prefix = List(Unicode())
+
+    def format_kernel_cmd(self, extra_arguments=None):
+        return [*self.sandbox_prefix, *super().format_kernel_cmd(extra_arguments)]
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How to start a submission's kernels: plainly, or behind ``prefix`` with Unix sockets at ``ipc``."""
+
+    prefix: tuple[str, ...] = ()  # e.g. bwrap's command line, ending in "--"
+    ipc: str = ""  # the socket path prefix (ZeroMQ ipc transport); "" for TCP on localhost
+
+    @property
+    def sandboxed(self) -> bool:
+        return bool(self.prefix)
+
+
+def _exit_text(code: int | None, sandboxed: bool = False) -> str:
     if code is None:
         return "the kernel died"
+    if sandboxed and 128 < code < 160:  # bwrap exits with 128 + the signal that killed the kernel
+        code = 128 - code
     if code < 0:
         try:
             name = signal.Signals(-code).name
@@ -127,16 +152,25 @@ def _exit_text(code: int | None) -> str:
 class _Kernel:
     """One kernel life: start it in the scratch folder, run cells, and always kill its process group."""
 
-    def __init__(self, nb, kernel_name: str, scratch: Scratch, env: dict, limits: Limits, groups: KernelGroups):
+    def __init__(self, nb, kernel_name: str, scratch: Scratch, env: dict, limits: Limits, groups: KernelGroups,
+                 launch: Launch = Launch()):
+        extra = {"kernel_manager_class": _SandboxedKernelManager} if launch.sandboxed else {}
         self.client = _CappedClient(nb, limits.output_cap, kernel_name=kernel_name, allow_errors=True,
-                                    interrupt_on_timeout=False, record_timing=False, startup_timeout=120)
-        self.scratch, self.env, self.groups = scratch, env, groups
+                                    interrupt_on_timeout=False, record_timing=False, startup_timeout=120, **extra)
+        self.scratch, self.env, self.groups, self.launch = scratch, env, groups, launch
         self.pgid: int | None = None
         self.log = None
 
     async def start(self) -> None:
         client = self.client
         client.km = client.create_kernel_manager()
+        if self.launch.sandboxed:
+            # inside the sandbox's network namespace a TCP port is out of reach: talk over Unix sockets
+            # in the submission's own folder, and keep the connection file there too
+            client.km.transport = "ipc"
+            client.km.ip = self.launch.ipc
+            client.km.connection_file = str(self.scratch.root / "kernel.json")
+            client.km.sandbox_prefix = list(self.launch.prefix)
         self.log = open(self.scratch.log, "ab")
         await client.async_start_new_kernel(cwd=str(self.scratch.work), env=self.env, stdout=self.log, stderr=self.log)
         self.pgid = getattr(client.km.provisioner, "pgid", None)
@@ -166,7 +200,8 @@ class _Kernel:
 
 
 async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scratch, env: dict, limits: Limits,
-                    groups: KernelGroups, cancelled: threading.Event | None = None) -> tuple[list[StepRun], list[str]]:
+                    groups: KernelGroups, cancelled: threading.Event | None = None,
+                    launch: Launch = Launch()) -> tuple[list[StepRun], list[str]]:
     """Run every step; return what happened to each, and the kernel restarts in words."""
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s.source) for s in steps])
     runs = [StepRun() for _ in steps]
@@ -194,7 +229,7 @@ async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scrat
                     f"{limits.total_timeout:g} s" if left < per_cell else
                     f"timeout: it ran past the limit of {per_cell:g} s per cell")
         except DeadKernelError:
-            lost = f"died: {_exit_text(k.exit_code())}"
+            lost = f"died: {_exit_text(k.exit_code(), launch.sandboxed)}"
         except Exception as exc:  # a broken channel, a protocol error: the kernel is unusable
             lost = f"died: the kernel stopped answering ({type(exc).__name__}: {_cut(str(exc), 200)})"
         if not keep:
@@ -230,7 +265,7 @@ async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scrat
                     give_up(i, f"the kernel was lost {lives} times; the grader stopped restarting it", "crashed")
                     break
                 lives += 1
-                kernel = _Kernel(nb, kernel_name, scratch, env, limits, groups)
+                kernel = _Kernel(nb, kernel_name, scratch, env, limits, groups, launch)
                 try:
                     await kernel.start()
                 except Exception as exc:

@@ -1,18 +1,21 @@
-"""Scratch folders, the kernel's environment, and the clean-up that always runs. Not a sandbox.
+"""Scratch folders, the kernel's environment, and the clean-up that always runs.
 
 Lesson: none; this is the instructors' tool (``course-grade``). Each submission runs with its
-working folder, ``HOME`` and ``TMPDIR`` inside its own scratch folder, in its own process group
-that is killed when grading ends. That keeps honest mistakes (relative paths, temp files, stray
-child processes) away from the instructor's files. It does NOT stop deliberate harm: the code
-runs as the instructor's user and can write anywhere that user can, by absolute path. What it
-can, the grader detects: files that appear outside a scratch folder in the batch's temporary
-folder, and any change to the exercise notebook or the submissions (hashed before and after).
+working folder, ``HOME``, ``TMPDIR`` and Jupyter's runtime folder inside its own scratch folder,
+in its own process group that is killed when grading ends. That keeps honest mistakes (relative
+paths, temp files, stray child processes) away from the instructor's files. On its own it does
+NOT stop deliberate harm: without bubblewrap (module ``bubblewrap``) the code runs as the instructor's
+user and can write anywhere that user can, by absolute path. What it can, the grader detects:
+files that appear outside a scratch folder in the batch's temporary folder, any change to the
+exercise notebook or the submissions (hashed before and after), and the writes outside its own
+folder that the kernel's audit hook saw (``attempted_writes``), named per submission.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import signal
 import site
@@ -22,7 +25,9 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-SCRATCH_PARTS = ("work", "home", "tmp", "kernel.log")
+SCRATCH_PARTS = ("work", "home", "tmp", "runtime", "kernel.log", "kernel.json", "writes.log")
+_SOCKET = re.compile(r"k-\d+$")  # the kernel's ipc sockets under bubblewrap (see bubblewrap.ipc_path)
+MAX_WRITES = 50  # paths kept from a submission's write log
 
 
 @dataclass(frozen=True)
@@ -48,8 +53,17 @@ class Scratch:
         return self.root / "tmp"
 
     @property
+    def runtime(self) -> Path:
+        return self.root / "runtime"
+
+    @property
     def log(self) -> Path:
         return self.root / "kernel.log"
+
+    @property
+    def writes(self) -> Path:
+        """Where the kernel's audit hook notes each write outside the submission's own folder."""
+        return self.root / "writes.log"
 
     @property
     def own(self) -> Path:
@@ -59,16 +73,35 @@ class Scratch:
     def strays(self) -> list[str]:
         """What the learner's code wrote outside work/, home/ and tmp/, up to two levels above work/."""
         try:
-            found = [f"../{n}" for n in os.listdir(self.root) if n not in SCRATCH_PARTS]
+            found = [f"../{n}" for n in os.listdir(self.root) if n not in SCRATCH_PARTS and not _SOCKET.match(n)]
             found += [f"../../{n}" for n in os.listdir(self.own) if n != self.root.name]
         except OSError:
             return []
         return sorted(found)
 
 
+    def attempted_writes(self) -> list[str]:
+        """The paths outside its own folder that the submission's code opened for writing, or removed,
+        renamed, created, truncated (as its kernel's audit hook noted them), in order, each once.
+
+        The log lives in the scratch folder, so code that sets out to can erase it: a path found
+        here is evidence, an empty list is not proof (the sandbox, where there is one, is).
+        """
+        try:
+            with open(self.writes, "rb") as handle:
+                text = handle.read(1 << 20).decode("utf-8", "backslashreplace")
+        except OSError:
+            return []
+        seen: dict[str, None] = {}
+        for line in text.splitlines():
+            if line.strip():
+                seen.setdefault(line.strip(), None)
+        return list(seen)[:MAX_WRITES]
+
+
 def make_scratch(batch_root: Path, slug: str) -> Scratch:
     scratch = Scratch(batch_root / slug / "scratch")
-    for folder in (scratch.work, scratch.home, scratch.tmp):
+    for folder in (scratch.work, scratch.home, scratch.tmp, scratch.runtime):
         folder.mkdir(parents=True)
     return scratch
 
@@ -82,7 +115,7 @@ def _matplotlib_cache() -> str | None:
 
 
 def kernel_env(scratch: Scratch, threads: int | None = None) -> dict[str, str]:
-    """The environment of a learner's kernel: the grader's, with HOME and the temp dirs in scratch.
+    """The environment of a learner's kernel: the grader's, with HOME, the temp and runtime dirs in scratch.
 
     ``PYTHONUSERBASE`` keeps user-installed packages importable under the new HOME;
     ``MPLCONFIGDIR`` keeps matplotlib's font cache; ``threads`` (when the instructor has not set
@@ -90,8 +123,10 @@ def kernel_env(scratch: Scratch, threads: int | None = None) -> dict[str, str]:
     """
     env = dict(os.environ)
     env.update(HOME=str(scratch.home), TMPDIR=str(scratch.tmp), TMP=str(scratch.tmp), TEMP=str(scratch.tmp),
-               IPYTHONDIR=str(scratch.home / ".ipython"), PYTHONUSERBASE=site.getuserbase())
-    env.pop("JUPYTER_RUNTIME_DIR", None)
+               IPYTHONDIR=str(scratch.home / ".ipython"), PYTHONUSERBASE=site.getuserbase(),
+               JUPYTER_RUNTIME_DIR=str(scratch.runtime),
+               # read by the grader's first cell, which installs the audit hook that notes writes
+               COURSE_GRADE_OWN=str(scratch.own), COURSE_GRADE_WRITES=str(scratch.writes))
     mpl = _matplotlib_cache()
     if mpl:
         env["MPLCONFIGDIR"] = mpl

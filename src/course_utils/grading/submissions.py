@@ -42,9 +42,13 @@ def printable(name: str) -> str:
 
 
 def slug(name: str) -> str:
-    """A short ASCII file name for ``name``: letters, digits, '.', '-', '_' only."""
+    """A short ASCII file name for ``name``: letters, digits, '.', '-', '_' only.
+
+    At most 48 characters (57 with a clash's hash): the kernel's Unix sockets live under it in
+    the sandbox, and a socket's path holds at most 107 bytes.
+    """
     text = unicodedata.normalize("NFKD", printable(name)).encode("ascii", "ignore").decode()
-    text = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._-")[:60]
+    text = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._-")[:48]
     return text or "submission"
 
 

@@ -74,7 +74,8 @@ def _grade_check(step: Step, run: StepRun, baseline: dict | None, title: str, fl
     if result["status"] == "tampered":  # the check itself saw its cases or trusted library changed
         flags.append(f"the check of {ex} found code in the notebook changed what it relies on: "
                      f"{_cut(result.get('message', ''), 200)}")
-    return ExerciseGrade(ex, str(result.get("title") or title), result["status"], str(result.get("message", "")),
+    # the exercise notebook's heading names the exercise in every row; the check's own title only fills a gap
+    return ExerciseGrade(ex, title or str(result.get("title") or ""), result["status"], str(result.get("message", "")),
                          str(result.get("hint", "")))
 
 

@@ -1,0 +1,122 @@
+"""The real nbgrader pipeline on exercise 01: generate_assignment, autograde, export, grades right.
+
+nbgrader runs from its own venv layered over .venv (``make nbgrader-env``; ``.ci/run`` makes it),
+so its kernel imports torch and course_utils. Five submissions: nbgrader's release copy solved
+and untouched; a copy of solutions/ and of exercises/ (no nbgrader metadata: without the course's
+``MarkCourseCells`` these were a silent 0/4); and a copy with no check cell at all, which must
+stop autograde with an error naming it. Without nbgrader the test is skipped, with how to get it;
+in CI (``CI`` set) a missing nbgrader is a failure, not a skip.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course_utils.exercises import BEGIN, END
+from course_utils.grading.nbgrader import main as convert
+from course_utils.grading.nbgrader import mark_submission
+from notebook_runner import ROOT
+
+NAME = "01_device_query_exercises"
+NBGRADER = Path(os.environ.get("COURSE_NBGRADER", ROOT / ".venv-nbgrader" / "bin" / "nbgrader"))
+
+
+def _nbgrader_or_skip() -> Path:
+    if NBGRADER.is_file():
+        return NBGRADER
+    why = f"needs nbgrader at {NBGRADER}: `make nbgrader-env` installs it (in .venv-nbgrader, over .venv)"
+    if os.environ.get("CI"):
+        pytest.fail(why + "; .ci/run must run `make nbgrader-env` before the tests")
+    pytest.skip(why)
+
+
+def _solved_release(release: Path, source: Path) -> nbformat.NotebookNode:
+    """nbgrader's release copy with each answer cell filled in as a learner would: the source's answer."""
+    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nbformat.read(source, as_version=4).cells
+               if c.metadata.get("nbgrader", {}).get("solution")}
+    nb = nbformat.read(release, as_version=4)
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in answers:
+            cell.source = "\n".join(ln for ln in answers[grade_id].splitlines()
+                                    if ln.strip() not in (BEGIN, END))
+    return nb
+
+
+def _run(nbgrader: Path, course: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    # nbgrader runs `alembic` from its own bin; no instructor-wide config may leak in
+    env["PATH"] = f"{nbgrader.parent}{os.pathsep}{env.get('PATH', '')}"
+    env["JUPYTER_CONFIG_DIR"] = str(course / ".jupyter")
+    return subprocess.run([str(nbgrader), *args], cwd=course, env=env, capture_output=True, text=True, timeout=900)
+
+
+@pytest.mark.slow
+def test_real_nbgrader_grades_solved_untouched_and_metadata_less_submissions(tmp_path):
+    nbgrader = _nbgrader_or_skip()
+    course = tmp_path / "course"
+    source = course / "source" / "ps01" / f"{NAME}.ipynb"
+    assert convert([str(ROOT / "solutions" / f"{NAME}.ipynb"), str(source), "--config", str(course)]) == 0
+    made = _run(nbgrader, course, "generate_assignment", "ps01")
+    assert made.returncode == 0, made.stderr[-3000:]
+    release = course / "release" / "ps01" / f"{NAME}.ipynb"
+    assert "raise NotImplementedError()" in release.read_text(encoding="utf-8")
+
+    def submit(student: str, nb) -> None:
+        path = course / "submitted" / student / "ps01" / f"{NAME}.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(nb, path)
+
+    submit("solved", _solved_release(release, source))
+    submit("untouched", nbformat.read(release, as_version=4))
+    submit("from_solutions", nbformat.read(ROOT / "solutions" / f"{NAME}.ipynb", as_version=4))
+    submit("from_exercises", nbformat.read(ROOT / "exercises" / f"{NAME}.ipynb", as_version=4))
+    bare = nbformat.read(ROOT / "exercises" / f"{NAME}.ipynb", as_version=4)
+    bare.cells = [c for c in bare.cells if "check(" not in c.source]
+    submit("no_checks", bare)
+
+    graded = _run(nbgrader, course, "autograde", "ps01")
+    log = graded.stderr + graded.stdout
+    # the one submission nbgrader cannot grade stops it loudly, naming the student and why
+    assert graded.returncode != 0, log[-3000:]
+    assert "student no_checks has no nbgrader metadata and no check cells" in log, log[-3000:]
+    for student in ("from_solutions", "from_exercises"):
+        assert f"student {student} has no nbgrader metadata (it was made from exercises/ or solutions/" in log
+    exported = _run(nbgrader, course, "export")
+    assert exported.returncode == 0, exported.stderr[-3000:]
+    with open(course / "grades.csv", encoding="utf-8", newline="") as handle:
+        scores = {r["student_id"]: (float(r["score"]), float(r["max_score"])) for r in csv.DictReader(handle)}
+    assert scores["solved"] == (4.0, 4.0), scores
+    assert scores["untouched"] == (0.0, 4.0), scores
+    assert scores["from_solutions"] == (4.0, 4.0), "the silent zero is back: " + str(scores)
+    assert scores["from_exercises"] == (0.0, 4.0), scores
+
+
+def test_a_submission_without_nbgrader_metadata_gets_the_sources_grade_ids():
+    nb = nbformat.read(ROOT / "exercises" / f"{NAME}.ipynb", as_version=4)
+    marked, ids = mark_submission(nb)
+    assert ids == ["01.1", "01.2", "01.3", "01.4"]
+    meta = [c.metadata["nbgrader"] for c in marked.cells if "nbgrader" in c.metadata]
+    assert [m["grade_id"] for m in meta] == ["answer-best_device", "check-01_1", "answer-visible_gpus", "check-01_2",
+                                            "answer-describe_gpu", "check-01_3", "answer-current_cuda_index",
+                                            "check-01_4"]
+    assert all("nbgrader" not in c.metadata for c in nb.cells), "the submission itself must not change"
+    nbformat.validate(marked)
+
+
+def test_the_config_written_puts_the_fallback_before_overwrite_cells(tmp_path):
+    convert([str(ROOT / "solutions" / f"{NAME}.ipynb"), str(tmp_path / "source" / "ps01" / f"{NAME}.ipynb"),
+             "--config", str(tmp_path)])
+    config = (tmp_path / "nbgrader_config.py").read_text(encoding="utf-8")
+    order = [line.strip().strip('",') for line in config.splitlines() if line.strip().startswith('"')]
+    assert order.index("course_utils.grading.nbgrader.MarkCourseCells") < order.index(
+        "nbgrader.preprocessors.OverwriteCells")
+    compile(config, "nbgrader_config.py", "exec")
+    shutil.rmtree(tmp_path / "source")
