@@ -7,9 +7,10 @@ easy to confuse:
   ``device="cuda"`` (no index), the current stream, memory statistics and ``mem_get_info()``
   go. ``torch.cuda.device(i)``, ``torch.cuda.device_of(obj)`` and ``torch.cuda.set_device(i)``
   change it;
-- the **default device** (``torch.get_default_device()``): where factory functions such as
-  ``torch.ones(3)`` put a tensor when no ``device=`` is given. ``with torch.device("meta"):``
-  and ``torch.set_default_device`` change it, and it does not touch the current CUDA device.
+- the **default device**: where factory functions such as ``torch.ones(3)`` put a tensor when
+  no ``device=`` is given. ``with torch.device("meta"):`` and ``torch.set_default_device`` change
+  it, and it does not touch the current CUDA device. ``default_device()`` reads it on every
+  supported PyTorch (``torch.get_default_device()`` only does so from 2.8).
 
 ``trace_current_device()`` records both at each step you mark; ``run_scopes(...)`` enters a list
 of context managers one inside the other and records both after every entry and every exit.
@@ -36,7 +37,7 @@ class ScopeStep:
 
     step: str
     cuda_device: int | None
-    default_device: str  # str(torch.get_default_device()): "cpu", "meta", "cuda:0"
+    default_device: str  # str(default_device()): "cpu", "meta", "cuda:0"
     depth: int = 0  # how many traced scopes were open at this step
     error: str | None = None  # set when this step is a scope that could not be entered
 
@@ -116,10 +117,21 @@ class ScopeTrace:
         )
 
 
+def default_device() -> torch.device:
+    """Where a factory function with no ``device=`` creates a tensor right now (notebooks 02 and 04).
+
+    From PyTorch 2.8 this is ``torch.get_default_device()``. Before, that function ignored
+    ``with torch.device(...)`` blocks (pytorch/pytorch#131328, fixed by #148621) and raised
+    ``AttributeError`` after ``torch.set_default_device(None)``, so ask a factory function
+    instead: an empty tensor allocates nothing, and lands exactly where the next one would.
+    """
+    return torch.empty(0).device
+
+
 def read_devices() -> tuple[int | None, str]:
     """The current CUDA device index (``None`` without CUDA) and the default device, read now."""
     cuda = torch.cuda.current_device() if torch.cuda.is_available() else None
-    return cuda, str(torch.get_default_device())
+    return cuda, str(default_device())
 
 
 class DeviceTracer:
