@@ -174,6 +174,8 @@ def test_default_device_is_where_factories_create_on_every_version():
     finally:
         torch.set_default_device(None)
     assert default_device() == torch.device("cpu")
+    with torch.device("cuda:1"):  # entering is lazy: nothing needs CUDA until a tensor is made
+        assert default_device() == torch.device("cuda:1")
 
 
 def test_why_default_device_does_not_ask_get_default_device():

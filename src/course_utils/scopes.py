@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 import torch
+from torch.torch_version import TorchVersion
 
 NO_CUDA = "n/a (no CUDA)"
 
@@ -122,10 +123,23 @@ def default_device() -> torch.device:
 
     From PyTorch 2.8 this is ``torch.get_default_device()``. Before, that function ignored
     ``with torch.device(...)`` blocks (pytorch/pytorch#131328, fixed by #148621) and raised
-    ``AttributeError`` after ``torch.set_default_device(None)``, so ask a factory function
-    instead: an empty tensor allocates nothing, and lands exactly where the next one would.
+    ``AttributeError`` after ``torch.set_default_device(None)``; on those releases this does the
+    lookup 2.8 does: the innermost device mode, else what ``set_default_device`` set, else the CPU.
+    Nothing is created, so it works inside ``with torch.device("cuda:0")`` on a machine without CUDA.
     """
-    return torch.empty(0).device
+    if _GET_DEFAULT_DEVICE_SEES_BLOCKS:
+        return torch.get_default_device()
+    from torch.overrides import _get_current_function_mode_stack  # private, but 2.7 is frozen
+    from torch.utils._device import DeviceContext
+
+    modes = [m for m in _get_current_function_mode_stack() if isinstance(m, DeviceContext)]
+    context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
+    device = modes[-1].device if modes else context.device if context is not None else torch.device("cpu")
+    # as 2.8 does: a device without an index is resolved by the device type's current index
+    return device if device.index is not None or device.type == "cpu" else torch.empty(0).device
+
+
+_GET_DEFAULT_DEVICE_SEES_BLOCKS = TorchVersion(torch.__version__) >= "2.8"
 
 
 def read_devices() -> tuple[int | None, str]:
