@@ -3,18 +3,25 @@
 #   make test   set up (first time) and run every test, notebook and exercise check
 # Setup creates .venv with the python3 on your PATH and installs this package with its test
 # extras. Set TORCH to choose the PyTorch build, e.g. `make test TORCH=torch==2.13.0`;
-# by default pip picks the ordinary PyTorch for your machine.
+# by default pip picks the ordinary PyTorch for your machine (on Linux: the CUDA build).
+#   make test-matrix   the lowest and highest supported PyTorch (see MATRIX), each in its own
+#                      .venv-torch-X.Y.Z, created once and reused, without the browser test
 
 PYTHON ?= python3
 VENV   ?= .venv
-TORCH  ?= torch>=2.7
+TORCH  ?= torch>=2.7.1
+PYTEST_ARGS ?=
+# The tested range's ends besides CI's CPU wheel: on Linux both are CUDA builds from PyPI, which
+# on a machine without a driver is the "CUDA build, no driver" mode of notebook 01.
+MATRIX ?= 2.14.1 2.7.1
+NO_BROWSER := --ignore=tests/browser -m "not browser"
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.course-installed
 PORT   ?= 8888
 # Jupyter refuses to start as root (common in containers) unless told it is on purpose.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab test setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean
+.PHONY: lab test test-matrix setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean
 
 setup: $(STAMP)
 
@@ -29,7 +36,13 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) notebooks/01_device_query.ipynb
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-matrix:
+	@set -e; for v in $(MATRIX); do \
+	    echo "=== torch==$$v in .venv-torch-$$v"; \
+	    $(MAKE) --no-print-directory test VENV=.venv-torch-$$v TORCH=torch==$$v PYTEST_ARGS='$(NO_BROWSER)'; \
+	done
 
 # Authoring: edit the .py side, then rebuild the .ipynb side and the exercises.
 pairs: $(STAMP)
@@ -43,7 +56,7 @@ check-pairs: $(STAMP)
 	$(BIN)/python -m course_utils.pairing
 
 clean:
-	rm -rf $(VENV) .pytest_cache build src/*.egg-info
+	rm -rf $(VENV) .venv-torch-* .pytest_cache build src/*.egg-info
 
 # Measurement: the transfer helper against torch.utils.benchmark.Timer, and the class table.
 bench: $(STAMP)
