@@ -76,8 +76,8 @@ torch.cuda.is_available(), torch.cuda.device_count()
 # `torch.version.cuda` is the CUDA version torch was **built** with (`None` for a CPU build).
 # It says nothing about whether a GPU is present: a CUDA build on a laptop without a GPU still
 # names its CUDA while `is_available()` is `False`. It depends on the release: the default Linux
-# wheels from PyPI say `'12.6'` for PyTorch 2.7, `'12.8'` for 2.8 and 2.9, `'13.0'` from 2.11
-# (other CUDA builds come from download.pytorch.org). This PyTorch:
+# wheels from PyPI say `'12.6'` for PyTorch 2.7.1, `'12.8'` for 2.8 and 2.9, `'13.0'` from 2.11
+# (2.14.1 too); other CUDA builds come from download.pytorch.org. This PyTorch:
 
 # %%
 torch.__version__, torch.version.cuda, torch.backends.cudnn.is_available()
@@ -158,8 +158,8 @@ torch.accelerator.is_available(), acc
 
 # %% [markdown]
 # `torch.accelerator.device_count()` returns 0 where there is no accelerator, except in one case:
-# on PyTorch 2.7, a CUDA build without a driver raises the driver error instead (from 2.8 it
-# returns 0 there too). This PyTorch:
+# on PyTorch 2.7, a CUDA build without a driver raises the driver error instead; 2.14 returns 0
+# there too (the releases in between are not tested). This PyTorch:
 
 # %%
 no_driver_on_27 = TorchVersion(torch.__version__) < "2.8" and no_driver
