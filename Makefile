@@ -3,11 +3,20 @@
 #   make test   set up (first time) and run every test, notebook and exercise check
 # Setup creates .venv with the python3 on your PATH and installs this package with its test
 # extras. Set TORCH to choose the PyTorch build, e.g. `make test TORCH=torch==2.13.0`;
-# by default pip picks the ordinary PyTorch for your machine.
+# by default pip picks the ordinary PyTorch for your machine (on Linux: the CUDA build).
+#   make test-matrix   the lowest and highest supported PyTorch (see MATRIX), each in its own
+#                      .venv-torch-X.Y.Z, created once and reused, without the browser test
 
 PYTHON ?= python3
 VENV   ?= .venv
-TORCH  ?= torch>=2.7
+TORCH  ?= torch>=2.7.1
+PYTEST_ARGS ?=
+# The tested range's ends besides CI's CPU wheel: on Linux both are CUDA builds from PyPI, which
+# on a machine without a driver is the "CUDA build, no driver" mode of notebook 01.
+MATRIX ?= 2.14.1 2.7.1
+# The matrix leaves out the two layers that do not depend on the torch under test: the browser
+# (Lab rendering) and nbgrader (its kernel imports torch from .venv, so it would re-test 2.13).
+NO_BROWSER := --ignore=tests/browser -m "not browser" --ignore=tests/test_grading_nbgrader.py
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.course-installed
 PORT   ?= 8888
@@ -20,7 +29,7 @@ NBGRADER_VENV  ?= .venv-nbgrader
 NBGRADER       ?= nbgrader==0.9.6
 NBGRADER_STAMP := $(NBGRADER_VENV)/.nbgrader-installed
 
-.PHONY: lab test setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean nbgrader-env
+.PHONY: lab test setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean nbgrader-env test-matrix
 
 setup: $(STAMP)
 
@@ -35,7 +44,13 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) notebooks/01_device_query.ipynb
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-matrix:
+	@set -e; for v in $(MATRIX); do \
+	    echo "=== torch==$$v in .venv-torch-$$v"; \
+	    $(MAKE) --no-print-directory test VENV=.venv-torch-$$v TORCH=torch==$$v PYTEST_ARGS='$(NO_BROWSER)'; \
+	done
 
 # Authoring: edit the .py side, then rebuild the .ipynb side and the exercises.
 pairs: $(STAMP)
@@ -49,7 +64,7 @@ check-pairs: $(STAMP)
 	$(BIN)/python -m course_utils.pairing
 
 clean:
-	rm -rf $(VENV) $(NBGRADER_VENV) .pytest_cache build src/*.egg-info
+	rm -rf $(VENV) $(NBGRADER_VENV) .venv-torch-* .pytest_cache build src/*.egg-info
 
 nbgrader-env: $(NBGRADER_STAMP)
 

@@ -26,10 +26,12 @@
 
 # %%
 import os
+import shutil
 import subprocess
 import sys
 
 import torch
+from torch.torch_version import TorchVersion
 
 from course_utils import device_report, needs_cuda, pick_device, preflight, raises
 
@@ -73,10 +75,32 @@ torch.cuda.is_available(), torch.cuda.device_count()
 # %% [markdown]
 # `torch.version.cuda` is the CUDA version torch was **built** with (`None` for a CPU build).
 # It says nothing about whether a GPU is present: a CUDA build on a laptop without a GPU still
-# says `'12.x'` while `is_available()` is `False`.
+# names its CUDA while `is_available()` is `False`. It depends on the release: the default Linux
+# wheels from PyPI say `'12.6'` for PyTorch 2.7.1, `'12.8'` for 2.8 and 2.9, `'13.0'` from 2.11
+# (2.14.1 too); other CUDA builds come from download.pytorch.org. This PyTorch:
 
 # %%
-torch.version.cuda, torch.backends.cudnn.is_available()
+torch.__version__, torch.version.cuda, torch.backends.cudnn.is_available()
+
+# %% [markdown]
+# ### A CUDA build without a driver
+#
+# On Linux, a plain `pip install torch` downloads the CUDA build (several GB of CUDA libraries)
+# even on a laptop with no NVIDIA GPU. There it works as a CPU machine, with three symptoms:
+# `torch.cuda.is_available()` is `False`; every CUDA call raises *Found no NVIDIA driver on your
+# system*; and `torch.accelerator.current_accelerator()` still returns `device(type='cuda')`,
+# the accelerator the build is *for*, unless you pass `check_available=True`. Nothing to fix for
+# this course; to save the space, install the CPU wheel (`pip install torch --index-url
+# https://download.pytorch.org/whl/cpu`). `preflight()` above says which build you have.
+
+# %%
+no_driver = torch.version.cuda is not None and not torch.cuda.is_available() and not shutil.which("nvidia-smi")
+built_for = torch.accelerator.current_accelerator()                     # what the build is for
+usable = torch.accelerator.current_accelerator(check_available=True)    # what works here
+if no_driver:
+    assert built_for == torch.device("cuda") and usable is None, (built_for, usable)
+    print(raises(lambda: torch.ones(1, device="cuda"), RuntimeError, match="Found no NVIDIA driver"))
+no_driver, built_for, usable
 
 # %% [markdown]
 # Everything else in `torch.cuda` needs CUDA. `current_device()` returns an **integer** index
@@ -130,7 +154,20 @@ else:
 
 # %%
 acc = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else None
-torch.accelerator.is_available(), torch.accelerator.device_count(), acc
+torch.accelerator.is_available(), acc
+
+# %% [markdown]
+# `torch.accelerator.device_count()` returns 0 where there is no accelerator, except in one case:
+# on PyTorch 2.7, a CUDA build without a driver raises the driver error instead; 2.14 returns 0
+# there too (the releases in between are not tested). This PyTorch:
+
+# %%
+no_driver_on_27 = TorchVersion(torch.__version__) < "2.8" and no_driver
+if no_driver_on_27:
+    count = raises(torch.accelerator.device_count, RuntimeError, match="Found no NVIDIA driver")
+else:
+    count = torch.accelerator.device_count()
+count
 
 # %% [markdown]
 # The device-agnostic idiom: use the accelerator when there is one, else the CPU.

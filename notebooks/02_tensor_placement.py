@@ -34,6 +34,7 @@ import threading
 
 import numpy as np
 import torch
+from torch.torch_version import TorchVersion
 
 from course_utils.claims import raises
 from course_utils.devices import needs_cuda
@@ -282,7 +283,21 @@ try:
     inside = (torch.zeros(2).device, torch.get_default_device(), t.device)
 finally:
     torch.set_default_device(None)
-inside, torch.get_default_device()
+inside, torch.zeros(1).device
+
+# %% [markdown]
+# `torch.get_default_device()` itself changed in PyTorch 2.8. Before, it raised `AttributeError`
+# after `set_default_device(None)`, and it ignored `with torch.device(...)` in a thread that had
+# never called `set_default_device` (pytorch/pytorch#131328, fixed by #148621). On any version,
+# `torch.zeros(1).device` answers truthfully. This PyTorch:
+
+# %%
+if TorchVersion(torch.__version__) >= "2.8":
+    after_reset = torch.get_default_device()
+    assert after_reset == torch.device("cpu"), f"2.8+ should say cpu here, said {after_reset}"
+else:
+    after_reset = raises(torch.get_default_device, AttributeError, match="device")
+torch.__version__, after_reset
 
 # %% [markdown]
 # Both settings belong to the thread that made them: another thread still creates on the CPU.

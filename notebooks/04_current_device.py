@@ -219,7 +219,10 @@ shown
 #
 # PyTorch 2.8 added `torch.accelerator.device_index(i)`, the backend-agnostic `torch.cuda.device`
 # (CUDA, ROCm, XPU, MPS, ...). `None` is a real no-op here, on every machine; an index on a machine
-# without an accelerator raises, even `-1`.
+# without an accelerator raises, even `-1`. *Which* error depends on the build: a CPU build has no
+# accelerator and says so; a CUDA build without an NVIDIA driver (what a plain `pip install torch`
+# gives on Linux) still has CUDA as its accelerator, tries to start it, and fails with the
+# driver's message.
 
 # %%
 if hasattr(torch.accelerator, "device_index"):
@@ -229,12 +232,19 @@ else:
 trace
 
 # %%
-if hasattr(torch.accelerator, "device_index") and not torch.accelerator.is_available():
-    print(raises(lambda: torch.accelerator.device_index(0).__enter__(), RuntimeError, match="accelerator"))
-    print(raises(lambda: torch.accelerator.device_index(-1).__enter__(), RuntimeError, match="accelerator"))
-elif hasattr(torch.accelerator, "device_index"):
+built_for = torch.accelerator.current_accelerator()  # the build's accelerator, usable or not
+if not hasattr(torch.accelerator, "device_index"):
+    print(f"torch {torch.__version__} has no torch.accelerator.device_index (added in 2.8)")
+elif torch.accelerator.is_available():
     with torch.accelerator.device_index(0):
         print("inside device_index(0): current index", torch.accelerator.current_device_index())
+else:
+    # CPU build: "Cannot access accelerator device when none is available."
+    # CUDA build without a driver: "Found no NVIDIA driver on your system. ..."
+    expected = "accelerator" if built_for is None else "NVIDIA driver"
+    print(f"this build's accelerator: {built_for}")
+    print(raises(lambda: torch.accelerator.device_index(0).__enter__(), RuntimeError, match=expected))
+    print(raises(lambda: torch.accelerator.device_index(-1).__enter__(), RuntimeError, match=expected))
 
 # %% [markdown]
 # ## 6. `with torch.device(...)`: the default device, a different thing

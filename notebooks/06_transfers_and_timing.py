@@ -222,14 +222,20 @@ plot_bandwidth(result)
 # memory that stays put, so a copy from pageable memory goes through a pinned staging buffer
 # inside the driver, in chunks. *Pinned* (page-locked) memory, from `t.pin_memory()` or
 # `torch.empty(..., pin_memory=True)`, is copied directly: faster, and able to run
-# asynchronously. Pinned memory exists for an accelerator; without one, PyTorch refuses:
+# asynchronously. Pinned memory exists for an accelerator; without one, PyTorch refuses. A CPU
+# build says it has no accelerator; a CUDA build without an NVIDIA driver (a plain `pip install
+# torch` on Linux) asks CUDA to pin the memory and fails with the driver's message:
 
 # %%
+built_for = torch.accelerator.current_accelerator()  # the build's accelerator, usable or not
 if torch.accelerator.is_available():
     pinned = torch.ones(3).pin_memory()
     print(pinned.is_pinned())
+elif built_for is None:
+    print(raises(lambda: torch.ones(3).pin_memory(), RuntimeError, match="Cannot access accelerator device"))
 else:
-    print(raises(lambda: torch.ones(3).pin_memory(), RuntimeError, match="accelerator|pin"))
+    print(f"a {built_for.type} build with no usable {built_for.type} device:")
+    print(raises(lambda: torch.ones(3).pin_memory(), RuntimeError, match="NVIDIA driver"))
 
 # %% [markdown]
 # The sweep measured every combination of pageable/pinned and blocking/non_blocking it could.

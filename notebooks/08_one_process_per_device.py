@@ -41,6 +41,7 @@
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.torch_version import TorchVersion
 
 from course_utils import needs_cuda, raises
 from course_utils.distributed import (
@@ -254,9 +255,17 @@ collective.expect_failure("RuntimeError", match="No backend type associated with
 #
 # Before failing, each rank also all-reduced a **meta** tensor, and that returned at once without
 # error: a meta tensor has no data, so nothing was sent. No error is not proof of communication.
+# That is PyTorch 2.13 and 2.14; PyTorch 2.7 raises `NotImplementedError` instead (*c10d::allreduce_:
+# attempted to run this operator with Meta tensors*), since c10d's collectives had no meta kernels
+# registered then (pytorch/pytorch#162119 registers them at import). This PyTorch:
 
 # %%
-collective.values("meta_all_reduce")
+meta_all_reduce = collective.values("meta_all_reduce")
+if TorchVersion(torch.__version__) < "2.8":
+    assert set(meta_all_reduce.values()) == {"NotImplementedError"}, meta_all_reduce
+elif TorchVersion(torch.__version__) >= "2.13":
+    assert set(meta_all_reduce.values()) == {"returned_without_error"}, meta_all_reduce
+torch.__version__, meta_all_reduce
 
 # %% [markdown]
 # ## 6. Mistake: `device_ids` that do not match the model

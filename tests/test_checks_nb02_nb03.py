@@ -6,6 +6,7 @@ import torch
 from torch import nn
 
 from course_utils.checks import check
+from course_utils.scopes import default_device
 
 
 def status(id, answer):
@@ -69,7 +70,7 @@ def test_02_3_build_on_and_the_default_device_is_restored():
     assert status("02.3", right).passed
     leak = status("02.3", leaky)
     assert not leak.passed and "make() raised" in leak.message
-    assert torch.get_default_device() == torch.device("cpu")
+    assert default_device() == torch.device("cpu")
     assert "too late" in status("02.3", too_late).hint
 
 

@@ -1,12 +1,15 @@
 """devices: the report, the choice and the preflight, on machines described as plain data."""
 
+import os
 from dataclasses import replace
 
 import pytest
 import torch
+from torch.torch_version import TorchVersion
 
 from course_utils.devices import (
     GIB,
+    TESTED_TORCH,
     AcceleratorInfo,
     DeviceReport,
     MachineFacts,
@@ -148,11 +151,31 @@ def test_preflight_cuda_build_with_driver_but_no_gpu_points_at_the_driver():
     assert "nvidia-smi" in problem.fix and "CUDA_VISIBLE_DEVICES" in problem.fix
 
 
-def test_preflight_cuda_build_without_driver_is_only_a_note():
-    facts = cuda_machine(0, nvidia_driver_present=False, nvidia_smi_path=None)
+NO_DRIVER = "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU"
+
+
+def test_preflight_cuda_build_without_driver_is_a_cpu_machine_with_its_symptoms_and_fixes():
+    facts = cuda_machine(0, nvidia_driver_present=False, nvidia_smi_path=None, built_accelerator="cuda",
+                         cuda_init_error=NO_DRIVER)
     p = preflight(facts)
-    assert not p.problems
-    assert any("no NVIDIA driver" in f.message for f in p.findings)
+    assert p.level == "cpu-only" and not p.problems
+    (note,) = [f for f in p.findings if "no NVIDIA driver was found" in f.message]
+    assert note.severity == "note" and "CUDA 12.6 build" in note.message
+    assert NO_DRIVER in note.message  # the real message collect_facts recorded, not a paraphrase
+    assert "device(type='cuda')" in note.message and "check_available=True" in note.message
+    assert "download.pytorch.org/whl/cpu" in note.fix and "several GB" in note.fix
+    assert "runs to the end on the CPU" in note.fix and "install its driver" in note.fix
+
+
+def test_preflight_names_the_tested_range_only_outside_it():
+    low, high = TESTED_TORCH
+    assert TorchVersion(low) < TorchVersion(high)
+    for inside in (f"{low}+cu126", "2.13.0+cpu", high):
+        assert not [f for f in preflight(replace(CPU_LAPTOP, torch_version=inside)).findings if "tested on" in f.message]
+    (old,) = preflight(replace(CPU_LAPTOP, torch_version="2.6.0+cu124")).problems
+    assert "older than 2.7.1" in old.message and "torch>=2.7.1" in old.fix
+    (new,) = [f for f in preflight(replace(CPU_LAPTOP, torch_version="2.15.0")).findings if "newer" in f.message]
+    assert new.severity == "note" and f"torch=={high}" in new.fix
 
 
 def test_preflight_colab_without_gpu_runtime():
@@ -194,6 +217,24 @@ def test_collect_facts_matches_torch_on_this_machine():
     assert facts.torch_version == torch.__version__
     assert facts.cuda_available == torch.cuda.is_available()
     assert len(facts.gpus) == (torch.cuda.device_count() if torch.cuda.is_available() else 0)
+    built = torch.accelerator.current_accelerator()
+    assert facts.built_accelerator == (built.type if built is not None else None)
+
+
+@pytest.mark.skipif(not (torch.version.cuda and not torch.cuda.is_available()), reason="needs a CUDA build without CUDA")
+def test_collect_facts_records_why_a_cuda_build_cannot_use_cuda_and_leaves_it_uninitialised():
+    loading = os.environ.get("CUDA_MODULE_LOADING")
+    facts = collect_facts()
+    assert not torch.cuda.is_initialized() and os.environ.get("CUDA_MODULE_LOADING") == loading
+    with pytest.raises(RuntimeError) as raised:
+        torch.cuda.current_device()
+    assert facts.cuda_init_error == f"RuntimeError: {raised.value}"
+    assert "no NVIDIA driver was found" in str(preflight(facts)) or facts.nvidia_driver_present
+
+
+@pytest.mark.skipif(torch.version.cuda is not None, reason="needs a CPU build of torch")
+def test_collect_facts_asks_nothing_more_of_a_cpu_build():
+    assert collect_facts().cuda_init_error is None
 
 
 @pytest.mark.cuda

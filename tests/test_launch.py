@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
+from torch.torch_version import TorchVersion
 
 from course_utils.claims import ClaimFailed
 from course_utils.launch import (
@@ -125,7 +127,7 @@ def test_result_display_escapes_and_says_how_it_ended():
     assert "TIMED OUT after 30 s" in str(hung) and "exit code unknown" in str(hung)
 
 
-def test_exit_codes_from_torchrun_summary(tmp_path):
+def test_exit_codes_from_torchrun_summary(tmp_path, monkeypatch):
     for rank, text in ((0, "hello 0\n"), (1, "hello 1\n")):
         folder = tmp_path / "run_x" / "attempt_0" / str(rank)
         folder.mkdir(parents=True)
@@ -133,7 +135,13 @@ def test_exit_codes_from_torchrun_summary(tmp_path):
         (folder / "stderr.log").write_text("")
     summary = "  rank      : 1 (local_rank: 1)\n  exitcode  : 1 (pid: 9213)\n"
     ranks = L._read_ranks(tmp_path, 2, summary, 1, timed_out=False)
-    assert [(r.stdout, r.exitcode) for r in ranks] == [("hello 0\n", 0), ("hello 1\n", 1)]
+    # An unlisted rank exited 0 where torchrun lists every failed rank (tested from 2.13); on
+    # torchrun 2.7, which lists only the first failure, its exit code is unknown.
+    unlisted = 0 if TorchVersion(torch.__version__) >= "2.13" else None
+    assert [(r.stdout, r.exitcode) for r in ranks] == [("hello 0\n", unlisted), ("hello 1\n", 1)]
+    monkeypatch.setattr(L, "_LISTS_STOPPED_RANKS", False)
+    assert L._read_ranks(tmp_path, 2, summary, 1, timed_out=False)[0].exitcode is None
+    assert L._read_ranks(tmp_path, 2, "", 0, timed_out=False)[0].exitcode == 0  # a clean run is clean anywhere
     assert [r.exitcode for r in L._read_ranks(tmp_path, 2, "", None, timed_out=True)] == [None, None]
 
 
@@ -216,9 +224,10 @@ def test_a_hanging_run_is_killed_at_the_timeout_with_every_process(tmp_path):
     script = tmp_path / "hang.py"
     script.write_text(HANGING)
     started = time.monotonic()
-    result = launch(script, str(tmp_path), nproc=2, timeout=10)
+    # 30 s: on a busy 2-core machine torchrun of a CUDA build of torch takes over 10 s to start both ranks
+    result = launch(script, str(tmp_path), nproc=2, timeout=30)
     assert result.timed_out and not result.ok and result.returncode is None
-    assert 10 <= time.monotonic() - started < 60
+    assert 30 <= time.monotonic() - started < 90
     pids = recorded_pids(tmp_path, wait=0)
     assert len(pids) == 4  # two workers, two grandchildren
     assert_all_gone(pids)

@@ -1,11 +1,22 @@
 """scopes: the current CUDA device and the default device, traced through nested blocks."""
 
+import threading
+
 import pytest
 import torch
+from torch.torch_version import TorchVersion
 
 from course_utils.checks import check
 from course_utils.checks.nb04 import LISTING, listing_answers, random_program, replay, simulate_reference
-from course_utils.scopes import NO_CUDA, ScopeStep, ScopeTrace, read_devices, run_scopes, trace_current_device
+from course_utils.scopes import (
+    NO_CUDA,
+    ScopeStep,
+    ScopeTrace,
+    default_device,
+    read_devices,
+    run_scopes,
+    trace_current_device,
+)
 
 HAS_CUDA = torch.cuda.is_available()
 GPUS = torch.cuda.device_count() if HAS_CUDA else 0
@@ -22,7 +33,7 @@ def test_trace_records_the_default_device_of_a_torch_device_block():
     ]
     assert trace.default_devices == ("cpu", "meta", "meta", "cpu", "cpu")
     assert trace["made meta"].depth == 1 and trace["after all"].depth == 0
-    assert str(torch.get_default_device()) == "cpu"  # nothing left changed
+    assert str(default_device()) == "cpu"  # nothing left changed
 
 
 def test_device_of_a_cpu_tensor_is_a_no_op_everywhere():
@@ -49,14 +60,14 @@ def test_without_cuda_the_cuda_column_says_so_and_a_cuda_scope_is_recorded_not_r
 def test_scopes_are_left_even_when_the_body_raises():
     with pytest.raises(ZeroDivisionError):
         run_scopes([("meta", torch.device("meta"))], body=lambda: 1 / 0)
-    assert str(torch.get_default_device()) == "cpu"
+    assert str(default_device()) == "cpu"
 
 
 def test_a_factory_is_called_at_its_place_in_the_nesting():
     seen = []
 
     def factory():
-        seen.append(str(torch.get_default_device()))
+        seen.append(str(default_device()))
         return torch.device("cpu")
 
     trace = run_scopes([("meta", torch.device("meta")), ("cpu", factory)])
@@ -151,3 +162,42 @@ def test_reference_model_matches_real_gpus():
     programs = [LISTING] + [random_program(rng, gpus=2) for _ in range(40)]
     for program in programs:
         assert replay(program, start=0) == simulate_reference(0, program), program
+
+
+def test_default_device_is_where_factories_create_on_every_version():
+    assert default_device() == torch.device("cpu")
+    with torch.device("meta"):
+        assert default_device() == torch.ones(1).device == torch.device("meta")
+    torch.set_default_device("meta")
+    try:
+        assert default_device() == torch.device("meta")
+    finally:
+        torch.set_default_device(None)
+    assert default_device() == torch.device("cpu")
+    with torch.device("cuda:1"):  # entering is lazy: nothing needs CUDA until a tensor is made
+        assert default_device() == torch.device("cuda:1")
+
+
+def test_why_default_device_does_not_ask_get_default_device():
+    # The reason default_device() exists: before PyTorch 2.8, get_default_device() ignored
+    # `with torch.device(...)` in a thread that never called set_default_device, and raised
+    # AttributeError after set_default_device(None). If this fails on a supported release,
+    # PyTorch changed again: update default_device() and its docstring.
+    def in_a_fresh_thread():  # set_default_device's state is per thread: none here yet
+        with torch.device("meta"):
+            seen.append((torch.get_default_device(), torch.ones(1).device))
+
+    seen = []
+    worker = threading.Thread(target=in_a_fresh_thread)
+    worker.start()
+    worker.join()
+    torch.set_default_device("meta")
+    torch.set_default_device(None)
+    if TorchVersion(torch.__version__) >= "2.8":
+        assert seen == [(torch.device("meta"), torch.device("meta"))]
+        assert torch.get_default_device() == torch.device("cpu")
+    else:
+        assert seen == [(torch.device("cpu"), torch.device("meta"))]
+        with pytest.raises(AttributeError):
+            torch.get_default_device()
+    assert default_device() == torch.device("cpu")

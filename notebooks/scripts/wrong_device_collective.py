@@ -9,7 +9,8 @@ Without GPUs it registers gloo for CUDA tensors only (backend="cuda:gloo"), the 
 "nccl", and hands it the same CPU tensor: the same lookup fails with the same message.
 
 First, though, a meta tensor: it has no data, so all_reduce returns at once without error and
-without sending anything. "No error" is not "it communicated".
+without sending anything. "No error" is not "it communicated". (PyTorch 2.7 raises
+NotImplementedError there instead: c10d's collectives had no meta kernels registered yet.)
 """
 
 import os
@@ -32,8 +33,11 @@ def main() -> None:
     print(f"local_rank={local_rank} backend={backend}")
 
     meta = torch.ones(4, device="meta")
-    dist.all_reduce(meta)  # returns at once: no data, nothing sent
-    print(f"meta_all_reduce=returned_without_error meta_device={meta.device}")
+    try:
+        dist.all_reduce(meta)  # returns at once: no data, nothing sent
+        print(f"meta_all_reduce=returned_without_error meta_device={meta.device}")
+    except NotImplementedError:  # PyTorch 2.7: c10d::allreduce_ had no meta kernel yet
+        print(f"meta_all_reduce=NotImplementedError meta_device={meta.device}")
 
     cpu = torch.ones(4)  # the mistake: a CPU tensor for a CUDA-only backend
     dist.all_reduce(cpu)

@@ -11,7 +11,9 @@ tested on any machine:
 
 On a CPU-only machine every function here works and says so; nothing initialises CUDA unless
 CUDA is available, and then ``collect_facts`` creates a context on each visible GPU to read its
-free memory (``torch.cuda.mem_get_info``), as ``nvidia-smi`` would show.
+free memory (``torch.cuda.mem_get_info``), as ``nvidia-smi`` would show. On a CUDA build where CUDA
+is not available, it asks torch to initialise CUDA once (``torch.cuda.init()``), which fails
+without leaving anything initialised, to record the exact message every CUDA call will raise.
 """
 
 from __future__ import annotations
@@ -24,8 +26,14 @@ import sys
 from dataclasses import dataclass, field
 
 import torch
+from torch.torch_version import TorchVersion
 
 GIB = 1024**3
+
+# The PyTorch releases the course is tested on, lowest and highest (`.ci/run`, `make test-matrix`).
+# pyproject.toml requires the lowest; it sets no upper bound (see the comment there).
+TESTED_TORCH = ("2.7.1", "2.14.1")
+CPU_WHEEL_INSTALL = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,9 @@ class MachineFacts:
     in_colab: bool = False
     cuda_visible_devices: str | None = None  # the environment variable, unparsed
     cuda_error: str | None = None  # why CUDA could not be queried, if it could not
+    # On a build for an accelerator that cannot be used here (a CUDA build without a driver):
+    built_accelerator: str | None = None  # torch.accelerator.current_accelerator().type: "cuda" even then
+    cuda_init_error: str | None = None  # what torch.cuda.init() raised: the message every CUDA call gives
     python_version: str = field(default_factory=lambda: platform.python_version())
     system: str = field(default_factory=platform.system)
 
@@ -93,6 +104,11 @@ def collect_facts() -> MachineFacts:
     if mps_available:
         accelerators.append(AcceleratorInfo(index=0, kind="mps", name="Apple GPU (Metal)"))
 
+    # current_accelerator() names the accelerator this build is for, usable or not; only
+    # check_available=True (PyTorch 2.7+) asks whether it can be used.
+    built = torch.accelerator.current_accelerator()
+    cuda_init_error = _cuda_init_error() if torch.version.cuda and not cuda_available and not cuda_error else None
+
     smi = shutil.which("nvidia-smi")
     return MachineFacts(
         torch_version=torch.__version__,
@@ -108,7 +124,26 @@ def collect_facts() -> MachineFacts:
         in_colab="google.colab" in sys.modules or "COLAB_RELEASE_TAG" in os.environ,
         cuda_visible_devices=os.environ.get("CUDA_VISIBLE_DEVICES"),
         cuda_error=cuda_error,
+        built_accelerator=built.type if built is not None else None,
+        cuda_init_error=cuda_init_error,
     )
+
+
+def _cuda_init_error() -> str | None:
+    """The message torch gives when CUDA cannot start (e.g. "Found no NVIDIA driver ..."), or None.
+
+    A failed ``torch.cuda.init()`` initialises nothing and can be retried, so asking is safe. It
+    sets ``CUDA_MODULE_LOADING`` in the environment before trying; that is put back.
+    """
+    before = os.environ.get("CUDA_MODULE_LOADING")
+    try:
+        torch.cuda.init()
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    finally:
+        if before is None:
+            os.environ.pop("CUDA_MODULE_LOADING", None)
+    return None
 
 
 def _cuda_info(index: int) -> AcceleratorInfo:
@@ -389,14 +424,7 @@ def preflight(facts: MachineFacts | None = None) -> Preflight:
             )
         )
     elif n == 0 and f.cuda_build:
-        findings.append(
-            Finding(
-                "note",
-                f"this torch is a CUDA {f.cuda_build} build, but no NVIDIA driver was found",
-                "Fine on a laptop without an NVIDIA GPU: the course runs on the CPU. On a GPU machine, install "
-                "the NVIDIA driver (`nvidia-smi` should then list the GPU).",
-            )
-        )
+        findings.append(_cuda_build_without_driver(f))
     elif n == 0 and not f.cuda_build and not f.hip_build and f.nvidia_driver_present:
         findings.append(
             Finding(
@@ -451,7 +479,52 @@ def preflight(facts: MachineFacts | None = None) -> Preflight:
                 "Unset it (before starting Jupyter) to see every GPU.",
             )
         )
+    version = _version_finding(f.torch_version)
+    if version is not None:
+        findings.append(version)
     return Preflight(level=level, gpu_count=n, findings=tuple(findings))
+
+
+def _cuda_build_without_driver(f: MachineFacts) -> Finding:
+    """The mode a Linux newcomer gets from a plain `pip install torch`: a CUDA build, no NVIDIA driver."""
+    symptom = f.cuda_init_error or "RuntimeError: Found no NVIDIA driver on your system. ..."
+    accelerator = f"device(type='{f.built_accelerator}')" if f.built_accelerator else "the build's accelerator"
+    return Finding(
+        "note",
+        f"this torch is a CUDA {f.cuda_build} build, but no NVIDIA driver was found: it works as a CPU-only "
+        f"machine. torch.cuda.is_available() is False; every CUDA call (torch.cuda.current_device(), "
+        f"torch.ones(1, device='cuda'), pin_memory()) raises {symptom}; "
+        f"torch.accelerator.current_accelerator() still returns {accelerator}, the accelerator this build is for, "
+        "unless you pass check_available=True, which returns None.",
+        "Nothing to do for the course: every notebook runs to the end on the CPU, and each GPU-only cell says "
+        "what it skipped. In your own code, test torch.cuda.is_available() (or current_accelerator(check_available="
+        f"True)) before using the GPU. To save several GB on a machine without an NVIDIA GPU, install the CPU wheel "
+        f"instead: `{CPU_WHEEL_INSTALL}`. On a machine with an NVIDIA GPU, install its driver "
+        "(`nvidia-smi` should then list the GPU) and restart the kernel.",
+    )
+
+
+def _version_finding(version: str) -> Finding | None:
+    """A note when this torch is outside the range the course is tested on, else None."""
+    low, high = TESTED_TORCH
+    release = TorchVersion(version.split("+")[0])
+    if release < low:
+        return Finding(
+            "problem",
+            f"torch {version} is older than {low}, the oldest PyTorch this course is tested on: parts of "
+            "torch.accelerator the course uses are missing or named differently, and cells that prove a "
+            "claim of this course may fail",
+            f"Upgrade: `pip install 'torch>={low}'` (or `{CPU_WHEEL_INSTALL}` on a machine without an NVIDIA GPU), "
+            "then restart the kernel.",
+        )
+    if release > high:
+        return Finding(
+            "note",
+            f"torch {version} is newer than {high}, the newest PyTorch this course is tested on",
+            "It should work; if a cell's claim fails, PyTorch changed what the course describes: "
+            f"please report it, and meanwhile `pip install 'torch=={high}'`.",
+        )
+    return None
 
 
 # --------------------------------------------------------------------------- needs

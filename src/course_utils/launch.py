@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from torch.torch_version import TorchVersion
 
 from course_utils.claims import CaughtError, ClaimFailed
 
@@ -370,6 +371,10 @@ def _drain(proc: subprocess.Popen) -> str:
 
 
 _SUMMARY = re.compile(r"local_rank:\s*(\d+)\)\s*\n\s*exitcode\s*:\s*(-?\d+)")
+# torchrun's failure summary names every rank that did not exit 0 on the releases tested from
+# 2.13; torchrun 2.7 names only the first failure ("<NO_OTHER_FAILURES>"), not the ranks it then
+# stopped. Releases in between are untested, so an unlisted rank's exit code is unknown there.
+_LISTS_STOPPED_RANKS = TorchVersion(torch.__version__) >= "2.13"
 
 
 def _read_ranks(log_dir: Path, nproc: int, launcher_output: str, returncode: int | None,
@@ -383,10 +388,10 @@ def _read_ranks(log_dir: Path, nproc: int, launcher_output: str, returncode: int
             code = failures[local_rank]
         elif timed_out or returncode is None:
             code = None
-        elif returncode == 0 or failures:
+        elif returncode == 0 or (failures and _LISTS_STOPPED_RANKS):
             code = 0  # torchrun lists every rank that did not exit 0
         else:
-            code = None
+            code = None  # not reported: torchrun 2.7 leaves out the ranks it stopped itself
         ranks.append(RankOutput(local_rank, stdout, stderr, code))
     return tuple(ranks)
 

@@ -7,9 +7,10 @@ easy to confuse:
   ``device="cuda"`` (no index), the current stream, memory statistics and ``mem_get_info()``
   go. ``torch.cuda.device(i)``, ``torch.cuda.device_of(obj)`` and ``torch.cuda.set_device(i)``
   change it;
-- the **default device** (``torch.get_default_device()``): where factory functions such as
-  ``torch.ones(3)`` put a tensor when no ``device=`` is given. ``with torch.device("meta"):``
-  and ``torch.set_default_device`` change it, and it does not touch the current CUDA device.
+- the **default device**: where factory functions such as ``torch.ones(3)`` put a tensor when
+  no ``device=`` is given. ``with torch.device("meta"):`` and ``torch.set_default_device`` change
+  it, and it does not touch the current CUDA device. ``default_device()`` reads it on every
+  supported PyTorch (``torch.get_default_device()`` only does so from 2.8).
 
 ``trace_current_device()`` records both at each step you mark; ``run_scopes(...)`` enters a list
 of context managers one inside the other and records both after every entry and every exit.
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 import torch
+from torch.torch_version import TorchVersion
 
 NO_CUDA = "n/a (no CUDA)"
 
@@ -36,7 +38,7 @@ class ScopeStep:
 
     step: str
     cuda_device: int | None
-    default_device: str  # str(torch.get_default_device()): "cpu", "meta", "cuda:0"
+    default_device: str  # str(default_device()): "cpu", "meta", "cuda:0"
     depth: int = 0  # how many traced scopes were open at this step
     error: str | None = None  # set when this step is a scope that could not be entered
 
@@ -116,10 +118,34 @@ class ScopeTrace:
         )
 
 
+def default_device() -> torch.device:
+    """Where a factory function with no ``device=`` creates a tensor right now (notebooks 02 and 04).
+
+    From PyTorch 2.8 this is ``torch.get_default_device()``. Before, that function ignored
+    ``with torch.device(...)`` blocks (pytorch/pytorch#131328, fixed by #148621) and raised
+    ``AttributeError`` after ``torch.set_default_device(None)``; on those releases this does the
+    lookup 2.8 does: the innermost device mode, else what ``set_default_device`` set, else the CPU.
+    Nothing is created, so it works inside ``with torch.device("cuda:0")`` on a machine without CUDA.
+    """
+    if _GET_DEFAULT_DEVICE_SEES_BLOCKS:
+        return torch.get_default_device()
+    from torch.overrides import _get_current_function_mode_stack  # private, but 2.7 is frozen
+    from torch.utils._device import DeviceContext
+
+    modes = [m for m in _get_current_function_mode_stack() if isinstance(m, DeviceContext)]
+    context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
+    device = modes[-1].device if modes else context.device if context is not None else torch.device("cpu")
+    # as 2.8 does: a device without an index is resolved by the device type's current index
+    return device if device.index is not None or device.type == "cpu" else torch.empty(0).device
+
+
+_GET_DEFAULT_DEVICE_SEES_BLOCKS = TorchVersion(torch.__version__) >= "2.8"
+
+
 def read_devices() -> tuple[int | None, str]:
     """The current CUDA device index (``None`` without CUDA) and the default device, read now."""
     cuda = torch.cuda.current_device() if torch.cuda.is_available() else None
-    return cuda, str(torch.get_default_device())
+    return cuda, str(default_device())
 
 
 class DeviceTracer:

@@ -12,6 +12,7 @@ from torch import nn
 
 from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise
 from course_utils.checks._guard import seal
+from course_utils.scopes import default_device
 
 
 def _other_devices() -> list[str]:
@@ -118,11 +119,11 @@ def _boom():
     hint="Use `with torch.device(device): return make()`; the with-block undoes itself even when make() raises.",
 )
 def _build_on(build_on) -> str:
-    start = torch.get_default_device()
+    start = default_device()
     try:
         for device in _other_devices() + ["cpu"]:
             want = torch.device(device)
-            seen = call(build_on, device, torch.get_default_device)
+            seen = call(build_on, device, default_device)
             if not isinstance(seen, torch.device) or seen.type != want.type:
                 raise Wrong(
                     f"Inside build_on({device!r}, make), make() saw the default device {seen}; expected {device}.",
@@ -133,8 +134,8 @@ def _build_on(build_on) -> str:
                 raise Wrong(f"build_on({device!r}, make) returned a {type(layer).__name__}; return what make() returned.")
             if layer.weight.device.type != want.type:
                 raise Wrong(f"build_on({device!r}, lambda: nn.Linear(2, 3)) made weights on {layer.weight.device}.")
-            if torch.get_default_device() != start:
-                raise Wrong(f"After build_on({device!r}, ...) the default device is {torch.get_default_device()}; "
+            if default_device() != start:
+                raise Wrong(f"After build_on({device!r}, ...) the default device is {default_device()}; "
                             f"it was {start} before. Leave nothing set.")
         try:
             call(build_on, "meta", _boom)
@@ -143,8 +144,8 @@ def _build_on(build_on) -> str:
                 raise
         else:
             raise Wrong("build_on('meta', make) returned normally although make() raised; let the error through.")
-        if torch.get_default_device() != start:
-            raise Wrong(f"When make() raised, build_on left the default device at {torch.get_default_device()}.",
+        if default_device() != start:
+            raise Wrong(f"When make() raised, build_on left the default device at {default_device()}.",
                         "Undo it in a finally block, or use `with torch.device(device):`, which does so for you.")
     finally:
         # whatever the answer did, leave the default device as it was (None: nothing set, plain CPU)
