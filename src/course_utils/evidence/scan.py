@@ -85,16 +85,17 @@ def hand_typed_results(source: str) -> list[str]:
     tree = _parse(source)
     if tree is None:
         return []
+    described = set()  # needs_cuda(..., what="... on a GPU") describes the cell; it shows no result
+    for node in ast.walk(tree):
+        if _needs_cuda_call(node) is not None:
+            described.update(id(n) for n in ast.walk(node))
     suspects: dict[int, str] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and ON_A_GPU.search(node.value):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in described
+                and ON_A_GPU.search(node.value)):
             suspects[id(node)] = node.value
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and _needs_cuda_call(node.test) is not None:
-            described = set()  # the else branch's needs_cuda(..., what=...) describes the cell
-            for sub in ast.walk(ast.Module(body=node.orelse, type_ignores=[])):
-                if _needs_cuda_call(sub) is not None:
-                    described.update(id(n) for n in ast.walk(sub))
             for sub in ast.walk(ast.Module(body=node.orelse, type_ignores=[])):
                 if (isinstance(sub, ast.Constant) and isinstance(sub.value, str) and id(sub) not in described
                         and GPU_RESULT.search(sub.value)):
