@@ -14,7 +14,7 @@ PORT   ?= 8888
 # Jupyter refuses to start as root (common in containers) unless told it is on purpose.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab test setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean
+.PHONY: lab test setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo gpu-wheels gpu-verify clean
 
 setup: $(STAMP)
 
@@ -61,3 +61,12 @@ grade-demo: $(STAMP)
 	cp solutions/01_device_query_exercises.ipynb build/grade-demo/submitted/solved.ipynb
 	cp exercises/01_device_query_exercises.ipynb build/grade-demo/submitted/untouched.ipynb
 	$(BIN)/course-grade 01 build/grade-demo/submitted --out build/grade-demo/grades
+
+# GPU verification (docs/gpu-verification.md): prepare wheels where there is network, then verify
+# offline on the GPU machine, recording evidence/<gpu>.json.
+GPU_PYTHON ?= 3.12
+gpu-wheels:
+	scripts/prepare-gpu-wheels --python $(GPU_PYTHON) --out build/gpu-wheels
+
+gpu-verify:
+	scripts/gpu-verify --wheels build/gpu-wheels
