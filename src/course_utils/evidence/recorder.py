@@ -42,9 +42,29 @@ def output_text(outputs) -> str:
 
 
 def pytest_configure(config):
-    if not os.environ.get(ENV_PARTS):
+    folder = os.environ.get(ENV_PARTS)
+    if not folder:
         raise pytest.UsageError(f"-p course_utils.evidence.recorder needs {ENV_PARTS} set to a folder for the "
                                 "recorded outputs, e.g. build/gpu-verify/parts (scripts/gpu-verify sets it).")
+    # An xdist worker has `workerinput`; it forwards its reports to the controller, which writes.
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(Writer(Path(folder)), "course-evidence-writer")
+
+
+class Writer:
+    """Appends each recorded cell of a passed report to ``records.jsonl``, once per run."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def pytest_runtest_logreport(self, report):
+        if not report.passed:
+            return
+        for name, record in report.user_properties:
+            if name == PROPERTY:
+                self.folder.mkdir(parents=True, exist_ok=True)
+                with open(self.folder / "records.jsonl", "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -69,14 +89,3 @@ def pytest_runtest_makereport(item, call):
         pass
     record = {"key": found[0].key, "notebook": notebook.as_posix(), "output": output_text(item.test_outputs)}
     report.user_properties.append((PROPERTY, record))
-
-
-def pytest_runtest_logreport(report):
-    if os.environ.get("PYTEST_XDIST_WORKER") or not report.passed:
-        return  # workers forward reports to the controller, which writes once
-    for name, record in report.user_properties:
-        if name == PROPERTY:
-            folder = Path(os.environ[ENV_PARTS])
-            folder.mkdir(parents=True, exist_ok=True)
-            with open(folder / "records.jsonl", "a", encoding="utf-8") as fh:
-                fh.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -55,7 +55,7 @@ class GpuEvidence:
         else:
             for q in self.quotes:
                 lines.append(f"  {q.label}:")
-                lines += ["    " + line for line in q.text.splitlines()]
+                lines += ["    " + line for line in q.shown.splitlines()]
                 if q.note:
                     lines.append(f"  ({q.note})")
         return "\n".join(lines)
@@ -70,7 +70,7 @@ class GpuEvidence:
             body = f"<pre style='margin:0;white-space:pre-wrap'>{html.escape(self.recording.cell.output.rstrip())}</pre>"
         else:
             body = "".join(
-                f"<div><i>{html.escape(q.label)}</i><pre style='margin:0;white-space:pre-wrap'>{html.escape(q.text)}</pre>"
+                f"<div><i>{html.escape(q.label)}</i><pre style='margin:0;white-space:pre-wrap'>{html.escape(q.shown)}</pre>"
                 + (f"<small>{html.escape(q.note)}</small>" if q.note else "") + "</div>"
                 for q in self.quotes
             )

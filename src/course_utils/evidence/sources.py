@@ -32,6 +32,11 @@ class SourceQuote:
     version: str = CHECKED
 
     @property
+    def shown(self) -> str:
+        """The quote as a reader sees it: a C++ literal in its double quotes, so its spaces show."""
+        return self.text if self.kind == "python" else f'"{self.text}"'
+
+    @property
     def label(self) -> str:
         what = "source" if self.kind == "python" else "C++ string literal"
         return f"PyTorch {self.version}, {self.file} ({what})"
