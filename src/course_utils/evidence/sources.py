@@ -139,9 +139,11 @@ TENSOR_STR_DEVICE = SourceQuote(
 SYNCHRONIZE = SourceQuote("torch/cuda/__init__.py", "Wait for all kernels in all streams on a CUDA device to complete.")
 CUDA_ERROR = SourceQuote(
     "c10/cuda/CUDAException.cpp",
-    "CUDA error: ",
+    "CUDA kernel errors might be asynchronously reported at some other API call",
     "cuda-literal",
-    "C10_CUDA_CHECK prefixes the CUDA runtime's own text: cudaErrorInvalidDevice reads 'invalid device ordinal'",
+    "C10_CUDA_CHECK reports 'CUDA error: ' and the CUDA runtime's own text (cudaErrorInvalidDevice reads "
+    "'invalid device ordinal'), then this line",
+    version="2.14.1 (CUDA build)",
 )
 DDP_DEVICE_IDS = SourceQuote(
     "torch/nn/parallel/distributed.py",
