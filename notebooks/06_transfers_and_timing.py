@@ -46,6 +46,7 @@ import warnings
 import torch
 
 from course_utils import needs_cuda, raises
+from course_utils.evidence import recorded
 from course_utils.plots import plot_bandwidth, plot_variants
 from course_utils.transfer import (
     FakeAsyncDevice,
