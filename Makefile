@@ -29,7 +29,7 @@ NBGRADER_VENV  ?= .venv-nbgrader
 NBGRADER       ?= nbgrader==0.9.6
 NBGRADER_STAMP := $(NBGRADER_VENV)/.nbgrader-installed
 
-.PHONY: lab test setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean nbgrader-env test-matrix
+.PHONY: lab test setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean nbgrader-env test-matrix gpu-wheels gpu-verify
 
 setup: $(STAMP)
 
@@ -90,3 +90,12 @@ grade-demo: $(STAMP)
 	cp solutions/01_device_query_exercises.ipynb build/grade-demo/submitted/solved.ipynb
 	cp exercises/01_device_query_exercises.ipynb build/grade-demo/submitted/untouched.ipynb
 	$(BIN)/course-grade 01 build/grade-demo/submitted --out build/grade-demo/grades
+
+# GPU verification (docs/gpu-verification.md): prepare wheels where there is network, then verify
+# offline on the GPU machine, recording evidence/<gpu>.json.
+GPU_PYTHON ?= 3.12
+gpu-wheels:
+	scripts/prepare-gpu-wheels --python $(GPU_PYTHON) --out build/gpu-wheels
+
+gpu-verify:
+	scripts/gpu-verify --wheels build/gpu-wheels

@@ -34,6 +34,7 @@ import torch
 from torch.torch_version import TorchVersion
 
 from course_utils import device_report, needs_cuda, pick_device, preflight, raises
+from course_utils.evidence import recorded
 
 torch.__version__
 
@@ -122,7 +123,7 @@ else:
 # sees it: other processes' memory counts as used.
 
 # %%
-if needs_cuda(1, what="the per-GPU property listing"):
+if needs_cuda(1, what="the per-GPU property listing", key="01-gpu-properties"):
     for i in range(torch.cuda.device_count()):
         props = torch.cuda.get_device_properties(i)
         free, total = torch.cuda.mem_get_info(i)
@@ -130,7 +131,7 @@ if needs_cuda(1, what="the per-GPU property listing"):
               f"{props.multi_processor_count} SMs, {free / 2**30:.1f} of {total / 2**30:.1f} GiB free")
 else:
     print(needs_cuda(1, what="the per-GPU property listing"))
-    print("On a GPU it prints, per device, e.g.: cuda:0 NVIDIA H200: sm_90, 132 SMs, 139.3 of 139.8 GiB free")
+    print(recorded("01-gpu-properties"))
 
 # %% [markdown]
 # Asking for a GPU that is not there is an error too. `get_device_properties` checks the index
@@ -242,7 +243,7 @@ children = {mask: start_child(mask) for mask in (None, "", "0")}  # all three st
 # the process starts.
 
 # %%
-if needs_cuda(2, what="the in-process CUDA_VISIBLE_DEVICES demonstration"):
+if needs_cuda(2, what="the in-process CUDA_VISIBLE_DEVICES demonstration", key="01-visible-devices-after-init"):
     torch.cuda.init()
     before = torch.cuda.device_count()
     os.environ["CUDA_VISIBLE_DEVICES"] = "0"
@@ -250,7 +251,7 @@ if needs_cuda(2, what="the in-process CUDA_VISIBLE_DEVICES demonstration"):
     del os.environ["CUDA_VISIBLE_DEVICES"]
 else:
     print(needs_cuda(2, what="the in-process CUDA_VISIBLE_DEVICES demonstration"))
-    print("With two or more GPUs it shows that device_count() is unchanged after CUDA has initialised.")
+    print(recorded("01-visible-devices-after-init"))
 
 # %% [markdown]
 # ## Summary

@@ -38,6 +38,7 @@ from torch.torch_version import TorchVersion
 
 from course_utils.claims import raises
 from course_utils.devices import needs_cuda
+from course_utils.evidence import recorded
 
 torch.__version__
 
@@ -74,12 +75,13 @@ torch.device("cuda:1"), torch.device("cuda", 1) == torch.device("cuda:1"), torch
 # usable GPU with a message about the driver.
 
 # %%
-if needs_cuda(1, what="creating a tensor on the GPU"):
+if needs_cuda(1, what="creating a tensor on the GPU", key="02-tensor-on-gpu"):
     g = torch.ones(2, 3, device="cuda")
     print(g.device, "- 'cuda' without an index means the current device:", torch.cuda.current_device())
 else:
     print(needs_cuda(1, what="creating a tensor on the GPU"))
     print(raises(lambda: torch.ones(2, 3, device="cuda"), (AssertionError, RuntimeError)))
+    print(recorded("02-tensor-on-gpu"))
 
 # %% [markdown]
 # ## 2. Moving a tensor
@@ -116,7 +118,7 @@ t.to(target).device, t.to(target).dtype
 # is about the current device.
 
 # %%
-if needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration"):
+if needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration", key="02-cuda-in-device-scope"):
     x = torch.ones(2)
     with torch.cuda.device(1):  # the current device is cuda:1 inside this block only
         inside = (x.cuda().device, x.to("cuda").device, x.cuda(0).device)
@@ -125,21 +127,20 @@ if needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration"):
     print("after the block: .cuda() ->", x.cuda().device)
 else:
     print(needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration"))
-    print("On two GPUs this prints: inside the block .cuda() -> cuda:1, .to('cuda') -> cuda:1, .cuda(0) -> cuda:0;"
-          " after the block .cuda() -> cuda:0 again.")
+    print(recorded("02-cuda-in-device-scope"))
 
 # %% [markdown]
 # With one GPU the round trip is a real copy each way: `.cuda()` copies host memory to the GPU,
 # `.cpu()` copies it back into new host memory.
 
 # %%
-if needs_cuda(1, what="the CPU -> GPU -> CPU round trip"):
+if needs_cuda(1, what="the CPU -> GPU -> CPU round trip", key="02-round-trip"):
     on_gpu = t.cuda()
     back = on_gpu.cpu()
     print(on_gpu.device, back.device, "back is t:", back is t, "same values:", torch.equal(back, t))
 else:
     print(needs_cuda(1, what="the CPU -> GPU -> CPU round trip"))
-    print("On a GPU this prints: cuda:0 cpu back is t: False same values: True")
+    print(recorded("02-round-trip"))
 
 # %% [markdown]
 # ## 3. Asking where a tensor is
@@ -182,13 +183,12 @@ raises(lambda: a + torch.ones(3), RuntimeError, match="device")
 # (notebook 05 is a clinic of these errors).
 
 # %%
-if needs_cuda(1, what="the CUDA cross-device error"):
+if needs_cuda(1, what="the CUDA cross-device error", key="02-cross-device-error"):
     print(raises(lambda: torch.ones(3, device="cuda") + torch.ones(3), RuntimeError,
                  match="Expected all tensors to be on the same device"))
 else:
     print(needs_cuda(1, what="the CUDA cross-device error"))
-    print("On a GPU this shows: RuntimeError: Expected all tensors to be on the same device, "
-          "but found at least two devices, cuda:0 and cpu!")
+    print(recorded("02-cross-device-error"))
 
 # %% [markdown]
 # One exception: a **zero-dimensional** CPU tensor (a scalar such as `torch.tensor(2.0)`) may join
@@ -217,11 +217,12 @@ shared, np.shares_memory(arr, shared.numpy())
 # tensor to host memory first.*
 
 # %%
-if needs_cuda(1, what="the .numpy() error for a CUDA tensor"):
+if needs_cuda(1, what="the .numpy() error for a CUDA tensor", key="02-numpy"):
     print(raises(lambda: torch.ones(2, device="cuda").numpy(), TypeError, match="can't convert cuda"))
 else:
     print(needs_cuda(1, what="the .numpy() error for a CUDA tensor"))
     print(raises(lambda: m.numpy(), TypeError, match="can't convert meta device type tensor to numpy"))
+    print(recorded("02-numpy"))
 
 # %% [markdown]
 # The fix is `.cpu().numpy()` (add `.detach()` for a tensor that requires grad, or use
@@ -319,7 +320,7 @@ here, seen_by_thread[0]
 # tensor is made.
 
 # %%
-if needs_cuda(2, what="default device versus current CUDA device"):
+if needs_cuda(2, what="default device versus current CUDA device", key="02-default-vs-current"):
     torch.set_default_device("cuda:1")
     try:
         print("new tensor:", torch.zeros(1).device, "| current CUDA device:", torch.cuda.current_device(),
@@ -328,7 +329,7 @@ if needs_cuda(2, what="default device versus current CUDA device"):
         torch.set_default_device(None)
 else:
     print(needs_cuda(2, what="default device versus current CUDA device"))
-    print("On two GPUs this prints: new tensor: cuda:1 | current CUDA device: 0 | .cuda(): cuda:0")
+    print(recorded("02-default-vs-current"))
 
 # %% [markdown]
 # ## 7. dtype and device in one `.to`

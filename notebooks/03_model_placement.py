@@ -39,6 +39,7 @@ from torch import nn
 
 from course_utils.claims import raises
 from course_utils.devices import needs_cuda
+from course_utils.evidence import recorded
 from course_utils.placement import checkpoint_locations, module_device, placement_report, retag_checkpoint
 
 torch.__version__
@@ -75,13 +76,13 @@ model.to("meta") is model, model.weight.device
 # index means the current CUDA device.
 
 # %%
-if needs_cuda(1, what="Module.cuda() in place"):
+if needs_cuda(1, what="Module.cuda() in place", key="03-module-cuda"):
     net = nn.Linear(3, 2)
     print("net.cuda() is net:", net.cuda() is net, "| weight on", net.weight.device)
     print("net.cpu() is net:", net.cpu() is net, "| weight on", net.weight.device)
 else:
     print(needs_cuda(1, what="Module.cuda() in place"))
-    print("On a GPU this prints: net.cuda() is net: True | weight on cuda:0, then True | weight on cpu")
+    print(recorded("03-module-cuda"))
 
 # %% [markdown]
 # ## 2. What moves: parameters and buffers, not plain tensor attributes
@@ -124,14 +125,13 @@ raises(lambda: buggy(torch.ones(2, 3, device="meta")), RuntimeError, match="devi
 # device, but found at least two devices, cuda:0 and cpu!*
 
 # %%
-if needs_cuda(1, what="the plain-attribute bug on a GPU"):
+if needs_cuda(1, what="the plain-attribute bug on a GPU", key="03-plain-attribute"):
     on_gpu = Standardize([0.5, 1.0, 2.0], [1.0, 2.0, 4.0]).cuda()
     print(raises(lambda: on_gpu(torch.ones(2, 3, device="cuda")), RuntimeError,
                  match="Expected all tensors to be on the same device"))
 else:
     print(needs_cuda(1, what="the plain-attribute bug on a GPU"))
-    print("On a GPU this shows: RuntimeError: Expected all tensors to be on the same device, "
-          "but found at least two devices, cuda:0 and cpu!")
+    print(recorded("03-plain-attribute"))
 
 # %% [markdown]
 # A dtype change leaves them behind too, but silently: `mean` stays float32 in a float64 model,
@@ -231,15 +231,13 @@ raises(lambda: meta_model(torch.ones(1, 3)), RuntimeError, match="not on the exp
 # (older releases: *... but found at least two devices, cuda:0 and cpu!*).
 
 # %%
-if needs_cuda(1, what="the model-on-GPU, input-on-CPU error"):
+if needs_cuda(1, what="the model-on-GPU, input-on-CPU error", key="03-model-input"):
     gpu_model = nn.Linear(3, 2).cuda()
     print(raises(lambda: gpu_model(torch.ones(1, 3)), RuntimeError,
                  match="Expected all tensors to be on the same device"))
 else:
     print(needs_cuda(1, what="the model-on-GPU, input-on-CPU error"))
-    print("On a GPU this shows: RuntimeError: Expected all tensors to be on the same device, "
-          "but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument "
-          "in method wrapper_CUDA_addmm)")
+    print(recorded("03-model-input"))
 
 # %% [markdown]
 # The fix: send the input to the model's device. The output lives there too.
@@ -276,7 +274,7 @@ model.to("meta")
 opt.param_groups[0]["params"][0] is model.weight, opt.param_groups[0]["params"][0].device
 
 # %%
-if needs_cuda(1, what="the optimizer built before model.cuda()"):
+if needs_cuda(1, what="the optimizer built before model.cuda()", key="03-optimizer-before-cuda"):
     net = nn.Linear(3, 2)
     sgd = torch.optim.SGD(net.parameters(), lr=0.1)
     net.cuda()
@@ -284,7 +282,7 @@ if needs_cuda(1, what="the optimizer built before model.cuda()"):
           "| on", sgd.param_groups[0]["params"][0].device)
 else:
     print(needs_cuda(1, what="the optimizer built before model.cuda()"))
-    print("On a GPU this prints: the optimizer holds the model's weight: True | on cuda:0")
+    print(recorded("03-optimizer-before-cuda"))
 
 # %% [markdown]
 # Adam creates its state **lazily, at the first `step()`**, next to each parameter (`zeros_like`),
@@ -325,7 +323,7 @@ opt.state[model.weight]["exp_avg"].dtype, raises(opt.step, RuntimeError, match="
 # but lets float32 CPU tensors through, since its `step` counters live there: notebook 05, part 7.)
 
 # %%
-if needs_cuda(1, what="Adam state left on the CPU"):
+if needs_cuda(1, what="Adam state left on the CPU", key="03-adam-state"):
     net, adam = adam_after_one_step()
     net.cuda()
     net(torch.randn(4, 3, device="cuda")).sum().backward()
@@ -333,8 +331,7 @@ if needs_cuda(1, what="Adam state left on the CPU"):
     print(raises(adam.step, RuntimeError, match="Expected all tensors to be on the same device"))
 else:
     print(needs_cuda(1, what="Adam state left on the CPU"))
-    print("On a GPU this prints: exp_avg on cpu, then RuntimeError: Expected all tensors to be on the same "
-          "device ... (cuda:0 and cpu)")
+    print(recorded("03-adam-state"))
 
 # %% [markdown]
 # The fix, when you must move after stepping (resuming training, say): reload the optimizer's own
@@ -390,12 +387,13 @@ checkpoint_locations(workdir / "gpu.pt")
 # GPU machine that works. On a machine without CUDA it raises, and the message says what to do.
 
 # %%
-if needs_cuda(1, what="loading a GPU checkpoint as saved"):
+if needs_cuda(1, what="loading a GPU checkpoint as saved", key="03-load-gpu-checkpoint"):
     print(torch.load(workdir / "gpu.pt", weights_only=True)["weight"].device)
 else:
     print(needs_cuda(1, what="loading a GPU checkpoint as saved"))
     print(raises(lambda: torch.load(workdir / "gpu.pt", weights_only=True), RuntimeError,
                  match="Attempting to deserialize object on a CUDA device"))
+    print(recorded("03-load-gpu-checkpoint"))
 
 # %% [markdown]
 # `map_location` takes four forms: a device string, a `torch.device`, a dict from saved tag to new
@@ -419,12 +417,13 @@ ways = {
 # %%
 retag_checkpoint(workdir / "cpu.pt", workdir / "gpu1.pt", {"cpu": "cuda:1"})
 here = "cuda:0" if torch.cuda.is_available() else "cpu"
-if needs_cuda(2, what="loading a cuda:1 checkpoint as saved"):
+if needs_cuda(2, what="loading a cuda:1 checkpoint as saved", key="03-load-cuda1-checkpoint"):
     print("as saved:", torch.load(workdir / "gpu1.pt", weights_only=True)["weight"].device)
 else:
     print(needs_cuda(2, what="loading a cuda:1 checkpoint as saved"))
     print(raises(lambda: torch.load(workdir / "gpu1.pt", weights_only=True), RuntimeError,
                  match="Attempting to deserialize object on"))
+    print(recorded("03-load-cuda1-checkpoint"))
 torch.load(workdir / "gpu1.pt", map_location={"cuda:1": here}, weights_only=True)["weight"].device
 
 # %% [markdown]

@@ -39,6 +39,7 @@ from torch import nn
 
 from course_utils.claims import raises
 from course_utils.devices import needs_cuda
+from course_utils.evidence import recorded
 from course_utils.scopes import run_scopes, trace_current_device
 
 torch.__version__, torch.cuda.is_available(), torch.cuda.device_count()
@@ -61,14 +62,14 @@ def what_the_current_device_decides() -> dict[str, str]:
         "mem_get_info() free": f"{torch.cuda.mem_get_info()[0] / 2**30:.1f} GiB",
     }
 
-if needs_cuda(1, what="asking each GPU in turn"):
+if needs_cuda(1, what="asking each GPU in turn", key="04-each-gpu"):
     result = {}
     for i in range(torch.cuda.device_count()):
         with torch.cuda.device(i):
             result[f"cuda:{i} current"] = what_the_current_device_decides()
 else:
     print(needs_cuda(1, what="asking each GPU in turn"))
-    result = "On a GPU: {'cuda:0 current': {'.cuda()': 'cuda:0', 'device=\"cuda\"': 'cuda:0', ...}, 'cuda:1 current': {... 'cuda:1' ...}}"
+    result = recorded("04-each-gpu")
 result
 
 # %% [markdown]
@@ -156,13 +157,13 @@ t
 # stays on the CPU.
 
 # %%
-if needs_cuda(1, what="device_of on a CUDA tensor"):
+if needs_cuda(1, what="device_of on a CUDA tensor", key="04-device-of-cuda"):
     g = torch.ones(2, device="cuda:0")
     with torch.cuda.device_of(g):
         inside = (torch.cuda.current_device(), str(x.device), str(torch.ones(1, device="cuda").device))
 else:
     print(needs_cuda(1, what="device_of on a CUDA tensor"))
-    inside = "On a GPU: (0, 'cpu', 'cuda:0'): current device 0, x still on the CPU, new tensors on cuda:0."
+    inside = recorded("04-device-of-cuda")
 inside
 
 # %% [markdown]
@@ -199,7 +200,7 @@ torch.cuda.set_device(-1)  # a no-op, even without CUDA
 # is undone. Inside `device(-1)` (a no-op scope) nothing is restored, so the `set_device` stays.
 
 # %%
-if needs_cuda(2, what="set_device inside a scope"):
+if needs_cuda(2, what="set_device inside a scope", key="04-set-device"):
     torch.cuda.set_device(0)
     with torch.cuda.device(0):
         torch.cuda.set_device(1)
@@ -211,7 +212,7 @@ if needs_cuda(2, what="set_device inside a scope"):
     shown = (after_device_0, after_device_minus_1)
 else:
     print(needs_cuda(2, what="set_device inside a scope"))
-    shown = "On two GPUs: (0, 1). The first set_device(1) is undone when device(0) exits; the second is not."
+    shown = recorded("04-set-device")
 shown
 
 # %% [markdown]
@@ -272,12 +273,12 @@ run_scopes([("torch.device('cuda:0')", torch.device("cuda:0")), ("device_of(x)",
 # while `torch.ones(1)` (which follows the default device) goes to `cuda:1`.
 
 # %%
-if needs_cuda(2, what="torch.device('cuda:1') versus the current device"):
+if needs_cuda(2, what="torch.device('cuda:1') versus the current device", key="04-torch-device-scope"):
     with torch.device("cuda:1"):
         seen = (torch.cuda.current_device(), str(torch.ones(1).device), str(torch.empty(1, device="cpu").cuda().device))
 else:
     print(needs_cuda(2, what="torch.device('cuda:1') versus the current device"))
-    seen = "On two GPUs: (0, 'cuda:1', 'cuda:0')."
+    seen = recorded("04-torch-device-scope")
 seen
 
 # %% [markdown]
@@ -290,7 +291,7 @@ seen
 # `torch.device('cuda:0')` changes only the default-device column.
 
 # %%
-if needs_cuda(2, what="the nested-scope trace"):
+if needs_cuda(2, what="the nested-scope trace", key="04-nested-trace"):
     t1 = torch.ones(1, device="cuda:1")
     torch.cuda.set_device(0)
     trace = run_scopes([
@@ -303,6 +304,7 @@ if needs_cuda(2, what="the nested-scope trace"):
 else:
     print(needs_cuda(2, what="the nested-scope trace"))
     trace = run_scopes([("device_of(cpu tensor)", torch.cuda.device_of(x)), ("torch.device('meta')", torch.device("meta"))])
+    print(recorded("04-nested-trace"))
 trace
 
 # %% [markdown]

@@ -42,6 +42,7 @@ from torch import nn
 
 from course_utils.claims import raises
 from course_utils.devices import needs_cuda
+from course_utils.evidence import recorded
 from course_utils.errors import explain_device_error
 from course_utils.mismatches import find_device_mismatches, try_mixed
 from course_utils.placement import checkpoint_locations, retag_checkpoint
@@ -76,12 +77,12 @@ raises(lambda: m + c, RuntimeError, match="is not on the expected device")
 # cpu!* The wording has been the same from PyTorch 1.x to 2.13.
 
 # %%
-if needs_cuda(1, what="the CUDA elementwise message"):
+if needs_cuda(1, what="the CUDA elementwise message", key="05-elementwise"):
     g = torch.ones(3, device="cuda")
     shown = raises(lambda: g + c, RuntimeError, match="Expected all tensors to be on the same device")
 else:
     print(needs_cuda(1, what="the CUDA elementwise message"))
-    shown = "On a GPU: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+    shown = recorded("05-elementwise")
 shown
 
 # %% [markdown]
@@ -123,13 +124,12 @@ raises(lambda: model(x), RuntimeError, match="is not on the expected device")
 # Both name the argument: in `addmm`, `mat1` is your input batch and `mat2` the weight.
 
 # %%
-if needs_cuda(1, what="the CUDA nn.Linear message"):
+if needs_cuda(1, what="the CUDA nn.Linear message", key="05-linear"):
     gpu_model = nn.Linear(3, 1).cuda()
     shown = raises(lambda: gpu_model(x), RuntimeError, match="Expected all tensors to be on the same device")
 else:
     print(needs_cuda(1, what="the CUDA nn.Linear message"))
-    shown = ("On a GPU, recent PyTorch: RuntimeError: Expected all tensors to be on the same device, but got mat1 is "
-             "on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)")
+    shown = recorded("05-linear")
 shown
 
 # %%
@@ -153,12 +153,12 @@ model(x.to(next(model.parameters()).device))
 raises(lambda: torch.cat([c, m]), RuntimeError, match="is not on the expected device")
 
 # %%
-if needs_cuda(1, what="the CUDA cat message"):
+if needs_cuda(1, what="the CUDA cat message", key="05-cat"):
     shown = raises(lambda: torch.cat([torch.ones(3, device="cuda"), c]), RuntimeError,
                    match="Expected all tensors to be on the same device")
 else:
     print(needs_cuda(1, what="the CUDA cat message"))
-    shown = "On a GPU: RuntimeError: Expected all tensors to be on the same device ... (... in method wrapper_CUDA_cat)"
+    shown = recorded("05-cat")
 shown
 
 # %% [markdown]
@@ -188,13 +188,13 @@ m[idx]
 # raise (see part 11). On a GPU the real thing:
 
 # %%
-if needs_cuda(1, what="indexing across devices"):
+if needs_cuda(1, what="indexing across devices", key="05-indexing"):
     table = torch.arange(5.0)
     allowed = table.cuda()[idx]  # CUDA tensor, CPU index: fine
     shown = raises(lambda: table[idx.cuda()], (RuntimeError, IndexError), match="indices should be either on")
 else:
     print(needs_cuda(1, what="indexing across devices"))
-    shown = "On a GPU: RuntimeError: indices should be either on cpu or on the same device as the indexed tensor (cpu)"
+    shown = recorded("05-indexing")
 shown
 
 # %% [markdown]
@@ -277,7 +277,7 @@ meta_opt.load_state_dict(cpu_opt.state_dict())
 # cross-device error, *Expected all tensors to be on the same device ...*
 
 # %%
-if needs_cuda(1, what="the optimizer-state error"):
+if needs_cuda(1, what="the optimizer-state error", key="05-optimizer-state"):
     net = nn.Linear(3, 2)
     opt = torch.optim.Adam(net.parameters())
     net(torch.ones(1, 3)).sum().backward()
@@ -290,8 +290,7 @@ if needs_cuda(1, what="the optimizer-state error"):
     shown = {k: str(v.device) for k, v in next(iter(opt.state.values())).items()}
 else:
     print(needs_cuda(1, what="the optimizer-state error"))
-    shown = ("On a GPU: the second step raises RuntimeError: Expected all tensors to be on the same device ... "
-             "(cuda:0 and cpu); after load_state_dict, exp_avg and exp_avg_sq are on cuda:0 and it steps.")
+    shown = recorded("05-optimizer-state")
 shown
 
 # %% [markdown]
@@ -335,13 +334,12 @@ state = torch.load(io.BytesIO(from_gpu.getvalue()), map_location="cpu")
 # worked on the machine that wrote the code may not exist on yours.
 
 # %%
-if needs_cuda(1, what="an invalid device ordinal"):
+if needs_cuda(1, what="an invalid device ordinal", key="05-invalid-ordinal"):
     missing = torch.cuda.device_count()
     shown = raises(lambda: torch.ones(1, device=f"cuda:{missing}"), RuntimeError, match="invalid device ordinal")
 else:
     print(needs_cuda(1, what="an invalid device ordinal"))
-    shown = ("On a one-GPU machine: torch.ones(1, device='cuda:1') raises AcceleratorError (RuntimeError before "
-             "PyTorch 2.8): CUDA error: invalid device ordinal")
+    shown = recorded("05-invalid-ordinal")
 shown
 
 # %% [markdown]
@@ -377,12 +375,11 @@ torch.ones(1, device=device).device
 raises(lambda: m.numpy(), TypeError, match="can't convert meta device type tensor to numpy")
 
 # %%
-if needs_cuda(1, what="the CUDA .numpy() message"):
+if needs_cuda(1, what="the CUDA .numpy() message", key="05-numpy"):
     shown = raises(lambda: torch.ones(2, device="cuda").numpy(), TypeError, match="can't convert cuda")
 else:
     print(needs_cuda(1, what="the CUDA .numpy() message"))
-    shown = ("On a GPU: TypeError: can't convert cuda:0 device type tensor to numpy. "
-             "Use Tensor.cpu() to copy the tensor to host memory first.")
+    shown = recorded("05-numpy")
 shown
 
 # %% [markdown]

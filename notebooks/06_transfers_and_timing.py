@@ -46,6 +46,7 @@ import warnings
 import torch
 
 from course_utils import needs_cuda, raises
+from course_utils.evidence import recorded
 from course_utils.plots import plot_bandwidth, plot_variants
 from course_utils.transfer import (
     FakeAsyncDevice,
@@ -89,7 +90,7 @@ f"without synchronize: {naive * 1e3:.3f} ms   with synchronize: {honest * 1e3:.3
 # then the wrong and the right timing of the same matmul.
 
 # %%
-if needs_cuda(1, what="the real wrong-vs-right timing"):
+if needs_cuda(1, what="the real wrong-vs-right timing", key="06-sync-timing"):
     a = torch.randn(4096, 4096, device=device)
     b = torch.randn_like(a)
     torch.mm(a, b); torch.cuda.synchronize()
@@ -99,7 +100,7 @@ if needs_cuda(1, what="the real wrong-vs-right timing"):
     print(f"without synchronize: {naive * 1e3:.3f} ms   with synchronize: {honest * 1e3:.3f} ms")
 else:
     print(needs_cuda(1, what="the real wrong-vs-right timing"))
-    print("On a GPU the first number is the launch (tens of microseconds), the second the matmul (milliseconds).")
+    print(recorded("06-sync-timing"))
 
 # %% [markdown]
 # On the CPU there is no queue: an operation has finished when the call returns, so reading
@@ -117,14 +118,14 @@ f"CPU matmul: {cpu_time * 1e3:.3f} ms, and y is ready: {y.shape}"
 # milliseconds). The host's launch overhead is not included.
 
 # %%
-if needs_cuda(1, what="timing with CUDA events"):
+if needs_cuda(1, what="timing with CUDA events", key="06-events"):
     begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     begin.record(); c = torch.mm(a, b); end.record()
     end.synchronize()
     print(f"CUDA events: {begin.elapsed_time(end):.3f} ms")
 else:
     print(needs_cuda(1, what="timing with CUDA events"))
-    print("On a GPU this prints the matmul's device time, close to the synchronized timing above.")
+    print(recorded("06-events"))
 
 # %% [markdown]
 # ## 2. Hidden synchronizations
@@ -149,7 +150,7 @@ f"launch returned after {launched * 1e3:.3f} ms; .item() after {(sim.clock() - s
 # ones in a training loop. The cell restores the mode afterwards.
 
 # %%
-if needs_cuda(1, what="hidden synchronizations on a GPU"):
+if needs_cuda(1, what="hidden synchronizations on a GPU", key="06-hidden-syncs"):
     start = time.perf_counter(); total = (a @ b).sum(); launched = time.perf_counter() - start
     torch.cuda.set_sync_debug_mode("warn")
     try:
@@ -163,7 +164,7 @@ if needs_cuda(1, what="hidden synchronizations on a GPU"):
     print("warnings:", [str(w.message).splitlines()[0] for w in caught])
 else:
     print(needs_cuda(1, what="hidden synchronizations on a GPU"))
-    print("On a GPU, .item() takes as long as the matmul it waits for, and sync debug mode warns about it.")
+    print(recorded("06-hidden-syncs"))
 
 # %% [markdown]
 # ## 3. Timing a copy honestly
@@ -265,14 +266,14 @@ measure_pinning(64 * 2**20, device=device)
 # gains nothing: the driver must stage the data first.
 
 # %%
-if needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream"):
+if needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream", key="06-h2d-non-blocking"):
     host = torch.arange(2**24).pin_memory()  # int64: the sums below are exact on both sides
     on_gpu = host.to(device, non_blocking=True)
     total = on_gpu.sum()
     print(total.item() == host.sum().item())
 else:
     print(needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream"))
-    print("On a GPU this prints True: the sum is queued after the copy, on the same stream.")
+    print(recorded("06-h2d-non-blocking"))
 
 # %% [markdown]
 # **Rule 2: device to host, `non_blocking=True`: synchronize before reading.** The copy into
@@ -290,7 +291,7 @@ stale_read_demo(device)
 # `torch.cuda.synchronize()` or, cheaper, an event recorded right after the copy.
 
 # %%
-if needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule"):
+if needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule", key="06-d2h-non-blocking"):
     on_host = on_gpu.to("cpu", non_blocking=True)
     copied = torch.cuda.Event()
     copied.record()
@@ -299,7 +300,7 @@ if needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule"):
     print("safe to read after the event:", on_host[-1].item() == host[-1].item())
 else:
     print(needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule"))
-    print("On a GPU this prints that the result is pinned, then a correct read after the event.")
+    print(recorded("06-d2h-non-blocking"))
 
 # %% [markdown]
 # Without `non_blocking`, a device-to-host copy waits for the GPU before returning, which

@@ -33,6 +33,7 @@ from torch import nn
 
 from course_utils.claims import raises
 from course_utils.devices import needs_cuda
+from course_utils.evidence import recorded
 from course_utils.errors import explain_device_error
 from course_utils.scopes import run_scopes, trace_current_device
 
@@ -78,12 +79,12 @@ t
 # On a GPU, for a CUDA tensor, it does switch, and restores on exit:
 
 # %%
-if needs_cuda(2, what="device_of switching to cuda:1"):
+if needs_cuda(2, what="device_of switching to cuda:1", key="07-device-of-switch"):
     t1 = torch.randn(4, 3, device="cuda:1")
     shown = run_scopes([("device_of(t1)", torch.cuda.device_of(t1))]).cuda_devices
 else:
     print(needs_cuda(2, what="device_of switching to cuda:1"))
-    shown = "On two GPUs: (0, 1, 0): current device 0, 1 inside the block, 0 again after it."
+    shown = recorded("07-device-of-switch")
 shown
 
 # %% [markdown]
@@ -99,13 +100,13 @@ with torch.cuda.device_of(tensor):
 result
 
 # %%
-if needs_cuda(2, what="an operation inside device_of of another GPU"):
+if needs_cuda(2, what="an operation inside device_of of another GPU", key="07-op-inside-device-of"):
     t0, t1 = torch.ones(2, device="cuda:0"), torch.ones(2, device="cuda:1")
     with torch.cuda.device_of(t1):
         shown = ((t0 * 2).device, torch.ones(1, device="cuda").device)
 else:
     print(needs_cuda(2, what="an operation inside device_of of another GPU"))
-    shown = "On two GPUs: (device(type='cuda', index=0), device(type='cuda', index=1)): t0 * 2 still runs on cuda:0."
+    shown = recorded("07-op-inside-device-of")
 shown
 
 # %% [markdown]
@@ -122,13 +123,12 @@ with torch.cuda.device_of(m):
     print(raises(lambda: m + torch.ones(3), RuntimeError, match="not on the expected device"))
 
 # %%
-if needs_cuda(2, what="mixing GPUs inside device_of"):
+if needs_cuda(2, what="mixing GPUs inside device_of", key="07-mixing-gpus"):
     with torch.cuda.device_of(t1):
         shown = raises(lambda: t0 + t1, RuntimeError, match="Expected all tensors to be on the same device")
 else:
     print(needs_cuda(2, what="mixing GPUs inside device_of"))
-    shown = ("On two GPUs: RuntimeError: Expected all tensors to be on the same device, but found at least two "
-             "devices, cuda:0 and cuda:1!")
+    shown = recorded("07-mixing-gpus")
 shown
 
 # %% [markdown]
@@ -184,13 +184,13 @@ print(raises(lambda: tensor1.to(torch.cuda.device_of(tensor2)), TypeError, match
 tensor1.to(tensor2.device).device
 
 # %%
-if needs_cuda(2, what="the tutorial's two-GPU transfer"):
+if needs_cuda(2, what="the tutorial's two-GPU transfer", key="07-two-gpu-transfer"):
     tensor1, tensor2 = torch.randn(4, 3).cuda(0), torch.randn(4, 3).cuda(1)
     print(raises(lambda: tensor1.to(torch.cuda.device_of(tensor2)), TypeError))
     shown = tensor1.to(tensor2.device).device
 else:
     print(needs_cuda(2, what="the tutorial's two-GPU transfer"))
-    shown = "On two GPUs: the same TypeError, then device(type='cuda', index=1) for tensor1.to(tensor2.device)."
+    shown = recorded("07-two-gpu-transfer")
 shown
 
 # %% [markdown]
@@ -261,12 +261,12 @@ print(raises(lambda: linear.device, AttributeError, match="has no attribute 'dev
 next(linear.parameters()).device
 
 # %%
-if needs_cuda(2, what="the tutorial's .cuda(0) / .cuda(1) example"):
+if needs_cuda(2, what="the tutorial's .cuda(0) / .cuda(1) example", key="07-cuda0-cuda1"):
     moved_tensor, moved_module = torch.randn(4, 3).cuda(0), nn.Linear(4, 3).cuda(1)
     shown = (moved_tensor.device, next(moved_module.parameters()).device)
 else:
     print(needs_cuda(2, what="the tutorial's .cuda(0) / .cuda(1) example"))
-    shown = "On two GPUs: (device(type='cuda', index=0), device(type='cuda', index=1))."
+    shown = recorded("07-cuda0-cuda1")
 shown
 
 # %% [markdown]
@@ -370,12 +370,12 @@ x_meta = x.to("meta")  # .cuda() on a GPU; meta here
 x.device, x_meta.device
 
 # %%
-if needs_cuda(2, what=".cuda() versus .cuda(0) with another current device"):
+if needs_cuda(2, what=".cuda() versus .cuda(0) with another current device", key="07-cuda-vs-cuda0"):
     with torch.cuda.device(1):
         shown = (x.cuda().device, x.cuda(0).device)
 else:
     print(needs_cuda(2, what=".cuda() versus .cuda(0) with another current device"))
-    shown = "On two GPUs, inside torch.cuda.device(1): (device(type='cuda', index=1), device(type='cuda', index=0))."
+    shown = recorded("07-cuda-vs-cuda0")
 shown
 
 # %% [markdown]
@@ -384,11 +384,12 @@ shown
 # **True.** Taught in notebook 02.
 
 # %%
-if needs_cuda(1, what="x.cuda(0).device"):
+if needs_cuda(1, what="x.cuda(0).device", key="07-cuda0-device"):
     shown = x.cuda(0).device
 else:
     print(needs_cuda(1, what="x.cuda(0).device"))
     shown = x.device
+    print(recorded("07-cuda0-device"))
 shown
 
 # %% [markdown]
@@ -411,13 +412,13 @@ y_meta = x_meta ** 2
 y_meta.device
 
 # %%
-if needs_cuda(1, what="y = x ** 2 on the GPU"):
+if needs_cuda(1, what="y = x ** 2 on the GPU", key="07-square"):
     x_gpu = x.cuda()
     y_gpu = x_gpu ** 2
     shown = y_gpu
 else:
     print(needs_cuda(1, what="y = x ** 2 on the GPU"))
-    shown = "On a GPU: tensor([1, 4, 9], device='cuda:0')"
+    shown = recorded("07-square")
 shown
 
 # %% [markdown]
@@ -431,12 +432,11 @@ shown
 raises(lambda: y_meta + x, RuntimeError, match="not on the expected device")
 
 # %%
-if needs_cuda(1, what="z = y + x.cpu() on the GPU"):
+if needs_cuda(1, what="z = y + x.cpu() on the GPU", key="07-add-cpu"):
     shown = raises(lambda: y_gpu + x_gpu.cpu(), RuntimeError, match="Expected all tensors to be on the same device")
 else:
     print(needs_cuda(1, what="z = y + x.cpu() on the GPU"))
-    shown = ("On a GPU: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, "
-             "cuda:0 and cpu!")
+    shown = recorded("07-add-cpu")
 shown
 
 # %% [markdown]
@@ -460,13 +460,13 @@ returned = net.to("meta")  # net.cuda() on a GPU
 returned is net, list(net.parameters())[0].device
 
 # %%
-if needs_cuda(1, what="net.cuda()"):
+if needs_cuda(1, what="net.cuda()", key="07-net-cuda"):
     gpu_net = nn.Linear(3, 1)
     gpu_net.cuda()
     shown = list(gpu_net.parameters())[0].device
 else:
     print(needs_cuda(1, what="net.cuda()"))
-    shown = "On a GPU: device(type='cuda', index=0)"
+    shown = recorded("07-net-cuda")
 shown
 
 # %% [markdown]
@@ -484,15 +484,13 @@ print(raises(lambda: net(torch.rand(2, 3)), RuntimeError, match="not on the expe
 net(torch.rand(2, 3).to("meta")).shape
 
 # %%
-if needs_cuda(1, what="the model on the GPU, the input on the CPU"):
+if needs_cuda(1, what="the model on the GPU, the input on the CPU", key="07-model-input"):
     gpu_net = nn.Linear(3, 1).cuda()
     print(raises(lambda: gpu_net(torch.rand(2, 3)), RuntimeError, match="Expected all tensors to be on the same device"))
     shown = gpu_net(torch.rand(2, 3).cuda())
 else:
     print(needs_cuda(1, what="the model on the GPU, the input on the CPU"))
-    shown = ("On a GPU: RuntimeError: Expected all tensors to be on the same device, but got mat1 is on cpu, different "
-             "from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm) (older PyTorch: "
-             "'... found at least two devices, cuda:0 and cpu! ...'); with the input on the GPU: a (2, 1) tensor on cuda:0.")
+    shown = recorded("07-model-input")
 shown
 
 # %% [markdown]

@@ -44,6 +44,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.torch_version import TorchVersion
 
 from course_utils import needs_cuda, raises
+from course_utils.evidence import recorded
 from course_utils.distributed import (
     ddp_device_ids,
     device_for_rank,
@@ -184,11 +185,12 @@ basics.values("loss"), basics.expect_same("after_step")
 # would choose on a two-GPU machine, touching no GPU.
 
 # %%
-if needs_cuda(2, what="the real every-process-on-cuda:0 run with NCCL"):
+if needs_cuda(2, what="the real every-process-on-cuda:0 run with NCCL", key="08-every-rank-cuda0"):
     everyone_on_0 = launch("scripts/every_rank_on_cuda0.py", nproc=2, timeout=60)
 else:
     print(needs_cuda(2, what="the real every-process-on-cuda:0 run with NCCL"))
     everyone_on_0 = launch("scripts/every_rank_on_cuda0.py", "--pretend-gpus", "2", nproc=2, timeout=120)
+    print(recorded("08-every-rank-cuda0"))
 everyone_on_0
 
 # %% [markdown]
@@ -219,11 +221,11 @@ shared_devices(everyone_on_0.values("buggy")), shared_devices(everyone_on_0.valu
 # warns, a hang.
 
 # %%
-if needs_cuda(2, what="the NCCL error of the every-process-on-cuda:0 run"):
+if needs_cuda(2, what="the NCCL error of the every-process-on-cuda:0 run", key="08-nccl-error"):
     print(everyone_on_0.errors or "NCCL did not refuse here: see the output above (a hang shows as a timeout).")
 else:
     print(needs_cuda(2, what="the NCCL error of the every-process-on-cuda:0 run"))
-    print("On two GPUs this prints each rank's DistBackendError, ending in 'Duplicate GPU detected'.")
+    print(recorded("08-nccl-error"))
 
 # %% [markdown]
 # ## 5. Mistake: a tensor on a device the backend does not serve
@@ -294,13 +296,13 @@ print(source_quote(DDP._pre_forward, "if self.device_ids:", lines=6))
 # cross-device error of notebook 05 (*Expected all tensors to be on the same device ...*).
 
 # %%
-if needs_cuda(2, what="the GPU variant of the device_ids mismatch"):
+if needs_cuda(2, what="the GPU variant of the device_ids mismatch", key="08-ddp-device-ids"):
     gpu_ids = launch("scripts/ddp_wrong_device_ids.py", "--gpu", nproc=2, timeout=120)
     print(gpu_ids)
     print(gpu_ids.expect_failure("RuntimeError", match="Expected all tensors to be on the same device"))
 else:
     print(needs_cuda(2, what="the GPU variant of the device_ids mismatch"))
-    print("On two GPUs rank 1 fails in forward with RuntimeError: Expected all tensors to be on the same device ...")
+    print(recorded("08-ddp-device-ids"))
 
 # %% [markdown]
 # ## 7. A run that hangs: timeouts and cleanup

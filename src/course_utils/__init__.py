@@ -14,6 +14,7 @@ Each module has one job; import what a notebook needs from here or from the modu
 - ``distributed``: one process per device under ``torchrun``; ``launch`` starts ``torchrun``
   from a notebook and leaves no process behind.
 - ``claims``: ``raises`` proves "this raises" with the real message.
+- ``evidence``: ``recorded`` shows what a real GPU printed in a GPU-only cell, with provenance.
 - ``checks``: ``check`` grades an exercise answer with a pass or a fail and a hint.
 - ``grading``: ``course-grade``, batch grading of a class's submissions.
 - ``pairing`` and ``exercises``: authoring tools behind ``make pairs`` and ``make exercises``.
@@ -30,6 +31,7 @@ from course_utils.devices import (
     preflight,
 )
 from course_utils.errors import explain_device_error
+from course_utils.evidence import recorded
 from course_utils.mismatches import find_device_mismatches
 from course_utils.placement import module_device, placement_report
 from course_utils.scopes import run_scopes, trace_current_device
@@ -49,6 +51,7 @@ __all__ = [
     "placement_report",
     "preflight",
     "raises",
+    "recorded",
     "run_scopes",
     "trace_current_device",
 ]

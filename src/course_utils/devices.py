@@ -21,6 +21,7 @@ from __future__ import annotations
 import html
 import os
 import platform
+import re
 import shutil
 import sys
 from dataclasses import dataclass, field
@@ -536,6 +537,7 @@ class Requirement:
 
     met: bool
     reason: str
+    key: str | None = None  # the cell's evidence key: its GPU output is recorded under it
 
     def __bool__(self) -> bool:
         return self.met
@@ -548,19 +550,31 @@ class Requirement:
         return f"<p style='color:{colour}'>{html.escape(self.reason)}</p>"
 
 
-def needs_cuda(count: int = 1, *, what: str = "this cell", facts: MachineFacts | None = None) -> Requirement:
+def needs_cuda(
+    count: int = 1, *, what: str = "this cell", key: str | None = None, facts: MachineFacts | None = None
+) -> Requirement:
     """Check for ``count`` CUDA GPUs before a cell that needs them.
 
-    Use as ``if needs_cuda(2, what="..."):`` and print the requirement in the ``else`` branch,
-    so a machine without them says plainly what it skipped and why.
+    Use as ``if needs_cuda(2, what="...", key="04-set-device"):`` and, in the ``else`` branch,
+    print the requirement and show ``recorded("04-set-device")``: what a real GPU printed (see
+    ``course_utils.evidence``). ``key`` names the cell in the evidence files; a GPU run records
+    the cell's output under it.
     """
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
         raise ValueError(f"needs_cuda(count) expects a whole number of GPUs, 0 or more; got {count!r}. "
                          "Example: needs_cuda(2, what='the two-GPU demo').")
+    if key is not None and not _KEY.fullmatch(str(key)):
+        raise ValueError(f"needs_cuda(key=...) expects the notebook number, a dash and lowercase words, "
+                         f"like '02-round-trip'; got {key!r}.")
     have = len(facts.gpus) if facts is not None else (torch.cuda.device_count() if torch.cuda.is_available() else 0)
     if have >= count:
-        return Requirement(True, f"Running {what}: needs {count} CUDA GPU(s), this machine has {have}.")
+        return Requirement(True, f"Running {what}: needs {count} CUDA GPU(s), this machine has {have}.", key)
     return Requirement(
         False,
         f"SKIPPED {what}: it needs {count} CUDA GPU{'s' if count != 1 else ''}, and this machine has {have}.",
+        key,
     )
+
+
+# An evidence key: the notebook's two digits, then lowercase words joined by dashes ("04-set-device").
+_KEY = re.compile(r"\d\d-[a-z0-9]+(?:-[a-z0-9]+)*")

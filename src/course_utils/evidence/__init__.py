@@ -1,0 +1,25 @@
+"""Evidence from real GPUs: recorded outputs of the GPU-only cells, shown with their provenance.
+
+Lesson: every notebook's GPU-only cells. ``records`` reads and writes the evidence files,
+``sources`` quotes PyTorch's source for cells no GPU has recorded yet, ``show.recorded`` is the one
+helper a notebook calls to show either, ``recorder`` is the pytest plugin that records cell
+outputs during a GPU run, and ``python -m course_utils.evidence`` merges a run into a file.
+"""
+
+from course_utils.evidence.records import Cell, EvidenceFile, Machine, load, parse
+from course_utils.evidence.show import GpuEvidence, Recording, recorded, select
+from course_utils.evidence.sources import QUOTES, SourceQuote
+
+__all__ = [
+    "QUOTES",
+    "Cell",
+    "EvidenceFile",
+    "GpuEvidence",
+    "Machine",
+    "Recording",
+    "SourceQuote",
+    "load",
+    "parse",
+    "recorded",
+    "select",
+]

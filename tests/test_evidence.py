@@ -1,0 +1,237 @@
+"""Evidence from real GPUs: recording, selection and display, and the rule that no lesson prints a
+GPU result from nowhere. No GPU is needed: a fake GPU run (a notebook whose "GPU" cells need 0 GPUs,
+run through nbval with the recorder) and the fixture in tests/fixtures/evidence drive every path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+import torch
+
+from course_utils import needs_cuda, recorded
+from course_utils.evidence import __main__ as cli
+from course_utils.evidence import load, parse, records, select
+from course_utils.evidence.scan import gpu_cells_in_source, hand_typed_results
+from course_utils.evidence.sources import QUOTES, installed_text_contains
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "tests" / "fixtures" / "evidence"
+LESSONS = sorted((ROOT / "notebooks").glob("*.py")) + sorted((ROOT / "solutions").glob("*.py"))
+
+
+def code_cells(path: Path) -> list[str]:
+    return [c.source for c in jupytext.read(path).cells if c.cell_type == "code"]
+
+
+# ----------------------------------------------------------------- the authoring rule, over every lesson
+
+
+def test_every_gpu_cell_has_its_own_key_and_shows_evidence_when_skipped():
+    seen: dict[str, str] = {}
+    problems = []
+    for path in LESSONS:
+        for source in code_cells(path):
+            for cell in gpu_cells_in_source(source):
+                first = source.strip().splitlines()[0][:70]
+                if cell.key is None:
+                    problems.append(f"{path.name}: `{first}` has no key=")
+                    continue
+                if not cell.key.startswith(path.name[:2] + "-"):
+                    problems.append(f"{path.name}: key {cell.key!r} should start with {path.name[:2] + '-'!r}")
+                if cell.key in seen:
+                    problems.append(f"{path.name}: key {cell.key!r} is also used in {seen[cell.key]}")
+                seen[cell.key] = path.name
+                if not cell.else_calls_recorded:
+                    problems.append(f"{path.name}: the else branch of {cell.key!r} does not show recorded({cell.key!r})")
+    assert seen, "no GPU-only cells found: the scanner is broken"
+    assert not problems, "\n".join(problems)
+
+
+def test_no_lesson_prints_a_gpu_result_typed_by_hand():
+    typed = [f"{p.name}: {text!r}" for p in LESSONS for source in code_cells(p) for text in hand_typed_results(source)]
+    assert not typed, "GPU results typed by hand; show them with recorded(key) instead:\n" + "\n".join(typed)
+
+
+@pytest.mark.parametrize("else_branch", [
+    'print("On a GPU this prints: cuda:0")',
+    'shown = "On two GPUs: (0, 1)."',
+    "shown = \"(device(type='cuda', index=1),)\"",
+    'print("RuntimeError: ... found at least two devices, cuda:0 and cpu!")',
+])
+def test_the_scanner_catches_a_typed_gpu_result(else_branch):
+    cell = f'if needs_cuda(1, what="a demo", key="02-demo"):\n    x = torch.ones(1, device="cuda:0")\nelse:\n    {else_branch}\n'
+    assert hand_typed_results(cell), else_branch
+    assert not gpu_cells_in_source(cell)[0].else_calls_recorded
+
+
+def test_the_scanner_allows_gpu_code_and_recorded():
+    cell = ('if needs_cuda(2, what="cuda:1 demo", key="02-demo"):\n    x = torch.ones(1, device="cuda:1")\n'
+            'else:\n    print(needs_cuda(2, what="cuda:1 demo"))\n    shown = recorded("02-demo")\nshown\n')
+    assert hand_typed_results(cell) == []
+    assert gpu_cells_in_source(cell)[0] == gpu_cells_in_source(cell)[0].__class__(2, "02-demo", True, True)
+
+
+def test_every_key_has_a_recording_or_a_source_quote_and_every_quote_a_cell():
+    keys = cli.notebook_keys()
+    recorded_keys = {k for f in load() for k in f.cells}
+    assert not [k for k in keys if k not in QUOTES and k not in recorded_keys]
+    assert not [k for k in QUOTES if k not in keys], "quotes for keys no notebook uses"
+
+
+QUOTED = sorted({(q.file, q.text, q.kind) for quotes in QUOTES.values() for q in quotes})
+
+
+@pytest.mark.parametrize("file,text,kind", QUOTED, ids=[f"{f}:{t[:30]}" for f, t, _ in QUOTED])
+def test_every_source_quote_is_in_the_installed_torch(file, text, kind):
+    from course_utils.evidence.sources import SourceQuote
+
+    if kind == "cuda-literal" and not list((Path(torch.__file__).parent / "lib").glob("*cuda*.so*")):
+        pytest.skip("needs a CUDA build of torch (the quote lives in its CUDA libraries)")
+    assert installed_text_contains(SourceQuote(file, text, kind)), (
+        f"torch {torch.__version__} no longer contains this quote from {file}: {text!r}. "
+        "Read the new source and update course_utils/evidence/sources.py.")
+
+
+def test_a_quote_that_is_not_in_torch_is_caught():
+    from course_utils.evidence.sources import SourceQuote
+
+    assert not installed_text_contains(SourceQuote("torch/cuda/__init__.py", "a sentence PyTorch never wrote"))
+    assert not installed_text_contains(SourceQuote("torch/no_such_file.py", "def"))
+    assert not installed_text_contains(SourceQuote("aten/x.cpp", "Expected all tensors to be on the same planet", "literal"))
+
+
+def test_committed_evidence_is_real_and_readable():
+    for ev in load(ROOT / "evidence"):
+        assert not ev.fake, f"{ev.path} is marked fake: only real GPU runs belong in evidence/"
+        assert ev.path.stem == ev.machine.slug, f"{ev.path} should be named {ev.machine.slug}.json"
+        assert ev.cells, f"{ev.path} records no cell"
+
+
+# ----------------------------------------------------------------- selection and display, from the fixture
+
+
+def test_the_newest_run_is_shown_and_a_key_only_one_machine_has_comes_from_it():
+    files = load(FIXTURE)
+    assert {f.machine.gpu_count for f in files} == {1, 2} and all(f.fake for f in files)
+    assert select("02-round-trip", files).cell.output.startswith("FAKE one-GPU")  # 2026-01-02 beats 01-01
+    assert select("04-set-device", files).machine.gpu_count == 2
+    assert select("99-nowhere", files) is None
+
+
+def test_a_recording_is_shown_with_its_provenance_and_a_fake_one_says_so():
+    shown = recorded("04-set-device", evidence_dir=FIXTURE)
+    text = str(shown)
+    assert text.startswith("FAKE RUN (test fixture, not a real GPU): Recorded on 2x FAKE GPU B (fixture), "
+                           "torch 0.0.0+fake (CUDA 0.0, driver 000.00), 2026-01-01 [fake-2x-gpu.json]:")
+    assert "FAKE two-GPU output for 04-set-device" in text
+    assert "FAKE RUN" in shown._repr_html_() and "04-set-device" in text
+
+
+def test_without_a_recording_the_cell_says_so_and_quotes_the_source(tmp_path):
+    key = next(iter(QUOTES))
+    text = str(recorded(key, evidence_dir=tmp_path))
+    assert text.startswith("Not yet recorded on a GPU. What PyTorch's source says instead (a source quote, not a run):")
+    quote = QUOTES[key][0]
+    assert f"PyTorch {quote.version}, {quote.file}" in text and quote.text.splitlines()[0] in text
+
+
+def test_a_key_with_neither_recording_nor_quote_is_an_error(tmp_path):
+    with pytest.raises(ValueError, match="No GPU recording and no source quote for '99-nowhere'"):
+        recorded("99-nowhere", evidence_dir=tmp_path)
+    with pytest.raises(TypeError, match="evidence key as a string"):
+        recorded(2)
+
+
+def test_a_fake_file_in_the_course_evidence_folder_is_refused(tmp_path, monkeypatch):
+    (tmp_path / "fake-1x-gpu.json").write_text((FIXTURE / "fake-1x-gpu.json").read_text())
+    monkeypatch.delenv(records.ENV_DIR, raising=False)
+    monkeypatch.setattr(records, "default_dir", lambda: tmp_path)
+    with pytest.raises(ValueError, match="marked fake"):
+        load()
+
+
+@pytest.mark.parametrize("text,match", [
+    ("not json", "is not JSON"),
+    ('{"format": 2}', "expected an object"),
+    ('{"format": 1, "machine": {"gpu_name": "x"}, "cells": {}}', "expected \"machine\""),
+    ('{"format": 1, "machine": {"gpu_name": "x", "gpu_count": 0, "driver": "", "cuda": "", "torch": "", '
+     '"python": "", "date": ""}, "cells": {}}', "gpu_count must be 1 or more"),
+])
+def test_a_malformed_evidence_file_says_what_is_wrong(text, match):
+    with pytest.raises(ValueError, match=match):
+        parse(text)
+
+
+def test_needs_cuda_carries_a_well_formed_key():
+    assert needs_cuda(0, key="02-round-trip").key == "02-round-trip"
+    for bad in ("round-trip", "2-x", "02_round_trip", "02-Round"):
+        with pytest.raises(ValueError, match="like '02-round-trip'"):
+            needs_cuda(1, key=bad)
+
+
+# ----------------------------------------------------------------- a fake GPU run, end to end
+
+
+def fake_run_notebook(path: Path) -> None:
+    """A notebook whose "GPU" cell needs 0 GPUs, so it runs its GPU branch on any machine."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("from course_utils import needs_cuda, recorded"),
+        nbformat.v4.new_code_cell('if needs_cuda(0, what="the fake GPU cell", key="99-fake-run"):\n'
+                                  '    print("ran the GPU branch")\n    42\nelse:\n    recorded("99-fake-run")\n'
+                                  '"a result"'),
+        nbformat.v4.new_code_cell('if needs_cuda(64, what="a 64-GPU cell", key="99-never"):\n    print("x")\n'
+                                  'else:\n    print(needs_cuda(64, what="a 64-GPU cell"))'),
+    ]
+    nbformat.write(nb, path)
+
+
+@pytest.mark.slow
+def test_a_fake_gpu_run_records_the_gpu_cells_and_merges_a_fake_file(tmp_path):
+    fake_run_notebook(tmp_path / "99_fake.ipynb")
+    parts, out = tmp_path / "parts", tmp_path / "out"
+    env = {**os.environ, "COURSE_EVIDENCE_PARTS": str(parts)}
+    # This test may itself run in an xdist worker: the inner run must not inherit that role.
+    env = {k: v for k, v in env.items() if not k.startswith("PYTEST_XDIST") and k != "COURSE_REQUIRE_CUDA"}
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "99_fake.ipynb", "-q", "-c", os.devnull, "--rootdir", str(tmp_path),
+         "-p", "course_utils.evidence.recorder", "--nbval-lax", "--nbval-current-env", "-n", "1",
+         "-p", "no:cacheprovider"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = [json.loads(line) for line in (parts / "records.jsonl").read_text().splitlines()]
+    assert [r["key"] for r in lines] == ["99-fake-run"], "exactly the cell whose GPU branch ran, recorded once"
+    assert lines[0]["output"] == "ran the GPU branch\n'a result'\n"
+
+    with pytest.raises(SystemExit, match="sees no CUDA GPU") if not torch.cuda.is_available() else _nothing():
+        cli.main(["merge", str(parts), "--out", str(out)])
+    cli.main(["merge", str(parts), "--out", str(out), "--fake"])
+    (written,) = out.glob("*.json")
+    ev = parse(written.read_text(), written)
+    assert ev.fake and written.name == "fake-1x-fake-gpu-no-gpu-a-test-run.json"
+    assert ev.cells["99-fake-run"].notebook.endswith("99_fake.ipynb")
+    shown = str(recorded("99-fake-run", evidence_dir=out))
+    assert shown.startswith("FAKE RUN") and f"torch {torch.__version__}" in shown and "ran the GPU branch" in shown
+
+
+def test_the_recorder_refuses_to_run_without_a_folder(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "COURSE_EVIDENCE_PARTS"}
+    run = subprocess.run([sys.executable, "-m", "pytest", "-c", os.devnull, "-p", "course_utils.evidence.recorder",
+                          "--co", "-q"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0 and "COURSE_EVIDENCE_PARTS" in run.stdout + run.stderr
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
