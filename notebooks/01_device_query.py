@@ -73,7 +73,12 @@ torch.cuda.is_available(), torch.cuda.device_count()
 # %% [markdown]
 # `torch.version.cuda` is the CUDA version torch was **built** with (`None` for a CPU build).
 # It says nothing about whether a GPU is present: a CUDA build on a laptop without a GPU still
-# says `'12.x'` while `is_available()` is `False`.
+# reports its CUDA version while `is_available()` is `False`. Which version depends on the wheel
+# (read from the release wheels' `torch/version.py` in a source audit, not run here):
+#
+# | PyTorch (default CUDA wheel) | 2.7.1 | 2.8.0 to 2.9.1 | 2.11.0, 2.13.0 |
+# |---|---|---|---|
+# | `torch.version.cuda` | `'12.6'` | `'12.8'` | `'13.0'` |
 
 # %%
 torch.version.cuda, torch.backends.cudnn.is_available()
@@ -125,12 +130,31 @@ else:
 # ## 3. `torch.accelerator`: one API for CUDA, MPS, XPU and more
 #
 # Since PyTorch 2.6, `torch.accelerator` asks the same questions without naming the backend.
-# `current_accelerator()` returns a `torch.device` such as `device(type='cuda')`, or `None` when
-# there is none. Code written this way runs unchanged on NVIDIA, AMD, Apple and Intel GPUs.
+# `current_accelerator()` returns the accelerator the build was **compiled** for, a `torch.device`
+# such as `device(type='cuda')`, or `None` for a build without one. Like `torch.version.cuda`, it
+# says nothing about the hardware: a CUDA build on a machine without a GPU still returns
+# `device(type='cuda')`. `current_accelerator(check_available=True)` also checks at run time and
+# returns `None` there (2.13's `torch/accelerator/__init__.py`). Code written this way runs
+# unchanged on NVIDIA, AMD, Apple and Intel GPUs.
 
 # %%
 acc = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else None
 torch.accelerator.is_available(), torch.accelerator.device_count(), acc
+
+# %% [markdown]
+# The compile-time answer next to the run-time one (where this PyTorch has `check_available`):
+
+# %%
+import inspect
+
+if "check_available" in inspect.signature(torch.accelerator.current_accelerator).parameters:
+    built_for = torch.accelerator.current_accelerator()
+    usable = torch.accelerator.current_accelerator(check_available=True)
+    assert usable is None or usable == built_for  # the run-time check can only take the answer away
+    shown = {"built for": built_for, "usable now": usable, "is_available()": torch.accelerator.is_available()}
+else:
+    shown = "this PyTorch's current_accelerator() has no check_available argument"
+shown
 
 # %% [markdown]
 # The device-agnostic idiom: use the accelerator when there is one, else the CPU.
