@@ -76,9 +76,15 @@ torch.cuda.is_available(), torch.cuda.device_count()
 # %% [markdown]
 # `torch.version.cuda` is the CUDA version torch was **built** with (`None` for a CPU build).
 # It says nothing about whether a GPU is present: a CUDA build on a laptop without a GPU still
-# names its CUDA while `is_available()` is `False`. It depends on the release: the default Linux
-# wheels from PyPI say `'12.6'` for PyTorch 2.7.1, `'12.8'` for 2.8 and 2.9, `'13.0'` from 2.11
-# (2.14.1 too); other CUDA builds come from download.pytorch.org. This PyTorch:
+# reports its CUDA version while `is_available()` is `False`. Which version depends on the release
+# (read from the default Linux wheels' `torch/version.py`; 2.7.1 and 2.14.1 are also run by the
+# course's test matrix); other CUDA builds come from download.pytorch.org:
+#
+# | PyTorch (default Linux wheel from PyPI) | 2.7.1 | 2.8.0 to 2.9.1 | 2.11.0 to 2.14.1 |
+# |---|---|---|---|
+# | `torch.version.cuda` | `'12.6'` | `'12.8'` | `'13.0'` |
+#
+# This PyTorch:
 
 # %%
 torch.__version__, torch.version.cuda, torch.backends.cudnn.is_available()
@@ -150,8 +156,12 @@ else:
 # ## 3. `torch.accelerator`: one API for CUDA, MPS, XPU and more
 #
 # Since PyTorch 2.6, `torch.accelerator` asks the same questions without naming the backend.
-# `current_accelerator()` returns a `torch.device` such as `device(type='cuda')`, or `None` when
-# there is none. Code written this way runs unchanged on NVIDIA, AMD, Apple and Intel GPUs.
+# `current_accelerator()` returns the accelerator the build was **compiled** for, a `torch.device`
+# such as `device(type='cuda')`, or `None` for a build without one. Like `torch.version.cuda`, it
+# says nothing about the hardware: a CUDA build on a machine without a GPU still returns
+# `device(type='cuda')`. `current_accelerator(check_available=True)` also checks at run time and
+# returns `None` there (2.13's `torch/accelerator/__init__.py`). Code written this way runs
+# unchanged on NVIDIA, AMD, Apple and Intel GPUs.
 
 # %%
 acc = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else None

@@ -146,8 +146,10 @@ else:
 # ## 3. Asking where a tensor is
 #
 # `.device` is a `torch.device` with a `.type` ("cpu", "cuda", "meta", "mps") and an `.index`
-# (`None` on the CPU). `.is_cuda` and `.is_meta` are shortcuts. `.get_device()` returns the CUDA
-# index, and **-1** for a tensor that is not on a CUDA device.
+# (`None` on the CPU). `.is_cuda` and `.is_meta` are shortcuts. `.get_device()` returns the
+# device's index for every device (`device().index`, in `c10/core/TensorImpl.h`), with **-1**
+# where there is none: -1 for the CPU and for `meta`, 0 for `cuda:0`, and 0 as well for an MPS
+# or XPU tensor. So -1 means "no index", not "not on CUDA": ask `.device.type` for that.
 
 # %%
 [(x.device, x.device.type, x.device.index, x.is_cuda, x.is_meta, x.get_device()) for x in (t, m)]
@@ -349,7 +351,7 @@ named = t.to(device="meta", dtype=torch.float64)
 #   second device every machine has.
 # - `.to(device)` returns the same object when nothing changes (`copy=True` forces a copy), and a
 #   **new** tensor otherwise: assign the result. `.cuda()` means the *current* CUDA device.
-# - `.device`, `.is_cuda`, `.get_device()` (-1 off CUDA); compare `.device.type` when any GPU will do.
+# - `.device`, `.is_cuda`, `.get_device()` (the index; -1 for CPU and meta); compare `.device.type` when any GPU will do.
 # - Results live where their operands live; mixing devices raises (0-dim CPU scalars excepted).
 # - `.numpy()` needs a CPU tensor and then shares its memory; `.item()` and `print` copy to the host.
 # - `with torch.device(d)` / `torch.set_default_device(d)` change where factory functions create,

@@ -145,9 +145,9 @@ value = loss.item()
 f"launch returned after {launched * 1e3:.3f} ms; .item() after {(sim.clock() - start) * 1e3:.3f} ms"
 
 # %% [markdown]
-# On a GPU, `torch.cuda.set_sync_debug_mode("warn")` makes PyTorch warn at every
-# synchronizing operation ("called a synchronizing CUDA operation"), a good way to find hidden
-# ones in a training loop. The cell restores the mode afterwards.
+# On a GPU, `torch.cuda.set_sync_debug_mode("warn")` makes PyTorch warn at synchronizing
+# operations it knows of ("called a synchronizing CUDA operation"), a good way to find hidden
+# ones in a training loop; its docstring warns that not all synchronizing operations trigger it. The cell restores the mode afterwards.
 
 # %%
 if needs_cuda(1, what="hidden synchronizations on a GPU", key="06-hidden-syncs"):
@@ -262,8 +262,11 @@ measure_pinning(64 * 2**20, device=device)
 # **Rule 1: host to device, `non_blocking=True` from pinned memory, then use the result on the
 # same stream: safe.** The copy returns at once, and kernels queued after it on the same
 # stream run after it, so they see the data. (Do not *overwrite the pinned source* until the
-# copy has run, though: the GPU reads it later.) From pageable memory, `non_blocking=True`
-# gains nothing: the driver must stage the data first.
+# copy has run, though: the GPU reads it later.) From pageable memory, `non_blocking=True` does
+# not make one copy asynchronous for the host: the driver stages the data through its pinned
+# buffer first, and the host waits for that staging. It can still pay over many copies followed
+# by one synchronize (PyTorch's pin-memory tutorial, `intermediate_source/pinmem_nonblock.py`,
+# measures such a gain), because the host no longer waits for each copy to finish on the GPU.
 
 # %%
 if needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream", key="06-h2d-non-blocking"):

@@ -9,8 +9,10 @@
 # %% [markdown]
 # # 07 · Claims checked: what two tutorials say, and what PyTorch does
 #
-# This course was written after reading two tutorials found online (both in Japanese): one on
-# `torch.cuda.device_of` and its alternatives, and a translated textbook chapter, "Use GPU".
+# This course was written after reading two tutorials found online (both in Japanese): the article
+# 「CUDAプログラミングをレベルアップ！PyTorchのtorch.cuda.device_ofで効率的なデバイス切り替え」, on
+# `torch.cuda.device_of` and its alternatives, and 「pytorch学習ノート(18):Use-GPu」, a Japanese
+# translation of the "Use GPU" chapter of the d2l textbook (Dive into Deep Learning).
 # Both are typical of what you will meet. This notebook takes **every claim and code example** in
 # them, translated to English, runs it, and says what PyTorch really does, the correction where one
 # is needed, and where the course teaches it.

@@ -66,7 +66,9 @@ torch.__version__, dist.is_available()
 #
 # `launch` runs it from the notebook with this kernel's Python, waits, and shows what each rank
 # printed. Where there are two GPUs the script uses one per process with NCCL; otherwise `--cpu`
-# keeps both processes on the CPU with gloo.
+# keeps both processes on the CPU with gloo. This recipe is the right one, so it must succeed:
+# `expect_ok()` raises (and stops the notebook) if any process did not exit with 0, even one that
+# printed everything and then died at exit.
 
 # %%
 on_gpus = needs_cuda(2, what="the NCCL run with one GPU per process")
@@ -75,7 +77,7 @@ print(on_gpus)
 
 # %%
 basics = launch("scripts/ddp_basics.py", *mode, nproc=2, timeout=120)
-basics
+basics.expect_ok()
 
 # %% [markdown]
 # This is the command it ran: the kernel's own interpreter (so the same PyTorch), two processes,
@@ -83,6 +85,12 @@ basics
 
 # %%
 print(" ".join(basics.command))
+
+# %% [markdown]
+# The script ends in three steps: `barrier()` (nobody leaves while a peer is still in a
+# collective), `destroy_process_group()`, then `os._exit(0)`. The last one is there because, with
+# gloo, destroying the group does not stop its threads, and a thread still running while Python
+# shuts down can abort the process after its work is done; `leave()` in the script says why.
 
 # %% [markdown]
 # ## 2. Each process picks its device from `LOCAL_RANK`

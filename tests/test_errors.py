@@ -26,43 +26,49 @@ def caught(action):
 
 # --------------------------------------------------------------------------- messages written by PyTorch's source
 
-# (message, kind, devices, argument, operator). The messages are PyTorch's own, as its sources write
-# them (aten/src/ATen/TensorIterator.cpp, aten/src/ATen/core/op_registration/adaption.cpp in its
-# successive versions, torch/_prims_common, torch/serialization.py, torch/cuda/__init__.py,
-# torch/csrc/utils/tensor_numpy.cpp, aten/src/ATen/native/TensorAdvancedIndexing.cpp) or as CUDA prints them.
+# (message, kind, devices, argument, operator). Each message is labelled with where it comes from:
+# "2.13" = the text is in the 2.13.0 wheel (libtorch_cpu.so, libtorch_python.so or its Python
+# sources; checked with grep, with the device names filled in as the format string does);
+# "2.7.1" / "2.8.0+" = the dispatcher check of adaption.cpp in those releases (before and after
+# pytorch/pytorch's rewording of that check); "older" = a release before 2.0, as its source wrote
+# it, not checked against a wheel here; "constructed" = assembled from a format string by hand.
+# Entries without a label are quoted from the source files named in their group's comment and
+# were not each checked against a release.
 SOURCE_MESSAGES = [
-    ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+    ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",  # 2.13 (TensorIterator)
      "mixed-devices", ("cuda:0", "cpu"), None, None),
     ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1!",
      "mixed-devices", ("cuda:0", "cuda:1"), None, None),
     ("Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 "
-     "(when checking argument in method wrapper_CUDA_addmm)",
+     "(when checking argument in method wrapper_CUDA_addmm)",  # 2.8.0+
      "mixed-devices", ("cpu", "cuda:0"), "mat1", "addmm"),
     ("Expected all tensors to be on the same device, but got index is on cpu, different from other tensors on cuda:0 "
-     "(when checking argument for argument index in method wrapper_CUDA__index_select)",
+     "(when checking argument in method wrapper_CUDA__index_select)",  # 2.8.0+
      "mixed-devices", ("cpu", "cuda:0"), "index", "index_select"),
     ("Expected all tensors to be on the same device, but got weight is on cpu, different from other tensors on cuda:0 "
-     "(when checking argument in method wrapper_CUDA_nll_loss_forward)",
+     "(when checking argument in method wrapper_CUDA_nll_loss_forward)",  # 2.8.0+
      "mixed-devices", ("cpu", "cuda:0"), "weight", "nll_loss_forward"),
     ("Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! "
-     "(when checking argument for argument mat1 in method wrapper_CUDA_addmm)",
+     "(when checking argument for argument mat1 in method wrapper_CUDA_addmm)",  # 2.7.1 (absent from 2.13)
      "mixed-devices", ("cpu", "cuda:0"), "mat1", "addmm"),
     ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! "
-     "(when checking arugment for argument index in method wrapper__index_select)",
+     "(when checking arugment for argument index in method wrapper__index_select)",  # older (typo fixed since)
      "mixed-devices", ("cuda:0", "cpu"), "index", "index_select"),
     ("Expected all tensors to be on the same common device, but found at least two devices, cuda:1 and cuda:0! "
-     "(when checking arugment for argument tensors in method wrapper__cat)",
+     "(when checking arugment for argument tensors in method wrapper__cat)",  # older
      "mixed-devices", ("cuda:1", "cuda:0"), "tensors", "cat"),
     ("Expected all tensors to be on the same device, but found at least two devices, cpu and npu:0! "
-     "(when checking argument for argument index in method wrapper_NPU__index_select)",
+     "(when checking argument for argument index in method wrapper_NPU__index_select)",  # constructed: the 2.7.1 wording, npu
      "mixed-devices", ("cpu", "npu:0"), "index", "index_select"),
+    # constructed: no known release's text; kept to show the generic rule recognises the opening words
     ("Expected all tensors to be on the same device. addmm: expected 'mat1' to be a CPU tensor, but got tensor on cuda:0",
      "mixed-devices", ("cpu", "cuda:0"), None, None),
+    # 2.13 (_prims_common's check_same_device; also raised live below), then its format with cuda:0 filled in
     ("Tensor on device cpu is not on the expected device meta!", "mixed-devices", ("cpu", "meta"), None, None),
     ("Tensor on device cpu is not on the expected device cuda:0!", "mixed-devices", ("cpu", "cuda:0"), None, None),
-    ("Expected object of type torch.cuda.LongTensor but found type torch.LongTensor for argument #3 'other'",
+    ("Expected object of type torch.cuda.LongTensor but found type torch.LongTensor for argument #3 'other'",  # older (0.4)
      "mixed-devices", ("cuda", "cpu"), "other", None),
-    ("Expected object of device type cuda but got device type cpu for argument #1 'self' in call to _th_addmm",
+    ("Expected object of device type cuda but got device type cpu for argument #1 'self' in call to _th_addmm",  # older (1.x)
      "mixed-devices", ("cuda", "cpu"), "self", "_th_addmm"),
     ("Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same or input should be "
      "a MKLDNN tensor and weight is a dense tensor", "mixed-devices", ("cpu", "cuda"), "input", "convolution"),
@@ -129,6 +135,48 @@ def test_new_wording_says_which_argument_is_the_odd_one_out():
     assert "`mat1`" in e.cause and "is on cpu" in e.cause and "on cuda:0" in e.cause
     assert "input batch" in e.cause  # what mat1 is in nn.Linear
     assert ".to('cuda:0')" in e.fix
+
+
+@pytest.mark.parametrize("message, weights, data", [
+    # addmm (nn.Linear): mat1 is the input, mat2 the weight; 2.8.0+ and 2.7.1 wordings
+    ("Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 "
+     "(when checking argument in method wrapper_CUDA_addmm)", "cuda:0", "cpu"),
+    ("Expected all tensors to be on the same device, but got mat2 is on cpu, different from other tensors on cuda:0 "
+     "(when checking argument in method wrapper_CUDA_addmm)", "cpu", "cuda:0"),
+    ("Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! "
+     "(when checking argument for argument mat1 in method wrapper_CUDA_addmm)", "cpu", "cuda:0"),
+    # convolution: the type names say which is the weight
+    ("Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same or input should be "
+     "a MKLDNN tensor and weight is a dense tensor", "cuda", "cpu"),
+    ("Input type (CUDAFloatType) and weight type (CPUFloatType) should be the same", "cpu", "cuda"),
+])
+def test_where_the_operation_tells_it_the_fix_moves_the_input_to_the_weights(message, weights, data):
+    e = explain_device_error(message)
+    assert f"the module's weights are on {weights} and its input on {data}" in e.cause
+    assert e.fix.startswith(f"Move the input to the model: x = x.to('{weights}')")
+    assert f".to('{data}')" not in e.fix
+
+
+def test_meta_wording_alone_does_not_pick_a_side():
+    # 2.13 prints this for a model on meta and an input on the CPU: "expected" is the CPU, the
+    # input's side, so moving the meta tensor .to('cpu') would be the reverse of the rule.
+    e = explain_device_error("Tensor on device meta is not on the expected device cpu!")
+    assert e.kind == "mixed-devices" and e.devices == ("meta", "cpu")
+    assert ".to('cpu')" not in e.fix and ".to('meta')" not in e.fix
+    assert "x = x.to(next(model.parameters()).device)" in e.fix and "does not say which" in e.cause
+
+
+@pytest.mark.parametrize("model_on, input_on", [("meta", "cpu"), ("cpu", "meta")])
+def test_meta_error_with_its_traceback_names_the_modules_weights(model_on, input_on):
+    model = nn.Sequential(nn.Linear(3, 4, device=model_on))
+    exc = caught(lambda: model(torch.ones(2, 3, device=input_on)))
+    assert str(exc).startswith("Tensor on device")  # the meta wording, which names no operation
+    e = explain_device_error(exc)
+    assert f"the module's weights are on {model_on} and its input on {input_on}" in e.cause
+    assert e.operator == "Linear.forward"
+    assert f"x = x.to('{model_on}')" in e.fix and f".to('{input_on}')" not in e.fix
+    # the message alone cannot tell, and says so
+    assert "does not say which" in explain_device_error(str(exc)).cause
 
 
 def test_old_wording_of_the_dispatcher_check_names_the_argument_second():
@@ -260,7 +308,11 @@ def test_extension_adds_the_explanation_under_a_device_error(shell, capsys):
         traceback_at = out.index("RuntimeError: Tensor on device cpu is not on the expected device meta!")
         assert "Traceback" in out[:traceback_at]
         assert out.index("Device error (mixed-devices)") > traceback_at
-        assert "Fix: Put every tensor of this operation on one device" in out
+        assert "Fix: Do not move a tensor just because the message calls its device unexpected" in out
+        # a model on meta, its input on the CPU: the traceback shows the module, so its weights are named
+        _, out = run(shell, capsys, "import torch\ntorch.nn.Linear(3, 1, device='meta')(torch.ones(2, 3))")
+        assert "the module's weights are on meta and its input on cpu" in out
+        assert "x = x.to('meta')" in out and ".to('cpu')" not in out
     finally:
         shell.run_line_magic("unload_ext", "course_utils.errors")
 

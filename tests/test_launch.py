@@ -104,6 +104,23 @@ def test_values_and_expect_same():
         make_result(["x=1", "y=1"]).expect_same("x")
 
 
+def test_expect_ok_passes_a_clean_run_and_raises_on_any_failed_rank():
+    ok = make_result(["a", "b"])
+    assert ok.expect_ok() is ok
+    # What torchrun reported in issue 14: both ranks printed everything, then rank 1 died of SIGABRT.
+    aborted = LaunchResult("ddp_basics.py", ("python",), 2, 1, False, 9.0, 120.0,
+                           (RankOutput(0, "after_step=1.0", "", 0),
+                            RankOutput(1, "after_step=1.0", "terminate called without an active exception", -6)),
+                           "torchrun: exitcode -6")
+    assert aborted.expect_same("after_step") == "1.0"  # the checksums alone would pass this run
+    with pytest.raises(ClaimFailed, match=r"succeed on every rank.*exit status 1.*rank 1: exit -6 \(SIGABRT\)"):
+        aborted.expect_ok()
+    with pytest.raises(ClaimFailed, match="TIMED OUT"):
+        make_result(["a", "b"], timed_out=True).expect_ok()
+    with pytest.raises(ClaimFailed, match="rank 1: exit 1"):
+        make_result(["a", "b"], errors=("", STDERR_RANK1), returncode=1).expect_ok()
+
+
 def test_expect_failure():
     result = make_result(["a", "b"], errors=("", STDERR_RANK1), returncode=1)
     assert not result.ok and result.failed_ranks == (1,)

@@ -129,6 +129,8 @@ def explain_device_error(error: BaseException | str) -> DeviceErrorExplanation:
         if match:
             result = build(match, message)
             if result is not None:
+                if result["kind"] == "mixed-devices" and isinstance(error, BaseException):
+                    result = _with_module_from_traceback(error, result)
                 return DeviceErrorExplanation(message=message, error_type=type_name, **result)
     return DeviceErrorExplanation(
         is_device_error=False,
@@ -140,6 +142,43 @@ def explain_device_error(error: BaseException | str) -> DeviceErrorExplanation:
         message=message,
         error_type=type_name,
     )
+
+
+def _module_in_traceback(error: BaseException) -> tuple[str, str, str] | None:
+    """(module class, its weights' device, its input's device) from the innermost module forward() in the traceback.
+
+    The exception itself knows what the message may not: the frames it passed through keep their
+    locals, so a forward() frame holds the module (``self``) and the input it was called with.
+    """
+    import torch  # here, not at import: the rest of this module reads messages without torch
+
+    frames = []
+    tb = error.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):  # innermost first: the module whose own weights met the input
+        module = frame.f_locals.get("self")
+        if frame.f_code.co_name != "forward" or not isinstance(module, torch.nn.Module):
+            continue
+        weights = {str(p.device) for p in module.parameters(recurse=False)}
+        names = frame.f_code.co_varnames[1:frame.f_code.co_argcount]
+        inputs = [frame.f_locals.get(n) for n in names]
+        data = {str(t.device) for t in inputs if isinstance(t, torch.Tensor)}
+        if len(weights) == 1 and len(data) == 1 and weights != data:
+            return type(module).__name__, weights.pop(), data.pop()
+    return None
+
+
+def _with_module_from_traceback(error: BaseException, result: dict) -> dict:
+    """A mixed-devices explanation that names the module's weights, when the traceback shows them."""
+    found = _module_in_traceback(error)
+    if found is None:
+        return result
+    cls, weights, data = found
+    if not {weights, data} <= set(result["devices"]):
+        return result  # the module's devices are not the two the message is about
+    return _mixed(result["devices"], result["argument"], result["operator"] or f"{cls}.forward", weights=weights)
 
 
 def _op_name(raw: str | None) -> str | None:
@@ -154,9 +193,32 @@ def _hint(argument: str | None) -> str:
     return f" ({_ARGUMENT_HINTS[argument]})" if argument in _ARGUMENT_HINTS else ""
 
 
+_FIND = "find_device_mismatches(model, x) lists every culprit before the forward pass."
+_RULE = ("The rule: the input goes to the model, x = x.to(next(model.parameters()).device), and tensors made "
+         "inside forward() use device=x.device. " + _FIND)
+
+
 def _mixed(devices: tuple[str, ...], argument: str | None = None, operator: str | None = None,
-           odd_one: str | None = None, home: str | None = None) -> dict:
-    """The explanation of the "same device" family, in one place."""
+           odd_one: str | None = None, home: str | None = None, weights: str | None = None) -> dict:
+    """The explanation of the "same device" family, in one place.
+
+    ``weights`` is the device of the module's weights, where the operation tells it (addmm's mat2,
+    a convolution's weight): then the fix moves the input there, never the weights to the input.
+    """
+    if weights is not None:
+        data = next((d for d in devices if d != weights), home if odd_one == weights else odd_one)
+        where = f" of {operator}" if operator else ""
+        if argument and odd_one and home:
+            lead = (f"`{argument}`{_hint(argument)} is on {odd_one}, the other tensors{where} on {home}: the "
+                    f"module's weights are on {weights} and its input on {data}")
+        else:
+            lead = f"the module's weights are on {weights} and its input on {data}" + (f" (in {operator})" if operator else "")
+        cause = lead + ". An operation runs on one device, and PyTorch never moves data between devices for you."
+        fix = (f"Move the input to the model: x = x.to('{weights}'), or in general "
+               "x = x.to(next(model.parameters()).device). Move the model instead only if you meant it to be on "
+               f"{data}. " + _FIND)
+        return dict(is_device_error=True, kind="mixed-devices", devices=devices, cause=cause, fix=fix,
+                    argument=argument, operator=operator)
     if odd_one and home:
         who = f"`{argument}`{_hint(argument)}" if argument else "one tensor"
         cause = (f"{who} is on {odd_one}, but the other tensors of this operation"
@@ -189,26 +251,58 @@ def _type_device(type_name: str) -> str:
     return "cpu"
 
 
+# Operations whose arguments say which tensor is a module's weight. nn.Linear runs
+# addmm(bias, input, weight.t()) (mat1 = input, mat2 = weight, self = bias) or linear(input, weight,
+# bias); a convolution takes (input, weight, bias).
+_INPUT_ARGS = {"addmm": "mat1", "_th_addmm": "mat1", "linear": "input"}
+_WEIGHT_ARGS = {"addmm": ("mat2", "self"), "_th_addmm": ("mat2", "self"), "linear": ("weight", "bias")}
+
+
+def _weights_device(op: str | None, arg: str | None, arg_device: str, other_device: str) -> str | None:
+    """The device of the module's weights, where the operation and argument tell it; else None."""
+    if not op or not arg:
+        return None
+    if "conv" in op:  # convolution, cudnn_convolution, _convolution: (input, weight, bias)
+        return other_device if arg == "input" else arg_device if arg in ("weight", "bias") else None
+    if _INPUT_ARGS.get(op) == arg:
+        return other_device
+    if arg in _WEIGHT_ARGS.get(op, ()):
+        return arg_device
+    return None
+
+
 def _rule_new_wording(m: re.Match, _: str) -> dict:
     arg, found, home = m.group("arg"), m.group("found"), m.group("home")
-    return _mixed((found, home), arg, _op_name(m.group("op")), odd_one=found, home=home)
+    op = _op_name(m.group("op"))
+    return _mixed((found, home), arg, op, odd_one=found, home=home, weights=_weights_device(op, arg, found, home))
 
 
 def _rule_old_wording(m: re.Match, _: str) -> dict:
     home, other = m.group("a"), m.group("b")
     arg = m.group("arg")
     if arg:  # the dispatcher's check: the first device is the one the others share, the second is `arg`'s
-        return _mixed((home, other), arg, _op_name(m.group("op")), odd_one=other, home=home)
+        op = _op_name(m.group("op"))
+        return _mixed((home, other), arg, op, odd_one=other, home=home,
+                      weights=_weights_device(op, arg, other, home))
     return _mixed((home, other), None, None)
 
 
 def _rule_meta_wording(m: re.Match, _: str) -> dict:
+    # torch/_prims_common's check_same_device (meta and fake tensors, decompositions) calls "expected"
+    # the first device it meets among the operation's tensors. For nn.Linear that is often the
+    # module's bias: "Tensor on device meta is not on the expected device cpu!" is printed for a model
+    # on meta and an input on the CPU. So the message cannot say which side is the model's.
     found, home = m.group("found"), m.group("home")
-    result = _mixed((found, home), None, None, odd_one=found, home=home)
+    cause = (f"one tensor of the operation is on {found} and another on {home}. This wording (PyTorch's "
+             "check_same_device, used for meta and fake tensors) calls 'expected' the first device it met among "
+             "the operation's tensors, which need not be your model's: the message does not say which tensor "
+             "is the model's.")
     if "meta" in (found, home):
-        result["cause"] += (" (This is the wording of PyTorch's meta/fake-tensor checks; on CUDA the same mistake "
-                            "reads 'Expected all tensors to be on the same device'.)")
-    return result
+        cause += " (On CUDA the same mistake reads 'Expected all tensors to be on the same device'.)"
+    fix = ("Do not move a tensor just because the message calls its device unexpected. " + _RULE
+           + " Ask the model where it is: next(model.parameters()).device.")
+    return dict(is_device_error=True, kind="mixed-devices", devices=(found, home), cause=cause, fix=fix,
+                argument=None, operator=None)
 
 
 def _rule_rnn(m: re.Match, _: str) -> dict:
@@ -249,9 +343,10 @@ def _rule_conv_types(m: re.Match, _: str) -> dict | None:
     if a == b:
         return None  # same device: the types differ in dtype, not device
     what = m.group("what")
-    result = _mixed((a, b), "input", "convolution", odd_one=a, home=b)
-    result["cause"] = (f"the input is a {m.group('t1')} ({a}) but the {what} is a {m.group('t2')} ({b}): the "
-                       "convolution reports a device mismatch as a type mismatch.")
+    result = _mixed((a, b), "input", "convolution", odd_one=a, home=b, weights=b)
+    result["cause"] = (f"the input is a {m.group('t1')} ({a}) but the module's {what} is a {m.group('t2')} ({b}): "
+                       f"the convolution reports a device mismatch as a type mismatch. So the module's weights are on {b} "
+                       f"and its input on {a}.")
     return result
 
 
@@ -447,12 +542,14 @@ def _rule_data_parallel(m: re.Match, _: str) -> dict:
 
 def _rule_legacy_argument_on(m: re.Match, _: str) -> dict:
     found, want = _legacy_device(m.group("found")), _legacy_device(m.group("want"))
-    return _mixed((want, found), m.group("arg"), m.group("op"), odd_one=found, home=want)
+    arg, op = m.group("arg"), m.group("op")
+    return _mixed((want, found), arg, op, odd_one=found, home=want, weights=_weights_device(op, arg, found, want))
 
 
 def _rule_legacy_same_device(m: re.Match, _: str) -> dict:
     a, b = _legacy_device(m.group("d1")), _legacy_device(m.group("d2"))
-    return _mixed((b, a), m.group("a1"), m.group("op"), odd_one=a, home=b)
+    weights = a if m.group("a1") == "weight" else b if m.group("a2") == "weight" else None
+    return _mixed((b, a), m.group("a1"), m.group("op"), odd_one=a, home=b, weights=weights)
 
 
 def _rule_rnn_hidden(m: re.Match, _: str) -> dict:

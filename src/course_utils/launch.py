@@ -91,7 +91,7 @@ class LaunchResult:
     """One torchrun launch: the command, how it ended, and each rank's output.
 
     End a notebook cell on it to see every rank side by side. ``values(key)`` reads the
-    ``key=value`` pairs the scripts print; ``expect_same`` and ``expect_failure`` turn what
+    ``key=value`` pairs the scripts print; ``expect_ok``, ``expect_same`` and ``expect_failure`` turn what
     happened into a checked claim (they raise ``ClaimFailed`` when it did not happen).
     """
 
@@ -142,6 +142,22 @@ class LaunchResult:
             if hits:
                 found[r.local_rank] = hits[-1]
         return found
+
+    def expect_ok(self) -> "LaunchResult":
+        """This result, if every process exited with 0; ``ClaimFailed`` otherwise.
+
+        For a demonstration that is meant to succeed: a rank that printed everything and then
+        died (a signal at exit, say) still fails the cell, instead of passing unseen.
+        """
+        bad = [r.local_rank for r in self.ranks if not r.ok]
+        if self.ok and not bad:
+            return self
+        died = ", ".join(f"rank {r.local_rank}: exit {_fmt_exit(r.exitcode)}" for r in self.ranks if not r.ok)
+        raise ClaimFailed(
+            f"expected {self.script} to succeed on every rank, but it ended {self.status}"
+            + (f" ({died})" if died else "") + ". Run the cell again; if it fails again, read each rank's "
+            f"stderr with result.rank(i).stderr.\n{self._tail()}"
+        )
 
     def expect_same(self, key: str) -> str:
         """The value every rank printed for ``key``; ``ClaimFailed`` unless all ranks printed the same."""
