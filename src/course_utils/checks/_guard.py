@@ -86,9 +86,14 @@ def _fingerprint(value, deep: bool):
     return ("object", id(value))
 
 
+# Names Python itself adds to a class after the fact: copyreg caches ``__slotnames__`` on a class the
+# first time one of its instances is copied or pickled (torch's TorchVersion, for one).
+_CLASS_CACHES = ("__dict__", "__weakref__", "__doc__", "__slotnames__")
+
+
 def _class_record(cls: type) -> tuple:
     return tuple(sorted((k, id(v), _code_key(v) if isinstance(v, types.FunctionType) else None)
-                        for k, v in vars(cls).items() if k not in ("__dict__", "__weakref__", "__doc__")))
+                        for k, v in vars(cls).items() if k not in _CLASS_CACHES))
 
 
 @dataclass(frozen=True)
