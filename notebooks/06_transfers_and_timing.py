@@ -205,9 +205,10 @@ log
 #
 # The host-memory stand-in has no link to approach. Its curve rises the same way, then
 # *falls* once the source and destination no longer fit in the CPU's caches and every byte
-# goes to and from main memory (on a 2-core AMD EPYC with a 32 MiB L3, measured under load:
-# about 30 GB/s at 1 MiB, 25 GB/s at 4 MiB, 6 GB/s at 16 MiB, fastest samples). That fall is
-# the memory hierarchy, not noise.
+# goes to and from main memory. On a busy 2-core AMD EPYC virtual machine with a 32 MiB L3,
+# two sweeps gave 30 and 32 GB/s at 1 MiB, 26 and 30 GB/s at 4 MiB, and 6.4 and 5.5 GB/s at
+# 16 MiB (fastest samples; 16 MiB in, 16 MiB out fill that L3). That fall is the memory
+# hierarchy, not noise: it came back in both sweeps, with a narrow band.
 
 # %%
 result = sweep(device, quick=True, budget_s=2.0)
