@@ -199,22 +199,36 @@ log
 # %% [markdown]
 # ## 4. Bandwidth against size
 #
-# A sweep over sizes from 4 KiB up shows two regimes: small copies cost a fixed latency
-# (launch, driver, PCIe round trip), so their GB/s is low; big copies approach the link's
-# bandwidth. The `quick` sweep stops at 16 MiB and spends about 2 seconds; the full one
+# A sweep over sizes from 4 KiB up shows two regimes on a GPU: small copies cost a fixed
+# latency (launch, driver, PCIe round trip), so their GB/s is low; big copies approach the
+# link's bandwidth. The `quick` sweep stops at 16 MiB and spends about 2 seconds; the full one
 # (`sweep(device)`, or `python -m course_utils.transfer` in a terminal) goes to 256 MiB.
+#
+# The host-memory stand-in has no link to approach. Its curve rises the same way, then
+# *falls* once the source and destination no longer fit in the CPU's caches and every byte
+# goes to and from main memory. On a busy 2-core AMD EPYC virtual machine with a 32 MiB L3,
+# two sweeps gave 30 and 32 GB/s at 1 MiB, 26 and 30 GB/s at 4 MiB, and 6.4 and 5.5 GB/s at
+# 16 MiB (fastest samples; 16 MiB in, 16 MiB out fill that L3). That fall is the memory
+# hierarchy, not noise: it came back in both sweeps, with a narrow band.
 
 # %%
 result = sweep(device, quick=True, budget_s=2.0)
 result
 
 # %% [markdown]
-# Bandwidth against size on log axes, the spread (IQR) shaded, and PCIe Gen3, Gen4 and Gen5
-# x16 ceilings as horizontal lines (part 9 derives them). On a stand-in the title says so and
-# the PCIe lines are marked as reference only: host memory copies are not PCIe transfers.
+# Bandwidth against size on log axes, and PCIe Gen3, Gen4 and Gen5 x16 ceilings as horizontal
+# lines (part 9 derives them). On a stand-in the title says so and the PCIe lines are marked
+# as reference only: host memory copies are not PCIe transfers.
+#
+# Each line joins the **fastest** sample at each size, and the shaded band spans the middle
+# half of the samples (the IQR). On a busy machine other processes can only slow a copy down,
+# never speed it up: the median of a big copy can fall well below what the copy path does
+# (its band then reaches far below the line), while the fastest sample stays put. The band
+# keeps that noise visible instead of hiding it. (The trailing `;` keeps Jupyter from printing
+# the Axes object above the figure.)
 
 # %%
-plot_bandwidth(result)
+plot_bandwidth(result);
 
 # %% [markdown]
 # ## 5. Pageable and pinned memory
@@ -245,7 +259,7 @@ else:
 # asynchronously):
 
 # %%
-plot_variants(result)
+plot_variants(result);
 
 # %% [markdown]
 # But `pin_memory()` is itself a copy, into freshly page-locked memory. For a **one-off** copy

@@ -318,10 +318,19 @@ torch.ones(3, device=device).device, nn.Linear(4, 3).to(device).weight.device
 # %% [markdown]
 # ## B. A textbook chapter, "Use GPU"
 #
+# The English original compared here is the "GPUs" section of d2l.ai, file
+# `chapter_builders-guide/use-gpu.md` in github.com/d2l-ai/d2l-en (commit `23d7a5a`, March 2024).
+# The translation follows an older edition (its outputs are dated March 2019), and it differs from
+# today's English chapter: each claim below says whether the English chapter makes it. Where it
+# does not, the claim is the translation's (or its edition's) own, and it is checked all the same.
+#
 # ### B1. "`nvidia-smi` shows the graphics card"
 #
 # **True, where an NVIDIA driver is installed** (`nvidia-smi` comes with the driver, not with
 # PyTorch). Notebook 01 runs it from Python and says what happens without one.
+#
+# **In the English d2l chapter?** Yes: "the `nvidia-smi` command can be used to view the graphics
+# card information". The 2019 printout (GeForce GTX 1050, driver 390.48) is the translation's own.
 
 # %%
 import shutil
@@ -333,6 +342,9 @@ shutil.which("nvidia-smi") or "nvidia-smi is not installed here: no NVIDIA drive
 #
 # **True.** The default device is the CPU unless you change it (`torch.set_default_device`, or a
 # `with torch.device(...)` block). Taught in notebook 02.
+#
+# **In the English d2l chapter?** Yes: "By default, tensors are created in the main memory and
+# then the CPU is used for calculations."
 
 # %%
 torch.get_default_device(), torch.tensor([1, 2, 3]).device
@@ -342,6 +354,9 @@ torch.get_default_device(), torch.tensor([1, 2, 3]).device
 #
 # **True on the author's machine**, and each answer depends on yours: here is what this machine
 # says. `current_device()` and `get_device_name()` need CUDA. Taught in notebook 01.
+#
+# **In the English d2l chapter?** Only `torch.cuda.device_count()` (inside its `num_gpus()`).
+# `is_available()`, `current_device()` and `get_device_name()` are not in it.
 
 # %%
 if torch.cuda.is_available():
@@ -355,6 +370,9 @@ shown
 #
 # **True** (with the default device left on the CPU): `repr` adds `device=...` for any other
 # device.
+#
+# **In the English d2l chapter?** No. It says "by default, tensors are created on the CPU" and
+# reads `x.device`; it says nothing about what a printout without a device means.
 
 # %%
 torch.tensor([1, 2, 3]), torch.tensor([1, 2, 3], device="meta")
@@ -365,6 +383,10 @@ torch.tensor([1, 2, 3]), torch.tensor([1, 2, 3], device="meta")
 # **Copies: true** (the original stays on the CPU; `x = x.cuda(0)` rebinds the name). **Equivalent:
 # only while the current device is 0.** `.cuda()` uses the *current* device, which
 # `torch.cuda.device(i)` or `set_device(i)` change. Taught in notebooks 02 and 04.
+#
+# **In the English d2l chapter?** In another form. It copies with `Z = X.cuda(1)`, shows that
+# `Z.cuda(1) is Z` (no copy when already there), and names GPUs `torch.device(f'cuda:{i}')`, adding
+# "`gpu:0` and `gpu` are equivalent", about device *names*, not about `.cuda()` and `.cuda(0)`.
 
 # %%
 x = torch.tensor([1, 2, 3])
@@ -384,6 +406,8 @@ shown
 # ### B6. "`x.device` shows where a tensor is: `device(type='cuda', index=0)`"
 #
 # **True.** Taught in notebook 02.
+#
+# **In the English d2l chapter?** Yes, for a CPU tensor (`x = torch.tensor([1, 2, 3]); x.device`).
 
 # %%
 if needs_cuda(1, what="x.cuda(0).device", key="07-cuda0-device"):
@@ -399,6 +423,10 @@ shown
 #
 # **True**, and the chapter's `device = torch.device('cuda' if torch.cuda.is_available() else
 # 'cpu')` is the device-agnostic idiom the course uses. Taught in notebook 02.
+#
+# **In the English d2l chapter?** Creation with `device=` yes (`torch.ones(2, 3, device=try_gpu())`),
+# through its `try_gpu()` helper rather than this one-liner. `.to(device)` appears only for the
+# model (`net.to(device=try_gpu())`); tensors are moved with `.cuda(1)`.
 
 # %%
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -408,6 +436,9 @@ torch.tensor([1, 2, 3], device=device).device, torch.tensor([1, 2, 3]).to(device
 # ### B8. "The result of computing on GPU data is stored on the GPU"
 #
 # **True**: results live where their operands live. Taught in notebook 02.
+#
+# **In the English d2l chapter?** Yes: `Z + Y` on the second GPU, and "when the input is a tensor
+# on the GPU, the model will calculate the result on the same GPU".
 
 # %%
 y_meta = x_meta ** 2
@@ -429,6 +460,11 @@ shown
 # **True, but that message is from 2019** (PyTorch 0.4/1.0, when a tensor's type named its
 # device). Today the same line raises *Expected all tensors to be on the same device, but found
 # at least two devices, cuda:0 and cpu!* Here, with `meta` for the GPU, in meta's wording:
+#
+# **In the English d2l chapter?** The rule yes ("whenever we want to operate on multiple terms,
+# they need to be on the same device"; "*Do not* simply add `X` and `Y`, since this will result in
+# an exception"). The `z = y + x.cpu()` example and its 2019 message are not: the English chapter
+# prints no error message.
 
 # %%
 raises(lambda: y_meta + x, RuntimeError, match="not on the expected device")
@@ -454,6 +490,9 @@ explain_device_error(old)
 #
 # **True.** Unlike `tensor.cuda()`, `module.cuda()` moves the module **in place** (and returns
 # it). Taught in notebook 03.
+#
+# **In the English d2l chapter?** In substance: it moves the model with `net.to(device=try_gpu())`,
+# not `.cuda()`, and reads `net[0].weight.data.device`. The in-place behaviour is not mentioned.
 
 # %%
 net = nn.Linear(3, 1)
@@ -474,11 +513,18 @@ shown
 # %% [markdown]
 # ### B11. "Likewise, there is no need to make sure the model's input tensor and the model are on the same device. Otherwise, an error occurs."
 #
-# **False as translated; the sentence contradicts itself.** The original says the opposite: you
-# **must** make sure the input is on the same device as the model, otherwise an error occurs.
+# **False as translated; the sentence contradicts itself** ("otherwise" has nothing to refer to
+# after "no need"). What PyTorch enforces is the opposite: you **must** make sure the input is on
+# the same device as the model, otherwise an error occurs.
 # The chapter's own example (`x = torch.rand(2, 3).cuda(); net(x)`) works *because* both are on
 # the GPU. With the model on one device and the input on another, it raises. Taught in
 # notebooks 03 and 05.
+#
+# **In the English d2l chapter?** Not this sentence, and not its opposite word for word either:
+# the English chapter never says "no need". It says "as long as all data and parameters are on the
+# same device, we can learn models efficiently" and that the framework "requires all input data for
+# calculation to be on the same device". So the translation's "no need" contradicts the English
+# chapter; its "otherwise, an error occurs" is what PyTorch does.
 
 # %%
 net = nn.Linear(3, 1, device="meta")
@@ -500,6 +546,10 @@ shown
 #
 # **True**, with the one exception of scalars: a Python number, or a 0-dim CPU tensor, may join
 # an operation on a GPU. Taught in notebook 05.
+#
+# **In the English d2l chapter?** Yes, in its summary: "The deep learning framework requires all
+# input data for calculation to be on the same device, be it CPU or the same GPU." The scalar
+# exception is not in it.
 
 # %%
 print(x_meta * 2, x_meta * torch.tensor(2))
@@ -538,5 +588,10 @@ raises(lambda: x_meta * torch.tensor([2]), RuntimeError, match="not on the expec
 # | B10 `model.cuda()` | true, and in place | 03 |
 # | B11 "no need" for input and model on one device | **false**: they must be on one device | 03, 05 |
 # | B12 all inputs in one memory | true, scalars aside | 05 |
+#
+# Not in the English d2l chapter (commit `23d7a5a`): B3's `is_available`, `current_device` and
+# `get_device_name`; B4; B5's `.cuda()` ≡ `.cuda(0)` (the English equivalence is between the names
+# `gpu:0` and `gpu`); B9's example and message; B10's `.cuda()` (English: `.to(device=...)`); and
+# B11's "no need", which contradicts the English "requires all input data ... on the same device".
 #
 # **Next:** `08_one_process_per_device.ipynb`, one process per GPU.

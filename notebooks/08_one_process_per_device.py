@@ -222,7 +222,11 @@ shared_devices(everyone_on_0.values("buggy")), shared_devices(everyone_on_0.valu
 # Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 2000
 # ```
 #
-# (the last number is the GPU's PCI bus id). On two GPUs the cell above ran this for real and
+# (the last number is the GPU's PCI bus id). That last line is NCCL's own format string,
+# `Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx`, read from the
+# `libnccl.so.2` of NCCL 2.26.2 (the wheel torch 2.7.1 installs) and of 2.30.7 (torch 2.14.1's).
+# The NCCL that torch 2.13 installs (2.29.x) lies between them and was not read here; the rest
+# of the block is one user's report. On two GPUs the cell above ran this for real and
 # shows what your versions print. Where nothing checks (a model left on `cuda:0` while NCCL uses
 # the right GPUs, say), the symptoms are quieter: `nvidia-smi` lists every process on GPU 0, each
 # with its own CUDA context, while the other GPUs sit idle; or, as `barrier()`'s comment above

@@ -54,8 +54,59 @@ def test_bandwidth_plot_draws_one_line_per_variant_and_the_ceilings(ax):
     assert STAND_IN not in ax.get_title() and "cuda:0" in ax.get_title()
     h2d_pinned = [line for line in ax.get_lines() if line.get_label() == "h2d pinned blocking"][0]
     assert list(h2d_pinned.get_xdata()) == list(SIZES)
-    expected = [t.gbps for t in results if t.label == "h2d pinned blocking"]
+    expected = [t.gbps_best for t in results if t.label == "h2d pinned blocking"]
     assert list(h2d_pinned.get_ydata()) == pytest.approx(expected)
+
+
+def test_bandwidth_line_is_the_fastest_sample_and_the_band_shows_the_noise(ax):
+    """A busy machine: most samples of the big copy slowed to a third, the fastest untouched.
+
+    The line must stay at the copy path's speed (the median would show 1/3 of it) and the
+    shaded band must reach down to the slowed samples, so the noise is shown, not hidden.
+    """
+    fast = 2**20 / 10e9
+    quiet = Transfer("h2d", 2**20, True, False, "cuda:0", (fast, fast * 1.05, fast * 1.1))
+    busy = Transfer("h2d", 2**22, True, False, "cuda:0", (4 * fast, 4 * fast * 1.02) + (12 * fast,) * 5)
+    assert busy.gbps == pytest.approx(busy.gbps_best / 3) and busy.gbps_best == pytest.approx(10.0)
+    plot_bandwidth([quiet, busy], ax, ceilings=())
+    line = [ln for ln in ax.get_lines() if ln.get_label() == "h2d pinned blocking"][0]
+    assert list(line.get_ydata()) == pytest.approx([10.0, 10.0])
+    (band,) = ax.collections
+    ys = band.get_paths()[0].vertices[:, 1]
+    assert min(ys) == pytest.approx(min(busy.gbps_range)) and min(ys) <= busy.gbps < 10.0
+
+
+def test_legend_sits_outside_the_axes_off_the_data():
+    from matplotlib.figure import Figure
+
+    for draw in (plot_bandwidth, plot_variants):
+        fig = Figure(figsize=(11, 5), layout="constrained")
+        ax = fig.add_subplot()
+        draw(gpu_results(), ax)
+        fig.canvas.draw()
+        legend_box, axes_box = ax.get_legend().get_window_extent(), ax.get_window_extent()
+        assert legend_box.x0 >= axes_box.x1, f"{draw.__name__}: legend overlaps the axes"
+
+
+def test_notebook_plot_cells_print_no_axes_repr():
+    """A cell that ends on a plot call shows '<Axes: ...>' above the figure unless it ends with ';'."""
+    import ast
+    from pathlib import Path
+
+    source = (Path(__file__).parent.parent / "notebooks" / "06_transfers_and_timing.py").read_text()
+    plot_cells = 0
+    for cell in source.split("# %%"):
+        code = "\n".join(line for line in cell.splitlines()[1:] if not line.startswith("#")).strip()
+        if not code:
+            continue
+        try:
+            last = ast.parse(code).body[-1]
+        except SyntaxError:
+            continue
+        if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and getattr(last.value.func, "id", "").startswith("plot_"):
+            plot_cells += 1
+            assert code.rstrip().endswith(";"), f"plot cell prints the Axes repr: {code.splitlines()[-1]!r}"
+    assert plot_cells >= 2  # plot_bandwidth and plot_variants: the test must see the cells it guards
 
 
 def test_bandwidth_plot_of_a_stand_in_says_so(ax):

@@ -431,9 +431,13 @@ def preflight(facts: MachineFacts | None = None) -> Preflight:
             Finding(
                 "problem",
                 "an NVIDIA driver is present, but this torch is a CPU-only build, so it cannot use the GPU",
-                "Install a CUDA build of torch into this environment: pick your CUDA version at "
-                "pytorch.org/get-started and run the pip command it shows, e.g. "
-                "`pip install torch --index-url https://download.pytorch.org/whl/cu126`; then restart the kernel.",
+                # No index hard-coded here: each release offers its own CUDA builds (2.9.1: cu126,
+                # cu128, cu130, per pytorch.org/get-started/previous-versions), so one name goes stale.
+                "Install a CUDA build of torch into this environment: pick your OS, pip and a CUDA version "
+                "your driver supports (`nvidia-smi` shows the highest) at pytorch.org/get-started/locally "
+                "(older releases: pytorch.org/get-started/previous-versions) and run the pip command it "
+                "shows, of the form `pip install torch --index-url https://download.pytorch.org/whl/cuXYZ`; "
+                "then restart the kernel.",
             )
         )
 

@@ -42,7 +42,7 @@ def render_png(results: list[Transfer], latest: Transfer | None = None) -> bytes
     """The explorer's plot as PNG bytes, drawn on a pyplot-free figure (nothing global touched)."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(7.5, 4), layout="constrained")
+    fig = Figure(figsize=(9.5, 4), layout="constrained")  # wide: the legend sits right of the axes
     plot_bandwidth(results, fig.add_subplot(), highlight=latest)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=90)

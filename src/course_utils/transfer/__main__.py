@@ -76,7 +76,7 @@ def write_plots(result: Sweep, out: Path) -> list[Path]:
 
     paths = []
     for name, draw in (("bandwidth.png", plot_bandwidth), ("variants.png", plot_variants)):
-        fig = Figure(figsize=(9, 5), layout="constrained")
+        fig = Figure(figsize=(11, 5), layout="constrained")  # wide: the legend sits right of the axes
         draw(result, fig.add_subplot())
         path = out / name
         fig.savefig(path, dpi=110)
