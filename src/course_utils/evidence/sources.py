@@ -30,6 +30,9 @@ class SourceQuote:
     kind: str = "python"  # "python": the installed .py file | "literal": compiled libraries | "cuda-literal": CUDA builds only
     note: str = ""  # one sentence: how the quote decides this cell's output
     version: str = CHECKED
+    # The oldest release the course tests that has this text; older ones word it differently (the
+    # device-check message was reworded in 2.8, pytorch#155085). Shown in the label.
+    since: str = "2.7.1"
 
     @property
     def shown(self) -> str:
@@ -39,7 +42,8 @@ class SourceQuote:
     @property
     def label(self) -> str:
         what = "source" if self.kind == "python" else "C++ string literal"
-        return f"PyTorch {self.version}, {self.file} ({what})"
+        older = f"; PyTorch {self.since} and later, older releases word it differently" if self.since != "2.7.1" else ""
+        return f"PyTorch {self.version}, {self.file} ({what}{older})"
 
 
 def installed_text_contains(quote: SourceQuote, torch_dir: Path | None = None) -> bool:
@@ -81,8 +85,10 @@ ARGUMENT_DEVICE = SourceQuote(
     "common_device_check_failure: 'Expected all tensors to be on the same device, but got <argument> is on "
     "<device>, different from other tensors on <device> (when checking argument in method <kernel>)'; "
     "on a GPU the kernel is the CUDA one (wrapper_CUDA_addmm for nn.Linear)",
+    since="2.8.0",
 )
-WHEN_CHECKING = SourceQuote("aten/src/ATen/core/op_registration/adaption.cpp", " (when checking argument in method ", "literal")
+WHEN_CHECKING = SourceQuote("aten/src/ATen/core/op_registration/adaption.cpp", " (when checking argument in method ", "literal",
+                            since="2.8.0")
 TO_NUMPY = SourceQuote(
     "torch/csrc/utils/tensor_numpy.cpp",
     " device type tensor to numpy. Use Tensor.cpu() to ",
@@ -92,6 +98,7 @@ TO_NUMPY = SourceQuote(
 TENSOR_CUDA = SourceQuote(
     "torch/_tensor_docs.py",
     "device (:class:`torch.device`, optional): The destination GPU device.\n        Defaults to the current CUDA device.",
+    since="2.13.0",  # 2.7.1 has the same sentence without "optional"; 2.8-2.12 not checked
 )
 CUDA_COPY = SourceQuote(
     "torch/_tensor_docs.py",
@@ -221,10 +228,11 @@ QUOTES: dict[str, tuple[SourceQuote, ...]] = {
                               "        before the end_event was recorded."),),
     "06-hidden-syncs": (SourceQuote("torch/cuda/__init__.py", "if \"warn\" or 1, warn on synchronizing operations"),),
     "06-h2d-non-blocking": (SourceQuote("torch/_tensor_docs.py", "non_blocking (bool, optional): If ``True`` and the source is in "
-                                        "pinned memory,\n        the copy will be asynchronous with respect to the host."),
+                                        "pinned memory,\n        the copy will be asynchronous with respect to the host.",
+                                        since="2.13.0"),  # 2.7.1: "non_blocking (bool):", 2.8-2.12 not checked
                             SYNCHRONIZE),
     "06-d2h-non-blocking": (SourceQuote("torch/_tensor_docs.py", "non_blocking (bool, optional): if ``True`` and this copy is "
-                                        "between CPU and GPU,"),),
+                                        "between CPU and GPU,", since="2.13.0"),),
     # 07 claims checked
     "07-device-of-switch": (DEVICE_OF, DEVICE_SCOPE),
     "07-op-inside-device-of": (DEVICE_OF, SAME_DEVICE),
