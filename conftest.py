@@ -6,6 +6,9 @@
   there, so without this hook a deliberate-error cell that stopped raising would pass.
 - In ``solutions/``, a ``check("NN.K")`` cell must display a passing check result: a check never
   raises, so without this hook nbval would pass a solution whose check fails.
+- In ``notebooks/``, a cell tagged ``try-it`` (the learner writes a line, a check answers) must
+  display exactly one try-it check result ("01.a"), and, as shipped, a "not-attempted" one: the
+  lesson leaves the line for the learner, and its check is wired to the cell.
 """
 
 import os
@@ -16,6 +19,7 @@ import pytest
 
 CHECK_MIME = "application/vnd.course-utils.check+json"
 CHECK_CELL = re.compile(r'^check\("([^"]+)"\)\s*$')
+TRY_IT_ID = re.compile(r"^\d\d\.[a-z]$")
 
 
 def pytest_configure(config):
@@ -49,6 +53,19 @@ def pytest_runtest_makereport(item, call):
             "update the text and the cell."
         )
     cell = getattr(item, "cell", None)
+    tags = (cell.get("metadata", {}).get("tags", []) if cell is not None else [])
+    if "try-it" in tags and Path(str(item.fspath)).parent.name == "notebooks":
+        results = [out.get("data", {}).get(CHECK_MIME) for out in outputs]
+        results = [r for r in results if isinstance(r, dict)]
+        if len(results) != 1 or not TRY_IT_ID.match(str(results[0].get("exercise"))) \
+                or results[0].get("status") != "not-attempted":
+            report.outcome = "failed"
+            shown = results if results else "no check result"
+            report.longrepr = (
+                f"{item.fspath} {item.name}: a try-it cell should end with check(\"NN.x\") and, as shipped "
+                f"(the learner's line still `...`), show one not-attempted try-it result; it showed: {shown}"
+            )
+        return
     match = CHECK_CELL.match(cell.source.strip()) if cell is not None else None
     if match and Path(str(item.fspath)).parent.name == "solutions":
         results = [out.get("data", {}).get(CHECK_MIME) for out in outputs]

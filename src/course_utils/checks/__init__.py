@@ -14,12 +14,16 @@ from course_utils.checks._core import (
     CheckResult,
     Exercise,
     Wrong,
+    TRY_IT_ID,
     all_exercises,
+    all_try_its,
     call,
     check,
     exercise,
     get_exercise,
     results_in,
+    tensor_answer,
+    try_it,
 )
 
 # Load every checks module now, in the notebook's first cell, before any answer runs: each
@@ -32,10 +36,14 @@ __all__ = [
     "CheckResult",
     "Exercise",
     "Wrong",
+    "TRY_IT_ID",
     "all_exercises",
+    "all_try_its",
     "call",
     "check",
     "exercise",
     "get_exercise",
     "results_in",
+    "tensor_answer",
+    "try_it",
 ]

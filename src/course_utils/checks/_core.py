@@ -159,13 +159,18 @@ def number(value) -> float | None:
 
 @dataclass(frozen=True)
 class Exercise:
-    """One exercise: its id ("01.2"), a title, the function the learner writes, its checker."""
+    """One exercise: its id ("01.2"), a title, the function the learner writes, its checker.
+
+    A lesson's "try it" cell is an exercise too, with a letter for its number ("01.a"). Its
+    ``kind`` is "value" when the learner writes a line that binds a name (``ones = ...``) and the
+    checker receives that value, or "function" when the learner writes a small function."""
 
     id: str
     title: str
     function: str
     checker: Callable[[Callable], str]
     hint: str = ""
+    kind: str = "function"
 
 
 _REGISTRY: dict[str, Exercise] = {}
@@ -185,6 +190,32 @@ def exercise(id: str, title: str, function: str, hint: str = ""):
     return register
 
 
+# Try-it ids have a letter where exercises have a number: "01.a" is a try-it of lesson 01.
+TRY_IT_ID = re.compile(r"^\d\d\.[a-z]$")
+
+
+def try_it(id: str, title: str, name: str, hint: str = "", kind: str = "value"):
+    """Register the checker of a lesson's try-it cell ("01.a").
+
+    With ``kind="value"`` (the default) the learner's cell binds ``name`` (``ones = ...``); the
+    checker receives the value and returns a success message or raises ``Wrong``. A value that is
+    still ``...`` (the cell as shipped) is "not-attempted". With ``kind="function"`` it works like
+    ``exercise``: the learner defines a function ``name`` and the checker calls it through ``call``."""
+    if not TRY_IT_ID.match(id):
+        raise ValueError(f"try-it id {id!r} should be a lesson number, a dot and a letter, like '01.a'")
+    if kind not in ("value", "function"):
+        raise ValueError(f"try-it kind {kind!r} should be 'value' or 'function'")
+
+    def register(checker: Callable[[Any], str]) -> Callable[[Any], str]:
+        if id in _REGISTRY and _REGISTRY[id].checker.__qualname__ != checker.__qualname__:
+            raise ValueError(f"try-it id {id!r} is registered twice")
+        _REGISTRY[id] = Exercise(id, title, name, checker, hint, kind)
+        checker._course_exercise = id
+        return checker
+
+    return register
+
+
 def _load_all() -> None:
     package = importlib.import_module("course_utils.checks")
     for info in pkgutil.iter_modules(package.__path__):
@@ -193,17 +224,26 @@ def _load_all() -> None:
 
 
 def all_exercises() -> dict[str, Exercise]:
-    """Every registered exercise, by id."""
+    """Every registered exercise of the exercise notebooks, by id (not the lessons' try-its)."""
     _load_all()
-    return dict(sorted(_REGISTRY.items()))
+    return dict(sorted((i, e) for i, e in _REGISTRY.items() if not TRY_IT_ID.match(i)))
+
+
+def all_try_its() -> dict[str, Exercise]:
+    """Every registered try-it of the lessons ("01.a"), by id."""
+    _load_all()
+    return dict(sorted((i, e) for i, e in _REGISTRY.items() if TRY_IT_ID.match(i)))
 
 
 def get_exercise(id: str) -> Exercise:
-    exercises = all_exercises()
-    if id not in exercises:
-        known = ", ".join(exercises) or "none"
+    _load_all()
+    if id not in _REGISTRY:
+        known = ", ".join(sorted(_REGISTRY)) or "none"
         raise ValueError(f"No exercise {id!r}. Known exercises: {known}. Check the id in the check cell.")
-    return exercises[id]
+    return _REGISTRY[id]
+
+
+_UNSET = object()
 
 
 def check(id: str, answer: Callable | None = None) -> CheckResult:
@@ -220,6 +260,8 @@ def check(id: str, answer: Callable | None = None) -> CheckResult:
         known = _REGISTRY.get(id)
         return _tampered(known or Exercise(id, "", "", lambda answer: ""), tampered.what)
     ex = get_exercise(id)
+    if ex.kind == "value":
+        return _check_value(ex, namespace.get(ex.function, _UNSET) if answer is None else answer)
     if answer is None:
         answer = namespace.get(ex.function)
         if answer is None:
@@ -266,6 +308,48 @@ def check(id: str, answer: Callable | None = None) -> CheckResult:
             "Please report it with this message; your answer may well be right.",
         )
     return CheckResult(id, ex.title, "pass", message or "Correct.")
+
+
+def tensor_answer(value, name: str):
+    """The learner's value, if it is a real tensor (``torch.Tensor`` or ``nn.Parameter``); else ``Wrong``.
+
+    Value checkers call this first, so an answer of the wrong type gets a clear fail, not a
+    checker crash on ``value.device``."""
+    import torch
+
+    if type(value) not in (torch.Tensor, torch.nn.Parameter):
+        raise Wrong(f"`{name}` should be a tensor, but it is a {type(value).__name__}.",
+                    f"Make `{name}` with a PyTorch call such as `torch.ones(...)` or `x.to(...)`.")
+    return value
+
+
+def _check_value(ex: Exercise, value) -> CheckResult:
+    """A try-it that binds a name: the checker receives the value the learner's line made."""
+    if value is _UNSET:
+        return CheckResult(
+            ex.id, ex.title, "missing", f"Nothing is called `{ex.function}` yet.",
+            f"Write your line in the cell above so that it sets `{ex.function} = ...`, and run it.",
+        )
+    if value is Ellipsis:
+        return CheckResult(
+            ex.id, ex.title, "not-attempted", f"Your turn: `{ex.function}` is still `...`.",
+            f"Replace the `...` after `{ex.function} =` with your line of PyTorch and run the cell.",
+        )
+    try:
+        _verify_checker(ex)
+        _CALLS[0] = 0
+        message = ex.checker(value)
+        verify()
+    except Tampered as tampered:
+        return _tampered(ex, tampered.what)
+    except Wrong as wrong:
+        return CheckResult(ex.id, ex.title, "fail", wrong.message, wrong.hint or ex.hint)
+    except Exception as exc:  # the checker itself broke: report it, never count it as a pass
+        return CheckResult(
+            ex.id, ex.title, "error", f"The checker failed ({type(exc).__name__}: {exc}). This is a course bug.",
+            "Please report it with this message; your answer may well be right.",
+        )
+    return CheckResult(ex.id, ex.title, "pass", message or "Correct.")
 
 
 def _tampered(ex: Exercise, what: list[str]) -> CheckResult:

@@ -1,0 +1,76 @@
+"""The lessons' try-it cells: every lesson has at least two, each wired to a registered check,
+and every check is held to a right answer and at least two plausible wrong ones
+(``tests/test_try_it_nbNN.py``). Lesson: every lesson notebook."""
+
+import importlib.util
+import json
+import pathlib
+import re
+
+import pytest
+
+from course_utils.checks import CheckResult, all_try_its, check
+from course_utils.checks._core import Exercise
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+CHECK_CALL = re.compile(r"""^\s*check\(\s*["'](\d\d\.[a-z])["']\s*\)\s*$""", re.MULTILINE)
+
+
+def try_it_cells(path: pathlib.Path) -> list[tuple[str, str]]:
+    """(source, try-it id) of every cell tagged try-it in a lesson notebook."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    found = []
+    for cell in cells:
+        if "try-it" in cell.get("metadata", {}).get("tags", []):
+            source = "".join(cell["source"])
+            ids = CHECK_CALL.findall(source)
+            found.append((source, ids[0] if len(ids) == 1 else ""))
+    return found
+
+
+def case_modules():
+    for path in sorted(pathlib.Path(__file__).parent.glob("test_try_it_nb*.py")):
+        spec = importlib.util.spec_from_file_location(path.stem + "_cases", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        yield module
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name[:2])
+def test_every_lesson_has_two_try_it_cells_each_with_one_check(path):
+    cells = try_it_cells(path)
+    assert len(cells) >= 2, f"{path.name} has {len(cells)} try-it cells; every lesson needs at least two"
+    for source, id in cells:
+        assert id, f"{path.name}: a try-it cell should end with exactly one check(\"NN.x\"):\n{source}"
+        assert id.startswith(path.name[:2] + "."), f"{path.name} checks {id}, another lesson's try-it"
+
+
+def test_every_try_it_is_asked_in_exactly_one_lesson_cell():
+    asked = [id for path in LESSONS for _, id in try_it_cells(path)]
+    assert sorted(asked) == sorted(set(asked)), "a try-it is checked twice"
+    assert set(asked) == set(all_try_its())
+
+
+def test_every_try_it_has_a_right_and_two_wrong_answers():
+    counts = {id: {"pass": 0, "fail": 0} for id in all_try_its()}
+    for module in case_modules():
+        for case in module.CASES:
+            assert case.id in counts, f"{module.__name__}: {case.id} is not a registered try-it"
+            counts[case.id][case.status] += 1
+    short = {id: c for id, c in counts.items() if c["pass"] < 1 or c["fail"] < 2}
+    assert not short, f"try-its without a right and two wrong answers: {short}"
+
+
+def test_a_value_try_it_as_shipped_is_not_attempted_and_a_missing_name_is_said():
+    from course_utils.checks import _core
+
+    probe = Exercise("99.z", "probe", "ones", lambda value: "ok", kind="value")
+    _core._REGISTRY["99.z"] = probe
+    try:
+        assert check("99.z", ...).status == "not-attempted"
+        missing = check("99.z")  # this module defines no global `ones`
+        assert missing.status == "missing" and "`ones`" in missing.message
+    finally:
+        del _core._REGISTRY["99.z"]
+    assert isinstance(missing, CheckResult)
