@@ -9,20 +9,21 @@
 # %% [markdown]
 # # 01 · Device query: what does this machine have?
 #
-# Before moving a tensor anywhere, ask what is there. In this notebook you will learn to ask
-# PyTorch, and the driver, four questions: **is there an accelerator, how many, which one is
-# current, and what is it?**
+# You will be able to:
+# - ask PyTorch whether there is a GPU, how many, which one is current and what it is;
+# - pick the device to use with `torch.accelerator`, on any backend;
+# - read the error PyTorch raises for a GPU that is not there;
+# - choose which GPUs a process sees with `CUDA_VISIBLE_DEVICES`.
 #
 # | Part | Needs |
 # |---|---|
-# | 1. The machine at a glance | CPU only |
-# | 2. `torch.cuda` one call at a time | CPU only (each call says what a GPU would show) |
-# | 3. `torch.accelerator`, the device-agnostic API | CPU only |
-# | 4. `nvidia-smi` from a notebook | an NVIDIA driver (skipped, with a reason, without one) |
-# | 5. `CUDA_VISIBLE_DEVICES` | CPU only to run; a GPU to see the renumbering |
+# | 1. `torch.cuda`, one call at a time | CPU |
+# | 2. `torch.accelerator`, for any backend | CPU |
+# | 3. The course's helpers | CPU |
+# | 4. `nvidia-smi` and `CUDA_VISIBLE_DEVICES` | CPU (a GPU to see the renumbering) |
 #
-# Every cell runs to the end on a laptop with no GPU. Cells that need a GPU say what they
-# skipped and why.
+# Every cell runs without a GPU; GPU-only cells show what a real GPU printed. **Deeper**
+# sections are optional.
 
 # %%
 import os
@@ -34,73 +35,53 @@ import torch
 from torch.torch_version import TorchVersion
 
 from course_utils import device_report, needs_cuda, pick_device, preflight, raises
+from course_utils.checks import check
 from course_utils.evidence import recorded
 
 torch.__version__
 
 # %% [markdown]
-# ## 1. The machine at a glance
+# ## 1. `torch.cuda`, one call at a time
 #
-# `preflight()` says in plain words what this machine can run of the course, and what to do
-# about anything missing (a CPU-only build of torch on a GPU machine, Colab without a GPU
-# runtime, a driver problem).
-
-# %%
-preflight()
-
-# %% [markdown]
-# `device_report()` lists every visible accelerator: its index, name, compute capability,
-# total and free memory and multiprocessor count, then the CPU.
-
-# %%
-report = device_report()
-report
-
-# %% [markdown]
-# And the one-line choice most scripts need: CUDA if present, then Apple's MPS, then the CPU.
-# It says which one it chose and why, so a silent fallback to the CPU never surprises you.
-
-# %%
-device = pick_device()
-device
-
-# %% [markdown]
-# ## 2. `torch.cuda`, one call at a time
-#
-# `torch.cuda.is_available()` is always safe to call: it returns `False` on a machine without
-# an NVIDIA driver, and on a CPU-only build of torch, instead of raising.
+# Is there a GPU, and how many? These two calls are always safe: without a GPU they answer
+# `False` and `0` instead of raising.
 
 # %%
 torch.cuda.is_available(), torch.cuda.device_count()
 
 # %% [markdown]
-# `torch.version.cuda` is the CUDA version torch was **built** with (`None` for a CPU build).
-# It says nothing about whether a GPU is present: a CUDA build on a laptop without a GPU still
-# reports its CUDA version while `is_available()` is `False`. Which version depends on the release
-# (read from the default Linux wheels' `torch/version.py`; 2.7.1 and 2.14.1 are also run by the
-# course's test matrix); other CUDA builds come from download.pytorch.org:
+# `torch.version.cuda` is the CUDA version torch was **built** with (`None` for a CPU build). It
+# says nothing about the hardware: a CUDA build on a laptop without a GPU still reports it.
+
+# %%
+torch.version.cuda
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: which CUDA each release is built with, and a CUDA build without a driver
+#
+# Which version `torch.version.cuda` reports depends on the release (read from the default Linux
+# wheels' `torch/version.py`; 2.7.1 and 2.14.1 are also run by the course's test matrix); other
+# CUDA builds come from download.pytorch.org:
 #
 # | PyTorch (default Linux wheel from PyPI) | 2.7.1 | 2.8.0 to 2.9.1 | 2.11.0 to 2.14.1 |
 # |---|---|---|---|
 # | `torch.version.cuda` | `'12.6'` | `'12.8'` | `'13.0'` |
 #
-# This PyTorch:
+# This PyTorch, and whether it has cuDNN:
 
-# %%
+# %% tags=["deeper"]
 torch.__version__, torch.version.cuda, torch.backends.cudnn.is_available()
 
-# %% [markdown]
-# ### A CUDA build without a driver
-#
+# %% [markdown] tags=["deeper"]
 # On Linux, a plain `pip install torch` downloads the CUDA build (several GB of CUDA libraries)
 # even on a laptop with no NVIDIA GPU. There it works as a CPU machine, with three symptoms:
 # `torch.cuda.is_available()` is `False`; every CUDA call raises *Found no NVIDIA driver on your
 # system*; and `torch.accelerator.current_accelerator()` still returns `device(type='cuda')`,
 # the accelerator the build is *for*, unless you pass `check_available=True`. Nothing to fix for
 # this course; to save the space, install the CPU wheel (`pip install torch --index-url
-# https://download.pytorch.org/whl/cpu`). `preflight()` above says which build you have.
+# https://download.pytorch.org/whl/cpu`). `preflight()` (part 3) says which build you have.
 
-# %%
+# %% tags=["deeper"]
 no_driver = torch.version.cuda is not None and not torch.cuda.is_available() and not shutil.which("nvidia-smi")
 built_for = torch.accelerator.current_accelerator()                     # what the build is for
 usable = torch.accelerator.current_accelerator(check_available=True)    # what works here
@@ -110,23 +91,30 @@ if no_driver:
 no_driver, built_for, usable
 
 # %% [markdown]
-# Everything else in `torch.cuda` needs CUDA. `current_device()` returns an **integer** index
-# (never the string `"cpu"`, whatever some tutorials print). Without CUDA it raises: on a CPU
-# build with *Torch not compiled with CUDA enabled*; on a CUDA build without a driver, with a
-# message about the driver. So ask `is_available()` first.
+# Almost everything else in `torch.cuda` needs a GPU. Here we ask for the properties of GPU
+# number `device_count()`, one past the last. It raises on every machine: read the last line
+# of the traceback.
+
+# %% tags=["raises-exception"]
+torch.cuda.get_device_properties(torch.cuda.device_count())
+
+# %% [markdown]
+# Without CUDA it says so (*Torch not compiled with CUDA enabled*, or a message about the
+# driver); with GPUs it says *Invalid device id*. So ask `is_available()` first.
+#
+# `torch.cuda.current_device()` is the **index** of the current GPU, an integer, and raises
+# without CUDA. `raises(...)`, a course helper, runs a failing call and returns its message:
 
 # %%
 if torch.cuda.is_available():
     current = torch.cuda.current_device()
-    print(f"current device: {current} (type {type(current).__name__})")
 else:
-    print(raises(torch.cuda.current_device, (AssertionError, RuntimeError)))
+    current = raises(torch.cuda.current_device, (AssertionError, RuntimeError))
+current
 
 # %% [markdown]
-# Name, properties and memory of each GPU. `get_device_properties(i)` returns an object with
-# `name`, `major`/`minor` (the compute capability), `total_memory` in bytes and
-# `multi_processor_count`. `mem_get_info(i)` returns `(free, total)` in bytes, as the driver
-# sees it: other processes' memory counts as used.
+# On a GPU, `get_device_properties(i)` describes GPU `i`: name, compute capability
+# (`major`, `minor`), memory and multiprocessor count.
 
 # %%
 if needs_cuda(1, what="the per-GPU property listing", key="01-gpu-properties"):
@@ -139,13 +127,18 @@ else:
     print(needs_cuda(1, what="the per-GPU property listing"))
     print(recorded("01-gpu-properties"))
 
-# %% [markdown]
-# Asking for a GPU that is not there is an error too. `get_device_properties` checks the index
-# itself: past the last GPU it raises `AssertionError: Invalid device id`. (Creating a tensor there,
+# %% [markdown] tags=["deeper"]
+# ### Deeper: free memory, and which error a missing GPU gives
+#
+# `mem_get_info(i)` returns `(free, total)` in bytes, as the driver sees it: other processes'
+# memory counts as used. `get_device_properties` checks the index itself: past the last GPU it
+# raises `AssertionError: Invalid device id`. Creating a tensor there instead,
 # `torch.ones(1, device="cuda:1")` on one GPU, is the driver's *CUDA error: invalid device
-# ordinal* instead: notebook 05, part 9.)
+# ordinal* (notebook 05, part 9). `current_device()` never returns the string `"cpu"`, whatever
+# some tutorials print: on a CPU build it raises *Torch not compiled with CUDA enabled*, on a
+# CUDA build without a driver a message about the driver.
 
-# %%
+# %% tags=["deeper"]
 if torch.cuda.is_available():
     missing = torch.cuda.device_count()
     print(raises(lambda: torch.cuda.get_device_properties(missing), AssertionError, match="Invalid device id"))
@@ -153,57 +146,83 @@ else:
     print(raises(lambda: torch.cuda.get_device_properties(0), (AssertionError, RuntimeError)))
 
 # %% [markdown]
-# ## 3. `torch.accelerator`: one API for CUDA, MPS, XPU and more
+# ## 2. `torch.accelerator`: the same questions for any backend
 #
-# Since PyTorch 2.6, `torch.accelerator` asks the same questions without naming the backend.
-# `current_accelerator()` returns the accelerator the build was **compiled** for, a `torch.device`
-# such as `device(type='cuda')`, or `None` for a build without one. Like `torch.version.cuda`, it
-# says nothing about the hardware: a CUDA build on a machine without a GPU still returns
-# `device(type='cuda')`. `current_accelerator(check_available=True)` also checks at run time and
-# returns `None` there (2.13's `torch/accelerator/__init__.py`). Code written this way runs
-# unchanged on NVIDIA, AMD, Apple and Intel GPUs.
+# `torch.accelerator` asks without naming CUDA, so the same code runs on NVIDIA, AMD, Apple and
+# Intel GPUs. `current_accelerator(check_available=True)` returns the accelerator that works
+# here, as a `torch.device`, or `None`.
 
 # %%
-acc = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else None
-torch.accelerator.is_available(), acc
+torch.accelerator.is_available(), torch.accelerator.current_accelerator(check_available=True)
 
 # %% [markdown]
-# `torch.accelerator.device_count()` returns 0 where there is no accelerator, except in one case:
-# on PyTorch 2.7, a CUDA build without a driver raises the driver error instead; 2.14 returns 0
-# there too (the releases in between are not tested). This PyTorch:
+# Without `check_available=True`, `current_accelerator()` names the accelerator the build is
+# **for**: a CUDA build says `cuda` even on a laptop without a GPU.
 
 # %%
-no_driver_on_27 = TorchVersion(torch.__version__) < "2.8" and no_driver
-if no_driver_on_27:
+torch.accelerator.current_accelerator()
+
+# %% tags=["try-it"]
+# Try it: complete `usable_device()` so it returns the accelerator that works here, or
+# torch.device("cpu") when there is none. The check runs it on a GPU server, a Mac and two laptops.
+def usable_device():
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+check("01.a")
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: `device_count`, `current_device_index` and version differences
+#
+# `torch.accelerator` arrived in PyTorch 2.6. `torch.accelerator.device_count()` returns 0 where
+# there is no accelerator, except in one case: on PyTorch 2.7, a CUDA build without a driver
+# raises the driver error instead; 2.14 returns 0 there too (the releases in between are not
+# tested). This PyTorch:
+
+# %% tags=["deeper"]
+cuda_build_without_driver = torch.version.cuda is not None and not torch.cuda.is_available()
+if TorchVersion(torch.__version__) < "2.8" and cuda_build_without_driver and not shutil.which("nvidia-smi"):
     count = raises(torch.accelerator.device_count, RuntimeError, match="Found no NVIDIA driver")
 else:
     count = torch.accelerator.device_count()
 count
 
-# %% [markdown]
-# The device-agnostic idiom: use the accelerator when there is one, else the CPU.
-
-# %%
-agnostic = acc if acc is not None else torch.device("cpu")
-torch.ones(3, device=agnostic).device
-
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
 # `torch.accelerator.current_device_index()` is the agnostic `current_device()`. Where there is no
 # accelerator it does not return a CPU index: it raises, just like `torch.cuda.current_device()`.
-# (It was called `current_device_idx` before PyTorch 2.7.)
+# (It was called `current_device_idx` before PyTorch 2.7.) `current_accelerator(check_available=True)`
+# does its check at run time (2.13's `torch/accelerator/__init__.py`).
 
-# %%
+# %% tags=["deeper"]
 if torch.accelerator.is_available():
     print(torch.accelerator.current_device_index())
 else:
     print(raises(torch.accelerator.current_device_index, (RuntimeError, AssertionError)))
 
 # %% [markdown]
-# ## 4. `nvidia-smi` from a notebook
+# ## 3. The course's helpers do the same in one call
 #
-# `nvidia-smi` comes with the NVIDIA driver, not with PyTorch. It sees every GPU of the machine
-# (ignoring `CUDA_VISIBLE_DEVICES`) and every process using them. From a notebook, run it as a
-# subprocess and handle the machine where it does not exist.
+# `pick_device()` does what your `usable_device()` does, and says why it chose: a silent
+# fallback to the CPU never surprises you.
+
+# %%
+pick_device()
+
+# %% [markdown]
+# `device_report()` lists every accelerator with the properties of part 1. `preflight()` says
+# what this machine can run of the course, and what to do about the rest.
+
+# %%
+device_report()
+
+# %%
+preflight()
+
+# %% [markdown]
+# ## 4. `nvidia-smi` and `CUDA_VISIBLE_DEVICES`
+#
+# `nvidia-smi` comes with the NVIDIA driver, not with PyTorch, and sees every GPU and every
+# process using them.
 
 # %%
 def run_nvidia_smi(*args: str) -> str:
@@ -219,15 +238,9 @@ def run_nvidia_smi(*args: str) -> str:
 print(run_nvidia_smi("--query-gpu=index,name,memory.used,memory.total,pcie.link.gen.current", "--format=csv"))
 
 # %% [markdown]
-# ## 5. `CUDA_VISIBLE_DEVICES`: which GPUs this process may see
-#
-# The CUDA driver reads `CUDA_VISIBLE_DEVICES` **once, when CUDA initialises** in a process.
-# It hides the GPUs not listed and **renumbers** the rest from 0 in the listed order: with
-# `CUDA_VISIBLE_DEVICES=2,0`, `cuda:0` is physical GPU 2 and `cuda:1` is physical GPU 0.
-# `CUDA_VISIBLE_DEVICES=""` hides them all.
-#
-# The reliable way to set it is in the environment of a *new* process (or before starting
-# Jupyter). Here we start child Pythons with different values and ask each how many GPUs it sees.
+# `CUDA_VISIBLE_DEVICES` decides which GPUs a process sees. CUDA hides the GPUs not listed and
+# **renumbers** the rest from 0, in the listed order: with `CUDA_VISIBLE_DEVICES=2,0`, `cuda:0`
+# is physical GPU 2. Set it in a *new* process's environment. Three children:
 
 # %%
 def start_child(mask: str | None) -> subprocess.Popen:
@@ -243,16 +256,26 @@ children = {mask: start_child(mask) for mask in (None, "", "0")}  # all three st
 {mask: int(child.communicate(timeout=120)[0]) for mask, child in children.items()}
 
 # %% [markdown]
-# On a CPU-only machine every child sees 0 GPUs: there is nothing to hide. On a machine with
-# four GPUs the same cell shows `{None: 4, '': 0, '0': 1}`.
-#
-# Changing `os.environ["CUDA_VISIBLE_DEVICES"]` inside a running notebook is a trap: once CUDA
-# has initialised (any `.cuda()`, `torch.cuda.current_device()`, ...) the driver has already read
-# it and the change does nothing. Before that point it may take effect, because PyTorch
-# initialises CUDA lazily, which makes the bug depend on which cell ran first. Set it before
-# the process starts.
+# Without a GPU every child sees 0; on a four-GPU machine, `{None: 4, '': 0, '0': 1}`.
 
-# %%
+# %% tags=["try-it"]
+# Try it: make `mask`, the CUDA_VISIBLE_DEVICES value that lets a child see only physical GPUs 3
+# and 1, with GPU 3 as its cuda:0.
+mask = ...
+check("01.b")
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: why not change `os.environ` in a running notebook
+#
+# The CUDA driver reads `CUDA_VISIBLE_DEVICES` **once, when CUDA initialises** in a process.
+# `CUDA_VISIBLE_DEVICES=""` hides every GPU. Changing `os.environ["CUDA_VISIBLE_DEVICES"]` inside
+# a running notebook is a trap: once CUDA has initialised (any `.cuda()`,
+# `torch.cuda.current_device()`, ...) the driver has already read it and the change does nothing.
+# Before that point it may take effect, because PyTorch initialises CUDA lazily, which makes the
+# bug depend on which cell ran first. Set it before the process starts (or before starting
+# Jupyter).
+
+# %% tags=["deeper"]
 if needs_cuda(2, what="the in-process CUDA_VISIBLE_DEVICES demonstration", key="01-visible-devices-after-init"):
     torch.cuda.init()
     before = torch.cuda.device_count()
@@ -266,13 +289,12 @@ else:
 # %% [markdown]
 # ## Summary
 #
-# - `torch.cuda.is_available()` and `device_count()` are always safe; almost everything else in
-#   `torch.cuda` raises without CUDA, so ask first.
-# - `current_device()` returns an integer index; there is no "current device" on the CPU.
-# - `torch.accelerator` asks the same questions for any backend; prefer it in new code.
-# - `nvidia-smi` sees every GPU and process; torch sees only what `CUDA_VISIBLE_DEVICES` allows,
-#   renumbered from 0, read once when CUDA initialises.
+# - `torch.cuda.is_available()` and `device_count()` are always safe; most other `torch.cuda`
+#   calls raise without CUDA, so ask first.
+# - `current_device()` returns an integer index; there is no current device on the CPU.
+# - `torch.accelerator` asks the same questions for any backend; pass `check_available=True`
+#   to learn what works here.
+# - `nvidia-smi` sees every GPU; torch sees only what `CUDA_VISIBLE_DEVICES` lists, renumbered
+#   from 0, read once when CUDA starts.
 #
-# **Exercises:** `exercises/01_device_query_exercises.ipynb` (pick the best device, read
-# `CUDA_VISIBLE_DEVICES`, describe a GPU, the current device index without crashing).
-# **Next:** `02_tensor_placement.ipynb`, where tensors live.
+# **Exercises:** `exercises/01_device_query_exercises.ipynb`. **Next:** `02_tensor_placement.ipynb`.

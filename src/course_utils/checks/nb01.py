@@ -1,4 +1,4 @@
-"""Checks for the exercises of notebook 01, device query."""
+"""Checks for notebook 01, device query: its exercises ("01.1") and the lesson's try-it cells ("01.a")."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import torch
 
-from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise, same
+from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise, same, try_it
 from course_utils.checks._guard import patched, seal
 from course_utils.devices import choose_device
 
@@ -59,7 +59,15 @@ def simulated(machine: Machine):
         return machine.cuda > 0 or machine.mps
 
     def current_accelerator(check_available: bool = False):
-        return torch.device("cuda" if machine.cuda else "mps") if machine.cuda or machine.mps else None
+        usable = torch.device("cuda" if machine.cuda else "mps") if machine.cuda or machine.mps else None
+        if usable is None and not check_available and machine.no_cuda == "no-driver":
+            # A CUDA build names the accelerator it is built for even where none works
+            # (torch/accelerator/__init__.py: check_available=False skips the run-time check).
+            return torch.device("cuda")
+        return usable
+
+    def accelerator_count() -> int:
+        return machine.cuda or int(machine.mps)
 
     with contextlib.ExitStack() as stack:
         stack.enter_context(patched(torch.cuda, is_available=cuda_available, device_count=cuda_count,
@@ -68,7 +76,7 @@ def simulated(machine: Machine):
         accelerator = getattr(torch, "accelerator", None)
         if accelerator is not None and hasattr(accelerator, "current_accelerator"):
             stack.enter_context(patched(accelerator, is_available=accelerator_available,
-                                        current_accelerator=current_accelerator))
+                                        current_accelerator=current_accelerator, device_count=accelerator_count))
         yield machine
 
 
@@ -259,6 +267,83 @@ def _current_cuda_index(current_cuda_index) -> str:
         raise Wrong(f"current_cuda_index() returned {got!r}; on this machine it should return {expected!r}.")
     return ("Right on a 4-GPU server (cuda:2 current), a 1-GPU machine, a CPU-only build, a CUDA build without "
             f"a driver, a Mac, and here ({got!r}).")
+
+
+# --------------------------------------------------------------------------- the lesson's try-its
+
+
+def _usable_machines() -> tuple[tuple[Machine, str], ...]:
+    return (
+        (Machine("a GPU server (4 CUDA GPUs)", cuda=4, mps=False), "cuda"),
+        (Machine("a Mac with Apple silicon (MPS, no CUDA)", cuda=0, mps=True), "mps"),
+        (Machine("a laptop with the CUDA build of torch but no NVIDIA driver", cuda=0, mps=False,
+                 no_cuda="no-driver"), "cpu"),
+        (Machine("a laptop with the CPU-only build of torch", cuda=0, mps=False), "cpu"),
+    )
+
+
+@try_it(
+    "01.a",
+    "The usable device, for any backend",
+    name="usable_device",
+    kind="function",
+    hint="acc = torch.accelerator.current_accelerator(check_available=True), then return acc, or "
+    "torch.device('cpu') when acc is None.",
+)
+def _usable_device(usable_device) -> str:
+    for machine, expected in _usable_machines():
+        with simulated(machine):
+            got = call(usable_device)
+        if got is None:
+            raise Wrong(f"On {machine.name}, usable_device() returned None; expected torch.device('{expected}').",
+                        "current_accelerator(check_available=True) is None where no accelerator works: "
+                        "return torch.device('cpu') then.")
+        if type(got) is not torch.device:
+            raise Wrong(f"On {machine.name}, usable_device() returned {got!r} (a {type(got).__name__}); "
+                        "expected a torch.device.", "Wrap a name: torch.device('cpu'), not the string 'cpu'.")
+        if got.type == expected:
+            continue
+        found = f"On {machine.name}, usable_device() returned {got}; the usable device there is {expected}."
+        if expected == "cpu" and got.type == "cuda":
+            raise Wrong(found, "Without check_available=True, current_accelerator() names the accelerator the "
+                               "build is for, even with no GPU: pass check_available=True.")
+        if expected == "mps":
+            raise Wrong(found, "torch.cuda knows only NVIDIA GPUs; torch.accelerator also knows a Mac's GPU.")
+        raise Wrong(found, "Ask torch.accelerator inside the function, each time it runs; never hard-code "
+                           "this machine's answer.")
+    got = call(usable_device)
+    acc = torch.accelerator.current_accelerator(check_available=True)
+    here = acc if acc is not None else torch.device("cpu")
+    if type(got) is not torch.device or got.type != here.type:
+        raise Wrong(f"On this machine usable_device() returned {got!r}; the usable device here is {here.type}.")
+    return (f"Right on a GPU server, a Mac, a CUDA build without a driver, a CPU-only build, and here ({got}); "
+            "the check simulated the first four through torch.accelerator.")
+
+
+@try_it(
+    "01.b",
+    "Renumber GPUs with CUDA_VISIBLE_DEVICES",
+    name="mask",
+    hint="List the physical indices, separated by commas, in the order the child should number them.",
+)
+def _mask(mask) -> str:
+    if type(mask) is not str:
+        raise Wrong(f"`mask` is a {type(mask).__name__}; the value of an environment variable is a string.",
+                    'Write the physical indices in one string, separated by commas, like "2,0".')
+    seen = visible_gpus_reference(mask, 4)
+    if seen == [3, 1]:
+        return f"With CUDA_VISIBLE_DEVICES={mask!r} a child on a 4-GPU machine sees GPU 3 as cuda:0 and GPU 1 as cuda:1."
+    found = (f"With CUDA_VISIBLE_DEVICES={mask!r} the child sees "
+             + (", ".join(f"physical GPU {p} as cuda:{i}" for i, p in enumerate(seen)) if seen else "no GPU at all")
+             + "; the task asks for GPU 3 as cuda:0 and GPU 1 as cuda:1, and nothing else.")
+    if sorted(seen) == [1, 3]:
+        raise Wrong(found, "The order of the list is the new numbering: the first index listed becomes cuda:0.")
+    if not seen:
+        raise Wrong(found, 'List bare physical indices ("2,0"), not device names; an entry that is not a number '
+                           "ends the list, and a repeated index hides every GPU.")
+    if 3 in seen and 1 in seen:
+        raise Wrong(found, "Every GPU listed is visible: list only the two the child should see.")
+    raise Wrong(found)
 
 
 # Record this module as the file wrote it: check() compares with this record every time.
