@@ -9,25 +9,19 @@
 # %% [markdown]
 # # 02 · Tensor placement: where a tensor lives, and how it moves
 #
-# Every tensor lives on one device: the CPU's memory, one GPU's memory, or nowhere at all (the
-# `meta` device). In this notebook you will learn **where a new tensor is created, how to move it,
-# how to ask where it is, where the result of an operation lives, when data must come back to the
-# CPU, and what the default device does and does not change.**
+# You will be able to:
+# - create a tensor on a chosen device, move it, and ask where it is;
+# - predict where a result lives, and read the error for mixed devices;
+# - bring values back to the host, and set a default device safely.
 #
 # | Part | Needs |
 # |---|---|
-# | 1. Where a new tensor lives | CPU only |
-# | 2. Moving a tensor: `.to`, `.cuda`, `.cpu` | CPU only; 1 GPU for a real move; 2 GPUs for `.cuda()` versus `.cuda(1)` |
-# | 3. Asking where a tensor is | CPU only |
-# | 4. Results live where their operands live | CPU only; 1 GPU for the CUDA error text |
-# | 5. Coming back to the host: `.numpy()`, `.item()`, `print` | CPU only; 1 GPU for the CUDA error text |
-# | 6. Changing the default device | CPU only; 2 GPUs to see that the current CUDA device stays put |
-# | 7. dtype and device in one `.to` | CPU only |
+# | 1–3. Create, move, ask | CPU (1 GPU for a real move) |
+# | 4–5. Results, and back to the host | CPU (1 GPU for the CUDA wording) |
+# | 6–7. The default device; dtype and device together | CPU (2 GPUs for one deeper cell) |
 #
-# Every cell runs to the end on a laptop with no GPU. On a CPU-only machine the second device is
-# `meta`, which every PyTorch has: a meta tensor has a shape and a dtype but no data, so whatever
-# depends on "this tensor is on another device" can be shown for real. GPU-only cells say what
-# they skipped and what a GPU shows.
+# Without a GPU the second device is `meta`, which every PyTorch has: a tensor with a shape and
+# a dtype but no data. GPU-only cells show what a real GPU printed. **Deeper** sections are optional.
 
 # %%
 import threading
@@ -36,6 +30,7 @@ import numpy as np
 import torch
 from torch.torch_version import TorchVersion
 
+from course_utils.checks import check
 from course_utils.claims import raises
 from course_utils.devices import needs_cuda
 from course_utils.evidence import recorded
@@ -46,33 +41,32 @@ torch.__version__
 # ## 1. Where a new tensor lives
 #
 # A tensor made without `device=` lands on the **default device**, the CPU unless you change it
-# (part 6). `torch.get_default_device()` says which it is.
+# (part 6).
 
 # %%
 t = torch.arange(4.0)
 t.device, torch.get_default_device()
 
 # %% [markdown]
-# Every factory function (`zeros`, `ones`, `arange`, `randn`, `tensor`, `empty`, ...) takes
-# `device=`. The `meta` device stores no data: its tensors print as `...`, but they have a real
-# shape, dtype and device, and operations on them compute shapes without computing values.
+# Every factory function (`zeros`, `ones`, `arange`, ...) takes `device=`. A `meta` tensor
+# stores no data: it prints `...`, but has a real shape, dtype and device.
 
 # %%
 m = torch.ones(2, 3, device="meta")
 m, m.shape, m.dtype
 
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
+# ### Deeper: naming devices
+#
 # `device=` takes a string, a `torch.device` or, for CUDA, an integer index. Building a
 # `torch.device` checks only the spelling: it needs no GPU. An index of `None` means "the current
 # device of that type", decided when a tensor is made.
 
-# %%
+# %% tags=["deeper"]
 torch.device("cuda:1"), torch.device("cuda", 1) == torch.device("cuda:1"), torch.device("cuda").index
 
 # %% [markdown]
-# Making a tensor on a GPU is the same call with `device="cuda"`. Without CUDA it raises: on a
-# CPU-only build of PyTorch with *Torch not compiled with CUDA enabled*; on a CUDA build without a
-# usable GPU with a message about the driver.
+# On a GPU it is the same call with `device="cuda"`; without CUDA that raises.
 
 # %%
 if needs_cuda(1, what="creating a tensor on the GPU", key="02-tensor-on-gpu"):
@@ -84,11 +78,22 @@ else:
     print(recorded("02-tensor-on-gpu"))
 
 # %% [markdown]
+# To create a tensor beside another one, take the device from it: `device=x.device`.
+
+# %% tags=["try-it"]
+# Try it: complete `ones_beside(x)` so it returns three ones (float32) on the same device as x,
+# whatever that is. The check calls it with x on the CPU and on meta.
+def ones_beside(x):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+check("02.a")
+
+# %% [markdown]
 # ## 2. Moving a tensor
 #
 # `tensor.to(device)` returns a tensor on `device`. When nothing needs to change, it returns **the
-# same tensor object**, not a copy: `is` proves it. `copy=True` forces a new tensor with its own
-# memory. `.cpu()` on a CPU tensor is the same no-op.
+# same object**, not a copy; `copy=True` forces one.
 
 # %%
 same = t.to("cpu")
@@ -96,28 +101,30 @@ forced = t.to("cpu", copy=True)
 same is t, t.cpu() is t, forced is t, forced.data_ptr() == t.data_ptr()
 
 # %% [markdown]
-# A real move makes a **new** tensor on the other device and leaves the original where it was.
-# So `t.to(device)` on its own line does nothing useful: assign the result (`t = t.to(device)`).
+# A real move makes a **new** tensor and leaves the original where it was: assign the result
+# (`t = t.to(device)`).
 
 # %%
 moved = t.to("meta")
 moved is t, t.device, moved.device
 
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
+# ### Deeper: `.to(tensor)`, `.cuda()` and the current device
+#
 # `a.to(b)` moves `a` to the device of `b` **and** casts it to the dtype of `b`: handy to match
 # an input to a model's weights in one call.
 
-# %%
+# %% tags=["deeper"]
 target = torch.zeros(1, dtype=torch.float16, device="meta")
 t.to(target).device, t.to(target).dtype
 
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
 # On a GPU, `x.cuda()` and `x.to("cuda")` move to the **current** CUDA device, which is `cuda:0`
 # only until something changes it (`torch.cuda.set_device`, or a `with torch.cuda.device(1):`
 # block). `x.cuda(1)` and `x.to("cuda:1")` name the device and ignore the current one. Notebook 04
 # is about the current device.
 
-# %%
+# %% tags=["deeper"]
 if needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration", key="02-cuda-in-device-scope"):
     x = torch.ones(2)
     with torch.cuda.device(1):  # the current device is cuda:1 inside this block only
@@ -130,8 +137,7 @@ else:
     print(recorded("02-cuda-in-device-scope"))
 
 # %% [markdown]
-# With one GPU the round trip is a real copy each way: `.cuda()` copies host memory to the GPU,
-# `.cpu()` copies it back into new host memory.
+# With a GPU the round trip is a real copy each way.
 
 # %%
 if needs_cuda(1, what="the CPU -> GPU -> CPU round trip", key="02-round-trip"):
@@ -145,27 +151,28 @@ else:
 # %% [markdown]
 # ## 3. Asking where a tensor is
 #
-# `.device` is a `torch.device` with a `.type` ("cpu", "cuda", "meta", "mps") and an `.index`
-# (`None` on the CPU). `.is_cuda` and `.is_meta` are shortcuts. `.get_device()` returns the
-# device's index for every device (`device().index`, in `c10/core/TensorImpl.h`), with **-1**
-# where there is none: -1 for the CPU and for `meta`, 0 for `cuda:0`, and 0 as well for an MPS
-# or XPU tensor. So -1 means "no index", not "not on CUDA": ask `.device.type` for that.
+# `.device` has a `.type` ("cpu", "cuda", "meta", "mps") and an `.index`; `.is_cuda` is a
+# shortcut.
 
 # %%
 [(x.device, x.device.type, x.device.index, x.is_cuda, x.is_meta, x.get_device()) for x in (t, m)]
 
-# %% [markdown]
-# Compare devices by type when any GPU will do: a tensor's device always carries its index
-# (`cuda:0`), so it is not equal to `torch.device("cuda")`, whose index is `None`.
+# %% [markdown] tags=["deeper"]
+# ### Deeper: `.get_device()` and comparing devices
+#
+# `.get_device()` returns the device's index for every device (`device().index`, in
+# `c10/core/TensorImpl.h`), with **-1** where there is none: -1 for the CPU and for `meta`, 0 for
+# `cuda:0`, and 0 as well for an MPS or XPU tensor. So -1 means "no index", not "not on CUDA": ask
+# `.device.type` for that. Compare devices by type when any GPU will do: a tensor's device always
+# carries its index (`cuda:0`), so it is not equal to `torch.device("cuda")`, whose index is `None`.
 
-# %%
+# %% tags=["deeper"]
 torch.device("cuda:0") == torch.device("cuda"), torch.device("cuda:0").type == "cuda"
 
 # %% [markdown]
 # ## 4. Results live where their operands live
 #
-# An operation runs on the device of its tensor operands, and its result lives there too: no
-# operation moves data on its own.
+# An operation runs on the device of its operands, and its result lives there too.
 
 # %%
 a = torch.ones(3, device="meta")
@@ -173,16 +180,13 @@ b = torch.ones(3, device="meta")
 (a + b).device, (a @ b).device, torch.cat([a, b]).device, a.sum().device
 
 # %% [markdown]
-# Operands on two devices are an error, not a silent copy. Here a meta tensor meets a CPU tensor;
-# the wording differs by device type, the rule does not.
+# Operands on two devices are an error, not a silent copy. Here a meta tensor meets a CPU tensor:
 
-# %%
-raises(lambda: a + torch.ones(3), RuntimeError, match="device")
+# %% tags=["raises-exception"]
+a + torch.ones(3)
 
 # %% [markdown]
-# On a GPU the same mistake raises the message you will meet most often in practice, *Expected all
-# tensors to be on the same device, but found at least two devices, cuda:0 and cpu!*
-# (notebook 05 is a clinic of these errors).
+# On a GPU the same mistake says *Expected all tensors to be on the same device* (notebook 05).
 
 # %%
 if needs_cuda(1, what="the CUDA cross-device error", key="02-cross-device-error"):
@@ -192,20 +196,22 @@ else:
     print(needs_cuda(1, what="the CUDA cross-device error"))
     print(recorded("02-cross-device-error"))
 
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
+# ### Deeper: the zero-dimensional exception
+#
 # One exception: a **zero-dimensional** CPU tensor (a scalar such as `torch.tensor(2.0)`) may join
 # an operation on another device, like a Python number. The result lives with the other operand.
 # It holds on a GPU too.
 
-# %%
+# %% tags=["deeper"]
 scale = torch.tensor(2.0)
 scale.device, scale.dim(), (a * scale).device
 
 # %% [markdown]
 # ## 5. Coming back to the host
 #
-# `.numpy()` works only for a CPU tensor, and then it **shares memory**: the array and the tensor
-# are two views of the same bytes, so writing to one changes the other.
+# `.numpy()` works only for a CPU tensor, and then it **shares memory**: writing to the array
+# changes the tensor.
 
 # %%
 shared = torch.zeros(3)
@@ -214,9 +220,13 @@ arr[0] = 7.0
 shared, np.shares_memory(arr, shared.numpy())
 
 # %% [markdown]
-# A tensor on any other device has no host memory to share, so `.numpy()` refuses. On a GPU the
-# message reads *can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the
-# tensor to host memory first.*
+# A tensor on another device has no host memory to share, so `.numpy()` refuses:
+
+# %% tags=["raises-exception"]
+m.numpy()
+
+# %% [markdown]
+# On a GPU the message names `cuda:0` instead; the fix is the same, `.cpu()` first.
 
 # %%
 if needs_cuda(1, what="the .numpy() error for a CUDA tensor", key="02-numpy"):
@@ -226,38 +236,39 @@ else:
     print(raises(lambda: m.numpy(), TypeError, match="can't convert meta device type tensor to numpy"))
     print(recorded("02-numpy"))
 
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
+# ### Deeper: `.cpu().numpy()`, `.item()` and printing
+#
 # The fix is `.cpu().numpy()` (add `.detach()` for a tensor that requires grad, or use
 # `.numpy(force=True)`, which does both). Mind the difference it hides: from a GPU, `.cpu()` makes
 # a copy; on the CPU, `.cpu()` returns the same tensor, so the array still shares its memory.
 
-# %%
+# %% tags=["deeper"]
 arr2 = shared.cpu().numpy()
 np.shares_memory(arr2, arr), shared.cpu() is shared
 
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
 # `.item()` turns a one-element tensor into a Python number, so its value must come to the host:
 # from a GPU tensor it copies one number back and waits for the GPU to finish the work that
 # produces it. A meta tensor has no value to bring back.
 
-# %%
+# %% tags=["deeper"]
 torch.tensor([3.5]).item(), raises(lambda: torch.ones(1, device="meta").item(), RuntimeError, match="meta")
 
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
 # Printing a tensor is a copy to the host too: to show a CUDA tensor's values, PyTorch copies them
 # to the CPU first (and waits for the GPU). A meta tensor has none, so it prints `...`.
 
-# %%
+# %% tags=["deeper"]
 print(torch.arange(3.0))
 print(torch.arange(3.0, device="meta"))
 
 # %% [markdown]
 # ## 6. Changing the default device
 #
-# `with torch.device(d):` makes **factory functions** without `device=` create on `d`, inside
-# the block only. What it does not change: an explicit `device=`, `torch.from_numpy` (which wraps
-# existing NumPy memory, always on the CPU), and operations on existing tensors (they follow their
-# operands).
+# `with torch.device(d):` makes factory functions without `device=` create on `d`, inside the
+# block only. An explicit `device=`, `torch.from_numpy` and operations on existing tensors do not
+# follow it.
 
 # %%
 with torch.device("meta"):
@@ -270,15 +281,14 @@ with torch.device("meta"):
  dict(made=made, listed=listed, explicit=explicit, wrapped=wrapped, derived=derived).items()}
 
 # %% [markdown]
-# Nothing is left set after the block, and tensors made inside it stay where they were made.
+# Nothing is left set after the block.
 
 # %%
 torch.get_default_device(), torch.zeros(1).device, made.device
 
 # %% [markdown]
-# `torch.set_default_device(d)` does the same until it is changed again, for the whole thread
-# (every later cell of this notebook too), so set it in a `try` and undo it in `finally`.
-# `torch.set_default_device(None)` goes back to no default, as at start-up.
+# `torch.set_default_device(d)` does the same for every later cell, so undo it in `finally`
+# (`None` restores the start-up default).
 
 # %%
 torch.set_default_device("meta")
@@ -288,13 +298,15 @@ finally:
     torch.set_default_device(None)
 inside, torch.zeros(1).device
 
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
+# ### Deeper: versions, threads, and the current CUDA device
+#
 # `torch.get_default_device()` itself changed in PyTorch 2.8. Before, it raised `AttributeError`
 # after `set_default_device(None)`, and it ignored `with torch.device(...)` in a thread that had
 # never called `set_default_device` (pytorch/pytorch#131328, fixed by #148621). On any version,
 # `torch.zeros(1).device` answers truthfully. This PyTorch:
 
-# %%
+# %% tags=["deeper"]
 if TorchVersion(torch.__version__) >= "2.8":
     after_reset = torch.get_default_device()
     assert after_reset == torch.device("cpu"), f"2.8+ should say cpu here, said {after_reset}"
@@ -302,10 +314,10 @@ else:
     after_reset = raises(torch.get_default_device, AttributeError, match="device")
 torch.__version__, after_reset
 
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
 # Both settings belong to the thread that made them: another thread still creates on the CPU.
 
-# %%
+# %% tags=["deeper"]
 seen_by_thread = []
 with torch.device("meta"):
     worker = threading.Thread(target=lambda: seen_by_thread.append(torch.zeros(1).device))
@@ -314,14 +326,14 @@ with torch.device("meta"):
     here = torch.zeros(1).device
 here, seen_by_thread[0]
 
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
 # The default device is not the **current CUDA device**. `torch.set_default_device("cuda:1")`
 # makes new tensors land on `cuda:1`, but `torch.cuda.current_device()` stays where it was, and so
 # does everything that reads it (`.cuda()`, `torch.cuda.memory_allocated()`, new streams).
 # With `"cuda"` (no index), the docs say tensors go to whatever the current device is when each
 # tensor is made.
 
-# %%
+# %% tags=["deeper"]
 if needs_cuda(2, what="default device versus current CUDA device", key="02-default-vs-current"):
     torch.set_default_device("cuda:1")
     try:
@@ -336,28 +348,29 @@ else:
 # %% [markdown]
 # ## 7. dtype and device in one `.to`
 #
-# `.to` takes a device, a dtype, or both, positionally or by name, and does it in one copy.
-# `non_blocking=True` (notebook 06) and `copy=True` go with them.
+# `.to` takes a device, a dtype, or both, and does it in one copy.
 
 # %%
 both = t.to("meta", torch.float16)
 named = t.to(device="meta", dtype=torch.float64)
 (both.device, both.dtype), (named.device, named.dtype), t.to(torch.float32) is t
 
+# %% tags=["try-it"]
+# Try it: complete `match(x, weight)` so it returns x on the weight's device and in its dtype,
+# in one call. The check uses weights on the CPU and on meta, in several dtypes.
+def match(x, weight):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+check("02.b")
+
 # %% [markdown]
 # ## Summary
 #
-# - A new tensor lives on the default device (the CPU) unless you pass `device=`; `meta` is a
-#   second device every machine has.
-# - `.to(device)` returns the same object when nothing changes (`copy=True` forces a copy), and a
-#   **new** tensor otherwise: assign the result. `.cuda()` means the *current* CUDA device.
-# - `.device`, `.is_cuda`, `.get_device()` (the index; -1 for CPU and meta); compare `.device.type` when any GPU will do.
-# - Results live where their operands live; mixing devices raises (0-dim CPU scalars excepted).
-# - `.numpy()` needs a CPU tensor and then shares its memory; `.item()` and `print` copy to the host.
-# - `with torch.device(d)` / `torch.set_default_device(d)` change where factory functions create,
-#   per thread; not explicit `device=`, not `from_numpy`, not existing tensors, not the current
-#   CUDA device. Always undo `set_default_device`.
+# - A new tensor lives on the default device (the CPU) unless you pass `device=`.
+# - `.to(device)` returns the same object when nothing changes, else a **new** tensor: assign it.
+# - Results live where their operands live; mixing devices raises.
+# - `.numpy()` needs a CPU tensor and then shares its memory.
+# - `with torch.device(d)` changes where factory functions create; undo `set_default_device`.
 #
-# **Exercises:** `exercises/02_tensor_placement_exercises.ipynb` (a tensor like another, moving a
-# batch without needless copies, building under a device context, a NumPy copy from anywhere).
-# **Next:** `03_model_placement.ipynb`, where a model's tensors live.
+# **Exercises:** `exercises/02_tensor_placement_exercises.ipynb`. **Next:** `03_model_placement.ipynb`.

@@ -1,4 +1,4 @@
-"""Checks for the exercises of notebook 02, tensor placement.
+"""Checks for notebook 02, tensor placement: its exercises ("02.1") and the lesson's try-it cells ("02.a").
 
 Each check runs on a CPU-only machine with ``meta`` as the second device, and adds CUDA cases
 where a GPU is present, so an answer that hard-codes this machine's device does not pass.
@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise
+from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise, try_it
 from course_utils.checks._guard import seal
 from course_utils.scopes import default_device
 
@@ -230,6 +230,88 @@ def _numpy_copy(numpy_copy) -> str:
                     "On the CPU, t.cpu() is t, and .numpy() shares memory: add .copy() (or clone first).",
                 )
     return f"Equal values and no shared memory for {len(cases)} tensors ({', '.join(w for w, _ in cases)})."
+
+
+# --------------------------------------------------------------------------- the lesson's try-its
+
+
+def _float_inputs() -> list[torch.Tensor]:
+    """Tensors whose device an answer must follow: different shapes, so shape cannot come from them."""
+    return [torch.zeros(2, 2), torch.zeros(5, device="meta")] + (
+        [torch.zeros(4, device="cuda:0")] if torch.cuda.is_available() else [])
+
+
+@try_it(
+    "02.a",
+    "Three ones beside x",
+    name="ones_beside",
+    kind="function",
+    hint="Take the device from the tensor you are given: torch.ones(3, device=x.device).",
+)
+def _ones_beside(ones_beside) -> str:
+    for x in _float_inputs():
+        got = call(ones_beside, x)
+        where = f"ones_beside(<{tuple(x.shape)} tensor on {x.device}>)"
+        if type(got) is not torch.Tensor:
+            raise Wrong(f"{where} returned a {type(got).__name__}; expected a tensor.")
+        if got.device != x.device:
+            found = f"{where} returned a tensor on {got.device}; expected {x.device}, the device of x."
+            if got.device.type == "cpu":
+                raise Wrong(found, "Without device=, a new tensor lands on the default device, the CPU: "
+                                   "pass device=x.device.")
+            raise Wrong(found, "Do not name a device: take it from x (x.device), so the function works for any x.")
+        if tuple(got.shape) != (3,):
+            hint = ("`ones_like(x)` copies the shape of x; ask for three: torch.ones(3, device=x.device)."
+                    if got.shape == x.shape else "")
+            raise Wrong(f"{where} returned shape {tuple(got.shape)}; expected (3,).", hint)
+        if got.dtype != torch.float32:
+            raise Wrong(f"{where} returned dtype {got.dtype}; expected torch.float32, the default.",
+                        "Leave dtype= out, or pass dtype=torch.float32.")
+        if got.device.type != "meta" and not torch.equal(got.cpu(), torch.ones(3)):
+            raise Wrong(f"{where} returned {got.cpu().tolist()}; expected three ones.")
+    devices = ", ".join(str(x.device) for x in _float_inputs())
+    return f"Three float32 ones on the device of x, for x on {devices}."
+
+
+def _match_cases() -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """(x, weight) pairs: device and dtype both change, only one changes, or neither."""
+    cases = [
+        (torch.arange(4.0), torch.zeros(2, 2, dtype=torch.float16, device="meta")),
+        (torch.tensor([0.5, 1.5, 2.5], dtype=torch.float64), torch.zeros(3, 3)),
+        (torch.tensor([1, 2, 3]), torch.zeros(1, dtype=torch.float64, device="meta")),
+        (torch.tensor([4.0, 5.0]), torch.zeros(1, 1)),
+    ]
+    if torch.cuda.is_available():
+        cases.append((torch.tensor([1.0, 2.0]), torch.zeros(2, dtype=torch.float16, device="cuda:0")))
+    return cases
+
+
+@try_it(
+    "02.b",
+    "Match an input to a weight, in one .to",
+    name="match",
+    kind="function",
+    hint="`.to` takes a tensor too: x.to(weight) moves to its device and casts to its dtype.",
+)
+def _match(match) -> str:
+    for x, weight in _match_cases():
+        got = call(match, x, weight)
+        where = (f"match(<{x.dtype} tensor on {x.device}>, <{weight.dtype} weight on {weight.device}>)")
+        if type(got) is not torch.Tensor:
+            raise Wrong(f"{where} returned a {type(got).__name__}; expected a tensor.")
+        if got.device != weight.device:
+            raise Wrong(f"{where} returned a tensor on {got.device}; expected {weight.device}, the weight's device.",
+                        "x.to(weight.dtype) changes only the dtype: the device must follow the weight too.")
+        if got.dtype != weight.dtype:
+            raise Wrong(f"{where} returned dtype {got.dtype}; expected {weight.dtype}, the weight's dtype.",
+                        "x.to(weight.device) keeps the dtype of x: cast it to the weight's dtype in the same call.")
+        if got.shape != x.shape:
+            raise Wrong(f"{where} returned shape {tuple(got.shape)}; expected {tuple(x.shape)}, the shape of x.",
+                        "Move x itself; the weight only says where and in which dtype.")
+        if got.device.type != "meta" and not torch.equal(got.cpu(), x.to(weight.dtype)):
+            raise Wrong(f"{where} returned {got.cpu().tolist()}; expected the values of x, {x.tolist()}.",
+                        "Move x itself (x.to(...)); a new tensor like zeros_like loses its values.")
+    return "x follows the weight's device and dtype, values kept, for every pair (including one where nothing changes)."
 
 
 # Record this module as the file wrote it: check() compares with this record every time.

@@ -1,0 +1,31 @@
+"""The try-it cells of lesson 02 (tensor placement): each check passes a right answer and fails
+plausible wrong ones, naming the mistake, on a CPU-only machine too (meta is the second device).
+Lesson: notebooks/02_tensor_placement."""
+
+import pytest
+from try_it_support import Case, assert_case
+
+CASES = [
+    Case("02.a", "def ones_beside(x):\n    return torch.ones(3, device=x.device)", "pass"),
+    Case("02.a", "def ones_beside(x):\n    return x.new_ones(3)", "pass"),
+    Case("02.a", "def ones_beside(x):\n    return torch.ones(3)", "fail", "pass device=x.device"),
+    Case("02.a", "def ones_beside(x):\n    return torch.ones(3, device='meta')", "fail", "take it from x"),
+    Case("02.a", "def ones_beside(x):\n    return torch.ones_like(x)", "fail", "copies the shape of x"),
+    Case("02.a", "def ones_beside(x):\n    return torch.ones(3, dtype=torch.float16, device=x.device)",
+         "fail", "float32"),
+    Case("02.a", "def ones_beside(x):\n    return torch.zeros(3, device=x.device)", "fail", "three ones"),
+    Case("02.a", "def ones_beside(x):\n    return [1.0, 1.0, 1.0]", "fail", "a list"),
+    Case("02.b", "def match(x, weight):\n    return x.to(weight)", "pass"),
+    Case("02.b", "def match(x, weight):\n    return x.to(weight.device, weight.dtype)", "pass"),
+    Case("02.b", "def match(x, weight):\n    return x.to(weight.device)", "fail", "keeps the dtype of x"),
+    Case("02.b", "def match(x, weight):\n    return x.to(weight.dtype)", "fail", "the device must follow"),
+    Case("02.b", "def match(x, weight):\n    return x.to('meta', torch.float16)", "fail", "weight's device"),
+    Case("02.b", "def match(x, weight):\n    return torch.zeros_like(x, device=weight.device, dtype=weight.dtype)",
+         "fail", "loses its values"),
+    Case("02.b", "def match(x, weight):\n    return weight", "fail", "shape of x"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_case(case):
+    assert_case(case)
