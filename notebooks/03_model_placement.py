@@ -214,7 +214,8 @@ else:
 # Try it: finish `run` so that it works for any model, wherever it lives: send `x` to the
 # device of the model's parameters, and return the model's output for it.
 def run(model, x):
-    raise NotImplementedError  # replace this line with yours
+    # YOUR CODE HERE
+    raise NotImplementedError()
 
 check("03.b")
 

@@ -252,14 +252,30 @@ else:
 
 # %%
 with torch.device("meta"):
-    inside = (torch.ones(2).device, nn.Linear(2, 2).weight.device, torch.get_default_device())
-inside, torch.get_default_device()
+    inside = (torch.ones(2).device, nn.Linear(2, 2).weight.device)
+inside, torch.ones(2).device
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: reading the default device
+#
+# `torch.get_default_device()` answers where factories put tensors now, but it sees
+# `with torch.device(...)` blocks only from PyTorch 2.8 (pytorch/pytorch#131328, fixed by #148621);
+# 2.7 answers with what `set_default_device` set, here `cpu`. `course_utils.scopes.default_device()`
+# does 2.8's lookup on older releases, and `run_scopes` below uses it.
+
+# %% tags=["deeper"]
+from torch.torch_version import TorchVersion
+
+with torch.device("meta"):
+    read_inside = torch.get_default_device()
+torch.__version__, read_inside, "sees the block" if TorchVersion(torch.__version__) >= "2.8" else "2.7: ignores it"
 
 # %% tags=["try-it"]
 # Try it: finish `zeros_where` so that `torch.zeros(2)`, written without `device=`, lands on x's
 # device (cpu, meta or a GPU): wrap it in a `with` block.
 def zeros_where(x):
-    raise NotImplementedError  # replace this line with yours
+    # YOUR CODE HERE
+    raise NotImplementedError()
 
 check("04.a")
 
@@ -288,7 +304,8 @@ run_scopes([("torch.device('cuda:0')", torch.device("cuda:0")), ("device_of(x)",
 # Try it: finish `build_on` so that it returns nn.Linear(8, 8) with its parameters made directly
 # on `device` (never on the CPU first), leaving the default device as it was.
 def build_on(device):
-    raise NotImplementedError  # replace this line with yours
+    # YOUR CODE HERE
+    raise NotImplementedError()
 
 check("04.b")
 
