@@ -144,6 +144,12 @@ torch.cuda.device_of(nn.Linear(4, 3))
 # %% [markdown]
 # For a model, pass one of its tensors: `torch.cuda.device_of(next(model.parameters()))`.
 
+# %%
+model = nn.Linear(4, 3)
+with torch.cuda.device_of(next(model.parameters())):
+    inside_model_scope = next(model.parameters()).device
+inside_model_scope
+
 # %% [markdown] tags=["deeper"]
 # ### Deeper: what `device_of` is
 #
