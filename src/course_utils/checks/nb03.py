@@ -1,4 +1,4 @@
-"""Checks for the exercises of notebook 03, model placement.
+"""Checks for the exercises and try-it cells of notebook 03, model placement.
 
 Each check runs on a CPU-only machine, using the ``meta`` device and dtype changes for "moved"
 and a checkpoint whose device tags say ``cuda:0``/``cuda:1`` (see ``placement.retag_checkpoint``),
@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise
+from course_utils.checks._core import Wrong, _LearnerRaised, _NotAttempted, call, exercise, try_it
 from course_utils.checks._guard import seal
 from course_utils.placement import placement_report, retag_checkpoint
 
@@ -301,6 +301,95 @@ def _match_state_to_params(match_state_to_params) -> str:
                 raise Wrong(f"{name}, model moved {move}: the next optimizer.step() still fails: {exc}") from None
     return (f"State follows its parameters for {', '.join(n for n, _, _ in optimizers)} moved "
             f"{' and '.join(m for m, _ in moves)}, values kept, 'step' left alone, and the next step runs.")
+
+
+# --------------------------------------------------------------------------- try-it 03.a
+
+
+@try_it("03.a", "A buffer moves with its module", name="moved",
+        hint='layer.register_buffer("scale", torch.ones(3)), then moved = layer.to("meta").')
+def _moved(moved) -> str:
+    if type(moved) is not nn.Linear:
+        raise Wrong(f"`moved` should be the layer, an nn.Linear, but it is a {type(moved).__name__}.",
+                    '`layer.to("meta")` returns the layer itself: bind that to `moved`.')
+    params, buffers = dict(moved.named_parameters()), dict(moved.named_buffers())
+    if "scale" in params:
+        raise Wrong("`scale` is an nn.Parameter: it moves, but an optimizer would train it.",
+                    'A fixed tensor is a buffer: layer.register_buffer("scale", torch.ones(3)).')
+    if "scale" not in buffers:
+        plain = getattr(moved, "scale", None)
+        if isinstance(plain, torch.Tensor):
+            raise Wrong(f"`scale` is a plain tensor attribute, so .to() left it on {plain.device} "
+                        f"while the weight went to {moved.weight.device}.",
+                        'Register it instead of assigning it: layer.register_buffer("scale", torch.ones(3)).')
+        raise Wrong(f"`moved` has no buffer named `scale`; its buffers are {sorted(buffers)}.",
+                    'Add one with layer.register_buffer("scale", torch.ones(3)) before moving the layer.')
+    scale = buffers["scale"]
+    if tuple(scale.shape) != (3,) or scale.dtype != torch.float32:
+        raise Wrong(f"`scale` is {scale.dtype} with shape {tuple(scale.shape)}; expected torch.ones(3) "
+                    "(float32, shape (3,)).")
+    if scale.device.type != "meta" and not torch.equal(scale, torch.ones(3, device=scale.device)):
+        raise Wrong(f"`scale` holds {scale.tolist()}; expected three ones.")
+    report = placement_report(moved)
+    if report.devices != ("meta",):
+        where = ", ".join(f"{device}: {', '.join(names)}" for device, names in report.by_device.items())
+        raise Wrong(f"The layer is not all on meta ({where}).",
+                    'Register the buffer first, then move: moved = layer.to("meta") moves it with the weights.')
+    return "`scale` is a buffer: it moved to meta with the weight and bias, and state_dict() saves it."
+
+
+# --------------------------------------------------------------------------- try-it 03.b
+
+
+def _run_cases() -> list[tuple[str, nn.Module]]:
+    torch.manual_seed(31)
+    cases = [
+        ("nn.Linear on the CPU", nn.Linear(3, 2)),
+        ("nn.Linear on meta", nn.Linear(3, 2).to("meta")),
+        ("an nn.Sequential on meta", nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2)).to("meta")),
+        ("an nn.Sequential on the CPU", nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))),
+    ]
+    if torch.cuda.is_available():
+        cases.append(("nn.Linear on cuda:0", nn.Linear(3, 2).to("cuda:0")))
+    return cases
+
+
+@try_it("03.b", "The input goes where the model is", name="run", kind="function",
+        hint="return model(x.to(next(model.parameters()).device))")
+def _run(run) -> str:
+    cases = _run_cases()
+    for what, model in cases:
+        home = next(model.parameters()).device
+        x = torch.randn(5, 3)
+        where = f"run(<{what}>, <x on cpu>)"
+        try:
+            got = call(run, model, x)
+        except _NotAttempted as raised:
+            # a meta model moved to the input's device: "Cannot copy out of meta tensor" is a NotImplementedError
+            if "meta" not in str(raised.__cause__):
+                raise
+            raise Wrong(f"{where} tried to move the model to the input's device; meta tensors cannot be copied.",
+                        "Move the input to the model, not the model to the input: x.to(<the model's device>).") from None
+        except _LearnerRaised as raised:
+            raise Wrong(f"{where} raised {type(raised.exc).__name__}: {raised.exc}",
+                        "Send x to the device of the model's parameters, whichever it is: "
+                        "next(model.parameters()).device works for any model.") from None
+        now = next(model.parameters()).device
+        if now != home:
+            raise Wrong(f"{where} moved the model from {home} to {now}.",
+                        "Move the input to the model, not the model to the input: models are big, and the "
+                        "optimizer holds their parameters.")
+        if not isinstance(got, torch.Tensor):
+            raise Wrong(f"{where} returned a {type(got).__name__}; expected the model's output, a tensor.")
+        if got.device != home:
+            raise Wrong(f"{where} returned a tensor on {got.device}; the model's output is on {home}, the model's "
+                        "device.", "Do not name a device: read it from the model's parameters.")
+        if tuple(got.shape) != (5, 2):
+            raise Wrong(f"{where} returned shape {tuple(got.shape)}; the model's output has shape (5, 2).",
+                        "Return model(...) of the moved input.")
+        if home.type != "meta" and not torch.allclose(got.cpu(), model(x.to(home)).detach().cpu()):
+            raise Wrong(f"{where} returned other values than the model's output for x.")
+    return f"Right for {len(cases)} models on {', '.join(sorted({str(next(m.parameters()).device) for _, m in cases}))}."
 
 
 # Record this module as the file wrote it: check() compares with this record every time.

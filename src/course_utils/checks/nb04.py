@@ -1,4 +1,4 @@
-"""Checks for the exercises of notebook 04, the current CUDA device and its scopes.
+"""Checks for the exercises and try-it cells of notebook 04, the current CUDA device and its scopes.
 
 The scoping rules are checked against a reference model of ``torch.cuda.device``'s source
 (``simulate_reference``), so every check runs on a CPU-only machine; ``replay`` runs the same
@@ -20,11 +20,13 @@ from __future__ import annotations
 import random
 
 import torch
+from torch import nn
+from torch.overrides import TorchFunctionMode
 
-from course_utils.checks._core import Wrong, call, exercise, same, text
+from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise, same, text, try_it
 from course_utils.checks._guard import seal
 from course_utils.devices import needs_cuda
-from course_utils.scopes import read_devices
+from course_utils.scopes import default_device, read_devices
 
 STEP_KINDS = ("device", "device_of", "torch.device", "set_device", "exit", "read")
 
@@ -293,6 +295,101 @@ def _device_scope(device_scope) -> str:
                 if torch.cuda.current_device() != index:
                     raise Wrong(f"Inside device_scope({device!r}) the current device is not {index}.")
     return "Switches for an indexed CUDA device, does nothing (and never fails) for everything else."
+
+
+# --------------------------------------------------------------------------- try-its 04.a, 04.b
+
+
+def _try_it_devices() -> list:
+    """The devices a try-it answer must follow: the CPU and meta everywhere, the GPUs where present."""
+    devices = [torch.device("cpu"), torch.device("meta")]
+    if torch.cuda.is_available():
+        devices += [torch.device("cuda", i) for i in {0, torch.cuda.device_count() - 1}]
+    return devices
+
+
+def _default_kept(before: torch.device, where: str) -> None:
+    """Wrong if the answer left the default device changed; put it back first, so the notebook goes on."""
+    now = default_device()
+    if now != before:
+        torch.set_default_device(before)
+        raise Wrong(f"After {where} the default device is {now}, no longer {before}: new tensors everywhere in the "
+                    "notebook would go there (the check has put it back).",
+                    "torch.set_default_device changes it for good; `with torch.device(...):` changes it for a block.")
+
+
+@try_it("04.a", "New tensors follow a default device", name="zeros_where", kind="function",
+        hint="with torch.device(x.device):\n        return torch.zeros(2)")
+def _zeros_where(zeros_where) -> str:
+    devices = _try_it_devices()
+    for device in devices:
+        x = torch.ones(3, device=device)
+        where = f"zeros_where(<x on {device}>)"
+        before = default_device()
+        try:
+            got = call(zeros_where, x)
+        except _LearnerRaised as raised:
+            _default_kept(before, where)
+            raise Wrong(f"{where} raised {type(raised.exc).__name__}: {raised.exc}",
+                        "Take the device from x (x.device) rather than naming one.") from None
+        _default_kept(before, where)
+        if not isinstance(got, torch.Tensor) or tuple(got.shape) != (2,):
+            raise Wrong(f"{where} returned {got!r}; expected torch.zeros(2), a tensor of shape (2,).")
+        if got.device != x.device:
+            raise Wrong(f"{where} returned a tensor on {got.device}; expected x's device, {x.device}.",
+                        "torch.cuda.device and torch.cuda.device_of switch only the current CUDA device; new tensors "
+                        "follow the default device, which `with torch.device(x.device):` sets.")
+        if device.type != "meta" and torch.count_nonzero(got).item() != 0:
+            raise Wrong(f"{where} returned {got.tolist()}; expected zeros.")
+    return f"torch.zeros(2) landed on x's device for x on {', '.join(str(d) for d in devices)}."
+
+
+class _Allocations(TorchFunctionMode):
+    """Records the device of every tensor a factory function makes while it is active (04.b)."""
+
+    FACTORIES = ("empty", "zeros", "ones", "full", "rand", "randn", "tensor", "empty_strided", "arange")
+
+    def __init__(self):
+        super().__init__()
+        self.devices: list[str] = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if getattr(func, "__name__", "") in self.FACTORIES and isinstance(out, torch.Tensor):
+            self.devices.append(str(out.device))
+        return out
+
+
+@try_it("04.b", "Build a layer directly on its device", name="build_on", kind="function",
+        hint="with torch.device(device):\n        return nn.Linear(8, 8)")
+def _build_on(build_on) -> str:
+    devices = _try_it_devices()
+    for device in devices:
+        for asked in (str(device), device):
+            where = f"build_on({asked!r})"
+            before = default_device()
+            try:
+                got = call(build_on, asked)
+            except _LearnerRaised as raised:
+                _default_kept(before, where)
+                raise Wrong(f"{where} raised {type(raised.exc).__name__}: {raised.exc}",
+                            "Use the device you are given, whichever it is.") from None
+            _default_kept(before, where)
+            if type(got) is not nn.Linear or (got.in_features, got.out_features) != (8, 8):
+                raise Wrong(f"{where} returned {got!r}; expected nn.Linear(8, 8).")
+            on = sorted({str(p.device) for p in got.parameters()})
+            if on != [str(device)]:
+                raise Wrong(f"{where} returned a layer on {', '.join(on)}; expected it on {device}.",
+                            "Create the layer inside `with torch.device(device):`.")
+            allocations = _Allocations()
+            with allocations:  # the answer left no mode behind (checked above), so this one pops cleanly
+                call(build_on, asked)
+            elsewhere = sorted(set(allocations.devices) - {str(device)})
+            if elsewhere:
+                raise Wrong(f"{where} made the layer's tensors on {', '.join(elsewhere)} first, then copied them to "
+                            f"{device}: twice the memory, and for a large model on a GPU, time spent copying.",
+                            "Do not move the layer after building it: build it inside `with torch.device(device):`.")
+    return f"Built directly on {', '.join(str(d) for d in devices)}, default device left as it was."
 
 
 # Record this module as the file wrote it: check() compares with this record every time.
