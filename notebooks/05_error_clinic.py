@@ -19,7 +19,7 @@
 # |---|---|
 # | 1-6 | CPU (1 GPU for the CUDA messages) |
 #
-# Cells that fail on purpose show the real traceback; *Run All* carries on past them.
+# Cells that fail on purpose show the real traceback; *Run All* continues.
 
 # %%
 import io
@@ -48,7 +48,8 @@ c = torch.ones(3)
 m.device, c.device
 
 # %% [markdown]
-# An operation runs on one device and never copies an operand over for you:
+# An operation runs on one device and never copies an operand over for you. Read the traceback
+# from its last line, the message; the frames above are PyTorch's own code for `meta`:
 
 # %% tags=["raises-exception"]
 m + c
@@ -127,7 +128,7 @@ state = ...  # your line: torch.load(io.BytesIO(checkpoint), ...)
 check("05.b")
 
 # %% [markdown]
-# The habit that avoids both: choose the device once, from what the machine has.
+# The habit that avoids both: choose the device once, from what exists.
 
 # %%
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
