@@ -105,7 +105,8 @@ for _ in range(10):
     sync(); start = time.perf_counter()
     dst.copy_(src); sync()
     seconds.append(time.perf_counter() - start)
-f"{src.nbytes / statistics.median(seconds) / 1e9:.1f} GB/s ({'stand-in: host memory' if device.type == 'cpu' else device})"
+what = "stand-in: host to host" if device.type == "cpu" else f"host (pageable) to {device}"
+f"{src.nbytes / statistics.median(seconds) / 1e9:.1f} GB/s ({what})"
 
 # %% [markdown]
 # **Try it.** Finish `copy_into`: copy `src` into the existing tensor `dst` and return `dst`.
