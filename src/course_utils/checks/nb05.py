@@ -1,4 +1,4 @@
-"""Checks for the exercises of notebook 05, the cross-device error clinic.
+"""Checks for the exercises and the try-its (05.a, 05.b) of notebook 05, the cross-device error clinic.
 
 Every check runs on a CPU-only machine (``meta`` is the second device; GPU checkpoints are
 written with ``retag_checkpoint``) and adds CUDA cases where a GPU is present.

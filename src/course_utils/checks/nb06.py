@@ -1,4 +1,4 @@
-"""Checks for the exercises of notebook 06, transfers and timing.
+"""Checks for the exercises and the try-its (06.a, 06.b) of notebook 06, transfers and timing.
 
 The timing and copy exercises are checked on ``FakeAsyncDevice``, the course's simulated
 stream on a simulated clock: a missing ``synchronize()`` gives a measurably wrong answer there,
