@@ -9,85 +9,45 @@
 # %% [markdown]
 # # 06 · Transfers and timing: how long does moving data take?
 #
-# Moving a tensor between host memory and a GPU costs time, and measuring that time is easy
-# to get wrong. In this notebook you will learn:
+# You will be able to:
 #
-# - why timing GPU work without synchronizing measures the *launch*, not the work, and which
-#   innocent calls (`.item()`, `print`) synchronize behind your back;
-# - how to time a copy honestly: warm up, preallocate, synchronize around each timed block,
-#   repeat, report the median and the spread;
-# - pageable versus pinned host memory, and when pinning pays;
-# - the `non_blocking` rules: when an asynchronous copy is safe to use, and when reading its
-#   result shows stale data without any error;
-# - hiding a copy behind computation on a second CUDA stream;
-# - what the PCIe link can do at best, and what yours is.
+# - time GPU work honestly, with `torch.cuda.synchronize()`;
+# - time a copy: preallocated buffer, warm-up, repeats, median;
+# - say when pinned memory and `non_blocking=True` help, and when they return stale data.
 #
-# | Part | Needs |
+# | Parts | Needs |
 # |---|---|
-# | 1. Timing without synchronizing lies | CPU only (a simulated GPU stream); 1 GPU for the real thing |
-# | 2. Hidden synchronizations | CPU only (simulated); 1 GPU for the real thing |
-# | 3. Timing a copy honestly | CPU only (a host-memory stand-in); 1 GPU for real PCIe copies |
-# | 4. Bandwidth against size | CPU only (stand-in); 1 GPU for PCIe |
-# | 5. Pageable and pinned memory | 1 GPU (the CPU cells say why there is nothing to pin for) |
-# | 6. `non_blocking` safety rules | CPU only (simulated); 1 GPU for the real thing |
-# | 7. Copy/compute overlap on a side stream | 1 GPU |
-# | 8. The transfer explorer | CPU only (stand-in); 1 GPU for PCIe |
-# | 9. Reference ceilings: what PCIe can do | CPU only; an NVIDIA driver to read your link |
+# | 1-4 | CPU (1 GPU for real PCIe copies) |
 #
-# Every cell runs to the end on a laptop with no GPU. There, copies are timed as a
-# **host-memory stand-in** (a CPU-to-CPU copy), labelled as such wherever it appears: it shows
-# the method and makes the plots work, and it is never a PCIe figure.
+# Without a GPU, copies are timed host-to-host: a **stand-in**, labelled so, never a PCIe figure.
 
 # %%
-import inspect
+import statistics
 import time
 import warnings
 
 import torch
 
 from course_utils import needs_cuda, raises
+from course_utils.checks import check
 from course_utils.evidence import recorded
-from course_utils.plots import plot_bandwidth, plot_variants
-from course_utils.transfer import (
-    FakeAsyncDevice,
-    Transfer,
-    ceiling_table,
-    default_device,
-    link_info,
-    measure_copy,
-    measure_overlap,
-    measure_pinning,
-    stale_read_demo,
-    sweep,
-    to_device_on_side_stream,
-)
-from course_utils.widgets import TransferExplorer
 
-device = default_device()
+device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
 device
 
 # %% [markdown]
 # ## 1. Timing without synchronizing lies
 #
-# A CUDA call such as `torch.mm(a, b)` on GPU tensors does not wait for the GPU: it puts the
-# kernel in the device's queue (a *stream*) and returns, usually within microseconds. The GPU
-# runs the queue in order, later. So `time.perf_counter()` read right after the call measures
-# the launch. `torch.cuda.synchronize()` waits until the queue is empty.
-#
-# `FakeAsyncDevice` is the course's simulated stream on a simulated clock; it follows exactly
-# these rules and runs anywhere. One "matmul" of 2 ms device time, launched in 5 µs:
+# On the CPU an operation has finished when the call returns, so the clock is right:
 
 # %%
-sim = FakeAsyncDevice(launch_s=5e-6)
-matmul = sim.kernel(2e-3)
-start = sim.clock(); matmul(); naive = sim.clock() - start
-sim.synchronize()
-start = sim.clock(); matmul(); sim.synchronize(); honest = sim.clock() - start
-f"without synchronize: {naive * 1e3:.3f} ms   with synchronize: {honest * 1e3:.3f} ms"
+x = torch.randn(512, 512)
+start = time.perf_counter(); y = x @ x; cpu_time = time.perf_counter() - start
+f"CPU matmul: {cpu_time * 1e3:.3f} ms"
 
 # %% [markdown]
-# The same on a real GPU. The first call is a warm-up (cuBLAS initialises itself on first use),
-# then the wrong and the right timing of the same matmul.
+# A CUDA call only **queues** the kernel and returns. Time it without waiting and you measure
+# the launch; `torch.cuda.synchronize()` waits for the queue to empty.
 
 # %%
 if needs_cuda(1, what="the real wrong-vs-right timing", key="06-sync-timing"):
@@ -103,21 +63,163 @@ else:
     print(recorded("06-sync-timing"))
 
 # %% [markdown]
-# On the CPU there is no queue: an operation has finished when the call returns, so reading
-# the clock right after it is right. That is why timing code that works on a laptop can lie on
-# a GPU.
+# `FakeAsyncDevice` simulates such a queue on any machine: a 2 ms kernel, launched in 5 µs.
 
 # %%
-x = torch.randn(512, 512)
-start = time.perf_counter(); y = x @ x; cpu_time = time.perf_counter() - start
-f"CPU matmul: {cpu_time * 1e3:.3f} ms, and y is ready: {y.shape}"
+from course_utils.transfer import FakeAsyncDevice
+
+sim = FakeAsyncDevice(launch_s=5e-6)
+matmul = sim.kernel(2e-3)
+start = sim.clock(); matmul(); naive = sim.clock() - start
+sim.synchronize()
+start = sim.clock(); matmul(); sim.synchronize(); honest = sim.clock() - start
+f"without synchronize: {naive * 1e3:.3f} ms   with synchronize: {honest * 1e3:.3f} ms"
 
 # %% [markdown]
+# **Try it.** Finish `time_once`: return how long one `op()` takes on the device. Earlier work
+# may still be queued. On a GPU you would pass `time.perf_counter` and `torch.cuda.synchronize`.
+
+# %% tags=["try-it"]
+def time_once(op, clock, synchronize):
+    raise NotImplementedError  # replace this with your lines
+
+check("06.a")
+
+# %% [markdown]
+# Calls that bring a value to the host wait for the GPU behind your back: `.item()`,
+# `.tolist()`, `.cpu()`, `print(t)`. Timing code that ends on `loss.item()` is right by
+# accident. `torch.cuda.set_sync_debug_mode("warn")` points such calls out (see Deeper).
+
+# %% [markdown]
+# ## 2. Timing a copy honestly
+#
+# Allocate the destination once (allocation is another cost), warm up, repeat, take the median:
+
+# %%
+src = torch.randn(4 * 2**20)  # 16 MiB of float32
+dst = torch.empty_like(src, device=device)
+sync = torch.accelerator.synchronize if device.type != "cpu" else (lambda: None)  # CPU copies never queue
+dst.copy_(src); sync()  # warm-up
+seconds = []
+for _ in range(10):
+    sync(); start = time.perf_counter()
+    dst.copy_(src); sync()
+    seconds.append(time.perf_counter() - start)
+what = "stand-in: host to host" if device.type == "cpu" else f"host (pageable) to {device}"
+f"{src.nbytes / statistics.median(seconds) / 1e9:.1f} GB/s ({what})"
+
+# %% [markdown]
+# **Try it.** Finish `copy_into`: copy `src` into the existing tensor `dst` and return `dst`.
+
+# %% tags=["try-it"]
+def copy_into(dst, src):
+    raise NotImplementedError  # replace this with your line
+
+check("06.b")
+
+# %% [markdown]
+# `measure_copy` does the same with every sample kept, on any device:
+
+# %%
+from course_utils.transfer import measure_copy
+
+one = measure_copy("h2d", 16 * 2**20, device=device)
+one
+
+# %% [markdown]
+# ## 3. Bandwidth against size
+#
+# Small copies pay a fixed latency; big ones approach the link's bandwidth. The line joins
+# the fastest sample per size, the band spans the middle half.
+
+# %%
+from course_utils.plots import plot_bandwidth, plot_variants
+from course_utils.transfer import sweep
+
+result = sweep(device, quick=True, budget_s=2.0)
+plot_bandwidth(result);
+
+# %% [markdown]
+# ## 4. Pinned memory and `non_blocking`
+#
+# A GPU copies directly only from **pinned** (page-locked) host memory: `t.pin_memory()`. Without
+# an accelerator, PyTorch refuses:
+
+# %%
+built_for = torch.accelerator.current_accelerator()  # the build's accelerator, usable or not
+if torch.accelerator.is_available():
+    pinned = torch.ones(3).pin_memory()
+    print(pinned.is_pinned())
+elif built_for is None:
+    print(raises(lambda: torch.ones(3).pin_memory(), RuntimeError, match="Cannot access accelerator device"))
+else:
+    print(f"a {built_for.type} build with no usable {built_for.type} device:")
+    print(raises(lambda: torch.ones(3).pin_memory(), RuntimeError, match="NVIDIA driver"))
+
+# %% [markdown]
+# Every variant of the sweep at its largest size (on a GPU, pinned stands taller). Pinning is
+# itself a copy, so it pays for a buffer reused many times (`DataLoader(pin_memory=True)`), not
+# for a one-off copy.
+
+# %%
+plot_variants(result);
+
+# %% [markdown]
+# Host to device, `non_blocking=True` from pinned memory, then a kernel on the same stream: safe.
+
+# %%
+if needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream", key="06-h2d-non-blocking"):
+    host = torch.arange(2**24).pin_memory()  # int64: the sums below are exact on both sides
+    on_gpu = host.to(device, non_blocking=True)
+    total = on_gpu.sum()
+    print(total.item() == host.sum().item())
+else:
+    print(needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream"))
+    print(recorded("06-h2d-non-blocking"))
+
+# %% [markdown]
+# Device to host, `non_blocking=True`: the host may read **before** the copy lands, and sees old
+# values without any error. Synchronize first:
+
+# %%
+from course_utils.transfer import stale_read_demo
+
+stale_read_demo(device)
+
+# %% [markdown]
+# An interactive explorer: pick a size, a direction, pinned and `non_blocking`, and see the
+# bandwidth; **Run** measures again, to show the noise.
+
+# %%
+from course_utils.widgets import TransferExplorer
+
+explorer = TransferExplorer(device)
+explorer
+
+# %% [markdown]
+# ## Summary
+#
+# - GPU calls return when work is queued: synchronize before reading the clock.
+# - Time copies into preallocated buffers, after a warm-up; report the median.
+# - Pinned memory pays for buffers reused many times.
+# - Device-to-host `non_blocking`: synchronize before reading.
+# - PCIe Gen3/4/5 x16 carry at best 15.75, 31.5 and 63.0 GB/s per direction (Deeper derives
+#   them, with side streams that hide a copy behind compute).
+#
+# **Exercises:** `exercises/06_transfers_and_timing_exercises.ipynb`. **Next:** notebook 07.
+
+# %% [markdown] tags=["deeper"]
+# ## Deeper: events, hidden syncs, the helpers inside, streams and PCIe
+#
+# Optional. The measurements behind the core, and the rules in full.
+#
+# ### Deeper: CUDA events
+#
 # CUDA events time the GPU side directly: record one before and one after the work on the
 # stream, wait for the second, and ask for the time between them (`elapsed_time` is in
 # milliseconds). The host's launch overhead is not included.
 
-# %%
+# %% tags=["deeper"]
 if needs_cuda(1, what="timing with CUDA events", key="06-events"):
     begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     begin.record(); c = torch.mm(a, b); end.record()
@@ -127,15 +229,15 @@ else:
     print(needs_cuda(1, what="timing with CUDA events"))
     print(recorded("06-events"))
 
-# %% [markdown]
-# ## 2. Hidden synchronizations
+# %% [markdown] tags=["deeper"]
+# ### Deeper: hidden synchronizations
 #
 # Some calls must wait for the GPU because they bring a value to the host: `.item()`,
-# `.tolist()`, `.cpu()`, `print(t)` of a CUDA tensor, `if t.any():`, `torch.nonzero`. They
-# synchronize without saying so. Timing code that ends with `loss.item()` is accidentally
-# right; code that drops it becomes wrong. On the simulated device:
+# `.tolist()`, `.cpu()`, `print(t)` of a CUDA tensor, `if t.any():`, `torch.nonzero`. Timing code
+# that ends with `loss.item()` is accidentally right; code that drops it becomes wrong. On the
+# simulated device:
 
-# %%
+# %% tags=["deeper"]
 sim = FakeAsyncDevice()
 loss = sim.tensor([0.25])
 start = sim.clock()
@@ -144,12 +246,13 @@ launched = sim.clock() - start
 value = loss.item()
 f"launch returned after {launched * 1e3:.3f} ms; .item() after {(sim.clock() - start) * 1e3:.3f} ms"
 
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
 # On a GPU, `torch.cuda.set_sync_debug_mode("warn")` makes PyTorch warn at synchronizing
 # operations it knows of ("called a synchronizing CUDA operation"), a good way to find hidden
-# ones in a training loop; its docstring warns that not all synchronizing operations trigger it. The cell restores the mode afterwards.
+# ones in a training loop; its docstring warns that not all synchronizing operations trigger it.
+# The cell restores the mode afterwards.
 
-# %%
+# %% tags=["deeper"]
 if needs_cuda(1, what="hidden synchronizations on a GPU", key="06-hidden-syncs"):
     start = time.perf_counter(); total = (a @ b).sum(); launched = time.perf_counter() - start
     torch.cuda.set_sync_debug_mode("warn")
@@ -166,43 +269,40 @@ else:
     print(needs_cuda(1, what="hidden synchronizations on a GPU"))
     print(recorded("06-hidden-syncs"))
 
-# %% [markdown]
-# ## 3. Timing a copy honestly
+# %% [markdown] tags=["deeper"]
+# ### Deeper: what `measure_copy` does
 #
 # `measure_copy` times `dst.copy_(src, non_blocking=...)` the way `torch.utils.benchmark`
-# does: buffers allocated once (allocation is a different cost), a warm-up, then blocks of
-# copies bracketed by synchronize, every sample kept, median and interquartile range reported.
-# On this machine's device:
+# does: buffers allocated once, a warm-up, then blocks of copies bracketed by synchronize, every
+# sample kept, median and interquartile range reported. The result is data: every sample
+# (seconds per copy, one per timed block), with the statistics computed from them. It survives a
+# trip through JSON unchanged.
 
-# %%
-one = measure_copy("h2d", 16 * 2**20, device=device)
-one
+# %% tags=["deeper"]
+from course_utils.transfer import Transfer
 
-# %% [markdown]
-# The result is data: every sample (seconds per copy, one per timed block), with the
-# statistics computed from them. It survives a trip through JSON unchanged.
-
-# %%
 one.seconds[:4], one.median, one.iqr, one.gbps, Transfer.from_dict(one.to_dict()) == one
 
-# %% [markdown]
-# What the helper does, seen through a clock and a synchronize that log their calls: a
-# synchronize before every clock read. Off CUDA the real synchronize is a no-op, so the same
-# code runs everywhere without breaking on the CPU.
+# %% [markdown] tags=["deeper"]
+# Seen through a clock and a synchronize that log their calls: a synchronize before every clock
+# read. Off CUDA the real synchronize is a no-op, so the same code runs everywhere without
+# breaking on the CPU.
 
-# %%
+# %% tags=["deeper"]
 log = []
 measure_copy("h2d", 4096, device=device, repeats=2, number=1,
              clock=lambda: log.append("clock") or time.perf_counter(), synchronize=lambda: log.append("sync"))
 log
 
-# %% [markdown]
-# ## 4. Bandwidth against size
+# %% [markdown] tags=["deeper"]
+# ### Deeper: the two regimes, and the stand-in's curve
 #
 # A sweep over sizes from 4 KiB up shows two regimes on a GPU: small copies cost a fixed
 # latency (launch, driver, PCIe round trip), so their GB/s is low; big copies approach the
 # link's bandwidth. The `quick` sweep stops at 16 MiB and spends about 2 seconds; the full one
-# (`sweep(device)`, or `python -m course_utils.transfer` in a terminal) goes to 256 MiB.
+# (`sweep(device)`, or `python -m course_utils.transfer` in a terminal) goes to 256 MiB. The plot
+# draws PCIe Gen3, Gen4 and Gen5 x16 ceilings as horizontal lines; on a stand-in the title says
+# so and the PCIe lines are marked as reference only.
 #
 # The host-memory stand-in has no link to approach. Its curve rises the same way, then
 # *falls* once the source and destination no longer fit in the CPU's caches and every byte
@@ -210,68 +310,41 @@ log
 # two sweeps gave 30 and 32 GB/s at 1 MiB, 26 and 30 GB/s at 4 MiB, and 6.4 and 5.5 GB/s at
 # 16 MiB (fastest samples; 16 MiB in, 16 MiB out fill that L3). That fall is the memory
 # hierarchy, not noise: it came back in both sweeps, with a narrow band.
+#
+# Why the fastest sample: on a busy machine other processes can only slow a copy down, never
+# speed it up. The median of a big copy can fall well below what the copy path does (its band
+# then reaches far below the line), while the fastest sample stays put. The band keeps that
+# noise visible instead of hiding it. (The trailing `;` of a plot cell keeps Jupyter from
+# printing the Axes object above the figure.)
 
-# %%
-result = sweep(device, quick=True, budget_s=2.0)
+# %% tags=["deeper"]
 result
 
-# %% [markdown]
-# Bandwidth against size on log axes, and PCIe Gen3, Gen4 and Gen5 x16 ceilings as horizontal
-# lines (part 9 derives them). On a stand-in the title says so and the PCIe lines are marked
-# as reference only: host memory copies are not PCIe transfers.
-#
-# Each line joins the **fastest** sample at each size, and the shaded band spans the middle
-# half of the samples (the IQR). On a busy machine other processes can only slow a copy down,
-# never speed it up: the median of a big copy can fall well below what the copy path does
-# (its band then reaches far below the line), while the fastest sample stays put. The band
-# keeps that noise visible instead of hiding it. (The trailing `;` keeps Jupyter from printing
-# the Axes object above the figure.)
-
-# %%
-plot_bandwidth(result);
-
-# %% [markdown]
-# ## 5. Pageable and pinned memory
+# %% [markdown] tags=["deeper"]
+# ### Deeper: pageable and pinned memory
 #
 # Ordinary host memory is *pageable*: the OS may move it. A GPU's DMA engine can only read
 # memory that stays put, so a copy from pageable memory goes through a pinned staging buffer
-# inside the driver, in chunks. *Pinned* (page-locked) memory, from `t.pin_memory()` or
+# inside the driver, in chunks. *Pinned* memory, from `t.pin_memory()` or
 # `torch.empty(..., pin_memory=True)`, is copied directly: faster, and able to run
 # asynchronously. Pinned memory exists for an accelerator; without one, PyTorch refuses. A CPU
 # build says it has no accelerator; a CUDA build without an NVIDIA driver (a plain `pip install
-# torch` on Linux) asks CUDA to pin the memory and fails with the driver's message:
-
-# %%
-built_for = torch.accelerator.current_accelerator()  # the build's accelerator, usable or not
-if torch.accelerator.is_available():
-    pinned = torch.ones(3).pin_memory()
-    print(pinned.is_pinned())
-elif built_for is None:
-    print(raises(lambda: torch.ones(3).pin_memory(), RuntimeError, match="Cannot access accelerator device"))
-else:
-    print(f"a {built_for.type} build with no usable {built_for.type} device:")
-    print(raises(lambda: torch.ones(3).pin_memory(), RuntimeError, match="NVIDIA driver"))
-
-# %% [markdown]
-# The sweep measured every combination of pageable/pinned and blocking/non_blocking it could.
-# At its largest size, side by side (on a GPU, pinned bars stand taller; on the CPU, pinned
-# says it needs an accelerator and blocking equals non_blocking, since CPU copies never run
-# asynchronously):
-
-# %%
-plot_variants(result);
-
-# %% [markdown]
+# torch` on Linux) asks CUDA to pin the memory and fails with the driver's message. In the
+# variants plot, on the CPU, pinned says it needs an accelerator and blocking equals
+# non_blocking, since CPU copies never run asynchronously.
+#
 # But `pin_memory()` is itself a copy, into freshly page-locked memory. For a **one-off** copy
 # of pageable data, pinning first usually costs more than it saves; for **repeated** copies from
 # a buffer pinned once (a `DataLoader(pin_memory=True)`, a reused staging buffer) it pays after
 # a few copies. `measure_pinning` measures both cases on a GPU:
 
-# %%
+# %% tags=["deeper"]
+from course_utils.transfer import measure_pinning
+
 measure_pinning(64 * 2**20, device=device)
 
-# %% [markdown]
-# ## 6. `non_blocking` safety rules
+# %% [markdown] tags=["deeper"]
+# ### Deeper: the `non_blocking` rules in full
 #
 # **Rule 1: host to device, `non_blocking=True` from pinned memory, then use the result on the
 # same stream: safe.** The copy returns at once, and kernels queued after it on the same
@@ -281,33 +354,21 @@ measure_pinning(64 * 2**20, device=device)
 # buffer first, and the host waits for that staging. It can still pay over many copies followed
 # by one synchronize (PyTorch's pin-memory tutorial, `intermediate_source/pinmem_nonblock.py`,
 # measures such a gain), because the host no longer waits for each copy to finish on the GPU.
-
-# %%
-if needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream", key="06-h2d-non-blocking"):
-    host = torch.arange(2**24).pin_memory()  # int64: the sums below are exact on both sides
-    on_gpu = host.to(device, non_blocking=True)
-    total = on_gpu.sum()
-    print(total.item() == host.sum().item())
-else:
-    print(needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream"))
-    print(recorded("06-h2d-non-blocking"))
-
-# %% [markdown]
+#
 # **Rule 2: device to host, `non_blocking=True`: synchronize before reading.** The copy into
 # pinned host memory is only queued; the host can read the destination before the GPU wrote
-# it, and sees old values, with no error. `stale_read_demo` fills a tensor on the device, copies
-# it to zeroed pinned memory with `non_blocking=True`, reads at once, synchronizes and reads
-# again. On a GPU it runs for real; here it runs on the simulated device and says so.
-
-# %%
-stale_read_demo(device)
-
-# %% [markdown]
+# it. `stale_read_demo` fills a tensor on the device, copies it to zeroed pinned memory with
+# `non_blocking=True`, reads at once, synchronizes and reads again. On a GPU it runs for real;
+# without one it runs on the simulated device and says so.
+#
 # **Rule 3: `t.to("cpu", non_blocking=True)` is the same hazard.** PyTorch gives its result
 # pinned memory so that the copy can be asynchronous. Wait for it before reading, with
-# `torch.cuda.synchronize()` or, cheaper, an event recorded right after the copy.
+# `torch.cuda.synchronize()` or, cheaper, an event recorded right after the copy. Without
+# `non_blocking`, a device-to-host copy waits for the GPU before returning, which is always safe
+# and often fast enough. Exercise 06.2 practises the safe pattern: many non_blocking copies,
+# one synchronize.
 
-# %%
+# %% tags=["deeper"]
 if needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule", key="06-d2h-non-blocking"):
     on_host = on_gpu.to("cpu", non_blocking=True)
     copied = torch.cuda.Event()
@@ -319,68 +380,60 @@ else:
     print(needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule"))
     print(recorded("06-d2h-non-blocking"))
 
-# %% [markdown]
-# Without `non_blocking`, a device-to-host copy waits for the GPU before returning, which
-# is always safe and often fast enough. Exercise 06.2 practises the safe pattern: many
-# non_blocking copies, one synchronize.
-#
-# ## 7. Copy/compute overlap on a side stream
+# %% [markdown] tags=["deeper"]
+# ### Deeper: copy/compute overlap on a side stream
 #
 # Work on one stream runs in order; work on two streams may overlap, and GPUs have copy engines
 # separate from their compute units. A copy from pinned memory on a side stream can therefore
 # hide behind a matmul on the default stream. Streams do not wait for each other on their own:
 # `wait_stream` orders them, and `record_stream` tells PyTorch's caching allocator that a tensor
 # made on the side stream is used on another one, so its memory is not reused too early.
-# The course's helper for that pattern:
+# The course's helper for that pattern, then `measure_overlap`: the copy alone, the matmul
+# alone, both on one stream, and the copy on a side stream during the matmul; then a check that
+# data copied this way arrives intact.
 
-# %%
+# %% tags=["deeper"]
+import inspect
+
+from course_utils.transfer import measure_overlap, to_device_on_side_stream
+
 print(inspect.getsource(to_device_on_side_stream))
 
-# %% [markdown]
-# `measure_overlap` times the copy alone, the matmul alone, both on one stream, and the copy
-# on a side stream during the matmul; then checks that data copied this way arrives intact.
-
-# %%
+# %% tags=["deeper"]
 measure_overlap(device)
 
-# %% [markdown]
-# ## 8. The transfer explorer
+# %% [markdown] tags=["deeper"]
+# ### Deeper: the explorer, in detail
 #
-# Pick a size, a direction, pinned and non_blocking, and see the bandwidth. Every change
-# re-measures at once (the size slider when you release it); **Run** measures the same settings
-# again, to show the noise. The plot keeps one point per size and variant, so moving the
-# slider traces the curve, with the latest point circled. Without an accelerator every copy is
-# the host-memory stand-in and the explorer says so.
-
-# %%
-explorer = TransferExplorer(device)
-explorer
-
-# %% [markdown]
-# ## 9. Reference ceilings: what PCIe can do
+# Every change re-measures at once (the size slider when you release it); **Run** measures the
+# same settings again, to show the noise. The plot keeps one point per size and variant, so
+# moving the slider traces the curve, with the latest point circled. Without an accelerator
+# every copy is the host-memory stand-in and the explorer says so.
+#
+# ### Deeper: reference ceilings, what PCIe can do
 #
 # A PCIe link's best one-direction payload bandwidth is GT/s per lane × lanes × encoding ÷ 8.
-# Gen3, Gen4 and Gen5 use 128b/130b encoding (128 payload bits per 130 sent):
+# Gen3, Gen4 and Gen5 use 128b/130b encoding (128 payload bits per 130 sent): 15.75, 31.5 and
+# 63.0 GB/s per direction for x16.
 
-# %%
+# %% tags=["deeper"]
+from course_utils.transfer import ceiling_table, link_info
+
 ceiling_table()
 
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
 # Real copies reach less (packet headers, flow control); around 80-90% of the ceiling from
 # pinned memory is a good result. H100 and H200 SXM GPUs connect to the host over PCIe Gen5
 # x16 (63 GB/s per direction). Your GPU's link, as the driver reports it
 # (`nvidia-smi --query-gpu=pcie.link.gen.current,pcie.link.width.current,pcie.link.gen.max`);
 # the current generation may read lower while the GPU idles, because the link trains down to
-# save power:
+# save power. Then the best pinned host-to-device copy of the sweep, against that ceiling:
 
-# %%
+# %% tags=["deeper"]
 link = link_info(device.index or 0) if device.type == "cuda" else None
 link if link is not None else "no PCIe link reported: no NVIDIA GPU (or no nvidia-smi) on this machine"
 
-# %% [markdown]
-# The best pinned host-to-device copy of the sweep, against that ceiling:
-
-# %%
+# %% tags=["deeper"]
 best = max((r for r in result.results if r.direction == "h2d" and r.pinned), key=lambda r: r.gbps, default=None)
 if best is not None and link is not None and link.ceiling_max is not None:
     print(f"{best.gbps:.1f} GB/s = {best.gbps / link.ceiling_max.gbps:.0%} of {link.ceiling_max}")
@@ -389,20 +442,5 @@ elif result.stand_in:
 else:
     print(f"best pinned h2d: {best.gbps:.1f} GB/s" if best else "no pinned h2d copy was measured")
 
-# %% [markdown]
-# ## Summary
-#
-# - GPU calls return when work is queued. Time GPU work with `synchronize()` before and after
-#   (or CUDA events); `.item()`, `.cpu()`, `print` synchronize behind your back.
-# - Time copies into preallocated buffers, after a warm-up, in repeated blocks; report the
-#   median and the spread. Off CUDA, synchronize is a no-op, so the same code runs everywhere.
-# - Pinned memory makes copies faster and asynchronous, but pinning costs a copy: it pays for
-#   buffers reused many times, not for one-off copies.
-# - Host to device `non_blocking` from pinned memory is safe on the same stream; device to host
-#   `non_blocking` needs a synchronize before the host reads the result.
-# - A copy on a side stream can hide behind compute, with `wait_stream` and `record_stream`.
-# - PCIe Gen3/4/5 x16: 15.75, 31.5, 63.0 GB/s per direction at best.
-#
-# **Exercises:** `exercises/06_transfers_and_timing_exercises.ipynb` (fix a timing function,
-# make device-to-host copies safe, GB/s from bytes and seconds, the PCIe ceiling of a link).
+# %% [markdown] tags=["deeper"]
 # To collect a class's numbers: `python -m course_utils.transfer --out my-results`.

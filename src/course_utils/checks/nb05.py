@@ -1,4 +1,4 @@
-"""Checks for the exercises of notebook 05, the cross-device error clinic.
+"""Checks for the exercises and the try-its (05.a, 05.b) of notebook 05, the cross-device error clinic.
 
 Every check runs on a CPU-only machine (``meta`` is the second device; GPU checkpoints are
 written with ``retag_checkpoint``) and adds CUDA cases where a GPU is present.
@@ -11,7 +11,7 @@ import io
 import torch
 from torch import nn
 
-from course_utils.checks._core import Wrong, call, exercise, text
+from course_utils.checks._core import Wrong, call, exercise, tensor_answer, text, try_it
 from course_utils.checks._guard import seal
 from course_utils.placement import retag_checkpoint
 
@@ -215,6 +215,114 @@ def _load_anywhere(load_anywhere) -> str:
                 if device != "meta" and not torch.equal(loaded.cpu(), value):
                     raise Wrong(f"Saved on {saved_on}, loaded onto {device}: {key!r} has different values.")
     return "Checkpoints saved on the CPU, cuda:0, cuda:1 and mps load onto " + ", ".join(targets) + "."
+
+
+# --------------------------------------------------------------------------- try-its of the lesson
+
+
+class _StaysPut:
+    """A module that refuses to move once built: the try-it asks for the input to move, not the model.
+
+    Moving a ``meta`` model to the CPU would raise PyTorch's NotImplementedError ("Cannot copy out of
+    meta tensor"), which the check would take for an untouched stub; this says what happened instead."""
+
+    def to(self, *args, **kwargs):
+        device = torch._C._nn._parse_to(*args, **kwargs)[0]
+        if device is not None and torch.device(device).type != next(self.parameters()).device.type:
+            home = next(self.parameters()).device
+            raise RuntimeError(f"call_model moved the model from {home} to {device}. Leave the model where it is "
+                               "and move the input to the model's device.")
+        return super().to(*args, **kwargs)
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        return self.to("cuda" if device is None else torch.device("cuda", device) if isinstance(device, int) else device)
+
+
+class Linear(_StaysPut, nn.Linear):
+    pass
+
+
+class Sequential(_StaysPut, nn.Sequential):
+    pass
+
+
+def _model(kind: str, device: str) -> nn.Module:
+    """The same small model every time (its own generator: the learner's random state stays as it was)."""
+    model = Linear(3, 2) if kind == "linear" else Sequential(nn.Linear(3, 2), nn.ReLU())
+    generator = torch.Generator().manual_seed(5)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.copy_(torch.randn(parameter.shape, generator=generator))
+    return nn.Module.to(model, device)
+
+
+@try_it(
+    "05.a",
+    "Call the model on its own device",
+    "call_model",
+    hint="A module has no `.device`; its parameters do: `return model(x.to(next(model.parameters()).device))`.",
+    kind="function",
+)
+def _call_model(call_model) -> str:
+    devices = ["meta", "cpu"] + (["cuda:0"] if torch.cuda.is_available() else [])
+    x_cpu = torch.arange(6.0).reshape(2, 3)
+    for kind in ("linear", "sequential"):
+        for model_device in devices:
+            for x_device in devices:
+                if x_device == "meta" and model_device != "meta":
+                    continue  # a meta tensor has no data to move: nobody can fix that case
+                model = _model(kind, model_device)
+                x = x_cpu.to(x_device)
+                got = tensor_answer(call(call_model, model, x), "call_model(model, x)")
+                moved = {str(p.device) for p in model.parameters()} - {str(torch.device(model_device))}
+                if moved:
+                    raise Wrong(f"With the model on {model_device} and x on {x_device}, your function moved the model "
+                                f"to {', '.join(sorted(moved))}. Leave the model where it is and move the input.",
+                                "Moving a model is slow and changes it for every later call: move `x` instead.")
+                if got.device != torch.device(model_device):
+                    raise Wrong(f"With the model on {model_device} and x on {x_device}, the output is on {got.device}; "
+                                f"it should be on the model's device, {model_device}.",
+                                "Take the device from the model, not a fixed name: next(model.parameters()).device.")
+                if tuple(got.shape) != (2, 2):
+                    raise Wrong(f"call_model returned a tensor of shape {tuple(got.shape)}; the model's output has "
+                                "shape (2, 2). Return `model(...)` of the moved input.")
+                if model_device != "meta":
+                    expected = _model(kind, "cpu")(x_cpu)
+                    if not torch.allclose(got.detach().cpu(), expected.detach()):
+                        raise Wrong(f"With the model on {model_device} and x on {x_device}, the output has the wrong "
+                                    "values. Call the model on `x` itself, only moved.")
+    return "The input follows the model, wherever each one lives (" + ", ".join(devices) + ")."
+
+
+# The checkpoint the lesson writes: an nn.Linear(3, 1)'s state, saved on a GPU.
+LESSON_STATE = {"weight": ((1.0, 2.0, 3.0),), "bias": (0.5,)}
+
+
+@try_it(
+    "05.b",
+    "Load a GPU checkpoint onto the CPU",
+    "state",
+    hint="`torch.load(io.BytesIO(checkpoint), map_location=\"cpu\")` puts every tensor on the CPU, whatever "
+    "device the file names.",
+)
+def _state(state) -> str:
+    if type(state) is not dict:
+        raise Wrong(f"`state` should be the whole state dict that torch.load returns (a dict), but it is a "
+                    f"{type(state).__name__}.", "Keep the result of torch.load(...) as it is, without indexing it.")
+    if set(state) != set(LESSON_STATE):
+        raise Wrong(f"`state` has the keys {sorted(map(str, state))}; the checkpoint holds {sorted(LESSON_STATE)}.")
+    for key, values in LESSON_STATE.items():
+        tensor = tensor_answer(state[key], f"state[{key!r}]")
+        if tensor.device != torch.device("cpu"):
+            raise Wrong(f"state[{key!r}] is on {tensor.device}; it should be on the CPU.",
+                        "Pass map_location=\"cpu\" (or torch.device(\"cpu\")) to torch.load.")
+        if not torch.equal(tensor, torch.tensor(values)):
+            raise Wrong(f"state[{key!r}] holds {tensor.tolist()}, not the saved {list(values)}.",
+                        "Load the bytes in `checkpoint` from the lesson, unchanged.")
+    return "Every tensor of the GPU checkpoint is on the CPU, with its saved values."
 
 
 # Record this module as the file wrote it: check() compares with this record every time.

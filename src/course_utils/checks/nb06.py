@@ -1,4 +1,4 @@
-"""Checks for the exercises of notebook 06, transfers and timing.
+"""Checks for the exercises and the try-its (06.a, 06.b) of notebook 06, transfers and timing.
 
 The timing and copy exercises are checked on ``FakeAsyncDevice``, the course's simulated
 stream on a simulated clock: a missing ``synchronize()`` gives a measurably wrong answer there,
@@ -10,10 +10,11 @@ from __future__ import annotations
 import math
 import random
 import statistics
+import time
 
 import torch
 
-from course_utils.checks._core import Wrong, call, exercise, number
+from course_utils.checks._core import Wrong, call, exercise, number, tensor_answer, try_it
 from course_utils.checks._guard import seal
 from course_utils.transfer.ceilings import Ceiling
 from course_utils.transfer.fake import FakeAsyncDevice
@@ -193,6 +194,84 @@ def _pcie_ceiling_gbps(pcie_ceiling_gbps) -> str:
                     raise Wrong(found, "Gen1 and Gen2 use 8b/10b encoding, not 128b/130b.")
             raise Wrong(found)
     return "Right for Gen1 to Gen5 at x1 to x16: Gen5 x16 is 63.0 GB/s per direction, as an H100/H200 SXM gets."
+
+
+# --------------------------------------------------------------------------- try-its of the lesson
+
+# (earlier work still queued when the timing starts, work of the op)
+ONCE_CASES = ((0.0, 2e-3), (3e-2, 1e-3), (5e-3, 4e-4))
+
+
+@try_it(
+    "06.a",
+    "Time one call honestly",
+    "time_once",
+    hint="synchronize(); start = clock(); op(); synchronize(); return clock() - start",
+    kind="function",
+)
+def _time_once(time_once) -> str:
+    for backlog, work in ONCE_CASES:
+        device = FakeAsyncDevice(launch_s=LAUNCH_S)
+        if backlog:
+            device.launch(backlog)  # someone else's work, still running when the timing starts
+        got = number(call(time_once, device.kernel(work), device.clock, device.synchronize))
+        if got is None:
+            raise Wrong("time_once should return a number of seconds (an int or a float).")
+        if math.isclose(got, work, rel_tol=1e-6):
+            continue
+        found = f"For a {work * 1e3:g} ms kernel you measured {got * 1e3:.4g} ms"
+        found += f" (with {backlog * 1e3:g} ms of earlier work still queued)." if backlog else "."
+        if "clock" not in device.log:
+            raise Wrong(found, "Use the clock you are given (not time.perf_counter): it is the device's clock here.")
+        if device.syncs == 0:
+            raise Wrong(found, "You never called synchronize(): the clock stopped when the work was queued, not done.")
+        if got < work / 2:
+            raise Wrong(found, "Call synchronize() after op() and before reading the clock the second time.")
+        if backlog and got > work + backlog / 2:
+            raise Wrong(found, "Call synchronize() before starting the clock too: the earlier work was counted.")
+        raise Wrong(found, "Use the clock you are given (not time.perf_counter), around one call of op().")
+    # and with the real clock: on a GPU you would pass torch.cuda.synchronize
+    sync = torch.cuda.synchronize if torch.cuda.is_available() else (lambda: None)
+    a = torch.randn(256, 256, generator=torch.Generator().manual_seed(6))
+    real = number(call(time_once, lambda: a @ a, time.perf_counter, sync))
+    if real is None or not real > 0:
+        raise Wrong(f"With time.perf_counter and a real matmul, time_once returned {real!r}; expected seconds > 0.")
+    return "Synchronized on both sides of the clock: the device's time, not the launch's or the queue's."
+
+
+@try_it(
+    "06.b",
+    "Copy into a preallocated buffer",
+    "copy_into",
+    hint="`dst.copy_(src)` copies in place (converting dtype and device); then `return dst`.",
+    kind="function",
+)
+def _copy_into(copy_into) -> str:
+    generator = torch.Generator().manual_seed(6)
+    cases = [(torch.zeros(5), torch.randn(5, generator=generator)),
+             (torch.zeros(2, 3, dtype=torch.float64), torch.randn(2, 3, generator=generator)),
+             (torch.zeros(4, device="meta"), torch.randn(4, generator=generator))]
+    if torch.cuda.is_available():
+        cases.append((torch.zeros(3, device="cuda"), torch.randn(3, generator=generator)))
+    for dst, src in cases:
+        where, before, kept = dst.data_ptr(), src.clone(), dst
+        got = call(copy_into, dst, src)
+        if got is not kept:
+            same_values = isinstance(got, torch.Tensor) and got.shape == src.shape
+            raise Wrong("copy_into should return `dst` itself, the buffer allocated before timing"
+                        + (", not a new tensor." if same_values else f"; it returned {type(got).__name__}."),
+                        "A new tensor (src.clone(), src.to(...)) allocates memory each time, which the timing "
+                        "would count: write into dst with dst.copy_(src).")
+        tensor_answer(got, "copy_into(dst, src)")
+        if dst.data_ptr() != where:
+            raise Wrong("dst now points at other memory: it was replaced, not filled.",
+                        "Use dst.copy_(src), which writes into dst's own memory.")
+        if not torch.equal(src, before):
+            raise Wrong("src changed: copy from src into dst, not the other way round.")
+        if dst.device.type != "meta" and not torch.equal(dst.cpu(), src.to(dst.dtype)):
+            raise Wrong(f"dst holds {dst.cpu().tolist()}, not src's values {src.tolist()}.",
+                        "Copy the values with dst.copy_(src) before returning dst.")
+    return "Copied in place into the existing buffer, across dtypes and devices: nothing allocated per copy."
 
 
 # Record this module as the file wrote it: check() compares with this record every time.

@@ -222,6 +222,23 @@ QUOTES: dict[str, tuple[SourceQuote, ...]] = {
     "05-optimizer-state": (STATE_CAST, SAME_DEVICE),
     "05-invalid-ordinal": (CUDA_ERROR,),
     "05-numpy": (TO_NUMPY,),
+    "05-conv-cross-device": (
+        SourceQuote("aten/src/ATen/native/Convolution.cpp",
+                    ") should be the same or input should be a MKLDNN tensor and weight is a dense tensor", "literal",
+                    "check_input_same_type_as_parameters prints 'Input type (' + input.toString() + ') and weight type (' "
+                    "+ weight.toString() + ...; toString() names a CUDA float32 tensor torch.cuda.FloatTensor. A CPU input "
+                    "takes the MKLDNN backend, whose message ends like this; a CUDA input takes cuDNN's, which stops at "
+                    "'should be the same'"),
+        SourceQuote("aten/src/ATen/native/Convolution.cpp", ") and weight type (", "literal"),
+    ),
+    "05-async-assert": (
+        CUDA_ERROR,
+        SourceQuote("c10/cuda/CUDAMiscFunctions.cpp", "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+                    "cuda-literal",
+                    "get_cuda_check_suffix adds this to every CUDA error unless CUDA_LAUNCH_BLOCKING is set; a failed "
+                    "kernel assert reads 'device-side assert triggered' (cudaErrorAssert) and is reported by a later call",
+                    version="2.14.1 (CUDA build)"),
+    ),
     # 06 transfers and timing
     "06-sync-timing": (SYNCHRONIZE,),
     "06-events": (SourceQuote("torch/cuda/streams.py", "Time reported in milliseconds after the event was recorded and\n"

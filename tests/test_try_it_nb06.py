@@ -1,0 +1,33 @@
+"""The try-its of notebook 06 (transfers and timing): a right answer and plausible wrong ones, on a CPU.
+Lesson: notebook 06."""
+
+import pytest
+from try_it_support import Case, assert_case
+
+CASES = [
+    # 06.a: time one call, synchronized on both sides
+    Case("06.a", "def time_once(op, clock, synchronize):\n    synchronize()\n    start = clock()\n    op()\n"
+                 "    synchronize()\n    return clock() - start", "pass"),
+    Case("06.a", "def time_once(op, clock, synchronize):\n    start = clock()\n    op()\n    return clock() - start",
+         "fail", "never called synchronize"),
+    Case("06.a", "def time_once(op, clock, synchronize):\n    start = clock()\n    op()\n    synchronize()\n"
+                 "    return clock() - start", "fail", "before starting the clock"),
+    Case("06.a", "def time_once(op, clock, synchronize):\n    synchronize()\n    start = clock()\n    op()\n"
+                 "    end = clock()\n    synchronize()\n    return end - start", "fail", "after op()"),
+    Case("06.a", "import time\ndef time_once(op, clock, synchronize):\n    synchronize()\n"
+                 "    start = time.perf_counter()\n    op()\n    synchronize()\n    return time.perf_counter() - start",
+         "fail", "clock you are given"),
+    # 06.b: copy into the preallocated buffer
+    Case("06.b", "def copy_into(dst, src):\n    return dst.copy_(src)", "pass"),
+    Case("06.b", "def copy_into(dst, src):\n    dst[:] = src\n    return dst", "pass"),
+    Case("06.b", "def copy_into(dst, src):\n    return src.clone()", "fail", "itself"),
+    Case("06.b", "def copy_into(dst, src):\n    dst = src.to(dst.device)\n    return dst", "fail", "itself"),
+    Case("06.b", "def copy_into(dst, src):\n    return dst", "fail", "src's values"),
+    Case("06.b", "def copy_into(dst, src):\n    dst.data = src.clone()\n    return dst", "fail", "replaced"),
+    Case("06.b", "def copy_into(dst, src):\n    src.copy_(dst)\n    return dst", "fail", "src changed"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_case(case):
+    assert_case(case)
