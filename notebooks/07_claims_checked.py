@@ -173,7 +173,7 @@ else:
     shown = recorded("07-mixing-gpus")
 shown
 
-# %% [markdown] tags=["try-it"]
+# %% [markdown]
 # **Try it:** make `where`, the device `m` lives on, the PyTorch way.
 
 # %% tags=["try-it"]
@@ -684,7 +684,7 @@ else:
 shown
 
 
-# %% [markdown] tags=["try-it"]
+# %% [markdown]
 # **Try it:** write `to_model(net, batch)`: `batch` moved to the device of `net`'s parameters.
 
 # %% tags=["try-it"]

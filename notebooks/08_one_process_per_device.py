@@ -111,7 +111,7 @@ local_accelerator()
 machines = launch_machines("scripts/two_machines.py", machines=2, nproc=2, timeout=300).expect_ok()
 machines.table("rank", "local_rank", "world_size", "all_reduce")
 
-# %% [markdown] tags=["try-it"]
+# %% [markdown]
 # **Try it:** write the second machine's command, as one string.
 
 # %% tags=["try-it"]
@@ -126,7 +126,7 @@ check("08.b")
 # %%
 machines.table("rank", "from_rank", "from_rank_exists", "from_local_rank")
 
-# %% [markdown] tags=["try-it"]
+# %% [markdown]
 # **Try it:** write `device_from_env(env)`, the GPU for the process whose torchrun variables are
 # `env` (a dict of strings, like `os.environ`), on these two-GPU machines.
 
