@@ -9,6 +9,22 @@
 # %% [markdown]
 # # 07 · Claims checked: what two tutorials say, and what PyTorch does
 #
+# You will be able to:
+#
+# - test a tutorial's claim about devices by running it;
+# - tell `device_of`, `torch.device` and `tensor.device` apart;
+# - read the real errors of mixed devices.
+#
+# | Part | Needs |
+# |---|---|
+# | A. A tutorial on `torch.cuda.device_of` | CPU; 2 GPUs for the CUDA halves |
+# | B. The d2l chapter "Use GPU" | CPU; 1 GPU for the CUDA halves |
+#
+# Each claim gets a verdict and a cell that proves it. `meta` stands in for a GPU where it raises as CUDA does.
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: where the claims come from
+#
 # This course was written after reading two tutorials found online (both in Japanese): the article
 # 「CUDAプログラミングをレベルアップ！PyTorchのtorch.cuda.device_ofで効率的なデバイス切り替え」, on
 # `torch.cuda.device_of` and its alternatives, and 「pytorch学習ノート(18):Use-GPu」, a Japanese
@@ -33,6 +49,7 @@
 import torch
 from torch import nn
 
+from course_utils.checks import check
 from course_utils.claims import raises
 from course_utils.devices import needs_cuda
 from course_utils.evidence import recorded
@@ -45,7 +62,11 @@ torch.__version__, GPUS
 # %% [markdown]
 # ## A. A tutorial on `torch.cuda.device_of`
 #
-# ### A1. "`device_of` tells which CUDA device a tensor is on; `device = torch.cuda.device_of(tensor)` gets it"
+# ### A1 · “`device_of(t)` tells a tensor's device.”
+# **False**: it is a context manager. Ask the tensor: `t.device`.
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: A1 in full, "`device_of` tells which CUDA device a tensor is on; `device = torch.cuda.device_of(tensor)` gets it"
 #
 # **False.** `torch.cuda.device_of(obj)` returns a *context manager* object of type
 # `torch.cuda.device_of`. It stores an index (`-1` for a CPU tensor) for its `with` block; it is
@@ -57,7 +78,7 @@ tensor = torch.randn(4, 3)
 device = torch.cuda.device_of(tensor)
 type(device), str(device)[:35], tensor.device, tensor.get_device()
 
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
 # The tutorial prints `cuda:0` for this example. The tensor is made by `torch.randn(4, 3)`, on the
 # CPU; nothing in the example puts it on a GPU, and `device_of` prints an object address.
 
@@ -65,7 +86,11 @@ type(device), str(device)[:35], tensor.device, tensor.get_device()
 f"Tensor が割り当てられている CUDA デバイス: {device}"
 
 # %% [markdown]
-# ### A2. "`device_of` changes the current CUDA device to the object's device"
+# ### A2 · “`device_of` switches the current CUDA device.”
+# **Only for CUDA objects, inside the block**; a no-op for CPU ones.
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: A2 in full, "`device_of` changes the current CUDA device to the object's device"
 #
 # **Only for objects on CUDA, and only inside the `with` block.** For a CPU tensor it is a no-op:
 # its constructor is `idx = obj.get_device() if obj.is_cuda else -1`, and index `-1` switches
@@ -77,7 +102,7 @@ with trace_current_device() as t:
         pass
 t
 
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
 # On a GPU, for a CUDA tensor, it does switch, and restores on exit:
 
 # %%
@@ -90,7 +115,11 @@ else:
 shown
 
 # %% [markdown]
-# ### A3. "The code in the block runs on the device the object is on"
+# ### A3 · “The block runs on the object's device.”
+# **Misleading**: an operation runs where its operands are.
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: A3 in full, "The code in the block runs on the device the object is on"
 #
 # **Misleading.** An operation runs on the device of its operands, whatever the current device.
 # The current device only decides where *new* tensors without an explicit index go (`.cuda()`,
@@ -112,11 +141,22 @@ else:
 shown
 
 # %% [markdown]
-# ### A4. "`device_of` removes the need to write data transfers between devices, and moves data efficiently between GPUs"
+# ### A4 · “`device_of` moves data for you.”
+# **False**: it moves nothing; mixing devices still raises:
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: A4 in full, "`device_of` removes the need to write data transfers between devices, and moves data efficiently between GPUs"
 #
 # **False.** `device_of` moves no data, ever. Every tensor stays where it is, and mixing devices
 # in one operation raises as it does outside the block. Moving data is `.to(device)`. Taught in
 # notebooks 02 and 05.
+
+# %% tags=["raises-exception"]
+m = torch.ones(3, device="meta")
+m + torch.ones(3)  # meta stands in for a GPU
+
+# %% [markdown]
+# That is the real traceback. From here on, `raises(...)` (from `course_utils.claims`) runs such a line and returns its message; it fails if PyTorch ever stops raising.
 
 # %%
 m = torch.ones(3, device="meta")
@@ -134,7 +174,19 @@ else:
 shown
 
 # %% [markdown]
-# ### A5. "With several GPUs, data transfer between devices is not necessarily automatic"
+# **Try it:** make `where`, the device `m` lives on, the PyTorch way.
+
+# %% tags=["try-it"]
+# Try it: one line of PyTorch.
+where = ...
+check("07.a")
+
+# %% [markdown]
+# ### A5 · “Transfers are not necessarily automatic.”
+# **Never automatic**, scalars aside.
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: A5 in full, "With several GPUs, data transfer between devices is not necessarily automatic"
 #
 # **Understated: it is never automatic.** No PyTorch operation copies an operand to another
 # device for you (the one exception, a 0-dim CPU tensor or a Python number used as a scalar, is not
@@ -145,7 +197,11 @@ print(m + torch.tensor(2.0))  # a 0-dim CPU tensor joins as a scalar
 raises(lambda: m + torch.tensor([2.0]), RuntimeError, match="not on the expected device")
 
 # %% [markdown]
-# ### A6. "If the object is not on a CUDA device, an error occurs"
+# ### A6 · “Error if the object is not on CUDA.”
+# **False**: a no-op.
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: A6 in full, "If the object is not on a CUDA device, an error occurs"
 #
 # **False.** For a CPU tensor (or storage) `device_of` is documented as a no-op, and it is one,
 # even on a machine without CUDA (this one, if it has no GPU). Taught in notebook 04.
@@ -156,7 +212,11 @@ with torch.cuda.device_of(tensor.untyped_storage()):
 inside, "this is a no-op" in torch.cuda.device_of.__doc__
 
 # %% [markdown]
-# ### A7. "The current CUDA device goes back to the original one on leaving the block"
+# ### A7 · “The previous device comes back after the block.”
+# **True** (the tutorial's printout is not).
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: A7 in full, "The current CUDA device goes back to the original one on leaving the block"
 #
 # **True.** `__exit__` restores the device that was current when the block was entered. The
 # tutorial's printout of that example is not: it shows `cuda:0` inside and `cpu` after.
@@ -173,12 +233,19 @@ else:
 shown
 
 # %% [markdown]
-# ### A8. "`tensor1.to(torch.cuda.device_of(tensor2))` moves tensor1 to tensor2's GPU"
+# ### A8 · “`t1.to(device_of(t2))` moves `t1`.”
+# **False**: a `TypeError`. Write `t1.to(t2.device)`.
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: A8 in full, "`tensor1.to(torch.cuda.device_of(tensor2))` moves tensor1 to tensor2's GPU"
 #
 # **False.** `.to()` takes a device, a dtype or a tensor; a `device_of` object is none of them,
 # so `.to()` raises a `TypeError` listing what it accepts, on any machine. The tutorial's printout
 # (`cuda:1` for `device_of(tensor1)`) is an object address in reality. The right line is
 # `tensor1.to(tensor2.device)`. Taught in notebook 02.
+
+# %% tags=["raises-exception"]
+torch.randn(4, 3).to(torch.cuda.device_of(torch.randn(4, 3, device="meta")))
 
 # %%
 tensor1, tensor2 = torch.randn(4, 3), torch.randn(4, 3, device="meta")
@@ -196,7 +263,11 @@ else:
 shown
 
 # %% [markdown]
-# ### A9. "`device_of` works with `Module` objects too: `torch.cuda.device_of(module)` gives cuda:0"
+# ### A9 · “`device_of(module)` works.”
+# **False**: `AttributeError`; pass a parameter.
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: A9 in full, "`device_of` works with `Module` objects too: `torch.cuda.device_of(module)` gives cuda:0"
 #
 # **False.** The constructor reads `obj.is_cuda`, which a module does not have, so it raises
 # `AttributeError` (on a GPU machine too: the line runs before any CUDA call). For a model, pass
@@ -213,7 +284,11 @@ module = MyModule()
 raises(lambda: torch.cuda.device_of(module), AttributeError, match="has no attribute 'is_cuda'")
 
 # %% [markdown]
-# ### A10. The related functions: "`device_count()` counts the CUDA devices, `set_device(d)` sets the current device, `current_device()` returns it, `is_available()` says whether CUDA can be used"
+# ### A10 · `device_count`, `set_device`, `current_device`, `is_available`
+# **True**; `set_device` is discouraged.
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: A10 in full, The related functions: "`device_count()` counts the CUDA devices, `set_device(d)` sets the current device, `current_device()` returns it, `is_available()` says whether CUDA can be used"
 #
 # **True**, with two footnotes: `set_device` is documented as discouraged (prefer the scoped
 # `torch.cuda.device` or `CUDA_VISIBLE_DEVICES`), and only `is_available()` and
@@ -223,7 +298,11 @@ raises(lambda: torch.cuda.device_of(module), AttributeError, match="has no attri
 torch.cuda.is_available(), torch.cuda.device_count(), "discouraged" in torch.cuda.set_device.__doc__
 
 # %% [markdown]
-# ### A11. "`tensor.is_cuda` is a simple way to check whether a tensor is on a CUDA device"
+# ### A11 · “`tensor.is_cuda` checks for CUDA.”
+# **True**.
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: A11 in full, "`tensor.is_cuda` is a simple way to check whether a tensor is on a CUDA device"
 #
 # **True.** The tutorial's example runs as written. (`is_cuda` is `False` for `meta` and `mps`
 # tensors too: to know *where* a tensor is, read `tensor.device`.) Taught in notebook 02.
@@ -236,7 +315,11 @@ else:
 tensor.is_cuda, m.is_cuda, m.device
 
 # %% [markdown]
-# ### A12. "`torch.cuda.current_device()` can be used in a `with` statement"
+# ### A12 · “`current_device()` in a `with`.”
+# **False**: it returns an int.
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: A12 in full, "`torch.cuda.current_device()` can be used in a `with` statement"
 #
 # **False.** It returns an `int`, which is not a context manager. The tutorial's own example puts
 # `device_of` in the `with` and calls `current_device()` inside, which is fine. Taught in
@@ -251,7 +334,11 @@ index = torch.cuda.current_device() if torch.cuda.is_available() else 0  # what 
 raises(lambda: use_in_with(index), (TypeError, AttributeError), match="context manager|__enter__")
 
 # %% [markdown]
-# ### A13. "`.cuda()` puts a tensor or a module on a CUDA device explicitly; then `module.device` tells where it is"
+# ### A13 · “`.cuda()`, then `module.device`.”
+# **Half true**: a module has no `.device`.
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: A13 in full, "`.cuda()` puts a tensor or a module on a CUDA device explicitly; then `module.device` tells where it is"
 #
 # **Half true.** `tensor.cuda(0)` and `module.cuda(1)` do move them (for a module, in place).
 # But a module has no `.device` attribute: its parameters each have one. Ask a parameter, or use
@@ -272,7 +359,11 @@ else:
 shown
 
 # %% [markdown]
-# ### A14. "`with torch.device('cuda:0'):` runs the block on cuda:0; `with torch.device('cpu'):` runs it on the CPU"
+# ### A14 · “`with torch.device(...)` runs the block there.”
+# **Misleading**: it sets the default device for new tensors only.
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: A14 in full, "`with torch.device('cuda:0'):` runs the block on cuda:0; `with torch.device('cpu'):` runs it on the CPU"
 #
 # **Misleading.** A `torch.device` used as a context manager sets the **default device** for
 # factory functions (`torch.ones`, `torch.randn`, new modules' parameters). It does not move
@@ -296,7 +387,10 @@ else:
 shown
 
 # %% [markdown]
-# ### A15. "`torch.device` can name the CPU as well as CUDA devices"
+# ### A15 · “`torch.device` names the CPU too.” **True.**
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: A15 in full, "`torch.device` can name the CPU as well as CUDA devices"
 #
 # **True.** Taught in notebook 02.
 
@@ -304,7 +398,11 @@ shown
 torch.device("cpu"), torch.device("cuda", 1), torch.device("cuda:0").index
 
 # %% [markdown]
-# ### A16. "Understanding `device_of` makes code shorter and more readable"
+# ### A16 · “`device_of` makes code readable.”
+# **Opinion**: choose a device once and pass it.
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: A16 in full, "Understanding `device_of` makes code shorter and more readable"
 #
 # **Opinion, and the wrong tool for the job it is sold for.** For placing data, the readable
 # idiom is to choose a device once and pass it: `x.to(device)`, `model.to(device)`,
@@ -316,7 +414,12 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 torch.ones(3, device=device).device, nn.Linear(4, 3).to(device).weight.device
 
 # %% [markdown]
-# ## B. A textbook chapter, "Use GPU"
+# ## B. The textbook chapter "Use GPU"
+#
+# ### B1 · “`nvidia-smi` shows the GPU.” **True**, with an NVIDIA driver.
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: the chapter's editions
 #
 # The English original compared here is the "GPUs" section of d2l.ai, file
 # `chapter_builders-guide/use-gpu.md` in github.com/d2l-ai/d2l-en (commit `23d7a5a`, March 2024).
@@ -324,7 +427,10 @@ torch.ones(3, device=device).device, nn.Linear(4, 3).to(device).weight.device
 # today's English chapter: each claim below says whether the English chapter makes it. Where it
 # does not, the claim is the translation's (or its edition's) own, and it is checked all the same.
 #
-# ### B1. "`nvidia-smi` shows the graphics card"
+#
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: B1 in full, "`nvidia-smi` shows the graphics card"
 #
 # **True, where an NVIDIA driver is installed** (`nvidia-smi` comes with the driver, not with
 # PyTorch). Notebook 01 runs it from Python and says what happens without one.
@@ -338,7 +444,10 @@ import shutil
 shutil.which("nvidia-smi") or "nvidia-smi is not installed here: no NVIDIA driver"
 
 # %% [markdown]
-# ### B2. "By default, PyTorch creates data in (host) memory and computes on the CPU"
+# ### B2 · “Data starts on the CPU.” **True.**
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: B2 in full, "By default, PyTorch creates data in (host) memory and computes on the CPU"
 #
 # **True.** The default device is the CPU unless you change it (`torch.set_default_device`, or a
 # `with torch.device(...)` block). Taught in notebook 02.
@@ -350,7 +459,10 @@ shutil.which("nvidia-smi") or "nvidia-smi is not installed here: no NVIDIA drive
 torch.get_default_device(), torch.tensor([1, 2, 3]).device
 
 # %% [markdown]
-# ### B3. "`torch.cuda.is_available()` → True; `torch.cuda.device_count()` → 1; `torch.cuda.current_device()` → 0 (indices start at 0); `torch.cuda.get_device_name(0)` → 'GeForce GTX 1050'"
+# ### B3 · Device queries. **True**; the answers depend on the machine.
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: B3 in full, "`torch.cuda.is_available()` → True; `torch.cuda.device_count()` → 1; `torch.cuda.current_device()` → 0 (indices start at 0); `torch.cuda.get_device_name(0)` → 'GeForce GTX 1050'"
 #
 # **True on the author's machine**, and each answer depends on yours: here is what this machine
 # says. `current_device()` and `get_device_name()` need CUDA. Taught in notebook 01.
@@ -366,7 +478,10 @@ else:
 shown
 
 # %% [markdown]
-# ### B4. "A tensor printed without any device marking is in (host) memory"
+# ### B4 · “No device in the printout means CPU.” **True.**
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: B4 in full, "A tensor printed without any device marking is in (host) memory"
 #
 # **True** (with the default device left on the CPU): `repr` adds `device=...` for any other
 # device.
@@ -378,7 +493,11 @@ shown
 torch.tensor([1, 2, 3]), torch.tensor([1, 2, 3], device="meta")
 
 # %% [markdown]
-# ### B5. "`.cuda()` converts (copies) a CPU tensor to the GPU; `.cuda(i)` is the i-th GPU; `.cuda(0)` and `.cuda()` are equivalent"
+# ### B5 · “`.cuda()` copies; `.cuda()` equals `.cuda(0)`.”
+# Copies, yes; equal **only while device 0 is current**.
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: B5 in full, "`.cuda()` converts (copies) a CPU tensor to the GPU; `.cuda(i)` is the i-th GPU; `.cuda(0)` and `.cuda()` are equivalent"
 #
 # **Copies: true** (the original stays on the CPU; `x = x.cuda(0)` rebinds the name). **Equivalent:
 # only while the current device is 0.** `.cuda()` uses the *current* device, which
@@ -403,7 +522,10 @@ else:
 shown
 
 # %% [markdown]
-# ### B6. "`x.device` shows where a tensor is: `device(type='cuda', index=0)`"
+# ### B6 · “`x.device` shows where a tensor is.” **True.**
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: B6 in full, "`x.device` shows where a tensor is: `device(type='cuda', index=0)`"
 #
 # **True.** Taught in notebook 02.
 #
@@ -419,7 +541,10 @@ else:
 shown
 
 # %% [markdown]
-# ### B7. "You can choose the device at creation, `torch.tensor([1, 2, 3], device=device)`, or move with `.to(device)`"
+# ### B7 · “`device=` at creation, or `.to(device)`.” **True.**
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: B7 in full, "You can choose the device at creation, `torch.tensor([1, 2, 3], device=device)`, or move with `.to(device)`"
 #
 # **True**, and the chapter's `device = torch.device('cuda' if torch.cuda.is_available() else
 # 'cpu')` is the device-agnostic idiom the course uses. Taught in notebook 02.
@@ -433,7 +558,10 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 torch.tensor([1, 2, 3], device=device).device, torch.tensor([1, 2, 3]).to(device).device
 
 # %% [markdown]
-# ### B8. "The result of computing on GPU data is stored on the GPU"
+# ### B8 · “Results stay on the GPU.” **True.**
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: B8 in full, "The result of computing on GPU data is stored on the GPU"
 #
 # **True**: results live where their operands live. Taught in notebook 02.
 #
@@ -455,7 +583,11 @@ else:
 shown
 
 # %% [markdown]
-# ### B9. "Data in different places cannot be computed together directly: not CPU with GPU, not one GPU with another. `z = y + x.cpu()` raises `RuntimeError: Expected object of type torch.cuda.LongTensor but found type torch.LongTensor for argument #3 'other'`"
+# ### B9 · “Mixing devices raises.”
+# **True**; today's message differs.
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: B9 in full, "Data in different places cannot be computed together directly: not CPU with GPU, not one GPU with another. `z = y + x.cpu()` raises `RuntimeError: Expected object of type torch.cuda.LongTensor but found type torch.LongTensor for argument #3 'other'`"
 #
 # **True, but that message is from 2019** (PyTorch 0.4/1.0, when a tensor's type named its
 # device). Today the same line raises *Expected all tensors to be on the same device, but found
@@ -477,7 +609,7 @@ else:
     shown = recorded("07-add-cpu")
 shown
 
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
 # Both wordings describe the same mistake; `explain_device_error` reads either. Taught in
 # notebook 05.
 
@@ -486,7 +618,10 @@ old = "Expected object of type torch.cuda.LongTensor but found type torch.LongTe
 explain_device_error(old)
 
 # %% [markdown]
-# ### B10. "A model moves to the GPU with `.cuda()` too; the device of its parameters shows where it is"
+# ### B10 · “`model.cuda()` moves a model.” **True**, and in place.
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: B10 in full, "A model moves to the GPU with `.cuda()` too; the device of its parameters shows where it is"
 #
 # **True.** Unlike `tensor.cuda()`, `module.cuda()` moves the module **in place** (and returns
 # it). Taught in notebook 03.
@@ -511,7 +646,11 @@ else:
 shown
 
 # %% [markdown]
-# ### B11. "Likewise, there is no need to make sure the model's input tensor and the model are on the same device. Otherwise, an error occurs."
+# ### B11 · “No need for model and input on one device.”
+# **False**: they must be. The real error:
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: B11 in full, "Likewise, there is no need to make sure the model's input tensor and the model are on the same device. Otherwise, an error occurs."
 #
 # **False as translated; the sentence contradicts itself** ("otherwise" has nothing to refer to
 # after "no need"). What PyTorch enforces is the opposite: you **must** make sure the input is on
@@ -525,6 +664,9 @@ shown
 # same device, we can learn models efficiently" and that the framework "requires all input data for
 # calculation to be on the same device". So the translation's "no need" contradicts the English
 # chapter; its "otherwise, an error occurs" is what PyTorch does.
+
+# %% tags=["raises-exception"]
+nn.Linear(3, 1, device="meta")(torch.rand(2, 3))
 
 # %%
 net = nn.Linear(3, 1, device="meta")
@@ -541,8 +683,22 @@ else:
     shown = recorded("07-model-input")
 shown
 
+
 # %% [markdown]
-# ### B12. "PyTorch requires all the input data of a computation to be in (host) memory or in the memory of the same GPU"
+# **Try it:** write `to_model(net, batch)`: `batch` moved to the device of `net`'s parameters.
+
+# %% tags=["try-it"]
+# Try it: replace the raise with your line.
+def to_model(net, batch):
+    raise NotImplementedError()
+
+check("07.b")
+
+# %% [markdown]
+# ### B12 · “All inputs in one memory.” **True**, scalars aside.
+
+# %% [markdown] tags=["deeper"]
+# #### Deeper: B12 in full, "PyTorch requires all the input data of a computation to be in (host) memory or in the memory of the same GPU"
 #
 # **True**, with the one exception of scalars: a Python number, or a 0-dim CPU tensor, may join
 # an operation on a GPU. Taught in notebook 05.
@@ -557,6 +713,15 @@ raises(lambda: x_meta * torch.tensor([2]), RuntimeError, match="not on the expec
 
 # %% [markdown]
 # ## Summary
+#
+# - `device_of` is a scope for CUDA objects; it moves nothing. Ask `t.device`.
+# - `with torch.device(...)` sets the default device, not the current one.
+# - Every operand on one device (scalars aside); a model's input follows its parameters.
+#
+# **Next:** `08_one_process_per_device.ipynb`.
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: every claim in one table
 #
 # | Claim | Verdict | Taught in |
 # |---|---|---|
@@ -593,5 +758,3 @@ raises(lambda: x_meta * torch.tensor([2]), RuntimeError, match="not on the expec
 # `get_device_name`; B4; B5's `.cuda()` ≡ `.cuda(0)` (the English equivalence is between the names
 # `gpu:0` and `gpu`); B9's example and message; B10's `.cuda()` (English: `.to(device=...)`); and
 # B11's "no need", which contradicts the English "requires all input data ... on the same device".
-#
-# **Next:** `08_one_process_per_device.ipynb`, one process per GPU.

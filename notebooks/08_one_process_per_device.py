@@ -9,33 +9,17 @@
 # %% [markdown]
 # # 08 · One process per device: torchrun, `LOCAL_RANK`, `set_device` and DDP
 #
-# When one device is not enough, PyTorch's answer is not one process juggling several GPUs: it is
-# **one process per GPU**, started by `torchrun`, each process choosing its own device. Device
-# handling moves into `torch.distributed`, and this is where `torch.cuda.set_device` is the right
-# tool. You will learn:
+# You will be able to:
 #
-# - what `torchrun` gives each process (`RANK`, `LOCAL_RANK`, `WORLD_SIZE`, ...);
-# - how each process picks its device from `LOCAL_RANK`, and why it calls `torch.cuda.set_device`;
-# - how to wrap the model in `DistributedDataParallel` with the right `device_ids`, and how to see
-#   that the replicas stay in sync;
-# - three mistakes and their real symptoms: every process on `cuda:0`, a tensor on a device the
-#   backend does not serve, `device_ids` that do not match the model;
-# - how to launch multi-process runs from a notebook without leaving processes behind.
-#
-# Everything here is a real `torchrun` launch of two processes: on the CPU with the gloo backend
-# where there are not two GPUs, on two GPUs with NCCL where there are.
+# - start one process per device with `torchrun`, on one machine or two;
+# - pick each process's device from `LOCAL_RANK`, not `RANK`, and use DDP;
+# - recognise three classic mistakes by their errors.
 #
 # | Part | Needs |
 # |---|---|
-# | 1. Two processes with `torchrun` | CPU only (gloo); NCCL with 2+ GPUs |
-# | 2. Each process picks its device from `LOCAL_RANK` | CPU only |
-# | 3. DDP: the right `device_ids`, replicas in sync | CPU only (gloo); NCCL with 2+ GPUs |
-# | 4. Mistake: every process on `cuda:0` | CPU shows the choices; 2 GPUs to see NCCL refuse |
-# | 5. Mistake: a tensor on a device the backend does not serve | CPU only |
-# | 6. Mistake: `device_ids` that do not match the model | CPU only; 2 GPUs for the GPU variant |
-# | 7. A run that hangs: timeouts and cleanup | CPU only |
-#
-# The scripts it launches are in `notebooks/scripts/`: open them side by side with this notebook.
+# | 1-3. torchrun, `LOCAL_RANK`, two machines | CPU (gloo) |
+# | 4-5. `set_device`, DDP | CPU; 2 GPUs for NCCL |
+# | 6-7. Mistakes, hangs | CPU; 2 GPUs to see NCCL refuse |
 
 # %%
 import torch
@@ -44,6 +28,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.torch_version import TorchVersion
 
 from course_utils import needs_cuda, raises
+from course_utils.checks import check
 from course_utils.evidence import recorded
 from course_utils.distributed import (
     ddp_device_ids,
@@ -52,167 +37,193 @@ from course_utils.distributed import (
     shared_devices,
     source_quote,
 )
-from course_utils.launch import launch, process_alive
+from course_utils.launch import launch, launch_machines, process_alive
 
 torch.__version__, dist.is_available()
 
 # %% [markdown]
 # ## 1. Two processes with `torchrun`
 #
-# `torchrun` (also `python -m torch.distributed.run`) starts N copies of your script and tells
-# each who it is through environment variables: `RANK` (0 to `WORLD_SIZE`-1 across all machines),
-# `LOCAL_RANK` (0 to N-1 on this machine), `WORLD_SIZE`, `LOCAL_WORLD_SIZE`, and `MASTER_ADDR`/
-# `MASTER_PORT` where they meet. `--standalone` makes them meet on this machine, on a free port.
+# `torchrun` starts N copies of your script and tells each who it is through environment
+# variables: `RANK`, `LOCAL_RANK`, `WORLD_SIZE`. In a terminal:
 #
-# `launch` runs it from the notebook with this kernel's Python, waits, and shows what each rank
-# printed. Where there are two GPUs the script uses one per process with NCCL; otherwise `--cpu`
-# keeps both processes on the CPU with gloo. This recipe is the right one, so it must succeed:
-# `expect_ok()` raises (and stops the notebook) if any process did not exit with 0, even one that
-# printed everything and then died at exit.
+# ```bash
+# torchrun --standalone --nproc-per-node 2 scripts/ddp_basics.py --cpu
+# ```
+#
+# `launch` runs it from the notebook, with a timeout, and shows each process's output.
 
 # %%
 on_gpus = needs_cuda(2, what="the NCCL run with one GPU per process")
 mode = [] if on_gpus else ["--cpu"]
-print(on_gpus)
-
-# %%
-basics = launch("scripts/ddp_basics.py", *mode, nproc=2, timeout=120)
+basics = launch("scripts/ddp_basics.py", *mode, nproc=2, timeout=300)
 basics.expect_ok()
 
-# %% [markdown]
-# This is the command it ran: the kernel's own interpreter (so the same PyTorch), two processes,
-# no restarts, each rank's output captured in its own file.
+# %% [markdown] tags=["deeper"]
+# ### Deeper: the exact command, and why the scripts end with `os._exit`
+#
+# `launch` uses the kernel's own interpreter (so the same PyTorch), no restarts, and each rank's
+# output in its own file. `expect_ok()` raises if any process did not exit with 0, even one that
+# printed everything and then died at exit. The scripts end in `barrier()`,
+# `destroy_process_group()`, then `os._exit(0)`: with gloo, destroying the group does not stop
+# its threads, and a thread still running while Python shuts down can abort the process after
+# its work is done; `leave()` in `scripts/ddp_basics.py` says why.
 
-# %%
+# %% tags=["deeper"]
 print(" ".join(basics.command))
-
-# %% [markdown]
-# The script ends in three steps: `barrier()` (nobody leaves while a peer is still in a
-# collective), `destroy_process_group()`, then `os._exit(0)`. The last one is there because, with
-# gloo, destroying the group does not stop its threads, and a thread still running while Python
-# shuts down can abort the process after its work is done; `leave()` in the script says why.
 
 # %% [markdown]
 # ## 2. Each process picks its device from `LOCAL_RANK`
 #
-# Every process runs the same script, so the device cannot be written into it: each process reads
-# its `LOCAL_RANK` and takes `cuda:LOCAL_RANK`. `LOCAL_RANK`, not `RANK`: with two machines of four
-# GPUs each, `RANK` runs from 4 to 7 on the second machine, but its GPUs are still `cuda:0` to
-# `cuda:3`. Without a GPU every process uses the CPU. Here, for machines with 0, 2 and 4 GPUs:
+# Each process reads `LOCAL_RANK` and takes `cuda:LOCAL_RANK` (the CPU without GPUs), with the
+# backend that serves it: `nccl` for CUDA, `gloo` for CPU.
 
 # %%
-{gpus: [str(device_for_rank(local_rank, gpus)) for local_rank in range(max(gpus, 2))] for gpus in (0, 2, 4)}
+basics.values("local_rank"), basics.values("device"), basics.values("backend")
 
-# %% [markdown]
-# More processes than GPUs means two processes on one GPU. `device_for_rank` refuses instead of
-# wrapping round.
+# %% [markdown] tags=["deeper"]
+# ### Deeper: `device_for_rank` and `local_accelerator`
+#
+# The scripts use `device_for_rank(local_rank, gpu_count)`, for machines with 0, 2 and 4 GPUs
+# below. More processes than GPUs would mean two processes on one GPU: it refuses instead of
+# wrapping round. `local_accelerator()` uses `torch.accelerator` where it exists, so the same
+# script runs on NVIDIA, AMD and Intel GPUs, and falls back to the CPU (also for Apple's MPS:
+# gloo cannot reduce MPS tensors).
 
-# %%
-raises(lambda: device_for_rank(2, 2), ValueError, match="has no cuda device of its own")
-
-# %% [markdown]
-# The script asks `local_accelerator()` which accelerator this machine can run one process per
-# device on. It uses `torch.accelerator` where it exists, so the same script runs on NVIDIA, AMD
-# and Intel GPUs, and falls back to the CPU (also for Apple's MPS: gloo cannot reduce MPS tensors).
-
-# %%
+# %% tags=["deeper"]
+print({gpus: [str(device_for_rank(r, gpus)) for r in range(max(gpus, 2))] for gpus in (0, 2, 4)})
+print(raises(lambda: device_for_rank(2, 2), ValueError, match="has no cuda device of its own"))
 local_accelerator()
 
 # %% [markdown]
-# What each rank chose, and the backend that goes with it: `nccl` for CUDA tensors, `gloo` for CPU
-# tensors.
-
-# %%
-basics.values("device"), basics.values("backend")
-
-# %% [markdown]
-# ### Why `torch.cuda.set_device` belongs here
+# ## 3. Two machines: `RANK` counts on, `LOCAL_RANK` starts again
 #
-# Earlier notebooks passed devices explicitly and avoided changing the *current* device. In a
-# one-process-per-GPU script the current device is exactly what you want to set, once, first
-# thing: `torch.cuda.set_device(local_rank)`. From then on `torch.device("cuda")`, `.cuda()`,
-# `torch.cuda.current_device()` and the buffers NCCL allocates for itself all mean this process's
-# GPU. Without it they mean `cuda:0` in every process. `all_gather_object`'s documentation says so
-# (printed from the PyTorch you have):
+# One `torchrun` runs on each machine, all meeting at machine 0's address. Here two play two
+# machines:
+#
+# ```bash
+# torchrun --nnodes 2 --node-rank 0 --nproc-per-node 2 --master-addr 127.0.0.1 --master-port 29500 scripts/two_machines.py
+# ```
+#
+# The all-reduce of every `RANK` (0+1+2+3 = 6) proves one group of four.
 
 # %%
-print(source_quote(dist.all_gather_object, "it is the user's responsibility", lines=3))
+machines = launch_machines("scripts/two_machines.py", machines=2, nproc=2, timeout=300).expect_ok()
+machines.table("rank", "local_rank", "world_size", "all_reduce")
 
 # %% [markdown]
-# And `barrier()`, which NCCL runs as a tiny all-reduce on some GPU, picks that GPU from the
-# current device. Recent versions say what goes wrong when nobody set it:
+# **Try it:** write the second machine's command, as one string.
+
+# %% tags=["try-it"]
+# Try it: the torchrun command of machine 1, e.g. "torchrun --nnodes ..."
+second = ...
+check("08.b")
+
+# %% [markdown]
+# Choosing the device from `RANK` is a bug: each machine has only `cuda:0` and `cuda:1`, so ranks
+# 2 and 3 would ask for GPUs that do not exist there. `LOCAL_RANK` is right on every machine.
 
 # %%
-print(source_quote(dist.barrier, "If user did not set any", lines=3))
+machines.table("rank", "from_rank", "from_rank_exists", "from_local_rank")
 
 # %% [markdown]
-# On two GPUs, the first part printed `current_cuda_device=0` for rank 0 and `1` for rank 1:
-# each process set its own. On the CPU there is no current device, so the script skips
-# `set_device` and prints `none`.
+# **Try it:** write `device_from_env(env)`, the GPU for the process whose torchrun variables are
+# `env` (a dict of strings, like `os.environ`), on these two-GPU machines.
+
+# %% tags=["try-it"]
+# Try it: replace the raise with your line, returning this process's GPU as a torch.device.
+def device_from_env(env):
+    raise NotImplementedError()
+
+check("08.a")
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: which rendezvous
+#
+# `--master-addr`/`--master-port` with `--node-rank` is torchrun's *static* rendezvous (its
+# default `--rdzv-backend`), in every torchrun from 2.7.1 to 2.14.1: machine 0 hosts the store,
+# and node ranks are exactly the ones given, so machine 1 always holds RANKs 2 and 3. The
+# dynamic form (`--rdzv-backend c10d --rdzv-endpoint HOST:PORT --rdzv-id JOB`) assigns node
+# ranks by arrival instead. `launch_machines` picks a free port, starts one `launch` per machine
+# (each in its own session, killed at its timeout), and waits for both. Machine 1's torchrun may
+# log *Error waiting on exit barrier* when machine 0 closes the store first; it still exits 0.
+
+# %% tags=["deeper"]
+for node, run in enumerate(machines.machines):
+    print(node, " ".join(run.command[3:13]))
+
+# %% [markdown]
+# ## 4. `torch.cuda.set_device` belongs here
+#
+# Call `torch.cuda.set_device(local_rank)` first thing: then `"cuda"`, `.cuda()` and NCCL's
+# buffers mean this process's GPU, not `cuda:0`. On the CPU the script prints `none`.
 
 # %%
 basics.values("current_cuda_device")
 
-# %% [markdown]
-# ## 3. DDP: the right `device_ids`, replicas in sync
+# %% [markdown] tags=["deeper"]
+# ### Deeper: what PyTorch's own documentation says
 #
-# `DistributedDataParallel(model, device_ids=...)` wants the model's device: `[i]` for a model on
-# `cuda:i` (one device per process), and `None` for a CPU model. DDP's docstring says it (this
-# PyTorch's copy):
+# `all_gather_object`'s documentation, and `barrier()` (which NCCL runs as a tiny all-reduce on
+# the current device), printed from the PyTorch you have:
+
+# %% tags=["deeper"]
+print(source_quote(dist.all_gather_object, "it is the user's responsibility", lines=3))
+print(source_quote(dist.barrier, "If user did not set any", lines=3))
+
+# %% [markdown]
+# ## 5. DDP: the right `device_ids`, replicas in sync
+#
+# `DistributedDataParallel(model, device_ids=[i])` for a model on `cuda:i`, `device_ids=None` for
+# a CPU model. Ranks start with different weights; DDP copies rank 0's, and after one step on
+# different data the replicas are still equal.
 
 # %%
+basics.values("device_ids"), basics.values("before_ddp"), basics.expect_same("after_ddp"), basics.expect_same("after_step")
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: DDP's docstring, and `ddp_device_ids`
+
+# %% tags=["deeper"]
 print(source_quote(DDP, "For multi-device modules and CPU modules", lines=2))
-
-# %%
 [ddp_device_ids(device) for device in ("cpu", "cuda:0", "cuda:1")]
 
 # %% [markdown]
-# The script seeds each rank differently, so the two models start with **different** weights
-# (`before_ddp`). Wrapping them in DDP broadcasts rank 0's parameters to every rank (`after_ddp`).
-
-# %%
-basics.values("before_ddp"), basics.expect_same("after_ddp")
-
-# %% [markdown]
-# Each rank then trains one step on its **own** data (so the losses differ), but `backward()`
-# averages the gradients across ranks: every replica takes the same step and the parameters stay
-# equal. `expect_same` checks that every rank printed the same checksum (and fails this notebook
-# if not).
-
-# %%
-basics.values("loss"), basics.expect_same("after_step")
-
-# %% [markdown]
-# ## 4. Mistake: every process on `cuda:0`
+# ## 6. Three mistakes, with their real errors
 #
-# The most common multi-GPU bug is a single-GPU line left in a torchrun script:
-# `device = torch.device("cuda:0")`, or `torch.device("cuda")` / `.cuda()` without
-# `set_device`. Every process runs it, so every process lands on GPU 0.
-# `scripts/every_rank_on_cuda0.py` has that `buggy_device` and the `fixed_device` next to it.
-# With two GPUs it runs the buggy one for real with NCCL; without them it prints what each rank
-# would choose on a two-GPU machine, touching no GPU.
+# Collectives need a process group first. In this notebook's own process there is none:
+
+# %% tags=["raises-exception"]
+dist.all_reduce(torch.ones(1))
+
+# %% [markdown]
+# **Every process on `cuda:0`**: a single-GPU line (`"cuda:0"`, or `"cuda"` without `set_device`)
+# left in a torchrun script. Without two GPUs it prints each rank's choice.
 
 # %%
 if needs_cuda(2, what="the real every-process-on-cuda:0 run with NCCL", key="08-every-rank-cuda0"):
-    everyone_on_0 = launch("scripts/every_rank_on_cuda0.py", nproc=2, timeout=60)
+    everyone_on_0 = launch("scripts/every_rank_on_cuda0.py", nproc=2, timeout=120)
 else:
     print(needs_cuda(2, what="the real every-process-on-cuda:0 run with NCCL"))
-    everyone_on_0 = launch("scripts/every_rank_on_cuda0.py", "--pretend-gpus", "2", nproc=2, timeout=120)
+    everyone_on_0 = launch("scripts/every_rank_on_cuda0.py", "--pretend-gpus", "2", nproc=2, timeout=300)
     print(recorded("08-every-rank-cuda0"))
-everyone_on_0
-
-# %% [markdown]
-# Read the choices back: with the bug both ranks chose `cuda:0`; with `LOCAL_RANK` each has its
-# own GPU. `shared_devices` lists the GPUs that several ranks chose.
-
-# %%
 shared_devices(everyone_on_0.values("buggy")), shared_devices(everyone_on_0.values("fixed"))
 
 # %% [markdown]
-# What it looks like on GPUs. When NCCL sets up a communicator (PyTorch does that at the first
-# collective) it checks that each rank has a GPU of its own, and refuses otherwise. PyTorch raises
-# `torch.distributed.DistBackendError` (a `RuntimeError`); users report it (NCCL 2.17 to 2.26) as,
-# for example:
+# On GPUs NCCL refuses: *Duplicate GPU detected : rank 0 and rank 1 both on CUDA device ...*
+
+# %%
+if needs_cuda(2, what="the NCCL error of the every-process-on-cuda:0 run", key="08-nccl-error"):
+    print(everyone_on_0.errors or "NCCL did not refuse here: see the output above (a hang shows as a timeout).")
+else:
+    print(needs_cuda(2, what="the NCCL error of the every-process-on-cuda:0 run"))
+    print(recorded("08-nccl-error"))
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: the NCCL message, where it comes from
+#
+# PyTorch raises `torch.distributed.DistBackendError` (a `RuntimeError`); users report it (NCCL
+# 2.17 to 2.26) as, for example:
 #
 # ```text
 # torch.distributed.DistBackendError: NCCL error in: .../ProcessGroupNCCL.cpp:1691, invalid usage
@@ -226,54 +237,48 @@ shared_devices(everyone_on_0.values("buggy")), shared_devices(everyone_on_0.valu
 # `Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx`, read from the
 # `libnccl.so.2` of NCCL 2.26.2 (the wheel torch 2.7.1 installs) and of 2.30.7 (torch 2.14.1's).
 # The NCCL that torch 2.13 installs (2.29.x) lies between them and was not read here; the rest
-# of the block is one user's report. On two GPUs the cell above ran this for real and
-# shows what your versions print. Where nothing checks (a model left on `cuda:0` while NCCL uses
-# the right GPUs, say), the symptoms are quieter: `nvidia-smi` lists every process on GPU 0, each
-# with its own CUDA context, while the other GPUs sit idle; or, as `barrier()`'s comment above
+# of the block is one user's report. Where nothing checks (a model left on `cuda:0` while NCCL
+# uses the right GPUs, say), the symptoms are quieter: `nvidia-smi` lists every process on GPU 0,
+# each with its own CUDA context, while the other GPUs sit idle; or, as `barrier()`'s comment
 # warns, a hang.
 
+# %% [markdown]
+# **A tensor on a device the backend does not serve**: a CPU tensor handed to an NCCL group
+# (here gloo registered for CUDA only, `"cuda:gloo"`). A rank's real traceback:
+
 # %%
-if needs_cuda(2, what="the NCCL error of the every-process-on-cuda:0 run", key="08-nccl-error"):
-    print(everyone_on_0.errors or "NCCL did not refuse here: see the output above (a hang shows as a timeout).")
-else:
-    print(needs_cuda(2, what="the NCCL error of the every-process-on-cuda:0 run"))
-    print(recorded("08-nccl-error"))
+collective = launch("scripts/wrong_device_collective.py", nproc=2, timeout=300)
+collective.expect_failure("RuntimeError", match="No backend type associated with device type cpu")
+print(collective.rank(min(collective.errors)).stderr.strip()[-1500:])
 
 # %% [markdown]
-# ## 5. Mistake: a tensor on a device the backend does not serve
+# The fix: `t.to(device)` first, with `device` chosen from `LOCAL_RANK`.
 #
-# A process group maps each device type to a backend. `backend="nccl"` registers NCCL for CUDA
-# tensors only; gloo serves CPU (and CUDA) tensors. This PyTorch's table:
+# **`device_ids` that do not match the model**: `device_ids=[local_rank]` kept for a CPU model.
+# DDP refuses at construction; torchrun then stops the other ranks.
 
 # %%
+wrong_ids = launch("scripts/ddp_wrong_device_ids.py", nproc=2, timeout=300)
+wrong_ids.expect_failure("ValueError", match="device_ids and output_device arguments only work with")
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: the backend table, meta tensors, and the GPU variant of `device_ids`
+#
+# A process group maps each device type to a backend; this PyTorch's table is below. (Older
+# PyTorch handed every tensor straight to its NCCL backend, whose own check said *Tensors must be
+# CUDA and dense*; that check is still there, raising a `ValueError` in recent versions.)
+
+# %% tags=["deeper"]
 {name: devices for name, devices in dist.Backend.backend_capability.items() if name in ("gloo", "nccl")}
 
-# %% [markdown]
-# So a CPU tensor passed to a collective of an NCCL group finds no backend. On two GPUs,
-# `scripts/wrong_device_collective.py` does exactly that. Without GPUs it registers gloo for CUDA
-# tensors only (`backend="cuda:gloo"`, the same shape as `"nccl"`), and hands it the same CPU
-# tensor: the same lookup fails, with the same message.
-
-# %%
-collective = launch("scripts/wrong_device_collective.py", nproc=2, timeout=120)
-collective
-
-# %%
-collective.expect_failure("RuntimeError", match="No backend type associated with device type cpu")
-
-# %% [markdown]
-# The fix is to put the tensor on this process's device first: `t.to(device)`, with `device` the
-# one chosen from `LOCAL_RANK`. (Older PyTorch handed every tensor straight to its NCCL backend,
-# whose own check said `Tensors must be CUDA and dense`; that check is still there, raising a
-# `ValueError` in recent versions, for any tensor that reaches it.)
-#
+# %% [markdown] tags=["deeper"]
 # Before failing, each rank also all-reduced a **meta** tensor, and that returned at once without
 # error: a meta tensor has no data, so nothing was sent. No error is not proof of communication.
 # That is PyTorch 2.13 and 2.14; PyTorch 2.7 raises `NotImplementedError` instead (*c10d::allreduce_:
 # attempted to run this operator with Meta tensors*), since c10d's collectives had no meta kernels
 # registered then (pytorch/pytorch#162119 registers them at import). This PyTorch:
 
-# %%
+# %% tags=["deeper"]
 meta_all_reduce = collective.values("meta_all_reduce")
 if TorchVersion(torch.__version__) < "2.8":
     assert set(meta_all_reduce.values()) == {"NotImplementedError"}, meta_all_reduce
@@ -281,33 +286,16 @@ elif TorchVersion(torch.__version__) >= "2.13":
     assert set(meta_all_reduce.values()) == {"returned_without_error"}, meta_all_reduce
 torch.__version__, meta_all_reduce
 
-# %% [markdown]
-# ## 6. Mistake: `device_ids` that do not match the model
-#
-# A GPU recipe copied to a CPU run keeps `device_ids=[local_rank]` while the model is on the CPU.
-# DDP refuses at construction with a `ValueError` that names both. Every rank makes the same
-# mistake, but the output may show only one of them failing: torchrun stops the other ranks as
-# soon as the first one dies.
+# %% [markdown] tags=["deeper"]
+# On GPUs the `device_ids` mismatch is quieter: a model on `cuda:1` with `device_ids=[0]` is
+# accepted, and DDP moves every forward input to `device_ids[0]` (this PyTorch's `_pre_forward`
+# below), so rank 1's forward pass gets inputs on `cuda:0` and weights on `cuda:1`, and fails with
+# the cross-device error of notebook 05.
 
-# %%
-wrong_ids = launch("scripts/ddp_wrong_device_ids.py", nproc=2, timeout=120)
-wrong_ids
-
-# %%
-wrong_ids.expect_failure("ValueError", match="device_ids and output_device arguments only work with")
-
-# %% [markdown]
-# On GPUs the mismatch is quieter: a model on `cuda:1` with `device_ids=[0]` is accepted, and DDP
-# moves every forward input to `device_ids[0]`. This PyTorch's `_pre_forward` shows the move:
-
-# %%
+# %% tags=["deeper"]
 print(source_quote(DDP._pre_forward, "if self.device_ids:", lines=6))
 
-# %% [markdown]
-# So rank 1's forward pass gets inputs on `cuda:0` and weights on `cuda:1`, and fails with the
-# cross-device error of notebook 05 (*Expected all tensors to be on the same device ...*).
-
-# %%
+# %% tags=["deeper"]
 if needs_cuda(2, what="the GPU variant of the device_ids mismatch", key="08-ddp-device-ids"):
     gpu_ids = launch("scripts/ddp_wrong_device_ids.py", "--gpu", nproc=2, timeout=120)
     print(gpu_ids)
@@ -319,42 +307,29 @@ else:
 # %% [markdown]
 # ## 7. A run that hangs: timeouts and cleanup
 #
-# A collective waits for every rank. In `scripts/hang_one_rank.py` rank 0 calls `all_reduce` and
-# rank 1 never does: rank 0 waits for the process group's timeout (30 minutes by default for
-# gloo). `launch(..., timeout=)` is the notebook's safety net: at the timeout it kills every
-# process of the run, including the workers, which torchrun starts in sessions of their own.
+# A collective waits for every rank. In `scripts/hang_one_rank.py` rank 1 never joins rank 0's
+# `all_reduce`. `launch(..., timeout=)` kills every process of the run at the timeout.
 
 # %%
 hung = launch("scripts/hang_one_rank.py", nproc=2, timeout=10)
-hung
-
-# %% [markdown]
-# Both workers printed their process ids first thing. None of them is alive now, and the launcher
-# found no process of the run left over.
-
-# %%
 worker_pids = [int(pid) for pid in hung.values("pid").values()]
-{"timed out": hung.timed_out, "worker pids": worker_pids,
- "still alive": [pid for pid in worker_pids if process_alive(pid)], "left over": list(hung.leftover_pids)}
+{"timed out": hung.timed_out, "still alive": [pid for pid in worker_pids if process_alive(pid)],
+ "left over": list(hung.leftover_pids)}
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: a timeout in your own scripts
+#
+# gloo's default timeout is 30 minutes. `dist.init_process_group(...,
+# timeout=datetime.timedelta(minutes=5))` turns such a hang into a `RuntimeError` on the waiting
+# rank (with gloo: *Timed out waiting 300000ms for recv operation to complete*). torchrun starts
+# its workers in sessions of their own, so `launch` finds them by a tag in their environment.
 
 # %% [markdown]
-# In your own training scripts, `dist.init_process_group(..., timeout=datetime.timedelta(minutes=5))`
-# turns such a hang into a `RuntimeError` on the waiting rank once that time has passed (with gloo:
-# *Timed out waiting 300000ms for recv operation to complete*).
-#
 # ## Summary
 #
-# - One process per device: `torchrun` starts them and sets `RANK`, `LOCAL_RANK`, `WORLD_SIZE`.
-# - Each process takes `cuda:LOCAL_RANK` (the CPU without GPUs), calls
-#   `torch.cuda.set_device(local_rank)` first thing, and picks the backend for its device:
-#   NCCL for CUDA tensors, gloo for CPU tensors.
-# - `DistributedDataParallel(model, device_ids=[local_rank])` on a GPU, `device_ids=None` on the
-#   CPU. DDP starts every replica from rank 0's weights and keeps them equal.
-# - The symptoms: every process on `cuda:0` (NCCL: *Duplicate GPU detected*, or a hang); a tensor
-#   on a device the backend does not serve (*No backend type associated with device type cpu*);
-#   `device_ids` that do not match the model (DDP's `ValueError`, or on GPUs a cross-device error
-#   in forward).
-# - From a notebook, launch with a timeout, and make sure every process is gone afterwards.
+# - `torchrun` sets `RANK` (across machines) and `LOCAL_RANK` (per machine).
+# - Device from `LOCAL_RANK`, `set_device` first; DDP `device_ids=[local_rank]`, `None` on CPU.
+# - Mistakes: every process on `cuda:0`; a tensor the backend does not serve; wrong `device_ids`.
+# - Launch with a timeout; leave no process behind.
 #
-# **Exercises:** `exercises/08_one_process_per_device_exercises.ipynb` (the device from
-# `LOCAL_RANK`, fix every-process-on-`cuda:0`, `device_ids` for DDP, find the GPUs ranks share).
+# **Exercises:** `exercises/08_one_process_per_device_exercises.ipynb`.

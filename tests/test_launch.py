@@ -297,3 +297,68 @@ def test_a_failing_rank_gives_a_result_not_an_exception(tmp_path):
     assert result.rank(1).exitcode == 1 and result.rank(0).exitcode != 0
     assert result.values("rank") == {0: "0", 1: "1"}
     assert result.expect_failure("ValueError", match="gives up").message == "rank 1 gives up"
+
+
+# --------------------------------------------------------------------------- two "machines" on this computer
+
+
+def test_machine_commands_meet_at_one_address_with_their_own_node_rank(tmp_path):
+    commands = [L.torchrun_command("s.py", 2, log_dir=tmp_path, nnodes=2, node_rank=n, master_port=29999)
+                for n in (0, 1)]
+    for node, command in enumerate(commands):
+        assert "--standalone" not in command
+        text = " ".join(command)
+        assert f"--nnodes 2 --node-rank {node} --master-addr 127.0.0.1 --master-port 29999" in text
+        assert "--nproc-per-node 2" in text
+    # torchrun itself reads them that way (its own parser, of the installed PyTorch)
+    from torch.distributed.run import get_args_parser
+
+    parsed = get_args_parser().parse_args(commands[1][3:])
+    assert (parsed.nnodes, parsed.node_rank, parsed.master_port, parsed.rdzv_backend) == ("2", 1, 29999, "static")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"nnodes": 2, "node_rank": 2, "master_port": 29999}, "node_rank should be 0 to 1"),
+    ({"nnodes": 2, "node_rank": 0, "master_port": None}, "free_port"),
+    ({"nnodes": 0, "node_rank": 0, "master_port": 29999}, "number of machines"),
+])
+def test_bad_machine_arguments_are_clear_errors(kwargs, message):
+    script = Path(__file__).parents[1] / "notebooks" / "scripts" / "two_machines.py"
+    with pytest.raises(ValueError, match=message):
+        launch(script, **kwargs)
+
+
+def test_launch_machines_wants_two_or_more():
+    with pytest.raises(ValueError, match="2 or more"):
+        L.launch_machines("x.py", machines=1)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CAN_FIND_PROCESSES, reason="needs psutil or /proc to look for leftover processes")
+def test_two_machines_form_one_group_and_leave_nothing_behind():
+    script = Path(__file__).parents[1] / "notebooks" / "scripts" / "two_machines.py"
+    before = set(psutil.Process().children(recursive=True)) if psutil is not None else set()
+    result = L.launch_machines(script, machines=2, nproc=2, timeout=300)
+    result.expect_ok()
+    assert result.values("rank") == {(0, 0): "0", (0, 1): "1", (1, 0): "2", (1, 1): "3"}
+    assert result.values("local_rank") == {(0, 0): "0", (0, 1): "1", (1, 0): "0", (1, 1): "1"}
+    assert set(result.values("world_size").values()) == {"4"}
+    assert set(result.values("all_reduce").values()) == {"6"}  # 0+1+2+3: one group of four
+    # the RANK bug, as values: on a 2-GPU machine, ranks 2 and 3 would ask for GPUs it lacks
+    assert result.values("from_rank_exists") == {(0, 0): "yes", (0, 1): "yes", (1, 0): "no", (1, 1): "no"}
+    assert result.values("from_local_rank")[(1, 0)] == "cuda:0"
+    pids = [int(p) for p in result.values("pid").values()]
+    assert len(pids) == 4 and not [pid for pid in pids if alive(pid)]
+    assert result.leftover_pids == ()
+    if psutil is not None:  # no torchrun launcher nor worker is left among this process's children
+        assert [p for p in psutil.Process().children(recursive=True) if p not in before and alive(p.pid)] == []
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CAN_FIND_PROCESSES, reason="needs psutil or /proc to look for leftover processes")
+def test_a_machine_whose_partner_never_comes_is_killed_at_the_timeout(tmp_path):
+    """One machine of two started alone waits at the rendezvous for ever: the timeout must end it all."""
+    script = Path(__file__).parents[1] / "notebooks" / "scripts" / "two_machines.py"
+    result = launch(script, nproc=2, timeout=15, nnodes=2, node_rank=0, master_port=L.free_port())
+    assert result.timed_out and result.returncode is None
+    assert result.leftover_pids == ()

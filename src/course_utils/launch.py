@@ -19,9 +19,11 @@ import importlib.util
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Mapping
@@ -256,12 +258,22 @@ def _last_lines(text: str, n: int) -> str:
 
 
 def torchrun_command(script: str | Path, nproc: int, args: tuple[str, ...] = (), *, log_dir: str | Path,
-                     python: str | None = None) -> list[str]:
-    """The torchrun command line ``launch`` runs: one machine, ``nproc`` processes, a free local port."""
+                     python: str | None = None, nnodes: int = 1, node_rank: int = 0,
+                     master_port: int | None = None) -> list[str]:
+    """The torchrun command line ``launch`` runs: ``nproc`` processes on this machine.
+
+    With ``nnodes=1``, a standalone rendezvous on a free local port. With ``nnodes > 1``, one
+    machine (``node_rank``) of several that meet at 127.0.0.1:``master_port``: the static
+    rendezvous (``--master-addr``/``--master-port``, every torchrun from 2.7.1 to 2.14.1 has it),
+    which gives machine 0 RANKs 0 .. nproc-1, machine 1 the next ones, and so on."""
+    if nnodes == 1:
+        meeting = ["--standalone", "--nnodes", "1"]  # a rendezvous on localhost, on a free port
+    else:
+        meeting = ["--nnodes", str(nnodes), "--node-rank", str(node_rank),
+                   "--master-addr", "127.0.0.1", "--master-port", str(master_port)]
     return [
         python or sys.executable, "-m", "torch.distributed.run",
-        "--standalone",  # a rendezvous on localhost, on a free port
-        "--nnodes", "1",
+        *meeting,
         "--nproc-per-node", str(nproc),
         "--max-restarts", "0",
         "--monitor-interval", "0.1",
@@ -307,6 +319,9 @@ def launch(
     timeout: float = 120.0,
     env: Mapping[str, str] | None = None,
     python: str | None = None,
+    nnodes: int = 1,
+    node_rank: int = 0,
+    master_port: int | None = None,
 ) -> LaunchResult:
     """Run ``script`` under torchrun with ``nproc`` processes; return every rank's output.
 
@@ -314,6 +329,9 @@ def launch(
     unbuffered output, plus ``env``. After ``timeout`` seconds the whole run is killed and the
     result says ``timed_out``. However the run ends (success, a failing rank, a timeout, an
     exception or Ctrl-C in the notebook), no process it started is left running.
+
+    ``nnodes``, ``node_rank`` and ``master_port`` make this launch one machine of several on
+    this computer; ``launch_machines`` starts them all.
     """
     script_path = Path(script)
     if not script_path.is_file():
@@ -325,6 +343,14 @@ def launch(
         raise ValueError(f"nproc should be a number of processes, 1 or more; got {nproc!r}. The course uses 2.")
     if not isinstance(timeout, (int, float)) or timeout <= 0:
         raise ValueError(f"timeout should be a number of seconds above 0; got {timeout!r}.")
+    if nnodes != 1:
+        if isinstance(nnodes, bool) or not isinstance(nnodes, int) or nnodes < 1:
+            raise ValueError(f"nnodes should be a number of machines, 1 or more; got {nnodes!r}.")
+        if not isinstance(node_rank, int) or not 0 <= node_rank < nnodes:
+            raise ValueError(f"node_rank should be 0 to {nnodes - 1} for {nnodes} machines; got {node_rank!r}.")
+        if not isinstance(master_port, int) or not 0 < master_port < 65536:
+            raise ValueError(f"master_port should be the port machine 0 listens on (free_port() finds one); "
+                             f"got {master_port!r}.")
     _check_torchrun(python)
 
     tag = uuid.uuid4().hex
@@ -335,7 +361,8 @@ def launch(
     child_env.update(env or {})
 
     with tempfile.TemporaryDirectory(prefix="course-torchrun-") as log_dir:
-        command = torchrun_command(script_path, nproc, tuple(args), log_dir=log_dir, python=python)
+        command = torchrun_command(script_path, nproc, tuple(args), log_dir=log_dir, python=python,
+                                   nnodes=nnodes, node_rank=node_rank, master_port=master_port)
         started = time.monotonic()
         proc = subprocess.Popen(
             command, env=child_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -361,6 +388,85 @@ def launch(
         seconds=seconds, timeout=float(timeout), ranks=ranks, launcher_output=output or "",
         leftover_pids=tuple(leftovers),
     )
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now (the system picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass(frozen=True)
+class MachinesResult:
+    """Several torchrun "machines" on this computer, one ``LaunchResult`` each (by node rank)."""
+
+    machines: tuple[LaunchResult, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(m.ok for m in self.machines)
+
+    @property
+    def leftover_pids(self) -> tuple[int, ...]:
+        return tuple(pid for m in self.machines for pid in m.leftover_pids)
+
+    def values(self, key: str) -> dict[tuple[int, int], str]:
+        """The last ``key=value`` each process printed, by (machine, local rank)."""
+        return {(node, local): value for node, m in enumerate(self.machines) for local, value in m.values(key).items()}
+
+    def table(self, *keys: str) -> list[dict[str, str]]:
+        """One row per process: the machine, then the ``keys`` it printed, in machine and local-rank order."""
+        columns = [self.values(key) for key in keys]
+        return [{"machine": str(node), **{key: col.get((node, r.local_rank), "") for key, col in zip(keys, columns)}}
+                for node, m in enumerate(self.machines) for r in m.ranks]
+
+    def expect_ok(self) -> "MachinesResult":
+        """This result, if every process of every machine exited with 0; ``ClaimFailed`` otherwise."""
+        for m in self.machines:
+            m.expect_ok()
+        return self
+
+    def __str__(self) -> str:
+        return "\n".join(f"=== machine {node} ===\n{m}" for node, m in enumerate(self.machines))
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        return "".join(f"<p><b>machine {node}</b></p>{m._repr_html_()}" for node, m in enumerate(self.machines))
+
+
+def launch_machines(script: str | Path, *args: str, machines: int = 2, nproc: int = 2, timeout: float = 180.0,
+                    env: Mapping[str, str] | None = None) -> MachinesResult:
+    """Pretend this computer is ``machines`` machines: one torchrun per machine, ``nproc`` processes each.
+
+    Lesson: notebook 08. Each torchrun is a ``launch`` (its own session, its processes tagged and
+    killed at ``timeout``), told ``--nnodes machines --node-rank i`` and the same
+    127.0.0.1:port, so they form one job of ``machines * nproc`` processes. They run side by side
+    in threads; every one ends by ``timeout`` at the latest, so no process outlives the call.
+    """
+    if isinstance(machines, bool) or not isinstance(machines, int) or machines < 2:
+        raise ValueError(f"machines should be 2 or more (one machine is plain launch()); got {machines!r}.")
+    port = free_port()
+    results: list[Any] = [None] * machines
+
+    def run(node: int) -> None:
+        try:
+            results[node] = launch(script, *args, nproc=nproc, timeout=timeout, env=env,
+                                   nnodes=machines, node_rank=node, master_port=port)
+        except BaseException as exc:  # handed to the caller below
+            results[node] = exc
+
+    threads = [threading.Thread(target=run, args=(node,), name=f"torchrun-machine-{node}") for node in range(machines)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()  # each launch returns by its timeout, having killed what it started
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return MachinesResult(tuple(results))
 
 
 def _new_session() -> dict[str, Any]:

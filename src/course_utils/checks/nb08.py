@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import torch
 
-from course_utils.checks._core import Wrong, call, exercise, same
+from course_utils.checks._core import Wrong, call, exercise, same, try_it
 from course_utils.checks._guard import seal
 from course_utils.distributed import device_for_rank, local_rank_from
 
@@ -184,6 +184,73 @@ def _shared_gpus(fn) -> str:
         if not same(got, expected):
             raise Wrong(f"shared_gpus({devices}) returned {got!r}; expected {expected!r}.")
     return f"Right for {len(SHARED_CASES)} assignments: you would spot NCCL's 'Duplicate GPU detected' before NCCL does."
+
+
+# --------------------------------------------------------------------------- the lesson's try-it cells
+
+# The four processes of the lesson's two-machine run: two machines, two processes and two GPUs each.
+TWO_MACHINES: tuple[dict[str, str], ...] = tuple(_launch(2, 2))
+
+
+@try_it("08.a", "The device from LOCAL_RANK", name="device_from_env", kind="function")
+def _device_from_env(fn) -> str:
+    for env in TWO_MACHINES:
+        got = _as_device(call(fn, dict(env)), f"device_from_env(RANK={env['RANK']}, LOCAL_RANK={env['LOCAL_RANK']})")
+        expected = torch.device("cuda", int(env["LOCAL_RANK"]))
+        if got == expected:
+            continue
+        where = f"For the process with RANK={env['RANK']}, LOCAL_RANK={env['LOCAL_RANK']} you chose {got}"
+        if got.type == "cuda" and got.index == int(env["RANK"]):
+            raise Wrong(f"{where}; each machine has only cuda:0 and cuda:1, so that GPU does not exist there.",
+                        "RANK counts across machines: use env['LOCAL_RANK'] instead.")
+        if got.type == "cuda" and got.index is None:
+            raise Wrong(f"{where}, without an index: that is the current device, cuda:0 in every process.",
+                        "Give the index: torch.device('cuda', int(env['LOCAL_RANK'])).")
+        raise Wrong(f"{where}; expected {expected}.", "torch.device('cuda', int(env['LOCAL_RANK'])).")
+    return "Right for all four processes: cuda:0 and cuda:1 on each machine."
+
+
+def _torchrun_args(value: Any) -> list[str]:
+    import shlex
+
+    if not isinstance(value, str):
+        raise Wrong(f"`second` should be the command as one string, but it is a {type(value).__name__}.",
+                    "Write it as you would type it: second = \"torchrun --nnodes 2 ...\"")
+    words = shlex.split(value)
+    if words[:1] == ["torchrun"]:
+        return words[1:]
+    if words[1:3] == ["-m", "torch.distributed.run"]:
+        return words[3:]
+    raise Wrong(f"`second` starts with {' '.join(words[:3])!r}; expected a torchrun command.",
+                "Start it with `torchrun` (or `python -m torch.distributed.run`).")
+
+
+@try_it("08.b", "The second machine's torchrun command", name="second")
+def _second_machine(value) -> str:
+    from torch.distributed.run import get_args_parser
+
+    args = _torchrun_args(value)
+    try:
+        parsed = get_args_parser().parse_args(args)
+    except SystemExit:  # argparse's way of refusing
+        raise Wrong(f"torchrun cannot read {value!r}: an unknown option or a missing script.",
+                    "Use the options of the first machine's command, and end with the script.") from None
+    script = (parsed.training_script or "").replace("\\", "/")
+    if not script.endswith("scripts/two_machines.py"):
+        raise Wrong(f"The script is {parsed.training_script!r}; both machines must run scripts/two_machines.py.")
+    if str(parsed.nnodes) != "2":
+        raise Wrong(f"--nnodes is {parsed.nnodes}; the job has 2 machines, and each torchrun must say so.",
+                    "Keep --nnodes 2 on both machines.")
+    if parsed.node_rank != 1:
+        raise Wrong(f"--node-rank is {parsed.node_rank}; machine 0 is taken by the first command.",
+                    "The second machine is --node-rank 1.")
+    if str(parsed.nproc_per_node) != "2":
+        raise Wrong(f"--nproc-per-node is {parsed.nproc_per_node}; each machine runs 2 processes here.")
+    if parsed.rdzv_backend != "static" or parsed.master_addr != "127.0.0.1" or parsed.master_port != 29500:
+        raise Wrong(f"This machine would look for machine 0 at {parsed.master_addr}:{parsed.master_port} "
+                    f"(rendezvous {parsed.rdzv_backend}); machine 0 listens at 127.0.0.1:29500.",
+                    "Use the same --master-addr and --master-port as the first machine.")
+    return "Right: machine 1 of 2, two processes, meeting machine 0 at 127.0.0.1:29500. Its RANKs will be 2 and 3."
 
 
 # Record this module as the file wrote it: check() compares with this record every time.

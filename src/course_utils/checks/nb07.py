@@ -1,0 +1,55 @@
+"""Try-it checks of notebook 07, claims checked: ask a tensor where it is, and move input to a model.
+
+Both run on any machine: ``meta`` stands in for a second device, and ``07.b`` also runs the
+learner's function where both sides are on the CPU, so values can be compared there.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from course_utils.checks._core import Wrong, call, tensor_answer, try_it
+from course_utils.checks._guard import seal
+
+
+@try_it("07.a", "Where a tensor lives", name="where")
+def _where(value) -> str:
+    if isinstance(value, torch.cuda.device_of):
+        raise Wrong("`where` is a torch.cuda.device_of object: a context manager, not a device (claim A1).",
+                    "Read the tensor's own attribute: m.device.")
+    if isinstance(value, bool):
+        raise Wrong(f"`where` is {value}, a bool: is_cuda says whether, not where.", "m.device says where.")
+    if isinstance(value, int):
+        raise Wrong(f"`where` is {value}, an int: get_device() gives -1 off CUDA and says nothing of meta.",
+                    "m.device says where.")
+    if not isinstance(value, torch.device):
+        raise Wrong(f"`where` is a {type(value).__name__}; expected a torch.device.", "m.device")
+    if value != torch.device("meta"):
+        raise Wrong(f"`where` is {value}, but `m` lives on meta.", "Ask `m` itself: m.device.")
+    return "Right: m.device is meta. device_of(m) would be a context manager, not an answer."
+
+
+def _model(device: str) -> nn.Module:
+    return nn.Linear(3, 2, device=device)  # float32, while the batch is float64: .to(device) keeps its dtype
+
+
+@try_it("07.b", "Input on the model's device", name="to_model", kind="function")
+def _to_model(fn) -> str:
+    batch = torch.arange(12, dtype=torch.float64).reshape(4, 3)
+    for device in ("meta", "cpu"):
+        got = tensor_answer(call(fn, _model(device), batch.clone()), "to_model(net, batch)")
+        if got.device != torch.device(device):
+            raise Wrong(f"With the model on {device}, to_model returned a tensor on {got.device}.",
+                        "Read the device from the model's parameters: next(net.parameters()).device.")
+        if got.shape != batch.shape or got.dtype != batch.dtype:
+            raise Wrong(f"to_model returned shape {tuple(got.shape)}, {got.dtype}; expected the batch itself "
+                        f"({tuple(batch.shape)}, {batch.dtype}), moved.", "batch.to(device)")
+        if device == "cpu" and not torch.equal(got, batch):
+            raise Wrong("With the model on the CPU, to_model returned other values than the batch.",
+                        "Move the batch with .to(...); do not make a new tensor.")
+    return "Right: the batch follows the model, wherever the model is."
+
+
+# Record this module as the file wrote it: check() compares with this record every time.
+seal(__name__)
