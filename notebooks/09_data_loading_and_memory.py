@@ -111,7 +111,8 @@ if needs_cuda(1, what="a hidden synchronisation per step", key="09-item-sync"):
                 running = loss.item()
     finally:
         torch.cuda.set_sync_debug_mode(0)
-    print(len(loader), "steps,", len(synced), "synchronising calls:", str(synced[0].message).splitlines()[0])
+    first = str(synced[0].message).splitlines()[0] if synced else "none"
+    print(len(loader), "steps,", len(synced), "synchronising calls; the first:", first)
 else:
     print(needs_cuda(1, what="a hidden synchronisation per step"))
     print(recorded("09-item-sync"))
