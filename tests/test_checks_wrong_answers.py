@@ -645,6 +645,83 @@ def shared_counts_cpu(devices):
 
 
 # (exercise, wrong answer, words the feedback must contain, case-insensitive)
+
+# ----------------------------------------------------------------------------- 09
+
+
+def to_device_blocking(batch, device):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device)
+    if isinstance(batch, dict):
+        return {k: to_device_blocking(v, device) for k, v in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device_blocking(v, device) for v in batch)
+    return batch
+
+
+def to_device_top_level(batch, device):
+    return {k: v.to(device, non_blocking=True) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
+
+
+def to_device_lists(batch, device):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=True)
+    if isinstance(batch, dict):
+        return {k: to_device_lists(v, device) for k, v in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return [to_device_lists(v, device) for v in batch]
+    return batch
+
+
+def to_device_in_place(batch, device):
+    for k, v in batch.items():
+        if isinstance(v, torch.Tensor):
+            batch[k] = v.to(device, non_blocking=True)
+    return batch
+
+
+def held_four_times(model, optimizer):
+    return 4 * sum(p.numel() * p.element_size() for p in model.parameters())
+
+
+def held_numel(model, optimizer):
+    params = list(model.parameters())
+    tensors = params + [p.grad for p in params if p.grad is not None]
+    tensors += [v for s in optimizer.state.values() for v in s.values() if isinstance(v, torch.Tensor)]
+    return sum(t.numel() for t in tensors)
+
+
+def held_no_grads(model, optimizer):
+    params = list(model.parameters())
+    state = [v for s in optimizer.state.values() for v in s.values() if isinstance(v, torch.Tensor)]
+    return sum(t.numel() * t.element_size() for t in params + state)
+
+
+def held_no_step(model, optimizer):
+    params = list(model.parameters())
+    tensors = params + [p.grad for p in params if p.grad is not None]
+    tensors += [v for s in optimizer.state.values() for v in s.values() if isinstance(v, torch.Tensor) and v.dim()]
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def options_always_pin(touches_cuda):
+    return {"pin_memory": True, **({"multiprocessing_context": "spawn"} if touches_cuda else {})}
+
+
+def options_accelerator(touches_cuda):
+    options = {"pin_memory": torch.accelerator.is_available()}
+    if touches_cuda:
+        options["multiprocessing_context"] = "spawn"
+    return options
+
+
+def options_always_spawn(touches_cuda):
+    return {"pin_memory": torch.cuda.is_available(), "multiprocessing_context": "spawn"}
+
+
+def options_no_spawn(touches_cuda):
+    return {"pin_memory": torch.cuda.is_available()}
+
 WRONG = [
     ("01.1", best_cpu_only, "GPU server"),
     ("01.1", best_forgets_mps, "Mac"),
@@ -732,6 +809,19 @@ WRONG = [
     ("08.4", shared_keeps_singles, "expected"),
     ("08.4", shared_raw_names, "cuda:0"),
     ("08.4", shared_counts_cpu, "cpu"),
+    # 09 data loading and device memory
+    ("09.1", to_device_blocking, "non_blocking=True"),
+    ("09.1", to_device_top_level, "recurse"),
+    ("09.1", to_device_lists, "tuple stays a tuple"),
+    ("09.1", to_device_in_place, "changed the batch"),
+    ("09.2", held_four_times, "frozen"),
+    ("09.2", held_numel, "element_size"),
+    ("09.2", held_no_grads, "gradients"),
+    ("09.2", held_no_step, "step"),
+    ("09.3", options_always_pin, "pin_memory should be False"),
+    ("09.3", options_accelerator, "MPS"),
+    ("09.3", options_always_spawn, "leave multiprocessing_context out"),
+    ("09.3", options_no_spawn, "spawn"),
 ]
 
 

@@ -267,4 +267,38 @@ QUOTES: dict[str, tuple[SourceQuote, ...]] = {
     "08-every-rank-cuda0": (DDP_DEVICE_IDS,),
     "08-nccl-error": (DDP_DEVICE_IDS,),
     "08-ddp-device-ids": (DDP_DEVICE_IDS, SAME_DEVICE),
+    # 09 data loading and device memory
+    "09-label-on-cpu": (ARGUMENT_DEVICE, WHEN_CHECKING),
+    "09-pinned-batch": (
+        SourceQuote("torch/utils/data/dataloader.py", "pin_memory (bool, optional): If ``True``, the data loader will copy "
+                    "Tensors\n            into device/CUDA pinned memory before returning them.",
+                    note="with CUDA the batch arrives pinned (is_pinned() is True) and nothing is warned"),
+    ),
+    "09-item-sync": (SourceQuote("torch/cuda/__init__.py", "if \"warn\" or 1, warn on synchronizing operations"),),
+    "09-forked-cuda": (
+        SourceQuote("torch/cuda/__init__.py", "\"Cannot re-initialize CUDA in forked subprocess. To use CUDA with \"",
+                    note="raised in the worker by _lazy_init when the parent had initialised CUDA before the fork; "
+                    "the DataLoader re-raises it in the notebook as 'Caught RuntimeError in DataLoader worker process 0'"),
+        SourceQuote("torch/cuda/__init__.py", "\"multiprocessing, you must use the 'spawn' start method\""),
+    ),
+    "09-step-memory": (
+        SourceQuote("torch/cuda/memory.py", "Return the current GPU memory occupied by tensors in bytes for a given device."),
+        SourceQuote("torch/cuda/memory.py", "Return the maximum GPU memory occupied by tensors in bytes for a given device."),
+    ),
+    "09-allocated-reserved": (
+        SourceQuote("torch/cuda/memory.py", "Return the current GPU memory managed by the caching allocator in bytes "
+                    "for a given device."),
+        SourceQuote("torch/cuda/memory.py", "Release all unoccupied cached memory currently held by the caching\n"
+                    "    allocator so that those can be used in other GPU application and visible in\n    `nvidia-smi`."),
+    ),
+    "09-out-of-memory": (
+        SourceQuote("c10/cuda/CUDACachingAllocator.cpp", "CUDA out of memory. Tried to allocate ", "cuda-literal",
+                    "raised as torch.OutOfMemoryError (torch.cuda.OutOfMemoryError); the message goes on with the GPU's "
+                    "capacity, what is free, what PyTorch has allocated and reserved, and a hint"),
+        SourceQuote("c10/cuda/CUDACachingAllocator.cpp", "expandable_segments:True", "cuda-literal",
+                    "the hint the message gives when much memory is reserved but unallocated (fragmentation)"),
+    ),
+    "09-memory-summary": (
+        SourceQuote("torch/cuda/memory.py", "Return the maximum GPU memory occupied by tensors in bytes for a given device."),
+    ),
 }

@@ -1,0 +1,39 @@
+"""Right and plausible wrong answers to the try-it cells of notebook 09 (data loading and memory)."""
+
+import pytest
+
+from try_it_support import Case, assert_case
+
+FOLLOW = "def follow(labels, logits):\n    return {}\n"
+LOADER = "from torch.utils.data import DataLoader\nfrom course_utils.loading import WhereAmI\nspawn_loader = {}"
+MODEL = "model = nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 10))"
+
+CASES = [
+    Case("09.a", FOLLOW.format("labels.to(logits.device, non_blocking=True)"), "pass"),
+    Case("09.a", FOLLOW.format("labels.to(logits.device)"), "pass"),
+    Case("09.a", FOLLOW.format("labels"), "fail", "logits.device"),
+    Case("09.a", FOLLOW.format("labels.to(logits)"), "fail", "dtype"),
+    Case("09.a", FOLLOW.format('labels.to("meta")'), "fail", "do not name a device"),
+    Case("09.a", FOLLOW.format("logits.argmax(1)"), "fail", "expected"),
+    Case("09.b", LOADER.format('DataLoader(WhereAmI(4), batch_size=2, num_workers=2, multiprocessing_context="spawn")'),
+         "pass"),
+    Case("09.b", LOADER.format("DataLoader(WhereAmI(4), batch_size=2, num_workers=2)"), "fail", "multiprocessing_context"),
+    Case("09.b", LOADER.format('DataLoader(WhereAmI(4), batch_size=2, num_workers=2, multiprocessing_context="fork")'),
+         "fail", "'fork'"),
+    Case("09.b", LOADER.format('DataLoader(WhereAmI(4), batch_size=2, num_workers=1, multiprocessing_context="spawn")'),
+         "fail", "two worker"),
+    Case("09.b", LOADER.format('DataLoader(WhereAmI(8), batch_size=2, num_workers=2, multiprocessing_context="spawn")'),
+         "fail", "WhereAmI(4)"),
+    Case("09.c", "param_bytes = sum(p.numel() * p.element_size() for p in model.parameters())", "pass", setup=MODEL),
+    Case("09.c", "param_bytes = sum(p.numel() for p in model.parameters())", "fail", "element_size", setup=MODEL),
+    Case("09.c", "param_bytes = model[0].weight.untyped_storage().nbytes()", "fail", "first weight", setup=MODEL),
+    Case("09.c", "param_bytes = sum(p.numel() * 4 for n, p in model.named_parameters() if 'weight' in n)", "fail",
+         "biases", setup=MODEL),
+    Case("09.c", "param_bytes = torch.tensor(sum(p.numel() * 4 for p in model.parameters()))", "fail", "plain number",
+         setup=MODEL),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_case(case):
+    assert_case(case)
