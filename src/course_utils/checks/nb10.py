@@ -117,6 +117,8 @@ def _restore(restore) -> str:
                         "checkpoint's tensors.")
         mine = _tensors(model)
         for key, value in state.items():
+            if type(mine[key]) not in (torch.Tensor, nn.Parameter):  # a subclass could make torch.equal agree
+                raise Wrong(f"For {what}, {key} is a {type(mine[key]).__name__}, not a plain tensor or Parameter.")
             if mine[key].dtype != value.dtype or not torch.equal(mine[key].cpu(), value):
                 raise Wrong(f"For {what}, {key} is {mine[key].dtype} and does not hold the checkpoint's values "
                             f"({value.dtype}).", "load_state_dict(state, assign=True) keeps the checkpoint's tensors as they are.")
@@ -181,6 +183,8 @@ def _materialize(materialize) -> str:
                 _reference_materialize(reference, device)
                 want = _tensors(reference)
                 for name, tensor in _tensors(model).items():
+                    if type(tensor) not in (torch.Tensor, nn.Parameter):  # a subclass could make torch.equal agree
+                        raise Wrong(f"{where}: {name} is a {type(tensor).__name__}, not a plain tensor or Parameter.")
                     if tensor.device != device or tensor.dtype != dtypes[name]:
                         raise Wrong(f"{where}: {name} is {tensor.dtype} on {tensor.device}; expected "
                                     f"{dtypes[name]} on {device}.")
@@ -234,6 +238,43 @@ PLAN_TOO_BIG = (
 )
 
 
+def _variant(model, budgets, size_of, fits, back: bool = False):
+    """The plan of a plausible wrong answer, to name the mistake; None where that answer would raise."""
+    devices, left, slot, plan = list(budgets), dict(budgets), 0, {}
+    for name, layer in model.named_children():
+        size = size_of(layer)
+        if back:  # first fit: any device with room, earlier ones included
+            slot = next((i for i, d in enumerate(devices) if fits(size, left[d])), len(devices))
+        else:
+            while slot < len(devices) and not fits(size, left[devices[slot]]):
+                slot += 1
+        if slot == len(devices):
+            return None
+        left[devices[slot]] -= size
+        plan[name] = torch.device(devices[slot])
+    return plan
+
+
+def _numbers(layer):
+    return sum(t.numel() for t in [*layer.parameters(), *layer.buffers()])
+
+
+def _parameter_bytes(layer):
+    return sum(t.numel() * t.element_size() for t in layer.parameters())
+
+
+_MISTAKES = (
+    ("counts numbers, not bytes (multiply numel() by element_size())",
+     lambda m, b: _variant(m, b, _numbers, lambda size, room: size <= room)),
+    ("counts parameters but forgets buffers (BatchNorm's running statistics take memory too)",
+     lambda m, b: _variant(m, b, _parameter_bytes, lambda size, room: size <= room)),
+    ("sends on a layer that exactly fills what is left (use <=, not <)",
+     lambda m, b: _variant(m, b, module_bytes, lambda size, room: size < room)),
+    ("puts a layer back on an earlier device with room left (the activations would flow backwards)",
+     lambda m, b: _variant(m, b, module_bytes, lambda size, room: size <= room, back=True)),
+)
+
+
 @exercise(
     "10.2",
     "A device map from memory budgets",
@@ -258,9 +299,10 @@ def _plan(plan) -> str:
                         "Return torch.device objects: torch.device(name).")
         if not same(got, expected):
             sizes = {name: module_bytes(layer) for name, layer in model.named_children()}
+            mistake = next((m for m, plan_of in _MISTAKES if same(got, plan_of(model, budgets))), None)
             raise Wrong(f"For {what} (layer bytes {sizes}, budgets {budgets}), plan_device_map returned {got!r}; "
-                        f"expected {expected!r}.",
-                        "Count bytes, not numbers (numel() * element_size()), buffers too; a layer that exactly "
+                        f"expected {expected!r}." + (f" That is the plan of an answer that {mistake}." if mistake else ""),
+                        "Count bytes (numel() * element_size()) of parameters and buffers; a layer that exactly "
                         "fills what is left fits; once you move to the next device, stay there.")
     for what, build, budgets in PLAN_TOO_BIG:
         try:
