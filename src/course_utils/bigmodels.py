@@ -38,7 +38,7 @@ def module_bytes(module: nn.Module) -> int:
     """Bytes of ``module``'s parameters and buffers (all of them: a buffer takes memory whether saved or not).
 
     Works on ``meta`` (numel times element size, no storage needed). A tensor shared by two
-    submodules (tied weights) counts once, as ``module.parameters()`` yields it once."""
+    submodules (tied weights) counts once, as ``module.parameters()`` yields it once. Lesson: notebook 10."""
     _require_module(module, "module_bytes")
     return sum(t.numel() * t.element_size() for t in [*module.parameters(), *module.buffers()])
 
