@@ -19,6 +19,7 @@ from torch import nn
 
 from course_utils.checks import all_exercises, check
 from course_utils.scopes import default_device  # torch.get_default_device() fails on 2.7 after set_default_device(None)
+import wrong_answers_nb10 as nb10
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -822,6 +823,18 @@ WRONG = [
     ("09.3", options_accelerator, "MPS"),
     ("09.3", options_always_spawn, "leave multiprocessing_context out"),
     ("09.3", options_no_spawn, "spawn"),
+    # 10 (the answers live in tests/wrong_answers_nb10.py)
+    ("10.1", nb10.materialize_with_to, "to_empty"),
+    ("10.1", nb10.materialize_empty_only, "uninitialised"),
+    ("10.1", nb10.materialize_children_only, "nested"),
+    ("10.2", nb10.plan_counts_numbers, "counts numbers, not bytes"),
+    ("10.2", nb10.plan_parameters_only, "forgets buffers"),
+    ("10.2", nb10.plan_strictly_less, "<=, not <"),
+    ("10.2", nb10.plan_first_fit, "back on an earlier device"),
+    ("10.2", nb10.plan_names_as_strings, "torch.device"),
+    ("10.3", nb10.state_on_parameter_device, "'step'"),
+    ("10.3", nb10.state_by_position, "parameter's name"),
+    ("10.3", nb10.state_skips_empty, "without state"),
 ]
 
 

@@ -301,4 +301,13 @@ QUOTES: dict[str, tuple[SourceQuote, ...]] = {
     "09-memory-summary": (
         SourceQuote("torch/cuda/memory.py", "Return the maximum GPU memory occupied by tensors in bytes for a given device."),
     ),
+    # 10 models bigger than a device
+    "10-two-gpu-split": (
+        SourceQuote("torch/optim/adam.py", 'state["exp_avg"] = torch.zeros_like(\n'
+                    "                        p, memory_format=torch.preserve_format\n                    )",
+                    note="Adam's moments are made like their parameter: on cuda:0 for stage1, on cuda:1 for stage2"),
+        SourceQuote("torch/optim/adam.py", "# Deliberately host `step` on CPU if both capturable and fused are off.",
+                    note="so every parameter's 'step' is a CPU tensor, on both GPUs' stages"),
+        ARGUMENT_DEVICE, WHEN_CHECKING,
+    ),
 }

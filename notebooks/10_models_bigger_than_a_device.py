@@ -1,0 +1,352 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 10 · Models bigger than one device
+#
+# You will be able to:
+# - build a model on `meta` without using memory, then make it real with `to_empty` or a checkpoint;
+# - load a checkpoint into it with `load_state_dict(..., assign=True)`, and say what that changes;
+# - split a model across two devices, moving the activations between them;
+# - say where a split model's gradients and optimizer state live, and what a `device_map` does.
+#
+# | Part | Needs |
+# |---|---|
+# | 1–3. `meta`, `to_empty`, loading | CPU |
+# | 4–5. A split model, its optimizer | CPU (`cpu` + `meta`); 2 GPUs for the real split |
+# | 6. Device maps | CPU |
+
+# %%
+import shutil
+import tempfile
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from course_utils.bigmodels import dispatch, plan_device_map, still_on_meta
+from course_utils.checks import check
+from course_utils.claims import raises
+from course_utils.devices import needs_cuda
+from course_utils.evidence import recorded
+
+torch.__version__
+
+# %% [markdown]
+# ## 1. A model with no memory
+#
+# A tensor on `meta` has a shape and a dtype but no storage. A model built there allocates
+# nothing, however big.
+
+# %%
+with torch.device("meta"):
+    big = nn.Linear(50_000, 50_000)
+big.weight.device, big.weight.shape, f"{big.weight.nbytes / 2**30:.1f} GiB on paper"
+
+# %% [markdown]
+# For one layer, `device=` on the constructor does the same.
+
+# %%
+nn.Linear(3, 2, device="meta").weight
+
+# %% tags=["try-it"]
+# Try it: make `layer`, an nn.Linear(4096, 4096) with bfloat16 parameters that allocates no memory.
+layer = ...
+check("10.a")
+
+# %% [markdown]
+# A meta tensor has no values, so anything that needs a number raises.
+
+# %% tags=["raises-exception"]
+big.weight.sum().item()
+
+# %% [markdown]
+# ## 2. Making it real: `to_empty`, then initialise
+#
+# `.to("cpu")` refuses: there is nothing to copy.
+
+# %% tags=["raises-exception"]
+with torch.device("meta"):
+    net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+net.to("cpu")
+
+# %% [markdown]
+# `to_empty(device=...)` allocates on the device without copying. The values are whatever was
+# in that memory: different on every run.
+
+# %%
+net.to_empty(device="cpu")
+net[0].bias
+
+# %% [markdown]
+# So initialise next: every layer's `reset_parameters()` gives it its constructor's values.
+
+# %%
+for module in net.modules():
+    if hasattr(module, "reset_parameters"):
+        module.reset_parameters()
+net[0].bias, still_on_meta(net)
+
+# %% [markdown]
+# ## 3. Loading a checkpoint into a meta model
+#
+# Usually the values come from a checkpoint. `load_state_dict` copies into the model's tensors,
+# and a meta tensor has no memory to copy into: PyTorch warns that this is a no-op, and the
+# model stays on meta.
+
+# %%
+trained = nn.Linear(3, 2)
+checkpoint = trained.state_dict()
+with torch.device("meta"):
+    model = nn.Linear(3, 2)
+model.load_state_dict(checkpoint)
+model.weight.device
+
+# %% [markdown]
+# With `assign=True` the model takes the checkpoint's tensors themselves: no copy, and their
+# device and dtype come with them.
+
+# %%
+model.load_state_dict(checkpoint, assign=True)
+model.weight.device, model.weight.data_ptr() == checkpoint["weight"].data_ptr()
+
+# %%
+with torch.device("meta"):
+    model64 = nn.Linear(3, 2)
+model64.load_state_dict({k: v.double() for k, v in checkpoint.items()}, assign=True)
+model64.weight.dtype
+
+# %% [markdown]
+# The parameters are new objects, so an optimizer built before the load still holds the old
+# meta ones. Build the optimizer after loading.
+
+# %%
+with torch.device("meta"):
+    fresh = nn.Linear(3, 2)
+too_early = torch.optim.SGD(fresh.parameters(), lr=0.1)
+fresh.load_state_dict(checkpoint, assign=True)
+too_early.param_groups[0]["params"][0].device, torch.optim.SGD(fresh.parameters(), lr=0.1).param_groups[0]["params"][0].device
+
+# %% tags=["try-it"]
+# Try it: complete `restore` so the meta `model` takes the checkpoint `state` as it is (dtype and device too).
+def restore(model, state):
+    raise NotImplementedError()  # replace this line with yours, and return the model
+
+check("10.b")
+
+# %% [markdown]
+# For a checkpoint bigger than memory, `torch.load(..., mmap=True)` maps the file instead of
+# reading it. With `assign=True`, the parameters are that mapped file, read from disk as they
+# are used.
+
+# %%
+folder = Path(tempfile.mkdtemp(prefix="course-10-"))
+torch.save(trained.state_dict(), folder / "model.pt")
+mapped = torch.load(folder / "model.pt", mmap=True, weights_only=True)
+with torch.device("meta"):
+    from_disk = nn.Linear(3, 2)
+from_disk.load_state_dict(mapped, assign=True)
+torch.equal(from_disk.weight, trained.weight)
+
+# %% [markdown]
+# ## 4. Splitting a model across two devices
+#
+# A model too big for one device can keep its first layers on one and the rest on another.
+# Its forward then moves the activations itself.
+
+# %%
+class TwoStage(nn.Module):
+    def __init__(self, dev1, dev2):
+        super().__init__()
+        self.dev1, self.dev2 = torch.device(dev1), torch.device(dev2)
+        self.stage1 = nn.Sequential(nn.Linear(8, 16), nn.ReLU()).to(self.dev1)
+        self.stage2 = nn.Linear(16, 2).to(self.dev2)
+
+    def forward(self, x):
+        h = self.stage1(x.to(self.dev1))
+        return self.stage2(h.to(self.dev2))  # the activation moves to the second device
+
+# %% [markdown]
+# Here the second device is `meta`: it computes shapes, not values, so this run shows the
+# shape flow only.
+
+# %%
+split = TwoStage("cpu", "meta")
+split(torch.randn(5, 8))
+
+# %% [markdown]
+# On `cpu` + `cpu` the same code computes values.
+
+# %%
+TwoStage("cpu", "cpu")(torch.randn(5, 8))
+
+# %% [markdown]
+# Forget the move and the second stage gets an input on the wrong device.
+
+# %% tags=["raises-exception"]
+class Forgetful(TwoStage):
+    def forward(self, x):
+        return self.stage2(self.stage1(x.to(self.dev1)))
+
+Forgetful("cpu", "meta")(torch.randn(5, 8))
+
+# %% [markdown]
+# On two GPUs it runs for real, backward pass included; the error reads *Expected all tensors
+# to be on the same device*.
+
+# %%
+if needs_cuda(2, what="the two-GPU split model", key="10-two-gpu-split"):
+    gpus = TwoStage("cuda:0", "cuda:1")
+    adam = torch.optim.Adam(gpus.parameters())
+    out = gpus(torch.randn(5, 8))
+    out.sum().backward()
+    adam.step()
+    print("output on", out.device)
+    for name, p in gpus.named_parameters():
+        print(f"{name}: grad on {p.grad.device}, Adam state", {k: str(v.device) for k, v in adam.state[p].items()})
+    print(raises(lambda: Forgetful("cuda:0", "cuda:1")(torch.randn(5, 8)), RuntimeError,
+                 match="Expected all tensors to be on the same device"))
+    mapped_chain = nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 2))
+    print(dispatch(mapped_chain, {"0": "cuda:0", "1": "cuda:1"}))
+    print("dispatched output on", mapped_chain(torch.randn(5, 8)).device)
+else:
+    print(needs_cuda(2, what="the two-GPU split model"))
+    print(recorded("10-two-gpu-split"))
+
+# %% [markdown]
+# ## 5. Gradients and optimizer state stay with their parameter
+#
+# Each gradient lives on its parameter's device, and the optimizer creates its state next to
+# it, except Adam's `step` counter, a CPU tensor. A backward pass cannot send values out of
+# `meta`, so here the gradients are set by hand, each on its parameter's device.
+
+# %%
+adam = torch.optim.Adam(split.parameters())
+for p in split.parameters():
+    p.grad = torch.ones_like(p)
+adam.step()
+{name: {k: v.device.type for k, v in adam.state[p].items()} for name, p in split.named_parameters()}
+
+# %% [markdown]
+# ## 6. A device map
+#
+# `device_map="auto"` (accelerate, transformers) does the split for you: a dict from layer name
+# to device, filled in order up to each device's memory budget, and a hook on each layer that
+# moves its inputs there. A forward pre-hook runs before a layer's `forward` and may replace
+# its inputs.
+
+# %%
+chain = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2))
+chain[2].to("meta")
+hook = chain[2].register_forward_pre_hook(lambda module, args: tuple(a.to("meta") for a in args))
+chain(torch.randn(5, 8))
+
+# %%
+hook.remove()
+
+# %% [markdown]
+# `plan_device_map(model, budgets)` makes such a map from budgets in bytes, for any machine:
+# the devices are only names.
+
+# %%
+layers = nn.Sequential(*(nn.Linear(1024, 1024) for _ in range(6)))  # 4 MiB each
+plan_device_map(layers, {"cuda:0": 10 * 2**20, "cuda:1": 20 * 2**20})
+
+# %% [markdown]
+# `dispatch(model, device_map)` places each layer and adds the hook. Here: `cpu` and `meta`.
+
+# %%
+placed = dispatch(layers, plan_device_map(layers, {"cpu": 10 * 2**20, "meta": 20 * 2**20}))
+placed, layers(torch.randn(2, 1024)).shape
+
+# %%
+placed.remove()
+shutil.rmtree(folder, ignore_errors=True)  # the checkpoint of part 3 (Windows keeps a mapped file open)
+
+# %% [markdown]
+# ## Summary
+#
+# - `meta` models cost no memory; `to_empty` allocates (uninitialised), `reset_parameters` or a checkpoint fills it.
+# - `load_state_dict(..., assign=True)` keeps the checkpoint's tensors; without it a meta model stays meta. Build the optimizer afterwards.
+# - A split model moves its activations; gradients and optimizer state stay with each parameter.
+# - A device map is a dict plus hooks that move inputs.
+#
+# Exercises: `exercises/10_models_bigger_than_a_device_exercises.ipynb`.
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: what `to_empty` and `assign=True` do inside
+#
+# `to_empty` applies `torch.empty_like(t, device=device)` to every parameter and buffer: new,
+# uninitialised storage of the same shape and dtype. Its source, from the installed PyTorch:
+
+# %% tags=["deeper"]
+import inspect
+
+print(inspect.getsource(nn.Module.to_empty).split('"""')[-1].strip())
+
+# %% [markdown] tags=["deeper"]
+# `load_state_dict` without `assign` copies with `param.copy_(input_param)` inside
+# `Module._load_from_state_dict`; into a meta parameter that copy does nothing, hence the warning
+# of part 3 (the same text in the sources of PyTorch 2.7.1 and 2.13). With `assign=True` it sets the checkpoint's
+# tensor on the module, wrapped in a new `nn.Parameter` that keeps the module's `requires_grad`:
+# a frozen layer stays frozen.
+
+# %% tags=["deeper"]
+with torch.device("meta"):
+    frozen = nn.Linear(3, 2)
+frozen.weight.requires_grad_(False)
+frozen.load_state_dict(checkpoint, assign=True)
+frozen.weight.requires_grad, frozen.bias.requires_grad, type(frozen.weight).__name__
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: non-persistent buffers are not in the checkpoint
+#
+# A buffer registered with `persistent=False` (a table computed in `__init__`, such as rotary
+# position frequencies) is not saved. Load a meta model with `assign=True` and it stays on
+# meta; use `to_empty` and it holds garbage. Recompute such buffers yourself after loading.
+
+# %% tags=["deeper"]
+class WithTable(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.register_buffer("table", torch.arange(4.0), persistent=False)
+
+with torch.device("meta"):
+    lazy = WithTable()
+lazy.load_state_dict(WithTable().state_dict(), assign=True)
+still_on_meta(lazy)
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: why the backward pass stops at `meta`
+#
+# The forward copied an activation from `cpu` to `meta`; the backward pass must copy its
+# gradient back, out of `meta`, which holds no data. That is why part 5 set gradients by hand.
+
+# %% tags=["deeper"]
+raises(lambda: split(torch.randn(5, 8)).sum().backward(), NotImplementedError, match="Cannot copy out of meta tensor")
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: Adam keeps `step` on the CPU on purpose
+#
+# Unless `capturable=True` or `fused=True`, Adam creates `step` as a CPU tensor, so reading it
+# costs no device synchronisation. The comment in the installed `torch/optim/adam.py`:
+
+# %% tags=["deeper"]
+[line.strip() for line in inspect.getsource(torch.optim.Adam._init_group).splitlines() if "Deliberately" in line]
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: what accelerate does differently
+#
+# accelerate's `dispatch_model` attaches an `AlignDevicesHook` to each module of the map ("A
+# generic `ModelHook` that ensures inputs and model weights are on the same device for the
+# forward pass of the associated module, potentially offloading the weights after the forward
+# pass", `accelerate/hooks.py`). It does not use `register_forward_pre_hook`: it replaces the
+# module's `forward` with a wrapper and keeps the original as `_old_forward`. With offloading,
+# a layer's weights stay on the CPU or on disk and are moved in just before its forward. The
+# course's `dispatch` keeps only the idea, with PyTorch's own hook API.

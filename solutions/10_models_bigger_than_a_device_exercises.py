@@ -1,0 +1,91 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Exercises 10 · Models bigger than one device
+#
+# Each exercise asks for one function. Write it where it says `# YOUR CODE HERE`, run the
+# cell, then run the check cell below it: it prints a **PASS**, or a **FAIL** with a hint.
+# The checks build their models on `meta` (no memory) and split them over `cpu` and `meta`,
+# and a device map is a plan with device names, so every exercise runs on a machine without a
+# GPU. Notebook: `notebooks/10_models_bigger_than_a_device.ipynb`.
+
+# %%
+import torch
+from torch import nn
+
+from course_utils import check
+
+# %% [markdown]
+# ## Exercise 10.1 · Make a meta model real
+#
+# Write `materialize(model, device)`: `model` was built on `meta`. Give it memory on `device`
+# and the values its constructor would have given it (every layer's, nested ones too), and
+# return the same model.
+
+# %%
+def materialize(model: nn.Module, device) -> nn.Module:
+    ### BEGIN SOLUTION
+    model.to_empty(device=device)
+    for module in model.modules():
+        if hasattr(module, "reset_parameters"):
+            module.reset_parameters()
+    return model
+    ### END SOLUTION
+
+# %%
+check("10.1")
+
+# %% [markdown]
+# ## Exercise 10.2 · A device map from memory budgets
+#
+# Write `plan_device_map(model, budgets)`. `budgets` maps device names, in the order to fill
+# them, to bytes: `{"cuda:0": 20 * 2**30, "cuda:1": 20 * 2**30, "cpu": 64 * 2**30}`. Return
+# `{layer name: torch.device}` for the model's top-level layers (`model.named_children()`), in
+# order: a layer goes on the current device if its parameters and buffers fit in what is left
+# there (exactly full is fine), else on the next device, never back on an earlier one. When the
+# devices run out, raise `ValueError`. The models are on `meta`: count bytes from shapes and
+# dtypes.
+
+# %%
+def plan_device_map(model: nn.Module, budgets: dict) -> dict:
+    ### BEGIN SOLUTION
+    devices = list(budgets)
+    slot, used, plan = 0, 0, {}
+    for name, layer in model.named_children():
+        size = sum(t.numel() * t.element_size() for t in [*layer.parameters(), *layer.buffers()])
+        while slot < len(devices) and used + size > budgets[devices[slot]]:
+            slot, used = slot + 1, 0
+        if slot == len(devices):
+            raise ValueError(f"layer {name} ({size} bytes) does not fit in {budgets}")
+        plan[name] = torch.device(devices[slot])
+        used += size
+    return plan
+    ### END SOLUTION
+
+# %%
+check("10.2")
+
+# %% [markdown]
+# ## Exercise 10.3 · Where does each parameter's optimizer state live?
+#
+# Write `optimizer_state_devices(model, optimizer)` returning, for every parameter name of
+# `model`, a dict `{state key: torch.device}` of the optimizer's state tensors for that
+# parameter (`{}` when it has none yet). The check's models are split over `cpu` and `meta`.
+
+# %%
+def optimizer_state_devices(model: nn.Module, optimizer: torch.optim.Optimizer) -> dict:
+    ### BEGIN SOLUTION
+    return {
+        name: {key: value.device for key, value in optimizer.state.get(p, {}).items() if isinstance(value, torch.Tensor)}
+        for name, p in model.named_parameters()
+    }
+    ### END SOLUTION
+
+# %%
+check("10.3")

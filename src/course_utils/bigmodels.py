@@ -1,0 +1,159 @@
+"""Models bigger than one device: their size, a device map for their layers, hooks that move activations.
+
+Lesson: notebook 10 (models bigger than a device). Each helper does one job, and each does what the
+lesson first does by hand:
+
+- ``module_bytes(module)``: the bytes a module's parameters and buffers take. It reads shapes
+  and dtypes only, so it works on a model built on ``meta``, which has no storage at all.
+- ``plan_device_map(model, budgets)``: a device map in the spirit of ``device_map="auto"``
+  (accelerate, transformers): the model's top-level layers, in order, fill the first device up
+  to its budget of bytes, then the next; a layer never goes back to an earlier device, so the
+  activations flow one way.
+- ``dispatch(model, device_map)``: moves each named layer to its device and registers a forward
+  pre-hook on it that moves the layer's inputs there, the job accelerate's hooks do. Undo with
+  ``.remove()`` on the result.
+- ``still_on_meta(module)``: the names of the parameters and buffers that have no data yet.
+
+Nothing here names a device: on a CPU-only machine the lesson runs them with ``cpu`` and
+``meta``; on one GPU with ``cuda:0`` and ``cpu``; on two with ``cuda:0`` and ``cuda:1``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Mapping
+
+import torch
+from torch import nn
+
+from course_utils.placement import _require_module, as_device
+
+if TYPE_CHECKING:
+    # Not imported at run time: the checks record this module's names, and RemovableHandle's class
+    # counter (next_id) changes with every hook anyone registers, which would read as tampering.
+    from torch.utils.hooks import RemovableHandle
+
+
+def module_bytes(module: nn.Module) -> int:
+    """Bytes of ``module``'s parameters and buffers (all of them: a buffer takes memory whether saved or not).
+
+    Works on ``meta`` (numel times element size, no storage needed). A tensor shared by two
+    submodules (tied weights) counts once, as ``module.parameters()`` yields it once. Lesson: notebook 10."""
+    _require_module(module, "module_bytes")
+    return sum(t.numel() * t.element_size() for t in [*module.parameters(), *module.buffers()])
+
+
+def plan_device_map(model: nn.Module, budgets: Mapping[Any, int]) -> dict[str, torch.device]:
+    """A device for each top-level layer of ``model``: layers in order fill each device up to its budget.
+
+    ``budgets`` maps devices, in the order to fill them, to bytes: ``{"cuda:0": 20 * 2**30,
+    "cuda:1": 20 * 2**30, "cpu": 64 * 2**30}``. A layer goes on the current device if it fits
+    in what is left there (exactly full is fine), else on the next device, and never back on an
+    earlier one. Raises ``ValueError`` when the layers do not fit. Nothing is moved: the devices
+    are names, so this plans for a machine you do not have. Lesson: notebook 10."""
+    _require_module(model, "plan_device_map")
+    if not isinstance(budgets, Mapping) or not budgets:
+        raise TypeError("plan_device_map expects budgets as a dict {device: bytes}, in the order to fill them, "
+                        f"like {{'cuda:0': 2**30, 'cpu': 2**32}}; got {budgets!r}.")
+    devices, limits = [], []
+    for device, limit in budgets.items():
+        devices.append(as_device(device, "plan_device_map(budgets=...)"))
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+            raise ValueError(f"plan_device_map: the budget for {device} should be a whole number of bytes, 0 or more; "
+                             f"got {limit!r}. Try 20 * 2**30 for 20 GiB.")
+        limits.append(limit)
+    layers = list(model.named_children())
+    if not layers:
+        raise ValueError(f"plan_device_map places a model's top-level layers, and this {type(model).__name__} has none. "
+                         "Pass a model made of layers, such as an nn.Sequential.")
+    plan: dict[str, torch.device] = {}
+    slot, used = 0, 0
+    for name, layer in layers:
+        size = module_bytes(layer)
+        while slot < len(devices) and used + size > limits[slot]:
+            slot, used = slot + 1, 0  # this device is full for this layer: on to the next, never back
+        if slot == len(devices):
+            raise ValueError(
+                f"plan_device_map: layer {name!r} ({size:,} bytes) does not fit: the budgets "
+                f"{ {str(d): b for d, b in zip(devices, limits)} } are used up by the layers before it. "
+                "Add a device (the CPU, as 'cpu': ...), raise a budget, or load the model in a smaller dtype.")
+        plan[name] = devices[slot]
+        used += size
+    return plan
+
+
+def _moved(value: Any, device: torch.device) -> Any:
+    """``value`` with every tensor in it (in tuples, lists and dicts too) moved to ``device``."""
+    if isinstance(value, torch.Tensor):
+        return value.to(device)
+    if isinstance(value, tuple):
+        return tuple(_moved(v, device) for v in value)
+    if isinstance(value, list):
+        return [_moved(v, device) for v in value]
+    if isinstance(value, dict):
+        return {k: _moved(v, device) for k, v in value.items()}
+    return value
+
+
+@dataclass(frozen=True)
+class Dispatched:
+    """The result of ``dispatch``: which layer went where, and the hooks that move its inputs.
+
+    End a cell on it to see the map; call ``.remove()`` to take the hooks off again (the layers
+    stay where they are)."""
+
+    device_map: tuple[tuple[str, str], ...]  # (layer name, device), in the map's order
+    handles: tuple[RemovableHandle, ...]
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+    def __str__(self) -> str:
+        width = max(len(name) for name, _ in self.device_map)
+        lines = [f"{len(self.device_map)} layers, each with a hook that moves its inputs to its device:"]
+        lines += [f"  {name:<{width}}  -> {device}" for name, device in self.device_map]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def dispatch(model: nn.Module, device_map: Mapping[str, Any]) -> Dispatched:
+    """Move each layer named in ``device_map`` to its device, with a hook that moves its inputs there.
+
+    ``device_map`` is ``{layer name: device}`` as ``plan_device_map`` returns it (or as
+    ``model.hf_device_map`` shows in transformers). Each hook is a forward pre-hook: it runs just
+    before the layer's ``forward`` and returns the positional and keyword arguments with every
+    tensor moved to the layer's device, which is the ``x.to(dev)`` a hand-split forward writes.
+    A layer built on ``meta`` stays on ``meta`` only if mapped there: moving it elsewhere needs
+    ``to_empty`` and real values first (``Module.to`` raises). Lesson: notebook 10."""
+    _require_module(model, "dispatch")
+    if not isinstance(device_map, Mapping) or not device_map:
+        raise TypeError(f"dispatch expects a device map {{layer name: device}}, like {{'0': 'cuda:0', '1': 'cuda:1'}}; "
+                        f"got {device_map!r}.")
+    modules = dict(model.named_modules())
+    unknown = [name for name in device_map if name not in modules]
+    if unknown:
+        known = ", ".join(repr(n) for n in list(modules)[1:9])
+        raise ValueError(f"dispatch: the model has no layer named {unknown[0]!r}. Its layers are named {known}, ... "
+                         "(model.named_modules() lists them all).")
+    placed, handles = [], []
+    for name, device in device_map.items():
+        device = as_device(device, f"dispatch(device_map[{name!r}])")
+        layer = modules[name]
+        layer.to(device)
+
+        def move_inputs(module, args, kwargs, device=device):
+            return _moved(args, device), _moved(kwargs, device)
+
+        handles.append(layer.register_forward_pre_hook(move_inputs, with_kwargs=True))
+        placed.append((name, str(device)))
+    return Dispatched(tuple(placed), tuple(handles))
+
+
+def still_on_meta(module: nn.Module) -> tuple[str, ...]:
+    """Names of ``module``'s parameters and buffers that are still on ``meta`` (no data yet). Lesson: notebook 10."""
+    _require_module(module, "still_on_meta")
+    tensors = [*module.named_parameters(), *module.named_buffers()]
+    return tuple(name for name, t in tensors if t.is_meta)

@@ -1,0 +1,408 @@
+"""Checks for notebook 10, models bigger than a device: its try-it cells and its exercises.
+
+Every check runs on a CPU-only machine. ``meta`` is the device that holds no data (a model built
+there must be made real with ``to_empty`` or ``load_state_dict(..., assign=True)``), and the
+second device of a split model; the device maps are plans, so their devices are names that need
+not exist here. Where a GPU is present the checks add it as a target.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import torch
+from torch import nn
+
+from course_utils.bigmodels import module_bytes, plan_device_map, still_on_meta
+from course_utils.checks._core import Wrong, _LearnerRaised, _NotAttempted, call, exercise, same, try_it
+from course_utils.checks._guard import seal
+
+# --------------------------------------------------------------------------- shared
+
+
+def _on_meta(build):
+    """The module ``build()`` makes, built on meta: the same constructor calls, no memory."""
+    with torch.device("meta"):
+        return build()
+
+
+def _targets() -> list[torch.device]:
+    # meta cannot be a target (it holds no values), so the CPU is the only one on a laptop
+    return [torch.device("cpu")] + ([torch.device("cuda", 0)] if torch.cuda.is_available() else [])
+
+
+def _tensors(module: nn.Module) -> dict[str, torch.Tensor]:
+    return {**dict(module.named_parameters()), **dict(module.named_buffers())}
+
+
+class _Block(nn.Module):
+    """A residual block with a norm, nested one level, so a top-level-only answer shows."""
+
+    def __init__(self, width: int):
+        super().__init__()
+        self.norm = nn.LayerNorm(width)
+        self.proj = nn.Linear(width, width)
+
+    def forward(self, x):
+        return x + self.proj(self.norm(x))
+
+
+class _Tiny(nn.Module):
+    """Embedding, two blocks, a head: the shape of a language model in a few hundred numbers."""
+
+    def __init__(self, vocab: int = 11, width: int = 6):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, width)
+        self.blocks = nn.Sequential(_Block(width), _Block(width))
+        self.head = nn.Linear(width, vocab, bias=False)
+
+    def forward(self, tokens):
+        return self.head(self.blocks(self.embed(tokens)))
+
+
+# --------------------------------------------------------------------------- 10.a
+
+
+@try_it("10.a", "A layer that takes no memory", name="layer",
+        hint="Pass device='meta' and dtype=torch.bfloat16 to nn.Linear itself, or build it inside "
+        "`with torch.device('meta'):`.")
+def _meta_layer(layer) -> str:
+    if not isinstance(layer, nn.Module):
+        raise Wrong(f"`layer` should be an nn.Linear, but it is a {type(layer).__name__}.",
+                    "Build it with nn.Linear(4096, 4096, ...).")
+    if type(layer) is not nn.Linear or (layer.in_features, layer.out_features) != (4096, 4096):
+        raise Wrong(f"`layer` is {layer!r}; the question asks for nn.Linear(4096, 4096).")
+    devices = sorted({str(t.device) for t in layer.parameters()})
+    if devices != ["meta"]:
+        mib = module_bytes(layer) / 2**20
+        raise Wrong(f"`layer`'s parameters are on {', '.join(devices)}: that allocated {mib:.0f} MiB of real memory.",
+                    "Add device='meta' (or build it inside `with torch.device('meta'):`).")
+    dtypes = sorted({str(t.dtype) for t in layer.parameters()})
+    if dtypes != ["torch.bfloat16"]:
+        raise Wrong(f"`layer` is on meta, but its parameters are {', '.join(dtypes)}; the question asks for bfloat16.",
+                    "Add dtype=torch.bfloat16 to the constructor.")
+    return (f"A {tuple(layer.weight.shape)} bfloat16 layer, {module_bytes(layer) / 2**20:.0f} MiB of parameters "
+            "on paper, none of it allocated.")
+
+
+# --------------------------------------------------------------------------- 10.b
+
+
+def _checkpoint(build, dtype=torch.float32) -> dict[str, torch.Tensor]:
+    torch.manual_seed(10)
+    # only floating tensors change dtype: BatchNorm's num_batches_tracked stays int64, as in a real checkpoint
+    return {k: v.to(dtype) if v.is_floating_point() else v for k, v in build().state_dict().items()}
+
+
+@try_it("10.b", "Give a meta model the checkpoint's values", name="restore", kind="function",
+        hint="model.load_state_dict(state, assign=True), then return model (load_state_dict returns a "
+        "report of missing and unexpected keys, not the model).")
+def _restore(restore) -> str:
+    cases = [
+        ("nn.Linear(3, 2)", lambda: nn.Linear(3, 2), torch.float32),
+        ("a Sequential with BatchNorm", lambda: nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4)), torch.float32),
+        ("nn.Linear(3, 2) from a float64 checkpoint", lambda: nn.Linear(3, 2), torch.float64),
+    ]
+    for what, build, dtype in cases:
+        model, state = _on_meta(build), _checkpoint(build, dtype)
+        got = call(restore, model, state)
+        if got is not model:
+            raise Wrong(f"For {what}, restore returned {type(got).__name__}, not the model it was given.",
+                        "load_state_dict returns a report (missing and unexpected keys): end with `return model`.")
+        left = still_on_meta(model)
+        if left:
+            raise Wrong(f"For {what}, {', '.join(left)} are still on meta after restore: the load was a no-op "
+                        "(PyTorch warns: 'copying from a non-meta parameter ... to a meta parameter ... is a no-op').",
+                        "A meta parameter has no memory to copy into: pass assign=True so the model takes the "
+                        "checkpoint's tensors.")
+        mine = _tensors(model)
+        for key, value in state.items():
+            if type(mine[key]) not in (torch.Tensor, nn.Parameter):  # a subclass could make torch.equal agree
+                raise Wrong(f"For {what}, {key} is a {type(mine[key]).__name__}, not a plain tensor or Parameter.")
+            if mine[key].dtype != value.dtype or not torch.equal(mine[key].cpu(), value):
+                raise Wrong(f"For {what}, {key} is {mine[key].dtype} and does not hold the checkpoint's values "
+                            f"({value.dtype}).", "load_state_dict(state, assign=True) keeps the checkpoint's tensors as they are.")
+        if any(not isinstance(p, nn.Parameter) or not p.requires_grad for p in model.parameters()):
+            raise Wrong(f"For {what}, a parameter is no longer a trainable nn.Parameter after restore.",
+                        "Load through load_state_dict(..., assign=True); it keeps them Parameters with requires_grad.")
+    return "Three meta models now hold their checkpoints' tensors, dtype and all (float64 stayed float64)."
+
+
+# --------------------------------------------------------------------------- 10.1
+
+
+def _reference_materialize(model: nn.Module, device: torch.device) -> nn.Module:
+    model.to_empty(device=device)
+    for module in model.modules():
+        if hasattr(module, "reset_parameters"):
+            module.reset_parameters()
+    return model
+
+
+MATERIALIZE_MODELS = (
+    ("nn.Sequential(Linear, BatchNorm1d, ReLU, Linear)",
+     lambda: nn.Sequential(nn.Linear(5, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 3))),
+    ("a small language model (Embedding, two blocks with LayerNorm and Linear nested inside, a head)", _Tiny),
+    ("the same Sequential in float64", lambda: nn.Sequential(nn.Linear(5, 8), nn.BatchNorm1d(8), nn.ReLU(),
+                                                             nn.Linear(8, 3)).to(torch.float64)),
+)
+
+
+@exercise(
+    "10.1",
+    "Make a meta model real",
+    "materialize",
+    hint="model.to_empty(device=device), then for every module in model.modules() that has a reset_parameters "
+    "method, call it; return model.",
+)
+def _materialize(materialize) -> str:
+    state = torch.get_rng_state()
+    try:
+        for what, build in MATERIALIZE_MODELS:
+            for device in _targets():
+                where = f"materialize(<{what} on meta>, {str(device)!r})"
+                model, reference = _on_meta(build), _on_meta(build)
+                dtypes = {k: t.dtype for k, t in _tensors(model).items()}
+                torch.manual_seed(101)
+                try:
+                    got = call(materialize, model, device)
+                except _NotAttempted as raised:
+                    # Module.to on meta raises NotImplementedError, which call() takes for the untouched stub
+                    if "Cannot copy out of meta tensor" in str(raised.__cause__):
+                        raise Wrong(f"{where} called .to(): a meta tensor has no data to copy, so PyTorch refuses "
+                                    f"({raised.__cause__}).",
+                                    "Allocate on the device with model.to_empty(device=device), then initialise.") from None
+                    raise
+                if got is not model:
+                    raise Wrong(f"{where} returned {type(got).__name__}; expected the model it was given, made real.",
+                                "to_empty works in place and returns the model: end with `return model`.")
+                left = still_on_meta(model)
+                if left:
+                    raise Wrong(f"{where}: {', '.join(left)} are still on meta.")
+                torch.manual_seed(101)
+                _reference_materialize(reference, device)
+                want = _tensors(reference)
+                for name, tensor in _tensors(model).items():
+                    if type(tensor) not in (torch.Tensor, nn.Parameter):  # a subclass could make torch.equal agree
+                        raise Wrong(f"{where}: {name} is a {type(tensor).__name__}, not a plain tensor or Parameter.")
+                    if tensor.device != device or tensor.dtype != dtypes[name]:
+                        raise Wrong(f"{where}: {name} is {tensor.dtype} on {tensor.device}; expected "
+                                    f"{dtypes[name]} on {device}.")
+                    if not torch.equal(tensor, want[name]):
+                        raise Wrong(
+                            f"{where}: {name} does not hold the values its constructor would give it (with the same "
+                            "random seed). After to_empty the memory is uninitialised: whatever bytes were there.",
+                            "Call reset_parameters() on every module that has one: iterate model.modules(), which "
+                            "includes nested ones, in order.")
+                if any(not p.requires_grad for p in model.parameters()):
+                    raise Wrong(f"{where}: a parameter lost requires_grad.")
+    finally:
+        torch.set_rng_state(state)
+    targets = " and ".join(str(d) for d in _targets())
+    return (f"{len(MATERIALIZE_MODELS)} meta models made real on {targets}: nothing left on meta, every value the "
+            "constructor's, buffers included.")
+
+
+# --------------------------------------------------------------------------- 10.2
+
+
+def _linears(*shapes, dtype=torch.float32):
+    """A builder of a Sequential of Linear layers of these (in, out) shapes, on meta."""
+    return lambda: _on_meta(lambda: nn.Sequential(*(nn.Linear(i, o, dtype=dtype) for i, o in shapes)))
+
+
+_MB = 1_000_000
+# (what, a builder of the model on meta, budgets): on meta even the 10-GB one takes no memory. Each
+# check builds its models afresh, so an answer that changes a model cannot change the next check.
+PLAN_CASES = (
+    ("four float32 layers of 4,004,000 bytes and a small head, two 9-MB GPUs",
+     _linears((1000, 1000), (1000, 1000), (1000, 1000), (1000, 10)), {"cuda:0": 9 * _MB, "cuda:1": 9 * _MB}),
+    ("the same, budgets exactly two layers each",
+     _linears((1000, 1000), (1000, 1000), (1000, 1000), (1000, 1000)), {"cuda:0": 8_008_000, "cuda:1": 8_008_000}),
+    ("float16 layers (2 bytes a number), one GPU then the CPU",
+     _linears((1000, 1000), (1000, 1000), (1000, 1000), dtype=torch.float16), {"cuda:0": 4_100_000, "cpu": 10 * _MB}),
+    ("a big layer between small ones: never back to an earlier device",
+     _linears((500, 1000), (1000, 2000), (2000, 10)), {"cuda:0": 4 * _MB, "cuda:1": 20 * _MB}),
+    ("layers with BatchNorm (its running statistics are buffers: memory too)",
+     lambda: _on_meta(lambda: nn.Sequential(nn.Linear(1000, 1000), nn.BatchNorm1d(1000), nn.Linear(1000, 1000),
+                                            nn.BatchNorm1d(1000))),
+     {"cuda:0": 4_004_000 + 16_000, "cuda:1": 16_008 + 4_004_000 + 16_008}),
+    ("a 10 GB float16 model (on meta: no memory) over two 6 GB GPUs",
+     _linears((50_000, 50_000), (50_000, 50_000), dtype=torch.float16), {"cuda:0": 6 * 10**9, "cuda:1": 6 * 10**9}),
+)
+# models that do not fit: the answer must raise ValueError
+PLAN_TOO_BIG = (
+    ("three 4-MB layers on two 5-MB GPUs", _linears((1000, 1000), (1000, 1000), (1000, 1000)),
+     {"cuda:0": 5 * _MB, "cuda:1": 5 * _MB}),
+    ("a layer bigger than every device", _linears((2000, 2000)), {"cuda:0": 10 * _MB, "cpu": 15 * _MB}),
+)
+
+
+def _variant(model, budgets, size_of, fits, back: bool = False):
+    """The plan of a plausible wrong answer, to name the mistake; None where that answer would raise."""
+    devices, left, slot, plan = list(budgets), dict(budgets), 0, {}
+    for name, layer in model.named_children():
+        size = size_of(layer)
+        if back:  # first fit: any device with room, earlier ones included
+            slot = next((i for i, d in enumerate(devices) if fits(size, left[d])), len(devices))
+        else:
+            while slot < len(devices) and not fits(size, left[devices[slot]]):
+                slot += 1
+        if slot == len(devices):
+            return None
+        left[devices[slot]] -= size
+        plan[name] = torch.device(devices[slot])
+    return plan
+
+
+def _numbers(layer):
+    return sum(t.numel() for t in [*layer.parameters(), *layer.buffers()])
+
+
+def _parameter_bytes(layer):
+    return sum(t.numel() * t.element_size() for t in layer.parameters())
+
+
+_MISTAKES = (
+    ("counts numbers, not bytes (multiply numel() by element_size())",
+     lambda m, b: _variant(m, b, _numbers, lambda size, room: size <= room)),
+    ("counts parameters but forgets buffers (BatchNorm's running statistics take memory too)",
+     lambda m, b: _variant(m, b, _parameter_bytes, lambda size, room: size <= room)),
+    ("sends on a layer that exactly fills what is left (use <=, not <)",
+     lambda m, b: _variant(m, b, module_bytes, lambda size, room: size < room)),
+    ("puts a layer back on an earlier device with room left (the activations would flow backwards)",
+     lambda m, b: _variant(m, b, module_bytes, lambda size, room: size <= room, back=True)),
+)
+
+
+@exercise(
+    "10.2",
+    "A device map from memory budgets",
+    "plan_device_map",
+    hint="For each (name, layer) in model.named_children(): size = bytes of its parameters and buffers "
+    "(numel() * element_size()); while it does not fit in what is left on the current device, move on to the next "
+    "device (never back); none left: raise ValueError. Return {name: torch.device(device)}.",
+)
+def _plan(plan) -> str:
+    for what, build, budgets in PLAN_CASES:
+        model = build()
+        expected = plan_device_map(model, budgets)
+        try:
+            got = call(plan, model, dict(budgets))
+        except _LearnerRaised as raised:
+            if not isinstance(raised.exc, ValueError):
+                raise
+            raise Wrong(f"For {what}, plan_device_map raised ValueError ({raised.exc}), but the model fits: expected "
+                        f"{expected!r}.", "A layer that exactly fills what is left on a device fits (<=, not <).") from None
+        if isinstance(got, dict) and any(isinstance(v, str) for v in dict.values(got)):
+            raise Wrong(f"For {what}, plan_device_map returned device names as strings: {got!r}.",
+                        "Return torch.device objects: torch.device(name).")
+        if not same(got, expected):
+            sizes = {name: module_bytes(layer) for name, layer in model.named_children()}
+            mistake = next((m for m, plan_of in _MISTAKES if same(got, plan_of(model, budgets))), None)
+            raise Wrong(f"For {what} (layer bytes {sizes}, budgets {budgets}), plan_device_map returned {got!r}; "
+                        f"expected {expected!r}." + (f" That is the plan of an answer that {mistake}." if mistake else ""),
+                        "Count bytes (numel() * element_size()) of parameters and buffers; a layer that exactly "
+                        "fills what is left fits; once you move to the next device, stay there.")
+    for what, build, budgets in PLAN_TOO_BIG:
+        try:
+            got = call(plan, build(), dict(budgets))
+        except _LearnerRaised as raised:
+            if isinstance(raised.exc, ValueError):
+                continue
+            raise
+        raise Wrong(f"For {what}, plan_device_map returned {got!r}; the model does not fit, so it should raise "
+                    "ValueError.", "When you run out of devices, raise ValueError saying which layer did not fit.")
+    return (f"Right for {len(PLAN_CASES)} models (float16, buffers, exact fits, a 10 GB model on meta), and a "
+            f"ValueError for {len(PLAN_TOO_BIG)} that do not fit.")
+
+
+# --------------------------------------------------------------------------- 10.3
+
+
+class _Split(nn.Module):
+    """A two-stage model; stage two on ``second``. Its optimizer steps on gradients set by hand
+    (a backward pass cannot cross from meta back to the CPU: meta has no values to send)."""
+
+    def __init__(self, second: str):
+        super().__init__()
+        self.first = nn.Sequential(nn.Linear(3, 4), nn.ReLU())
+        self.second = nn.Linear(4, 2, device=second)
+
+
+def _stepped(optimizer_class, steps: int = 1, frozen: bool = False, **options):
+    model = _Split("meta")
+    if frozen:
+        model.first[0].weight.requires_grad_(False)
+    opt = optimizer_class(model.parameters(), lr=0.1, **options)
+    for _ in range(steps):
+        for p in model.parameters():
+            p.grad = torch.ones_like(p) if p.requires_grad else None
+        opt.step()
+    return model, opt
+
+
+def _reference_state_devices(model, optimizer) -> dict[str, dict[str, torch.device]]:
+    # .get, not [p]: optimizer.state is a defaultdict, and reading it with [p] would add entries
+    return {name: {key: value.device for key, value in optimizer.state.get(p, {}).items()
+                   if isinstance(value, torch.Tensor)}
+            for name, p in model.named_parameters()}
+
+
+STATE_CASES = (
+    ("Adam after one step, stage two on meta", lambda: _stepped(torch.optim.Adam)),
+    ("Adam before any step", lambda: _stepped(torch.optim.Adam, steps=0)),
+    ("AdamW after two steps, the first weight frozen", lambda: _stepped(torch.optim.AdamW, steps=2, frozen=True)),
+    ("SGD with momentum", lambda: _stepped(torch.optim.SGD, momentum=0.9)),
+    ("SGD without momentum (it keeps no state)", lambda: _stepped(torch.optim.SGD)),
+)
+
+
+@exercise(
+    "10.3",
+    "Where does each parameter's optimizer state live?",
+    "optimizer_state_devices",
+    hint="{name: {key: value.device for key, value in optimizer.state[p].items() if isinstance(value, torch.Tensor)} "
+    "for name, p in model.named_parameters()}: read each tensor's own device, and keep {} for a parameter "
+    "without state.",
+)
+def _state_devices(fn) -> str:
+    for what, make in STATE_CASES:
+        model, opt = make()
+        before = _state_identity(opt)
+        expected = _reference_state_devices(model, opt)
+        got = call(fn, model, opt)
+        if _state_identity(opt) != before:
+            raise Wrong(f"For {what}, optimizer_state_devices changed the optimizer's state: it should only read it.")
+        if not isinstance(got, dict):
+            raise Wrong(f"For {what}, optimizer_state_devices returned a {type(got).__name__}; expected a dict "
+                        f"such as {expected!r}.")
+        inner = [v for v in dict.values(got) if isinstance(v, dict)]
+        if any(isinstance(d, str) for v in inner for d in dict.values(v)):
+            raise Wrong(f"For {what}, the devices are strings: {got!r}.", "Return value.device, a torch.device.")
+        if same(got, expected):
+            continue
+        if sorted(map(str, got)) != sorted(expected):
+            raise Wrong(f"For {what}, the keys are {sorted(map(str, got))}; expected every parameter's name, "
+                        f"{sorted(expected)} ({{}} for one without state).",
+                        "Use model.named_parameters() for the names; optimizer.state[p] for the state.")
+        params = dict(model.named_parameters())
+        for name, states in expected.items():
+            step = states.get("step")
+            if step is not None and step != params[name].device and isinstance(got.get(name), dict) \
+                    and got[name].get("step") == params[name].device:
+                raise Wrong(f"For {what}, you give 'step' of {name} its parameter's device, {params[name].device}; "
+                            f"Adam keeps 'step' on the CPU (expected {expected!r}).",
+                            "Read each state tensor's own .device: do not assume it is the parameter's.")
+        raise Wrong(f"For {what}, optimizer_state_devices returned {got!r}; expected {expected!r}.")
+    return (f"Right for {len(STATE_CASES)} optimizers on a model split over cpu and meta: moments follow their "
+            "parameter, Adam's step stays on the CPU, and a parameter without state has {}.")
+
+
+def _state_identity(optimizer) -> list[tuple[int, str, int]]:
+    """Which tensor object sits under each (parameter, key) of the state: a reader leaves it as it was."""
+    return sorted((id(p), str(key), id(value)) for p, state in optimizer.state.items() for key, value in state.items())
+
+
+# Record this module as the file wrote it: check() compares with this record every time.
+seal(__name__)

@@ -1,0 +1,102 @@
+"""Plausible wrong answers to the exercises of notebook 10, listed in ``test_checks_wrong_answers.WRONG``.
+
+Kept in their own module so the lessons' wrong answers can grow side by side without editing
+the same lines. Lesson: notebook 10 (models bigger than a device)."""
+
+import torch
+
+
+# ----------------------------------------------------------------------------- 10.1
+
+
+def materialize_with_to(model, device):
+    """Treats meta like any device: Module.to has nothing to copy and raises."""
+    return model.to(device)
+
+
+def materialize_empty_only(model, device):
+    """Allocates, never initialises: the parameters hold whatever was in memory."""
+    return model.to_empty(device=device)
+
+
+def materialize_children_only(model, device):
+    """Resets the top-level layers only: nested ones (a block's LayerNorm) keep garbage."""
+    model.to_empty(device=device)
+    for module in model.children():
+        if hasattr(module, "reset_parameters"):
+            module.reset_parameters()
+    return model
+
+
+# ----------------------------------------------------------------------------- 10.2
+
+
+def _fill(model, budgets, size_of, fits):
+    devices, slot, used, plan = list(budgets), 0, 0, {}
+    for name, layer in model.named_children():
+        size = size_of(layer)
+        while slot < len(devices) and not fits(used + size, budgets[devices[slot]]):
+            slot, used = slot + 1, 0
+        if slot == len(devices):
+            raise ValueError(f"layer {name} does not fit")
+        plan[name] = torch.device(devices[slot])
+        used += size
+    return plan
+
+
+def _bytes(layer):
+    return sum(t.numel() * t.element_size() for t in [*layer.parameters(), *layer.buffers()])
+
+
+def plan_counts_numbers(model, budgets):
+    """Compares parameter counts with byte budgets."""
+    return _fill(model, budgets, lambda layer: sum(p.numel() for p in layer.parameters()), lambda n, b: n <= b)
+
+
+def plan_parameters_only(model, budgets):
+    """Forgets buffers (BatchNorm's running statistics take memory too)."""
+    return _fill(model, budgets, lambda layer: sum(p.numel() * p.element_size() for p in layer.parameters()),
+                 lambda n, b: n <= b)
+
+
+def plan_strictly_less(model, budgets):
+    """A layer that exactly fills the device is sent on."""
+    return _fill(model, budgets, _bytes, lambda n, b: n < b)
+
+
+def plan_first_fit(model, budgets):
+    """Puts each layer on the first device with room, so a small layer goes back to an earlier device."""
+    left, plan = dict(budgets), {}
+    for name, layer in model.named_children():
+        size = _bytes(layer)
+        device = next((d for d in left if size <= left[d]), None)
+        if device is None:
+            raise ValueError(f"layer {name} does not fit")
+        left[device] -= size
+        plan[name] = torch.device(device)
+    return plan
+
+
+def plan_names_as_strings(model, budgets):
+    """Right plan, but the devices are strings."""
+    return {name: str(device) for name, device in _fill(model, budgets, _bytes, lambda n, b: n <= b).items()}
+
+
+# ----------------------------------------------------------------------------- 10.3
+
+
+def state_on_parameter_device(model, optimizer):
+    """Assumes all state sits with its parameter: Adam's step is a CPU tensor."""
+    return {name: {key: p.device for key in optimizer.state.get(p, {})} for name, p in model.named_parameters()}
+
+
+def state_by_position(model, optimizer):
+    """Numbers the parameters instead of naming them."""
+    return {str(i): {key: value.device for key, value in optimizer.state.get(p, {}).items()}
+            for i, p in enumerate(model.parameters())}
+
+
+def state_skips_empty(model, optimizer):
+    """Leaves out parameters without state (before the first step, frozen ones)."""
+    return {name: {key: value.device for key, value in optimizer.state[p].items()}
+            for name, p in model.named_parameters() if p in optimizer.state and optimizer.state[p]}
