@@ -255,7 +255,26 @@ def _fmt_cc(cc: tuple[int, int] | None) -> str:
     return "-" if cc is None else f"{cc[0]}.{cc[1]}"
 
 
-# --------------------------------------------------------------------------- choosing a device
+# --------------------------------------------------------------------------- naming and choosing a device
+
+
+def as_device(value, where: str) -> torch.device:
+    """``value`` as a ``torch.device``, or a clear error naming ``where`` it came from."""
+    if isinstance(value, torch.device):
+        return value
+    if isinstance(value, str):
+        try:
+            return torch.device(value)
+        except RuntimeError as exc:
+            raise ValueError(f"{where}: {value!r} is not a device name ({exc}). Try 'cpu', 'cuda:0' or 'meta'.") from None
+    raise TypeError(f"{where} expects a device name or torch.device, got a {type(value).__name__}: {value!r}.")
+
+
+def same_place(have: torch.device, want: torch.device) -> bool:
+    """Whether ``have`` satisfies ``want``: a device without an index matches any of its type."""
+    if have.type != want.type:
+        return False
+    return want.index is None or have.index == want.index
 
 
 @dataclass(frozen=True)
