@@ -4,8 +4,8 @@ Each module has one job; import what a notebook needs from here or from the modu
 
 - ``devices``: what this machine has (``device_report``), which device to use (``pick_device``),
   what of the course it can run (``preflight``), and ``needs_cuda`` for GPU-only cells.
-- ``placement``: where a model's tensors live (``placement_report``, ``module_device``) and the
-  device tags of a checkpoint (``checkpoint_locations``, ``retag_checkpoint``).
+- ``placement``: where a model's tensors live (``placement_report``, ``module_device``).
+- ``checkpoints``: the device tags of a checkpoint (``checkpoint_locations``, ``retag_checkpoint``).
 - ``scopes``: the current CUDA device and default device at each step of nested blocks.
 - ``errors``: ``explain_device_error`` and the IPython extension ``%load_ext course_utils.errors``.
 - ``mismatches``: ``find_device_mismatches`` lists the culprits before a forward pass fails;
@@ -22,6 +22,7 @@ Each module has one job; import what a notebook needs from here or from the modu
 - ``pairing`` and ``exercises``: authoring tools behind ``make pairs`` and ``make exercises``.
 """
 
+from course_utils.checkpoints import checkpoint_locations, retag_checkpoint
 from course_utils.checks import check
 from course_utils.claims import CaughtError, ClaimFailed, raises
 from course_utils.devices import (
@@ -42,6 +43,7 @@ __all__ = [
     "CaughtError",
     "ClaimFailed",
     "check",
+    "checkpoint_locations",
     "choose_device",
     "collect_facts",
     "device_report",
@@ -54,6 +56,7 @@ __all__ = [
     "preflight",
     "raises",
     "recorded",
+    "retag_checkpoint",
     "run_scopes",
     "trace_current_device",
 ]

@@ -255,7 +255,30 @@ def _fmt_cc(cc: tuple[int, int] | None) -> str:
     return "-" if cc is None else f"{cc[0]}.{cc[1]}"
 
 
-# --------------------------------------------------------------------------- choosing a device
+# --------------------------------------------------------------------------- naming and choosing a device
+#
+# The one home for device choice: choose_device/pick_device (a notebook's device, said in words),
+# accelerator_device/resolve_device (the transfer lab's), accelerator_count (distributed's), and
+# as_device/same_place for reading a device a caller passed in.
+
+
+def as_device(value, where: str) -> torch.device:
+    """``value`` as a ``torch.device``, or a clear error naming ``where`` it came from."""
+    if isinstance(value, torch.device):
+        return value
+    if isinstance(value, str):
+        try:
+            return torch.device(value)
+        except RuntimeError as exc:
+            raise ValueError(f"{where}: {value!r} is not a device name ({exc}). Try 'cpu', 'cuda:0' or 'meta'.") from None
+    raise TypeError(f"{where} expects a device name or torch.device, got a {type(value).__name__}: {value!r}.")
+
+
+def same_place(have: torch.device, want: torch.device) -> bool:
+    """Whether ``have`` satisfies ``want``: a device without an index matches any of its type."""
+    if have.type != want.type:
+        return False
+    return want.index is None or have.index == want.index
 
 
 @dataclass(frozen=True)
@@ -311,6 +334,55 @@ def pick_device(prefer: str | None = None, *, announce: bool = True) -> torch.de
     if announce:
         print(choice)
     return torch.device(choice.device)
+
+
+def accelerator_device() -> torch.device:
+    """The current accelerator (CUDA with its index, MPS, XPU, ...) if there is one, else the CPU.
+
+    Lesson: notebook 06 measures copies to it. Unlike ``pick_device`` it asks ``torch.accelerator``
+    (so XPU and other backends count), prints nothing and reads no ``MachineFacts``. A CUDA device
+    comes with its index, so a later change of the current device changes nothing.
+    """
+    if torch.cuda.is_available():
+        return torch.device("cuda", torch.cuda.current_device())
+    accelerator = getattr(torch, "accelerator", None)  # torch 2.6+; the course supports 2.7.1 on
+    if accelerator is not None and accelerator.is_available():
+        return accelerator.current_accelerator()
+    return torch.device("cpu")
+
+
+def resolve_device(device: str | torch.device | None = None) -> torch.device:
+    """``device`` checked against this machine, or ``accelerator_device()`` when it is None.
+
+    A CUDA device gets its index (the current device's when none is given); one this machine
+    cannot use is a ValueError that says what it has, before any work starts.
+    """
+    dev = accelerator_device() if device is None else torch.device(device)
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(
+                f"device={str(dev)!r}, but CUDA is not available here (torch {torch.__version__}). "
+                "Pass device=None to use what this machine has (the host-memory stand-in on a CPU-only machine)."
+            )
+        index = torch.cuda.current_device() if dev.index is None else dev.index
+        if index >= torch.cuda.device_count():
+            raise ValueError(f"device={str(dev)!r}, but only {torch.cuda.device_count()} CUDA device(s) are visible.")
+        dev = torch.device("cuda", index)
+    return dev
+
+
+def accelerator_count() -> tuple[str, int]:
+    """``(kind, count)`` of this machine's accelerator, ``("cpu", 0)`` without one.
+
+    Lesson: notebook 08 (``distributed.local_accelerator`` keeps the kinds a collective backend serves).
+    Uses ``torch.accelerator`` where it exists, else ``torch.cuda``.
+    """
+    accelerator = getattr(torch, "accelerator", None)
+    if accelerator is not None and accelerator.is_available():
+        return accelerator.current_accelerator().type, accelerator.device_count()
+    if torch.cuda.is_available():
+        return "cuda", torch.cuda.device_count()
+    return "cpu", 0
 
 
 # --------------------------------------------------------------------------- preflight

@@ -24,6 +24,8 @@ from typing import Any
 
 import torch
 
+from course_utils.devices import accelerator_count
+
 # --------------------------------------------------------------------------- choosing the device
 
 
@@ -113,13 +115,7 @@ def local_accelerator() -> tuple[str, int]:
     one whose default backend cannot reduce its tensors (Apple's MPS: gloo serves only CPU and
     CUDA tensors, so those processes use the CPU). Uses ``torch.accelerator`` where it exists.
     """
-    kind, count = "cpu", 0
-    accelerator = getattr(torch, "accelerator", None)
-    if accelerator is not None and accelerator.is_available():
-        current = accelerator.current_accelerator()
-        kind, count = current.type, accelerator.device_count()
-    elif torch.cuda.is_available():
-        kind, count = "cuda", torch.cuda.device_count()
+    kind, count = accelerator_count()
     backend = _default_backend_map().get(kind)
     if kind == "cpu" or backend is None or kind not in _backend_capability().get(backend, []):
         return ("cpu", 0)

@@ -18,7 +18,6 @@ import html
 import importlib.util
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -27,14 +26,17 @@ import threading
 import time
 import uuid
 from collections.abc import Mapping
+from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import torch
 from torch.torch_version import TorchVersion
 
 from course_utils.claims import CaughtError, ClaimFailed
+from course_utils.processes import exit_text as _fmt_exit
+from course_utils.processes import new_session as _new_session
+from course_utils.processes import process_alive, terminate_tagged  # noqa: F401 (process_alive: public here for notebook 08)
 
 TAG_VARIABLE = "COURSE_LAUNCH_TAG"  # set in every process a launch starts, to find them all again
 
@@ -239,17 +241,6 @@ class LaunchResult:
         )
 
 
-def _fmt_exit(code: int | None) -> str:
-    if code is None:
-        return "unknown"
-    if code < 0:
-        try:
-            return f"{code} ({signal.Signals(-code).name})"
-        except ValueError:
-            return str(code)
-    return str(code)
-
-
 def _last_lines(text: str, n: int) -> str:
     return "\n".join(text.rstrip().splitlines()[-n:])
 
@@ -373,14 +364,14 @@ def launch(
             output = _wait(proc, timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
-            _terminate(proc, tag)
+            terminate_tagged(proc, TAG_VARIABLE, tag)
             output = _drain(proc)
         except BaseException:  # an error here, or KeyboardInterrupt: clean up, then let it through
-            _terminate(proc, tag)
+            terminate_tagged(proc, TAG_VARIABLE, tag)
             _drain(proc)
             raise
         seconds = time.monotonic() - started
-        leftovers = _terminate(proc, tag)  # anything a rank left behind (a daemon child, say)
+        leftovers = terminate_tagged(proc, TAG_VARIABLE, tag)  # anything a rank left behind (a daemon child, say)
         ranks = _read_ranks(Path(log_dir), nproc, output or "", proc.returncode, timed_out)
     return LaunchResult(
         script=str(script), command=tuple(command), nproc=nproc,
@@ -469,12 +460,6 @@ def launch_machines(script: str | Path, *args: str, machines: int = 2, nproc: in
     return MachinesResult(tuple(results))
 
 
-def _new_session() -> dict[str, Any]:
-    if os.name == "nt":
-        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
-    return {"start_new_session": True}
-
-
 def _wait(proc: subprocess.Popen, timeout: float) -> str:
     """Wait for torchrun; its combined stdout and stderr. (A seam: tests replace it.)"""
     output, _ = proc.communicate(timeout=timeout)
@@ -523,106 +508,3 @@ def _read_log(log_dir: Path, local_rank: int, name: str) -> str:
     texts = [p.read_text(encoding="utf-8", errors="replace")
              for p in sorted(log_dir.glob(f"**/attempt_*/{local_rank}/{name}"))]
     return "".join(texts)
-
-
-# --------------------------------------------------------------------------- cleanup
-
-
-def process_alive(pid: int) -> bool:
-    """Whether a process with this pid is running (a zombie, dead but not yet reaped, is not)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # it exists, under another user
-    stat = Path(f"/proc/{pid}/stat")
-    try:
-        text = stat.read_text()
-        return not text[text.rfind(")") + 2 :].startswith("Z")
-    except OSError:
-        return True
-
-
-def _terminate(proc: subprocess.Popen, tag: str, grace: float = 3.0) -> list[int]:
-    """Stop torchrun and every process of this launch; return the pids still alive afterwards.
-
-    torchrun starts each worker in a session of its own, so killing torchrun's process group
-    is not enough, and a worker orphaned by a killed torchrun is no longer its descendant.
-    Every process of the launch carries ``tag`` in its environment: find them by it.
-    """
-    if os.name == "nt":  # no process groups or /proc: let Windows kill the tree
-        if proc.poll() is None:
-            subprocess.run(["taskkill", "/T", "/F", "/PID", str(proc.pid)], capture_output=True)
-        proc.wait()
-        return []
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
-        pids = set(_tagged_pids(tag))
-        if proc.poll() is None:
-            pids.add(proc.pid)
-        if not pids:
-            break
-        for pid in pids:
-            _signal_process_and_group(pid, sig)
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            proc.poll()  # reap torchrun, so it does not linger as a zombie
-            if proc.returncode is not None and not _tagged_pids(tag):
-                break
-            time.sleep(0.05)
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        pass
-    return sorted(_tagged_pids(tag) | ({proc.pid} if proc.poll() is None else set()))
-
-
-def _signal_process_and_group(pid: int, sig: int) -> None:
-    own_group = os.getpgrp()
-    try:
-        group = os.getpgid(pid)
-    except (ProcessLookupError, PermissionError):
-        return
-    try:
-        if group == pid and group != own_group:  # a session/group leader of this launch: its whole group
-            os.killpg(group, sig)
-        else:
-            os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _tagged_pids(tag: str) -> set[int]:
-    """Live (not zombie) processes whose environment carries this launch's tag."""
-    needle = f"{TAG_VARIABLE}={tag}".encode()
-    me = os.getpid()
-    found: set[int] = set()
-    try:
-        import psutil
-    except ImportError:
-        psutil = None
-    if psutil is not None:
-        for p in psutil.process_iter(["pid"]):
-            try:
-                if p.pid == me or p.status() == psutil.STATUS_ZOMBIE:
-                    continue
-                if p.environ().get(TAG_VARIABLE) == tag:
-                    found.add(p.pid)
-            except (psutil.Error, OSError):
-                continue
-        return found
-    proc_root = Path("/proc")
-    if not proc_root.is_dir():
-        return found  # no psutil and no /proc (macOS without psutil): only the process groups are signalled
-    for entry in proc_root.iterdir():
-        if not entry.name.isdigit() or int(entry.name) == me:
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            if stat[stat.rfind(")") + 2 :].startswith("Z"):
-                continue
-            if needle in (entry / "environ").read_bytes().split(b"\0"):
-                found.add(int(entry.name))
-        except OSError:
-            continue
-    return found

@@ -23,7 +23,8 @@ from typing import Any, Callable
 import torch
 from torch import nn
 
-from course_utils.placement import as_device, placement_report, same_place
+from course_utils.devices import as_device, same_place
+from course_utils.placement import placement_report
 
 # --------------------------------------------------------------------------- finding mismatches
 

@@ -21,7 +21,7 @@ CHECK_MIME = "application/vnd.course-utils.check+json"
 # "error": the checker itself broke, which is a course bug and never counts as a pass.
 # "tampered": something the check trusts (its cases, torch, builtins) was changed by code in the
 # notebook, so the check refused to grade; the message names what changed.
-STATUSES = ("pass", "fail", "not-attempted", "missing", "error", "tampered")
+CHECK_STATUSES = ("pass", "fail", "not-attempted", "missing", "error", "tampered")
 
 _CODE = re.compile(r"`([^`]+)`")
 
@@ -416,6 +416,6 @@ def results_in(nb) -> list[CheckResult]:
             data = output.get("data", {}).get(CHECK_MIME)
             if isinstance(data, dict):
                 fields = {k: data.get(k, "") for k in ("exercise", "title", "status", "message", "hint")}
-                if fields["status"] in STATUSES:
+                if fields["status"] in CHECK_STATUSES:
                     results.append(CheckResult(**{k: str(v) for k, v in fields.items()}))
     return results

@@ -20,11 +20,11 @@ grader's own check cells as structured data, never from printed text. One module
 from course_utils.grading.batch import grade_batch
 from course_utils.grading.cli import main
 from course_utils.grading.report import write_reports
-from course_utils.grading.results import STATUSES, BatchResult, ExerciseGrade, Submission, SubmissionGrade
+from course_utils.grading.results import GRADE_STATUSES, BatchResult, ExerciseGrade, Submission, SubmissionGrade
 from course_utils.grading.runner import Limits
 
 __all__ = [
-    "STATUSES",
+    "GRADE_STATUSES",
     "BatchResult",
     "ExerciseGrade",
     "Limits",

@@ -23,7 +23,8 @@ from course_utils.grading.bubblewrap import Isolation, bwrap_argv, ipc_path, pro
 from course_utils.grading.plan import build_plan
 from course_utils.grading.results import BatchResult, Submission, SubmissionGrade
 from course_utils.grading.runner import Launch, Limits, StepRun, run_steps
-from course_utils.grading.sandbox import KernelGroups, Scratch, changed, fingerprint, kernel_env, make_scratch, remove
+from course_utils.grading.sandbox import Scratch, changed, fingerprint, kernel_env, make_scratch, remove
+from course_utils.processes import ProcessGroups
 from course_utils.grading.spec import ExerciseSpec, read_spec
 from course_utils.grading.submissions import InvalidSubmission, find_submissions, read_code_cells
 from course_utils.grading.verdict import judge, unrunnable
@@ -69,7 +70,7 @@ def _write_flags(scratch: Scratch, runs: list[StepRun], sandboxed: bool) -> tupl
 
 
 def grade_one(submission: Submission, spec: ExerciseSpec, *, batch_root: Path, limits: Limits, kernel_name: str,
-              groups: KernelGroups, cancelled: threading.Event, threads: int | None = None,
+              groups: ProcessGroups, cancelled: threading.Event, threads: int | None = None,
               keep_scratch: bool = False, isolation: Isolation | None = None) -> SubmissionGrade:
     """Grade one submission in its own scratch folder and kernel; never raises."""
     start = time.monotonic()
@@ -141,7 +142,7 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     watched = [spec.path, Path(submissions)]
     before = fingerprint(watched)
     batch_root = Path(tempfile.mkdtemp(prefix="course-grade-"))
-    groups, cancelled, lock = KernelGroups(), threading.Event(), threading.Lock()
+    groups, cancelled, lock = ProcessGroups(), threading.Event(), threading.Lock()
     rows: dict[int, SubmissionGrade] = {}
     running: set[str] = set()
     seen_strays: set[str] = set()

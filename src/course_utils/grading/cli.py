@@ -37,7 +37,7 @@ class ProgressBar:
         self.tty = hasattr(stream, "isatty") and stream.isatty()
 
     def __call__(self, done: int, total: int, row: SubmissionGrade) -> None:
-        what = f"{row.submission.learner[:40]}: {row.passed}/{row.total} passed"
+        what = f"{row.submission.learner[:40]}: {row.passed_count}/{row.total} passed"
         if self.tty:
             filled = self.width * done // max(total, 1)
             self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {what:<60}")

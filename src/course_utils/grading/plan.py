@@ -114,7 +114,7 @@ def _course_grade_cell(kind, exercise_id, nonce, limit, mime):
                     core.verify, core._verify_checker, guard.verify, guard.changes, guard._Record.differences,
                     guard._fingerprint, guard.seal, guard.patched):
             digest.update(code_of(obj))
-        digest.update(repr((core.STATUSES, core.CheckResult, core.Wrong, core._NotAttempted)).encode())
+        digest.update(repr((core.CHECK_STATUSES, core.CheckResult, core.Wrong, core._NotAttempted)).encode())
         checkers = {{i: hashlib.sha256(code_of(e.checker)).hexdigest() for i, e in core._REGISTRY.items()}}
         return digest.hexdigest(), checkers
 

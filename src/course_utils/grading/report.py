@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import csv
 import re
-from collections import Counter
 from pathlib import Path
 
-from course_utils.grading.results import STATUSES, BatchResult, SubmissionGrade
+# summary_text lives with BatchResult (it is its __str__); imported here for write_reports and cli.
+from course_utils.grading.results import BatchResult, SubmissionGrade, summary_text
 
 CELL_LIMIT = 2000
 
@@ -103,7 +103,7 @@ def feedback_text(row: SubmissionGrade, notebook: str) -> str:
     """
     lines = [f"# Feedback on {markdown(notebook)}", "",
              f"Submission: {markdown(row.submission.learner)} ({markdown(row.submission.file)})", "",
-             f"**{row.passed} of {row.total} exercises pass.**", "", "| Exercise | Result |", "|---|---|"]
+             f"**{row.passed_count} of {row.total} exercises pass.**", "", "| Exercise | Result |", "|---|---|"]
     lines += [f"| {g.exercise} {markdown(g.title)} | {g.status.upper() if g.passed else g.status} |"
               for g in row.grades]
     said = set()
@@ -117,32 +117,6 @@ def feedback_text(row: SubmissionGrade, notebook: str) -> str:
     notes = [n for n in row.notes if not any(n.rstrip(".") in m for m in said)]
     if notes:
         lines += ["", "## While running your notebook", ""] + [f"- {markdown(n)}" for n in notes]
-    return "\n".join(lines) + "\n"
-
-
-def summary_text(result: BatchResult) -> str:
-    """Counts per exercise and status, who passed everything, what to look at."""
-    counts = result.counts()
-    used = [s for s in STATUSES if s in ("pass", "fail") or any(c[s] for c in counts.values())]
-    width = max([8, *(len(i) for i in counts)])
-    head = f"{'exercise':<{width}}  " + "  ".join(f"{s:>{max(len(s), 4)}}" for s in used)
-    table = [head] + [f"{i:<{width}}  " + "  ".join(f"{c[s]:>{max(len(s), 4)}}" for s in used) for i, c in counts.items()]
-    everything = Counter(g.status for r in result.rows for g in r.grades)
-    rows = result.rows
-    lines = [f"course-grade: {Path(result.exercise_notebook).name}, {len(rows)} submission(s), "
-             f"{result.jobs} job(s), {result.seconds:.1f} s", *([result.isolation] if result.isolation else []),
-             "", *table, "",
-             "all statuses: " + (", ".join(f"{s} {everything[s]}" for s in STATUSES if everything[s]) or "none"),
-             f"passed every exercise: {sum(r.passed == r.total and r.total > 0 for r in rows)} of {len(rows)}"]
-    flagged = [r for r in rows if r.flags]
-    if flagged:
-        lines += ["", "flagged for a look (see the reason column of grades.csv):"]
-        lines += [f"  {r.submission.learner}: {f}" for r in flagged for f in r.flags]
-    if result.changed_files:
-        lines += ["", "WARNING: the exercise notebook or the submissions changed while grading:"]
-        lines += [f"  {c}" for c in result.changed_files[:50]]
-    else:
-        lines += ["", "the exercise notebook and the submissions are unchanged (sha256 before and after)"]
     return "\n".join(lines) + "\n"
 
 
@@ -160,7 +134,7 @@ def write_reports(result: BatchResult, out: Path) -> list[Path]:
         for row in result.rows:
             by_id = {g.exercise: g.status for g in row.grades}
             table.writerow([_safe(row.submission.learner), _safe(row.submission.file),
-                            *(by_id.get(i, "") for i in result.exercise_ids), row.passed, row.total,
+                            *(by_id.get(i, "") for i in result.exercise_ids), row.passed_count, row.total,
                             f"{row.seconds:.1f}", feedback_name(row), _safe(row.reason)])
     written.append(grades)
     details = out / "details.csv"

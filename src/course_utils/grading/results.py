@@ -1,7 +1,8 @@
 """What grading found: one row per submission, one grade per exercise, and the batch summary.
 
 Lesson: none; this is the instructors' tool (``course-grade``). These are plain frozen records;
-``report`` turns them into files and ``batch`` makes them.
+``report`` turns them into files and ``batch`` makes them; ``summary_text`` (the batch as text) is here
+because it is ``BatchResult.__str__``, so this module imports nothing of ``report``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from course_utils.checks._core import STATUSES as CHECK_STATUSES
+from course_utils.checks._core import CHECK_STATUSES
 
 # The check's own statuses, then the grader's, for what no check can say:
 # "timeout": the check (or the notebook before it) ran past a time limit;
@@ -19,8 +20,8 @@ from course_utils.checks._core import STATUSES as CHECK_STATUSES
 # "invalid": the file is not a readable notebook, or no notebook was found;
 # "tampered": the grader's own check was interfered with, so no result can be trusted (a check
 # also says "tampered" itself when the notebook changed the cases or library functions it trusts).
-GRADER_STATUSES = ("timeout", "crashed", "invalid", "tampered")
-STATUSES = CHECK_STATUSES + tuple(s for s in GRADER_STATUSES if s not in CHECK_STATUSES)
+GRADER_ONLY_STATUSES = ("timeout", "crashed", "invalid", "tampered")
+GRADE_STATUSES = CHECK_STATUSES + tuple(s for s in GRADER_ONLY_STATUSES if s not in CHECK_STATUSES)
 
 
 @dataclass(frozen=True)
@@ -34,8 +35,8 @@ class ExerciseGrade:
     hint: str = ""
 
     def __post_init__(self) -> None:
-        if self.status not in STATUSES:
-            raise ValueError(f"status {self.status!r} is not one of {', '.join(STATUSES)}")
+        if self.status not in GRADE_STATUSES:
+            raise ValueError(f"status {self.status!r} is not one of {', '.join(GRADE_STATUSES)}")
 
     @property
     def passed(self) -> bool:
@@ -67,7 +68,8 @@ class SubmissionGrade:
     seconds: float = 0.0
 
     @property
-    def passed(self) -> int:
+    def passed_count(self) -> int:
+        """How many exercises passed (``ExerciseGrade.passed`` is one exercise's bool)."""
         return sum(g.passed for g in self.grades)
 
     @property
@@ -80,14 +82,14 @@ class SubmissionGrade:
         return "; ".join((*(f"FLAG: {f}" for f in self.flags), *self.notes))
 
     def __str__(self) -> str:
-        head = f"{self.submission.learner}: {self.passed}/{self.total} passed"
+        head = f"{self.submission.learner}: {self.passed_count}/{self.total} passed"
         return "\n".join([head, *(f"  {g}" for g in self.grades), *(f"  note: {n}" for n in self.notes),
                           *(f"  FLAG: {f}" for f in self.flags)])
 
     def _repr_html_(self) -> str:
         rows = "".join(f"<tr><td>{html.escape(g.exercise)}</td><td>{html.escape(g.status)}</td>"
                        f"<td>{html.escape(g.message)}</td></tr>" for g in self.grades)
-        return (f"<b>{html.escape(self.submission.learner)}</b>: {self.passed}/{self.total} passed"
+        return (f"<b>{html.escape(self.submission.learner)}</b>: {self.passed_count}/{self.total} passed"
                 f"<table>{rows}</table>")
 
 
@@ -113,9 +115,33 @@ class BatchResult:
         return per
 
     def __str__(self) -> str:
-        from course_utils.grading.report import summary_text
-
         return summary_text(self)
 
     def _repr_html_(self) -> str:
         return f"<pre>{html.escape(str(self))}</pre>"
+
+
+def summary_text(result: BatchResult) -> str:
+    """Counts per exercise and status, who passed everything, what to look at."""
+    counts = result.counts()
+    used = [s for s in GRADE_STATUSES if s in ("pass", "fail") or any(c[s] for c in counts.values())]
+    width = max([8, *(len(i) for i in counts)])
+    head = f"{'exercise':<{width}}  " + "  ".join(f"{s:>{max(len(s), 4)}}" for s in used)
+    table = [head] + [f"{i:<{width}}  " + "  ".join(f"{c[s]:>{max(len(s), 4)}}" for s in used) for i, c in counts.items()]
+    everything = Counter(g.status for r in result.rows for g in r.grades)
+    rows = result.rows
+    lines = [f"course-grade: {Path(result.exercise_notebook).name}, {len(rows)} submission(s), "
+             f"{result.jobs} job(s), {result.seconds:.1f} s", *([result.isolation] if result.isolation else []),
+             "", *table, "",
+             "all statuses: " + (", ".join(f"{s} {everything[s]}" for s in GRADE_STATUSES if everything[s]) or "none"),
+             f"passed every exercise: {sum(r.passed_count == r.total and r.total > 0 for r in rows)} of {len(rows)}"]
+    flagged = [r for r in rows if r.flags]
+    if flagged:
+        lines += ["", "flagged for a look (see the reason column of grades.csv):"]
+        lines += [f"  {r.submission.learner}: {f}" for r in flagged for f in r.flags]
+    if result.changed_files:
+        lines += ["", "WARNING: the exercise notebook or the submissions changed while grading:"]
+        lines += [f"  {c}" for c in result.changed_files[:50]]
+    else:
+        lines += ["", "the exercise notebook and the submissions are unchanged (sha256 before and after)"]
+    return "\n".join(lines) + "\n"

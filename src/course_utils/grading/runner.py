@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -24,7 +23,9 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from traitlets import List, Unicode
 
 from course_utils.grading.plan import GRADE_MIME, Step
-from course_utils.grading.sandbox import KernelGroups, Scratch, kill_group
+from course_utils.grading.sandbox import Scratch
+from course_utils.processes import ProcessGroups
+from course_utils.processes import kill_group, signal_name
 
 OUTPUT_CAP = 64 * 1024  # characters of output kept per cell
 GRADER_PAYLOAD_CAP = 64 * 1024
@@ -141,10 +142,7 @@ def _exit_text(code: int | None, sandboxed: bool = False) -> str:
     if sandboxed and 128 < code < 160:  # bwrap exits with 128 + the signal that killed the kernel
         code = 128 - code
     if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
+        name = signal_name(code) or f"signal {-code}"
         return f"the kernel was killed by {name}" + (f" ({SIGNALS[name]})" if name in SIGNALS else "")
     return f"the kernel exited with code {code}"
 
@@ -152,7 +150,7 @@ def _exit_text(code: int | None, sandboxed: bool = False) -> str:
 class _Kernel:
     """One kernel life: start it in the scratch folder, run cells, and always kill its process group."""
 
-    def __init__(self, nb, kernel_name: str, scratch: Scratch, env: dict, limits: Limits, groups: KernelGroups,
+    def __init__(self, nb, kernel_name: str, scratch: Scratch, env: dict, limits: Limits, groups: ProcessGroups,
                  launch: Launch = Launch()):
         extra = {"kernel_manager_class": _SandboxedKernelManager} if launch.sandboxed else {}
         self.client = _CappedClient(nb, limits.output_cap, kernel_name=kernel_name, allow_errors=True,
@@ -200,7 +198,7 @@ class _Kernel:
 
 
 async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scratch, env: dict, limits: Limits,
-                    groups: KernelGroups, cancelled: threading.Event | None = None,
+                    groups: ProcessGroups, cancelled: threading.Event | None = None,
                     launch: Launch = Launch()) -> tuple[list[StepRun], list[str]]:
     """Run every step; return what happened to each, and the kernel restarts in words."""
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s.source) for s in steps])

@@ -17,11 +17,9 @@ import hashlib
 import os
 import re
 import shutil
-import signal
 import site
 import stat
 import sys
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -152,36 +150,7 @@ def remove(path: Path) -> None:
         shutil.rmtree(path, onerror=make_writable)
 
 
-def kill_group(pgid: int | None) -> None:
-    """SIGKILL a kernel's process group: the kernel and every child it started (unless they left it)."""
-    if pgid and pgid > 1 and pgid != os.getpgid(0):
-        try:
-            os.killpg(pgid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-
-class KernelGroups:
-    """The process groups of the kernels alive now, so an interrupted batch can kill them all."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._groups: set[int] = set()
-
-    def add(self, pgid: int | None) -> None:
-        if pgid:
-            with self._lock:
-                self._groups.add(pgid)
-
-    def discard(self, pgid: int | None) -> None:
-        with self._lock:
-            self._groups.discard(pgid)
-
-    def kill_all(self) -> None:
-        with self._lock:
-            groups = list(self._groups)
-        for pgid in groups:
-            kill_group(pgid)
+# kill_group and ProcessGroups (was KernelGroups) live in course_utils.processes, with launch's clean-up.
 
 
 def fingerprint(paths: list[Path]) -> dict[str, str]:

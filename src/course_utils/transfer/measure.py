@@ -19,6 +19,7 @@ import time
 
 import torch
 
+from course_utils.devices import accelerator_device, resolve_device
 from course_utils.transfer.ceilings import link_info
 from course_utils.transfer.results import DIRECTIONS, Sweep, Transfer, machine_info
 from course_utils.transfer.timing import Clock, Progress, Synchronize, estimate_call, plan_blocks, synchronizer, time_blocks
@@ -29,34 +30,14 @@ SIZES = tuple(4 * KIB * 4**k for k in range(9))
 QUICK_SIZES = tuple(s for s in SIZES if s <= 16 * MIB)
 
 
-def default_device() -> torch.device:
-    """The current accelerator (CUDA, MPS, XPU, ...) if there is one, else the CPU."""
-    if torch.cuda.is_available():  # with its index, so a later change of current device changes nothing
-        return torch.device("cuda", torch.cuda.current_device())
-    accelerator = getattr(torch, "accelerator", None)
-    if accelerator is not None and accelerator.is_available():
-        return accelerator.current_accelerator()
-    return torch.device("cpu")
+# The transfer lab's device: the machine's current accelerator, else the CPU (devices is its home;
+# the name default_device stays for notebook 06, the widgets and the benchmarks).
+default_device = accelerator_device
 
 
 def can_pin(device: str | torch.device) -> bool:
     """Whether this course pins host memory for copies to ``device``: CUDA devices only."""
     return torch.device(device).type == "cuda" and torch.cuda.is_available()
-
-
-def _resolve_device(device) -> torch.device:
-    dev = default_device() if device is None else torch.device(device)
-    if dev.type == "cuda":
-        if not torch.cuda.is_available():
-            raise ValueError(
-                f"device={str(dev)!r}, but CUDA is not available here (torch {torch.__version__}). "
-                "Pass device=None to use what this machine has (the host-memory stand-in on a CPU-only machine)."
-            )
-        index = torch.cuda.current_device() if dev.index is None else dev.index
-        if index >= torch.cuda.device_count():
-            raise ValueError(f"device={str(dev)!r}, but only {torch.cuda.device_count()} CUDA device(s) are visible.")
-        dev = torch.device("cuda", index)
-    return dev
 
 
 @contextlib.contextmanager
@@ -131,7 +112,7 @@ def measure_copy(
     for descheduled threads and measures the scheduler. Host-device copies do not use them.
     """
     _check_request(direction, nbytes, pinned, non_blocking)
-    dev = _resolve_device(device)
+    dev = resolve_device(device)
     stand_in = dev.type == "cpu"
     if stand_in:
         direction = "h2h"
@@ -197,7 +178,7 @@ def sweep(
     """
     if not (budget_s > 0):
         raise ValueError(f"budget_s must be a positive number of seconds, got {budget_s!r}.")
-    dev = _resolve_device(device)
+    dev = resolve_device(device)
     stand_in = dev.type == "cpu"
     sizes = tuple(QUICK_SIZES if quick else SIZES) if sizes is None else tuple(sizes)
     if not sizes:

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import torch
 
-from course_utils.transfer.measure import MIB, _resolve_device
+from course_utils.devices import resolve_device
+from course_utils.transfer.measure import MIB
 from course_utils.transfer.results import Skipped, fmt_bytes, fmt_seconds
 from course_utils.transfer.timing import Clock, synchronizer, time_blocks
 
@@ -112,7 +113,7 @@ def measure_overlap(
     clock: Clock = time.perf_counter,
 ) -> Overlap | Skipped:
     """Measure how much of a pinned host-to-device copy hides behind a matmul. CUDA only."""
-    dev = _resolve_device(device)
+    dev = resolve_device(device)
     if dev.type != "cuda":
         return Skipped(
             "copy/compute overlap on a side stream",

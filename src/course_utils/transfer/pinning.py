@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 import torch
 
-from course_utils.transfer.measure import MIB, _resolve_device, can_pin
+from course_utils.devices import resolve_device
+from course_utils.transfer.measure import MIB, can_pin
 from course_utils.transfer.results import Skipped, fmt_bytes, fmt_seconds
 from course_utils.transfer.timing import Clock, Synchronize, synchronizer, time_blocks
 
@@ -120,7 +121,7 @@ def measure_pinning(
 
     Returns ``Skipped`` (falsy, with the reason) where there is nothing to pin for.
     """
-    dev = _resolve_device(device)
+    dev = resolve_device(device)
     if not can_pin(dev):
         return Skipped(
             "the cost of pin_memory()",

@@ -20,7 +20,8 @@ from typing import Callable, Sequence
 import torch
 
 from course_utils.transfer.fake import FakeAsyncDevice
-from course_utils.transfer.measure import MIB, _resolve_device
+from course_utils.devices import resolve_device
+from course_utils.transfer.measure import MIB
 
 
 @dataclass(frozen=True, repr=False)
@@ -103,7 +104,7 @@ def detect_stale_read(
 def stale_read_demo(device: str | torch.device | None = None, *, nbytes: int = 256 * MIB, samples: int = 8,
                     value: float = 7.0) -> StaleRead:
     """Show the pitfall: on a CUDA GPU for real, elsewhere on the simulated device (labelled so)."""
-    dev = _resolve_device(device)
+    dev = resolve_device(device)
     expected = [value] * samples
     if dev.type != "cuda":
         fake = FakeAsyncDevice()
