@@ -186,3 +186,58 @@ def test_make_workspace_twice_keeps_an_edited_copy(tmp_path):
     assert mine.read_bytes() == edited
     assert "copied" not in second.stdout and "(updated)" not in second.stdout
     assert json.loads((work / ws.MANIFEST).read_text())[lessons[0]]
+
+
+def test_make_exercises_keeps_a_notebook_someone_ran(tmp_path):
+    """exercises/ is generated, but a learner who worked there must not lose it to `make exercises`."""
+    from course_utils.exercises import LearnersFile, write_all
+
+    solutions, exercises = tmp_path / "solutions", tmp_path / "exercises"
+    solutions.mkdir()
+    source = ROOT / "solutions" / "01_device_query_exercises.py"
+    shutil.copy(source, solutions / source.name)
+    (generated,) = [p for p in write_all(solutions, exercises) if p.suffix == ".ipynb"]
+    assert (tmp_path / "exercises" / generated.name).exists()
+    # A stale generated file is rewritten (the usual case after a solution changes) ...
+    (solutions / source.name).write_text(source.read_text() + "\n# %% [markdown]\n# a new note\n")
+    write_all(solutions, exercises)
+    assert "a new note" in generated.read_text()
+    # ... but one a learner ran and saved (outputs, the kernel's language_info) is kept.
+    nb = nbformat.read(generated, as_version=4)
+    nb.metadata["language_info"] = {"name": "python", "version": "3.11.7"}
+    code = next(c for c in nb.cells if c.cell_type == "code")
+    code.outputs = [nbformat.v4.new_output("stream", text="my run\n")]
+    nbformat.write(nb, generated)
+    theirs = generated.read_bytes()
+    (solutions / source.name).write_text(source.read_text() + "\n# %% [markdown]\n# another note\n")
+    with pytest.raises(LearnersFile, match="mv exercises/NAME.ipynb workspace/"):
+        write_all(solutions, exercises)
+    assert generated.read_bytes() == theirs
+
+
+def test_the_workspace_turns_jupytext_pairing_off(tmp_path):
+    """Saving in the workspace must not add a .py twin beside each notebook (one entry per lesson)."""
+    from jupytext.config import find_jupytext_configuration_file, load_jupytext_configuration_file
+
+    ws.sync(ROOT, tmp_path / "ws")
+    found = find_jupytext_configuration_file(str(tmp_path / "ws"))
+    assert found == str(tmp_path / "ws" / ws.JUPYTEXT_CONFIG)
+    config = load_jupytext_configuration_file(found)
+    assert config.formats in ("ipynb", ["ipynb"])  # one format: nothing paired
+    course = load_jupytext_configuration_file(str(ROOT / "jupytext.toml"))
+    assert "py:percent" in str(course.formats)  # the course's own folders stay paired
+
+
+def test_lab_on_the_repository_lists_each_notebook_once_and_keeps_the_scripts():
+    """jupyter_server_config.py (make lab-course): the file browser's listing of notebooks/."""
+    from jupyter_server.services.contents.filemanager import FileContentsManager
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("jupyter_server_config.py", path=str(ROOT)).load_config()
+    manager = FileContentsManager(root_dir=str(ROOT), config=config)
+    listed = {entry["name"] for entry in manager.get("notebooks", content=True)["content"]}
+    lessons = {p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")}
+    assert lessons <= listed and "scripts" in listed
+    assert not {name for name in listed if name.endswith(".py")}, "a .py twin is still listed"
+    scripts = {entry["name"] for entry in manager.get("notebooks/scripts", content=True)["content"]}
+    assert "ddp_basics.py" in scripts  # not a twin: it stays visible
