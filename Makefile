@@ -1,9 +1,13 @@
 # The course's commands. The two that matter:
-#   make lab    set up (first time) and open the course in JupyterLab
+#   make lab    set up (first time) and open your workspace in JupyterLab
 #   make test   set up (first time) and run every test, notebook and exercise check
-# Setup creates .venv with the python3 on your PATH and installs this package with its test
-# extras. Set TORCH to choose the PyTorch build, e.g. `make test TORCH=torch==2.13.0`;
+# Setup creates .venv with the python3 on your PATH and installs this package: `make lab` with
+# what a learner needs (the `lab` extra), `make test` with the test tooling too (`test`), each
+# with a stamp of its own, so `make test` after `make lab` adds only the test tools.
+# Set TORCH to choose the PyTorch build, e.g. `make test TORCH=torch==2.13.0`;
 # by default pip picks the ordinary PyTorch for your machine (on Linux: the CUDA build).
+# `make lab` copies the lessons and exercises the learner does not have yet into WORKSPACE
+# (git ignores it) and never overwrites a file there; see course_utils/workspace.py.
 #   make test-matrix   the lowest and highest supported PyTorch (see MATRIX), each in its own
 #                      .venv-torch-X.Y.Z, created once and reused, without the browser test
 
@@ -19,6 +23,8 @@ MATRIX ?= 2.14.1 2.7.1
 NO_BROWSER := --ignore=tests/browser -m "not browser" --ignore=tests/test_grading_nbgrader.py
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.course-installed
+LAB_STAMP := $(VENV)/.course-lab-installed
+WORKSPACE ?= workspace
 PORT   ?= 8888
 # Jupyter refuses to start as root (common in containers) unless told it is on purpose.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -29,19 +35,36 @@ NBGRADER_VENV  ?= .venv-nbgrader
 NBGRADER       ?= nbgrader==0.9.6
 NBGRADER_STAMP := $(NBGRADER_VENV)/.nbgrader-installed
 
-.PHONY: lab test setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean nbgrader-env test-matrix gpu-wheels gpu-verify
+.PHONY: lab workspace lab-course test setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean nbgrader-env test-matrix gpu-wheels gpu-verify
 
 setup: $(STAMP)
 
+# Everything: the course package with its lab and test extras (make test, make pairs, CI).
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH)"
 	$(BIN)/python -m pip install --quiet -e ".[test]"
-	@touch $(STAMP)
+	@touch $(STAMP) $(LAB_STAMP)
 
-lab: $(STAMP)
-	$(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) notebooks/01_device_query.ipynb
+# What a learner needs: the course package with JupyterLab and Jupytext, no test tooling.
+$(LAB_STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet "$(TORCH)"
+	$(BIN)/python -m pip install --quiet -e ".[lab]"
+	@touch $(LAB_STAMP)
+
+# The learner's own copies, then JupyterLab on them. The copy step writes only missing files.
+workspace: $(LAB_STAMP)
+	$(BIN)/python -m course_utils.workspace --root . --workspace $(WORKSPACE)
+
+lab: workspace
+	cd $(WORKSPACE) && $(abspath $(BIN))/jupyter lab --port=$(PORT) $(ROOT_FLAG) 01_device_query.ipynb
+
+# The repository itself in JupyterLab, for authors: each notebook once (its .py twin hidden).
+lab-course: $(LAB_STAMP)
+	$(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) --config=jupyter_server_config.py
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -52,8 +75,11 @@ test-matrix:
 	    $(MAKE) --no-print-directory test VENV=.venv-torch-$$v TORCH=torch==$$v PYTEST_ARGS='$(NO_BROWSER)'; \
 	done
 
-# Authoring: edit the .py side, then rebuild the .ipynb side and the exercises.
+# Authoring: edit the .py side, then rebuild the .ipynb side and the exercises. First the
+# Colab/Kaggle header of every lesson and solution (and README's link table) is (re)written from
+# [project.urls] in pyproject.toml; `make exercises` points each exercise's header at itself.
 pairs: $(STAMP)
+	$(BIN)/python -m course_utils.header --write
 	$(BIN)/python -m course_utils.pairing --write --dirs notebooks solutions
 	$(BIN)/python -m course_utils.exercises --write
 
@@ -61,8 +87,10 @@ exercises: $(STAMP)
 	$(BIN)/python -m course_utils.exercises --write
 
 check-pairs: $(STAMP)
+	$(BIN)/python -m course_utils.header
 	$(BIN)/python -m course_utils.pairing
 
+# Never the workspace: it holds the learner's answers.
 clean:
 	rm -rf $(VENV) $(NBGRADER_VENV) .venv-torch-* .pytest_cache build src/*.egg-info
 

@@ -15,6 +15,22 @@
 # and a device map is a plan with device names, so every exercise runs on a machine without a
 # GPU. Notebook: `notebooks/10_models_bigger_than_a_device.ipynb`.
 
+# %% [markdown] tags=["course-header"]
+# **Run it on a free GPU:** [Open in Colab](https://colab.research.google.com/github/pytorch-devices-course/pytorch-devices-course/blob/main/solutions/10_models_bigger_than_a_device_exercises.ipynb) (one GPU: Runtime > Change runtime type > T4 GPU)
+# · [Open in Kaggle](https://kaggle.com/kernels/welcome?src=https://github.com/pytorch-devices-course/pytorch-devices-course/blob/main/solutions/10_models_bigger_than_a_device_exercises.ipynb) (two GPUs: Settings > Accelerator > GPU T4 x2).
+# Without a GPU the notebook still runs to the end.
+
+# %% tags=["course-header"]
+# On Colab, Kaggle or any Jupyter without the course: install its helpers (`course_utils`).
+# Where they are installed already (`make lab`) this does nothing. The torch you have is kept.
+import importlib.metadata, importlib.util, os, subprocess, sys
+if importlib.util.find_spec("course_utils") is None:
+    keep_torch = [f"torch=={importlib.metadata.version('torch')}"] if importlib.util.find_spec("torch") else []
+    source = os.environ.get("COURSE_UTILS_SOURCE", "course-utils @ git+https://github.com/pytorch-devices-course/pytorch-devices-course")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", source, *keep_torch], check=True)
+    importlib.invalidate_caches()
+    print("installed course_utils from", source)
+
 # %%
 import torch
 from torch import nn

@@ -184,6 +184,54 @@ def test_preflight_colab_without_gpu_runtime():
     assert "Colab" in problem.message and "Change runtime type" in problem.fix
 
 
+def test_preflight_colab_without_gpu_says_where_two_gpus_are():
+    (problem,) = preflight(cuda_machine(0, nvidia_driver_present=False, in_colab=True)).problems
+    assert "Runtime > Change runtime type > T4 GPU" in problem.fix and "GPU T4 x2" in problem.fix
+
+
+@pytest.mark.parametrize(
+    "environ, expected",
+    [
+        ({"KAGGLE_KERNEL_RUN_TYPE": "Interactive"}, True),
+        ({"KAGGLE_KERNEL_RUN_TYPE": "Batch"}, True),
+        ({"KAGGLE_URL_BASE": "https://www.kaggle.com"}, True),
+        ({"KAGGLE_KERNEL_RUN_TYPE": ""}, False),  # set but empty is not a Kaggle session
+        ({"COLAB_RELEASE_TAG": "release-colab-20251201"}, False),
+        ({}, False),
+    ],
+)
+def test_kaggle_is_recognised_from_its_environment(monkeypatch, environ, expected):
+    for name in ("KAGGLE_KERNEL_RUN_TYPE", "KAGGLE_URL_BASE", "COLAB_RELEASE_TAG"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    assert collect_facts().in_kaggle is expected
+
+
+def test_preflight_kaggle_without_gpu_names_the_accelerator_setting():
+    (problem,) = preflight(cuda_machine(0, nvidia_driver_present=False, in_kaggle=True)).problems
+    assert problem.message == "running on Kaggle without a GPU accelerator"
+    assert "Settings > Accelerator > GPU T4 x2" in problem.fix
+    assert "Colab" not in problem.message
+
+
+def test_preflight_one_gpu_points_to_two_where_the_learner_is():
+    kaggle = preflight(cuda_machine(1, in_kaggle=True)).findings[0].fix
+    assert "Settings > Accelerator > GPU T4 x2" in kaggle and "Colab" not in kaggle
+    colab = preflight(cuda_machine(1, in_colab=True)).findings[0].fix
+    assert "Colab lends one GPU" in colab and "Kaggle" in colab
+    laptop = preflight(cuda_machine(1)).findings[0].fix
+    assert "open the notebook on Kaggle" in laptop
+    assert "GPU T4 x2" not in preflight(cuda_machine(2, in_kaggle=True)).findings[0].fix  # nothing to add
+
+
+def test_preflight_without_gpu_names_both_free_routes():
+    (ok,) = preflight(CPU_LAPTOP).findings
+    assert "T4 GPU" in ok.fix and "Colab" in ok.fix  # one GPU
+    assert "Kaggle: Settings > Accelerator > GPU T4 x2" in ok.fix  # two GPUs
+    assert preflight(cuda_machine(0, nvidia_driver_present=False, in_kaggle=True)).level == "cpu-only"
+
+
 def test_preflight_reports_a_broken_cuda_query():
     facts = replace(CPU_LAPTOP, cuda_build="12.6", cuda_error="RuntimeError: CUDA driver initialization failed")
     assert any("could not query CUDA" in f.message for f in preflight(facts).problems)

@@ -18,11 +18,16 @@ LATER_LESSON_CORE_WORDS = 700
 
 
 def prose_words(path: pathlib.Path) -> dict[str, int]:
-    """Words of markdown prose in a notebook: {"core": n, "deeper": m}."""
+    """Words of markdown prose in a notebook: {"core": n, "deeper": m}.
+
+    The Colab/Kaggle header (cells tagged ``course-header``, written by ``make pairs``) is the
+    same in every notebook and not lesson prose, so it counts for neither.
+    """
     words = {"core": 0, "deeper": 0}
     for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
-        if cell["cell_type"] == "markdown":
-            part = "deeper" if "deeper" in cell.get("metadata", {}).get("tags", []) else "core"
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell["cell_type"] == "markdown" and "course-header" not in tags:
+            part = "deeper" if "deeper" in tags else "core"
             words[part] += len("".join(cell["source"]).split())
     return words
 

@@ -7,7 +7,7 @@ tested on any machine:
    plain, frozen data with no torch objects in it.
 2. ``device_report(facts)``, ``choose_device(facts)`` and ``preflight(facts)`` only read those
    facts. Tests build ``MachineFacts`` by hand to describe machines they do not have
-   (eight GPUs, an Apple laptop, Colab without a GPU runtime).
+   (eight GPUs, an Apple laptop, Colab or Kaggle without a GPU).
 
 On a CPU-only machine every function here works and says so; nothing initialises CUDA unless
 CUDA is available, and then ``collect_facts`` creates a context on each visible GPU to read its
@@ -35,6 +35,11 @@ GIB = 1024**3
 # pyproject.toml requires the lowest; it sets no upper bound (see the comment there).
 TESTED_TORCH = ("2.7.1", "2.14.1")
 CPU_WHEEL_INSTALL = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
+
+# The free routes to a GPU, as their menus name them. Colab lends one GPU; Kaggle lends one, or two
+# with "GPU T4 x2", which runs every two-GPU cell of the course. Each notebook links to both at its top.
+COLAB_GPU = "Colab: Runtime > Change runtime type > T4 GPU"
+KAGGLE_GPU = "Kaggle: Settings > Accelerator > GPU T4 x2"
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,7 @@ class MachineFacts:
     nvidia_driver_present: bool = False  # an NVIDIA kernel driver or nvidia-smi is here
     nvidia_smi_path: str | None = None
     in_colab: bool = False
+    in_kaggle: bool = False  # a Kaggle notebook (or script) session
     cuda_visible_devices: str | None = None  # the environment variable, unparsed
     cuda_error: str | None = None  # why CUDA could not be queried, if it could not
     # On a build for an accelerator that cannot be used here (a CUDA build without a driver):
@@ -123,11 +129,22 @@ def collect_facts() -> MachineFacts:
         nvidia_driver_present=bool(smi) or os.path.exists("/proc/driver/nvidia/version"),
         nvidia_smi_path=smi,
         in_colab="google.colab" in sys.modules or "COLAB_RELEASE_TAG" in os.environ,
+        in_kaggle=in_kaggle(os.environ),
         cuda_visible_devices=os.environ.get("CUDA_VISIBLE_DEVICES"),
         cuda_error=cuda_error,
         built_accelerator=built.type if built is not None else None,
         cuda_init_error=cuda_init_error,
     )
+
+
+def in_kaggle(environ) -> bool:
+    """Whether ``environ`` is a Kaggle session's.
+
+    Kaggle's kernels set ``KAGGLE_KERNEL_RUN_TYPE`` ("Interactive" in the editor, "Batch" when a
+    version is saved and run) and ``KAGGLE_URL_BASE``, which Kaggle's own client in its image reads
+    (Kaggle/docker-python, patches/kaggle_web_client.py). Either one is enough.
+    """
+    return bool(environ.get("KAGGLE_KERNEL_RUN_TYPE") or environ.get("KAGGLE_URL_BASE"))
 
 
 def _cuda_init_error() -> str | None:
@@ -481,8 +498,19 @@ def preflight(facts: MachineFacts | None = None) -> Preflight:
             Finding(
                 "problem",
                 "running on Colab without a GPU runtime",
-                "Runtime → Change runtime type → choose a GPU (e.g. T4), then run the notebook again. "
-                "Until then everything still runs on the CPU, skipping the GPU-only cells.",
+                "Runtime > Change runtime type > T4 GPU, then run the notebook again. "
+                "Until then everything still runs on the CPU, skipping the GPU-only cells. "
+                f"Two GPUs (every cell of the course): open the notebook on Kaggle instead ({KAGGLE_GPU}).",
+            )
+        )
+    elif n == 0 and f.in_kaggle:
+        findings.append(
+            Finding(
+                "problem",
+                "running on Kaggle without a GPU accelerator",
+                "Settings > Accelerator > GPU T4 x2 (two GPUs: every cell of the course runs for real), then run "
+                "the notebook again. Until then everything still runs on the CPU, skipping the GPU-only cells. "
+                "If the Accelerator menu is greyed out, Kaggle first asks you to verify your account by phone.",
             )
         )
     elif n == 0 and f.cuda_build and f.nvidia_driver_present:
@@ -530,17 +558,24 @@ def preflight(facts: MachineFacts | None = None) -> Preflight:
                     "ok",
                     "no accelerator: every notebook runs to the end on the CPU, and each GPU-only cell says what it "
                     "skipped and what it would show",
-                    "For the GPU parts, run on a machine with an NVIDIA GPU (or Colab with a GPU runtime).",
+                    "For the GPU parts, a free GPU is one click away: open the notebook from the links at its "
+                    f"top. One GPU: {COLAB_GPU} (or Kaggle). Two GPUs, for every cell: {KAGGLE_GPU}.",
                 )
             )
     elif n == 1:
         level = "one-gpu"
+        if f.in_kaggle:
+            two = "For them, choose Settings > Accelerator > GPU T4 x2 and run the notebook again."
+        elif f.in_colab:
+            two = f"Colab lends one GPU; for two, open the notebook on Kaggle ({KAGGLE_GPU})."
+        else:
+            two = f"For them, open the notebook on Kaggle from the link at its top ({KAGGLE_GPU})."
         findings.append(
             Finding(
                 "ok",
                 f"one GPU: {f.gpus[0].name}. Everything but the two-GPU cells runs for real.",
                 "The cells that need two GPUs (device_of across devices, peer copies, NCCL with two processes) "
-                "skip and say what they would show.",
+                "skip and say what they would show. " + two,
             )
         )
     else:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import nbformat
 
+from course_utils.header import retarget
 from course_utils.pairing import keep_py_newer, notebook_from_text
 
 BEGIN = "### BEGIN SOLUTION"
@@ -68,9 +69,12 @@ def exercise_texts(solution_py: Path) -> tuple[str, str]:
 
     The markers are whole lines, so the ``.py`` side is cleared as text (keeping the author's
     layout byte for byte) and the ``.ipynb`` side is built from it, exactly as ``make pairs``
-    builds every other pair.
+    builds every other pair. The Colab/Kaggle header (``course_utils.header``) is pointed at the
+    exercise notebook, so its links open the exercise rather than the answers.
     """
     py_text = clear_solutions(solution_py.read_text(encoding="utf-8"), where=str(solution_py)) + "\n"
+    name = solution_py.with_suffix(".ipynb").name
+    py_text = retarget(py_text, f"solutions/{name}", f"exercises/{name}")
     nb = notebook_from_text(py_text)
     return py_text, nbformat.writes(nb) + "\n"
 
@@ -98,15 +102,52 @@ def stale(solutions_dir: Path, exercises_dir: Path) -> list[str]:
     return problems
 
 
+class LearnersFile(ValueError):
+    """An exercise notebook in ``exercises/`` that a learner has run or saved: never overwritten."""
+
+
+def looks_generated(ipynb: Path) -> bool:
+    """Whether ``ipynb`` is as ``make exercises`` writes it: no outputs, the bare metadata, course ids.
+
+    Jupyter adds outputs, execution counts and the kernel's ``language_info`` when a learner runs
+    and saves a notebook, so a file with any of them is someone's work, not a stale copy.
+    """
+    try:
+        nb = nbformat.read(ipynb, as_version=4)
+    except Exception:
+        return False
+    return nb.metadata.get("language_info") == {"name": "python"} and all(
+        re.fullmatch(r"cell-\d{3}", str(cell.get("id", ""))) and not cell.get("outputs") and not cell.get("execution_count")
+        for cell in nb.cells
+    )
+
+
 def write_all(solutions_dir: Path, exercises_dir: Path) -> list[Path]:
+    """Write ``exercises/`` from ``solutions/``; a notebook a learner has worked in is kept, not replaced.
+
+    Raises ``LearnersFile`` (after writing every other file) naming each notebook kept and where
+    its owner should move it: learners work in their workspace (``make lab``), not in ``exercises/``.
+    """
     exercises_dir.mkdir(exist_ok=True)
-    written = []
+    written, kept = [], []
     for sol in sorted(solutions_dir.glob("*.py")):
-        for path, text in zip(target_paths(sol, exercises_dir), exercise_texts(sol)):
+        py_path, ipynb_path = target_paths(sol, exercises_dir)
+        py_text, nb_text = exercise_texts(sol)
+        if ipynb_path.exists() and ipynb_path.read_text(encoding="utf-8") != nb_text and not looks_generated(ipynb_path):
+            kept.append(ipynb_path)
+            continue
+        for path, text in ((py_path, py_text), (ipynb_path, nb_text)):
             if not path.exists() or path.read_text(encoding="utf-8") != text:
                 path.write_text(text, encoding="utf-8")
             written.append(path)
-        keep_py_newer(*target_paths(sol, exercises_dir))
+        keep_py_newer(py_path, ipynb_path)
+    if kept:
+        names = ", ".join(str(p) for p in kept)
+        raise LearnersFile(
+            f"not overwritten, since someone has run or saved them: {names}. Learners work in workspace/ "
+            "(`make lab` makes it). To keep that work, move each file there (e.g. `mv exercises/NAME.ipynb "
+            "workspace/`), then run `make exercises` again; to drop it, `git checkout exercises/`."
+        )
     return written
 
 
@@ -122,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"wrote {p}")
             return 0
         problems = stale(args.solutions, args.exercises)
-    except MarkerError as exc:
+    except (MarkerError, LearnersFile) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for p in problems:

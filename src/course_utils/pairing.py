@@ -119,6 +119,15 @@ def paired_files(root: Path) -> tuple[list[Path], list[Path]]:
     return ipynbs, pys
 
 
+def twin_names(root: Path) -> list[str]:
+    """The file names of the ``.py`` sides of every pair: what JupyterLab hides (jupyter_server_config.py).
+
+    A ``.py`` file without an ``.ipynb`` beside it (notebook 08's scripts) is not a twin and stays.
+    """
+    _, pys = paired_files(root)
+    return sorted({p.name for p in pys if p.with_suffix(".ipynb").exists()})
+
+
 def check_tree(root: Path) -> list[Drift]:
     """Every drift in the tree, including ``.py`` files whose ``.ipynb`` is missing."""
     ipynbs, pys = paired_files(root)
