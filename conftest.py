@@ -12,14 +12,12 @@
 """
 
 import os
-import re
 from pathlib import Path
 
 import pytest
 
 CHECK_MIME = "application/vnd.course-utils.check+json"
-CHECK_CELL = re.compile(r'^check\("([^"]+)"\)\s*$')
-TRY_IT_ID = re.compile(r"^\d\d\.[a-z]$")
+from course_utils.check_cells import TRY_IT_ID, check_cell_id, try_it_id
 
 
 def pytest_configure(config):
@@ -57,8 +55,9 @@ def pytest_runtest_makereport(item, call):
     if "try-it" in tags and Path(str(item.fspath)).parent.name == "notebooks":
         results = [out.get("data", {}).get(CHECK_MIME) for out in outputs]
         results = [r for r in results if isinstance(r, dict)]
-        if len(results) != 1 or not TRY_IT_ID.match(str(results[0].get("exercise"))) \
-                or results[0].get("status") != "not-attempted":
+        asked = try_it_id(cell.source)
+        if asked is None or len(results) != 1 or results[0].get("exercise") != asked \
+                or not TRY_IT_ID.match(asked) or results[0].get("status") != "not-attempted":
             report.outcome = "failed"
             shown = results if results else "no check result"
             report.longrepr = (
@@ -66,14 +65,14 @@ def pytest_runtest_makereport(item, call):
                 f"(the learner's line still `...`), show one not-attempted try-it result; it showed: {shown}"
             )
         return
-    match = CHECK_CELL.match(cell.source.strip()) if cell is not None else None
-    if match and Path(str(item.fspath)).parent.name == "solutions":
+    asked = check_cell_id(cell.source) if cell is not None else None
+    if asked and Path(str(item.fspath)).parent.name == "solutions":
         results = [out.get("data", {}).get(CHECK_MIME) for out in outputs]
         results = [r for r in results if isinstance(r, dict)]
-        if len(results) != 1 or results[0].get("exercise") != match.group(1) or not results[0].get("passed"):
+        if len(results) != 1 or results[0].get("exercise") != asked or not results[0].get("passed"):
             report.outcome = "failed"
             shown = results[0] if results else "no check result"
             report.longrepr = (
-                f"{item.fspath} {item.name}: the solution of exercise {match.group(1)} should pass its check, "
+                f"{item.fspath} {item.name}: the solution of exercise {asked} should pass its check, "
                 f"but the cell showed: {shown}"
             )

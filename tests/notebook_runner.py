@@ -7,6 +7,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from course_utils import check_cells
 from course_utils.checks import CheckResult, results_in
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,11 +26,4 @@ def check_results(path: Path) -> list[CheckResult]:
 
 def check_cell_ids(path: Path) -> list[str]:
     """The exercise ids the notebook's check cells ask for, in order, read from the source."""
-    import re
-
-    nb = nbformat.read(path, as_version=4)
-    ids = []
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            ids += re.findall(r'^check\("([^"]+)"', cell.source, flags=re.M)
-    return ids
+    return check_cells.check_cell_ids(nbformat.read(path, as_version=4).cells)

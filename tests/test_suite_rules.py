@@ -49,9 +49,28 @@ def test_deliberate_error_cells_must_raise_and_solutions_must_pass(tmp_path):
         ("from course_utils import check\ndef best_device():\n    return 'cpu'", []),
         ('check("01.1")', []),
     ])
-    done = run_nbval(tmp_path, good, stale_claim, solved, wrong)
+    # the other spellings of a check cell must not escape the rule (one detector: course_utils.check_cells)
+    quoted = build_nb(tmp_path / "solutions", "quoted.ipynb", [
+        ("from course_utils import check\ndef best_device():\n    return 'cpu'", []),
+        ("check('01.1')  # my note", []),
+    ])
+    done = run_nbval(tmp_path, good, stale_claim, solved, wrong, quoted)
     out = done.stdout + done.stderr
     assert "stale_claim.ipynb::Cell 0" in out and "ran without raising" in out, out
     assert "the solution of exercise 01.1 should pass its check" in out, out
     assert "FAILED solutions/wrong.ipynb::Cell 1" in out, out
-    assert "2 failed, 5 passed" in out, out  # good: 2 cells, solved: 2, wrong: 1 of 2
+    assert "FAILED solutions/quoted.ipynb::Cell 1" in out, out
+    assert "3 failed, 6 passed" in out, out  # good: 2 cells, solved: 2, wrong: 1 of 2, quoted: 1 of 2
+
+
+@pytest.mark.slow
+def test_a_try_it_cell_must_show_its_own_not_attempted_check(tmp_path):
+    shipped = build_nb(tmp_path / "notebooks", "shipped.ipynb", [
+        ("from course_utils import check", []),
+        ("# Try it: the best device\ndef usable_device():\n    raise NotImplementedError()\ncheck('01.a')", ["try-it"]),
+    ])
+    unwired = build_nb(tmp_path / "notebooks", "unwired.ipynb", [("x = ...", ["try-it"])])
+    done = run_nbval(tmp_path, shipped, unwired)
+    out = done.stdout + done.stderr
+    assert "FAILED notebooks/unwired.ipynb::Cell 0" in out, out
+    assert "1 failed" in out, out

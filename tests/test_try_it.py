@@ -5,16 +5,15 @@ and every check is held to a right answer and at least two plausible wrong ones
 import importlib.util
 import json
 import pathlib
-import re
 
 import pytest
 
+from course_utils.check_cells import try_it_id
 from course_utils.checks import CheckResult, all_try_its, check
 from course_utils.checks._core import Exercise
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-CHECK_CALL = re.compile(r"""^\s*check\(\s*["'](\d\d\.[a-z])["']\s*\)\s*$""", re.MULTILINE)
 
 
 def try_it_cells(path: pathlib.Path) -> list[tuple[str, str]]:
@@ -24,8 +23,7 @@ def try_it_cells(path: pathlib.Path) -> list[tuple[str, str]]:
     for cell in cells:
         if "try-it" in cell.get("metadata", {}).get("tags", []):
             source = "".join(cell["source"])
-            ids = CHECK_CALL.findall(source)
-            found.append((source, ids[0] if len(ids) == 1 else ""))
+            found.append((source, try_it_id(source) or ""))
     return found
 
 

@@ -10,7 +10,6 @@ Lab runs on a scratch copy of the notebooks (see lab_server.py), so nothing trac
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
 
@@ -18,13 +17,13 @@ import nbformat
 import pytest
 
 import lab_page
+from course_utils.check_cells import check_cell_id
 from lab_server import ROOT
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "solutions").glob("*.ipynb"))
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-CHECK_CELL = re.compile(r'^check\("([^"]+)"', re.M)
 
 
 def tagged(cell, tag: str) -> bool:
@@ -83,7 +82,7 @@ def problems_in(source: nbformat.NotebookNode, saved: nbformat.NotebookNode, cel
             )
         elif placeholders:
             problems.append(f"{where} ({first_line!r}): a widget did not render: {short(placeholders[0])!r}")
-        if is_solution and CHECK_CELL.search(cell.source):
+        if is_solution and check_cell_id(cell.source):
             if "PASS" not in view.text or "FAIL" in view.text:
                 problems.append(f"{where} ({first_line!r}): the solution's check does not show PASS: {short(view.text)!r}")
     return problems

@@ -38,7 +38,7 @@ from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
 from course_utils.exercises import BEGIN
-from course_utils.grading.spec import check_cell_id
+from course_utils.check_cells import check_cell_id
 
 SCHEMA_VERSION = 3
 

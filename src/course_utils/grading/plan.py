@@ -19,7 +19,8 @@ import re
 import secrets
 from dataclasses import dataclass
 
-from course_utils.grading.spec import ExerciseSpec, check_cell_id
+from course_utils.check_cells import check_cell_id
+from course_utils.grading.spec import ExerciseSpec
 from course_utils.grading.submissions import LearnerCell
 
 GRADE_MIME = "application/vnd.course-utils.grade+json"

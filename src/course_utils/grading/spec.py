@@ -15,24 +15,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from course_utils.check_cells import CHECK_CALL as CHECK_CELL  # noqa: F401 (kept for importers)
+from course_utils.check_cells import NBGRADER_CHECK, check_cell_id  # noqa: F401
 from course_utils.exercises import BEGIN, STUB
 
-CHECK_CELL = re.compile(r"""^\s*check\(\s*(["'])([^"']+)\1\s*\)\s*;?\s*(#[^\n]*)?\s*$""")
 HEADING = re.compile(r"^#+\s*Exercise\s+(\S+?)\s*[·:\-–—]\s*(.+?)\s*$", re.M)
 
 
-# the same check as an nbgrader test cell (see grading/nbgrader.py)
-NBGRADER_CHECK = re.compile(r"""^result = check\((["'])([^"']+)\1\)\nassert result\.passed, str\(result\)$""")
-
-
-def check_cell_id(source: str) -> str | None:
-    """The exercise id when ``source`` is only a check call (``check("01.2")``), else None.
-
-    The nbgrader test-cell form that ``grading.nbgrader`` writes counts as a check cell too.
-    """
-    lines = [ln.strip() for ln in source.splitlines() if ln.strip() and not ln.strip().startswith("#")]
-    match = CHECK_CELL.match(lines[0]) if len(lines) == 1 else NBGRADER_CHECK.match("\n".join(lines))
-    return match.group(2) if match else None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,45 @@
+"""Which cells of a notebook are check cells: the one detector every tool uses.
+
+Lesson: none; shared by the grader (``grading.spec``, ``grading.plan``, ``grading.nbgrader``),
+the root ``conftest.py`` (solutions must pass, try-its must be wired) and the tests (exercise
+ids, the browser's PASS rule). Two kinds:
+
+- an **exercise check cell** holds only a check call, ``check("01.2")`` or ``check('01.2');``,
+  comments allowed around it; the nbgrader test-cell form ``grading.nbgrader`` writes counts too;
+- a **try-it cell** (tag ``try-it``) holds the learner's line(s) and ends with ``check("01.a")``.
+"""
+
+from __future__ import annotations
+
+import re
+
+CHECK_CALL = re.compile(r"""^\s*check\(\s*(["'])([^"']+)\1\s*\)\s*;?\s*(#[^\n]*)?\s*$""")
+# the same check as an nbgrader test cell (see grading/nbgrader.py)
+NBGRADER_CHECK = re.compile(r"""^result = check\((["'])([^"']+)\1\)\nassert result\.passed, str\(result\)$""")
+EXERCISE_ID = re.compile(r"^\d\d\.\d+$")
+TRY_IT_ID = re.compile(r"^\d\d\.[a-z]$")
+
+
+def _code_lines(source: str) -> list[str]:
+    return [ln.strip() for ln in source.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+
+
+def check_cell_id(source: str) -> str | None:
+    """The exercise id when ``source`` is only a check call (``check("01.2")``), else None."""
+    lines = _code_lines(source)
+    match = CHECK_CALL.match(lines[0]) if len(lines) == 1 else NBGRADER_CHECK.match("\n".join(lines))
+    return match.group(2) if match else None
+
+
+def try_it_id(source: str) -> str | None:
+    """The try-it id when the cell's last line of code is ``check("NN.x")`` with a try-it id, else None."""
+    lines = _code_lines(source)
+    match = CHECK_CALL.match(lines[-1]) if lines else None
+    return match.group(2) if match and TRY_IT_ID.match(match.group(2)) else None
+
+
+def check_cell_ids(cells) -> list[str]:
+    """The exercise ids a notebook's check cells ask for, in order (``cells``: nbformat cells)."""
+    return [i for c in cells if c.get("cell_type") == "code"
+            for i in [check_cell_id(c.get("source", "") if isinstance(c.get("source"), str)
+                                    else "".join(c.get("source", [])))] if i]
