@@ -6,6 +6,7 @@
   there, so without this hook a deliberate-error cell that stopped raising would pass.
 - In ``solutions/``, a ``check("NN.K")`` cell must display a passing check result: a check never
   raises, so without this hook nbval would pass a solution whose check fails.
+- ``@pytest.mark.cuda(n)`` skips a test, with the reason, on a machine with fewer than n CUDA GPUs.
 - In ``notebooks/``, a cell tagged ``try-it`` (the learner writes a line, a check answers) must
   display exactly one try-it check result ("01.a"), and, as shipped, a "not-attempted" one: the
   lesson leaves the line for the learner, and its check is wired to the cell.
@@ -31,6 +32,24 @@ def pytest_configure(config):
                 "This runner is meant to have a GPU: check the driver (nvidia-smi) and that a CUDA build "
                 "of torch is installed, or unset COURSE_REQUIRE_CUDA to run the CPU suite."
             )
+
+
+def pytest_runtest_setup(item):
+    """``@pytest.mark.cuda`` / ``@pytest.mark.cuda(2)``: skip, saying why, where there are fewer CUDA devices.
+
+    Under COURSE_REQUIRE_CUDA=1 a machine without CUDA has already stopped the run (above), so
+    there a cuda test skips only for want of a second GPU, never silently for want of any."""
+    marker = item.get_closest_marker("cuda")
+    if marker is None:
+        return
+    needed = marker.args[0] if marker.args else 1
+    if isinstance(needed, bool) or not isinstance(needed, int) or needed < 1:
+        raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.cuda takes a number of GPUs (1, 2, ...), not {needed!r}")
+    import torch
+
+    have = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if have < needed:
+        pytest.skip("needs CUDA" if needed == 1 else f"needs {needed} CUDA GPUs (this machine has {have})")
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -42,7 +42,6 @@ def test_a_child_that_dies_without_a_report_is_an_error_not_a_result(monkeypatch
 
 
 @pytest.mark.cuda
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_on_a_gpu_the_assert_surfaces_late_unless_launches_block():
     late = run_buggy_steps("cuda")
     blocking = run_buggy_steps("cuda", launch_blocking=True)

@@ -152,8 +152,7 @@ def test_ddp_device_ids_on_a_cpu_module_fail_under_torchrun():
 
 
 @pytest.mark.slow
-@pytest.mark.cuda
-@pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.device_count() < 2, reason="needs 2 CUDA GPUs")
+@pytest.mark.cuda(2)
 def test_ddp_basics_on_two_gpus_uses_nccl_and_one_gpu_per_process():
     result = launch(SCRIPTS / "ddp_basics.py", nproc=2, timeout=300)
     assert result.ok, str(result)

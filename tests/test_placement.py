@@ -161,7 +161,6 @@ def test_tensor_input_points_at_device_attribute():
 
 
 @pytest.mark.cuda
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_cuda_attribute_left_behind():
     model = WithAttribute().cuda()
     report = placement_report(model)
@@ -214,7 +213,6 @@ def test_retagged_checkpoint_raises_the_real_cpu_only_error():
 
 
 @pytest.mark.cuda
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_retagged_checkpoint_loads_onto_the_gpu():
     buf = io.BytesIO()
     retag_checkpoint(saved({"w": torch.ones(1)}), buf, {"cpu": "cuda:0"})

@@ -19,7 +19,6 @@ from course_utils.scopes import (
 )
 
 HAS_CUDA = torch.cuda.is_available()
-GPUS = torch.cuda.device_count() if HAS_CUDA else 0
 
 
 def test_trace_records_the_default_device_of_a_torch_device_block():
@@ -99,8 +98,7 @@ def test_trace_shows_as_text_and_html():
     assert "<table>" in trace._repr_html_() and "cuda:1" in trace._repr_html_()
 
 
-@pytest.mark.cuda
-@pytest.mark.skipif(GPUS < 2, reason="needs 2 CUDA GPUs")
+@pytest.mark.cuda(2)
 def test_device_scopes_switch_and_restore_on_two_gpus():
     t1 = torch.ones(1, device="cuda:1")
     start = torch.cuda.current_device()
@@ -116,7 +114,6 @@ def test_device_scopes_switch_and_restore_on_two_gpus():
 
 
 @pytest.mark.cuda
-@pytest.mark.skipif(not HAS_CUDA, reason="needs CUDA")
 def test_current_device_is_read_on_one_gpu():
     trace = run_scopes([("device(0)", torch.cuda.device(0)), ("device(-1)", torch.cuda.device(-1))])
     assert trace.cuda_available and not trace.errors
@@ -153,8 +150,7 @@ def test_checks_reject_plausible_wrong_answers():
     assert check("04.4", answer=lambda device: torch.cuda.device(torch.device(device).index or 0)).status == "fail"
 
 
-@pytest.mark.cuda
-@pytest.mark.skipif(GPUS < 2, reason="needs 2 CUDA GPUs")
+@pytest.mark.cuda(2)
 def test_reference_model_matches_real_gpus():
     import random
 

@@ -74,3 +74,28 @@ def test_a_try_it_cell_must_show_its_own_not_attempted_check(tmp_path):
     out = done.stdout + done.stderr
     assert "FAILED notebooks/unwired.ipynb::Cell 0" in out, out
     assert "1 failed" in out, out
+
+
+@pytest.mark.slow
+def test_the_cuda_marker_skips_by_itself_with_its_reason(tmp_path):
+    (tmp_path / "test_gpu.py").write_text(
+        "import pytest\n\n"
+        "@pytest.mark.cuda\ndef test_one():\n    import torch\n    assert torch.cuda.is_available()\n\n"
+        "@pytest.mark.cuda(2)\ndef test_two():\n    import torch\n    assert torch.cuda.device_count() >= 2\n\n"
+        "@pytest.mark.cuda(0)\ndef test_bad():\n    pass\n"
+    )
+    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-rs", "-p", "no:cacheprovider", "-o", "addopts=",
+                           "-k", "one or two", str(tmp_path / "test_gpu.py")],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    out = done.stdout + done.stderr
+    import torch
+
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    assert ("needs CUDA" in out) == (gpus == 0), out
+    assert ("needs 2 CUDA GPUs" in out) == (gpus < 2), out
+    assert "failed" not in out, out
+    bad = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=",
+                          "-k", "bad", str(tmp_path / "test_gpu.py")],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert "takes a number of GPUs" in bad.stdout + bad.stderr

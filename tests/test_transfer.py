@@ -34,7 +34,6 @@ from course_utils.transfer.overlap import Overlap
 from course_utils.transfer.pinning import PinningCost
 from course_utils.transfer.timing import no_sync, plan_blocks
 
-cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 no_cuda = pytest.mark.skipif(torch.cuda.is_available(), reason="checks the behaviour without CUDA")
 
 
@@ -429,7 +428,6 @@ def test_cli_cuda_without_cuda(capsys):
 
 
 @pytest.mark.cuda
-@cuda
 def test_cuda_copies_are_real_and_not_stand_ins():
     for direction, pinned in (("h2d", False), ("h2d", True), ("d2h", True), ("d2d", None)):
         t = measure_copy(direction, 2**20, device="cuda", pinned=pinned, non_blocking=True, budget_s=0.05)
@@ -438,7 +436,6 @@ def test_cuda_copies_are_real_and_not_stand_ins():
 
 
 @pytest.mark.cuda
-@cuda
 def test_cuda_sweep_ends_near_its_budget():
     import time
 
@@ -450,7 +447,6 @@ def test_cuda_sweep_ends_near_its_budget():
 
 
 @pytest.mark.cuda
-@cuda
 def test_cuda_pitfall_overlap_and_pinning():
     report = stale_read_demo("cuda", nbytes=64 * 2**20)
     assert not report.simulated and report.correct_after
