@@ -35,7 +35,7 @@ NBGRADER_VENV  ?= .venv-nbgrader
 NBGRADER       ?= nbgrader==0.9.6
 NBGRADER_STAMP := $(NBGRADER_VENV)/.nbgrader-installed
 
-.PHONY: lab workspace lab-course test setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean nbgrader-env test-matrix gpu-wheels gpu-verify
+.PHONY: lab workspace lab-course test test-fast setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean nbgrader-env test-matrix gpu-wheels gpu-verify
 
 setup: $(STAMP)
 
@@ -68,6 +68,13 @@ lab-course: $(LAB_STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The authors' quick loop: unit tests and the notebooks under nbval, without the layers that start
+# other programs (the browser, torchrun, nbgrader, kernels per submission: all marked slow).
+FAST := -m "not slow and not browser" --ignore=tests/browser --ignore=tests/test_grading_nbgrader.py \
+        --ignore=notebooks/08_one_process_per_device.ipynb --ignore=solutions/08_one_process_per_device_exercises.ipynb
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest $(FAST) $(PYTEST_ARGS)
 
 test-matrix:
 	@set -e; for v in $(MATRIX); do \

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-CHECK_MIME = "application/vnd.course-utils.check+json"
 from course_utils.check_cells import TRY_IT_ID, check_cell_id, try_it_id
+
+CHECK_MIME = "application/vnd.course-utils.check+json"
 
 
 def pytest_configure(config):

@@ -12,14 +12,13 @@ import pathlib
 import statistics
 import time
 
-import numpy as np
 import pytest
 import torch
+import wrong_answers_nb10 as nb10
 from torch import nn
 
 from course_utils.checks import all_exercises, check
 from course_utils.scopes import default_device  # torch.get_default_device() fails on 2.7 after set_default_device(None)
-import wrong_answers_nb10 as nb10
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

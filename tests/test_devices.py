@@ -1,7 +1,7 @@
 """devices: the report, the choice and the preflight, on machines described as plain data."""
 
 import os
-from dataclasses import replace
+from dataclasses import FrozenInstanceError, replace
 
 import pytest
 import torch
@@ -85,7 +85,7 @@ def test_report_mentions_cuda_visible_devices():
 
 def test_report_is_frozen():
     report = device_report(CPU_LAPTOP)
-    with pytest.raises(Exception):
+    with pytest.raises(FrozenInstanceError):
         report.facts = CPU_LAPTOP  # type: ignore[misc]
     assert isinstance(report, DeviceReport)
 

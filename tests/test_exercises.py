@@ -6,13 +6,12 @@ conftest.py fails a solutions/ check cell that does not display a passing result
 (tests/test_suite_rules.py proves that rule fails when it should)."""
 
 import re
-from pathlib import Path
 
 import pytest
+from notebook_runner import ROOT, check_cell_ids, check_results
 
 from course_utils.checks import all_exercises
 from course_utils.exercises import MarkerError, clear_solutions, stale
-from notebook_runner import ROOT, check_cell_ids, check_results
 
 SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))
 EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))

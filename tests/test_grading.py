@@ -22,11 +22,22 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from grading_fixtures import (
+    build_sandbox_submissions,
+    build_submissions,
+    cells,
+    exercise_notebook,
+    notebook,
+    solved,
+    tree_digest,
+    write,
+)
+from notebook_runner import ROOT
 
 from course_utils.grading import Limits, grade_batch, main, write_reports
 from course_utils.grading.bubblewrap import SandboxUnavailable, probe
 from course_utils.grading.cli import ProgressBar
-from course_utils.grading.plan import build_plan, binds
+from course_utils.grading.plan import binds, build_plan
 from course_utils.grading.report import _safe, feedback_text, markdown, prepare_out
 from course_utils.grading.results import ExerciseGrade, Submission, SubmissionGrade
 from course_utils.grading.runner import _CappedClient
@@ -38,18 +49,6 @@ from course_utils.grading.submissions import (
     read_code_cells,
     slug,
 )
-from grading_fixtures import (
-    ANSWERS,
-    build_sandbox_submissions,
-    build_submissions,
-    cells,
-    exercise_notebook,
-    notebook,
-    solved,
-    tree_digest,
-    write,
-)
-from notebook_runner import ROOT
 
 EXERCISE_01 = ROOT / "exercises" / "01_device_query_exercises.ipynb"
 SOLUTION_01 = ROOT / "solutions" / "01_device_query_exercises.ipynb"
@@ -180,7 +179,7 @@ def test_output_is_capped_per_cell_and_errors_are_cut_not_dropped():
 def test_progress_bar_writes_one_line_per_submission_off_a_terminal(tmp_path):
     import io
 
-    from course_utils.grading.results import SubmissionGrade, Submission
+    from course_utils.grading.results import Submission, SubmissionGrade
 
     stream = io.StringIO()
     ProgressBar(stream)(3, 10, SubmissionGrade(Submission("ann", "ann.ipynb", "ann", None), ()))

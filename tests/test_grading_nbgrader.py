@@ -18,11 +18,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from notebook_runner import ROOT
 
 from course_utils.exercises import BEGIN, END
 from course_utils.grading.nbgrader import main as convert
 from course_utils.grading.nbgrader import mark_submission
-from notebook_runner import ROOT
 
 NAME = "01_device_query_exercises"
 NBGRADER = Path(os.environ.get("COURSE_NBGRADER", ROOT / ".venv-nbgrader" / "bin" / "nbgrader"))

@@ -13,7 +13,6 @@ from torch.utils.data import DataLoader, TensorDataset
 from course_utils.loading import TouchesDevice, WhereAmI, WorkerTrace, start_method, trace_workers
 from course_utils.memory import StepMemory, saved_for_backward, step_memory, storage_bytes
 
-
 # ----------------------------------------------------------------- what the lesson claims of PyTorch
 
 

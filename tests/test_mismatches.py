@@ -6,7 +6,6 @@ from torch import nn
 
 from course_utils.mismatches import find_device_mismatches, try_mixed
 
-
 # --------------------------------------------------------------------------- find_device_mismatches
 
 

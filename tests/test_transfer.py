@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from course_utils.transfer import (
-    FakeAsyncDevice,
     STAND_IN,
+    FakeAsyncDevice,
     Skipped,
     Sweep,
     Transfer,

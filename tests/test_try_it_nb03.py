@@ -6,7 +6,6 @@ device typed by name).
 """
 
 import pytest
-
 from try_it_support import Case, assert_case
 
 LAYER = "layer = nn.Linear(3, 3)"

@@ -6,9 +6,9 @@ a layer built on the CPU and then copied.
 """
 
 import pytest
+from try_it_support import Case, assert_case
 
 from course_utils.scopes import default_device
-from try_it_support import Case, assert_case
 
 CASES = [
     # 04.a: new tensors follow the default device

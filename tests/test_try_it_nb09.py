@@ -1,7 +1,6 @@
 """Right and plausible wrong answers to the try-it cells of notebook 09 (data loading and memory)."""
 
 import pytest
-
 from try_it_support import Case, assert_case
 
 FOLLOW = "def follow(labels, logits):\n    return {}\n"

@@ -4,7 +4,6 @@ Lesson: notebook 10 (models bigger than a device)."""
 import warnings
 
 import pytest
-
 from try_it_support import Case, assert_case
 
 RESTORE = "def restore(model, state):\n    {body}\n"

@@ -5,7 +5,6 @@ the same lines. Lesson: notebook 10 (models bigger than a device)."""
 
 import torch
 
-
 # ----------------------------------------------------------------------------- 10.1
 
 

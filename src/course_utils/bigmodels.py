@@ -20,8 +20,9 @@ Nothing here names a device: on a CPU-only machine the lesson runs them with ``c
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import nn

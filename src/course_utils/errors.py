@@ -22,8 +22,8 @@ from __future__ import annotations
 import html
 import re
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 # --------------------------------------------------------------------------- explaining a message
 
@@ -418,9 +418,9 @@ _fixed(r"Tensors of the same index must be on the same device and the same dtype
        rf"and hidden tensor at (?P<b>{_DEV})")
 def _rule_rnn_hidden(m: re.Match, _: str) -> dict:
     result = _mixed((m.group("a"), m.group("b")), "hx", "RNN", odd_one=m.group("b"), home=m.group("a"))
-    result["fix"] = (f"Create the initial hidden (and cell) state on the input's device: "
-                     f"h0 = torch.zeros(..., device=x.device), or pass no state at all (PyTorch then makes zeros "
-                     f"on the right device).")
+    result["fix"] = ("Create the initial hidden (and cell) state on the input's device: "
+                     "h0 = torch.zeros(..., device=x.device), or pass no state at all (PyTorch then makes zeros "
+                     "on the right device).")
     return result
 
 

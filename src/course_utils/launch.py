@@ -26,9 +26,9 @@ import threading
 import time
 import uuid
 from collections.abc import Mapping
-from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch.torch_version import TorchVersion
@@ -147,7 +147,7 @@ class LaunchResult:
                 found[r.local_rank] = hits[-1]
         return found
 
-    def expect_ok(self) -> "LaunchResult":
+    def expect_ok(self) -> LaunchResult:
         """This result, if every process exited with 0; ``ClaimFailed`` otherwise.
 
         For a demonstration that is meant to succeed: a rank that printed everything and then
@@ -412,7 +412,7 @@ class MachinesResult:
         return [{"machine": str(node), **{key: col.get((node, r.local_rank), "") for key, col in zip(keys, columns)}}
                 for node, m in enumerate(self.machines) for r in m.ranks]
 
-    def expect_ok(self) -> "MachinesResult":
+    def expect_ok(self) -> MachinesResult:
         """This result, if every process of every machine exited with 0; ``ClaimFailed`` otherwise."""
         for m in self.machines:
             m.expect_ok()

@@ -14,8 +14,8 @@ the optimizer's state, and the activations autograd saves for the backward pass
 from __future__ import annotations
 
 import html
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 import torch
 from torch import nn

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import html
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import torch
 from torch import nn

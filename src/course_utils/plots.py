@@ -8,7 +8,7 @@ changes ``rcParams`` or any other global setting. When the data is a host-memory
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from matplotlib.ticker import LogFormatter, NullLocator, ScalarFormatter
 

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import contextlib
 import html
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import torch
 from torch.torch_version import TorchVersion

@@ -9,10 +9,9 @@ from __future__ import annotations
 import os
 import shutil
 
-import pytest
-
 import lab_page
 import lab_server
+import pytest
 
 ARTIFACTS = lab_server.ROOT / "artifacts" / "browser"
 

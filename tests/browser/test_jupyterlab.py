@@ -13,12 +13,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import lab_page
 import nbformat
 import pytest
-
-import lab_page
-from course_utils.check_cells import check_cell_id
 from lab_server import ROOT
+
+from course_utils.check_cells import check_cell_id
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -11,10 +11,10 @@ notebook's namespace, so a misspelt or unrun definition is reported, not a ``Nam
 
 from course_utils.checks._core import (
     CHECK_MIME,
+    TRY_IT_ID,
     CheckResult,
     Exercise,
     Wrong,
-    TRY_IT_ID,
     all_exercises,
     all_try_its,
     call,

@@ -9,8 +9,9 @@ import pkgutil
 import re
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from typing import Any
 
 from course_utils.checks._guard import Tampered, verify
 

@@ -6,7 +6,8 @@ a device), so it means the same on a laptop without a GPU as on an eight-GPU ser
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 

@@ -14,7 +14,7 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 from torch.utils.data import DataLoader
 
-from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise, number, same, tensor_answer, try_it
+from course_utils.checks._core import Wrong, call, exercise, number, same, try_it
 from course_utils.checks._guard import seal
 from course_utils.checks.nb01 import Machine, simulated
 from course_utils.loading import WhereAmI, start_method

@@ -8,8 +8,6 @@ not exist here. Where a GPU is present the checks add it as a target.
 
 from __future__ import annotations
 
-import copy
-
 import torch
 from torch import nn
 

@@ -14,20 +14,20 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
 
 from course_utils.grading.bubblewrap import Isolation, bwrap_argv, ipc_path, probe
 from course_utils.grading.plan import build_plan
 from course_utils.grading.results import BatchResult, Submission, SubmissionGrade
 from course_utils.grading.runner import Launch, Limits, StepRun, run_steps
 from course_utils.grading.sandbox import Scratch, changed, fingerprint, kernel_env, make_scratch, remove
-from course_utils.processes import ProcessGroups
 from course_utils.grading.spec import ExerciseSpec, read_spec
 from course_utils.grading.submissions import InvalidSubmission, find_submissions, read_code_cells
 from course_utils.grading.verdict import judge, unrunnable
+from course_utils.processes import ProcessGroups
 
 
 def cores() -> int:
@@ -119,7 +119,7 @@ def _one_title_each(spec: ExerciseSpec, rows: list[SubmissionGrade]) -> tuple[Su
                  for r in rows)
 
 
-def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, limits: Limits = Limits(),
+def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, limits: Limits = Limits(),  # noqa: B008 (frozen dataclass: one shared default is safe)
                 kernel_name: str | None = None, keep_scratch: bool = False,
                 progress: Callable[[int, int, SubmissionGrade], None] | None = None,
                 sandbox: str | Isolation = "auto") -> BatchResult:

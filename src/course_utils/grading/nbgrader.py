@@ -37,8 +37,8 @@ import nbformat
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from course_utils.exercises import BEGIN
 from course_utils.check_cells import check_cell_id
+from course_utils.exercises import BEGIN
 
 SCHEMA_VERSION = 3
 
@@ -178,7 +178,7 @@ def write_overlay(venv: Path) -> Path:
     probe = "import sys, sysconfig; print(sysconfig.get_paths()['purelib']); print('%d.%d' % sys.version_info[:2])"
     purelib, version = subprocess.run([str(python), "-c", probe], check=True, capture_output=True,
                                       text=True).stdout.split()
-    mine = "%d.%d" % sys.version_info[:2]
+    mine = f"{sys.version_info[0]}.{sys.version_info[1]}"
     if version != mine:
         raise ValueError(f"{venv} runs Python {version}, this environment {mine}; make it with "
                          f"{sys.executable} -m venv {venv}")

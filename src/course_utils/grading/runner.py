@@ -24,8 +24,7 @@ from traitlets import List, Unicode
 
 from course_utils.grading.plan import GRADE_MIME, Step
 from course_utils.grading.sandbox import Scratch
-from course_utils.processes import ProcessGroups
-from course_utils.processes import kill_group, signal_name
+from course_utils.processes import ProcessGroups, kill_group, signal_name
 
 OUTPUT_CAP = 64 * 1024  # characters of output kept per cell
 GRADER_PAYLOAD_CAP = 64 * 1024

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import html
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 # Per-lane signalling rate (GT/s) and line-code efficiency of each PCIe generation.
 # PCIe 6.0 (64 GT/s, PAM4 with FLIT encoding) is left out: its overhead is not a simple ratio.

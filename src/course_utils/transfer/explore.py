@@ -8,8 +8,8 @@ an accelerator: the host-memory stand-in, unpinned), and ``describe`` says what 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import torch
 

@@ -17,8 +17,8 @@ course shows the real thing on a GPU next to it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 
 class FakeAsyncDevice:

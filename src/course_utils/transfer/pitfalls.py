@@ -14,13 +14,13 @@ device (``fake.FakeAsyncDevice``) where there is none, and says which.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import torch
 
-from course_utils.transfer.fake import FakeAsyncDevice
 from course_utils.devices import resolve_device
+from course_utils.transfer.fake import FakeAsyncDevice
 from course_utils.transfer.measure import MIB
 
 
