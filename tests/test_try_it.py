@@ -55,7 +55,7 @@ def test_every_try_it_has_a_right_and_two_wrong_answers():
     for module in case_modules():
         for case in module.CASES:
             assert case.id in counts, f"{module.__name__}: {case.id} is not a registered try-it"
-            counts[case.id][case.status] += 1
+            counts[case.id][case.status] = counts[case.id].get(case.status, 0) + 1
     short = {id: c for id, c in counts.items() if c["pass"] < 1 or c["fail"] < 2}
     assert not short, f"try-its without a right and two wrong answers: {short}"
 
@@ -72,3 +72,22 @@ def test_a_value_try_it_as_shipped_is_not_attempted_and_a_missing_name_is_said()
     finally:
         del _core._REGISTRY["99.z"]
     assert isinstance(missing, CheckResult)
+
+
+def test_only_the_untouched_stub_counts_as_not_attempted():
+    """PyTorch's own NotImplementedError inside an answer (a meta tensor's data) is a real fail."""
+    import torch
+
+    from course_utils.checks import call
+    from course_utils.checks._core import _LearnerRaised, _NotAttempted
+
+    def stub():
+        raise NotImplementedError()
+
+    def copies_meta():
+        return torch.ones(2, device="meta").tolist()
+
+    with pytest.raises(_NotAttempted):
+        call(stub)
+    with pytest.raises(_LearnerRaised):
+        call(copies_meta)

@@ -110,12 +110,23 @@ def call(fn: Callable, *args, **kwargs):
     try:
         return fn(*args, **kwargs)
     except NotImplementedError as exc:
-        raise _NotAttempted() from exc
+        if _is_the_stub(fn, exc):
+            raise _NotAttempted() from exc
+        raise _LearnerRaised(exc) from exc  # PyTorch's own (an op a meta tensor lacks): a real error
     except Exception as exc:
         raise _LearnerRaised(exc) from exc
     finally:
         if _CALLS[0] <= 16 or _CALLS[0] % 8 == 0:
             verify(quick=True)
+
+
+def _is_the_stub(fn: Callable, exc: NotImplementedError) -> bool:
+    """The untouched stub: a bare ``raise NotImplementedError()``, with no message.
+
+    A NotImplementedError that PyTorch raises (copying a ``meta`` tensor's data, an operator
+    missing for a backend) always says what is missing: that is the learner's code failing, not
+    an exercise left undone."""
+    return not exc.args
 
 
 _CALLS = [0]  # calls of the answer in the running check; check() sets it back to 0
@@ -294,6 +305,7 @@ def check(id: str, answer: Callable | None = None) -> CheckResult:
     except _NotAttempted:
         return CheckResult(
             id, ex.title, "not-attempted", "Not attempted yet: the function still raises NotImplementedError.",
+            "Replace `raise NotImplementedError()` with your code and run this cell again." if TRY_IT_ID.match(id) else
             "Replace `raise NotImplementedError()` under `# YOUR CODE HERE` with your code, run that cell, then this one.",
         )
     except _LearnerRaised as raised:
