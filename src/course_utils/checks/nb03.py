@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from course_utils.checks._core import Wrong, _LearnerRaised, _NotAttempted, call, exercise, try_it
+from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise, try_it
 from course_utils.checks._guard import seal
 from course_utils.placement import placement_report, retag_checkpoint
 
@@ -364,13 +364,11 @@ def _run(run) -> str:
         where = f"run(<{what}>, <x on cpu>)"
         try:
             got = call(run, model, x)
-        except _NotAttempted as raised:
-            # a meta model moved to the input's device: "Cannot copy out of meta tensor" is a NotImplementedError
-            if "meta" not in str(raised.__cause__):
-                raise
-            raise Wrong(f"{where} tried to move the model to the input's device; meta tensors cannot be copied.",
-                        "Move the input to the model, not the model to the input: x.to(<the model's device>).") from None
         except _LearnerRaised as raised:
+            if isinstance(raised.exc, NotImplementedError) and "meta" in str(raised.exc):
+                # a meta model moved to the input's device: "Cannot copy out of meta tensor" is a NotImplementedError
+                raise Wrong(f"{where} tried to move the model to the input's device; meta tensors cannot be copied.",
+                            "Move the input to the model, not the model to the input: x.to(<the model's device>).") from None
             raise Wrong(f"{where} raised {type(raised.exc).__name__}: {raised.exc}",
                         "Send x to the device of the model's parameters, whichever it is: "
                         "next(model.parameters()).device works for any model.") from None

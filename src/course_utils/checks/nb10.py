@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from course_utils.bigmodels import module_bytes, plan_device_map, still_on_meta
-from course_utils.checks._core import Wrong, _LearnerRaised, _NotAttempted, call, exercise, same, try_it
+from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise, same, try_it
 from course_utils.checks._guard import seal
 
 # --------------------------------------------------------------------------- shared
@@ -164,11 +164,11 @@ def _materialize(materialize) -> str:
                 torch.manual_seed(101)
                 try:
                     got = call(materialize, model, device)
-                except _NotAttempted as raised:
-                    # Module.to on meta raises NotImplementedError, which call() takes for the untouched stub
-                    if "Cannot copy out of meta tensor" in str(raised.__cause__):
+                except _LearnerRaised as raised:
+                    # Module.to on meta raises PyTorch's NotImplementedError (a real error, not the stub's)
+                    if "Cannot copy out of meta tensor" in str(raised.exc):
                         raise Wrong(f"{where} called .to(): a meta tensor has no data to copy, so PyTorch refuses "
-                                    f"({raised.__cause__}).",
+                                    f"({raised.exc}).",
                                     "Allocate on the device with model.to_empty(device=device), then initialise.") from None
                     raise
                 if got is not model:
