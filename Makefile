@@ -71,12 +71,14 @@ lab-course: $(LAB_STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# The authors' quick loop: unit tests and the notebooks under nbval, without the layers that start
-# other programs (the browser, torchrun, nbgrader, kernels per submission: all marked slow).
+# The authors' quick loop (at most about a minute on 2 cores): the unit tests and the lessons under
+# nbval. Left for `make test`: whatever starts other programs (the browser, torchrun, nbgrader,
+# kernels per submission, child Pythons: all marked slow), lesson 08 (torchrun) and the solution
+# notebooks (their checks' logic is unit-tested here, against right and wrong answers).
 FAST := -m "not slow and not browser" --ignore=tests/browser --ignore=tests/test_grading_nbgrader.py \
-        --ignore=notebooks/08_one_process_per_device.ipynb --ignore=solutions/08_one_process_per_device_exercises.ipynb
+        --ignore=notebooks/08_one_process_per_device.ipynb
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest $(FAST) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest tests notebooks $(FAST) $(PYTEST_ARGS)
 
 test-matrix:
 	@set -e; for v in $(MATRIX); do \

@@ -9,6 +9,7 @@ from course_utils import async_errors
 from course_utils.async_errors import BuggyRun, run_buggy_steps
 
 
+@pytest.mark.slow  # a child Python that imports torch
 @pytest.mark.parametrize("bug,needle", [("label", "Target 3 is out of bounds"), ("index", "index 5 is out of bounds")])
 def test_on_the_cpu_the_bug_raises_at_its_own_line_and_the_device_still_works(bug, needle):
     run = run_buggy_steps("cpu", bug=bug)

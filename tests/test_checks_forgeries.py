@@ -266,6 +266,7 @@ def test_same_compares_exact_types():
     assert type(text(LyingStr("x"))) is str
 
 
+@pytest.mark.slow  # a child Python that imports torch
 def test_a_helper_changed_before_the_first_check_is_caught():
     """In a fresh kernel: importing any part of course_utils records the checks first."""
     import subprocess

@@ -163,6 +163,7 @@ def test_workspace_outside_the_course_says_where_to_run(tmp_path):
         ws.sync(tmp_path, tmp_path / "ws")
 
 
+@pytest.mark.slow  # make, which sets up .venv if needed
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_make_workspace_twice_keeps_an_edited_copy(tmp_path):
     """The real target, on the real course, into a scratch workspace: the second run keeps an edit."""

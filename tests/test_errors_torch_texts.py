@@ -190,6 +190,7 @@ def test_out_of_memory_fixes_name_the_real_tools():
         assert tool in e.fix
 
 
+@pytest.mark.slow  # a child Python that imports torch
 def test_cpu_out_of_memory_is_raised_live_and_explained():
     # 4 TiB: posix_memalign refuses at once on a machine with less (nothing is allocated or touched).
     # Run in a child so a machine that overcommits without limit cannot take this test's memory.

@@ -226,6 +226,7 @@ def test_a_fake_gpu_run_records_the_gpu_cells_and_merges_a_fake_file(tmp_path):
     assert shown.startswith("FAKE RUN") and f"torch {torch.__version__}" in shown and "ran the GPU branch" in shown
 
 
+@pytest.mark.slow  # a child Python that imports torch
 def test_the_recorder_refuses_to_run_without_a_folder(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "COURSE_EVIDENCE_PARTS"}
     run = subprocess.run([sys.executable, "-m", "pytest", "-c", os.devnull, "-p", "course_utils.evidence.recorder",
