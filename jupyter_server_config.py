@@ -4,7 +4,7 @@ Learners open their workspace (`make lab`), which holds notebooks only. Authors 
 who open the repository itself get, with this file, `notebooks/`, `solutions/` and `exercises/`
 without the `.py` twin of each notebook: `make lab-course`, or
 `.venv/bin/jupyter lab --config=jupyter_server_config.py`. Only a `.py` file whose `.ipynb`
-sibling exists is hidden (so `notebooks/scripts/` stays visible), and the list is made when the
+sibling exists is hidden (a script such as `src/course_utils/scripts/ddp_basics.py` stays visible), and the list is made when the
 server starts, so a new lesson is covered without editing this file. Jupytext still opens and
 saves both sides of each pair.
 """

@@ -68,6 +68,8 @@ torch.__version__, dist.is_available()
 # ```
 #
 # `launch` runs it from the notebook, with a timeout, and shows each process's output.
+# The scripts sit in `scripts/` beside this notebook in your workspace (on Colab or Kaggle:
+# `print(find_script("scripts/ddp_basics.py").read_text())` from `course_utils.launch`).
 
 # %%
 on_gpus = needs_cuda(2, what="the NCCL run with one GPU per process")

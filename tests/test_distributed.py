@@ -19,7 +19,7 @@ from course_utils.distributed import (
 from course_utils.launch import launch
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = ROOT / "notebooks" / "scripts"
+SCRIPTS = ROOT / "src" / "course_utils" / "scripts"
 
 
 # --------------------------------------------------------------------------- choosing the device

@@ -99,14 +99,14 @@ def test_the_suite_never_collects_the_workspace():
 def _course(tmp_path):
     """A small course tree: two lessons, one exercise, one script."""
     root = tmp_path / "course"
-    for folder in ("notebooks/scripts", "exercises"):
+    for folder in ("src/course_utils/scripts", "notebooks", "exercises"):
         (root / folder).mkdir(parents=True)
     for name in ("notebooks/01_a.ipynb", "notebooks/02_b.ipynb", "exercises/01_a_exercises.ipynb"):
         nb = nbformat.v4.new_notebook()
         nb.cells.append(nbformat.v4.new_markdown_cell(f"# {name}"))
         nbformat.write(nb, root / name)
     (root / "notebooks" / "01_a.py").write_text("# the .py twin: never copied\n")
-    (root / "notebooks" / "scripts" / "job.py").write_text("print('job')\n")
+    (root / "src" / "course_utils" / "scripts" / "job.py").write_text("print('job')\n")
     return root
 
 
@@ -238,7 +238,7 @@ def test_lab_on_the_repository_lists_each_notebook_once_and_keeps_the_scripts():
     manager = FileContentsManager(root_dir=str(ROOT), config=config)
     listed = {entry["name"] for entry in manager.get("notebooks", content=True)["content"]}
     lessons = {p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")}
-    assert lessons <= listed and "scripts" in listed
+    assert lessons <= listed
     assert not {name for name in listed if name.endswith(".py")}, "a .py twin is still listed"
-    scripts = {entry["name"] for entry in manager.get("notebooks/scripts", content=True)["content"]}
+    scripts = {entry["name"] for entry in manager.get("src/course_utils/scripts", content=True)["content"]}
     assert "ddp_basics.py" in scripts  # not a twin: it stays visible

@@ -192,6 +192,8 @@ def test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter(tmp_pat
     nb.cells = [
         nbformat.v4.new_code_cell(_install_cell()),
         nbformat.v4.new_code_cell("import course_utils, torch\nprint(course_utils.__file__)\n"
+                                  "from course_utils.launch import find_script\n"  # notebook 08's scripts came too
+                                  "print(find_script('scripts/ddp_basics.py').stat().st_size > 0)\n"
                                   "print(course_utils.preflight().level)"),
         nbformat.v4.new_code_cell(_install_cell()),  # a second run: course_utils imports now, so nothing
     ]
@@ -211,6 +213,7 @@ def test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter(tmp_pat
     text = ["".join(o.get("text", "") for o in c.outputs) for c in done.cells]
     assert f"installed course_utils from {source}" in text[0]
     assert str(venv) in text[1] and text[1].strip().endswith(("cpu-only", "one-gpu", "multi-gpu", "mps"))
+    assert text[1].splitlines()[1] == "True", text[1]
     assert text[2] == ""
     after = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True,
                            text=True, check=True).stdout

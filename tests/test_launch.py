@@ -12,9 +12,11 @@ from torch.torch_version import TorchVersion
 
 from course_utils.claims import ClaimFailed
 from course_utils.launch import (
+    COURSE_SCRIPTS,
     LaunchResult,
     RankOutput,
     error_from_stderr,
+    find_script,
     launch,
     process_alive,
 )
@@ -170,6 +172,27 @@ def test_missing_script_is_a_clear_error(tmp_path):
         launch(tmp_path / "nope.py")
 
 
+def test_the_course_scripts_ship_in_the_package_and_a_learners_copy_comes_first(tmp_path, monkeypatch):
+    """Colab and Kaggle install the package alone: scripts/NAME.py must still find notebook 08's scripts."""
+    monkeypatch.chdir(tmp_path)  # a notebook's folder with no scripts/ beside it
+    assert find_script("scripts/ddp_basics.py") == COURSE_SCRIPTS / "ddp_basics.py"
+    assert "init_process_group" in find_script("scripts/two_machines.py").read_text()
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "ddp_basics.py").write_text("print('my edited copy')\n")
+    assert find_script("scripts/ddp_basics.py") == Path("scripts/ddp_basics.py")  # the learner's own copy
+    for elsewhere in ("ddp_basics.py", "other/ddp_basics.py", "scripts/nope.py", COURSE_SCRIPTS.parent / "scripts" / "nope.py"):
+        with pytest.raises(FileNotFoundError, match="among the course's scripts: ddp_basics.py"):
+            find_script(elsewhere)
+
+
+def test_the_built_wheel_carries_the_scripts():
+    """pyproject's package-data: what `pip install git+...` on Colab gets."""
+    tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11's tomllib")
+    data = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    shipped = {p.relative_to(COURSE_SCRIPTS.parent).as_posix() for p in COURSE_SCRIPTS.glob("*.py")}
+    assert shipped and all(any(Path(name).match(glob) for glob in data["course_utils"]) for name in shipped)
+
+
 @pytest.mark.parametrize("kwargs, message", [({"nproc": 0}, "nproc should be"), ({"nproc": True}, "nproc should be"),
                                              ({"timeout": 0}, "timeout should be")])
 def test_bad_arguments_are_clear_errors(tmp_path, kwargs, message):
@@ -323,7 +346,7 @@ def test_machine_commands_meet_at_one_address_with_their_own_node_rank(tmp_path)
     ({"nnodes": 0, "node_rank": 0, "master_port": 29999}, "number of machines"),
 ])
 def test_bad_machine_arguments_are_clear_errors(kwargs, message):
-    script = Path(__file__).parents[1] / "notebooks" / "scripts" / "two_machines.py"
+    script = COURSE_SCRIPTS / "two_machines.py"
     with pytest.raises(ValueError, match=message):
         launch(script, **kwargs)
 
@@ -336,7 +359,7 @@ def test_launch_machines_wants_two_or_more():
 @pytest.mark.slow
 @pytest.mark.skipif(not CAN_FIND_PROCESSES, reason="needs psutil or /proc to look for leftover processes")
 def test_two_machines_form_one_group_and_leave_nothing_behind():
-    script = Path(__file__).parents[1] / "notebooks" / "scripts" / "two_machines.py"
+    script = COURSE_SCRIPTS / "two_machines.py"
     before = set(psutil.Process().children(recursive=True)) if psutil is not None else set()
     result = L.launch_machines(script, machines=2, nproc=2, timeout=300)
     result.expect_ok()
@@ -358,7 +381,7 @@ def test_two_machines_form_one_group_and_leave_nothing_behind():
 @pytest.mark.skipif(not CAN_FIND_PROCESSES, reason="needs psutil or /proc to look for leftover processes")
 def test_a_machine_whose_partner_never_comes_is_killed_at_the_timeout(tmp_path):
     """One machine of two started alone waits at the rendezvous for ever: the timeout must end it all."""
-    script = Path(__file__).parents[1] / "notebooks" / "scripts" / "two_machines.py"
+    script = COURSE_SCRIPTS / "two_machines.py"
     result = launch(script, nproc=2, timeout=15, nnodes=2, node_rank=0, master_port=L.free_port())
     assert result.timed_out and result.returncode is None
     assert result.leftover_pids == ()

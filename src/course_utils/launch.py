@@ -303,6 +303,31 @@ def _distributed_available() -> bool:
     return bool(dist.is_available())
 
 
+# Notebook 08's torchrun scripts ship inside the package, so the lesson runs wherever the package
+# is installed (Colab and Kaggle install it alone, without the repository's folders).
+COURSE_SCRIPTS = Path(__file__).with_name("scripts")
+
+
+def find_script(script: str | Path) -> Path:
+    """The file ``launch`` runs for ``script``.
+
+    ``script`` itself where that file exists: a learner's own copy beside the notebook
+    (``make lab`` puts the course's scripts in the workspace's ``scripts/`` to read and change).
+    Otherwise ``scripts/NAME.py`` means the course's own ``NAME.py``, shipped in the package.
+    """
+    path = Path(script)
+    if path.is_file():
+        return path
+    shipped = COURSE_SCRIPTS / path.name
+    if not path.is_absolute() and path.parts[:-1] == ("scripts",) and shipped.is_file():
+        return shipped
+    names = ", ".join(sorted(p.name for p in COURSE_SCRIPTS.glob("*.py")))
+    raise FileNotFoundError(
+        f"No script at {path} (looked in {Path.cwd()}, and among the course's scripts: {names}). Give a path to "
+        "a .py file, relative to the notebook's folder, e.g. launch('scripts/ddp_basics.py')."
+    )
+
+
 def launch(
     script: str | Path,
     *args: str,
@@ -324,12 +349,7 @@ def launch(
     ``nnodes``, ``node_rank`` and ``master_port`` make this launch one machine of several on
     this computer; ``launch_machines`` starts them all.
     """
-    script_path = Path(script)
-    if not script_path.is_file():
-        raise FileNotFoundError(
-            f"No script at {script_path} (looked in {Path.cwd()}). Give a path to a .py file, relative to the "
-            "notebook's folder, e.g. launch('scripts/ddp_basics.py')."
-        )
+    script_path = find_script(script)
     if isinstance(nproc, bool) or not isinstance(nproc, int) or nproc < 1:
         raise ValueError(f"nproc should be a number of processes, 1 or more; got {nproc!r}. The course uses 2.")
     if not isinstance(timeout, (int, float)) or timeout <= 0:

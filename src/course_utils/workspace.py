@@ -51,7 +51,7 @@ def course_files(root: Path) -> dict[str, Path]:
     for pattern in ("notebooks/[0-9][0-9]_*.ipynb", "exercises/[0-9][0-9]_*_exercises.ipynb"):
         for path in sorted(root.glob(pattern)):
             files[path.name] = path
-    scripts = root / "notebooks" / "scripts"
+    scripts = root / "src" / "course_utils" / "scripts"  # notebook 08's, shipped in the package too
     for path in sorted(scripts.glob("*.py")) if scripts.is_dir() else ():
         files[f"scripts/{path.name}"] = path
     if not files:
