@@ -113,6 +113,12 @@ f"Tensor が割り当てられている CUDA デバイス: {device}"
 # nothing. Taught in notebook 04.
 
 # %%
+torch.cuda.device_of(tensor).idx  # the CUDA index it would switch to: -1 (none) for a CPU tensor
+
+# %% [markdown] tags=["deeper"]
+# The course's tracer shows the current CUDA device before, inside and after the block:
+
+# %%
 with trace_current_device() as t:
     with t.scope("device_of(cpu tensor)", torch.cuda.device_of(tensor)):
         pass
@@ -390,8 +396,16 @@ shown
 
 # %%
 with torch.device("meta"):
-    made = torch.randn(4, 3)
-made.device, (tensor * 2).device, run_scopes([("torch.device('cuda:0')", torch.device("cuda:0"))]).default_devices
+    made = torch.randn(4, 3)  # a new tensor: on the default device, meta
+    doubled = tensor * 2  # an operation: where its operand is
+made.device, doubled.device
+
+# %% [markdown] tags=["deeper"]
+# The course's scope runner shows the default device inside `with torch.device("cuda:0")`
+# (naming a device needs no GPU):
+
+# %%
+run_scopes([("torch.device('cuda:0')", torch.device("cuda:0"))]).default_devices
 
 # %%
 if torch.cuda.is_available():
