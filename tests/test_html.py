@@ -1,0 +1,109 @@
+"""course_utils.display: the one home of the course's HTML pieces, tone colours, cut text and int checks (issue 16)."""
+
+from pathlib import Path
+
+import pytest
+
+from course_utils import display
+from course_utils.display import (
+    OK,
+    PROBLEM,
+    Html,
+    card,
+    escape,
+    markup,
+    pre,
+    require_int,
+    table,
+    tag,
+    truncate,
+)
+
+PACKAGE = Path(display.__file__).resolve().parent
+SCRIPT = "<script>alert('x')</script>"
+
+# --------------------------------------------------------------------------- escaping
+
+
+def test_plain_text_is_escaped_everywhere_it_can_go():
+    pieces = [escape(SCRIPT), markup(SCRIPT), tag("p", SCRIPT), card(OK, SCRIPT, SCRIPT), pre(SCRIPT),
+              table([[SCRIPT]], head=[SCRIPT])]
+    for piece in pieces:
+        assert "<script" not in piece and "&lt;script&gt;" in piece
+
+
+def test_html_built_by_the_caller_goes_in_as_it_is():
+    bold = tag("b", "x")
+    assert markup(bold, " & ", bold) == "<b>x</b> &amp; <b>x</b>"
+    assert table([[bold, "<i>"]]) == "<table><tbody><tr><td><b>x</b></td><td>&lt;i&gt;</td></tr></tbody></table>"
+
+
+def test_adding_html_with_plus_loses_the_mark_so_it_is_escaped_again_not_trusted():
+    joined = tag("b", "x") + tag("b", "y")
+    assert not isinstance(joined, Html) and "&lt;b&gt;" in markup(joined)
+
+
+def test_card_has_a_tone_bar_a_bold_title_and_its_body():
+    shown = card(PROBLEM, "raised ValueError", pre("bad value"))
+    assert shown.startswith(f"<div style='border-left:4px solid {PROBLEM};")
+    assert "<b>raised ValueError</b><pre" in shown and "bad value</pre></div>" in shown
+
+
+def test_tag_colour_and_style_share_one_attribute():
+    assert tag("span", "ok", colour=OK) == f"<span style='color:{OK}'>ok</span>"
+    assert tag("pre", "x", colour=PROBLEM, style="margin:0") == f"<pre style='color:{PROBLEM};margin:0'>x</pre>"
+    assert tag("i", 3) == "<i>3</i>"
+
+
+def test_table_head_cell_style_and_highlighted_rows():
+    shown = table([["a", 1], ["b", 2]], head=["name", "n"], cell_style="text-align:left", highlight={1})
+    assert "<thead><tr><th style='text-align:left'>name</th>" in shown
+    assert shown.count("<tr style='background:") == 1 and "background:" in shown.split("<td style='text-align:left'>b")[0]
+    assert "<thead>" not in table([["a"]])
+
+
+# --------------------------------------------------------------------------- truncate
+
+
+@pytest.mark.parametrize("text", ["", "abc", "x" * 10])
+def test_truncate_leaves_text_at_or_below_the_limit_alone(text):
+    assert truncate(text, 10) == text
+
+
+def test_truncate_cuts_to_exactly_the_limit_with_an_ellipsis():
+    assert truncate("x" * 11, 10) == "x" * 7 + "..."
+    assert len(truncate("y" * 1000, 60)) == 60
+    assert truncate("abcd", 3) == "..."
+
+
+def test_truncate_refuses_a_limit_the_ellipsis_does_not_fit_in():
+    with pytest.raises(ValueError, match=r"truncate\(limit\) should be 3 or more; got 2"):
+        truncate("abcdef", 2)
+
+
+# --------------------------------------------------------------------------- require_int
+
+
+def test_require_int_returns_a_good_value():
+    assert require_int("n", 1) == 1
+    assert require_int("n", 0, minimum=0) == 0
+    assert require_int("n", 10**20) == 10**20
+
+
+@pytest.mark.parametrize("bad, shown", [(True, "True (a bool)"), (False, "False (a bool)"), (1.0, "1.0 (a float)"),
+                                        ("2", "'2' (a str)"), (None, "None (a NoneType)"), (0, "0"), (-3, "-3")])
+def test_require_int_refuses_bool_float_str_zero_and_negative_naming_the_parameter(bad, shown):
+    with pytest.raises(ValueError) as caught:
+        require_int("nbytes", bad)
+    message = str(caught.value)
+    assert message.startswith("nbytes should be a whole number, 1 or more; got ")
+    assert f"got {shown}." in message and "Pass a whole number such as 1." in message
+
+
+def test_require_int_says_what_the_caller_expects_and_what_to_try():
+    with pytest.raises(ValueError, match=r"^nproc should be a number of processes, 1 or more; got 0\. The course uses 2\.$"):
+        require_int("nproc", 0, expected="should be a number of processes, 1 or more", hint="The course uses 2.")
+    with pytest.raises(ValueError, match="machines should be 2 or more; got 1"):
+        require_int("machines", 1, minimum=2, expected="should be 2 or more")
+    with pytest.raises(ValueError, match="got -1"):
+        require_int("count", -1, minimum=0)
