@@ -11,6 +11,7 @@ from course_utils.display import (
     Html,
     card,
     escape,
+    joined,
     markup,
     pre,
     require_int,
@@ -36,6 +37,11 @@ def test_html_built_by_the_caller_goes_in_as_it_is():
     bold = tag("b", "x")
     assert markup(bold, " & ", bold) == "<b>x</b> &amp; <b>x</b>"
     assert table([[bold, "<i>"]]) == "<table><tbody><tr><td><b>x</b></td><td>&lt;i&gt;</td></tr></tbody></table>"
+
+
+def test_joined_escapes_parts_and_separator_but_keeps_html():
+    assert joined([tag("code", "a"), "<b>"], " & ") == "<code>a</code> &amp; &lt;b&gt;"
+    assert joined([]) == ""
 
 
 def test_adding_html_with_plus_loses_the_mark_so_it_is_escaped_again_not_trusted():

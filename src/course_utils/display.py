@@ -45,6 +45,12 @@ def markup(*parts: object) -> Html:
     return Html("".join(escape(p) for p in parts))
 
 
+def joined(parts: Iterable[object], separator: str = ", ") -> Html:
+    """The parts with ``separator`` between them, everything escaped as ``markup`` does."""
+    pieces = [escape(p) for p in parts]
+    return Html(escape(separator).join(pieces))
+
+
 LINE_BREAK = Html("<br>")
 
 
