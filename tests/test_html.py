@@ -1,5 +1,7 @@
 """course_utils.display: the one home of the course's HTML pieces, tone colours, cut text and int checks (issue 16)."""
 
+import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -68,6 +70,24 @@ def test_table_head_cell_style_and_highlighted_rows():
     assert "<thead>" not in table([["a"]])
 
 
+def test_course_objects_escape_the_strings_a_learner_gives_them():
+    from course_utils.checks._core import CheckResult
+    from course_utils.claims import CaughtError
+    from course_utils.mismatches import MixedOutcome
+    from course_utils.scopes import ScopeStep, ScopeTrace
+    from course_utils.transfer.results import Skipped
+
+    shown = [
+        CheckResult(SCRIPT, SCRIPT, "fail", SCRIPT, SCRIPT)._repr_mimebundle_()["text/html"],
+        CaughtError(SCRIPT, SCRIPT)._repr_html_(),
+        MixedOutcome(SCRIPT, "wrong values", "cpu", SCRIPT)._repr_html_(),
+        ScopeTrace((ScopeStep(SCRIPT, None, "cpu", 1, SCRIPT),), cuda_available=False)._repr_html_(),
+        Skipped(SCRIPT, SCRIPT)._repr_html_(),
+    ]
+    for page in shown:
+        assert "<script" not in page and "&lt;script&gt;" in page
+
+
 # --------------------------------------------------------------------------- truncate
 
 
@@ -113,3 +133,45 @@ def test_require_int_says_what_the_caller_expects_and_what_to_try():
         require_int("machines", 1, minimum=2, expected="should be 2 or more")
     with pytest.raises(ValueError, match="got -1"):
         require_int("count", -1, minimum=0)
+
+
+# --------------------------------------------------------------------------- one home for the colours
+
+# A CSS hex colour (#rgb or #rrggbb) in a string; issue and PR numbers ("pytorch#155085") are
+# digits after a word, so the lookbehind leaves them out, and docstrings are not searched.
+HEX_COLOUR = re.compile(r"(?<![\w&])#(?:[0-9a-fA-F]{6}|[0-9a-fA-F]{3})\b")
+
+
+def _strings_outside_docstrings(tree: ast.AST):
+    docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docstrings.add(id(first.value))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            yield node
+
+
+def test_the_colour_finder_finds_colours_and_not_issue_numbers():
+    tree = ast.parse('"""Fixed by #148621."""\nA = "<b style=\'color:#cf222e\'>"\nB = f"solid {x} #000"\nC = "pytorch#155085"\n')
+    found = [m.group() for n in _strings_outside_docstrings(tree) for m in HEX_COLOUR.finditer(n.value)]
+    assert found == ["#cf222e", "#000"]
+
+
+def test_no_module_but_display_spells_a_hex_colour():
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "display.py" and path.parent == PACKAGE:
+            continue
+        for node in _strings_outside_docstrings(ast.parse(path.read_text(encoding="utf-8"))):
+            offenders += [f"{path.relative_to(PACKAGE)}:{node.lineno}: {m.group()}" for m in HEX_COLOUR.finditer(node.value)]
+    assert not offenders, "use the tones in course_utils.display instead:\n" + "\n".join(offenders)
+
+
+def test_display_imports_only_the_standard_library():
+    tree = ast.parse(Path(display.__file__).read_text(encoding="utf-8"))
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    assert imported <= {"__future__", "html", "collections"}, imported
