@@ -20,6 +20,8 @@ Each module has one job; import what a notebook needs from here or from the modu
 - ``checks``: ``check`` grades an exercise answer with a pass or a fail and a hint.
 - ``grading``: ``course-grade``, batch grading of a class's submissions.
 - ``pairing`` and ``exercises``: authoring tools behind ``make pairs`` and ``make exercises``.
+- ``display``: the tone colours and escaped HTML pieces every ``_repr_html_`` is built from,
+  ``truncate`` and ``require_int``; it imports nothing of the course, so any module may use it.
 """
 
 from course_utils.checkpoints import checkpoint_locations, retag_checkpoint

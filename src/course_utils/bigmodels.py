@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 from torch import nn
 
+from course_utils.display import require_int
 from course_utils.placement import _require_module, as_device
 
 if TYPE_CHECKING:
@@ -59,9 +60,8 @@ def plan_device_map(model: nn.Module, budgets: Mapping[Any, int]) -> dict[str, t
     devices, limits = [], []
     for device, limit in budgets.items():
         devices.append(as_device(device, "plan_device_map(budgets=...)"))
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-            raise ValueError(f"plan_device_map: the budget for {device} should be a whole number of bytes, 0 or more; "
-                             f"got {limit!r}. Try 20 * 2**30 for 20 GiB.")
+        require_int(f"plan_device_map: the budget for {device}", limit, minimum=0,
+                    expected="should be a whole number of bytes, 0 or more", hint="Try 20 * 2**30 for 20 GiB.")
         limits.append(limit)
     layers = list(model.named_children())
     if not layers:

@@ -8,11 +8,12 @@ fails the notebook: the course never shows an error that the running PyTorch no 
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from course_utils.display import PROBLEM, card, pre, truncate
 
 
 class ClaimFailed(AssertionError):
@@ -37,11 +38,7 @@ class CaughtError:
         return f"raised {self}"
 
     def _repr_html_(self) -> str:
-        return (
-            "<div style='border-left:4px solid #cf222e;padding:.2em .6em'>"
-            f"<b>raised {html.escape(self.type_name)}</b><pre style='white-space:pre-wrap;margin:0'>"
-            f"{html.escape(self.message)}</pre></div>"
-        )
+        return card(PROBLEM, f"raised {self.type_name}", pre(self.message))
 
 
 def raises(
@@ -85,5 +82,4 @@ def _names(expected) -> str:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) < 200 else text[:200] + "..."
+    return truncate(repr(value), 200)

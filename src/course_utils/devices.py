@@ -18,7 +18,6 @@ without leaving anything initialised, to record the exact message every CUDA cal
 
 from __future__ import annotations
 
-import html
 import os
 import platform
 import re
@@ -28,6 +27,8 @@ from dataclasses import dataclass, field
 
 import torch
 from torch.torch_version import TorchVersion
+
+from course_utils.display import CAUTION, LINE_BREAK, OK, PROBLEM, markup, require_int, table, tag
 
 GIB = 1024**3
 
@@ -244,19 +245,12 @@ class DeviceReport:
     def _repr_html_(self) -> str:
         f = self.facts
         rows = self.rows()
-        head = "".join(f"<th>{html.escape(k)}</th>" for k in rows[0])
-        body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in r.values()) + "</tr>" for r in rows
-        )
         build = f"CUDA {f.cuda_build}" if f.cuda_build else (f"ROCm {f.hip_build}" if f.hip_build else "CPU-only build")
         extra = ""
         if f.cuda_visible_devices is not None:
-            extra = f"<br><code>CUDA_VISIBLE_DEVICES={html.escape(repr(f.cuda_visible_devices))}</code>"
-        return (
-            f"<p><b>torch {html.escape(f.torch_version)}</b> ({html.escape(build)}): "
-            f"{html.escape(self.summary)}{extra}</p>"
-            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-        )
+            extra = markup(LINE_BREAK, tag("code", f"CUDA_VISIBLE_DEVICES={f.cuda_visible_devices!r}"))
+        headline = tag("p", tag("b", f"torch {f.torch_version}"), f" ({build}): {self.summary}", extra)
+        return markup(headline, table([list(r.values()) for r in rows], head=list(rows[0])))
 
 
 def device_report(facts: MachineFacts | None = None) -> DeviceReport:
@@ -461,19 +455,17 @@ class Preflight:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        colour = {"ok": "#1a7f37", "note": "#9a6700", "problem": "#cf222e"}
-        items = "".join(
-            f"<li><b style='color:{colour.get(f.severity, '#000')}'>{html.escape(f.severity)}</b> "
-            f"{html.escape(f.message)}"
-            + (f"<br><i>What to do:</i> {html.escape(f.fix)}" if f.fix else "")
-            + "</li>"
+        tones = {"ok": OK, "note": CAUTION, "problem": PROBLEM}
+        items = markup(*(
+            tag("li", tag("b", f.severity, colour=tones.get(f.severity)), f" {f.message}",
+                markup(LINE_BREAK, tag("i", "What to do:"), f" {f.fix}") if f.fix else "")
             for f in self.findings
-        )
-        full = html.escape(", ".join(self.full_notebooks) or "none")
-        partial = html.escape(", ".join(self.partial_notebooks) or "none")
-        return (
-            f"<p><b>This machine: {html.escape(self.level)}</b> ({self.gpu_count} CUDA GPUs)</p><ul>{items}</ul>"
-            f"<p>Runs every cell: {full}<br>Runs to the end, skipping GPU-only cells: {partial}</p>"
+        ))
+        full = ", ".join(self.full_notebooks) or "none"
+        partial = ", ".join(self.partial_notebooks) or "none"
+        return markup(
+            tag("p", tag("b", f"This machine: {self.level}"), f" ({self.gpu_count} CUDA GPUs)"), tag("ul", items),
+            tag("p", f"Runs every cell: {full}", LINE_BREAK, f"Runs to the end, skipping GPU-only cells: {partial}"),
         )
 
 
@@ -657,8 +649,7 @@ class Requirement:
         return self.reason
 
     def _repr_html_(self) -> str:
-        colour = "#1a7f37" if self.met else "#9a6700"
-        return f"<p style='color:{colour}'>{html.escape(self.reason)}</p>"
+        return tag("p", self.reason, colour=OK if self.met else CAUTION)
 
 
 def needs_cuda(
@@ -671,9 +662,8 @@ def needs_cuda(
     ``course_utils.evidence``). ``key`` names the cell in the evidence files; a GPU run records
     the cell's output under it.
     """
-    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-        raise ValueError(f"needs_cuda(count) expects a whole number of GPUs, 0 or more; got {count!r}. "
-                         "Example: needs_cuda(2, what='the two-GPU demo').")
+    require_int("needs_cuda(count)", count, minimum=0, expected="should be a whole number of GPUs, 0 or more",
+                hint="Example: needs_cuda(2, what='the two-GPU demo').")
     if key is not None and not _KEY.fullmatch(str(key)):
         raise ValueError(f"needs_cuda(key=...) expects the notebook number, a dash and lowercase words, "
                          f"like '02-round-trip'; got {key!r}.")

@@ -25,6 +25,7 @@ from typing import Any
 import torch
 
 from course_utils.devices import accelerator_count
+from course_utils.display import require_int
 
 # --------------------------------------------------------------------------- choosing the device
 
@@ -58,10 +59,9 @@ def device_for_rank(local_rank: int, count: int, kind: str = "cuda") -> torch.de
     device per process. More processes than devices is a mistake (two processes would share
     one GPU), so it raises ``ValueError`` instead of wrapping round.
     """
-    if isinstance(local_rank, bool) or not isinstance(local_rank, int) or local_rank < 0:
-        raise ValueError(f"local_rank should be an int, 0 or more; got {local_rank!r}. Read it with local_rank_from().")
-    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-        raise ValueError(f"count should be the number of devices (an int, 0 or more); got {count!r}.")
+    require_int("local_rank", local_rank, minimum=0, expected="should be an int, 0 or more", hint="Read it with local_rank_from().")
+    require_int("count", count, minimum=0, expected="should be the number of devices (an int, 0 or more)",
+                hint="kind, count = local_accelerator() gives both.")
     if count == 0 or kind == "cpu":
         return torch.device("cpu")
     if local_rank >= count:

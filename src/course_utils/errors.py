@@ -19,11 +19,12 @@ Everything here runs on a CPU-only machine; nothing changes where a tensor lives
 
 from __future__ import annotations
 
-import html
 import re
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from course_utils.display import INFO, LINE_BREAK, MUTED, card, joined, markup, tag
 
 # --------------------------------------------------------------------------- explaining a message
 
@@ -84,27 +85,23 @@ class DeviceErrorExplanation:
         return str(self)
 
     def _repr_html_(self) -> str:
-        msg = html.escape(self.first_line)
+        message = tag("code", self.first_line)
         if not self.is_device_error:
-            return (
-                "<div style='border-left:4px solid #8c959f;padding:.3em .6em'>"
-                f"<b>Not a device error.</b> <code>{msg}</code><br>{html.escape(self.cause)}</div>"
-            )
-        devices = ", ".join(f"<code>{html.escape(d)}</code>" for d in self.devices) or "not named"
-        where = ""
+            return card(MUTED, "Not a device error.", " ", message, LINE_BREAK, self.cause)
+        devices = joined(tag("code", d) for d in self.devices) or "not named"
+        where = []
         if self.operator or self.argument:
             parts = []
             if self.operator:
-                parts.append(f"operation <code>{html.escape(self.operator)}</code>")
+                parts.append(markup("operation ", tag("code", self.operator)))
             if self.argument:
-                parts.append(f"argument <code>{html.escape(self.argument)}</code>")
-            where = f"<br><b>Where:</b> {' '.join(parts)}"
-        return (
-            "<div style='border-left:4px solid #0969da;padding:.3em .6em'>"
-            f"<b>Device error</b> ({html.escape(self.kind)}): <code>{msg}</code>"
-            f"<br><b>Devices:</b> {devices}{where}"
-            f"<br><b>Why:</b> {html.escape(self.cause)}"
-            f"<br><b>Fix:</b> {html.escape(self.fix)}</div>"
+                parts.append(markup("argument ", tag("code", self.argument)))
+            where = [LINE_BREAK, tag("b", "Where:"), " ", joined(parts, " ")]
+        return card(
+            INFO, "Device error", f" ({self.kind}): ", message,
+            LINE_BREAK, tag("b", "Devices:"), " ", devices, *where,
+            LINE_BREAK, tag("b", "Why:"), f" {self.cause}",
+            LINE_BREAK, tag("b", "Fix:"), f" {self.fix}",
         )
 
 

@@ -14,7 +14,6 @@ The scripts it launches choose their devices with ``course_utils.distributed``.
 
 from __future__ import annotations
 
-import html
 import importlib.util
 import os
 import re
@@ -34,6 +33,7 @@ import torch
 from torch.torch_version import TorchVersion
 
 from course_utils.claims import CaughtError, ClaimFailed
+from course_utils.display import OK, PROBLEM, card, markup, pre, require_int, table, tag
 from course_utils.processes import exit_text as _fmt_exit
 from course_utils.processes import new_session as _new_session
 from course_utils.processes import process_alive, terminate_tagged  # noqa: F401 (process_alive: public here for notebook 08)
@@ -216,29 +216,26 @@ class LaunchResult:
         return str(self)
 
     def _repr_html_(self) -> str:
-        colour = "#1a7f37" if self.ok else "#cf222e"
+        tone = OK if self.ok else PROBLEM
         heads, cells = [], []
         for r in self.ranks:
-            heads.append(f"<th>local rank {r.local_rank} · exit {html.escape(_fmt_exit(r.exitcode))}</th>")
-            body = f"<pre style='margin:0;white-space:pre-wrap'>{html.escape(r.stdout.rstrip())}</pre>"
+            heads.append(f"local rank {r.local_rank} · exit {_fmt_exit(r.exitcode)}")
+            parts = [pre(r.stdout.rstrip())]
             if r.error is not None:
-                body += (f"<div style='color:#cf222e'><b>{html.escape(r.error.type_name)}</b>: "
-                         f"<span style='white-space:pre-wrap'>{html.escape(r.error.message)}</span></div>")
+                parts.append(tag("div", tag("b", r.error.type_name), ": ",
+                                 tag("span", r.error.message, style="white-space:pre-wrap"), colour=PROBLEM))
             elif r.stderr.strip() and not r.ok:
-                body += f"<pre style='color:#cf222e'>{html.escape(_last_lines(r.stderr, 6))}</pre>"
-            cells.append(f"<td style='vertical-align:top;text-align:left'>{body}</td>")
-        extra = ""
+                parts.append(pre(_last_lines(r.stderr, 6), colour=PROBLEM))
+            cells.append(markup(*parts))
+        extra = []
         if self.leftover_pids:
-            extra += f"<p style='color:#cf222e'>Processes {list(self.leftover_pids)} survived the cleanup.</p>"
+            extra.append(tag("p", f"Processes {list(self.leftover_pids)} survived the cleanup.", colour=PROBLEM))
         if not self.ok and not self.timed_out and not self.errors and self.launcher_output.strip():
-            extra += f"<details><summary>torchrun's output</summary><pre>{html.escape(self._tail(30))}</pre></details>"
-        return (
-            f"<div style='border-left:4px solid {colour};padding:.2em .6em'>"
-            f"<p><b style='color:{colour}'>{html.escape(self.status)}</b> · <code>torchrun {html.escape(self.script)}"
-            f"</code>, {self.nproc} processes</p>"
-            f"<table><thead><tr>{''.join(heads)}</tr></thead><tbody><tr>{''.join(cells)}</tr></tbody></table>"
-            f"{extra}</div>"
-        )
+            extra.append(tag("details", tag("summary", "torchrun's output"), pre(self._tail(30))))
+        # ranks side by side, their outputs top-aligned: one rank may print far more than another
+        ranks = table([cells], head=heads, cell_style="vertical-align:top;text-align:left")
+        return card(tone, tag("span", self.status, colour=tone), " · ", tag("code", f"torchrun {self.script}"),
+                    f", {self.nproc} processes", ranks, *extra)
 
 
 def _last_lines(text: str, n: int) -> str:
@@ -350,13 +347,12 @@ def launch(
     this computer; ``launch_machines`` starts them all.
     """
     script_path = find_script(script)
-    if isinstance(nproc, bool) or not isinstance(nproc, int) or nproc < 1:
-        raise ValueError(f"nproc should be a number of processes, 1 or more; got {nproc!r}. The course uses 2.")
+    require_int("nproc", nproc, expected="should be a number of processes, 1 or more", hint="The course uses 2.")
     if not isinstance(timeout, (int, float)) or timeout <= 0:
         raise ValueError(f"timeout should be a number of seconds above 0; got {timeout!r}.")
     if nnodes != 1:
-        if isinstance(nnodes, bool) or not isinstance(nnodes, int) or nnodes < 1:
-            raise ValueError(f"nnodes should be a number of machines, 1 or more; got {nnodes!r}.")
+        require_int("nnodes", nnodes, expected="should be a number of machines, 1 or more",
+                    hint="Leave it at 1 for one machine; launch_machines() starts several.")
         if not isinstance(node_rank, int) or not 0 <= node_rank < nnodes:
             raise ValueError(f"node_rank should be 0 to {nnodes - 1} for {nnodes} machines; got {node_rank!r}.")
         if not isinstance(master_port, int) or not 0 < master_port < 65536:
@@ -445,7 +441,8 @@ class MachinesResult:
         return str(self)
 
     def _repr_html_(self) -> str:
-        return "".join(f"<p><b>machine {node}</b></p>{m._repr_html_()}" for node, m in enumerate(self.machines))
+        return markup(*(piece for node, m in enumerate(self.machines)
+                        for piece in (tag("p", tag("b", f"machine {node}")), m._repr_html_())))
 
 
 def launch_machines(script: str | Path, *args: str, machines: int = 2, nproc: int = 2, timeout: float = 180.0,
@@ -457,8 +454,7 @@ def launch_machines(script: str | Path, *args: str, machines: int = 2, nproc: in
     127.0.0.1:port, so they form one job of ``machines * nproc`` processes. They run side by side
     in threads; every one ends by ``timeout`` at the latest, so no process outlives the call.
     """
-    if isinstance(machines, bool) or not isinstance(machines, int) or machines < 2:
-        raise ValueError(f"machines should be 2 or more (one machine is plain launch()); got {machines!r}.")
+    require_int("machines", machines, minimum=2, expected="should be 2 or more", hint="One machine is plain launch().")
     port = free_port()
     results: list[Any] = [None] * machines
 

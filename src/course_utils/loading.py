@@ -14,13 +14,14 @@ class must live in an importable module (here), not in the notebook.
 
 from __future__ import annotations
 
-import html
 import multiprocessing
 import os
 from dataclasses import dataclass
 
 import torch
 from torch.utils.data import Dataset, get_worker_info
+
+from course_utils.display import pre, require_int
 
 
 class WhereAmI(Dataset):
@@ -31,8 +32,7 @@ class WhereAmI(Dataset):
     batch of them into int64 tensors."""
 
     def __init__(self, n: int = 8):
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"WhereAmI(n) expects a positive number of samples, like WhereAmI(8); got {n!r}.")
+        require_int("n in WhereAmI(n)", n, expected="should be a positive number of samples", hint="Try WhereAmI(8).")
         self.n = n
 
     def __len__(self) -> int:
@@ -54,8 +54,8 @@ class TouchesDevice(Dataset):
     with ``multiprocessing_context="spawn"``."""
 
     def __init__(self, device: str | torch.device, n: int = 4):
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"TouchesDevice(device, n) expects a positive number of samples; got n={n!r}.")
+        require_int("n in TouchesDevice(device, n)", n, expected="should be a positive number of samples",
+                    hint="Try TouchesDevice('cpu', 4).")
         self.device = torch.device(device)  # a bad device string fails here, in the main process
         self.n = n
 
@@ -95,7 +95,7 @@ class WorkerTrace:
         return str(self)
 
     def _repr_html_(self) -> str:
-        return f"<pre style='margin:0'>{html.escape(str(self))}</pre>"
+        return pre(str(self))
 
 
 def start_method(loader: torch.utils.data.DataLoader) -> str:

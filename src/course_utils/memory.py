@@ -13,12 +13,13 @@ the optimizer's state, and the activations autograd saves for the backward pass
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import torch
 from torch import nn
+
+from course_utils.display import pre
 
 
 def _storage_key(t: torch.Tensor) -> tuple:
@@ -72,7 +73,7 @@ class SavedForBackward:
         return str(self)
 
     def _repr_html_(self) -> str:
-        return f"<pre style='margin:0'>{html.escape(str(self))}</pre>"
+        return pre(str(self))
 
 
 def saved_for_backward(fn: Callable[[], torch.Tensor],
@@ -122,7 +123,7 @@ class StepMemory:
         return str(self)
 
     def _repr_html_(self) -> str:
-        return f"<pre style='margin:0'>{html.escape(str(self))}</pre>"
+        return pre(str(self))
 
 
 def step_memory(model: nn.Module, optimizer: torch.optim.Optimizer, x: torch.Tensor, y: torch.Tensor,

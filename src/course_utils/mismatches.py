@@ -15,7 +15,6 @@ on a CPU-only machine; nothing changes where a tensor lives.
 
 from __future__ import annotations
 
-import html
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ import torch
 from torch import nn
 
 from course_utils.devices import as_device, same_place
+from course_utils.display import OK, PROBLEM, markup, table, tag
 from course_utils.placement import placement_report
 
 # --------------------------------------------------------------------------- finding mismatches
@@ -87,21 +87,16 @@ class MismatchReport:
         return str(self)
 
     def _repr_html_(self) -> str:
-        colour = "#1a7f37" if self.ok else "#cf222e"
-        head = (f"<p><b>{html.escape(self.model_name)}</b>: "
-                f"<span style='color:{colour}'>{html.escape(self._headline())}</span></p>")
+        head = tag("p", tag("b", self.model_name), ": ", tag("span", self._headline(), colour=OK if self.ok else PROBLEM))
         if self.ok:
             return head
-        rows = "".join(
-            f"<tr><td><code>{html.escape(m.name)}</code></td><td>{html.escape(m.kind)}</td>"
-            f"<td>{html.escape(m.device)}</td><td>{html.escape(str(list(m.shape)))}</td>"
-            f"<td><code>{html.escape(m.fix)}</code>"
-            + (" <i>(0-dim CPU: allowed as a scalar in elementwise ops)</i>" if m.is_cpu_scalar else "")
-            + "</td></tr>"
+        scalar_note = markup(" ", tag("i", "(0-dim CPU: allowed as a scalar in elementwise ops)"))
+        rows = [
+            (tag("code", m.name), m.kind, m.device, str(list(m.shape)),
+             markup(tag("code", m.fix), scalar_note if m.is_cpu_scalar else ""))
             for m in self.mismatches
-        )
-        return (head + "<table><thead><tr><th>name</th><th>kind</th><th>device</th><th>shape</th><th>fix</th>"
-                f"</tr></thead><tbody>{rows}</tbody></table>")
+        ]
+        return markup(head, table(rows, head=("name", "kind", "device", "shape", "fix")))
 
 
 def find_device_mismatches(model: nn.Module, *inputs: Any, expected: str | torch.device | None = None) -> MismatchReport:
@@ -208,9 +203,9 @@ class MixedOutcome:
         return str(self)
 
     def _repr_html_(self) -> str:
-        colour = {"raised": "#1a7f37", "right values": "#1a7f37"}.get(self.outcome, "#cf222e")
-        return (f"<p><code>{html.escape(self.label)}</code>: <b style='color:{colour}'>{html.escape(self.outcome)}</b>"
-                f" ({html.escape(self.detail)})</p>")
+        # raising (as CUDA would) and the right values are the honest outcomes; the rest hide a bug
+        tone = OK if self.outcome in ("raised", "right values") else PROBLEM
+        return tag("p", tag("code", self.label), ": ", tag("b", self.outcome, colour=tone), f" ({self.detail})")
 
 
 def try_mixed(label: str, action: Callable[[], Any], reference: torch.Tensor | None = None) -> MixedOutcome:

@@ -20,7 +20,6 @@ see an attribute left behind.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 
 import torch
@@ -30,6 +29,7 @@ from torch import nn
 # checkpoints. Both stay importable from here, where notebooks 03 and 05 import them.
 from course_utils.checkpoints import checkpoint_locations, retag_checkpoint  # noqa: F401
 from course_utils.devices import as_device, same_place
+from course_utils.display import OK, PROBLEM, markup, table, tag
 
 
 @dataclass(frozen=True)
@@ -112,25 +112,19 @@ class PlacementReport:
         return str(self)
 
     def _repr_html_(self) -> str:
-        rows = []
-        for e in self.entries:
-            style = " style='background:#fff8c5'" if e.kind == "attribute" else ""
-            note = " <b>(does not move with .to())</b>" if e.kind == "attribute" else ""
-            rows.append(
-                f"<tr{style}><td><code>{html.escape(e.name)}</code></td><td>{html.escape(_kind_label(e))}{note}</td>"
-                f"<td>{html.escape(e.device)}</td><td>{html.escape(e.dtype)}</td>"
-                f"<td>{html.escape(str(list(e.shape)))}</td></tr>"
-            )
-        warnings = "".join(
-            f"<li style='color:#cf222e'>{html.escape(w)}</li>" for w in self._warnings()
-        )
-        colour = "#cf222e" if self.is_mixed else "#1a7f37"
-        return (
-            f"<p><b>{html.escape(self.module_name)}</b>: "
-            f"<span style='color:{colour}'>{html.escape(self._headline())}</span></p>"
-            "<table><thead><tr><th>name</th><th>kind</th><th>device</th><th>dtype</th><th>shape</th></tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>"
-            + (f"<ul>{warnings}</ul>" if warnings else "")
+        stays = markup(" ", tag("b", "(does not move with .to())"))
+        rows = [
+            (tag("code", e.name), markup(_kind_label(e), stays if e.kind == "attribute" else ""), e.device, e.dtype,
+             str(list(e.shape)))
+            for e in self.entries
+        ]
+        # plain tensor attributes are the ones .to() leaves behind: their rows are read first
+        attributes = {i for i, e in enumerate(self.entries) if e.kind == "attribute"}
+        warnings = [tag("li", w, colour=PROBLEM) for w in self._warnings()]
+        return markup(
+            tag("p", tag("b", self.module_name), ": ", tag("span", self._headline(), colour=PROBLEM if self.is_mixed else OK)),
+            table(rows, head=("name", "kind", "device", "dtype", "shape"), highlight=attributes),
+            tag("ul", *warnings) if warnings else "",
         )
 
     def _headline(self) -> str:

@@ -22,13 +22,14 @@ error it raised instead of crashing the cell. Nothing here changes a device; it 
 from __future__ import annotations
 
 import contextlib
-import html
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch.torch_version import TorchVersion
+
+from course_utils.display import LINE_BREAK, PROBLEM, Html, markup, table, tag
 
 NO_CUDA = "n/a (no CUDA)"
 
@@ -100,23 +101,17 @@ class ScopeTrace:
     def _repr_html_(self) -> str:
         rows = []
         for s in self.steps:
-            indent = "&nbsp;" * 4 * s.depth
-            error = (
-                f"<br><span style='color:#cf222e'>could not enter: {html.escape(s.error)}</span>" if s.error else ""
-            )
-            rows.append(
-                f"<tr><td style='text-align:left'>{indent}<code>{html.escape(s.step)}</code>{error}</td>"
-                f"<td>{html.escape(s.cuda_label)}</td><td>{html.escape(s.default_device)}</td></tr>"
-            )
+            indent = Html("&nbsp;" * 4 * s.depth)  # the nesting of the with-blocks, as in the code
+            error = markup(LINE_BREAK, tag("span", f"could not enter: {s.error}", colour=PROBLEM)) if s.error else ""
+            rows.append((markup(indent, tag("code", s.step), error), s.cuda_label, s.default_device))
         note = (
             ""
             if self.cuda_available
-            else "<p><i>No CUDA here: the current CUDA device does not exist; the default device still does.</i></p>"
+            else tag("p", tag("i", "No CUDA here: the current CUDA device does not exist; the default device still does."))
         )
-        return (
-            "<table><thead><tr><th style='text-align:left'>step</th><th>current CUDA device</th>"
-            f"<th>default device</th></tr></thead><tbody>{''.join(rows)}</tbody></table>{note}"
-        )
+        # left-aligned, so the indented steps line up as the code does
+        steps = table(rows, head=("step", "current CUDA device", "default device"), cell_style="text-align:left")
+        return markup(steps, note)
 
 
 def default_device() -> torch.device:

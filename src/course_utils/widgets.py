@@ -18,12 +18,12 @@ line, ``transfer-explorer-status``).
 
 from __future__ import annotations
 
-import html
 import io
 
 import ipywidgets as widgets
 import torch
 
+from course_utils.display import PROBLEM, escape, markup, tag
 from course_utils.plots import plot_bandwidth
 from course_utils.transfer.explore import (
     EXPLORER_DIRECTIONS,
@@ -87,7 +87,7 @@ class TransferExplorer:
         self.plot = widgets.VBox([self.image, self.status])
         self.plot.add_class("transfer-explorer-plot")
         banner = [] if self.device.type != "cpu" else [
-            widgets.HTML(f"<b>{html.escape(STAND_IN)}</b>: every copy here is CPU-to-CPU, not PCIe.")]
+            widgets.HTML(markup(tag("b", STAND_IN), ": every copy here is CPU-to-CPU, not PCIe."))]
         self.root = widgets.VBox(
             banner + [self.size, self.direction, widgets.HBox([self.pinned, self.non_blocking]),
                       widgets.HBox([self.run_button, self.progress]), self.plot])
@@ -119,15 +119,14 @@ class TransferExplorer:
         except Exception as exc:  # shown in the widget: a callback's traceback would vanish in the browser
             self.error = exc
             self.progress.bar_style = "danger"
-            self.status.value = (f"<span style='color:#cf222e'>measurement failed: "
-                                 f"{html.escape(type(exc).__name__)}: {html.escape(str(exc))}</span>")
+            self.status.value = tag("span", f"measurement failed: {type(exc).__name__}: {exc}", colour=PROBLEM)
             return None
         self.error = None
         self.latest = result
         self.measurements += 1
         self.results[(result.variant, result.nbytes)] = result
         self.image.value = render_png(list(self.results.values()), result)
-        self.status.value = html.escape(describe(result, plan))
+        self.status.value = escape(describe(result, plan))
         self.progress.value, self.progress.bar_style = self.progress.max, "success"
         return result
 

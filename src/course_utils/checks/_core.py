@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import importlib
 import linecache
 import pkgutil
@@ -14,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from course_utils.checks._guard import Tampered, verify
+from course_utils.display import OK, PROBLEM, Html, card, escape, markup, tag
 
 CHECK_MIME = "application/vnd.course-utils.check+json"
 
@@ -32,8 +32,9 @@ def _plain(text: str) -> str:
     return _CODE.sub(r"\1", text)
 
 
-def _html(text: str) -> str:
-    return _CODE.sub(r"<code>\1</code>", html.escape(text))
+def _html(text: str) -> Html:
+    """Text shown as HTML: escaped, and `code` set in <code>."""
+    return Html(_CODE.sub(r"<code>\1</code>", escape(text)))
 
 
 @dataclass(frozen=True)
@@ -64,18 +65,15 @@ class CheckResult:
         return str(self)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
-        colour = "#1a7f37" if self.passed else "#cf222e"
+        tone = OK if self.passed else PROBLEM
         mark = "✔ PASS" if self.passed else ("✘ TAMPERED" if self.status == "tampered" else "✘ FAIL")
         hint = (
-            f"<div style='margin-top:.3em'><i>Hint:</i> {_html(self.hint)}</div>"
+            tag("div", tag("i", "Hint:"), " ", _html(self.hint), style="margin-top:.3em")
             if self.hint and not self.passed
             else ""
         )
-        html_text = (
-            f"<div style='border-left:4px solid {colour};padding:.3em .6em'>"
-            f"<b style='color:{colour}'>{mark}</b> <b>[{html.escape(self.exercise)}] "
-            f"{_html(self.title)}</b><div>{_html(self.message)}</div>{hint}</div>"
-        )
+        title = markup(tag("span", mark, colour=tone), f" [{self.exercise}] ", _html(self.title))
+        html_text = card(tone, title, tag("div", _html(self.message)), hint)
         return {"text/plain": str(self), "text/html": html_text, CHECK_MIME: self.to_dict()}
 
 

@@ -21,6 +21,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from course_utils.display import require_int
+
 FORMAT = 1
 ENV_DIR = "COURSE_EVIDENCE_DIR"  # read evidence from another folder (the tests' fixture)
 
@@ -92,9 +94,8 @@ def parse(text: str, path: Path | None = None) -> EvidenceFile:
     except (KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"{where}: expected \"machine\" ({', '.join(Machine.__dataclass_fields__)}) and "
                          f"\"cells\" (key -> notebook, output); {exc}. Regenerate it with scripts/gpu-verify.") from None
-    if not isinstance(machine.gpu_count, int) or machine.gpu_count < 1:
-        raise ValueError(f"{where}: gpu_count must be 1 or more, found {machine.gpu_count!r}: "
-                         "evidence comes from a machine with a GPU.")
+    require_int(f"{where}: gpu_count", machine.gpu_count, expected="must be 1 or more",
+                hint="Evidence comes from a machine with a GPU: record it there with scripts/gpu-verify.")
     return EvidenceFile(machine=machine, cells=cells, fake=bool(data.get("fake", False)), path=path)
 
 

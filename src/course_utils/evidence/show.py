@@ -13,10 +13,10 @@ A key with neither is a ValueError, so a notebook cannot show a GPU result from 
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from pathlib import Path
 
+from course_utils.display import CAUTION, INFO, PROBLEM, card, markup, pre, tag
 from course_utils.evidence.records import Cell, EvidenceFile, Machine, load
 from course_utils.evidence.sources import QUOTES, SourceQuote
 
@@ -64,18 +64,17 @@ class GpuEvidence:
         return str(self)
 
     def _repr_html_(self) -> str:
-        colour = "#cf222e" if self.recording is not None and self.recording.fake else (
-            "#0969da" if self.recording is not None else "#9a6700")
+        # red: a test fixture posing as a GPU run; blue: a real recording; amber: only a source quote
+        tone = PROBLEM if self.recording is not None and self.recording.fake else (
+            INFO if self.recording is not None else CAUTION)
         if self.recording is not None:
-            body = f"<pre style='margin:0;white-space:pre-wrap'>{html.escape(self.recording.cell.output.rstrip())}</pre>"
+            body = pre(self.recording.cell.output.rstrip())
         else:
-            body = "".join(
-                f"<div><i>{html.escape(q.label)}</i><pre style='margin:0;white-space:pre-wrap'>{html.escape(q.shown)}</pre>"
-                + (f"<small>{html.escape(q.note)}</small>" if q.note else "") + "</div>"
+            body = markup(*(
+                tag("div", tag("i", q.label), pre(q.shown), tag("small", q.note) if q.note else "")
                 for q in self.quotes
-            )
-        return (f"<div style='border-left:4px solid {colour};padding:.2em .6em'>"
-                f"<b>{html.escape(self.heading)}</b>{body}</div>")
+            ))
+        return card(tone, self.heading, body)
 
 
 def select(key: str, files: tuple[EvidenceFile, ...]) -> Recording | None:

@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
 
+from course_utils.display import require_int
 from course_utils.grading.bubblewrap import Isolation, bwrap_argv, ipc_path, probe
 from course_utils.grading.plan import build_plan
 from course_utils.grading.results import BatchResult, Submission, SubmissionGrade
@@ -136,8 +137,8 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     isolation = sandbox if isinstance(sandbox, Isolation) else probe(sandbox)
     spec = read_spec(Path(exercise))
     found = find_submissions(Path(submissions), spec.path.name)
-    if jobs is not None and jobs < 1:
-        raise ValueError(f"jobs must be at least 1, got {jobs}; leave it out to use one per core ({cores()}).")
+    if jobs is not None:
+        require_int("jobs", jobs, expected="must be at least 1", hint=f"Leave it out to use one per core ({cores()}).")
     jobs = jobs or cores()
     watched = [spec.path, Path(submissions)]
     before = fingerprint(watched)

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from course_utils.display import require_int
 from course_utils.grading.batch import cores, grade_batch
 from course_utils.grading.bubblewrap import MODES, probe
 from course_utils.grading.report import prepare_out, summary_text, write_reports
@@ -80,8 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     repo = Path(__file__).resolve().parents[3]
     try:
         exercise = find_exercise_notebook(args.exercise, (here / "exercises", repo / "exercises"))
-        if args.jobs is not None and args.jobs < 1:
-            raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
+        if args.jobs is not None:
+            require_int("--jobs", args.jobs, expected="must be at least 1", hint=f"Leave it out to use one per core ({cores()}).")
         if args.cell_timeout <= 0 or args.timeout <= 0:
             raise ValueError("--cell-timeout and --timeout must be positive numbers of seconds")
         if not args.submissions.is_dir():

@@ -20,6 +20,7 @@ import secrets
 from dataclasses import dataclass
 
 from course_utils.check_cells import check_cell_id
+from course_utils.display import truncate
 from course_utils.grading.spec import ExerciseSpec
 from course_utils.grading.submissions import LearnerCell
 
@@ -221,7 +222,7 @@ def binds(source: str, name: str) -> bool:
 
 def _first_line(source: str) -> str:
     line = next((ln.strip() for ln in source.splitlines() if ln.strip()), "")
-    return line if len(line) <= 60 else line[:57] + "..."
+    return truncate(line, 60)
 
 
 def build_plan(spec: ExerciseSpec, cells: list[LearnerCell]) -> Plan:

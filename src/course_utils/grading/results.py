@@ -7,12 +7,12 @@ because it is ``BatchResult.__str__``, so this module imports nothing of ``repor
 
 from __future__ import annotations
 
-import html
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from course_utils.checks._core import CHECK_STATUSES
+from course_utils.display import markup, pre, table, tag
 
 # The check's own statuses, then the grader's, for what no check can say:
 # "timeout": the check (or the notebook before it) ran past a time limit;
@@ -87,10 +87,8 @@ class SubmissionGrade:
                           *(f"  FLAG: {f}" for f in self.flags)])
 
     def _repr_html_(self) -> str:
-        rows = "".join(f"<tr><td>{html.escape(g.exercise)}</td><td>{html.escape(g.status)}</td>"
-                       f"<td>{html.escape(g.message)}</td></tr>" for g in self.grades)
-        return (f"<b>{html.escape(self.submission.learner)}</b>: {self.passed_count}/{self.total} passed"
-                f"<table>{rows}</table>")
+        return markup(tag("b", self.submission.learner), f": {self.passed_count}/{self.total} passed",
+                      table((g.exercise, g.status, g.message) for g in self.grades))
 
 
 @dataclass(frozen=True)
@@ -118,7 +116,7 @@ class BatchResult:
         return summary_text(self)
 
     def _repr_html_(self) -> str:
-        return f"<pre>{html.escape(str(self))}</pre>"
+        return pre(str(self))
 
 
 def summary_text(result: BatchResult) -> str:

@@ -10,6 +10,7 @@ every output stored in the file) is only compared with it, to flag a faked PASS.
 from __future__ import annotations
 
 from course_utils.checks._core import CHECK_MIME, CHECK_STATUSES
+from course_utils.display import truncate
 from course_utils.grading.plan import GRADE_MIME, Plan, Step
 from course_utils.grading.results import ExerciseGrade, Submission, SubmissionGrade
 from course_utils.grading.runner import StepRun
@@ -33,8 +34,7 @@ def _payloads(run: StepRun) -> list[dict]:
 
 
 def _cut(text: str, limit: int = NOTE_LIMIT) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return truncate(" ".join(str(text).split()), limit)
 
 
 def _grade_check(step: Step, run: StepRun, baseline: dict | None, title: str, flags: list[str]) -> ExerciseGrade:

@@ -19,10 +19,11 @@ to save power) and rises under load.
 
 from __future__ import annotations
 
-import html
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from course_utils.display import table, tag
 
 # Per-lane signalling rate (GT/s) and line-code efficiency of each PCIe generation.
 # PCIe 6.0 (64 GT/s, PAM4 with FLIT encoding) is left out: its overhead is not a simple ratio.
@@ -80,7 +81,7 @@ class Ceiling:
         return f"{self.label}: {self.gbps:.2f} GB/s per direction ({self.derivation})"
 
     def _repr_html_(self) -> str:
-        return f"<p><b>{html.escape(self.label)}</b>: {self.gbps:.2f} GB/s per direction ({html.escape(self.derivation)})</p>"
+        return tag("p", tag("b", self.label), f": {self.gbps:.2f} GB/s per direction ({self.derivation})")
 
 
 def pcie_ceiling(gen: int, lanes: int = 16) -> Ceiling:
@@ -106,15 +107,8 @@ class CeilingTable:
         return str(self)
 
     def _repr_html_(self) -> str:
-        rows = "".join(
-            f"<tr><td>{html.escape(c.label)}</td><td>{c.gts:g} GT/s</td><td>{html.escape(c.encoding)}</td>"
-            f"<td><b>{c.gbps:.2f} GB/s</b></td></tr>"
-            for c in self.ceilings
-        )
-        return (
-            "<table><thead><tr><th>link</th><th>per lane</th><th>encoding</th><th>ceiling, one direction</th>"
-            f"</tr></thead><tbody>{rows}</tbody></table>"
-        )
+        rows = [(c.label, f"{c.gts:g} GT/s", c.encoding, tag("b", f"{c.gbps:.2f} GB/s")) for c in self.ceilings]
+        return table(rows, head=("link", "per lane", "encoding", "ceiling, one direction"))
 
 
 def ceiling_table(lanes: int = 16, gens: tuple[int, ...] = (3, 4, 5)) -> CeilingTable:
@@ -164,7 +158,7 @@ class PcieLink:
         return text
 
     def _repr_html_(self) -> str:
-        return f"<p>{html.escape(str(self))}</p>"
+        return tag("p", str(self))
 
 
 def _ceiling_or_none(gen, width) -> Ceiling | None:

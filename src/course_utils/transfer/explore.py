@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
+from course_utils.display import require_int
 from course_utils.transfer.measure import MIB, SIZES, can_pin, measure_copy
 from course_utils.transfer.results import STAND_IN, Transfer, fmt_bytes
 
@@ -37,8 +38,8 @@ class Request:
     def __post_init__(self):
         if self.direction not in EXPLORER_DIRECTIONS:
             raise ValueError(f"direction must be one of {EXPLORER_DIRECTIONS}, got {self.direction!r}.")
-        if isinstance(self.nbytes, bool) or not isinstance(self.nbytes, int) or self.nbytes < 1:
-            raise ValueError(f"nbytes must be a positive integer, got {self.nbytes!r}.")
+        require_int("nbytes", self.nbytes, expected="must be a positive integer",
+                    hint="size_options(device) lists the sizes the explorer offers.")
 
 
 @dataclass(frozen=True)

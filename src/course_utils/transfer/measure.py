@@ -20,6 +20,7 @@ import time
 import torch
 
 from course_utils.devices import accelerator_device, resolve_device
+from course_utils.display import require_int
 from course_utils.transfer.ceilings import link_info
 from course_utils.transfer.results import DIRECTIONS, Sweep, Transfer, machine_info
 from course_utils.transfer.timing import Clock, Progress, Synchronize, estimate_call, plan_blocks, synchronizer, time_blocks
@@ -56,8 +57,7 @@ def torch_threads(n: int | None):
 def _check_request(direction: str, nbytes: int, pinned, non_blocking) -> None:
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}.")
-    if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 1:
-        raise ValueError(f"nbytes must be a positive integer number of bytes, got {nbytes!r}; e.g. 4 * 2**20 for 4 MiB.")
+    require_int("nbytes", nbytes, expected="must be a positive integer number of bytes", hint="For example 4 * 2**20 for 4 MiB.")
     if pinned not in (True, False, None):
         raise TypeError(f"pinned must be True, False or None, got {pinned!r}.")
     if not isinstance(non_blocking, bool):

@@ -16,7 +16,6 @@ CUDA only; elsewhere ``measure_overlap`` returns a ``Skipped`` with the reason.
 
 from __future__ import annotations
 
-import html
 import statistics
 import time
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 import torch
 
 from course_utils.devices import resolve_device
+from course_utils.display import markup, table, tag
 from course_utils.transfer.measure import MIB
 from course_utils.transfer.results import Skipped, fmt_bytes, fmt_seconds
 from course_utils.transfer.timing import Clock, synchronizer, time_blocks
@@ -99,9 +99,8 @@ class Overlap:
         return str(self)
 
     def _repr_html_(self) -> str:
-        body = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in self.rows())
-        return (f"<p><b>Copy/compute overlap on {html.escape(self.device)}</b></p><table><tbody>{body}</tbody></table>"
-                f"<p>{html.escape(self.verdict())}</p>")
+        return markup(tag("p", tag("b", f"Copy/compute overlap on {self.device}")), table(self.rows()),
+                      tag("p", self.verdict()))
 
 
 def measure_overlap(

@@ -19,7 +19,6 @@ returns a ``Skipped``.
 
 from __future__ import annotations
 
-import html
 import math
 import statistics
 import time
@@ -28,6 +27,7 @@ from dataclasses import dataclass
 import torch
 
 from course_utils.devices import resolve_device
+from course_utils.display import markup, table, tag
 from course_utils.transfer.measure import MIB, can_pin
 from course_utils.transfer.results import Skipped, fmt_bytes, fmt_seconds
 from course_utils.transfer.timing import Clock, Synchronize, synchronizer, time_blocks
@@ -102,11 +102,8 @@ class PinningCost:
         return str(self)
 
     def _repr_html_(self) -> str:
-        body = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in self.rows())
-        return (
-            f"<p><b>Pinning {html.escape(fmt_bytes(self.nbytes))} for {html.escape(self.device)}</b></p>"
-            f"<table><tbody>{body}</tbody></table><p>{html.escape(self.verdict())}</p>"
-        )
+        return markup(tag("p", tag("b", f"Pinning {fmt_bytes(self.nbytes)} for {self.device}")), table(self.rows()),
+                      tag("p", self.verdict()))
 
 
 def measure_pinning(

@@ -13,13 +13,13 @@ device (``fake.FakeAsyncDevice``) where there is none, and says which.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
 
 from course_utils.devices import resolve_device
+from course_utils.display import CAUTION, PROBLEM, markup, table, tag
 from course_utils.transfer.fake import FakeAsyncDevice
 from course_utils.transfer.measure import MIB
 
@@ -68,17 +68,16 @@ class StaleRead:
         return str(self)
 
     def _repr_html_(self) -> str:
-        label = html.escape(self.where) + (" <i>(simulated: no accelerator here)</i>" if self.simulated else "")
-        colour = "#cf222e" if self.detected else "#9a6700"
-        return (
-            f"<p><b>non_blocking device-to-host copy on {label}</b></p>"
-            "<table><tbody>"
-            f"<tr><td>expected</td><td><code>{html.escape(str(list(self.expected)))}</code></td></tr>"
-            f"<tr><td>read before synchronizing</td><td style='color:{colour}'><code>"
-            f"{html.escape(str(list(self.before_sync)))}</code></td></tr>"
-            f"<tr><td>read after synchronizing</td><td><code>{html.escape(str(list(self.after_sync)))}</code></td></tr>"
-            f"</tbody></table><p>{html.escape(self.verdict())}</p>"
-        )
+        simulated = markup(" ", tag("i", "(simulated: no accelerator here)")) if self.simulated else ""
+        # red when stale values were caught; amber when this run happened to read the right ones
+        tone = PROBLEM if self.detected else CAUTION
+        rows = [
+            ("expected", tag("code", str(list(self.expected)))),
+            ("read before synchronizing", tag("code", str(list(self.before_sync)), colour=tone)),
+            ("read after synchronizing", tag("code", str(list(self.after_sync)))),
+        ]
+        return markup(tag("p", tag("b", f"non_blocking device-to-host copy on {self.where}", simulated)), table(rows),
+                      tag("p", self.verdict()))
 
 
 def detect_stale_read(

@@ -11,7 +11,6 @@ form it takes (text, HTML, JSON, plot titles) and is never a PCIe figure.
 
 from __future__ import annotations
 
-import html
 import platform
 import statistics
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import Any
 
 import torch
 
+from course_utils.display import CAUTION, Html, card, markup, require_int, table, tag
 from course_utils.transfer.ceilings import PcieLink
 
 DIRECTIONS = ("h2d", "d2h", "d2d", "h2h")
@@ -83,8 +83,7 @@ class Transfer:
     def __post_init__(self):
         if self.direction not in DIRECTIONS:
             raise ValueError(f"direction must be one of {DIRECTIONS}, got {self.direction!r}.")
-        if isinstance(self.nbytes, bool) or not isinstance(self.nbytes, int) or self.nbytes < 1:
-            raise ValueError(f"nbytes must be a positive integer, got {self.nbytes!r}.")
+        require_int("nbytes", self.nbytes, expected="must be a positive integer", hint="For example 4 * 2**20 for 4 MiB.")
         if not self.seconds or any(not (s > 0) for s in self.seconds):
             raise ValueError(f"seconds must be a non-empty tuple of positive times, got {self.seconds!r}.")
         object.__setattr__(self, "seconds", tuple(float(s) for s in self.seconds))
@@ -185,7 +184,7 @@ class Transfer:
 
     def _repr_html_(self) -> str:
         banner = _stand_in_banner() if self.stand_in else ""
-        return banner + _html_table([self.row()])
+        return markup(banner, _html_table([self.row()]))
 
     # ---------------------------------------------------------------- JSON
 
@@ -352,10 +351,9 @@ class Sweep:
         return str(self)
 
     def _repr_html_(self) -> str:
-        head = f"<p><b>{html.escape(self.title)}</b></p>"
         banner = _stand_in_banner() if self.stand_in else ""
-        skipped = "".join(f"<li>skipped: {html.escape(s)}</li>" for s in self.skipped)
-        return head + banner + _html_table([r.row() for r in self.results]) + (f"<ul>{skipped}</ul>" if skipped else "")
+        skipped = tag("ul", *(tag("li", f"skipped: {s}") for s in self.skipped)) if self.skipped else ""
+        return markup(tag("p", tag("b", self.title)), banner, _html_table([r.row() for r in self.results]), skipped)
 
     def to_dict(self) -> dict[str, Any]:
         data = {
@@ -401,19 +399,14 @@ class Skipped:
         return str(self)
 
     def _repr_html_(self) -> str:
-        return f"<p style='color:#9a6700'><b>SKIPPED</b> {html.escape(self.what)}: {html.escape(self.reason)}</p>"
+        return tag("p", tag("b", "SKIPPED"), f" {self.what}: {self.reason}", colour=CAUTION)
 
 
-def _stand_in_banner() -> str:
-    return (
-        "<div style='border-left:4px solid #9a6700;padding:.2em .6em;margin:.3em 0'>"
-        f"<b>{html.escape(STAND_IN)}</b>: {html.escape(STAND_IN_NOTE.split(': ', 1)[1])}</div>"
-    )
+def _stand_in_banner() -> Html:
+    return card(CAUTION, STAND_IN, ": ", STAND_IN_NOTE.split(": ", 1)[1])
 
 
-def _html_table(rows: list[dict[str, str]]) -> str:
+def _html_table(rows: list[dict[str, str]]) -> Html:
     if not rows:
-        return "<p>(no results)</p>"
-    head = "".join(f"<th>{html.escape(k)}</th>" for k in rows[0])
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in r.values()) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        return tag("p", "(no results)")
+    return table([list(r.values()) for r in rows], head=list(rows[0]))

@@ -18,6 +18,8 @@ from collections.abc import Callable
 
 import torch
 
+from course_utils.display import require_int
+
 Clock = Callable[[], float]
 Synchronize = Callable[[], None]
 Progress = Callable[[int, int], None]
@@ -48,12 +50,6 @@ def synchronizer(device: str | torch.device) -> Synchronize:
     raise ValueError(f"No way to synchronize a {dev.type!r} device in torch {torch.__version__}; pass synchronize=...")
 
 
-def _positive_int(name: str, value, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
-    return value
-
-
 def time_blocks(
     fn: Callable[[], object],
     *,
@@ -69,9 +65,9 @@ def time_blocks(
     Runs ``fn`` ``warmup`` times untimed (first calls pay one-off costs: page faults, caches,
     lazy initialisation), then ``repeats`` blocks, each bracketed by ``synchronize()``.
     """
-    _positive_int("repeats", repeats)
-    _positive_int("number", number)
-    _positive_int("warmup", warmup, minimum=0)
+    for name, value in (("repeats", repeats), ("number", number)):
+        require_int(name, value, expected="must be an integer, 1 or more", hint="plan_blocks() picks both for a time budget.")
+    require_int("warmup", warmup, minimum=0, expected="must be an integer, 0 or more", hint="The default, 1, pays the one-off costs.")
     for _ in range(warmup):
         fn()
     samples = []
