@@ -66,6 +66,18 @@ def test_spec_of_the_real_exercise_notebook():
     assert spec.kernel_name == "python3"
 
 
+def test_the_grader_cell_uses_only_the_names_listed_for_it():
+    """The grader's cell reads private names of checks._core and checks._guard; each module lists them."""
+    from course_utils.checks import _core, _guard
+    from course_utils.grading.plan import _CELL_TEMPLATE
+
+    for alias, module in (("core", _core), ("guard", _guard)):
+        used = set(re.findall(rf"\b{alias}\.([A-Za-z_]\w*)", _CELL_TEMPLATE))
+        assert used, f"the template no longer reads {alias}.*: update this test"
+        assert used <= set(module.USED_BY_THE_GRADER), f"{module.__name__}: list {sorted(used - set(module.USED_BY_THE_GRADER))}"
+        assert all(hasattr(module, name) for name in module.USED_BY_THE_GRADER)
+
+
 def test_exercise_is_found_by_path_number_or_name():
     folder = ROOT / "exercises"
     assert find_exercise_notebook(str(EXERCISE_01), (folder,)) == EXERCISE_01

@@ -17,6 +17,13 @@ from course_utils.display import OK, PROBLEM, Html, card, escape, markup, tag
 
 CHECK_MIME = "application/vnd.course-utils.check+json"
 
+# The batch grader's cell (grading/plan.py, _CELL_TEMPLATE) runs in the learner's kernel and reads
+# these names of this module, private ones included, to fingerprint the check machinery. Renaming
+# one breaks grading: tests/test_grading.py::test_the_grader_cell_uses_only_the_names_listed_for_it
+# fails first.
+USED_BY_THE_GRADER = ("check", "get_exercise", "all_exercises", "_load_all", "call", "CheckResult", "verify",
+                      "_verify_checker", "CHECK_STATUSES", "Wrong", "_NotAttempted", "_REGISTRY")
+
 # "pass": right answer. "fail": wrong answer. "not-attempted": the stub still raises
 # NotImplementedError. "missing": no function of the expected name was defined.
 # "error": the checker itself broke, which is a course bug and never counts as a pass.

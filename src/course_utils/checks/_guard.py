@@ -33,6 +33,10 @@ from dataclasses import dataclass, field
 
 import torch
 
+# The batch grader's cell (grading/plan.py, _CELL_TEMPLATE) fingerprints these names of this module,
+# private ones included; see USED_BY_THE_GRADER in _core.py.
+USED_BY_THE_GRADER = ("verify", "changes", "_Record", "_fingerprint", "seal", "patched")
+
 # The builtins this module calls, bound here at import: a notebook that replaces
 # builtins.isinstance cannot change how the comparison itself runs (globals win over builtins).
 isinstance, callable, getattr, id, len, repr, sorted, tuple, type, vars = (  # noqa: A001
