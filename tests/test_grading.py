@@ -590,8 +590,28 @@ def test_sigterm_is_handled_as_ctrl_c():
 
 
 @pytest.mark.slow
-def test_ctrl_c_kills_every_kernel_and_writes_no_report(tmp_path):
-    signum = signal.SIGINT
+def test_while_a_batch_runs_ctrl_c_only_sets_a_flag_and_the_handlers_come_back():
+    """A KeyboardInterrupt raised inside the executor's locks could leave one held and hang the clean-up."""
+    import threading
+
+    from course_utils.grading import batch
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers can only be set from the main thread, and this test runs in another")
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    seen = []
+    previous = batch._on_interrupt(lambda: seen.append("stop"))
+    try:
+        signal.raise_signal(signal.SIGINT)  # no KeyboardInterrupt here: the batch's loop raises it between waits
+        signal.raise_signal(signal.SIGTERM)
+    finally:
+        batch._restore(previous)
+    assert seen == ["stop", "stop"]
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_kills_every_kernel_and_writes_no_report(tmp_path, signum):
     marker = tmp_path / "kernel.pid"
     exercise = exercise_notebook(tmp_path / "exercises")
     (tmp_path / "submitted").mkdir()

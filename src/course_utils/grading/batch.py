@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import signal
 import tempfile
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import replace
 from pathlib import Path
 
@@ -120,6 +121,27 @@ def _one_title_each(spec: ExerciseSpec, rows: list[SubmissionGrade]) -> tuple[Su
                  for r in rows)
 
 
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _on_interrupt(notice: Callable[[], None]) -> dict | None:
+    """While a batch runs, Ctrl-C and SIGTERM only call ``notice``; the main thread then stops the batch.
+
+    The default SIGINT handler raises KeyboardInterrupt wherever the main thread happens to be, and
+    inside the executor's own locks (waiting for a result) that can leave a lock held, so that the
+    clean-up then waits forever for a worker. A flag read between waits cannot. Only the main
+    thread may set handlers: elsewhere (a batch started from a thread) this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return {signum: signal.signal(signum, lambda *_: notice()) for signum in _STOP_SIGNALS}
+
+
+def _restore(previous: dict | None) -> None:
+    for signum, handler in (previous or {}).items():
+        signal.signal(signum, signal.SIG_DFL if handler is None else handler)  # None: a handler set outside Python
+
+
 def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, limits: Limits = Limits(),  # noqa: B008 (frozen dataclass: one shared default is safe)
                 kernel_name: str | None = None, keep_scratch: bool = False,
                 progress: Callable[[int, int, SubmissionGrade], None] | None = None,
@@ -174,20 +196,28 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
             f"in the grader's temporary folder{others}",))
 
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="course-grade")
+    interrupted = threading.Event()
+    previous = _on_interrupt(interrupted.set)
     try:
         futures = {pool.submit(work, k, sub): k for k, sub in enumerate(found)}
-        for done, future in enumerate(as_completed(futures), start=1):
-            k = futures[future]
-            with lock:
-                rows[k] = new_strays(future.result())
-            if progress:
-                progress(done, len(found), rows[k])
+        pending, done = set(futures), 0
+        while pending:
+            finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            for future in finished:
+                k, done = futures[future], done + 1
+                with lock:
+                    rows[k] = new_strays(future.result())
+                if progress:
+                    progress(done, len(found), rows[k])
+            if interrupted.is_set():
+                raise KeyboardInterrupt
     except BaseException:
         cancelled.set()
         groups.kill_all()
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     finally:
+        _restore(previous)
         pool.shutdown(wait=True)
         groups.kill_all()
         if not keep_scratch:
