@@ -6,6 +6,8 @@ to 700. Run ``python tests/test_lesson_shape.py`` for the table of words per les
 Lesson: every lesson notebook.
 """
 
+import ast
+import builtins
 import json
 import pathlib
 
@@ -47,6 +49,61 @@ def test_every_lesson_marks_its_optional_material(path):
     """A lesson keeps its depth for the curious, tagged so tools and learners can tell it apart."""
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     assert any("deeper" in c.get("metadata", {}).get("tags", []) for c in cells), path.name
+
+
+def bound_names(tree: ast.AST) -> set[str]:
+    """Every name a cell binds: assignments, loop and with targets, imports, defs and classes."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+    return names
+
+
+def python_of(source: str) -> ast.AST:
+    """A code cell as Python: IPython's %magic and !shell lines become blank lines."""
+    lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
+    return ast.parse("\n".join(lines))
+
+
+def core_names_only_deeper_cells_define(path: pathlib.Path) -> list[tuple[int, str]]:
+    """(cell number, name) for each core code cell that reads a name which, at that point, only a
+    ``deeper`` cell has defined: the NameError a learner who skips the optional material would meet.
+
+    Static, so it misses what is not a name (a default device or a seed a deeper cell set);
+    that is the reason to keep state-changing cells in the core.
+    """
+    core, deeper, found = set(dir(builtins)), set(), []
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    for number, cell in enumerate(cells, start=1):
+        if cell["cell_type"] != "code":
+            continue
+        tree = python_of("".join(cell["source"]))
+        if "deeper" in cell.get("metadata", {}).get("tags", []):
+            deeper |= bound_names(tree)
+            continue
+        own = bound_names(tree)
+        read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        found += [(number, name) for name in sorted(read - own - core) if name in deeper]
+        core |= own
+    return found
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name[:2])
+def test_the_core_path_runs_without_the_deeper_cells(path):
+    """Deeper cells are optional: skipping them must not leave a core cell with an undefined name."""
+    missing = core_names_only_deeper_cells_define(path)
+    assert not missing, (f"{path.name}: these core cells read names only a deeper cell defines, so a "
+                         f"learner who skips the deeper material gets a NameError (cell, name): {missing}. "
+                         "Define the name in a core cell, or tag the reading cell deeper too.")
 
 
 if __name__ == "__main__":
