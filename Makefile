@@ -71,7 +71,7 @@ lab-course: $(LAB_STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# The authors' quick loop (about a minute on 2 cores: 52 to 68 s measured, against about 10 minutes
+# The authors' quick loop (about a minute on 2 cores: 52 to 76 s measured on two machines, against about 10 minutes
 # for make test): the unit tests and the lessons under nbval. Left for `make test`: whatever starts other programs (the browser, torchrun, nbgrader,
 # kernels per submission, child Pythons: all marked slow), lesson 08 (torchrun) and the solution
 # notebooks (their checks' logic is unit-tested here, against right and wrong answers).

@@ -589,7 +589,6 @@ def test_sigterm_is_handled_as_ctrl_c():
         _interrupt(signal.SIGTERM, None)
 
 
-@pytest.mark.slow
 def test_while_a_batch_runs_ctrl_c_only_sets_a_flag_and_the_handlers_come_back():
     """A KeyboardInterrupt raised inside the executor's locks could leave one held and hang the clean-up."""
     import threading
@@ -610,6 +609,7 @@ def test_while_a_batch_runs_ctrl_c_only_sets_a_flag_and_the_handlers_come_back()
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
 
 
+@pytest.mark.slow  # a grader process and a learner's kernel, about 10 s each
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_ctrl_c_kills_every_kernel_and_writes_no_report(tmp_path, signum):
     marker = tmp_path / "kernel.pid"
