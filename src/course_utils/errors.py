@@ -10,6 +10,7 @@ the source articles quote.
   meta!". Anything else it says plainly is not a device error.
 - ``%load_ext course_utils.errors`` in a notebook adds the explanation under the traceback of a
   device error; other errors are shown unchanged. ``%unload_ext course_utils.errors`` restores.
+  With ``%load_ext course_utils.tracebacks`` too, the traceback above it is the short one.
 
 Finding the culprits *before* the error (``find_device_mismatches``) and what a mixed-device
 operation really returns (``try_mixed``) live in ``course_utils.mismatches``.
@@ -25,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from course_utils.display import INFO, LINE_BREAK, MUTED, card, joined, markup, tag
+from course_utils.tracebacks import add_after_traceback, remove_after_traceback
 
 # --------------------------------------------------------------------------- explaining a message
 
@@ -762,32 +764,29 @@ def _rule_cpu_out_of_memory(m: re.Match, _: str) -> dict:
 
 
 # --------------------------------------------------------------------------- the IPython extension
+# IPython has one custom exception handler per shell; course_utils.tracebacks owns it and calls
+# this extension after each traceback, so `%load_ext course_utils.tracebacks` (frames inside torch
+# folded away) and this one compose, loaded or unloaded in either order.
 
-_SAVED = "_course_utils_errors_saved"
+_NAME = "course_utils.errors"
 WATCHED = (RuntimeError, AssertionError, TypeError, AttributeError, ValueError, NotImplementedError)
 
 
-def _annotate(shell, etype, value, tb, tb_offset=None):
-    """Show the usual traceback, then, for a device error only, the explanation under it."""
-    shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+def _explain_under(shell, etype, value, tb) -> None:
+    """Under the traceback of a device error only, its explanation."""
+    if not isinstance(value, WATCHED):
+        return
     explanation = explain_device_error(value)
     if explanation.is_device_error:
         data, metadata = shell.display_formatter.format(explanation)
         shell.display_pub.publish(data=data, metadata=metadata)
-    return None
 
 
 def load_ipython_extension(ipython) -> None:
     """``%load_ext course_utils.errors``: explain device errors under their tracebacks."""
-    if not hasattr(ipython, _SAVED):
-        setattr(ipython, _SAVED, (ipython.custom_exceptions, ipython.CustomTB))
-    ipython.set_custom_exc(WATCHED, _annotate)
+    add_after_traceback(ipython, _NAME, _explain_under)
 
 
 def unload_ipython_extension(ipython) -> None:
     """``%unload_ext course_utils.errors``: restore the exception handling that was there before."""
-    saved = getattr(ipython, _SAVED, None)
-    if saved is None:
-        return
-    ipython.custom_exceptions, ipython.CustomTB = saved
-    delattr(ipython, _SAVED)
+    remove_after_traceback(ipython, _NAME)
