@@ -5,9 +5,11 @@ the source articles quote.
 
 - ``explain_device_error(exc_or_message)`` reads a real PyTorch error (the exception, or just its
   message) and says which devices are involved, why it happened and what to change. It knows the
-  messages of PyTorch 0.4 through 2.13, including both wordings of "Expected all tensors to be on
-  the same device" and the ``meta`` device's "Tensor on device cpu is not on the expected device
-  meta!". Anything else it says plainly is not a device error.
+  messages of PyTorch 0.4 through 2.14 (both wordings of "Expected all tensors to be on the same
+  device", the ``meta`` device's "Tensor on device cpu is not on the expected device meta!", Apple's
+  MPS, "is there a GPU at all?") and the wrappers around them (DataParallel, the DataLoader,
+  Lightning, Ultralytics, Diffusers, NCCL): docs/error-messages.md lists every family with the
+  releases of its wording. Anything else it says plainly is not a device error.
 - ``%load_ext course_utils.errors`` in a notebook adds the explanation under the traceback of a
   device error; other errors are shown unchanged. ``%unload_ext course_utils.errors`` restores.
   With ``%load_ext course_utils.tracebacks`` too, the traceback above it is the short one.
