@@ -133,11 +133,13 @@ def _short_traceback_shown(shell, etype, value, tb, tb_offset) -> bool:
     IPython's own ways of showing an error (syntax errors, usage errors, exception groups,
     exceptions with their own ``_render_traceback_``) are left to ``shell.showtraceback``.
     """
-    if (issubclass(etype, SyntaxError) or hasattr(value, "_render_traceback_")
-            or any(isinstance(e, _GROUPS) for e in _chain(value))):
+    from IPython.core.error import UsageError  # here: the filter above needs no IPython
+
+    chain = _chain(value)
+    if (issubclass(etype, (SyntaxError, UsageError)) or hasattr(value, "_render_traceback_")
+            or any(isinstance(e, _GROUPS) for e in chain)):
         return False
     folder = torch_folder()
-    chain = _chain(value)
     shortened = {id(e): shorten(tb if e is value else e.__traceback__, lambda f: inside_torch(f, folder))
                  for e in chain}
     hidden = sum(n for _, n in shortened.values())
