@@ -53,6 +53,8 @@ from torch.torch_version import TorchVersion
 from course_utils import device_report, needs_cuda, pick_device, preflight, raises
 from course_utils.checks import check
 from course_utils.evidence import recorded
+# Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
+# %load_ext course_utils.tracebacks
 
 torch.__version__
 

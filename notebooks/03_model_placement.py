@@ -51,6 +51,8 @@ from course_utils.claims import raises
 from course_utils.devices import needs_cuda
 from course_utils.evidence import recorded
 from course_utils.placement import checkpoint_locations, module_device, placement_report, retag_checkpoint
+# Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
+# %load_ext course_utils.tracebacks
 
 torch.__version__
 

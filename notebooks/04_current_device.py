@@ -49,6 +49,8 @@ from course_utils.claims import raises
 from course_utils.devices import needs_cuda
 from course_utils.evidence import recorded
 from course_utils.scopes import run_scopes, trace_current_device
+# Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
+# %load_ext course_utils.tracebacks
 
 torch.__version__, torch.cuda.is_available(), torch.cuda.device_count()
 

@@ -49,6 +49,8 @@ from course_utils.claims import ClaimFailed, raises
 from course_utils.devices import needs_cuda
 from course_utils.evidence import recorded
 from course_utils.placement import retag_checkpoint
+# Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
+# %load_ext course_utils.tracebacks
 
 torch.__version__, torch.cuda.device_count() if torch.cuda.is_available() else 0
 

@@ -71,6 +71,8 @@ from course_utils.devices import needs_cuda
 from course_utils.evidence import recorded
 from course_utils.errors import explain_device_error
 from course_utils.scopes import run_scopes, trace_current_device
+# Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
+# %load_ext course_utils.tracebacks
 
 GPUS = torch.cuda.device_count() if torch.cuda.is_available() else 0
 torch.__version__, GPUS

@@ -54,6 +54,8 @@ from course_utils.distributed import (
     source_quote,
 )
 from course_utils.launch import launch, launch_machines, process_alive
+# Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
+# %load_ext course_utils.tracebacks
 
 torch.__version__, dist.is_available()
 

@@ -47,6 +47,8 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from course_utils import check, needs_cuda, raises, recorded
+# Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
+# %load_ext course_utils.tracebacks
 
 device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
 device

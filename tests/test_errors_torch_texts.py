@@ -49,7 +49,8 @@ TEXTS = [
     # cudaGetErrorString(cudaErrorAssert), in the CUDA runtime each CUDA wheel installs
     Text("assert-cu12", "device-side assert triggered", CU12_CUDART, ("2.7.1",)),
     Text("assert-cu13", "device-side assert triggered", CU13_CUDART, ("2.14.1",)),
-    # c10/cuda's check suffix, appended to every CUDA error unless CUDA_LAUNCH_BLOCKING=1
+    # c10/cuda/CUDAMiscFunctions.cpp's suffix (unless CUDA_LAUNCH_BLOCKING=1): on every CUDA error in 2.7.1-2.12.0,
+    # only on asynchronous kernel errors (700, 710, 715, 716, 719) from 2.13 (get_cuda_async_error_suffix)
     Text("async-tail", "\nCUDA kernel errors might be asynchronously reported at some other API call, so the "
          "stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1",
          "torch/lib/libc10_cuda.so", ("2.7.1", "2.14.1")),

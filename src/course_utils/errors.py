@@ -5,11 +5,14 @@ the source articles quote.
 
 - ``explain_device_error(exc_or_message)`` reads a real PyTorch error (the exception, or just its
   message) and says which devices are involved, why it happened and what to change. It knows the
-  messages of PyTorch 0.4 through 2.13, including both wordings of "Expected all tensors to be on
-  the same device" and the ``meta`` device's "Tensor on device cpu is not on the expected device
-  meta!". Anything else it says plainly is not a device error.
+  messages of PyTorch 0.4 through 2.14 (both wordings of "Expected all tensors to be on the same
+  device", the ``meta`` device's "Tensor on device cpu is not on the expected device meta!", Apple's
+  MPS, "is there a GPU at all?") and the wrappers around them (DataParallel, the DataLoader,
+  Lightning, Ultralytics, Diffusers, NCCL): docs/error-messages.md lists every family with the
+  releases of its wording. Anything else it says plainly is not a device error.
 - ``%load_ext course_utils.errors`` in a notebook adds the explanation under the traceback of a
   device error; other errors are shown unchanged. ``%unload_ext course_utils.errors`` restores.
+  With ``%load_ext course_utils.tracebacks`` too, the traceback above it is the short one.
 
 Finding the culprits *before* the error (``find_device_mismatches``) and what a mixed-device
 operation really returns (``try_mixed``) live in ``course_utils.mismatches``.
@@ -22,9 +25,10 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from course_utils.display import INFO, LINE_BREAK, MUTED, card, joined, markup, tag
+from course_utils.tracebacks import add_after_traceback, remove_after_traceback
 
 # --------------------------------------------------------------------------- explaining a message
 
@@ -122,6 +126,9 @@ def explain_device_error(error: BaseException | str) -> DeviceErrorExplanation:
             f"explain_device_error expects an exception or its message (a str), got {type(error).__name__}: "
             f"{error!r}. In a notebook: try: ... except Exception as e: explain_device_error(e)."
         )
+    wrapper = _WRAPPER.search(message)
+    if wrapper:
+        return _explain_wrapped(wrapper, message, type_name)
     for rule in _RULES:  # the first rule whose pattern is found and that has an explanation wins
         match = rule.pattern.search(message)
         if match:
@@ -140,6 +147,50 @@ def explain_device_error(error: BaseException | str) -> DeviceErrorExplanation:
         message=message,
         error_type=type_name,
     )
+
+
+# torch/_utils.py's ExceptionWrapper re-raises an error from another thread or process as
+# "Caught RuntimeError in replica 0 on device 0.\nOriginal Traceback (most recent call last): ...":
+# DataParallel's replicas (torch/nn/parallel/parallel_apply.py), the DataLoader's pin-memory thread
+# and its worker processes. The error to explain is the last line of the original traceback.
+_WRAPPER = re.compile(r"Caught (?P<etype>\w+) (?P<where>in replica (?P<replica>\d+) on device (?P<device>\d+)"
+                      r"|in pin memory thread for device (?P<pin>\d+)|in DataLoader worker process (?P<worker>\d+))")
+
+
+def _explain_wrapped(wrapper: re.Match, message: str, type_name: str | None) -> DeviceErrorExplanation:
+    """Explain the error an ExceptionWrapper carries, saying where it was raised."""
+    etype, groups = wrapper.group("etype"), wrapper.groupdict()
+    if groups["replica"] is not None:
+        where = f"DataParallel's copy of the model on cuda:{groups['device']} (replica {groups['replica']})"
+        device = f"cuda:{groups['device']}"
+        advice = (" Under nn.DataParallel each GPU runs forward() on its slice of the batch: tensors made inside "
+                  "forward() need device=x.device (never a fixed 'cuda:0' or .cuda()), and the model must be on "
+                  "device_ids[0] before it is wrapped. (DistributedDataParallel is the recommended replacement.)")
+    elif groups["pin"] is not None:
+        where, device = f"the DataLoader's pin-memory thread (for cuda:{groups['pin']})", f"cuda:{groups['pin']}"
+        advice = " With pin_memory=True the Dataset must return CPU tensors."
+    else:
+        where, device, advice = f"DataLoader worker process {groups['worker']}", None, ""
+    rest = message[wrapper.end():]
+    lines = [i for i, line in enumerate(rest.splitlines()) if line.startswith(f"{etype}: ")]
+    if lines:  # the original error's own message: its last line naming the caught type, to the end
+        inner = explain_device_error("\n".join(rest.splitlines()[lines[-1]:])[len(etype) + 2:])
+        if not inner.is_device_error:
+            return replace(inner, message=message, error_type=type_name)
+        return replace(inner, message=message, error_type=type_name, cause=f"in {where}: {inner.cause}",
+                       fix=inner.fix + advice)
+    if device is None:
+        return DeviceErrorExplanation(
+            is_device_error=False, kind="not-a-device-error", devices=(), message=message, error_type=type_name,
+            cause=(f"this line only says that {where} raised a {etype}; the error itself is the last line under "
+                   "'Original Traceback'. Paste that to have it explained."), fix="")
+    return DeviceErrorExplanation(
+        is_device_error=True, kind="wrapped-error", devices=(device,), message=message, error_type=type_name,
+        operator="DataParallel" if groups["replica"] is not None else None,
+        cause=(f"{where} raised a {etype}; the error itself is the last line under 'Original Traceback' (paste it "
+               "whole to have that explained)." + advice),
+        fix=("Read the last line of the original traceback; if it is a device error, move the tensor it names to "
+             "the device of the replica's input (x.device)." + advice))
 
 
 def _module_in_traceback(error: BaseException) -> tuple[str, str, str] | None:
@@ -342,6 +393,211 @@ def _fixed(pattern: str, kind: str, *, cause: str, fix: str, devices: tuple[str,
     _RULES.append(_Rule(re.compile(pattern, flags), explain))
 
 
+# --- the families of issue 28: optimizer state, Apple's MPS, "is there a GPU at all?", old wordings
+# Each wording is quoted in tests/errors_texts.py with the release (or library version) it was read in.
+
+# The per-tensor-list arguments of the fused/foreach optimizer kernels (_fused_adam_, _fused_adamw_,
+# _fused_sgd_, _fused_adagrad_): these are the optimizer's state, which the learner never passes.
+_OPTIMIZER_STATE_ARGS = "state_steps|exp_avgs|exp_avg_sqs|max_exp_avg_sqs|momentum_buffer_list|state_sums"
+
+
+def _optimizer_state(found: str, home: str, arg: str, op: str | None) -> dict:
+    return dict(
+        is_device_error=True, kind="optimizer-state", devices=(found, home), argument=arg, operator=op,
+        cause=(f"the optimizer's own state (`{arg}`: the step counts or running averages it keeps per parameter) is on "
+               f"{found}, its parameters on {home}. You never pass `{arg}` yourself: the state came from an optimizer "
+               "built before the model moved (it stepped once, then model.to(...) moved the parameters), or from a "
+               "checkpoint loaded without map_location and given to optimizer.load_state_dict before the model "
+               "was on its device."),
+        fix=(f"Fix it where the state came from: move the model first, then build the optimizer "
+             f"(model.to('{home}'); opt = torch.optim.AdamW(model.parameters(), ...)); when resuming, "
+             f"state = torch.load(path, map_location='{home}') after model.to('{home}'), then "
+             "opt.load_state_dict(state['optimizer']) (load_state_dict moves the state to each parameter's device). "
+             "For an optimizer already in memory, opt.load_state_dict(opt.state_dict()) does the same."),
+    )
+
+
+@_rule(rf"Expected all tensors to be on the same device, but got (?P<arg>{_OPTIMIZER_STATE_ARGS}) is on "
+       rf"(?P<found>{_DEV}), different from other tensors on (?P<home>{_DEV})"
+       rf"(?: \(when checking argument (?:for argument \w+ )?in method (?P<op>\w+)\))?")
+def _rule_optimizer_state_new(m: re.Match, _: str) -> dict:
+    return _optimizer_state(m.group("found"), m.group("home"), m.group("arg"), _op_name(m.group("op")))
+
+
+@_rule(rf"Expected all tensors to be on the same device, but found at least two devices, (?P<a>{_DEV}) and "
+       rf"(?P<b>{_DEV})! \(when checking ar(?:gu|ug)ment for argument (?P<arg>{_OPTIMIZER_STATE_ARGS}) "
+       rf"in method (?P<op>\w+)\)")
+def _rule_optimizer_state_old(m: re.Match, _: str) -> dict:
+    # the dispatcher's older check names the common device first, then the argument's
+    return _optimizer_state(m.group("b"), m.group("a"), m.group("arg"), _op_name(m.group("op")))
+
+
+@_rule(rf"Tensor for argument (?P<arg>\w+) is on (?P<found>{_DEV}) but expected on mps")
+def _rule_mps_linear(m: re.Match, _: str) -> dict:
+    # aten/src/ATen/native/mps/operations/Linear.mm (2.4+): nn.Linear on Apple's GPU
+    arg, found = m.group("arg"), m.group("found")
+    weights = "mps" if arg == "input" else found if arg in ("weight", "bias") else None
+    return _mixed(("mps", found), arg, "linear", odd_one=found, home="mps", weights=weights)
+
+
+@_rule(rf"(?P<op>\w+): input\(device='(?P<data>{_DEV})'\) and weight\(device='?(?P<weights>{_DEV})'?\)\s+must be on "
+       r"the same device")
+def _rule_mps_convolution(m: re.Match, _: str) -> dict:
+    # aten/src/ATen/native/mps/operations/Convolution.mm (2.4+): a convolution on Apple's GPU
+    data, weights = m.group("data"), m.group("weights")
+    return _mixed((data, weights), "input", m.group("op"), odd_one=data, home=weights, weights=weights)
+
+
+_fixed(r"Cannot convert a (?:MPS Tensor to float64 dtype|float64 Tensor to MPS) as the MPS framework doesn't support "
+       r"float64|float64 is not supported on MPS",
+    "mps-float64", devices=("mps",),
+    cause=("Apple's GPU (MPS) has no float64 (double) arithmetic, so a float64 tensor cannot go to 'mps'. Float64 "
+           "usually comes from NumPy (its arrays are float64 by default) or from torch.tensor of Python floats "
+           "with dtype=torch.float64, or .double()."),
+    fix=("Convert to float32 as you move: t.to('mps', dtype=torch.float32) (for a model: model.float().to('mps')); "
+         "from NumPy, torch.from_numpy(a).float(). Keep float64 work on the CPU."),
+)
+
+
+_fixed(r"No CUDA GPUs are available|no CUDA-capable device is detected",
+    "no-gpu-visible", devices=("cuda",),
+    cause=("this PyTorch has CUDA, but the process sees no GPU: CUDA_VISIBLE_DEVICES hides them (it is empty, or "
+           "names a GPU that does not exist), the container or job was started without GPUs (docker --gpus, a "
+           "Slurm/Kubernetes request), or the notebook's runtime has no GPU (Colab: Runtime > Change runtime type)."),
+    fix=("Check what the process sees: nvidia-smi, echo $CUDA_VISIBLE_DEVICES, torch.cuda.device_count(). "
+         "Write device-agnostic code that falls back to the CPU: "
+         "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')."),
+)
+
+
+_fixed(r"no kernel image is available for execution on the device|with CUDA capability sm_(?P<arch>\d+) is not "
+       r"compatible with the current PyTorch installation",
+    "gpu-architecture", devices=("cuda",),
+    cause=("this PyTorch build has no compiled kernels for this GPU's architecture: the GPU is older than the build "
+           "supports (its CUDA capability was dropped) or newer than the build (a new generation needs a newer CUDA "
+           "build). Nothing is wrong with your tensors."),
+    fix=("Compare torch.cuda.get_device_capability() with torch.cuda.get_arch_list(), then install a torch build "
+         "whose list has your GPU's sm_XY (pytorch.org/get-started: a newer CUDA variant for a new GPU, an older "
+         "release for an old one). Until then, run on the CPU."),
+)
+
+
+_fixed(r"`(?P<accelerator>\w+)Accelerator` can not run on your system since the accelerator is not available"
+       r"|GPUs requested but none are available",
+    "no-gpu-visible", devices=("cuda",),
+    cause=("PyTorch Lightning was asked for a GPU accelerator (Trainer(accelerator='gpu'/'cuda', devices=...)) and "
+           "this machine (or process) has none that torch can use."),
+    fix=("Let Lightning choose: Trainer(accelerator='auto', devices='auto') runs on the CPU when no GPU is there; "
+         "or check torch.cuda.is_available() and nvidia-smi if you expected one."),
+)
+
+
+@_rule(r"You requested gpu: (?P<asked>\[[^\]]*\])\s*But your machine only has: (?P<has>\[[^\]]*\])")
+def _rule_lightning_gpu_ids(m: re.Match, _: str) -> dict:
+    # lightning/fabric/utilities/device_parser.py, _check_data_type / _sanitize_gpu_ids
+    return dict(
+        is_device_error=True, kind="invalid-device-ordinal", devices=("cuda",),
+        cause=(f"Lightning was asked for GPUs {m.group('asked')}, and this process sees only {m.group('has')} "
+               "(CUDA_VISIBLE_DEVICES renumbers the visible GPUs from 0)."),
+        fix="Ask for a number of GPUs rather than their ids: Trainer(devices=1) or devices='auto'.",
+    )
+
+
+@_rule(r"Invalid (?P<backend>[A-Z]+) 'device=(?P<device>[^']*)' requested\.(?P<rest>.*)", flags=re.DOTALL)
+def _rule_ultralytics_device(m: re.Match, _: str) -> dict:
+    # ultralytics/utils/torch_utils.py, select_device
+    backend, device, rest = m.group("backend"), m.group("device"), m.group("rest")
+    none = re.search(r"Backend is not available|is_available\(\): False|device_count\(\): 0\b", rest)
+    kind = "no-gpu-visible" if none else "invalid-device-ordinal"
+    why = (f"this process has no usable {backend} device" if none else
+           f"device={device} names a {backend} device this process does not have (the visible ones are numbered from 0)")
+    return dict(
+        is_device_error=True, kind=kind, devices=(backend.lower(),),
+        cause=f"Ultralytics was asked for device={device}, and {why}.",
+        fix=("Pass device='cpu', or leave device unset (Ultralytics then picks a GPU if there is one); check "
+             "torch.cuda.is_available(), torch.cuda.device_count() and CUDA_VISIBLE_DEVICES."),
+    )
+
+
+_fixed(r"Cannot generate a (?P<device>\w+(?::\d+)?) tensor from a generator of type (?P<gen>\w+)",
+    "generator-device", devices=("{device}", "{gen}"),
+    cause=("Diffusers' randn_tensor was asked for noise on {device} with a torch.Generator made on {gen}; it accepts a "
+           "generator on the pipeline's device, or on the CPU, but not a {gen} generator for a {device} tensor."),
+    fix=("Make the generator where the pipeline runs, torch.Generator(device=pipe.device).manual_seed(0), or on the "
+         "CPU, torch.Generator('cpu').manual_seed(0) (the same seed then gives the same image on any device)."),
+)
+
+
+@_rule(r"cannot pin '(?P<type>[\w.]+)' only dense CPU tensors can be pinned|Only dense CPU tensors can be pinned")
+def _rule_pin(m: re.Match, _: str) -> dict | None:
+    # aten/src/ATen/native/Memory.cpp, pin_memory: the tensor is not a dense CPU tensor
+    type_name = m.group("type")
+    device = _type_device(type_name) if type_name else None
+    if device == "cpu" and type_name:
+        return None  # a sparse (or other layout) CPU tensor: a layout problem, not a device one
+    where = f" is already on {device}" if device else " is not in CPU memory"
+    return dict(
+        is_device_error=True, kind="pin-needs-cpu", devices=(device,) if device else (),
+        cause=(f"pinning pages host (CPU) memory so it can be copied to a GPU quickly; this tensor{where}, so there "
+               "is nothing to pin. Usually a Dataset (or collate_fn) that returns GPU tensors, given to a "
+               "DataLoader(..., pin_memory=True), whose pin-memory step then fails."),
+        fix=("Let the Dataset return CPU tensors and move each batch in the training loop: "
+             "x = x.to(device, non_blocking=True) with pin_memory=True. If the data really lives on the GPU already, "
+             "drop pin_memory=True."),
+    )
+
+
+_fixed(r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>[0-9a-fA-F]+)"
+       r"|Multiple Ranks are using the same GPU",
+    "duplicate-gpu", devices=("cuda",),
+    cause=("NCCL found two processes (ranks) of one job on the same GPU. Each rank must own one GPU: every process "
+           "used the default cuda:0, because it never chose its own device."),
+    fix=("In each process, before init_process_group or any CUDA work: local_rank = int(os.environ['LOCAL_RANK']); "
+         "torch.cuda.set_device(local_rank); device = torch.device('cuda', local_rank). Launch no more processes "
+         "per node than GPUs (torchrun --nproc_per_node=torch.cuda.device_count())."),
+)
+
+
+# PyTorch 0.4-1.x wordings, still pasted from old tutorials, forum answers and pinned environments.
+
+
+@_rule(r"Expected object of backend (?P<want>\w+) but got backend (?P<got>\w+) for (?:argument #\d+ '(?P<arg>\w+)'"
+       r"|sequence element \d+ in sequence argument at position #\d+ '(?P<seq>\w+)')")
+def _rule_legacy_backend(m: re.Match, _: str) -> dict | None:
+    # aten/src/ATen/Utils.h, checked_tensor_unwrap (PyTorch 1.0-1.4)
+    want, got = _type_device(m.group("want")), _type_device(m.group("got"))
+    if want == got:
+        return None  # CPU against SparseCPU: a layout mismatch
+    arg = m.group("arg") or m.group("seq")
+    return _mixed((want, got), arg, None, odd_one=got, home=want)
+
+
+@_rule(rf"expected (?:device|backend) (?P<want>{_DEV})(?: and dtype \w+)? but got (?:device|backend) "
+       rf"(?P<got>{_DEV})(?: and dtype \w+)?(?P<value> for value tensor)?")
+def _rule_legacy_expected_device(m: re.Match, _: str) -> dict | None:
+    # TensorIterator's compute_types (PyTorch 1.1-1.4); index_put_ with accumulate=True on CUDA still says it
+    want, got = _legacy_device(m.group("want")), _legacy_device(m.group("got"))
+    if want == got:
+        return None  # only the dtypes differ
+    arg = "values" if m.group("value") else None
+    return _mixed((want, got), arg, "index_put_" if arg else None, odd_one=got, home=want)
+
+
+@_rule(rf"(?:torch\.cat\(\): )?[Aa]ll input tensors must be on the same device\. Received (?P<a>{_DEV}) and (?P<b>{_DEV})")
+def _rule_legacy_cat(m: re.Match, _: str) -> dict:
+    # aten/src/ATen/native/cuda/Shape.cu, torch.cat on CUDA (PyTorch 1.5-1.x)
+    return _mixed((m.group("a"), m.group("b")), "tensors", "cat", odd_one=m.group("a"), home=m.group("b"))
+
+
+@_rule(r"arguments are located on different GPUs")
+def _rule_legacy_different_gpus(m: re.Match, message: str) -> dict:
+    # THC's THCAssertSameGPU (aten/src/THC, PyTorch 0.4-1.x): names neither GPU
+    result = _mixed(tuple(dict.fromkeys(d.lower() for d in _DEVICE_TOKEN.findall(message))) or ("cuda",), None, None)
+    result["cause"] = ("the tensors of one CUDA operation are on different GPUs (or one is on the CPU); this old "
+                       "message names neither. An operation runs on one device.")
+    return result
+
+
 @_rule(rf"Expected all tensors to be on the same device, but got (?P<arg>\w+) is on (?P<found>{_DEV}), "
        rf"different from other tensors on (?P<home>{_DEV})"
        rf"(?: \(when checking argument (?:for argument \w+ )?in method (?P<op>\w+)\))?")
@@ -487,8 +743,26 @@ def _rule_collective(m: re.Match, message: str) -> dict:
 
 @_rule(r"Expected all tensors to be on the same device")
 def _rule_same_device_generic(m: re.Match, message: str) -> dict:
+    # The full wordings are read above; this is what is left of them when a paste is cut short.
     devices = tuple(dict.fromkeys(d.lower() for d in _DEVICE_TOKEN.findall(message)))
+    argument = re.search(r"(?:argument for argument|but got) (\w+)", message)
+    if "index_select" in message or "embedding" in message.lower() or (argument and argument.group(1) == "index"):
+        return _embedding_lookup(devices)
     return _mixed(devices, None, None)
+
+
+def _embedding_lookup(devices: tuple[str, ...]) -> dict:
+    """A cut-off message of an index_select, nn.Embedding's lookup: the token ids and the table disagree."""
+    named = f" ({' and '.join(devices)})" if devices else ""
+    return dict(
+        is_device_error=True, kind="mixed-devices", devices=devices, argument="index", operator="index_select",
+        cause=(f"nn.Embedding looks its rows up with index_select, and the token ids (the `index`) and the embedding "
+               f"table (the layer's weight) are on different devices{named}: usually the model is on the GPU and the "
+               "batch of token ids is still on the CPU."),
+        fix=("Move the token ids to the embedding table's device: ids = ids.to(model.get_input_embeddings().weight.device) "
+             "(or next(model.parameters()).device); with Hugging Face, inputs = tokenizer(..., return_tensors='pt')"
+             ".to(model.device). " + _FIND),
+    )
 
 
 @_rule(r"Expected object of type torch\.(?P<t1>[\w.]+) but found type torch\.(?P<t2>[\w.]+) "
@@ -678,8 +952,9 @@ def _rule_forked_subprocess(m: re.Match, _: str) -> dict:
         is_device_error=True, kind="forked-subprocess", devices=(backend,),
         cause=(f"this process is a fork of one that had already started {m.group('backend')}, and a forked child "
                f"cannot start it again: the fork copied the parent's memory but not its {m.group('backend')} "
-               "context. Usually a DataLoader worker (num_workers > 0 forks on Linux) whose Dataset or collate_fn "
-               "calls .cuda() / .to('cuda'), or a multiprocessing.Pool or Process doing the same."),
+               "context. Usually a DataLoader worker (num_workers > 0 forks on Linux with Python 3.13 and older; 3.14 "
+               "starts them with forkserver) whose Dataset or collate_fn calls .cuda() / .to('cuda'), or a "
+               "multiprocessing.Pool or Process doing the same."),
         fix=("Keep CUDA out of the workers: let the Dataset return CPU tensors and move each batch in the training "
              "loop (x = x.to(device, non_blocking=True), with DataLoader(..., pin_memory=True)). If a worker really "
              "must use the GPU, start workers with spawn: DataLoader(..., multiprocessing_context='spawn'), or "
@@ -692,8 +967,10 @@ _ASYNC_TAIL = "CUDA kernel errors might be asynchronously reported"
 
 @_rule(r"device-side assert triggered")
 def _rule_device_side_assert(m: re.Match, _: str) -> dict:
-    # "CUDA error: " + the CUDA runtime's text for cudaErrorAssert, then c10/cuda's tail saying the
-    # error may be reported at a later call and naming CUDA_LAUNCH_BLOCKING=1.
+    # "CUDA error: " + the CUDA runtime's text for cudaErrorAssert, then the tail of
+    # c10/cuda/CUDAMiscFunctions.cpp saying the error may be reported at a later call and naming
+    # CUDA_LAUNCH_BLOCKING=1. A device-side assert is an asynchronous kernel error, so it carries the
+    # tail in every release (see _rule_reported_late for which errors do).
     return dict(
         is_device_error=True, kind="device-side-assert", devices=("cuda",),
         cause=("an assertion failed inside a CUDA kernel, almost always an index out of range: a class label "
@@ -711,7 +988,9 @@ def _rule_device_side_assert(m: re.Match, _: str) -> dict:
 
 @_rule(r"CUDA kernel errors might be asynchronously reported")
 def _rule_reported_late(m: re.Match, message: str) -> dict:
-    # The same tail follows every CUDA error of c10/cuda's check; the rules above name the common ones.
+    # c10/cuda/CUDAMiscFunctions.cpp adds this tail (unless CUDA_LAUNCH_BLOCKING=1): in 2.7.1-2.12.0 to
+    # every CUDA error (get_cuda_check_suffix); from 2.13 only to asynchronous kernel errors, codes 700,
+    # 710, 715, 716 and 719 (get_cuda_async_error_suffix). The rules above name the common ones.
     first = message.strip().splitlines()[0] if message.strip() else ""
     return dict(
         is_device_error=True, kind="cuda-error-reported-late", devices=("cuda",),
@@ -762,32 +1041,29 @@ def _rule_cpu_out_of_memory(m: re.Match, _: str) -> dict:
 
 
 # --------------------------------------------------------------------------- the IPython extension
+# IPython has one custom exception handler per shell; course_utils.tracebacks owns it and calls
+# this extension after each traceback, so `%load_ext course_utils.tracebacks` (frames inside torch
+# folded away) and this one compose, loaded or unloaded in either order.
 
-_SAVED = "_course_utils_errors_saved"
+_NAME = "course_utils.errors"
 WATCHED = (RuntimeError, AssertionError, TypeError, AttributeError, ValueError, NotImplementedError)
 
 
-def _annotate(shell, etype, value, tb, tb_offset=None):
-    """Show the usual traceback, then, for a device error only, the explanation under it."""
-    shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+def _explain_under(shell, etype, value, tb) -> None:
+    """Under the traceback of a device error only, its explanation."""
+    if not isinstance(value, WATCHED):
+        return
     explanation = explain_device_error(value)
     if explanation.is_device_error:
         data, metadata = shell.display_formatter.format(explanation)
         shell.display_pub.publish(data=data, metadata=metadata)
-    return None
 
 
 def load_ipython_extension(ipython) -> None:
     """``%load_ext course_utils.errors``: explain device errors under their tracebacks."""
-    if not hasattr(ipython, _SAVED):
-        setattr(ipython, _SAVED, (ipython.custom_exceptions, ipython.CustomTB))
-    ipython.set_custom_exc(WATCHED, _annotate)
+    add_after_traceback(ipython, _NAME, _explain_under)
 
 
 def unload_ipython_extension(ipython) -> None:
     """``%unload_ext course_utils.errors``: restore the exception handling that was there before."""
-    saved = getattr(ipython, _SAVED, None)
-    if saved is None:
-        return
-    ipython.custom_exceptions, ipython.CustomTB = saved
-    delattr(ipython, _SAVED)
+    remove_after_traceback(ipython, _NAME)
