@@ -196,7 +196,9 @@ b = torch.ones(3, device="meta")
 (a + b).device, (a @ b).device, torch.cat([a, b]).device, a.sum().device
 
 # %% [markdown]
-# Operands on two devices are an error, not a silent copy. Here a meta tensor meets a CPU tensor:
+# Operands on two devices are an error, not a silent copy. Here a meta tensor meets a CPU tensor.
+# (`meta` words the message differently from CUDA, and a few mixes, such as `cpu_tensor @
+# meta_tensor`, return wrong values instead of raising: notebook 05, part 1.)
 
 # %% tags=["raises-exception"]
 a + torch.ones(3)
@@ -284,7 +286,7 @@ print(torch.arange(3.0, device="meta"))
 #
 # `with torch.device(d):` makes factory functions without `device=` create on `d`, inside the
 # block only. An explicit `device=`, `torch.from_numpy` and operations on existing tensors do not
-# follow it.
+# follow it, and nothing is left set after the block.
 
 # %%
 with torch.device("meta"):
@@ -293,14 +295,9 @@ with torch.device("meta"):
     explicit = torch.zeros(2, device="cpu")      # an explicit device= wins
     wrapped = torch.from_numpy(np.ones(2))       # wraps host memory: always on the CPU
     derived = t + 1                              # an operation: follows t, on the CPU
+after = torch.zeros(2)                           # after the block: the CPU again
 {name: x.device for name, x in
- dict(made=made, listed=listed, explicit=explicit, wrapped=wrapped, derived=derived).items()}
-
-# %% [markdown]
-# Nothing is left set after the block.
-
-# %%
-torch.get_default_device(), torch.zeros(1).device, made.device
+ dict(made=made, listed=listed, explicit=explicit, wrapped=wrapped, derived=derived, after=after).items()}
 
 # %% [markdown]
 # `torch.set_default_device(d)` does the same for every later cell, so undo it in `finally`
@@ -389,4 +386,6 @@ check("02.b")
 # - `.numpy()` needs a CPU tensor and then shares its memory.
 # - `with torch.device(d)` changes where factory functions create; undo `set_default_device`.
 #
-# **Exercises:** `exercises/02_tensor_placement_exercises.ipynb`. **Next:** `03_model_placement.ipynb`.
+# **Next:** this lesson's exercises,
+# [02_tensor_placement_exercises.ipynb](02_tensor_placement_exercises.ipynb); then lesson 03,
+# [03_model_placement.ipynb](03_model_placement.ipynb): what `model.to(device)` moves.
