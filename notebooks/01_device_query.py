@@ -79,7 +79,7 @@ torch.version.cuda
 # wheels' `torch/version.py`; 2.7.1 and 2.14.1 are also run by the course's test matrix); other
 # CUDA builds come from download.pytorch.org:
 #
-# | PyTorch (default Linux wheel from PyPI) | 2.7.1 | 2.8.0 to 2.9.1 | 2.11.0 to 2.14.1 |
+# | PyTorch (default Linux wheel from PyPI) | 2.7.1 | 2.8.0 to 2.10.0 | 2.11.0 to 2.14.1 |
 # |---|---|---|---|
 # | `torch.version.cuda` | `'12.6'` | `'12.8'` | `'13.0'` |
 #
@@ -150,7 +150,8 @@ else:
 # memory counts as used. `get_device_properties` checks the index itself: past the last GPU it
 # raises `AssertionError: Invalid device id`. Creating a tensor there instead,
 # `torch.ones(1, device="cuda:1")` on one GPU, is the driver's *CUDA error: invalid device
-# ordinal* (notebook 05, part 9). `current_device()` never returns the string `"cpu"`, whatever
+# ordinal* (notebook 05, part 3; from PyTorch 2.9 the message adds *GPU device may be out of
+# range, do you have enough GPUs?*). `current_device()` never returns the string `"cpu"`, whatever
 # some tutorials print: on a CPU build it raises *Torch not compiled with CUDA enabled*, on a
 # CUDA build without a driver a message about the driver.
 
@@ -206,7 +207,8 @@ count
 # %% [markdown] tags=["deeper"]
 # `torch.accelerator.current_device_index()` is the agnostic `current_device()`. Where there is no
 # accelerator it does not return a CPU index: it raises, just like `torch.cuda.current_device()`.
-# (It was called `current_device_idx` before PyTorch 2.7.) `current_accelerator(check_available=True)`
+# (Its old name, `current_device_idx`, is a deprecated alias since PyTorch 2.6, which already has
+# `current_device_index`; calling it warns with a `FutureWarning`.) `current_accelerator(check_available=True)`
 # does its check at run time (2.13's `torch/accelerator/__init__.py`).
 
 # %% tags=["deeper"]
@@ -313,4 +315,6 @@ else:
 # - `nvidia-smi` sees every GPU; torch sees only what `CUDA_VISIBLE_DEVICES` lists, renumbered
 #   from 0, read once when CUDA starts.
 #
-# **Exercises:** `exercises/01_device_query_exercises.ipynb`. **Next:** `02_tensor_placement.ipynb`.
+# **Next:** this lesson's exercises,
+# [01_device_query_exercises.ipynb](01_device_query_exercises.ipynb); then lesson 02,
+# [02_tensor_placement.ipynb](02_tensor_placement.ipynb): where a tensor lives, and how it moves.
