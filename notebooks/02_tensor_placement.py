@@ -71,16 +71,6 @@ t.device, torch.get_default_device()
 m = torch.ones(2, 3, device="meta")
 m, m.shape, m.dtype
 
-# %% [markdown] tags=["deeper"]
-# ### Deeper: naming devices
-#
-# `device=` takes a string, a `torch.device` or, for CUDA, an integer index. Building a
-# `torch.device` checks only the spelling: it needs no GPU. An index of `None` means "the current
-# device of that type", decided when a tensor is made.
-
-# %% tags=["deeper"]
-torch.device("cuda:1"), torch.device("cuda", 1) == torch.device("cuda:1"), torch.device("cuda").index
-
 # %% [markdown]
 # On a GPU it is the same call with `device="cuda"`; without CUDA that raises.
 
@@ -104,6 +94,16 @@ def ones_beside(x):
     raise NotImplementedError()
 
 check("02.a")
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: naming devices
+#
+# `device=` takes a string, a `torch.device` or, for CUDA, an integer index. Building a
+# `torch.device` checks only the spelling: it needs no GPU. An index of `None` means "the current
+# device of that type", decided when a tensor is made.
+
+# %% tags=["deeper"]
+torch.device("cuda:1"), torch.device("cuda", 1) == torch.device("cuda:1"), torch.device("cuda").index
 
 # %% [markdown]
 # ## 2. Moving a tensor
@@ -152,10 +152,10 @@ else:
     print(needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration"))
     print(recorded("02-cuda-in-device-scope"))
 
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
 # With a GPU the round trip is a real copy each way.
 
-# %%
+# %% tags=["deeper"]
 if needs_cuda(1, what="the CPU -> GPU -> CPU round trip", key="02-round-trip"):
     on_gpu = t.cuda()
     back = on_gpu.cpu()
