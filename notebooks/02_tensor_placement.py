@@ -167,8 +167,9 @@ else:
 # %% [markdown]
 # ## 3. Asking where a tensor is
 #
-# `.device` has a `.type` ("cpu", "cuda", "meta", "mps") and an `.index`; `.is_cuda` is a
-# shortcut.
+# `.device` has a `.type` ("cpu", "cuda", "meta", "mps") and an `.index` (`None` here: neither
+# device is numbered); `.is_cuda` is a shortcut. `.get_device()` gives the index as an integer,
+# -1 where there is none.
 
 # %%
 [(x.device, x.device.type, x.device.index, x.is_cuda, x.is_meta, x.get_device()) for x in (t, m)]
