@@ -317,7 +317,8 @@ opt.state[model.weight]["exp_avg"].dtype
 #
 # When a module moves to another kind of dense tensor (CPU, CUDA, MPS and XPU tensors are of one
 # kind; a dtype change stays within it), `Module._apply` keeps each `Parameter` object and swaps
-# its data (`param.data = ...`). So an optimizer built before the move still holds the model's
+# its data (`param.data = ...`; `torch.__future__.set_overwrite_module_params_on_conversion(True)`
+# opts out, in 2.13's `Module._apply`). So an optimizer built before the move still holds the model's
 # parameters: across a dtype change, and on a GPU across `.cuda()`. A meta tensor is of another
 # kind, so a move to `meta` makes **new** objects: there an optimizer built before the move holds
 # tensors the model no longer uses, a trap you meet only on `meta`.
