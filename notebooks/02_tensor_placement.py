@@ -72,7 +72,8 @@ m = torch.ones(2, 3, device="meta")
 m, m.shape, m.dtype
 
 # %% [markdown]
-# On a GPU it is the same call with `device="cuda"`; without CUDA that raises.
+# On a GPU it is the same call with `device="cuda"`, which without an index means the *current*
+# CUDA device, `cuda:0` unless something changed it (notebook 04). Without CUDA that raises.
 
 # %%
 if needs_cuda(1, what="creating a tensor on the GPU", key="02-tensor-on-gpu"):
