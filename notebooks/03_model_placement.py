@@ -267,7 +267,7 @@ placement_report(split)
 #
 # An optimizer holds the `Parameter` objects it was given. Moving a model between the CPU and a
 # GPU, or to another dtype, keeps those objects and swaps their data, so an optimizer built
-# before the move still updates the model: here a dtype change (Deeper: `.cuda()` on a GPU).
+# before the move still updates the model. Here a dtype change; a Deeper cell shows `.cuda()`.
 # **Caveat, `meta` only:** a move to `meta` makes new `Parameter` objects (Deeper below).
 
 # %%
