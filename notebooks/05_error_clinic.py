@@ -127,7 +127,9 @@ missing
 torch.load(io.BytesIO(checkpoint))
 
 # %% [markdown]
-# A hard-coded device index fails the same way on a machine with fewer GPUs:
+# A hard-coded device index fails too: *CUDA error: invalid device ordinal* on a machine with
+# fewer GPUs, *Torch not compiled with CUDA enabled* on a CPU-only build, a message about the
+# NVIDIA driver on a CUDA build without one:
 
 # %% tags=["raises-exception"]
 torch.ones(1, device=missing)
