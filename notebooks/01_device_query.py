@@ -74,40 +74,6 @@ torch.cuda.is_available(), torch.cuda.device_count()
 # %%
 torch.version.cuda
 
-# %% [markdown] tags=["deeper"]
-# ### Deeper: which CUDA each release is built with, and a CUDA build without a driver
-#
-# Which version `torch.version.cuda` reports depends on the release (read from the default Linux
-# wheels' `torch/version.py`; 2.7.1 and 2.14.1 are also run by the course's test matrix); other
-# CUDA builds come from download.pytorch.org:
-#
-# | PyTorch (default Linux wheel from PyPI) | 2.7.1 | 2.8.0 to 2.9.1 | 2.11.0 to 2.14.1 |
-# |---|---|---|---|
-# | `torch.version.cuda` | `'12.6'` | `'12.8'` | `'13.0'` |
-#
-# This PyTorch, and whether it has cuDNN:
-
-# %% tags=["deeper"]
-torch.__version__, torch.version.cuda, torch.backends.cudnn.is_available()
-
-# %% [markdown] tags=["deeper"]
-# On Linux, a plain `pip install torch` downloads the CUDA build (several GB of CUDA libraries)
-# even on a laptop with no NVIDIA GPU. There it works as a CPU machine, with three symptoms:
-# `torch.cuda.is_available()` is `False`; every CUDA call raises *Found no NVIDIA driver on your
-# system*; and `torch.accelerator.current_accelerator()` still returns `device(type='cuda')`,
-# the accelerator the build is *for*, unless you pass `check_available=True`. Nothing to fix for
-# this course; to save the space, install the CPU wheel (`pip install torch --index-url
-# https://download.pytorch.org/whl/cpu`). `preflight()` (part 3) says which build you have.
-
-# %% tags=["deeper"]
-no_driver = torch.version.cuda is not None and not torch.cuda.is_available() and not shutil.which("nvidia-smi")
-built_for = torch.accelerator.current_accelerator()                     # what the build is for
-usable = torch.accelerator.current_accelerator(check_available=True)    # what works here
-if no_driver:
-    assert built_for == torch.device("cuda") and usable is None, (built_for, usable)
-    print(raises(lambda: torch.ones(1, device="cuda"), RuntimeError, match="Found no NVIDIA driver"))
-no_driver, built_for, usable
-
 # %% [markdown]
 # Almost everything else in `torch.cuda` needs a GPU. Here we ask for the properties of GPU
 # number `device_count()`, one past the last. It raises on every machine: read the last line
@@ -152,7 +118,8 @@ else:
 # memory counts as used. `get_device_properties` checks the index itself: past the last GPU it
 # raises `AssertionError: Invalid device id`. Creating a tensor there instead,
 # `torch.ones(1, device="cuda:1")` on one GPU, is the driver's *CUDA error: invalid device
-# ordinal* (notebook 05, part 9). `current_device()` never returns the string `"cpu"`, whatever
+# ordinal* (notebook 05, part 3; from PyTorch 2.9 the message adds *GPU device may be out of
+# range, do you have enough GPUs?*). `current_device()` never returns the string `"cpu"`, whatever
 # some tutorials print: on a CPU build it raises *Torch not compiled with CUDA enabled*, on a
 # CUDA build without a driver a message about the driver.
 
@@ -162,6 +129,40 @@ if torch.cuda.is_available():
     print(raises(lambda: torch.cuda.get_device_properties(missing), AssertionError, match="Invalid device id"))
 else:
     print(raises(lambda: torch.cuda.get_device_properties(0), (AssertionError, RuntimeError)))
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: which CUDA each release is built with, and a CUDA build without a driver
+#
+# Which version `torch.version.cuda` reports depends on the release (read from the default Linux
+# wheels' `torch/version.py`; 2.7.1 and 2.14.1 are also run by the course's test matrix); other
+# CUDA builds come from download.pytorch.org:
+#
+# | PyTorch (default Linux wheel from PyPI) | 2.7.1 | 2.8.0 to 2.10.0 | 2.11.0 to 2.14.1 |
+# |---|---|---|---|
+# | `torch.version.cuda` | `'12.6'` | `'12.8'` | `'13.0'` |
+#
+# This PyTorch, and whether it has cuDNN:
+
+# %% tags=["deeper"]
+torch.__version__, torch.version.cuda, torch.backends.cudnn.is_available()
+
+# %% [markdown] tags=["deeper"]
+# On Linux, a plain `pip install torch` downloads the CUDA build (several GB of CUDA libraries)
+# even on a laptop with no NVIDIA GPU. There it works as a CPU machine, with three symptoms:
+# `torch.cuda.is_available()` is `False`; every CUDA call raises *Found no NVIDIA driver on your
+# system*; and `torch.accelerator.current_accelerator()` still returns `device(type='cuda')`,
+# the accelerator the build is *for*, unless you pass `check_available=True`. Nothing to fix for
+# this course; to save the space, install the CPU wheel (`pip install torch --index-url
+# https://download.pytorch.org/whl/cpu`). `preflight()` (part 3) says which build you have.
+
+# %% tags=["deeper"]
+no_driver = torch.version.cuda is not None and not torch.cuda.is_available() and not shutil.which("nvidia-smi")
+built_for = torch.accelerator.current_accelerator()                     # what the build is for
+usable = torch.accelerator.current_accelerator(check_available=True)    # what works here
+if no_driver:
+    assert built_for == torch.device("cuda") and usable is None, (built_for, usable)
+    print(raises(lambda: torch.ones(1, device="cuda"), RuntimeError, match="Found no NVIDIA driver"))
+no_driver, built_for, usable
 
 # %% [markdown]
 # ## 2. `torch.accelerator`: the same questions for any backend
@@ -208,7 +209,8 @@ count
 # %% [markdown] tags=["deeper"]
 # `torch.accelerator.current_device_index()` is the agnostic `current_device()`. Where there is no
 # accelerator it does not return a CPU index: it raises, just like `torch.cuda.current_device()`.
-# (It was called `current_device_idx` before PyTorch 2.7.) `current_accelerator(check_available=True)`
+# (Its old name, `current_device_idx`, is a deprecated alias since PyTorch 2.6, which already has
+# `current_device_index`; calling it warns with a `FutureWarning`.) `current_accelerator(check_available=True)`
 # does its check at run time (2.13's `torch/accelerator/__init__.py`).
 
 # %% tags=["deeper"]
@@ -315,4 +317,6 @@ else:
 # - `nvidia-smi` sees every GPU; torch sees only what `CUDA_VISIBLE_DEVICES` lists, renumbered
 #   from 0, read once when CUDA starts.
 #
-# **Exercises:** `exercises/01_device_query_exercises.ipynb`. **Next:** `02_tensor_placement.ipynb`.
+# **Next:** this lesson's exercises,
+# [01_device_query_exercises.ipynb](01_device_query_exercises.ipynb); then lesson 02,
+# [02_tensor_placement.ipynb](02_tensor_placement.ipynb): where a tensor lives, and how it moves.

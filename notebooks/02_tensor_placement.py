@@ -73,18 +73,9 @@ t.device, torch.get_default_device()
 m = torch.ones(2, 3, device="meta")
 m, m.shape, m.dtype
 
-# %% [markdown] tags=["deeper"]
-# ### Deeper: naming devices
-#
-# `device=` takes a string, a `torch.device` or, for CUDA, an integer index. Building a
-# `torch.device` checks only the spelling: it needs no GPU. An index of `None` means "the current
-# device of that type", decided when a tensor is made.
-
-# %% tags=["deeper"]
-torch.device("cuda:1"), torch.device("cuda", 1) == torch.device("cuda:1"), torch.device("cuda").index
-
 # %% [markdown]
-# On a GPU it is the same call with `device="cuda"`; without CUDA that raises.
+# On a GPU it is the same call with `device="cuda"`, which without an index means the *current*
+# CUDA device, `cuda:0` unless something changed it (notebook 04). Without CUDA that raises.
 
 # %%
 if needs_cuda(1, what="creating a tensor on the GPU", key="02-tensor-on-gpu"):
@@ -106,6 +97,16 @@ def ones_beside(x):
     raise NotImplementedError()
 
 check("02.a")
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: naming devices
+#
+# `device=` takes a string, a `torch.device` or, for CUDA, an integer index. Building a
+# `torch.device` checks only the spelling: it needs no GPU. An index of `None` means "the current
+# device of that type", decided when a tensor is made.
+
+# %% tags=["deeper"]
+torch.device("cuda:1"), torch.device("cuda", 1) == torch.device("cuda:1"), torch.device("cuda").index
 
 # %% [markdown]
 # ## 2. Moving a tensor
@@ -154,10 +155,10 @@ else:
     print(needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration"))
     print(recorded("02-cuda-in-device-scope"))
 
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
 # With a GPU the round trip is a real copy each way.
 
-# %%
+# %% tags=["deeper"]
 if needs_cuda(1, what="the CPU -> GPU -> CPU round trip", key="02-round-trip"):
     on_gpu = t.cuda()
     back = on_gpu.cpu()
@@ -169,8 +170,9 @@ else:
 # %% [markdown]
 # ## 3. Asking where a tensor is
 #
-# `.device` has a `.type` ("cpu", "cuda", "meta", "mps") and an `.index`; `.is_cuda` is a
-# shortcut.
+# `.device` has a `.type` ("cpu", "cuda", "meta", "mps") and an `.index` (`None` here: neither
+# device is numbered); `.is_cuda` is a shortcut. `.get_device()` gives the index as an integer,
+# -1 where there is none.
 
 # %%
 [(x.device, x.device.type, x.device.index, x.is_cuda, x.is_meta, x.get_device()) for x in (t, m)]
@@ -198,7 +200,9 @@ b = torch.ones(3, device="meta")
 (a + b).device, (a @ b).device, torch.cat([a, b]).device, a.sum().device
 
 # %% [markdown]
-# Operands on two devices are an error, not a silent copy. Here a meta tensor meets a CPU tensor:
+# Operands on two devices are an error, not a silent copy. Here a meta tensor meets a CPU tensor.
+# (`meta` words the message differently from CUDA, and a few mixes, such as `cpu_tensor @
+# meta_tensor`, return wrong values instead of raising: notebook 05, part 1.)
 
 # %% tags=["raises-exception"]
 a + torch.ones(3)
@@ -286,7 +290,7 @@ print(torch.arange(3.0, device="meta"))
 #
 # `with torch.device(d):` makes factory functions without `device=` create on `d`, inside the
 # block only. An explicit `device=`, `torch.from_numpy` and operations on existing tensors do not
-# follow it.
+# follow it, and nothing is left set after the block.
 
 # %%
 with torch.device("meta"):
@@ -295,14 +299,9 @@ with torch.device("meta"):
     explicit = torch.zeros(2, device="cpu")      # an explicit device= wins
     wrapped = torch.from_numpy(np.ones(2))       # wraps host memory: always on the CPU
     derived = t + 1                              # an operation: follows t, on the CPU
+after = torch.zeros(2)                           # after the block: the CPU again
 {name: x.device for name, x in
- dict(made=made, listed=listed, explicit=explicit, wrapped=wrapped, derived=derived).items()}
-
-# %% [markdown]
-# Nothing is left set after the block.
-
-# %%
-torch.get_default_device(), torch.zeros(1).device, made.device
+ dict(made=made, listed=listed, explicit=explicit, wrapped=wrapped, derived=derived, after=after).items()}
 
 # %% [markdown]
 # `torch.set_default_device(d)` does the same for every later cell, so undo it in `finally`
@@ -391,4 +390,6 @@ check("02.b")
 # - `.numpy()` needs a CPU tensor and then shares its memory.
 # - `with torch.device(d)` changes where factory functions create; undo `set_default_device`.
 #
-# **Exercises:** `exercises/02_tensor_placement_exercises.ipynb`. **Next:** `03_model_placement.ipynb`.
+# **Next:** this lesson's exercises,
+# [02_tensor_placement_exercises.ipynb](02_tensor_placement_exercises.ipynb); then lesson 03,
+# [03_model_placement.ipynb](03_model_placement.ipynb): what `model.to(device)` moves.

@@ -60,15 +60,12 @@ torch.__version__
 # ## 1. `model.to` moves the model itself
 #
 # `Module.to` changes the module in place and returns it. `Tensor.to` returns a new tensor and
-# leaves the original where it was.
+# leaves the original where it was. Here `meta` (shapes, no data) stands in for a GPU; where it
+# behaves differently, the lesson says so.
 
 # %%
-model = nn.Linear(3, 2)
-model.to("meta") is model, model.weight.device
-
-# %%
-t = torch.ones(2)
-t.to("meta") is t, t.device
+model, t = nn.Linear(3, 2), torch.ones(2)
+(model.to("meta") is model, model.weight.device), (t.to("meta") is t, t.device)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: `.cuda()`, `.cpu()` and dtype moves
@@ -114,7 +111,8 @@ buggy = Standardize([0.5, 1.0, 2.0], [1.0, 2.0, 4.0]).to("meta")
 buggy.linear.weight.device, buggy.mean.device
 
 # %% [markdown]
-# The forward pass mixes devices and raises. Read the last line: it names both devices.
+# The forward pass mixes devices and raises. Read the last line: it names both devices (a GPU
+# words it differently: Deeper below).
 
 # %% tags=["raises-exception"]
 buggy(torch.ones(2, 3, device="meta"))
@@ -194,20 +192,15 @@ raises(lambda: half_fixed.register_buffer("mean", half_fixed.mean), KeyError, ma
 # %% [markdown]
 # ## 3. A model has no `.device`; its input goes to it
 #
-# A model's tensors could be on several devices, so `nn.Module` has no `.device`:
-
-# %% tags=["raises-exception"]
-nn.Linear(3, 2).device
-
-# %% [markdown]
-# Ask a parameter instead. PyTorch never moves the input for you: send it to the model's device,
-# and the output is there too.
+# A model's tensors could be on several devices, so `nn.Module` has no `.device`: ask a parameter
+# instead. PyTorch never moves the input for you: send it to the model's device, and the output
+# is there too.
 
 # %%
 meta_model = nn.Linear(3, 2).to("meta")
 x = torch.ones(1, 3)
 where = next(meta_model.parameters()).device
-meta_model(x.to(where)).device
+hasattr(meta_model, "device"), where, meta_model(x.to(where)).device
 
 # %% [markdown]
 # Forgetting it is the most common device error. On `meta`:
@@ -237,17 +230,18 @@ def run(model, x):
 
 check("03.b")
 
-# %% [markdown]
-# `module_device(model)` checks every parameter and buffer, and refuses to guess for a split model.
+# %% [markdown] tags=["deeper"]
+# ### Deeper: `module_device`, and why `next(model.parameters()).device` is only an idiom
+#
+# The course's `module_device(model)` checks every parameter and buffer, and refuses to guess for a
+# split model.
 
-# %%
+# %% tags=["deeper"]
 split = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 3).to("meta"))
 module_device(meta_model), raises(lambda: module_device(split), ValueError)
 
 # %% [markdown] tags=["deeper"]
-# ### Deeper: why `next(model.parameters()).device` is only an idiom
-#
-# It answers for the first parameter only: it raises `StopIteration` for a module without
+# The idiom answers for the first parameter only: it raises `StopIteration` for a module without
 # parameters, and reports one device for a model spread over two.
 
 # %% tags=["deeper"]
@@ -273,18 +267,22 @@ placement_report(split)
 # %% [markdown]
 # ## 4. Build the optimizer after moving the model
 #
-# An optimizer holds the parameter objects it was given. A move to `meta` makes new ones, so an
-# optimizer built before it updates tensors the model no longer uses. Build it after the move.
+# An optimizer holds the `Parameter` objects it was given. Moving a model between the CPU and a
+# GPU, or to another dtype, keeps those objects and swaps their data, so an optimizer built
+# before the move still updates the model. Here a dtype change; a Deeper cell shows `.cuda()`.
+# **Caveat, `meta` only:** a move to `meta` makes new `Parameter` objects (Deeper below).
 
 # %%
 model = nn.Linear(3, 2)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
-model.to("meta")
-opt.param_groups[0]["params"][0] is model.weight, opt.param_groups[0]["params"][0].device
+weight_before = model.weight
+model.to(torch.float64)
+weight_before is model.weight, opt.param_groups[0]["params"][0] is model.weight
 
 # %% [markdown]
-# Optimizer state made before a move stays behind. Adam makes its averages at the first `step()`;
-# move the model after that (here to float64) and the next step fails.
+# What stays behind is the optimizer's **state**. Adam makes its running averages at the first
+# `step()`, next to each parameter; move the model after that (here to float64) and the next step
+# fails:
 
 # %%
 def adam_after_one_step():
@@ -302,8 +300,11 @@ model(torch.randn(4, 3, dtype=torch.float64)).sum().backward()
 opt.state[model.weight]["exp_avg"].dtype, raises(opt.step, RuntimeError, match="dtype")
 
 # %% [markdown]
-# The fix: reload the optimizer's own state. `load_state_dict` moves and casts each state
-# tensor to its parameter's device and dtype.
+# Adam's update `exp_avg.lerp_(grad, ...)` raised: the gradient (`end`) is float64 (`double`) now,
+# the average made before the move still float32 (`float`). After `model.cuda()` the average stays
+# on the CPU instead, and Adam's update raises *Expected all tensors to be on the same device*.
+# So build the optimizer after moving the model; `load_state_dict` moves and casts existing state
+# to each parameter's device and dtype:
 
 # %%
 model, opt = adam_after_one_step()
@@ -317,17 +318,18 @@ opt.state[model.weight]["exp_avg"].dtype
 # ### Deeper: which moves keep the `Parameter` objects, and Adam's state on a GPU
 #
 # When a module moves to another kind of dense tensor (CPU, CUDA, MPS and XPU tensors are of one
-# kind; a dtype change stays within it), PyTorch keeps each `Parameter` object and swaps its data.
-# So an optimizer built before the move still holds the model's parameters: here across a dtype
-# change, and on a GPU across `.cuda()`. A meta tensor is of another kind, hence the new objects
-# above.
+# kind; a dtype change stays within it), `Module._apply` keeps each `Parameter` object and swaps
+# its data (`param.data = ...`; `torch.__future__.set_overwrite_module_params_on_conversion(True)`
+# opts out, in 2.13's `Module._apply`). So an optimizer built before the move still holds the model's
+# parameters: across a dtype change, and on a GPU across `.cuda()`. A meta tensor is of another
+# kind, so a move to `meta` makes **new** objects: there an optimizer built before the move holds
+# tensors the model no longer uses, a trap you meet only on `meta`.
 
 # %% tags=["deeper"]
-kept = nn.Linear(3, 2)
-before = list(kept.parameters())
-sgd = torch.optim.SGD(kept.parameters(), lr=0.1)
-kept.to(torch.float64)
-[p is q for p, q in zip(before, kept.parameters())], sgd.param_groups[0]["params"][0] is kept.weight
+to_meta = nn.Linear(3, 2)
+sgd = torch.optim.SGD(to_meta.parameters(), lr=0.1)
+to_meta.to("meta")
+sgd.param_groups[0]["params"][0] is to_meta.weight, sgd.param_groups[0]["params"][0].device
 
 # %% tags=["deeper"]
 if needs_cuda(1, what="the optimizer built before model.cuda()", key="03-optimizer-before-cuda"):
@@ -357,7 +359,8 @@ adam.step()
 # On a GPU the same order (step on the CPU, then `model.cuda()`) leaves the averages on the CPU,
 # and the next step raises the cross-device error of notebook 05, *Expected all tensors to be on
 # the same device ...*, from inside Adam's update. (Adam's multi-tensor path checks devices first,
-# but lets float32 CPU tensors through, since its `step` counters live there: notebook 05, part 7.)
+# but lets float32 CPU tensors through, since its `step` counters live there: notebook 05, Deeper
+# section "optimizer state left on the old device".)
 # `Optimizer.load_state_dict` leaves `step` as it was, and works the same whether the state comes
 # from a file or from `state_dict()` a moment ago.
 
@@ -380,7 +383,8 @@ else:
 # anywhere: as if saved one GPU past this machine's last.
 
 # %%
-workdir = Path(tempfile.mkdtemp(prefix="course-03-"))
+scratch = tempfile.TemporaryDirectory(prefix="course-03-")  # deleted when the kernel stops
+workdir = Path(scratch.name)
 net = nn.Linear(3, 2)
 torch.save(net.state_dict(), workdir / "cpu.pt")
 missing_gpu = f"cuda:{torch.cuda.device_count()}"  # cuda:0 without a GPU, cuda:1 with one ...
@@ -505,22 +509,16 @@ skeleton.load_state_dict(state, assign=True)
 skeleton.weight.device, torch.equal(skeleton.weight, state["weight"])
 
 # %% [markdown]
-# Remove this lesson's checkpoint files:
-
-# %%
-shutil.rmtree(workdir)
-workdir.exists()
-
-# %% [markdown]
 # ## Summary
 #
 # - `model.to(...)` moves the model in place; `Tensor.to` returns a new tensor.
 # - Parameters and buffers move; a plain tensor attribute stays behind. Use `register_buffer`.
-# - A model has no `.device`: ask a parameter (or `module_device`), and move the input there.
+# - A model has no `.device`: ask a parameter, and move the input there.
 # - Build the optimizer after moving the model; `opt.load_state_dict(opt.state_dict())` moves
 #   stale state.
 # - `map_location` decides where a checkpoint's tensors go; `load_state_dict` copies into the
 #   model where it is.
 #
-# **Exercises:** `exercises/03_model_placement_exercises.ipynb`. **Next:** notebook 04, the current
-# CUDA device.
+# **Next:** this lesson's exercises,
+# [03_model_placement_exercises.ipynb](03_model_placement_exercises.ipynb); then lesson 04,
+# [04_current_device.ipynb](04_current_device.ipynb): the current CUDA device.

@@ -279,21 +279,6 @@ with torch.device("meta"):
     inside = (torch.ones(2).device, nn.Linear(2, 2).weight.device)
 inside, torch.ones(2).device
 
-# %% [markdown] tags=["deeper"]
-# ### Deeper: reading the default device
-#
-# `torch.get_default_device()` answers where factories put tensors now, but it sees
-# `with torch.device(...)` blocks only from PyTorch 2.8 (pytorch/pytorch#131328, fixed by #148621);
-# 2.7 answers with what `set_default_device` set, here `cpu`. `course_utils.scopes.default_device()`
-# does 2.8's lookup on older releases, and `run_scopes` below uses it.
-
-# %% tags=["deeper"]
-from torch.torch_version import TorchVersion
-
-with torch.device("meta"):
-    read_inside = torch.get_default_device()
-torch.__version__, read_inside, "sees the block" if TorchVersion(torch.__version__) >= "2.8" else "2.7: ignores it"
-
 # %% tags=["try-it"]
 # Try it: finish `zeros_where` so that `torch.zeros(2)`, written without `device=`, lands on x's
 # device (cpu, meta or a GPU): wrap it in a `with` block.
@@ -334,6 +319,21 @@ def build_on(device):
 check("04.b")
 
 # %% [markdown] tags=["deeper"]
+# ### Deeper: reading the default device
+#
+# `torch.get_default_device()` answers where factories put tensors now, but it sees
+# `with torch.device(...)` blocks only from PyTorch 2.8 (pytorch/pytorch#131328, fixed by #148621);
+# 2.7 answers with what `set_default_device` set, here `cpu`. `course_utils.scopes.default_device()`
+# does 2.8's lookup on older releases, and `run_scopes` uses it.
+
+# %% tags=["deeper"]
+from torch.torch_version import TorchVersion
+
+with torch.device("meta"):
+    read_inside = torch.get_default_device()
+torch.__version__, read_inside, "sees the block" if TorchVersion(torch.__version__) >= "2.8" else "2.7: ignores it"
+
+# %% [markdown] tags=["deeper"]
 # ### Deeper: all of it nested, on two GPUs
 #
 # On two GPUs the current-device column of this trace reads 0 → 1 → 1 → 0 → 1 → 1, then on the
@@ -367,5 +367,6 @@ trace
 # - `torch.cuda.set_device` has no block, but an enclosing block's exit undoes it.
 # - `with torch.device(...)` sets the default device for new tensors, never the current CUDA device.
 #
-# **Exercises:** `exercises/04_current_device_exercises.ipynb`. **Next:** notebook 05, the
-# cross-device errors.
+# **Next:** this lesson's exercises,
+# [04_current_device_exercises.ipynb](04_current_device_exercises.ipynb); then lesson 05,
+# [05_error_clinic.ipynb](05_error_clinic.ipynb): the cross-device error clinic.

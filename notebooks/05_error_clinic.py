@@ -58,18 +58,16 @@ torch.__version__, torch.cuda.device_count() if torch.cuda.is_available() else 0
 # ## 1. Mixing devices
 #
 # A `meta` tensor has a shape and a device, but no data. PyTorch checks its device as a GPU's,
-# so `meta` and the CPU make two devices on any machine.
-
-# %%
-m = torch.ones(3, device="meta")
-c = torch.ones(3)
-m.device, c.device
-
-# %% [markdown]
+# so `meta` and the CPU make two devices on any machine. But `meta` is a stand-in: its messages
+# are worded differently from CUDA's, and a few mixed operations return **wrong values** instead
+# of raising (`cpu_tensor @ meta_tensor`; the Deeper section on `meta` near the end lists them).
+#
 # An operation runs on one device and never copies an operand over for you. Read the traceback
 # from its last line, the message; the frames above are PyTorch's own code for `meta`:
 
 # %% tags=["raises-exception"]
+m = torch.ones(3, device="meta")
+c = torch.ones(3)
 m + c
 
 # %% [markdown]
@@ -110,10 +108,8 @@ check("05.a")
 m.numpy()
 
 # %% [markdown]
-# The fix: copy to the host first (and `detach()` if it requires grad).
-
-# %%
-c.detach().cpu().numpy()
+# The fix: copy to the host first, `x.cpu().numpy()` (notebook 02, part 5), with `detach()` before
+# it if `x` requires grad.
 
 # %% [markdown]
 # ## 3. A device this machine does not have
@@ -133,7 +129,9 @@ missing
 torch.load(io.BytesIO(checkpoint))
 
 # %% [markdown]
-# A hard-coded device index fails the same way on a machine with fewer GPUs:
+# A hard-coded device index fails too: *CUDA error: invalid device ordinal* on a machine with
+# fewer GPUs, *Torch not compiled with CUDA enabled* on a CPU-only build, a message about the
+# NVIDIA driver on a CUDA build without one:
 
 # %% tags=["raises-exception"]
 torch.ones(1, device=missing)
@@ -146,11 +144,8 @@ state = ...  # your line: torch.load(io.BytesIO(checkpoint), ...)
 check("05.b")
 
 # %% [markdown]
-# The habit that avoids both: choose the device once, from what exists.
-
-# %%
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-torch.ones(1, device=device).device
+# The habit that avoids both: choose the device once, from what exists:
+# `device = torch.device("cuda" if torch.cuda.is_available() else "cpu")`.
 
 # %% [markdown]
 # ## 4. The convolution message
@@ -230,14 +225,6 @@ from course_utils.errors import explain_device_error
 explain_device_error(raises(lambda: m + c, RuntimeError).message)
 
 # %% [markdown]
-# It also says when an error is **not** about devices:
-
-# %%
-dtype_error = raises(lambda: F.conv2d(images, torch.rand(4, 3, 3, 3, dtype=torch.float64)), RuntimeError,
-                     match=r"Input type \(torch\.FloatTensor\) and weight type \(torch\.DoubleTensor\) should be the same")
-explain_device_error(dtype_error.message)
-
-# %% [markdown]
 # `%load_ext course_utils.errors` adds the explanation under every device error's traceback:
 
 # %%
@@ -249,23 +236,16 @@ nn.Linear(3, 1, device="meta")(torch.rand(2, 3))
 # %%
 # %unload_ext course_utils.errors
 
-# %% [markdown]
-# ## Summary
-#
-# | Error | Fix |
-# |---|---|
-# | *same device* / *expected device* | `.to(other.device)` |
-# | *to numpy* | `.detach().cpu().numpy()` |
-# | *deserialize*, *invalid device ordinal* | `map_location`; choose the device once |
-# | *Input type ... weight type* | input and model on one device |
-# | *device-side assert* | `CUDA_LAUNCH_BLOCKING=1`, or the CPU |
-#
-# **Exercises:** `exercises/05_error_clinic_exercises.ipynb`. **Next:** notebook 06.
-
 # %% [markdown] tags=["deeper"]
-# ## Deeper: more errors, and where PyTorch raises them
+# ### Deeper: more errors, and where PyTorch raises them
 #
-# Optional. Each part below adds an error family or the PyTorch source behind one above.
+# Optional. Each part below adds an error family or the PyTorch source behind one above. First,
+# `explain_device_error` also says when an error is **not** about devices:
+
+# %% tags=["deeper"]
+dtype_error = raises(lambda: F.conv2d(images, torch.rand(4, 3, 3, 3, dtype=torch.float64)), RuntimeError,
+                     match=r"Input type \(torch\.FloatTensor\) and weight type \(torch\.DoubleTensor\) should be the same")
+explain_device_error(dtype_error.message)
 
 # %% tags=["deeper"]
 from course_utils.errors import explain_device_error
@@ -447,7 +427,8 @@ shown
 # torch.cuda.device_count() is 1* with one GPU. `map_location` (a device, a string, a dict from
 # saved to wanted location, or a function) works on every machine. A device index past the last
 # visible GPU fails when CUDA first touches it: *CUDA error: invalid device ordinal* (raised as
-# `torch.AcceleratorError`, a `RuntimeError`, since PyTorch 2.8); `CUDA_VISIBLE_DEVICES`
+# `torch.AcceleratorError`, a `RuntimeError`, since PyTorch 2.8; from 2.9 followed by *GPU device
+# may be out of range, do you have enough GPUs?*); `CUDA_VISIBLE_DEVICES`
 # renumbers GPUs from 0, so an index that worked on the machine that wrote the code may not exist
 # on yours. On a CPU-only **build**, any CUDA request fails earlier, in `torch.cuda._lazy_init`,
 # with *Torch not compiled with CUDA enabled* (an `AssertionError`); on a CUDA build without a
@@ -539,10 +520,12 @@ sum(row.raised for row in rows), len(rows)
 # `cross_entropy`, and of indexing) stops, and the CUDA runtime marks the context as failed. The
 # host learns of it at its next CUDA call that returns a status, and `C10_CUDA_CHECK` turns that
 # status into *CUDA error: device-side assert triggered*, plus a suffix from
-# `c10/cuda/CUDAMiscFunctions.cpp` (`get_cuda_check_suffix`): *CUDA kernel errors might be
-# asynchronously reported at some other API call, so the stacktrace below might be incorrect.
-# For debugging consider passing CUDA_LAUNCH_BLOCKING=1*. With `CUDA_LAUNCH_BLOCKING=1` the
-# suffix is empty and every launch waits. The error is *sticky*: the process cannot use that GPU
+# `c10/cuda/CUDAMiscFunctions.cpp`: *CUDA kernel errors might be asynchronously reported at some
+# other API call, so the stacktrace below might be incorrect. For debugging consider passing
+# CUDA_LAUNCH_BLOCKING=1*. In PyTorch 2.7 to 2.12 `get_cuda_check_suffix` adds it to every CUDA
+# error; from 2.13 `get_cuda_async_error_suffix` adds it only to the asynchronous kernel errors
+# (codes 700, 710, 715, 716 and 719; a device-side assert is 710). With `CUDA_LAUNCH_BLOCKING=1`
+# the suffix is empty and every launch waits. The error is *sticky*: the process cannot use that GPU
 # again, which is why `run_buggy_steps` runs in a child process. The variable is read once, when
 # CUDA starts, so set it before the first CUDA call (or for the whole `python` command). The
 # other bug the issue trackers see most, an index out of range:
@@ -577,3 +560,18 @@ find_device_mismatches(net, torch.ones(1, 3), {"bias": torch.zeros(2)})
 net.scale = net.scale.to("meta")
 out = net(torch.ones(1, 3, device="meta"), {"bias": torch.zeros(2, device="meta")})
 find_device_mismatches(net, torch.ones(1, 3, device="meta")).ok, out.device
+
+# %% [markdown]
+# ## Summary
+#
+# | Error | Fix |
+# |---|---|
+# | *same device* / *expected device* | `.to(other.device)` |
+# | *to numpy* | `.detach().cpu().numpy()` |
+# | *deserialize*, *invalid device ordinal* | `map_location`; choose the device once |
+# | *Input type ... weight type* | input and model on one device |
+# | *device-side assert* | `CUDA_LAUNCH_BLOCKING=1`, or the CPU |
+#
+# **Next:** this lesson's exercises,
+# [05_error_clinic_exercises.ipynb](05_error_clinic_exercises.ipynb); then lesson 06,
+# [06_transfers_and_timing.ipynb](06_transfers_and_timing.ipynb): transfers, and timing them honestly.
