@@ -498,16 +498,16 @@ torch.device("cpu"), torch.device("cuda", 1), torch.ones(3, device=device).devic
 # %% [markdown]
 # ## B. The "Use GPU" chapter, in its Japanese translation: 12 claims
 #
-# **Source:** 「pytorch学習ノート(18):Use-GPu」 ("PyTorch study notes (18): Use GPU"), a 2019
-# Japanese translation of section 4.6, 「GPU计算」 ("GPU computing"), of *Dive-into-DL-PyTorch*
-# (github.com/ShusenTang/Dive-into-DL-PyTorch), a Chinese PyTorch edition of the d2l textbook
-# (*Dive into Deep Learning*). The English d2l.ai has the chapter as "GPUs"
+# **Source:** 「pytorch学習ノート(18):Use-GPu」 ("PyTorch study notes (18): Use GPU"), a Japanese
+# translation of section 4.6, 「GPU计算」 ("GPU computing"), of *Dive-into-DL-PyTorch* (2019,
+# github.com/ShusenTang/Dive-into-DL-PyTorch), a community port to PyTorch of the Chinese edition
+# of the d2l textbook (*Dive into Deep Learning*). The English d2l.ai has the chapter as "GPUs"
 # (`chapter_builders-guide/use-gpu.md` in github.com/d2l-ai/d2l-en, read at commit `23d7a5a`,
 # March 2024); the Source column says where the English chapter says the same ("English d2l
 # too"), says it in another form, or not at all ("translation only").
 #
 # B9's quoted message, *Expected object of type torch.cuda.LongTensor but found type
-# torch.LongTensor for argument #3 'other'*, is PyTorch 0.4/1.0's. Today CUDA says *Expected all
+# torch.LongTensor for argument #3 'other'*, is from the PyTorch 0.4 era. Today CUDA says *Expected all
 # tensors to be on the same device, but found at least two devices, cuda:0 and cpu!*; the table
 # shows `meta`'s wording.
 
@@ -573,11 +573,12 @@ check("07.b")
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the chapter's editions
 #
-# The Japanese translation follows its Chinese original line by line: the same 2019 `nvidia-smi`
-# printout (a GeForce GTX 1050), the same outputs, and the same closing summary. The Chinese
-# original is itself a PyTorch rewrite of the MXNet chapter of the Chinese d2l book (it says so:
-# "this section differs from the original book's section"), and today's English chapter differs
-# from both. Not in the English chapter: B3's `is_available`, `current_device` and
+# The Japanese translation follows its Chinese original (ShusenTang/Dive-into-DL-PyTorch,
+# `docs/chapter04_DL_computation/4.6_use-gpu.md`) closely: the same 2019 `nvidia-smi` printout (a
+# GeForce GTX 1050), the same code and outputs, the same closing summary. The Chinese original
+# rewrites for PyTorch the chapter of the Chinese d2l book, then written for MXNet, and says so:
+# 「本节与原书此节有一些不同」 ("this section differs somewhat from this section of the original
+# book"). Today's English chapter differs from both. Not in the English chapter: B3's `is_available`, `current_device` and
 # `get_device_name`; B4; B5's `.cuda()` ≡ `.cuda(0)` (the English equivalence is between the
 # device names `gpu:0` and `gpu`); B9's example and message; B10's `.cuda()` (English:
 # `net.to(device=try_gpu())`); and B11's "no need", which contradicts the English "requires all
@@ -750,7 +751,7 @@ shown
 # raises *RuntimeError: Expected object of type torch.cuda.LongTensor but found type
 # torch.LongTensor for argument #3 'other'*.
 #
-# **True, but that message is from 2019** (PyTorch 0.4/1.0, when a tensor's type named its
+# **True, but that message is an old PyTorch's** (the 0.4 era, when a tensor's type named its
 # device). Today the same line raises *Expected all tensors to be on the same device, but found
 # at least two devices, cuda:0 and cpu!* Here, with `meta` for the GPU, in meta's wording.
 #
@@ -843,7 +844,7 @@ shown
 # %% [markdown] tags=["deeper"]
 # ### Deeper: B12, all inputs in one memory
 #
-# The translation's summary: 「PyTorchは、計算されたすべての入力データがメモリまたは同じグラフィックスカードのディスプレイメモリに存在することを要求します。」
+# The translation's summary: 「PyTorchは、計算されたすべての入力データがメモリまたは同じグラフィックスカードのディスプレイメモリに存在することを要求します.」
 # ("PyTorch requires all input data of a computation to be in (host) memory or in the memory of
 # the same graphics card.")
 #
