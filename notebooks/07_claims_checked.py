@@ -101,41 +101,46 @@ def restored_after_block():
 index = torch.cuda.current_device() if torch.cuda.is_available() else 0  # an int, as on a GPU machine
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 part_a = ClaimTable((
-    article("A1", "device_of(t) tells which CUDA device t is on", "false", taught="02, 04", proof=lambda: holds(
-        not isinstance(torch.cuda.device_of(tensor), torch.device), f"a context manager, not a device; t.device is {tensor.device}")),
-    article("A2", "device_of(obj) switches the current CUDA device to obj's", "misleading", taught="04", proof=lambda: holds(
-        torch.cuda.device_of(tensor).idx == -1, "only for a CUDA obj, inside the with: for a CPU tensor its index is -1, no switch")),
-    article("A3", "the code in the block runs on obj's device", "misleading", taught="04", proof=lambda: holds(
-        in_block(torch.cuda.device_of(tensor), lambda: (m * 2).device) == m.device, "an op runs where its operands are: m * 2 stays on meta")),
+    article("A1", "device_of(t) tells which CUDA device t is on", "false", taught="02, 04",
+            proof=lambda: holds(not isinstance(torch.cuda.device_of(tensor), torch.device),
+                                f"a context manager, not a device; t.device is {tensor.device}")),
+    article("A2", "device_of(obj) switches the current CUDA device to obj's", "misleading", taught="04",
+            proof=lambda: holds(torch.cuda.device_of(tensor).idx == -1,
+                                "only for a CUDA obj, inside the with: for a CPU tensor its index is -1, no switch")),
+    article("A3", "the code in the block runs on obj's device", "misleading", taught="04",
+            proof=lambda: holds(in_block(torch.cuda.device_of(tensor), lambda: (m * 2).device) == m.device,
+                                "an op runs where its operands are: m * 2 stays on meta")),
     article("A4", "device_of moves data between devices for you", "false", taught="02, 05",
             proof=lambda: in_block(torch.cuda.device_of(m), lambda: raises(lambda: m + torch.ones(3), RuntimeError, match=MIXED))),
-    article("A5", "transfers between GPUs are not necessarily automatic", "misleading", taught="05", proof=lambda: (
-        raises(lambda: m + torch.tensor([2.0]), RuntimeError, match=MIXED),
-        holds((m + torch.tensor(2.0)).is_meta, "only a 0-dim CPU tensor joins, as a scalar"))),
-    article("A6", "device_of(obj) raises if obj is not on CUDA", "false", taught="04", proof=lambda: holds(
-        in_block(torch.cuda.device_of(tensor.untyped_storage()), lambda: "no-op" in torch.cuda.device_of.__doc__),
-        "a CPU storage: no error; the docstring says 'this is a no-op'")),
-    article("A7", "the previous current device comes back after the block", "true", taught="01, 04", proof=restored_after_block),
-    article("A8", "t1.to(device_of(t2)) moves t1 to t2's device", "false", taught="02", proof=lambda: raises(
-        lambda: tensor.to(torch.cuda.device_of(m)), TypeError, match="invalid combination of arguments")),
+    article("A5", "transfers between GPUs are not necessarily automatic", "misleading", taught="05",
+            proof=lambda: (raises(lambda: m + torch.tensor([2.0]), RuntimeError, match=MIXED),
+                           holds((m + torch.tensor(2.0)).is_meta, "only a 0-dim CPU tensor joins, as a scalar"))),
+    article("A6", "device_of(obj) raises if obj is not on CUDA", "false", taught="04",
+            proof=lambda: holds(in_block(torch.cuda.device_of(tensor.untyped_storage()), lambda: "no-op" in torch.cuda.device_of.__doc__),
+                                "a CPU storage: no error; the docstring says 'this is a no-op'")),
+    article("A7", "the previous current device comes back after the block", "true", taught="01, 04",
+            proof=restored_after_block),
+    article("A8", "t1.to(device_of(t2)) moves t1 to t2's device", "false", taught="02",
+            proof=lambda: raises(lambda: tensor.to(torch.cuda.device_of(m)), TypeError, match="invalid combination of arguments")),
     article("A9", "device_of(module) works on a module too", "false", taught="03, 04",
             proof=lambda: raises(lambda: torch.cuda.device_of(module), AttributeError, match="has no attribute 'is_cuda'")),
-    article("A10", "device_count, set_device, current_device, is_available do as named", "true", taught="01, 04", proof=lambda: holds(
-        "discouraged" in torch.cuda.set_device.__doc__, f"device_count() {GPUS}; set_device's docstring: 'discouraged'")),
+    article("A10", "device_count, set_device, current_device, is_available do as named", "true", taught="01, 04",
+            proof=lambda: holds("discouraged" in torch.cuda.set_device.__doc__,
+                                f"device_count() {GPUS}; set_device's docstring: 'discouraged'")),
     article("A11", "tensor.is_cuda tells whether a tensor is on CUDA", "true", taught="02",
             proof=lambda: holds(not tensor.is_cuda and not m.is_cuda, "False on the CPU and on meta: whether, not where")),
     article("A12", "current_device() can be used in a with statement", "false", taught="04",
             proof=lambda: raises(lambda: in_block(index, lambda: None), TypeError, match="context manager")),
     article("A13", "after module.cuda(1), module.device says where it is", "false", taught="03",
             proof=lambda: raises(lambda: module.device, AttributeError, match="has no attribute 'device'")),
-    article("A14", "with torch.device('cuda:0'): runs the block on cuda:0", "misleading", taught="02, 04", proof=lambda: holds(
-        in_block(torch.device("meta"), lambda: (torch.randn(2).is_meta, (tensor * 2).device.type)) == (True, "cpu"),
-        "sets the default device: a new tensor is on meta, tensor * 2 stays on cpu")),
+    article("A14", "with torch.device('cuda:0'): runs the block on cuda:0", "misleading", taught="02, 04",
+            proof=lambda: holds(in_block(torch.device("meta"), lambda: (torch.randn(2).is_meta, (tensor * 2).device.type)) == (True, "cpu"),
+                                "sets the default device: a new tensor is on meta, tensor * 2 stays on cpu")),
     article("A15", "torch.device names the CPU as well as GPUs", "true", taught="02",
             proof=lambda: holds(torch.device("cpu").type == "cpu", repr((torch.device("cpu"), torch.device("cuda", 1))))),
-    article("A16", "device_of makes code shorter and more readable", "misleading", taught="02, 04", proof=lambda: holds(
-        module.to(device).weight.device.type == torch.ones(3, device=device).device.type,
-        f"choose a device once and pass it: model and data both on {device}")),
+    article("A16", "device_of makes code shorter and more readable", "misleading", taught="02, 04",
+            proof=lambda: holds(module.to(device).weight.device.type == torch.ones(3, device=device).device.type,
+                                f"choose a device once and pass it: model and data both on {device}")),
 ))
 part_a
 
@@ -515,40 +520,37 @@ torch.device("cpu"), torch.device("cuda", 1), torch.ones(3, device=device).devic
 x = torch.tensor([1, 2, 3])
 x_meta = x.to("meta")  # x.cuda() on a GPU; meta here
 net = nn.Linear(3, 1)
-BOTH, OTHER_FORM, ONLY = "translation · English d2l too", "translation · English d2l in another form", "translation only"
+BOTH, ONLY = "translation · English d2l too", "translation only"
+OTHER_FORM = "translation · English d2l in another form"
+COUNT_ONLY, RULE_ONLY = "translation (English d2l: device_count only)", "translation (English d2l: the rule, no message)"
 part_b = ClaimTable((
-    claim("B1", "nvidia-smi shows the graphics card", "true", source=BOTH, taught="01", proof=lambda: holds(
-        True, shutil.which("nvidia-smi") or "no nvidia-smi here: it comes with the NVIDIA driver, not with PyTorch")),
+    claim("B1", "nvidia-smi shows the graphics card", "true", source=BOTH, taught="01",
+          proof=lambda: holds(True, shutil.which("nvidia-smi") or "no nvidia-smi here: it comes with the NVIDIA driver, not PyTorch")),
     claim("B2", "by default data is made in host memory and computed on the CPU", "true", source=BOTH, taught="02",
           proof=lambda: holds(x.device.type == "cpu", f"default device {torch.get_default_device()}; x is on {x.device}")),
-    claim("B3", "is_available() True, device_count() 1, current_device() 0, get_device_name(0)", "true", taught="01",
-          source="translation (English d2l: device_count only)", proof=lambda: holds(
-                torch.cuda.device_count() == GPUS, f"answers depend on the machine; here is_available() {torch.cuda.is_available()}, "
-                f"device_count() {GPUS}")),
-    claim("B4", "a printed tensor with no device shown is in host memory", "true", source=ONLY, taught="02", proof=lambda: holds(
-        "device=" not in repr(x) and "device='meta'" in repr(x_meta), f"{x!r}; {x_meta!r}")),
-    claim("B5", ".cuda() copies to the GPU; .cuda() and .cuda(0) are equivalent", "misleading", taught="02, 04",
-          source=OTHER_FORM, proof=lambda: holds(
-                "Defaults to the current CUDA device" in torch.Tensor.cuda.__doc__,
-                "a copy, yes; .cuda() defaults to the current device (its docstring): .cuda(0) only while 0 is current")),
+    claim("B3", "is_available() True, device_count() 1, current_device() 0, get_device_name(0)", "true", source=COUNT_ONLY, taught="01",
+          proof=lambda: holds(torch.cuda.device_count() == GPUS,
+                              f"answers depend on the machine; here is_available() {torch.cuda.is_available()}, device_count() {GPUS}")),
+    claim("B4", "a printed tensor with no device shown is in host memory", "true", source=ONLY, taught="02",
+          proof=lambda: holds("device=" not in repr(x) and "device='meta'" in repr(x_meta), f"{x!r}; {x_meta!r}")),
+    claim("B5", ".cuda() copies to the GPU; .cuda() and .cuda(0) are equivalent", "misleading", source=OTHER_FORM, taught="02, 04",
+          proof=lambda: holds("Defaults to the current CUDA device" in torch.Tensor.cuda.__doc__,
+                              "a copy, yes; .cuda() defaults to the current device (its docstring): .cuda(0) only while 0 is current")),
     claim("B6", "x.device shows where a tensor is", "true", source=BOTH, taught="02",
           proof=lambda: holds(x_meta.device.type == "meta", f"x.device {x.device}, x_meta.device {x_meta.device}")),
-    claim("B7", "choose the device at creation (device=) or move with .to(device)", "true", taught="02",
-          source=OTHER_FORM, proof=lambda: holds(
-              torch.tensor([1, 2, 3], device="meta").is_meta and x.to("meta").is_meta, "both give a tensor on meta")),
+    claim("B7", "choose the device at creation (device=) or move with .to(device)", "true", source=OTHER_FORM, taught="02",
+          proof=lambda: holds(torch.tensor([1, 2, 3], device="meta").is_meta and x.to("meta").is_meta, "both give a tensor on meta")),
     claim("B8", "the result of computing on GPU data stays on the GPU", "true", source=BOTH, taught="02",
           proof=lambda: holds((x_meta ** 2).is_meta, "x_meta ** 2 is on meta: results live with their operands")),
-    claim("B9", "data on different devices cannot be computed together", "true", taught="05",
-          source="translation (English d2l: the rule, no message)",
+    claim("B9", "data on different devices cannot be computed together", "true", source=RULE_ONLY, taught="05",
           proof=lambda: raises(lambda: x_meta ** 2 + x, RuntimeError, match=MIXED)),
-    claim("B10", "a model moves to the GPU with .cuda(); its parameters show where", "true", taught="03",
-          source=OTHER_FORM, proof=lambda: holds(
-              net.to("meta") is net and net.weight.is_meta, "net.to('meta') returns net itself, moved; its weight is on meta")),
+    claim("B10", "a model moves to the GPU with .cuda(); its parameters show where", "true", source=OTHER_FORM, taught="03",
+          proof=lambda: holds(net.to("meta") is net and net.weight.is_meta, "net.to('meta') returns net itself, moved; its weight on meta")),
     claim("B11", "no need to put the model's input and the model on one device", "false", source=ONLY, taught="03, 05",
           proof=lambda: raises(lambda: nn.Linear(3, 1, device="meta")(torch.rand(2, 3)), RuntimeError, match=MIXED)),
-    claim("B12", "all inputs of a computation in host memory or in one GPU's memory", "true", source=BOTH, taught="05", proof=lambda: (
-        raises(lambda: x_meta * torch.tensor([2]), RuntimeError, match=MIXED),
-        holds((x_meta * torch.tensor(2)).is_meta, "scalars aside: a 0-dim CPU tensor joins"))),
+    claim("B12", "all inputs of a computation in host memory or in one GPU's memory", "true", source=BOTH, taught="05",
+          proof=lambda: (raises(lambda: x_meta * torch.tensor([2]), RuntimeError, match=MIXED),
+                         holds((x_meta * torch.tensor(2)).is_meta, "scalars aside: a 0-dim CPU tensor joins"))),
 ))
 part_b
 
