@@ -514,7 +514,7 @@ torch.device("cpu"), torch.device("cuda", 1), torch.ones(3, device=device).devic
 # B9's quoted message, *Expected object of type torch.cuda.LongTensor but found type
 # torch.LongTensor for argument #3 'other'*, is from the PyTorch 0.4 era. Today CUDA says *Expected all
 # tensors to be on the same device, but found at least two devices, cuda:0 and cpu!*; the table
-# shows `meta`'s wording.
+# shows `meta`'s wording (`meta` stands in for the GPU here as in part A, with the same limits).
 
 # %%
 x = torch.tensor([1, 2, 3])
@@ -559,7 +559,7 @@ part_b
 # truth: 「モデル入力のTensorとモデルが同じデバイスにあることを保証する必要はありません」 ("there is no need
 # to make sure the model's input Tensor and the model are on the same device"), followed by
 # 「そうしないと、エラーが発生します」 ("otherwise, an error occurs"). Its Chinese original says
-# 「需要保证」 ("we need to make sure"), and the English d2l says "The deep learning framework
+# 「需要保证」 ("need to make sure"), and the English d2l says "The deep learning framework
 # requires all input data for calculation to be on the same device". PyTorch agrees: B11's
 # proof raised.
 #
