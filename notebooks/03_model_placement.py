@@ -39,7 +39,6 @@ if importlib.util.find_spec("course_utils") is None:
     print("installed course_utils from", source)
 
 # %%
-import shutil
 import tempfile
 from pathlib import Path
 
