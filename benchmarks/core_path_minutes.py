@@ -137,7 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-exec", action="store_true", help="do not execute; exec seconds count as 0")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per cell (default 600)")
     args = parser.parse_args(argv)
-    paths = args.paths or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
+    # the lessons of the checkout it is run from (a copy of this script may live elsewhere)
+    root = Path.cwd() if (Path.cwd() / "notebooks").is_dir() else ROOT
+    paths = args.paths or sorted((root / "notebooks").glob("[0-9][0-9]_*.py"))
     rows = []
     for path in paths:
         if not path.exists():
