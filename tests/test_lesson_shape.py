@@ -109,14 +109,6 @@ def test_the_core_path_runs_without_the_deeper_cells(path):
                          "Define the name in a core cell, or tag the reading cell deeper too.")
 
 
-if __name__ == "__main__":
-    total = {"core": 0, "deeper": 0}
-    for path in LESSONS:
-        words = prose_words(path)
-        total = {k: total[k] + words[k] for k in total}
-        print(f"{path.name:40s} core {words['core']:5d}  deeper {words['deeper']:5d}")
-    print(f"{'total':40s} core {total['core']:5d}  deeper {total['deeper']:5d}")
-
 
 # ----------------------------------------------------------------- cross-references (issue 22, item 4)
 
@@ -243,3 +235,12 @@ def test_every_lesson_ends_with_next_links(path):
     problems = next_link_problems(path)
     assert not problems, ("\n".join(problems) + "\nFor example, as lesson 01 ends: **Exercises:** "
                           "`exercises/01_device_query_exercises.ipynb`. **Next:** `02_tensor_placement.ipynb`.")
+
+if __name__ == "__main__":
+    total = {"core": 0, "deeper": 0}
+    for path in LESSONS:
+        words = prose_words(path)
+        total = {k: total[k] + words[k] for k in total}
+        print(f"{path.name:40s} core {words['core']:5d}  deeper {words['deeper']:5d}")
+    print(f"{'total':40s} core {total['core']:5d}  deeper {total['deeper']:5d}")
+    print("Minutes per lesson's core path: benchmarks/core_path_minutes.py")
