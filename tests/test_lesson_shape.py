@@ -236,6 +236,7 @@ def test_every_lesson_ends_with_next_links(path):
     assert not problems, ("\n".join(problems) + "\nFor example, as lesson 01 ends: **Exercises:** "
                           "`exercises/01_device_query_exercises.ipynb`. **Next:** `02_tensor_placement.ipynb`.")
 
+
 if __name__ == "__main__":
     total = {"core": 0, "deeper": 0}
     for path in LESSONS:
