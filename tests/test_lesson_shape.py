@@ -110,6 +110,62 @@ def test_the_core_path_runs_without_the_deeper_cells(path):
 
 
 
+# ----------------------------------------------------------------- Deeper blocks fold (issue 22, item 3)
+
+
+def _first_line(cell: dict) -> str:
+    return ("".join(cell["source"]).strip().splitlines() or [""])[0][:80]
+
+
+def deeper_placement_problems(path: pathlib.Path) -> list[str]:
+    """Cells that folding would get wrong: a ``deeper`` cell outside every Deeper block (it would
+    stay open), and a core cell under a Deeper heading (folding would hide it; ``make pairs``
+    then leaves that block open instead)."""
+    from course_utils.pairing import deeper_blocks
+
+    cells = _cells(path)
+    blocks = deeper_blocks(cells)
+    inside = {i for b in blocks for i in (b.heading, *b.cells)}
+    problems = []
+    for b in blocks:
+        heading = _first_line(cells[b.heading])
+        problems += [f"{path.name} cell {i}: core (untagged) cell under the Deeper heading of cell {b.heading} "
+                     f"({heading!r}): {_first_line(cells[i])!r}" for i in b.core]
+    for i, cell in enumerate(cells):
+        if "deeper" in cell.get("metadata", {}).get("tags", []) and i not in inside:
+            problems.append(f"{path.name} cell {i}: tagged deeper but under no Deeper heading: {_first_line(cell)!r}")
+    return problems
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name[:2])
+def test_deeper_material_sits_under_a_deeper_heading_and_nothing_else_does(path):
+    """Folding a Deeper heading hides what is under it up to the next heading of its level or higher:
+    that must be all of the optional material, and none of the core."""
+    problems = deeper_placement_problems(path)
+    assert not problems, (
+        f"{len(problems)} cell(s) would fold wrongly. A Deeper block is a markdown cell starting "
+        "'### Deeper: ...' (or ## / ####) and every cell after it up to the next heading of the same or a "
+        "higher level; all of them must be tagged deeper. Move core cells out (or start the core again "
+        "with a heading), and put deeper cells under a Deeper heading:\n" + "\n".join(problems))
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name[:2])
+def test_a_deeper_heading_cell_holds_only_its_heading(path):
+    """JupyterLab folds the cells below a heading, not the heading cell: prose in it stays open."""
+    from course_utils.pairing import deeper_blocks
+
+    cells = _cells(path)
+    open_words = []
+    for b in deeper_blocks(cells):
+        text = "".join(cells[b.heading]["source"]).strip()
+        rest = len(text.split()) - len(text.splitlines()[0].split())
+        if rest:
+            open_words.append(f"{path.name} cell {b.heading} ({_first_line(cells[b.heading])!r}): {rest} words "
+                              "after the heading stay visible when the block is folded")
+    assert not open_words, ("Split each of these cells after its heading line (in the .py: a new "
+                            "`# %% [markdown] tags=[\"deeper\"]` cell for the prose):\n" + "\n".join(open_words))
+
+
 # ----------------------------------------------------------------- cross-references (issue 22, item 4)
 
 NOTEBOOK_DIRS = ("notebooks", "solutions", "exercises")
