@@ -2,6 +2,7 @@
 
 import os
 import random
+import re
 
 import pytest
 import torch
@@ -282,10 +283,21 @@ def _normal(text: str) -> str:
 
 
 def _gives_away(answer: str, hint: str) -> list[str]:
-    """The answer's lines of real code (not a def line, not a bare return) that the hint spells out."""
+    """The answer's lines of real code (not a def line, not a bare return) that the hint spells out:
+    whole, or their expression without ``return`` or ``name =`` when that is a call with real
+    arguments (``labels.to(logits.device)``; not ``torch.device(device)``, which merely names a
+    function the task is about, nor a string an answer returns, which a message may quote)."""
     lines = [_normal(line) for line in answer.splitlines()]
     code = [line for line in lines if len(line) >= 18 and not line.startswith(("def ", "return model"))]
-    return [line for line in code if line.rstrip(":") in _normal(hint)]
+    said = _normal(hint)
+    found = []
+    for line in code:
+        expression = re.sub(r"^(return |\w+ = )", "", line.rstrip(":"))
+        arguments = re.search(r"\((.+)\)", expression)
+        a_call = arguments is not None and re.search(r"[.,(]", arguments.group(1)) is not None
+        if line.rstrip(":") in said or (a_call and expression in said):
+            found.append(line)
+    return found
 
 
 def test_every_exercise_answer_passes_its_check():

@@ -300,7 +300,7 @@ def _ones_beside(ones_beside) -> str:
                                    "pass device=x.device.")
             raise Wrong(found, "Do not name a device: take it from x (x.device), so the function works for any x.")
         if tuple(got.shape) != (3,):
-            hint = ("`ones_like(x)` copies the shape of x; ask for three: torch.ones(3, device=x.device)."
+            hint = ("`ones_like(x)` copies the shape of x; ask torch.ones for three, on x's device."
                     if got.shape == x.shape else "")
             raise Wrong(f"{where} returned shape {tuple(got.shape)}; expected (3,).", hint)
         if got.dtype != torch.float32:

@@ -266,8 +266,8 @@ def _device_from_env(fn) -> str:
                         "RANK counts across machines: use env['LOCAL_RANK'] instead.")
         if got.type == "cuda" and got.index is None:
             raise Wrong(f"{where}, without an index: that is the current device, cuda:0 in every process.",
-                        "Give the index: torch.device('cuda', int(env['LOCAL_RANK'])).")
-        raise Wrong(f"{where}; expected {expected}.", "torch.device('cuda', int(env['LOCAL_RANK'])).")
+                        "Give the index too: torch.device takes a type and an index, and LOCAL_RANK is that index.")
+        raise Wrong(f"{where}; expected {expected}.", "The GPU's index is LOCAL_RANK, read from env as an int.")
     return "Right for all four processes: cuda:0 and cuda:1 on each machine."
 
 

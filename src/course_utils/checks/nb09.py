@@ -56,8 +56,7 @@ def _follow(follow) -> str:
                         "Do not name a device: `logits.device` is the device, whatever machine this runs on.")
         if got.dtype != torch.int64:
             raise Wrong(f"{shown} returned dtype {got.dtype}; class labels for cross_entropy stay int64.",
-                        "`labels.to(logits)` copies the dtype of `logits` too. Pass only its device: "
-                        "`labels.to(logits.device)`.")
+                        "`labels.to(logits)` copies the dtype of `logits` too: pass `.to` only its device.")
         if got.shape != labels.shape or (got.device.type != "meta" and not torch.equal(got.cpu(), labels)):
             raise Wrong(f"{shown} returned {got.tolist() if got.device.type != 'meta' else tuple(got.shape)}; "
                         f"expected the same labels, {labels.tolist()}.", "Move the labels; do not compute new ones.")
