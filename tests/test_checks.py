@@ -2,11 +2,12 @@
 
 import os
 import random
+import re
 
 import pytest
 import torch
 
-from course_utils.checks import CHECK_MIME, CheckResult, Wrong, all_exercises, call, check, exercise
+from course_utils.checks import CHECK_MIME, CheckResult, Wrong, all_exercises, call, check, exercise, get_exercise
 from course_utils.checks.nb01 import VISIBLE_CASES, visible_gpus_reference
 
 
@@ -86,7 +87,7 @@ def test_result_carries_structured_data_for_the_grader():
     result = CheckResult("01.1", "t", "fail", "m", "h")
     bundle = result._repr_mimebundle_()
     assert bundle[CHECK_MIME] == {"exercise": "01.1", "title": "t", "status": "fail", "message": "m", "hint": "h",
-                                  "passed": False}
+                                  "note": "", "ask": "", "answer": "", "passed": False}
     assert "FAIL" in bundle["text/plain"] and "hint: h" in bundle["text/plain"]
     assert "&lt;" in CheckResult("x", "<t>", "pass", "<m>")._repr_mimebundle_()["text/html"]
 
@@ -162,3 +163,156 @@ def test_plain_text_has_no_markdown_backticks_and_html_shows_code():
     assert "`" not in str(result)
     assert "<code>double</code>" in result._repr_mimebundle_()["text/html"]
     assert "`double`" in result.to_dict()["message"]  # the data keeps Markdown, for feedback files
+
+
+# ----------------------------------------------------------------- hints in steps (issue 22, item 7)
+
+
+def _loads_before_moving(path, device, make_model):
+    """03.3 wrong: the model stays on the CPU and the meta checkpoint is copied into it."""
+    model = make_model()
+    model.load_state_dict(torch.load(path, map_location=device, weights_only=True))
+    return model
+
+
+def _loads_to_cpu_first(path, device, make_model):
+    """03.3 right, another way: load on the CPU, then into the moved model (meta warns about it)."""
+    model = make_model().to(device)
+    model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+    return model
+
+
+@pytest.fixture
+def attempts():
+    """A kernel's count of wrong answers, fresh for the test and forgotten afterwards."""
+    from course_utils.checks._core import ATTEMPTS
+
+    ATTEMPTS.reset()
+    yield ATTEMPTS
+    ATTEMPTS.reset()
+
+
+def test_a_first_wrong_answer_names_the_mistake_and_nudges_without_the_answer(attempts):
+    result = check("03.3", _loads_before_moving)
+    answer = get_exercise("03.3").answer
+    assert result.status == "fail" and "never moved to the device" in result.message
+    assert result.hint and result.answer == ""
+    text = str(result)
+    assert "map_location=device" not in text and answer not in text, text
+    # the way to the answer is printed beside the FAIL, and does not count as an answer cell for the grader
+    assert 'check("03.3", show_answer=True)' in text and "in a new cell" in text
+    assert "Stuck?" in result._repr_mimebundle_()["text/html"]
+
+
+def test_the_answer_shows_when_asked_for(attempts):
+    result = check("03.3", _loads_before_moving, show_answer=True)
+    assert result.status == "fail" and result.answer == get_exercise("03.3").answer
+    assert "model = make_model().to(device)" in str(result)
+    assert "<pre" in result._repr_mimebundle_()["text/html"] and "stuck?" not in str(result)
+
+
+def test_the_answer_shows_with_the_third_wrong_answer_and_reset_forgets(attempts):
+    from course_utils.checks._core import REVEAL_AFTER
+
+    shown = [bool(check("03.3", _loads_before_moving).answer) for _ in range(REVEAL_AFTER)]
+    assert shown == [False] * (REVEAL_AFTER - 1) + [True]
+    assert attempts.wrong("03.3") == REVEAL_AFTER and attempts.wrong("03.2") == 0
+    assert "this was 1" in str(check("03.4", lambda optimizer: None))  # counted per exercise
+    attempts.reset("03.3")
+    assert check("03.3", _loads_before_moving).answer == ""
+
+
+def test_only_a_wrong_answer_counts_towards_the_answer(attempts):
+    def stub(path, device, make_model):
+        raise NotImplementedError()
+
+    for _ in range(5):
+        assert check("03.3", stub).status == "not-attempted"
+    assert attempts.wrong("03.3") == 0 and check("03.3", _loads_to_cpu_first).passed
+
+
+def test_a_right_answer_passes_without_a_wall_of_warnings(attempts):
+    """03.3 with map_location="cpu" is right; loading into a meta model warns once per tensor."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as escaped:
+        warnings.simplefilter("always")
+        result = check("03.3", _loads_to_cpu_first)
+    assert result.passed, result
+    assert escaped == [], [str(w.message) for w in escaped]
+    assert result.note.count("\n") == 0 and "warnings" in result.note and "meta parameter" in result.note
+    assert str(result).splitlines()[1].startswith("  note: your code raised")
+
+
+def test_a_warning_is_summarised_in_one_line(attempts):
+    import warnings
+
+    def double(x):
+        for _ in range(18):
+            warnings.warn("doubling " + "very " * 60 + "loudly", UserWarning, stacklevel=1)
+        return 2 * x
+
+    result = check("test.1", double)
+    assert result.passed and "54 warnings (1 different)" in result.note  # the check calls it 3 times and "UserWarning: doubling" in result.note
+    assert len(result.note) < 300
+    assert check("test.1", lambda x: 2 * x).note == ""
+
+
+def test_a_value_try_it_as_shipped_asks_for_the_kind_of_thing_it_wants():
+    assert "Python string" in check("01.b", ...).hint and "CUDA_VISIBLE_DEVICES" in check("01.b", ...).hint
+    assert "torchrun command" in check("08.b", ...).hint
+    assert "line of PyTorch" in check("03.a", ...).hint
+
+
+def test_every_exercise_and_try_it_has_a_nudge_and_an_answer():
+    from course_utils.checks import all_try_its
+
+    bad = []
+    for id, ex in {**all_exercises(), **all_try_its()}.items():
+        if id.startswith("test."):
+            continue
+        if not (ex.hint and ex.answer):
+            bad.append(f"{id}: needs a hint (a nudge) and an answer")
+        elif _gives_away(ex.answer, ex.hint):
+            bad.append(f"{id}: the hint spells out the answer's {_gives_away(ex.answer, ex.hint)}")
+    assert not bad, "\n".join(bad)
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.replace("'", '"').replace("`", "").split())
+
+
+def _gives_away(answer: str, hint: str) -> list[str]:
+    """The answer's lines of real code (not a def line, not a bare return) that the hint spells out:
+    whole, or their expression without ``return`` or ``name =`` when that is a call with real
+    arguments (``labels.to(logits.device)``; not ``torch.device(device)``, which merely names a
+    function the task is about, nor a string an answer returns, which a message may quote)."""
+    lines = [_normal(line) for line in answer.splitlines()]
+    code = [line for line in lines if len(line) >= 18 and not line.startswith(("def ", "return model"))]
+    said = _normal(hint)
+    found = []
+    for line in code:
+        expression = re.sub(r"^(return |\w+ = )", "", line.rstrip(":"))
+        arguments = re.search(r"\((.+)\)", expression)
+        a_call = arguments is not None and re.search(r"[.,(]", arguments.group(1)) is not None
+        if line.rstrip(":") in said or (a_call and expression in said):
+            found.append(line)
+    return found
+
+
+def test_every_exercise_answer_passes_its_check():
+    """The answer a stuck learner is shown is right: defined as written, it passes."""
+    import contextlib
+    import io
+    import statistics
+
+    import numpy as np
+    from torch import nn
+
+    for id, ex in all_exercises().items():
+        if id.startswith("test."):
+            continue
+        namespace = {"torch": torch, "nn": nn, "np": np, "io": io, "contextlib": contextlib, "statistics": statistics}
+        exec(compile(ex.answer, f"<answer {id}>", "exec"), namespace)
+        result = check(id, namespace[ex.function])
+        assert result.passed, result

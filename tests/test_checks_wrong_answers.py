@@ -850,6 +850,27 @@ def test_a_plausible_wrong_answer_fails_and_says_why(id, answer, needle):
     assert default_device() == start
 
 
+def test_a_first_wrong_answer_gets_a_nudge_not_the_answer():
+    """Hints in steps: no plausible wrong answer is handed the answer's code on its first try."""
+    from test_checks import _gives_away
+
+    from course_utils.checks import get_exercise
+    from course_utils.checks._core import ATTEMPTS
+
+    given = []
+    for id, answer, _ in WRONG:
+        ATTEMPTS.reset()
+        try:
+            result = check(id, answer)
+        finally:
+            torch.set_default_device(None)
+        leaked = _gives_away(get_exercise(id).answer, f"{result.message} {result.hint}")
+        if leaked or result.answer:
+            given.append(f"{id} {answer.__name__}: the feedback spells out {leaked or 'the answer'}")
+    ATTEMPTS.reset()
+    assert not given, "\n".join(given)
+
+
 def test_every_exercise_has_at_least_two_wrong_answers():
     counts = {id: 0 for id in all_exercises() if not id.startswith("test.")}
     for id, _, _ in WRONG:

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import nbformat
 
-from course_utils.pairing import check_tree, compare_pair, write_pair
+from course_utils.pairing import HEADING_COLLAPSED, check_tree, compare_pair, deeper_blocks, write_pair
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,3 +79,81 @@ def test_missing_twins_are_caught(tmp_path):
     problems = " ".join(map(str, check_tree(tmp_path)))
     assert "lonely.py: has no lonely.ipynb" in problems
     assert "orphan.ipynb: has no py:percent twin" in problems
+
+
+# ----------------------------------------------------------------- Deeper blocks open folded (issue 22, item 3)
+
+DEEPER_PY = '''# %% [markdown]
+# # Title
+
+# %% [markdown]
+# ## 1. Core
+
+# %%
+core = 1
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: all optional
+
+# %% tags=["deeper"]
+optional = 1
+
+# %% [markdown] tags=["deeper"]
+# #### a sub-heading inside it
+
+# %% [markdown]
+# ### Back in the core
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: with a core cell under it
+
+# %%
+needed_later = 2
+
+# %% [markdown]
+# ## 2. Next part
+'''
+
+
+def test_a_deeper_block_of_optional_cells_opens_folded_and_one_with_core_cells_does_not(tmp_path):
+    py = tmp_path / "deeper.py"
+    py.write_text(DEEPER_PY)
+    nb = nbformat.read(write_pair(py), as_version=4)
+    folded = [i for i, c in enumerate(nb.cells) if c.metadata.get(HEADING_COLLAPSED)]
+    assert folded == [3], "only the block whose cells are all tagged deeper folds"
+    blocks = deeper_blocks(nb.cells)
+    assert [(b.heading, b.cells, b.core) for b in blocks] == [(3, (4, 5), ()), (7, (8,), (8,))]
+    assert compare_pair(tmp_path / "deeper.ipynb") == []
+
+
+def test_folding_drift_is_caught(tmp_path):
+    py = tmp_path / "deeper.py"
+    py.write_text(DEEPER_PY)
+    ipynb = write_pair(py)
+    nb = nbformat.read(ipynb, as_version=4)
+    del nb.cells[3].metadata[HEADING_COLLAPSED]  # an .ipynb written before folding, or by hand
+    nbformat.write(nb, ipynb)
+    assert f"cell 3 folding ({HEADING_COLLAPSED}) differs" in str(compare_pair(ipynb)[0])
+
+
+def test_the_learners_workspace_keeps_the_folding(tmp_path):
+    from course_utils.workspace import sync
+
+    (tmp_path / "notebooks").mkdir()
+    py = tmp_path / "notebooks" / "01_demo.py"
+    py.write_text(DEEPER_PY)
+    write_pair(py)
+    sync(tmp_path, tmp_path / "workspace")
+    copied = nbformat.read(tmp_path / "workspace" / "01_demo.ipynb", as_version=4)
+    assert copied.cells[3].metadata.get(HEADING_COLLAPSED) is True
+    assert not copied.cells[7].metadata.get(HEADING_COLLAPSED)
+
+
+def test_every_foldable_deeper_block_of_the_course_is_folded_in_its_ipynb():
+    unfolded = []
+    for d in ("notebooks", "solutions", "exercises"):
+        for path in sorted((ROOT / d).glob("*.ipynb")):
+            nb = nbformat.read(path, as_version=4)
+            unfolded += [f"{d}/{path.name} cell {b.heading}" for b in deeper_blocks(nb.cells)
+                         if b.foldable and not nb.cells[b.heading].metadata.get(HEADING_COLLAPSED)]
+    assert not unfolded, "these Deeper headings do not open folded; run `make pairs`:\n" + "\n".join(unfolded)

@@ -9,7 +9,7 @@ import pathlib
 import pytest
 
 from course_utils.check_cells import try_it_id
-from course_utils.checks import CheckResult, all_try_its, check
+from course_utils.checks import CheckResult, all_try_its, check, get_exercise
 from course_utils.checks._core import Exercise
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -58,6 +58,42 @@ def test_every_try_it_has_a_right_and_two_wrong_answers():
             counts[case.id][case.status] = counts[case.id].get(case.status, 0) + 1
     short = {id: c for id, c in counts.items() if c["pass"] < 1 or c["fail"] < 2}
     assert not short, f"try-its without a right and two wrong answers: {short}"
+
+
+def test_every_try_it_answer_passes_its_check():
+    """The answer a stuck learner is shown is right, after the lesson's earlier cells (a passing case's setup)."""
+    from try_it_support import Case, run_case
+
+    setups = {}
+    for module in case_modules():
+        for case in module.CASES:
+            if case.status == "pass":
+                setups.setdefault(case.id, case.setup)
+    for id, ex in all_try_its().items():
+        setup = setups[id] + "\nimport io\nfrom torch.utils.data import DataLoader\nfrom course_utils.loading import WhereAmI"
+        result = run_case(Case(id, ex.answer, "pass", setup=setup))
+        assert result.passed, (id, str(result))
+
+
+def test_a_wrong_try_it_answer_gets_a_nudge_not_the_answer():
+    """On a first wrong answer no try-it hands over its answer's code, in its nudge or its mistake-specific hint."""
+    from test_checks import _gives_away
+    from try_it_support import run_case
+
+    from course_utils.checks._core import ATTEMPTS
+
+    given = []
+    for module in case_modules():
+        for case in module.CASES:
+            if case.status != "fail":
+                continue
+            ATTEMPTS.reset()
+            result = run_case(case)
+            leaked = _gives_away(get_exercise(case.id).answer, f"{result.message} {result.hint}")
+            if leaked or result.answer:
+                given.append(f"{case}: the feedback spells out {leaked or 'the answer'}")
+    ATTEMPTS.reset()
+    assert not given, "\n".join(given)
 
 
 def test_a_value_try_it_as_shipped_is_not_attempted_and_a_missing_name_is_said():

@@ -6,12 +6,21 @@ Lesson: none; this is the course's authoring tool. ``python -m course_utils.pair
 
 Comparing cell content is the only honest check: file times lie after a clone, and
 ``jupytext --sync`` silently keeps whichever side is newer.
+
+Deeper material opens folded. A block of optional material starts with a markdown cell whose
+first line is a heading ``## Deeper: ...`` (or ``###``, ``####``) and runs to the next heading
+of the same or a higher level. When every cell of the block is tagged ``deeper``, the ``.ipynb``
+side marks its heading collapsed the way JupyterLab 4 itself saves a folded heading (the cell
+metadata ``jp-MarkdownHeadingCollapsed``), so Lab opens the notebook with the block hidden under
+its heading and a "N cells hidden" button. A block that holds a core (untagged) cell is left
+unfolded, so folding never hides core material; ``tests/test_lesson_shape.py`` names such cells.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +30,12 @@ import nbformat
 
 PAIRED_DIRS = ("notebooks", "solutions", "exercises")
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+# The cell metadata JupyterLab 4 writes for a folded markdown heading (@jupyterlab/cells,
+# MARKDOWN_HEADING_COLLAPSED in widget.ts; jlab_core's static JS reads the same key): on opening
+# a notebook, Lab hides the cells under such a heading until the next heading of its level or higher.
+HEADING_COLLAPSED = "jp-MarkdownHeadingCollapsed"
+DEEPER_HEADING = re.compile(r"^(#{2,4}) Deeper\b")
+_HEADING = re.compile(r"^(#{1,6}) ", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -34,10 +49,72 @@ class Drift:
         return f"{self.path}: {self.problem}"
 
 
-def cell_signature(cell) -> tuple[str, str, tuple[str, ...]]:
-    """What must match across a pair: the cell's type, its source and its tags."""
-    source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
-    return (cell.cell_type, source.strip("\n"), tuple(cell.get("metadata", {}).get("tags", [])))
+def _source(cell) -> str:
+    return cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+
+
+def _tags(cell) -> list[str]:
+    return cell.get("metadata", {}).get("tags", [])
+
+
+def heading_level(cell) -> int | None:
+    """The level of a markdown cell's highest heading (as JupyterLab reads it), None without one."""
+    if cell["cell_type"] != "markdown":
+        return None
+    levels = [len(m.group(1)) for m in _HEADING.finditer(_source(cell))]
+    return min(levels) if levels else None
+
+
+@dataclass(frozen=True)
+class DeeperBlock:
+    """A ``## Deeper: ...`` heading and the cells under it, as JupyterLab folds them.
+
+    ``heading``: the heading cell's index; ``cells``: the indices under it, up to the next
+    heading of the same or a higher level; ``core``: those of them not tagged ``deeper``."""
+
+    heading: int
+    level: int
+    cells: tuple[int, ...]
+    core: tuple[int, ...]
+
+    @property
+    def foldable(self) -> bool:
+        """Folding hides only optional material: every cell under the heading is tagged deeper."""
+        return not self.core
+
+
+def deeper_blocks(cells) -> list[DeeperBlock]:
+    """Every Deeper block of a notebook's cells (nbformat cells or plain dicts), in order."""
+    blocks = []
+    for i, cell in enumerate(cells):
+        first = (_source(cell).lstrip("\n").splitlines() or [""])[0] if cell["cell_type"] == "markdown" else ""
+        match = DEEPER_HEADING.match(first)
+        if not match:
+            continue
+        level, under = len(match.group(1)), []
+        for j in range(i + 1, len(cells)):
+            below = heading_level(cells[j])
+            if below is not None and below <= level:
+                break
+            under.append(j)
+        core = tuple(j for j in under if "deeper" not in _tags(cells[j]))
+        blocks.append(DeeperBlock(i, level, tuple(under), core))
+    return blocks
+
+
+def fold_deeper(nb) -> None:
+    """Mark the heading of every foldable Deeper block collapsed, the way JupyterLab saves it."""
+    for cell in nb.cells:
+        cell.metadata.pop(HEADING_COLLAPSED, None)
+    for block in deeper_blocks(nb.cells):
+        if block.foldable:
+            nb.cells[block.heading].metadata[HEADING_COLLAPSED] = True
+
+
+def cell_signature(cell) -> tuple[str, str, tuple[str, ...], bool]:
+    """What must match across a pair: the cell's type, its source, its tags and whether it opens folded."""
+    folded = bool(cell.get("metadata", {}).get(HEADING_COLLAPSED, False))
+    return (cell.cell_type, _source(cell).strip("\n"), tuple(_tags(cell)), folded)
 
 
 def notebook_from_py(py_path: Path) -> nbformat.NotebookNode:
@@ -58,6 +135,7 @@ def notebook_from_text(py_text: str) -> nbformat.NotebookNode:
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
+    fold_deeper(nb)
     return nb
 
 
@@ -101,7 +179,8 @@ def compare_pair(ipynb_path: Path) -> list[Drift]:
         drifts.append(Drift(ipynb_path, f"has {len(ours)} cells, {py_path.name} has {len(theirs)}"))
     for i, (a, b) in enumerate(zip(ours, theirs)):
         if a != b:
-            what = "type" if a[0] != b[0] else ("tags" if a[2] != b[2] else "source")
+            what = ("type" if a[0] != b[0] else "tags" if a[2] != b[2] else "source" if a[1] != b[1]
+                    else f"folding ({HEADING_COLLAPSED})")
             first_line = (b[1].splitlines() or [""])[0][:60]
             drifts.append(Drift(ipynb_path, f"cell {i} {what} differs from {py_path.name} (py cell starts {first_line!r})"))
             break  # one mismatch shifts every later cell; the first says where to look

@@ -380,3 +380,51 @@ def move_size_control(page, root, timeout: float = 60.0) -> tuple[str, str, Plot
         after = plot_state(root)
     after_value = slider_value(slider)
     return before_value, after_value, before, after
+
+
+# Each cell of the current notebook: is it shown, and what the folding controls on it say.
+# JupyterLab hides the cells under a folded heading (lm-mod-hidden, display: none) and puts a
+# "N cells hidden" button (jp-showHiddenCellsButton) under the heading, whose toggle in the
+# prompt area (jp-collapseHeadingButton) carries jp-mod-collapsed while it is folded.
+_READ_FOLDING = r"""
+() => {
+  const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook');
+  if (!panel) return null;
+  const cells = Array.from(panel.querySelectorAll(':scope .jp-Cell')).filter(c => c.closest('.jp-Notebook') === panel);
+  return cells.map((cell, index) => {
+    const toggle = cell.querySelector('.jp-collapseHeadingButton');
+    const hiddenButton = cell.querySelector('.jp-showHiddenCellsButton');
+    return {
+      index,
+      shown: !cell.classList.contains('lm-mod-hidden') && getComputedStyle(cell).display !== 'none',
+      folded: !!(toggle && toggle.classList.contains('jp-mod-collapsed')),
+      hiddenLabel: hiddenButton ? hiddenButton.innerText.trim() : '',
+    };
+  });
+}
+"""
+
+
+@dataclass(frozen=True)
+class FoldView:
+    """One cell's folding as the page shows it."""
+
+    index: int
+    shown: bool
+    folded: bool  # a heading whose toggle says folded
+    hidden_label: str  # "3 cells hidden" under a folded heading, else ""
+
+
+def read_folding(page) -> list[FoldView]:
+    return [FoldView(c["index"], c["shown"], c["folded"], c["hiddenLabel"]) for c in page.evaluate(_READ_FOLDING) or []]
+
+
+def unfold(page, index: int) -> None:
+    """Click the folding toggle of heading cell `index`, as a learner does, and let Lab redraw.
+
+    Lab shows the toggle (left of the heading, in the prompt area) while the pointer is over the cell."""
+    cell = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell").nth(index)
+    cell.scroll_into_view_if_needed()
+    cell.hover()
+    cell.locator(".jp-collapseHeadingButton").first.click()
+    page.wait_for_timeout(300)

@@ -13,12 +13,16 @@ nothing new. Lesson 08 likewise: its cells start torchrun, and what comes back i
 and one tagged error, as in the other lessons; in Lab it took 83 s of the browser test's 340 s.
 COURSE_BROWSER_ALL=1 opens every notebook (after changing how a check result draws itself, say).
 
+One lesson is also opened as a learner's workspace holds it, to prove that its Deeper blocks
+open folded (core cells shown, "N cells hidden" under each Deeper heading) and unfold on a click.
+
 Lab runs on a scratch copy of the notebooks (see lab_server.py), so nothing tracked changes.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
@@ -228,3 +232,64 @@ def test_page_reading_finds_what_it_must(lab_window, artifacts):
     assert "cell 3" in found[0] and "tagged raises-exception but shows no error" in found[0]
     assert "cell 5" in found[1] and "ZeroDivisionError" in found[1]
     assert "cell 6" in found[2] and "not executed" in found[2]
+
+
+# ----------------------------------------------------------------- Deeper blocks open folded (issue 22, item 3)
+
+FOLDED_LESSON = ROOT / "notebooks" / "04_current_device.py"
+
+
+def test_a_lesson_opens_with_its_deeper_blocks_folded(lab_window, artifacts):
+    """The lesson as `make pairs` writes it and `make lab` copies it into a learner's workspace
+    (pairing off there): opened in Lab, every foldable Deeper block is hidden under its heading,
+    which says how many cells it hides; every core cell is shown; a click on the heading's toggle
+    shows the block."""
+    from course_utils.pairing import deeper_blocks, notebook_from_py
+    from course_utils.workspace import JUPYTEXT_CONFIG, JUPYTEXT_TEXT
+
+    lab = lab_window.server
+    folder = lab.root / "workspace"
+    folder.mkdir(exist_ok=True)
+    (folder / JUPYTEXT_CONFIG).write_text(JUPYTEXT_TEXT, encoding="utf-8")
+    nb = notebook_from_py(FOLDED_LESSON)
+    relative = f"workspace/{FOLDED_LESSON.stem}.ipynb"
+    nbformat.write(nb, lab.root / relative)
+
+    folds = [b for b in deeper_blocks(nb.cells) if b.foldable]
+    assert folds, f"{FOLDED_LESSON.name} has no foldable Deeper block: pick another lesson for this test"
+    hidden = {i for b in folds for i in b.cells}
+    core = [i for i, c in enumerate(nb.cells) if not tagged(c, "deeper")]
+
+    page = lab_window.open(relative)
+    try:
+        views = lab_page.read_folding(page)
+        lab_page.screenshot_notebook(page, artifacts / f"{FOLDED_LESSON.stem}.folded.png")
+        assert len(views) == len(nb.cells), f"Lab shows {len(views)} cells; the notebook has {len(nb.cells)}"
+        problems = [f"cell {i}: a core cell is hidden" for i in core if not views[i].shown]
+        problems += [f"cell {i}: under a folded Deeper heading but shown" for i in sorted(hidden) if views[i].shown]
+        for b in folds:
+            if b.heading in hidden:
+                continue  # nested in a folded block: hidden with it
+            view = views[b.heading]
+            if not (view.shown and view.folded and re.match(rf"{len(b.cells)} cells? hidden", view.hidden_label)):
+                problems.append(f"cell {b.heading}: the Deeper heading should show folded with "
+                                f"'{len(b.cells)} cells hidden' (shown {view.shown}, folded {view.folded}, "
+                                f"label {view.hidden_label!r})")
+        assert not problems, f"{relative} as opened in Lab:\n" + "\n".join(problems)
+
+        first = next(b for b in folds if b.heading not in hidden)
+        lab_page.unfold(page, first.heading)
+        after = lab_page.read_folding(page)
+        still = [i for i in first.cells if not after[i].shown]
+        assert not after[first.heading].folded and not still, (
+            f"after a click on the toggle of cell {first.heading}, cells {still} are still hidden")
+        lab_page.screenshot_notebook(page, artifacts / f"{FOLDED_LESSON.stem}.unfolded.png")
+        window_closed = True
+        lab_window.close_current()
+    except Exception:
+        window_closed = False
+        lab_window.discard()
+        raise
+    finally:
+        lab.shutdown_sessions_soon()
+    assert window_closed

@@ -7,6 +7,10 @@ Lesson: every exercise notebook. A check never crashes on a wrong answer. It ret
 The checks of notebook NN live in ``checks/nbNN.py``; each registers itself with
 ``@exercise(...)``. ``check()`` finds your function by the name the exercise asks for, in the
 notebook's namespace, so a misspelt or unrun definition is reported, not a ``NameError``.
+
+Hints come in steps: a fail names the mistake and nudges; ``check("03.3", show_answer=True)``
+(or the third wrong answer to that exercise in the kernel) shows the course's answer. The count
+of wrong answers is ``_core.ATTEMPTS``, the only state the checks keep.
 """
 
 from course_utils.checks._core import (

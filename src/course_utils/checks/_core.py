@@ -1,4 +1,12 @@
-"""The check machinery: a registry of exercises, a runner that never crashes, a result type."""
+"""The check machinery: a registry of exercises, a runner that never crashes, a result type.
+
+Hints come in steps. A wrong answer gets a message that names the mistake and a *hint*, a nudge
+that does not hand over the answer. The exercise's *answer* is shown only when the learner asks
+for it, ``check("03.3", show_answer=True)`` (every FAIL says so), or with the ``REVEAL_AFTER``-th
+wrong answer to the same exercise in this kernel. ``ATTEMPTS`` counts those wrong answers: the
+one piece of state the checks keep between calls (a restart forgets it; ``ATTEMPTS.reset()`` too).
+Warnings that the answer raises while it is checked are caught and summarised in one line.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +16,9 @@ import pkgutil
 import re
 import sys
 import traceback
+import warnings
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from course_utils.checks._guard import Tampered, verify
@@ -52,7 +61,10 @@ class CheckResult:
     title: str
     status: str
     message: str
-    hint: str = ""
+    hint: str = ""  # a nudge: what to look at, never the whole answer
+    note: str = ""  # one line about warnings the answer raised while it was checked
+    ask: str = ""  # on a fail: how to see the answer (check(..., show_answer=True)), until it is shown
+    answer: str = ""  # the course's answer: only when asked for, or after REVEAL_AFTER wrong answers
 
     @property
     def passed(self) -> bool:
@@ -64,8 +76,14 @@ class CheckResult:
     def __str__(self) -> str:
         mark = "PASS" if self.passed else ("TAMPERED" if self.status == "tampered" else "FAIL")
         text = f"{mark} [{self.exercise}] {_plain(self.title)}: {_plain(self.message)}"
+        if self.note:
+            text += f"\n  note: {_plain(self.note)}"
         if self.hint and not self.passed:
             text += f"\n  hint: {_plain(self.hint)}"
+        if self.ask and not self.answer:
+            text += f"\n  stuck? {_plain(self.ask)}"
+        if self.answer:
+            text += "\n  answer:\n" + "\n".join("    " + line for line in self.answer.splitlines())
         return text
 
     def __repr__(self) -> str:
@@ -79,8 +97,13 @@ class CheckResult:
             if self.hint and not self.passed
             else ""
         )
+        note = tag("div", tag("i", "Note:"), " ", _html(self.note), style="margin-top:.3em") if self.note else ""
+        ask = (tag("div", tag("i", "Stuck?"), " ", _html(self.ask), style="margin-top:.3em")
+               if self.ask and not self.answer else "")
+        answer = (tag("div", tag("i", "Answer:"), tag("pre", self.answer, style="margin:.2em 0 0 0"),
+                      style="margin-top:.3em") if self.answer else "")
         title = markup(tag("span", mark, colour=tone), f" [{self.exercise}] ", _html(self.title))
-        html_text = card(tone, title, tag("div", _html(self.message)), hint)
+        html_text = card(tone, title, tag("div", _html(self.message)), note, hint, ask, answer)
         return {"text/plain": str(self), "text/html": html_text, CHECK_MIME: self.to_dict()}
 
 
@@ -180,7 +203,10 @@ class Exercise:
 
     A lesson's "try it" cell is an exercise too, with a letter for its number ("01.a"). Its
     ``kind`` is "value" when the learner writes a line that binds a name (``ones = ...``) and the
-    checker receives that value, or "function" when the learner writes a small function."""
+    checker receives that value, or "function" when the learner writes a small function.
+    ``hint`` is the nudge a wrong answer gets when its checker gives none; ``answer`` is the
+    course's answer, shown in steps (see the module's docstring); ``writes`` says what kind of
+    thing a value try-it's learner writes ("a line of PyTorch", "a shell command as a string")."""
 
     id: str
     title: str
@@ -188,19 +214,22 @@ class Exercise:
     checker: Callable[[Callable], str]
     hint: str = ""
     kind: str = "function"
+    answer: str = ""
+    writes: str = "your line of PyTorch"
 
 
 _REGISTRY: dict[str, Exercise] = {}
 
 
-def exercise(id: str, title: str, function: str, hint: str = ""):
+def exercise(id: str, title: str, function: str, hint: str = "", answer: str = ""):
     """Register a checker. It receives the learner's function and returns a success message,
-    or raises ``Wrong(message, hint)``. It calls the learner's code through ``call``."""
+    or raises ``Wrong(message, hint)``. It calls the learner's code through ``call``.
+    ``hint`` nudges without giving the answer away; ``answer`` is the answer itself (code)."""
 
     def register(checker: Callable[[Callable], str]) -> Callable[[Callable], str]:
         if id in _REGISTRY and _REGISTRY[id].checker.__qualname__ != checker.__qualname__:
             raise ValueError(f"exercise id {id!r} is registered twice")
-        _REGISTRY[id] = Exercise(id, title, function, checker, hint)
+        _REGISTRY[id] = Exercise(id, title, function, checker, hint, answer=answer)
         checker._course_exercise = id  # lets check() tell the course's checker from a stand-in
         return checker
 
@@ -211,13 +240,16 @@ def exercise(id: str, title: str, function: str, hint: str = ""):
 TRY_IT_ID = re.compile(r"^\d\d\.[a-z]$")
 
 
-def try_it(id: str, title: str, name: str, hint: str = "", kind: str = "value"):
+def try_it(id: str, title: str, name: str, hint: str = "", kind: str = "value", answer: str = "",
+           writes: str = "your line of PyTorch"):
     """Register the checker of a lesson's try-it cell ("01.a").
 
     With ``kind="value"`` (the default) the learner's cell binds ``name`` (``ones = ...``); the
     checker receives the value and returns a success message or raises ``Wrong``. A value that is
-    still ``...`` (the cell as shipped) is "not-attempted". With ``kind="function"`` it works like
-    ``exercise``: the learner defines a function ``name`` and the checker calls it through ``call``."""
+    still ``...`` (the cell as shipped) is "not-attempted", and its hint asks for ``writes``
+    (a shell command or an environment string is not a "line of PyTorch"). With
+    ``kind="function"`` it works like ``exercise``: the learner defines a function ``name`` and the
+    checker calls it through ``call``. ``hint`` and ``answer`` as for ``exercise``."""
     if not TRY_IT_ID.match(id):
         raise ValueError(f"try-it id {id!r} should be a lesson number, a dot and a letter, like '01.a'")
     if kind not in ("value", "function"):
@@ -226,7 +258,7 @@ def try_it(id: str, title: str, name: str, hint: str = "", kind: str = "value"):
     def register(checker: Callable[[Any], str]) -> Callable[[Any], str]:
         if id in _REGISTRY and _REGISTRY[id].checker.__qualname__ != checker.__qualname__:
             raise ValueError(f"try-it id {id!r} is registered twice")
-        _REGISTRY[id] = Exercise(id, title, name, checker, hint, kind)
+        _REGISTRY[id] = Exercise(id, title, name, checker, hint, kind, answer, writes)
         checker._course_exercise = id
         return checker
 
@@ -262,15 +294,91 @@ def get_exercise(id: str) -> Exercise:
 
 _UNSET = object()
 
+REVEAL_AFTER = 3  # the wrong answer to one exercise, in one kernel, that brings its answer
 
-def check(id: str, answer: Callable | None = None) -> CheckResult:
-    """Check the answer to exercise ``id``.
+
+class Attempts:
+    """Wrong answers per exercise in this kernel: what moves a check's help from nudge to answer.
+
+    The one piece of state the checks keep between calls, in one object, ``ATTEMPTS``. Only a
+    "fail" counts (not an untouched stub, a missing function or a course bug). A restarted kernel
+    starts from nothing; ``ATTEMPTS.reset()`` forgets every exercise, ``reset("03.3")`` one.
+    """
+
+    def __init__(self, reveal_after: int = REVEAL_AFTER):
+        self.reveal_after = reveal_after
+        self._wrong: dict[str, int] = {}
+
+    def wrong(self, id: str) -> int:
+        """How many wrong answers exercise ``id`` has had in this kernel."""
+        return self._wrong.get(id, 0)
+
+    def record_wrong(self, id: str) -> int:
+        """Count one more wrong answer to ``id``; the new count."""
+        self._wrong[id] = self._wrong.get(id, 0) + 1
+        return self._wrong[id]
+
+    def reset(self, id: str | None = None) -> None:
+        if id is None:
+            self._wrong.clear()
+        else:
+            self._wrong.pop(id, None)
+
+    def __repr__(self) -> str:
+        return f"Attempts(reveal_after={self.reveal_after}, wrong={self._wrong})"
+
+
+ATTEMPTS = Attempts()
+
+_WARNING_LINE = 160  # characters of a warning's message kept in the one-line note
+
+
+def _warnings_note(caught: list[warnings.WarningMessage]) -> str:
+    """The warnings an answer raised while it was checked, in one line: how many, and the first."""
+    if not caught:
+        return ""
+    first = caught[0]
+    text = " ".join(str(first.message).split())
+    text = text if len(text) <= _WARNING_LINE else text[:_WARNING_LINE - 3] + "..."
+    kinds = len({(w.category, str(w.message)) for w in caught})
+    count = f"{len(caught)} warnings ({kinds} different)" if len(caught) > 1 else "a warning"
+    return f"your code raised {count} while it was checked; the first: {first.category.__name__}: {text}"
+
+
+def check(id: str, answer: Callable | None = None, *, show_answer: bool = False) -> CheckResult:
+    """Check the answer to exercise ``id``; ``show_answer=True`` also shows the course's answer.
 
     With no ``answer``, look up the function the exercise asks for in the caller's namespace
     (the notebook), so that an undefined or misspelt function gives a "missing" result, and a
-    definition that did not even compile gives its SyntaxError.
+    definition that did not even compile gives its SyntaxError. A wrong answer's result carries
+    a nudge (``hint``) and says how to ask for the answer (``ask``); the answer itself comes with
+    ``show_answer=True`` or the ``REVEAL_AFTER``-th wrong answer (``ATTEMPTS`` counts them).
+    Warnings raised while the answer runs are caught and summarised in ``note``.
     """
     namespace = sys._getframe(1).f_globals
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")  # every warning is recorded here, none printed above the result
+        result = _judge(id, answer, namespace)
+    return _in_steps(result, caught, show_answer)
+
+
+def _in_steps(result: CheckResult, caught: list[warnings.WarningMessage], show_answer: bool) -> CheckResult:
+    """The result with its warnings note, and the answer shown or offered, as the steps say."""
+    ex = _REGISTRY.get(result.exercise)
+    wrong = ATTEMPTS.record_wrong(result.exercise) if result.status == "fail" else 0
+    note, ask, shown = _warnings_note(caught), "", ""
+    if ex is not None and ex.answer and (show_answer or wrong >= ATTEMPTS.reveal_after):
+        shown = ex.answer
+    elif ex is not None and ex.answer and result.status == "fail":
+        ask = (f'in a new cell, run `check("{ex.id}", show_answer=True)` to see an answer; it also shows with '
+               f"wrong answer {ATTEMPTS.reveal_after} (this was {wrong}).")
+    elif show_answer:
+        ask = f"exercise {result.exercise} has no written answer; the hint above is all the course says."
+    return replace(result, note=note, ask=ask, answer=shown)
+
+
+def _judge(id: str, answer: Callable | None, namespace: dict) -> CheckResult:
+    """The verdict on exercise ``id``'s answer, before hints are stepped (see ``check``)."""
     try:
         verify()  # first, before anything that a changed builtin or module could derail
     except Tampered as tampered:
@@ -351,7 +459,7 @@ def _check_value(ex: Exercise, value) -> CheckResult:
     if value is Ellipsis:
         return CheckResult(
             ex.id, ex.title, "not-attempted", f"Your turn: `{ex.function}` is still `...`.",
-            f"Replace the `...` after `{ex.function} =` with your line of PyTorch and run the cell.",
+            f"Replace the `...` after `{ex.function} =` with {ex.writes} and run the cell.",
         )
     try:
         _verify_checker(ex)

@@ -89,11 +89,23 @@ def _best_device_machines() -> tuple[tuple[Machine, str], ...]:
     )
 
 
+_ANSWER_01_1 = """\
+def best_device() -> torch.device:
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+"""
+
+
 @exercise(
     "01.1",
     "Pick the best device",
     "best_device",
-    hint="Ask torch.cuda.is_available() first, then torch.backends.mps.is_available(), else 'cpu'.",
+    hint=("Ask PyTorch, each time the function runs, which backends work here, best first: an NVIDIA GPU "
+          "(torch.cuda), then a Mac's GPU (torch.backends.mps), then the CPU. Return a torch.device."),
+    answer=_ANSWER_01_1,
 )
 def _best_device(best_device) -> str:
     for machine, expected in _best_device_machines():
@@ -102,7 +114,7 @@ def _best_device(best_device) -> str:
         if not isinstance(got, torch.device):
             raise Wrong(
                 f"best_device() returned {got!r} (a {type(got).__name__}); expected a torch.device.",
-                "Wrap the name: return torch.device('cuda') rather than the string 'cuda'.",
+                "Wrap the name in torch.device(...): a string such as 'cuda' is not a device object.",
             )
         if got.type == expected:
             continue
@@ -110,9 +122,9 @@ def _best_device(best_device) -> str:
         if expected == "mps":
             raise Wrong(found, "After CUDA, ask torch.backends.mps.is_available(): a Mac's GPU is 'mps'.")
         if expected == "cuda":
-            raise Wrong(found, "Ask torch.cuda.is_available() first, inside the function, and return "
-                               "torch.device('cuda') when it says True; never hard-code this machine's answer.")
-        raise Wrong(found, "Return torch.device('cpu') when neither torch.cuda.is_available() nor "
+            raise Wrong(found, "Ask torch.cuda.is_available() first, inside the function, each time it runs; never "
+                               "hard-code this machine's answer.")
+        raise Wrong(found, "The CPU is the answer when neither torch.cuda.is_available() nor "
                            "torch.backends.mps.is_available() is True.")
     got = call(best_device)
     expected = torch.device(choose_device().device)
@@ -173,12 +185,32 @@ def visible_gpus_reference(mask: str, physical: int) -> list[int]:
     return listed
 
 
+_ANSWER_01_2 = """\
+def visible_gpus(mask: str, physical: int) -> list[int]:
+    listed: list[int] = []
+    for entry in mask.split(","):
+        entry = entry.strip()
+        if not entry.isdigit():
+            break
+        index = int(entry)
+        if index in listed:
+            return []
+        listed.append(index)
+    for position, index in enumerate(listed):
+        if index >= physical:
+            return listed[:position]
+    return listed
+"""
+
+
 @exercise(
     "01.2",
     "Read CUDA_VISIBLE_DEVICES",
     "visible_gpus",
-    hint="Split on commas; cuda:0 is the first listed GPU. Stop reading at the first entry that is not a "
-    "number; a repeat among the entries read hides every GPU; then cut before the first index past the last GPU.",
+    hint=("Read the mask left to right as the driver does: the first index listed becomes cuda:0. Three things "
+          "end or empty the list: an entry that is not a number, an index seen twice, an index past the last "
+          "GPU. Apply them in the order they are met."),
+    answer=_ANSWER_01_2,
 )
 def _visible_gpus(visible_gpus) -> str:
     for mask, physical, expected in VISIBLE_CASES:
@@ -208,12 +240,21 @@ FAKE_GPUS = (
 )
 
 
+_ANSWER_01_3 = """\
+def describe_gpu(props) -> str:
+    gib = props.total_memory / 1024**3
+    return (f"{props.name}: compute capability {props.major}.{props.minor}, "
+            f"{gib:.1f} GiB, {props.multi_processor_count} SMs")
+"""
+
+
 @exercise(
     "01.3",
     "Describe a GPU from its properties",
     "describe_gpu",
-    hint="Use props.name, props.major, props.minor, props.total_memory (bytes; 1 GiB = 1024**3 bytes) "
-    "and props.multi_processor_count; format memory with one decimal.",
+    hint=("The properties object has name, major, minor, total_memory (bytes) and multi_processor_count. A GiB "
+          "is 1024**3 bytes; show it with one decimal, in the exact sentence the exercise gives."),
+    answer=_ANSWER_01_3,
 )
 def _describe_gpu(describe_gpu) -> str:
     for props, expected in FAKE_GPUS:
@@ -234,11 +275,21 @@ def _current_index_machines() -> tuple[tuple[Machine, int | None], ...]:
     )
 
 
+_ANSWER_01_4 = """\
+def current_cuda_index() -> int | None:
+    if not torch.cuda.is_available():
+        return None
+    return torch.cuda.current_device()
+"""
+
+
 @exercise(
     "01.4",
     "The current device index, safely",
     "current_cuda_index",
-    hint="torch.cuda.current_device() raises on a machine without CUDA: ask torch.cuda.is_available() first.",
+    hint=("torch.cuda.current_device() raises on a machine without CUDA: find out first whether CUDA is "
+          "available, and return None when it is not."),
+    answer=_ANSWER_01_4,
 )
 def _current_cuda_index(current_cuda_index) -> str:
     for machine, expected in _current_index_machines():
@@ -258,9 +309,9 @@ def _current_cuda_index(current_cuda_index) -> str:
         if expected is None:
             raise Wrong(found, "Without CUDA there is no current CUDA device: return None.")
         if got is None:
-            raise Wrong(found, "When torch.cuda.is_available() is True, return torch.cuda.current_device(), "
-                               "the index of the current device, not always None.")
-        raise Wrong(found, "Return torch.cuda.current_device(): the current device is not always cuda:0.")
+            raise Wrong(found, "When torch.cuda.is_available() is True, ask torch.cuda for the index of its current "
+                               "device: the answer is not always None.")
+        raise Wrong(found, "Ask torch.cuda for the current device's index: it is not always cuda:0.")
     got = call(current_cuda_index)
     expected = torch.cuda.current_device() if torch.cuda.is_available() else None
     if not same(got, expected):
@@ -282,13 +333,21 @@ def _usable_machines() -> tuple[tuple[Machine, str], ...]:
     )
 
 
+_ANSWER_01_a = """\
+def usable_device():
+    acc = torch.accelerator.current_accelerator(check_available=True)
+    return acc if acc is not None else torch.device("cpu")
+"""
+
+
 @try_it(
     "01.a",
     "The usable device, for any backend",
     name="usable_device",
     kind="function",
-    hint="acc = torch.accelerator.current_accelerator(check_available=True), then return acc, or "
-    "torch.device('cpu') when acc is None.",
+    hint=("torch.accelerator knows CUDA, MPS and other backends. Ask it for the current accelerator, but only "
+          "one that works on this machine (see current_accelerator's arguments), and fall back to the CPU."),
+    answer=_ANSWER_01_a,
 )
 def _usable_device(usable_device) -> str:
     for machine, expected in _usable_machines():
@@ -320,11 +379,19 @@ def _usable_device(usable_device) -> str:
             "the check simulated the first four through torch.accelerator.")
 
 
+_ANSWER_01_b = """\
+mask = "3,1"
+"""
+
+
 @try_it(
     "01.b",
     "Renumber GPUs with CUDA_VISIBLE_DEVICES",
     name="mask",
-    hint="List the physical indices, separated by commas, in the order the child should number them.",
+    hint=("The value of an environment variable is one string: the physical GPU indices, separated by commas, "
+          "in the order the child should number them."),
+    answer=_ANSWER_01_b,
+    writes="the value for CUDA_VISIBLE_DEVICES, as a Python string in quotes",
 )
 def _mask(mask) -> str:
     if type(mask) is not str:

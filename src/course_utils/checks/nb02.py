@@ -23,11 +23,19 @@ def _other_devices() -> list[str]:
 # --------------------------------------------------------------------------- 02.1
 
 
+_ANSWER_02_1 = """\
+def like(reference: torch.Tensor, values) -> torch.Tensor:
+    return torch.tensor(values, device=reference.device, dtype=reference.dtype)
+"""
+
+
 @exercise(
     "02.1",
     "A new tensor like another",
     "like",
-    hint="Pass device=reference.device and dtype=reference.dtype to torch.tensor.",
+    hint=("torch.tensor(values) lands on the CPU with a default dtype unless you say otherwise: take both from "
+          "the reference tensor."),
+    answer=_ANSWER_02_1,
 )
 def _like(like) -> str:
     cases = [
@@ -60,12 +68,19 @@ def _like(like) -> str:
 # --------------------------------------------------------------------------- 02.2
 
 
+_ANSWER_02_2 = """\
+def move_batch(batch: dict, device) -> dict:
+    return {key: value.to(device) if isinstance(value, torch.Tensor) else value for key, value in batch.items()}
+"""
+
+
 @exercise(
     "02.2",
     "Move a batch, copying only what must move",
     "move_batch",
-    hint="Build a new dict: {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}. "
-    ".to() already returns the same tensor when it is on the device.",
+    hint=("Build a new dict: move the values that are tensors with .to(device), and pass every other value "
+          "through untouched. (.to already returns the same tensor when it is on the device.)"),
+    answer=_ANSWER_02_2,
 )
 def _move_batch(move_batch) -> str:
     for device in _other_devices():
@@ -112,11 +127,20 @@ def _boom():
     raise _Boom("make() failed on purpose")
 
 
+_ANSWER_02_3 = """\
+def build_on(device, make):
+    with torch.device(device):
+        return make()
+"""
+
+
 @exercise(
     "02.3",
     "Build under a device, leaving nothing set",
     "build_on",
-    hint="Use `with torch.device(device): return make()`; the with-block undoes itself even when make() raises.",
+    hint=("A torch.device used as a with-block sets the default device for what is built inside it, and undoes "
+          "itself on the way out, even when make() raises."),
+    answer=_ANSWER_02_3,
 )
 def _build_on(build_on) -> str:
     start = default_device()
@@ -183,12 +207,20 @@ def _to_cpu(args, kwargs) -> bool:
     return isinstance(target, (str, torch.device)) and torch.device(target).type == "cpu"
 
 
+_ANSWER_02_4 = """\
+def numpy_copy(t: torch.Tensor) -> np.ndarray:
+    return t.detach().cpu().numpy().copy()
+"""
+
+
 @exercise(
     "02.4",
     "A NumPy copy from any device",
     "numpy_copy",
-    hint="detach() (for tensors that require grad), cpu() (for any device), then copy: on the CPU, "
-    ".cpu() returns the same tensor and .numpy() shares its memory.",
+    hint=("Three steps, in this order: leave autograd (detach), come to the CPU (cpu), and make sure the array "
+          "does not share memory with the tensor (on the CPU, .cpu() returns the same tensor and .numpy() "
+          "shares its memory)."),
+    answer=_ANSWER_02_4,
 )
 def _numpy_copy(numpy_copy) -> str:
     base = torch.arange(12, dtype=torch.float32).reshape(3, 4)
@@ -241,12 +273,19 @@ def _float_inputs() -> list[torch.Tensor]:
         [torch.zeros(4, device="cuda:0")] if torch.cuda.is_available() else [])
 
 
+_ANSWER_02_a = """\
+def ones_beside(x):
+    return torch.ones(3, device=x.device)
+"""
+
+
 @try_it(
     "02.a",
     "Three ones beside x",
     name="ones_beside",
     kind="function",
-    hint="Take the device from the tensor you are given: torch.ones(3, device=x.device).",
+    hint="Take the device from the tensor you are given, not from a device name you type.",
+    answer=_ANSWER_02_a,
 )
 def _ones_beside(ones_beside) -> str:
     for x in _float_inputs():
@@ -261,7 +300,7 @@ def _ones_beside(ones_beside) -> str:
                                    "pass device=x.device.")
             raise Wrong(found, "Do not name a device: take it from x (x.device), so the function works for any x.")
         if tuple(got.shape) != (3,):
-            hint = ("`ones_like(x)` copies the shape of x; ask for three: torch.ones(3, device=x.device)."
+            hint = ("`ones_like(x)` copies the shape of x; ask torch.ones for three, on x's device."
                     if got.shape == x.shape else "")
             raise Wrong(f"{where} returned shape {tuple(got.shape)}; expected (3,).", hint)
         if got.dtype != torch.float32:
@@ -286,12 +325,19 @@ def _match_cases() -> list[tuple[torch.Tensor, torch.Tensor]]:
     return cases
 
 
+_ANSWER_02_b = """\
+def match(x, weight):
+    return x.to(weight)
+"""
+
+
 @try_it(
     "02.b",
     "Match an input to a weight, in one .to",
     name="match",
     kind="function",
-    hint="`.to` takes a tensor too: x.to(weight) moves to its device and casts to its dtype.",
+    hint="`.to` accepts a tensor as well as a device or a dtype.",
+    answer=_ANSWER_02_b,
 )
 def _match(match) -> str:
     for x, weight in _match_cases():

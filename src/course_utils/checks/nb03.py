@@ -48,12 +48,25 @@ class _Buggy(nn.Module):
         return self.scale(self.linear((x - self.mean) / self.std)) + self.offset
 
 
+_ANSWER_03_1 = """\
+def register_tensor_attributes(model: nn.Module) -> nn.Module:
+    for module in model.modules():
+        for name, value in list(vars(module).items()):
+            if isinstance(value, torch.Tensor) and not isinstance(value, nn.Parameter):
+                delattr(module, name)
+                module.register_buffer(name, value)
+    return model
+"""
+
+
 @exercise(
     "03.1",
     "Fix the tensor attributes of a model",
     "register_tensor_attributes",
-    hint="For each module in model.modules(), for each (name, value) in list(vars(module).items()) that is a "
-    "torch.Tensor: delattr(module, name), then module.register_buffer(name, value).",
+    hint=("Visit every submodule (model.modules()) and look at its plain attributes (vars(module)). "
+          "register_buffer refuses a name that is already an attribute, so remove the attribute first; leave "
+          "Parameters alone."),
+    answer=_ANSWER_03_1,
 )
 def _register_tensor_attributes(register_tensor_attributes) -> str:
     model = _Buggy()
@@ -117,12 +130,24 @@ def _attribute_left_behind() -> nn.Module:
     return model.to("meta")  # scale stays on the CPU; it is not part of the model's state
 
 
+_ANSWER_03_2 = """\
+def where_is(model: nn.Module) -> torch.device | None:
+    devices = {t.device for t in model.parameters()} | {t.device for t in model.buffers()}
+    if not devices:
+        return None
+    if len(devices) > 1:
+        raise ValueError(f"the model is spread over {sorted(str(d) for d in devices)}")
+    return devices.pop()
+"""
+
+
 @exercise(
     "03.2",
     "Where does a model live?",
     "where_is",
-    hint="Collect {t.device for t in model.parameters()} | {t.device for t in model.buffers()}; "
-    "no device: None; one: return it; more: raise ValueError naming them.",
+    hint=("Gather the devices of the parameters and of the buffers. No device, one device and several devices "
+          "each need their own answer (None, that device, a ValueError)."),
+    answer=_ANSWER_03_2,
 )
 def _where_is(where_is) -> str:
     cases = [
@@ -171,12 +196,22 @@ def _make_model() -> nn.Module:
     return nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 2))
 
 
+_ANSWER_03_3 = """\
+def load_onto(path, device, make_model) -> nn.Module:
+    model = make_model().to(device)
+    state = torch.load(path, map_location=device, weights_only=True)
+    model.load_state_dict(state)
+    return model
+"""
+
+
 @exercise(
     "03.3",
     "Load a checkpoint onto any device",
     "load_onto",
-    hint="model = make_model().to(device); state = torch.load(path, map_location=device, weights_only=True); "
-    "model.load_state_dict(state); return model.",
+    hint=("Move the model to the device before loading into it, and let torch.load put the checkpoint's tensors "
+          "where you want them (its map_location argument); then load_state_dict."),
+    answer=_ANSWER_03_3,
 )
 def _load_onto(load_onto) -> str:
     reference = _reference_model()
@@ -200,7 +235,7 @@ def _load_onto(load_onto) -> str:
                         raise Wrong(
                             f"{where} copied the checkpoint's meta tensors into a model still on the CPU: the model "
                             "itself never moved to the device (on a GPU it would stay on the CPU).",
-                            "Move the model first: model = make_model().to(device); then model.load_state_dict(state).",
+                            "Move the model first (what make_model() returns, moved with .to), and only then load the state into it.",
                         ) from None
                     raise
                 if type(got) is not nn.Sequential:  # the model make_model() built, not a look-alike
@@ -214,7 +249,7 @@ def _load_onto(load_onto) -> str:
                         raise Wrong(f"{where}: the model has no {key}.")
                     if device != "meta" and not torch.equal(state[key].cpu(), value):
                         raise Wrong(f"{where}: {key} does not hold the checkpoint's values.",
-                                    "Load the state dict into the model with model.load_state_dict(state).")
+                                    "The values come into the model only through its load_state_dict method.")
     return (f"Loaded checkpoints tagged cpu, cuda:0 and cuda:1 onto {', '.join(targets)}, "
             "with every parameter and buffer in place (values compared where a device holds data).")
 
@@ -252,13 +287,24 @@ def _snapshot(opt) -> list[dict[str, torch.Tensor]]:
             for group in opt.param_groups for p in group["params"]]
 
 
+_ANSWER_03_4 = """\
+def match_state_to_params(optimizer: torch.optim.Optimizer) -> None:
+    for param, state in optimizer.state.items():
+        for key, value in state.items():
+            if key == "step" or not isinstance(value, torch.Tensor):
+                continue
+            dtype = param.dtype if value.is_floating_point() else value.dtype
+            state[key] = value.to(device=param.device, dtype=dtype)
+"""
+
+
 @exercise(
     "03.4",
     "Move optimizer state to its parameters",
     "match_state_to_params",
-    hint="For each param, state in optimizer.state.items(): for each tensor value except 'step', "
-    "value.to(device=param.device, dtype=param.dtype if it is floating point). "
-    "Or let PyTorch do it: optimizer.load_state_dict(optimizer.state_dict()).",
+    hint=("optimizer.state maps each parameter to a dict of its state tensors. Move each to its parameter's "
+          "device (and dtype, when it is floating point), but leave 'step' as it is."),
+    answer=_ANSWER_03_4,
 )
 def _match_state_to_params(match_state_to_params) -> str:
     # meta is the second device of a machine without a GPU: state left on the CPU shows there
@@ -306,24 +352,36 @@ def _match_state_to_params(match_state_to_params) -> str:
 # --------------------------------------------------------------------------- try-it 03.a
 
 
-@try_it("03.a", "A buffer moves with its module", name="moved",
-        hint='layer.register_buffer("scale", torch.ones(3)), then moved = layer.to("meta").')
+_ANSWER_03_a = """\
+layer.register_buffer("scale", torch.ones(3))
+moved = layer.to("meta")
+"""
+
+
+@try_it(
+    "03.a",
+    "A buffer moves with its module",
+    name="moved",
+    hint=("A tensor that should move with a layer, without being trained, is a buffer: register it on the "
+          "layer, then move the layer."),
+    answer=_ANSWER_03_a,
+)
 def _moved(moved) -> str:
     if type(moved) is not nn.Linear:
         raise Wrong(f"`moved` should be the layer, an nn.Linear, but it is a {type(moved).__name__}.",
-                    '`layer.to("meta")` returns the layer itself: bind that to `moved`.')
+                    "`.to` returns the layer itself: bind what it returns to `moved`.")
     params, buffers = dict(moved.named_parameters()), dict(moved.named_buffers())
     if "scale" in params:
         raise Wrong("`scale` is an nn.Parameter: it moves, but an optimizer would train it.",
-                    'A fixed tensor is a buffer: layer.register_buffer("scale", torch.ones(3)).')
+                    "A fixed tensor is a buffer: register it with the layer's register_buffer method.")
     if "scale" not in buffers:
         plain = getattr(moved, "scale", None)
         if isinstance(plain, torch.Tensor):
             raise Wrong(f"`scale` is a plain tensor attribute, so .to() left it on {plain.device} "
                         f"while the weight went to {moved.weight.device}.",
-                        'Register it instead of assigning it: layer.register_buffer("scale", torch.ones(3)).')
+                        "Register it (register_buffer) instead of assigning it as an attribute.")
         raise Wrong(f"`moved` has no buffer named `scale`; its buffers are {sorted(buffers)}.",
-                    'Add one with layer.register_buffer("scale", torch.ones(3)) before moving the layer.')
+                    "Register one (register_buffer) before moving the layer.")
     scale = buffers["scale"]
     if tuple(scale.shape) != (3,) or scale.dtype != torch.float32:
         raise Wrong(f"`scale` is {scale.dtype} with shape {tuple(scale.shape)}; expected torch.ones(3) "
@@ -334,7 +392,7 @@ def _moved(moved) -> str:
     if report.devices != ("meta",):
         where = ", ".join(f"{device}: {', '.join(names)}" for device, names in report.by_device.items())
         raise Wrong(f"The layer is not all on meta ({where}).",
-                    'Register the buffer first, then move: moved = layer.to("meta") moves it with the weights.')
+                    "Register the buffer first, then move the layer and bind what .to returns: the buffer moves with the weights.")
     return "`scale` is a buffer: it moved to meta with the weight and bias, and state_dict() saves it."
 
 
@@ -354,8 +412,20 @@ def _run_cases() -> list[tuple[str, nn.Module]]:
     return cases
 
 
-@try_it("03.b", "The input goes where the model is", name="run", kind="function",
-        hint="return model(x.to(next(model.parameters()).device))")
+_ANSWER_03_b = """\
+def run(model, x):
+    return model(x.to(next(model.parameters()).device))
+"""
+
+
+@try_it(
+    "03.b",
+    "The input goes where the model is",
+    name="run",
+    kind="function",
+    hint="A module has no .device of its own; its parameters do. Move the input there, not the model.",
+    answer=_ANSWER_03_b,
+)
 def _run(run) -> str:
     cases = _run_cases()
     for what, model in cases:

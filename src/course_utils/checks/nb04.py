@@ -143,12 +143,19 @@ _WHY = {
 }
 
 
+_ANSWER_04_1 = """\
+def predictions() -> list[int]:
+    return [1, 1, 0, 0, 1, 0, 1, 1]
+"""
+
+
 @exercise(
     "04.1",
     "Predict the current device",
     "predictions",
-    hint="A block restores, on exit, what was current when it was entered; device_of(CPU tensor) and device(-1) "
-    "do nothing; torch.device(...) only sets the default device.",
+    hint=("A block restores, on exit, what was current when it was entered; device_of(CPU tensor) and "
+          "device(-1) do nothing; torch.device(...) only sets the default device."),
+    answer=_ANSWER_04_1,
 )
 def _predictions(predictions) -> str:
     got = call(predictions)
@@ -199,12 +206,41 @@ def random_program(rng: random.Random, gpus: int = 4) -> list[tuple]:
     return program + [("exit",)] * depth
 
 
+_ANSWER_04_2 = """\
+def simulate(start: int, program: list[tuple]) -> list[int]:
+    current, restore, after = start, [], []
+    for step in program:
+        kind = step[0]
+        if kind in ("device", "device_of"):
+            index = step[1]
+            if kind == "device_of" and index == "cpu":
+                index = -1
+            if index is None:
+                index = current
+            restore.append(current if index >= 0 else -1)
+            if index >= 0:
+                current = index
+        elif kind == "torch.device":
+            restore.append(-1)
+        elif kind == "set_device" and step[1] >= 0:
+            current = step[1]
+        elif kind == "exit":
+            previous = restore.pop()
+            if previous >= 0:
+                current = previous
+        after.append(current)
+    return after
+"""
+
+
 @exercise(
     "04.2",
     "Simulate the scoping rules",
     "simulate",
-    hint="Keep a stack: on entering device(i) with i >= 0 push the current device and switch; for -1 push a "
-    "marker that restores nothing; on exit pop and restore. torch.device blocks push a do-nothing marker.",
+    hint=("Each block entered must remember what its exit restores, and blocks nest: keep a stack of those. A "
+          "block that changes nothing still pushes an entry, one that restores nothing: for -1, for a CPU "
+          "device_of, for a torch.device block."),
+    answer=_ANSWER_04_2,
 )
 def _simulate(simulate) -> str:
     rng = random.Random(404)
@@ -240,12 +276,26 @@ LANDING_CASES = (
 )
 
 
+_ANSWER_04_3 = """\
+def landing_device(spec, current: int) -> str:
+    if spec is None:
+        return f"cuda:{current}"
+    if isinstance(spec, int):
+        return f"cuda:{spec}"
+    device = torch.device(spec)
+    if device.type == "cuda":
+        return f"cuda:{current if device.index is None else device.index}"
+    return str(device)
+"""
+
+
 @exercise(
     "04.3",
     "Where does the tensor land?",
     "landing_device",
-    hint="A CUDA device without an index means the current device at the moment the tensor is made; "
-    "an explicit index wins; other device types ignore the current CUDA device.",
+    hint=("A CUDA device without an index means the current device at the moment the tensor is made; an "
+          "explicit index wins; other device types ignore the current CUDA device."),
+    answer=_ANSWER_04_3,
 )
 def _landing_device(landing_device) -> str:
     for spec, current in LANDING_CASES:
@@ -263,12 +313,22 @@ NO_SWITCH = ("cpu", torch.device("cpu"), "meta", torch.device("meta"), "mps", "c
 SWITCH = (("cuda:0", 0), ("cuda:1", 1), (torch.device("cuda", 2), 2), ("cuda:3", 3))
 
 
+_ANSWER_04_4 = """\
+def device_scope(device):
+    device = torch.device(device)
+    if device.type == "cuda" and device.index is not None:
+        return torch.cuda.device(device.index)
+    return contextlib.nullcontext()
+"""
+
+
 @exercise(
     "04.4",
     "A device-agnostic scope",
     "device_scope",
-    hint="torch.device(device) parses strings; if .type == 'cuda' and .index is not None return "
-    "torch.cuda.device(index), otherwise contextlib.nullcontext().",
+    hint=("Parse the argument with torch.device first. Only a CUDA device with an index has a current-device "
+          "scope (torch.cuda.device); anything else gets a block that does nothing (see contextlib)."),
+    answer=_ANSWER_04_4,
 )
 def _device_scope(device_scope) -> str:
     for device in NO_SWITCH:
@@ -318,8 +378,21 @@ def _default_kept(before: torch.device, where: str) -> None:
                     "torch.set_default_device changes it for good; `with torch.device(...):` changes it for a block.")
 
 
-@try_it("04.a", "New tensors follow a default device", name="zeros_where", kind="function",
-        hint="with torch.device(x.device):\n        return torch.zeros(2)")
+_ANSWER_04_a = """\
+def zeros_where(x):
+    with torch.device(x.device):
+        return torch.zeros(2)
+"""
+
+
+@try_it(
+    "04.a",
+    "New tensors follow a default device",
+    name="zeros_where",
+    kind="function",
+    hint="A `with torch.device(...)` block makes new tensors land on that device; take the device from x.",
+    answer=_ANSWER_04_a,
+)
 def _zeros_where(zeros_where) -> str:
     devices = _try_it_devices()
     for device in devices:
@@ -338,7 +411,7 @@ def _zeros_where(zeros_where) -> str:
         if got.device != x.device:
             raise Wrong(f"{where} returned a tensor on {got.device}; expected x's device, {x.device}.",
                         "torch.cuda.device and torch.cuda.device_of switch only the current CUDA device; new tensors "
-                        "follow the default device, which `with torch.device(x.device):` sets.")
+                        "follow the default device, which a torch.device with-block sets.")
         if device.type != "meta" and torch.count_nonzero(got).item() != 0:
             raise Wrong(f"{where} returned {got.tolist()}; expected zeros.")
     return f"torch.zeros(2) landed on x's device for x on {', '.join(str(d) for d in devices)}."
@@ -360,8 +433,22 @@ class _Allocations(TorchFunctionMode):
         return out
 
 
-@try_it("04.b", "Build a layer directly on its device", name="build_on", kind="function",
-        hint="with torch.device(device):\n        return nn.Linear(8, 8)")
+_ANSWER_04_b = """\
+def build_on(device):
+    with torch.device(device):
+        return nn.Linear(8, 8)
+"""
+
+
+@try_it(
+    "04.b",
+    "Build a layer directly on its device",
+    name="build_on",
+    kind="function",
+    hint=("Build the layer on the device directly: inside a torch.device with-block, as in 04.a, or with "
+          "nn.Linear's own device argument."),
+    answer=_ANSWER_04_b,
+)
 def _build_on(build_on) -> str:
     devices = _try_it_devices()
     for device in devices:
@@ -380,7 +467,7 @@ def _build_on(build_on) -> str:
             on = sorted({str(p.device) for p in got.parameters()})
             if on != [str(device)]:
                 raise Wrong(f"{where} returned a layer on {', '.join(on)}; expected it on {device}.",
-                            "Create the layer inside `with torch.device(device):`.")
+                            "Create the layer where it belongs from the start: a torch.device with-block sets where new tensors go.")
             allocations = _Allocations()
             with allocations:  # the answer left no mode behind (checked above), so this one pops cleanly
                 call(build_on, asked)
@@ -388,7 +475,8 @@ def _build_on(build_on) -> str:
             if elsewhere:
                 raise Wrong(f"{where} made the layer's tensors on {', '.join(elsewhere)} first, then copied them to "
                             f"{device}: twice the memory, and for a large model on a GPU, time spent copying.",
-                            "Do not move the layer after building it: build it inside `with torch.device(device):`.")
+                            "Do not move the layer after building it: build it on the device (a torch.device with-block, or "
+                            "nn.Linear's device argument).")
     return f"Built directly on {', '.join(str(d) for d in devices)}, default device left as it was."
 
 

@@ -65,12 +65,37 @@ MESSAGES: tuple[tuple[str, str], ...] = (
 )
 
 
+_ANSWER_05_1 = """\
+def fix_for(message: str) -> str:
+    text = message.lower()
+    if "same index must be on the same device" in text:
+        return "optimizer-after-move"
+    if "indices should be either on" in text:
+        return "index-to-table-device"
+    if "deserialize object on" in text:
+        return "map-location"
+    if "to numpy" in text:
+        return "cpu-before-numpy"
+    if "invalid device ordinal" in text:
+        return "existing-device-index"
+    if "not compiled with cuda" in text or "nvidia driver" in text:
+        return "cpu-or-cuda-build"
+    if "on the same device" in text or "not on the expected device" in text:
+        return "move-to-one-device"
+    if "expected object of type" in text and text.count("torch.cuda.") == 1:  # PyTorch 0.4: one CUDA type, one CPU
+        return "move-to-one-device"
+    return "not-a-device-error"
+"""
+
+
 @exercise(
     "05.1",
     "Name the fix from the message",
     "fix_for",
-    hint="Look for the stable phrases: 'same device' / 'expected device', 'indices should be', 'deserialize', "
-    "'to numpy', 'invalid device ordinal', 'not compiled with CUDA' / 'NVIDIA driver', 'same index'.",
+    hint=("Each kind of message has a phrase that stays the same across PyTorch versions ('same device', "
+          "'indices should be', 'deserialize', 'to numpy', 'invalid device ordinal', 'NVIDIA driver', ...). "
+          "Compare in lower case, and test the most specific phrases first."),
+    answer=_ANSWER_05_1,
 )
 def _fix_for(fix_for) -> str:
     for message, expected in MESSAGES:
@@ -114,12 +139,33 @@ def _same_structure(got, original, device: torch.device, path: str) -> None:
         raise Wrong(f"{path} ({original!r}) is not a tensor and should be returned as it is, got {got!r}.")
 
 
+_ANSWER_05_2 = """\
+def to_model_device(model: nn.Module, *inputs):
+    tensors = list(model.parameters()) + list(model.buffers())
+    if not tensors:
+        return inputs
+    device = tensors[0].device
+
+    def move(value):
+        if isinstance(value, torch.Tensor):
+            return value.to(device)
+        if isinstance(value, (list, tuple)):
+            return type(value)(move(v) for v in value)
+        if isinstance(value, dict):
+            return {k: move(v) for k, v in value.items()}
+        return value
+
+    return tuple(move(x) for x in inputs)
+"""
+
+
 @exercise(
     "05.2",
     "Move every input to the model's device",
     "to_model_device",
-    hint="Find the device from the model's parameters, else its buffers; then walk the inputs recursively: "
-    "tensors get .to(device), lists/tuples/dicts are rebuilt, anything else is returned as it is.",
+    hint=("Find the device from the model's parameters, else its buffers; then walk the inputs recursively: "
+          "tensors get .to(device), lists, tuples and dicts are rebuilt, anything else is returned as it is."),
+    answer=_ANSWER_05_2,
 )
 def _to_model_device(to_model_device) -> str:
     inputs = (
@@ -161,12 +207,22 @@ INDEX_CASES = (
 )
 
 
+_ANSWER_05_3 = """\
+def index_device(table_device, index_device) -> str:
+    table, index = torch.device(table_device), torch.device(index_device)
+    if index.type == "cpu" or index == table:
+        return str(index)
+    return str(table)
+"""
+
+
 @exercise(
     "05.3",
     "The safe device for an index",
     "index_device",
-    hint="An index may stay where it is if it is on the CPU or on the table's own device; otherwise it must move "
-    "to the table's device.",
+    hint=("An index may stay where it is if it is on the CPU or on the table's own device; otherwise it must "
+          "move to the table's device."),
+    answer=_ANSWER_05_3,
 )
 def _index_device(index_device) -> str:
     for table, index in INDEX_CASES:
@@ -192,11 +248,19 @@ def _checkpoint(saved_on: str) -> tuple[bytes, dict[str, torch.Tensor]]:
     return tagged.getvalue(), state
 
 
+_ANSWER_05_4 = """\
+def load_anywhere(data: bytes, device):
+    return torch.load(io.BytesIO(data), map_location=device)
+"""
+
+
 @exercise(
     "05.4",
     "Load any checkpoint anywhere",
     "load_anywhere",
-    hint="torch.load(io.BytesIO(data), map_location=device) puts every tensor on device, whatever the file says.",
+    hint=("torch.load reads a file-like object (io.BytesIO wraps bytes), and its map_location argument decides "
+          "where every tensor lands, whatever device the file names."),
+    answer=_ANSWER_05_4,
 )
 def _load_anywhere(load_anywhere) -> str:
     targets = ["cpu", "meta"] + (["cuda:0"] if torch.cuda.is_available() else [])
@@ -259,12 +323,19 @@ def _model(kind: str, device: str) -> nn.Module:
     return nn.Module.to(model, device)
 
 
+_ANSWER_05_a = """\
+def call_model(model, x):
+    return model(x.to(next(model.parameters()).device))
+"""
+
+
 @try_it(
     "05.a",
     "Call the model on its own device",
     "call_model",
-    hint="A module has no `.device`; its parameters do: `return model(x.to(next(model.parameters()).device))`.",
     kind="function",
+    hint="A module has no `.device`; its parameters do.",
+    answer=_ANSWER_05_a,
 )
 def _call_model(call_model) -> str:
     devices = ["meta", "cpu"] + (["cuda:0"] if torch.cuda.is_available() else [])
@@ -301,12 +372,17 @@ def _call_model(call_model) -> str:
 LESSON_STATE = {"weight": ((1.0, 2.0, 3.0),), "bias": (0.5,)}
 
 
+_ANSWER_05_b = """\
+state = torch.load(io.BytesIO(checkpoint), map_location="cpu")
+"""
+
+
 @try_it(
     "05.b",
     "Load a GPU checkpoint onto the CPU",
     "state",
-    hint="`torch.load(io.BytesIO(checkpoint), map_location=\"cpu\")` puts every tensor on the CPU, whatever "
-    "device the file names.",
+    hint="torch.load has an argument that says where every tensor should land, whatever device the file names.",
+    answer=_ANSWER_05_b,
 )
 def _state(state) -> str:
     if type(state) is not dict:

@@ -43,12 +43,27 @@ TIMING_CASES = (
 )
 
 
+_ANSWER_06_1 = """\
+def time_per_call(op, clock, synchronize, repeats: int = 5) -> float:
+    times = []
+    for _ in range(repeats):
+        synchronize()
+        start = clock()
+        op()
+        synchronize()
+        times.append(clock() - start)
+    return statistics.median(times)
+"""
+
+
 @exercise(
     "06.1",
     "Time asynchronous work honestly",
     "time_per_call",
-    hint="Per repeat: synchronize(), start = clock(), op(), synchronize(), then clock() - start. "
-    "Return the median of the repeats (statistics.median).",
+    hint=("A device runs its work asynchronously: wait for it (synchronize) before you start the clock and "
+          "again before you read it, in every repeat. Report a typical repeat, one that a slow outlier cannot "
+          "move."),
+    answer=_ANSWER_06_1,
 )
 def _time_per_call(time_per_call) -> str:
     for durations, backlog, repeats in TIMING_CASES:
@@ -87,12 +102,22 @@ def _fake_case(rng: random.Random, count: int):
     return device, sources, buffers
 
 
+_ANSWER_06_2 = """\
+def copy_all_to_host(sources, buffers, synchronize):
+    for src, buf in zip(sources, buffers):
+        buf.copy_(src, non_blocking=True)
+    synchronize()
+    return list(buffers)
+"""
+
+
 @exercise(
     "06.2",
     "Make device-to-host copies safe",
     "copy_all_to_host",
-    hint="Issue every buf.copy_(src, non_blocking=True) first, then call synchronize() once, then return "
-    "the buffers. Reading before that synchronize() sees old data.",
+    hint=("A non_blocking copy may still be running when the call returns. Start every copy first, wait once, "
+          "and only then hand the buffers back."),
+    answer=_ANSWER_06_2,
 )
 def _copy_all_to_host(copy_all_to_host) -> str:
     rng = random.Random(6)
@@ -106,7 +131,7 @@ def _copy_all_to_host(copy_all_to_host) -> str:
             raise Wrong(
                 f"Each buffer should receive exactly one copy_ with non_blocking=True; one received copies with "
                 f"non_blocking={blocking[0].copies}.",
-                "Use buf.copy_(src, non_blocking=True) once per buffer: a blocking copy waits for the GPU each time.",
+                "Ask copy_ for a non_blocking copy: a blocking copy waits for the GPU each time.",
             )
         if device.implicit_syncs:
             raise Wrong("Your code read device data (.item()/.tolist() on a device tensor), which waits for the GPU "
@@ -130,7 +155,7 @@ def _copy_all_to_host(copy_all_to_host) -> str:
     if (out is None or len(out) != 2
             or not all(isinstance(o, torch.Tensor) and torch.equal(o, r) for o, r in zip(out, real))):
         raise Wrong("With real CPU tensors the buffers did not end up equal to the sources.",
-                    "Copy with buf.copy_(src, non_blocking=True) and return the buffers you were given.")
+                    "Copy into the buffers you were given (copy_, non_blocking) and return those same buffers.")
     return "Every copy was non_blocking, one synchronize() made them all safe, and the data was right."
 
 
@@ -142,12 +167,19 @@ GBPS_CASES = (
 )
 
 
+_ANSWER_06_3 = """\
+def gbps(nbytes: int, seconds) -> float:
+    return nbytes / statistics.median(seconds) / 1e9
+"""
+
+
 @exercise(
     "06.3",
     "Bandwidth from bytes and seconds",
     "gbps",
-    hint="GB/s = nbytes / median(seconds) / 1e9: decimal gigabytes (10**9, as PCIe and GPU specs use) and the "
-    "median, which one slow sample cannot move.",
+    hint=("Use decimal gigabytes (10**9 bytes, as PCIe and GPU specs do) and a typical time that one slow "
+          "sample cannot move."),
+    answer=_ANSWER_06_3,
 )
 def _gbps(gbps) -> str:
     for nbytes, seconds in GBPS_CASES:
@@ -168,12 +200,22 @@ def _gbps(gbps) -> str:
     return "Right for every case: bytes over the median time, in decimal GB/s."
 
 
+_ANSWER_06_4 = """\
+def pcie_ceiling_gbps(gen: int, lanes: int = 16) -> float:
+    rate = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0}[gen]
+    encoding = 8 / 10 if gen <= 2 else 128 / 130
+    return rate * lanes * encoding / 8
+"""
+
+
 @exercise(
     "06.4",
     "The PCIe ceiling of a link",
     "pcie_ceiling_gbps",
-    hint="GB/s = GT/s per lane × lanes × encoding ÷ 8. GT/s: Gen1 2.5, Gen2 5, Gen3 8, Gen4 16, Gen5 32. "
-    "Encoding: 8/10 for Gen1-2, 128/130 for Gen3-5.",
+    hint=("GB/s = transfers per second per lane × lanes × the share of bits that is data (the line encoding) ÷ "
+          "8. Gen1 to Gen2 use 8b/10b encoding, Gen3 to Gen5 128b/130b; each generation doubles the GT/s of the "
+          "one before (Gen3: 8)."),
+    answer=_ANSWER_06_4,
 )
 def _pcie_ceiling_gbps(pcie_ceiling_gbps) -> str:
     for gen in (1, 2, 3, 4, 5):
@@ -202,12 +244,23 @@ def _pcie_ceiling_gbps(pcie_ceiling_gbps) -> str:
 ONCE_CASES = ((0.0, 2e-3), (3e-2, 1e-3), (5e-3, 4e-4))
 
 
+_ANSWER_06_a = """\
+def time_once(op, clock, synchronize):
+    synchronize()
+    start = clock()
+    op()
+    synchronize()
+    return clock() - start
+"""
+
+
 @try_it(
     "06.a",
     "Time one call honestly",
     "time_once",
-    hint="synchronize(); start = clock(); op(); synchronize(); return clock() - start",
     kind="function",
+    hint="The device works asynchronously: wait for it before you start the clock and again before you read it.",
+    answer=_ANSWER_06_a,
 )
 def _time_once(time_once) -> str:
     for backlog, work in ONCE_CASES:
@@ -239,12 +292,21 @@ def _time_once(time_once) -> str:
     return "Synchronized on both sides of the clock: the device's time, not the launch's or the queue's."
 
 
+_ANSWER_06_b = """\
+def copy_into(dst, src):
+    dst.copy_(src)
+    return dst
+"""
+
+
 @try_it(
     "06.b",
     "Copy into a preallocated buffer",
     "copy_into",
-    hint="`dst.copy_(src)` copies in place (converting dtype and device); then `return dst`.",
     kind="function",
+    hint=("A tensor method copies into an existing tensor in place, converting dtype and device; then return "
+          "the destination."),
+    answer=_ANSWER_06_b,
 )
 def _copy_into(copy_into) -> str:
     generator = torch.Generator().manual_seed(6)

@@ -43,12 +43,23 @@ def _expect_value_error(fn: Callable, *args: Any) -> None:
     )
 
 
+_ANSWER_08_1 = """\
+def device_for_rank(local_rank: int, gpu_count: int) -> torch.device:
+    if gpu_count == 0:
+        return torch.device("cpu")
+    if local_rank >= gpu_count:
+        raise ValueError(f"local rank {local_rank} has no GPU of its own: this machine has {gpu_count}")
+    return torch.device("cuda", local_rank)
+"""
+
+
 @exercise(
     "08.1",
     "Choose the device from LOCAL_RANK",
     "device_for_rank",
-    hint="No GPU: torch.device('cpu'). Otherwise torch.device('cuda', local_rank), "
-    "and ValueError when local_rank >= gpu_count.",
+    hint=("Three cases: no GPU at all, a local rank that has a GPU of its own, and a local rank past the last "
+          "GPU (raise a ValueError that says so)."),
+    answer=_ANSWER_08_1,
 )
 def _device_for_rank(fn) -> str:
     cases = [(rank, count) for count in (0, 1, 2, 4, 8) for rank in range(max(count, 3)) if rank < count or not count]
@@ -96,12 +107,22 @@ def _reference_pick(env: dict[str, str], gpu_count: int) -> torch.device:
     return device_for_rank(local_rank_from(env), gpu_count)
 
 
+_ANSWER_08_2 = """\
+def pick_device(env: dict, gpu_count: int) -> torch.device:
+    local_rank = int(env.get("LOCAL_RANK", "0"))
+    if gpu_count == 0:
+        return torch.device("cpu")
+    return torch.device("cuda", local_rank)
+"""
+
+
 @exercise(
     "08.2",
     "Fix: every process lands on cuda:0",
     "pick_device",
-    hint="Read env['LOCAL_RANK'] (a string: int() it; absent means 0), not RANK, "
-    "and return torch.device('cuda', local_rank) when there are GPUs.",
+    hint=("LOCAL_RANK, not RANK, numbers the processes on one machine. Environment values are strings, and a "
+          "missing LOCAL_RANK means 0."),
+    answer=_ANSWER_08_2,
 )
 def _pick_device(fn) -> str:
     for name, envs, gpus in LAUNCHES:
@@ -136,11 +157,22 @@ DEVICE_IDS_CASES: tuple[tuple[Any, list[int] | None], ...] = (
 )
 
 
+_ANSWER_08_3 = """\
+def ddp_device_ids(device) -> list[int] | None:
+    device = torch.device(device)
+    if device.type == "cpu":
+        return None
+    return [device.index]
+"""
+
+
 @exercise(
     "08.3",
     "device_ids for DistributedDataParallel",
     "ddp_device_ids",
-    hint="torch.device(device) accepts both forms. CPU module: None. Module on cuda:i: [i], a list with one int.",
+    hint=("torch.device(device) reads both forms of input. DDP wants None for a CPU module, and a list holding "
+          "the GPU's index for a module on one GPU."),
+    answer=_ANSWER_08_3,
 )
 def _ddp_device_ids(fn) -> str:
     for device, expected in DEVICE_IDS_CASES:
@@ -170,12 +202,26 @@ SHARED_CASES: tuple[tuple[dict[int, str], dict[str, list[int]]], ...] = (
 )
 
 
+_ANSWER_08_4 = """\
+def shared_gpus(devices: dict[int, str]) -> dict[str, list[int]]:
+    by_gpu: dict[str, list[int]] = {}
+    for rank, name in devices.items():
+        device = torch.device(name)
+        if device.type == "cpu":
+            continue
+        key = f"{device.type}:{0 if device.index is None else device.index}"
+        by_gpu.setdefault(key, []).append(rank)
+    return {gpu: sorted(ranks) for gpu, ranks in by_gpu.items() if len(ranks) > 1}
+"""
+
+
 @exercise(
     "08.4",
     "Find the GPUs that several ranks share",
     "shared_gpus",
-    hint="Group ranks by torch.device(d); 'cuda' without an index is cuda:0 in a fresh process; skip 'cpu'; "
-    "keep only GPUs with two or more ranks, each list sorted.",
+    hint=("Give each GPU one name (torch.device(d); 'cuda' without an index is cuda:0 in a fresh process), "
+          "group the ranks by it, skip the CPU, and keep only GPUs with two or more ranks, each list sorted."),
+    answer=_ANSWER_08_4,
 )
 def _shared_gpus(fn) -> str:
     for devices, expected in SHARED_CASES:
@@ -193,7 +239,21 @@ def _shared_gpus(fn) -> str:
 TWO_MACHINES: tuple[dict[str, str], ...] = tuple(_launch(2, 2))
 
 
-@try_it("08.a", "The device from LOCAL_RANK", name="device_from_env", kind="function")
+_ANSWER_08_a = """\
+def device_from_env(env):
+    return torch.device("cuda", int(env["LOCAL_RANK"]))
+"""
+
+
+@try_it(
+    "08.a",
+    "The device from LOCAL_RANK",
+    name="device_from_env",
+    kind="function",
+    hint=("LOCAL_RANK numbers the processes on one machine; RANK counts across machines. An environment value "
+          "is a string."),
+    answer=_ANSWER_08_a,
+)
 def _device_from_env(fn) -> str:
     for env in TWO_MACHINES:
         got = _as_device(call(fn, dict(env)), f"device_from_env(RANK={env['RANK']}, LOCAL_RANK={env['LOCAL_RANK']})")
@@ -206,8 +266,8 @@ def _device_from_env(fn) -> str:
                         "RANK counts across machines: use env['LOCAL_RANK'] instead.")
         if got.type == "cuda" and got.index is None:
             raise Wrong(f"{where}, without an index: that is the current device, cuda:0 in every process.",
-                        "Give the index: torch.device('cuda', int(env['LOCAL_RANK'])).")
-        raise Wrong(f"{where}; expected {expected}.", "torch.device('cuda', int(env['LOCAL_RANK'])).")
+                        "Give the index too: torch.device takes a type and an index, and LOCAL_RANK is that index.")
+        raise Wrong(f"{where}; expected {expected}.", "The GPU's index is LOCAL_RANK, read from env as an int.")
     return "Right for all four processes: cuda:0 and cuda:1 on each machine."
 
 
@@ -226,7 +286,19 @@ def _torchrun_args(value: Any) -> list[str]:
                 "Start it with `torchrun` (or `python -m torch.distributed.run`).")
 
 
-@try_it("08.b", "The second machine's torchrun command", name="second")
+_ANSWER_08_b = """\
+second = "torchrun --nnodes 2 --node-rank 1 --nproc-per-node 2 --master-addr 127.0.0.1 --master-port 29500 scripts/two_machines.py"
+"""
+
+
+@try_it(
+    "08.b",
+    "The second machine's torchrun command",
+    name="second",
+    hint="Machine 1 runs the same torchrun command as machine 0 with one option changed: which machine it is.",
+    answer=_ANSWER_08_b,
+    writes="the torchrun command for machine 1, as a Python string in quotes",
+)
 def _second_machine(value) -> str:
     from torch.distributed.run import get_args_parser
 

@@ -29,8 +29,20 @@ def _other_devices() -> list[str]:
 # --------------------------------------------------------------------------- try-it 09.a
 
 
-@try_it("09.a", "The labels follow the logits", name="follow", kind="function",
-        hint="Take the device from the tensor: `return labels.to(logits.device)`.")
+_ANSWER_09_a = """\
+def follow(labels, logits):
+    return labels.to(logits.device)
+"""
+
+
+@try_it(
+    "09.a",
+    "The labels follow the logits",
+    name="follow",
+    kind="function",
+    hint="Take the device from the logits tensor, whichever it is.",
+    answer=_ANSWER_09_a,
+)
 def _follow(follow) -> str:
     for where in ["cpu"] + _other_devices():
         logits = torch.randn(3, 4, dtype=torch.float64, device=where)
@@ -44,8 +56,7 @@ def _follow(follow) -> str:
                         "Do not name a device: `logits.device` is the device, whatever machine this runs on.")
         if got.dtype != torch.int64:
             raise Wrong(f"{shown} returned dtype {got.dtype}; class labels for cross_entropy stay int64.",
-                        "`labels.to(logits)` copies the dtype of `logits` too. Pass only its device: "
-                        "`labels.to(logits.device)`.")
+                        "`labels.to(logits)` copies the dtype of `logits` too: pass `.to` only its device.")
         if got.shape != labels.shape or (got.device.type != "meta" and not torch.equal(got.cpu(), labels)):
             raise Wrong(f"{shown} returned {got.tolist() if got.device.type != 'meta' else tuple(got.shape)}; "
                         f"expected the same labels, {labels.tolist()}.", "Move the labels; do not compute new ones.")
@@ -56,8 +67,19 @@ def _follow(follow) -> str:
 # --------------------------------------------------------------------------- try-it 09.b
 
 
-@try_it("09.b", "Workers started with spawn", name="spawn_loader",
-        hint="DataLoader(WhereAmI(4), batch_size=2, num_workers=2, multiprocessing_context=\"spawn\")")
+_ANSWER_09_b = """\
+spawn_loader = DataLoader(WhereAmI(4), batch_size=2, num_workers=2, multiprocessing_context="spawn")
+"""
+
+
+@try_it(
+    "09.b",
+    "Workers started with spawn",
+    name="spawn_loader",
+    hint=("DataLoader takes the start method of its workers as an argument (multiprocessing_context), besides "
+          "batch_size and num_workers."),
+    answer=_ANSWER_09_b,
+)
 def _spawn_loader(value) -> str:
     if not isinstance(value, DataLoader):
         raise Wrong(f"`spawn_loader` should be a DataLoader; it is a {type(value).__name__}.")
@@ -84,8 +106,19 @@ def _lesson_model() -> nn.Module:
     return nn.Sequential(nn.Linear(512, 1024, device="meta"), nn.ReLU(), nn.Linear(1024, 10, device="meta"))
 
 
-@try_it("09.c", "The bytes of a model's parameters", name="param_bytes",
-        hint="sum(p.numel() * p.element_size() for p in model.parameters())")
+_ANSWER_09_c = """\
+param_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+"""
+
+
+@try_it(
+    "09.c",
+    "The bytes of a model's parameters",
+    name="param_bytes",
+    hint="A tensor's bytes are numel() * element_size(); add them up over the model's parameters.",
+    answer=_ANSWER_09_c,
+    writes="your line of Python",
+)
 def _param_bytes(value) -> str:
     params = list(_lesson_model().parameters())
     expected = sum(p.numel() * p.element_size() for p in params)
@@ -171,9 +204,26 @@ def _walk(got, expected, path: str, device: torch.device):
         raise Wrong(f"{path} was {expected!r} and came back as {got!r}; values that are not tensors pass unchanged.")
 
 
-@exercise("09.1", "Move a nested batch to the device", "to_device",
-          hint="Recurse: a tensor -> t.to(device, non_blocking=True); a dict -> {k: to_device(v, device)}; "
-          "a list or tuple -> the same type of the moved items; anything else -> returned as it is.")
+_ANSWER_09_1 = """\
+def to_device(batch, device):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=True)
+    if isinstance(batch, dict):
+        return {key: to_device(value, device) for key, value in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(value, device) for value in batch)
+    return batch
+"""
+
+
+@exercise(
+    "09.1",
+    "Move a nested batch to the device",
+    "to_device",
+    hint=("Recurse: a tensor moves (non_blocking=True); a dict, a list and a tuple are rebuilt, keeping their "
+          "type, with their items moved; anything else comes back as it is."),
+    answer=_ANSWER_09_1,
+)
 def _to_device(to_device) -> str:
     for where in _other_devices() + ["cpu"]:
         device = torch.device(where)
@@ -247,9 +297,23 @@ STEP_CASES = (
 )
 
 
-@exercise("09.2", "Bytes held between training steps", "held_bytes",
-          hint="Add the bytes of: every parameter; every p.grad that is not None; every tensor in "
-          "optimizer.state[p].values(). Bytes of a tensor: t.numel() * t.element_size().")
+_ANSWER_09_2 = """\
+def held_bytes(model, optimizer):
+    params = list(model.parameters())
+    tensors = params + [p.grad for p in params if p.grad is not None]
+    tensors += [v for state in optimizer.state.values() for v in state.values() if isinstance(v, torch.Tensor)]
+    return sum(t.numel() * t.element_size() for t in tensors)
+"""
+
+
+@exercise(
+    "09.2",
+    "Bytes held between training steps",
+    "held_bytes",
+    hint=("Between steps memory holds the parameters, the gradients that exist, and every tensor the optimizer "
+          "keeps per parameter. A tensor's bytes: t.numel() * t.element_size()."),
+    answer=_ANSWER_09_2,
+)
 def _held_bytes(held_bytes) -> str:
     for name, build, make_optimizer, dtype in STEP_CASES:
         model, optimizer = _after_one_step(build, make_optimizer, dtype)
@@ -294,9 +358,23 @@ MACHINES = (
 )
 
 
-@exercise("09.3", "Choose a DataLoader's settings", "loader_options",
-          hint="{'pin_memory': torch.cuda.is_available()}, plus 'multiprocessing_context': 'spawn' only when "
-          "touches_cuda is True. Ask torch at call time; do not decide for this machine.")
+_ANSWER_09_3 = """\
+def loader_options(touches_cuda):
+    options = {"pin_memory": torch.cuda.is_available()}
+    if touches_cuda:
+        options["multiprocessing_context"] = "spawn"
+    return options
+"""
+
+
+@exercise(
+    "09.3",
+    "Choose a DataLoader's settings",
+    "loader_options",
+    hint=("Decide from what torch says when the function runs, not from this machine: pinned memory only helps "
+          "with a CUDA GPU, and spawn is needed only when the workers touch CUDA."),
+    answer=_ANSWER_09_3,
+)
 def _loader_options(loader_options) -> str:
     for machine in MACHINES:
         for touches_cuda in (False, True):

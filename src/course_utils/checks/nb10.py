@@ -61,9 +61,19 @@ class _Tiny(nn.Module):
 # --------------------------------------------------------------------------- 10.a
 
 
-@try_it("10.a", "A layer that takes no memory", name="layer",
-        hint="Pass device='meta' and dtype=torch.bfloat16 to nn.Linear itself, or build it inside "
-        "`with torch.device('meta'):`.")
+_ANSWER_10_a = """\
+layer = nn.Linear(4096, 4096, device="meta", dtype=torch.bfloat16)
+"""
+
+
+@try_it(
+    "10.a",
+    "A layer that takes no memory",
+    name="layer",
+    hint=("nn.Linear takes device and dtype arguments, as torch.ones does; or build it inside a `with "
+          "torch.device(...)` block."),
+    answer=_ANSWER_10_a,
+)
 def _meta_layer(layer) -> str:
     if not isinstance(layer, nn.Module):
         raise Wrong(f"`layer` should be an nn.Linear, but it is a {type(layer).__name__}.",
@@ -92,9 +102,22 @@ def _checkpoint(build, dtype=torch.float32) -> dict[str, torch.Tensor]:
     return {k: v.to(dtype) if v.is_floating_point() else v for k, v in build().state_dict().items()}
 
 
-@try_it("10.b", "Give a meta model the checkpoint's values", name="restore", kind="function",
-        hint="model.load_state_dict(state, assign=True), then return model (load_state_dict returns a "
-        "report of missing and unexpected keys, not the model).")
+_ANSWER_10_b = """\
+def restore(model, state):
+    model.load_state_dict(state, assign=True)
+    return model
+"""
+
+
+@try_it(
+    "10.b",
+    "Give a meta model the checkpoint's values",
+    name="restore",
+    kind="function",
+    hint=("load_state_dict normally copies into the model's tensors, which a meta model cannot hold; one of its "
+          "arguments puts the checkpoint's tensors in their place. It returns a report of keys, not the model."),
+    answer=_ANSWER_10_b,
+)
 def _restore(restore) -> str:
     cases = [
         ("nn.Linear(3, 2)", lambda: nn.Linear(3, 2), torch.float32),
@@ -146,12 +169,23 @@ MATERIALIZE_MODELS = (
 )
 
 
+_ANSWER_10_1 = """\
+def materialize(model: nn.Module, device) -> nn.Module:
+    model.to_empty(device=device)
+    for module in model.modules():
+        if hasattr(module, "reset_parameters"):
+            module.reset_parameters()
+    return model
+"""
+
+
 @exercise(
     "10.1",
     "Make a meta model real",
     "materialize",
-    hint="model.to_empty(device=device), then for every module in model.modules() that has a reset_parameters "
-    "method, call it; return model.",
+    hint=("to_empty(device=...) gives a meta model real but uninitialised memory. Every module that can "
+          "initialise its own tensors has a reset_parameters() method; nested modules too."),
+    answer=_ANSWER_10_1,
 )
 def _materialize(materialize) -> str:
     state = torch.get_rng_state()
@@ -169,7 +203,7 @@ def _materialize(materialize) -> str:
                     if "Cannot copy out of meta tensor" in str(raised.exc):
                         raise Wrong(f"{where} called .to(): a meta tensor has no data to copy, so PyTorch refuses "
                                     f"({raised.exc}).",
-                                    "Allocate on the device with model.to_empty(device=device), then initialise.") from None
+                                    "Allocate on the device with to_empty (a meta model has no data to copy), then initialise.") from None
                     raise
                 if got is not model:
                     raise Wrong(f"{where} returned {type(got).__name__}; expected the model it was given, made real.",
@@ -273,13 +307,29 @@ _MISTAKES = (
 )
 
 
+_ANSWER_10_2 = """\
+def plan_device_map(model: nn.Module, budgets: dict) -> dict:
+    devices = list(budgets)
+    slot, used, plan = 0, 0, {}
+    for name, layer in model.named_children():
+        size = sum(t.numel() * t.element_size() for t in [*layer.parameters(), *layer.buffers()])
+        while slot < len(devices) and used + size > budgets[devices[slot]]:
+            slot, used = slot + 1, 0
+        if slot == len(devices):
+            raise ValueError(f"layer {name} ({size} bytes) does not fit in {budgets}")
+        plan[name] = torch.device(devices[slot])
+        used += size
+    return plan
+"""
+
+
 @exercise(
     "10.2",
     "A device map from memory budgets",
     "plan_device_map",
-    hint="For each (name, layer) in model.named_children(): size = bytes of its parameters and buffers "
-    "(numel() * element_size()); while it does not fit in what is left on the current device, move on to the next "
-    "device (never back); none left: raise ValueError. Return {name: torch.device(device)}.",
+    hint=("Walk the children in order, sizing each by its parameters and buffers in bytes. Fill one device "
+          "until the next layer does not fit, then move on (never back); out of devices: ValueError."),
+    answer=_ANSWER_10_2,
 )
 def _plan(plan) -> str:
     for what, build, budgets in PLAN_CASES:
@@ -356,13 +406,23 @@ STATE_CASES = (
 )
 
 
+_ANSWER_10_3 = """\
+def optimizer_state_devices(model: nn.Module, optimizer: torch.optim.Optimizer) -> dict:
+    return {
+        name: {key: value.device for key, value in optimizer.state.get(p, {}).items() if isinstance(value, torch.Tensor)}
+        for name, p in model.named_parameters()
+    }
+"""
+
+
 @exercise(
     "10.3",
     "Where does each parameter's optimizer state live?",
     "optimizer_state_devices",
-    hint="{name: {key: value.device for key, value in optimizer.state[p].items() if isinstance(value, torch.Tensor)} "
-    "for name, p in model.named_parameters()}: read each tensor's own device, and keep {} for a parameter "
-    "without state.",
+    hint=("optimizer.state is keyed by the parameter object, not by its name: go through "
+          "model.named_parameters(), and read each state tensor's own .device. A parameter without state maps "
+          "to {}."),
+    answer=_ANSWER_10_3,
 )
 def _state_devices(fn) -> str:
     for what, make in STATE_CASES:
