@@ -113,7 +113,8 @@ else:
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: free memory, and which error a missing GPU gives
-#
+
+# %% [markdown] tags=["deeper"]
 # `mem_get_info(i)` returns `(free, total)` in bytes, as the driver sees it: other processes'
 # memory counts as used. `get_device_properties` checks the index itself: past the last GPU it
 # raises `AssertionError: Invalid device id`. Creating a tensor there instead,
@@ -132,7 +133,8 @@ else:
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: which CUDA each release is built with, and a CUDA build without a driver
-#
+
+# %% [markdown] tags=["deeper"]
 # Which version `torch.version.cuda` reports depends on the release (read from the default Linux
 # wheels' `torch/version.py`; 2.7.1 and 2.14.1 are also run by the course's test matrix); other
 # CUDA builds come from download.pytorch.org:
@@ -192,7 +194,8 @@ check("01.a")
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: `device_count`, `current_device_index` and version differences
-#
+
+# %% [markdown] tags=["deeper"]
 # `torch.accelerator` arrived in PyTorch 2.6. `torch.accelerator.device_count()` returns 0 where
 # there is no accelerator, except in one case: on PyTorch 2.7, a CUDA build without a driver
 # raises the driver error instead; 2.14 returns 0 there too (the releases in between are not
@@ -286,7 +289,8 @@ check("01.b")
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: why not change `os.environ` in a running notebook
-#
+
+# %% [markdown] tags=["deeper"]
 # The CUDA driver reads `CUDA_VISIBLE_DEVICES` **once, when CUDA initialises** in a process.
 # `CUDA_VISIBLE_DEVICES=""` hides every GPU. Changing `os.environ["CUDA_VISIBLE_DEVICES"]` inside
 # a running notebook is a trap: once CUDA has initialised (any `.cuda()`,

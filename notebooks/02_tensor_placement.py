@@ -100,7 +100,8 @@ check("02.a")
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: naming devices
-#
+
+# %% [markdown] tags=["deeper"]
 # `device=` takes a string, a `torch.device` or, for CUDA, an integer index. Building a
 # `torch.device` checks only the spelling: it needs no GPU. An index of `None` means "the current
 # device of that type", decided when a tensor is made.
@@ -129,7 +130,8 @@ moved is t, t.device, moved.device
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: `.to(tensor)`, `.cuda()` and the current device
-#
+
+# %% [markdown] tags=["deeper"]
 # `a.to(b)` moves `a` to the device of `b` **and** casts it to the dtype of `b`: handy to match
 # an input to a model's weights in one call.
 
@@ -179,7 +181,8 @@ else:
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: `.get_device()` and comparing devices
-#
+
+# %% [markdown] tags=["deeper"]
 # `.get_device()` returns the device's index for every device (`device().index`, in
 # `c10/core/TensorImpl.h`), with **-1** where there is none: -1 for the CPU and for `meta`, 0 for
 # `cuda:0`, and 0 as well for an MPS or XPU tensor. So -1 means "no index", not "not on CUDA": ask
@@ -220,7 +223,8 @@ else:
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the zero-dimensional exception
-#
+
+# %% [markdown] tags=["deeper"]
 # One exception: a **zero-dimensional** CPU tensor (a scalar such as `torch.tensor(2.0)`) may join
 # an operation on another device, like a Python number. The result lives with the other operand.
 # It holds on a GPU too.
@@ -260,7 +264,8 @@ else:
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: `.cpu().numpy()`, `.item()` and printing
-#
+
+# %% [markdown] tags=["deeper"]
 # The fix is `.cpu().numpy()` (add `.detach()` for a tensor that requires grad, or use
 # `.numpy(force=True)`, which does both). Mind the difference it hides: from a GPU, `.cpu()` makes
 # a copy; on the CPU, `.cpu()` returns the same tensor, so the array still shares its memory.
@@ -317,7 +322,8 @@ inside, torch.zeros(1).device
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: versions, threads, and the current CUDA device
-#
+
+# %% [markdown] tags=["deeper"]
 # `torch.get_default_device()` itself changed in PyTorch 2.8. Before, it raised `AttributeError`
 # after `set_default_device(None)`, and it ignored `with torch.device(...)` in a thread that had
 # never called `set_default_device` (pytorch/pytorch#131328, fixed by #148621). On any version,

@@ -68,7 +68,8 @@ model, t = nn.Linear(3, 2), torch.ones(2)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: `.cuda()`, `.cpu()` and dtype moves
-#
+
+# %% [markdown] tags=["deeper"]
 # `model.cuda()` and `model.cpu()` are `model.to(...)` for those devices (`.cuda()` without an
 # index means the current CUDA device, notebook 04), so `model.to(device)` on its own line works and
 # `model = model.to(device)` is harmless. A dtype change is a move in the same sense: the module
@@ -149,7 +150,8 @@ placement_report(buggy)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the GPU message, silent dtype bugs, `persistent=False`
-#
+
+# %% [markdown] tags=["deeper"]
 # On a GPU, the buggy model after `.cuda()` fails with *Expected all tensors to be on the same
 # device, but found at least two devices, cuda:0 and cpu!*
 
@@ -231,7 +233,8 @@ check("03.b")
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: `module_device`, and why `next(model.parameters()).device` is only an idiom
-#
+
+# %% [markdown] tags=["deeper"]
 # The course's `module_device(model)` checks every parameter and buffer, and refuses to guess for a
 # split model.
 
@@ -315,7 +318,8 @@ opt.state[model.weight]["exp_avg"].dtype
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: which moves keep the `Parameter` objects, and Adam's state on a GPU
-#
+
+# %% [markdown] tags=["deeper"]
 # When a module moves to another kind of dense tensor (CPU, CUDA, MPS and XPU tensors are of one
 # kind; a dtype change stays within it), `Module._apply` keeps each `Parameter` object and swaps
 # its data (`param.data = ...`; `torch.__future__.set_overwrite_module_params_on_conversion(True)`
@@ -413,7 +417,8 @@ target.weight.dtype, torch.equal(target.weight.float(), state["weight"])
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: device tags, every `map_location` form, `cuda:1` files, `assign=True`
-#
+
+# %% [markdown] tags=["deeper"]
 # `torch.save` writes each tensor's bytes (copied to the host) and, next to them, a tag such as
 # `"cpu"` or `"cuda:0"`. `torch.load` passes every tag to `map_location`; a **callable**
 # `map_location` receives each storage (already read into CPU memory) with its tag, and returns the

@@ -92,7 +92,8 @@ torch.cuda.device_count()
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: which message, and the memory statistics
-#
+
+# %% [markdown] tags=["deeper"]
 # On a CPU-only build of PyTorch the message is *Torch not compiled with CUDA enabled*; on a CUDA
 # build without a driver it is about the NVIDIA driver. The memory statistics are the exception:
 # before CUDA has been initialised they return 0 instead of raising, on any machine.
@@ -118,7 +119,8 @@ index, inside, current()
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the source of `torch.cuda.device`, and `None`
-#
+
+# %% [markdown] tags=["deeper"]
 # Read the source rather than trusting a summary (this prints the code of the PyTorch you have).
 # `__enter__` swaps in the new index and remembers the previous one; `__exit__` puts the previous
 # one back. `_get_device_index` turns `"cuda:1"`, `torch.device("cuda", 1)` or `1` into `1`.
@@ -170,7 +172,8 @@ inside_model_scope
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: what `device_of` is
-#
+
+# %% [markdown] tags=["deeper"]
 # `device_of` is a subclass of `device`. Its whole constructor is one line: the index of `obj` if
 # `obj.is_cuda`, else `-1`. So it is a **context manager, not a device**; `nn.Module` has no
 # `is_cuda` (nor a `.device`), hence the error above.
@@ -228,7 +231,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the docstring, and `torch.accelerator.device_index`
-#
+
+# %% [markdown] tags=["deeper"]
 # The docstring says its use is discouraged in favour of `torch.cuda.device` (and, for choosing a
 # GPU per process, of `CUDA_VISIBLE_DEVICES`, notebook 08). A negative index is a no-op.
 
@@ -320,7 +324,8 @@ check("04.b")
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: reading the default device
-#
+
+# %% [markdown] tags=["deeper"]
 # `torch.get_default_device()` answers where factories put tensors now, but it sees
 # `with torch.device(...)` blocks only from PyTorch 2.8 (pytorch/pytorch#131328, fixed by #148621);
 # 2.7 answers with what `set_default_device` set, here `cpu`. `course_utils.scopes.default_device()`
@@ -335,7 +340,8 @@ torch.__version__, read_inside, "sees the block" if TorchVersion(torch.__version
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: all of it nested, on two GPUs
-#
+
+# %% [markdown] tags=["deeper"]
 # On two GPUs the current-device column of this trace reads 0 → 1 → 1 → 0 → 1 → 1, then on the
 # way out 1 → 0 → 1 → 1 → 0: each exit restores what was current when its block was entered,
 # `device_of(cpu tensor)` changes nothing, and `torch.device('cuda:0')` changes only the

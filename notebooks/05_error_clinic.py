@@ -238,7 +238,8 @@ nn.Linear(3, 1, device="meta")(torch.rand(2, 3))
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: more errors, and where PyTorch raises them
-#
+
+# %% [markdown] tags=["deeper"]
 # Optional. Each part below adds an error family or the PyTorch source behind one above. First,
 # `explain_device_error` also says when an error is **not** about devices:
 
@@ -256,7 +257,8 @@ checkpoint_locations(io.BytesIO(checkpoint))
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the two CUDA wordings, and `nn.Linear`
-#
+
+# %% [markdown] tags=["deeper"]
 # On CUDA, elementwise operations go through `TensorIterator`, whose check
 # (`aten/src/ATen/TensorIterator.cpp`) prints the first non-CPU device and the odd one:
 # *Expected all tensors to be on the same device, but found at least two devices, cuda:0 and
@@ -298,7 +300,8 @@ explain_device_error(new)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: `torch.cat`
-#
+
+# %% [markdown] tags=["deeper"]
 # Concatenation needs every piece on one device, too. On CUDA the message names the argument
 # `tensors` in method `wrapper_CUDA_cat`. The fix: `torch.cat([t.to(device) for t in pieces])`.
 
@@ -316,7 +319,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: indexing, which side may the index live on?
-#
+
+# %% [markdown] tags=["deeper"]
 # Indexing is asymmetric. The check (`check_indices_on_cpu_or_selfdevice` in
 # `TensorAdvancedIndexing.cpp`) allows indices **on the CPU or on the indexed tensor's device**:
 # a CUDA tensor indexed by a CPU index is allowed (PyTorch copies the index over; keep hot
@@ -341,7 +345,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the exceptions, 0-dim CPU tensors and Python numbers
-#
+
+# %% [markdown] tags=["deeper"]
 # Two things may join an operation on another device: a **Python number**, and a **0-dim CPU
 # tensor** (shape `()`), which `TensorIterator` treats as a scalar (`allow_cpu_scalars`). A
 # 1-element tensor of shape `(1,)` is *not* a scalar, and a 0-dim tensor on another device is
@@ -356,7 +361,8 @@ raises(lambda: c + torch.tensor(2.0, device="meta"), RuntimeError, match="not on
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: optimizer state left on the old device
-#
+
+# %% [markdown] tags=["deeper"]
 # Optimizers create their state (Adam's `exp_avg`, SGD's `momentum_buffer`) lazily, on the
 # device of each parameter, at the first `step()`. `model.to("cuda")` moves the parameters (the
 # same `Parameter` objects, so the optimizer still holds them) but not that state. On CUDA,
@@ -421,7 +427,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: which message a missing device gives
-#
+
+# %% [markdown] tags=["deeper"]
 # Loading a GPU checkpoint raises *Attempting to deserialize object on a CUDA device but
 # torch.cuda.is_available() is False* without a GPU, and *... on CUDA device 1 but
 # torch.cuda.device_count() is 1* with one GPU. `map_location` (a device, a string, a dict from
@@ -454,7 +461,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: `.numpy()` on a GPU tensor
-#
+
+# %% [markdown] tags=["deeper"]
 # The check (`torch/csrc/utils/tensor_numpy.cpp`) names the device, so `meta` shows the exact
 # message a GPU tensor gets, with `cuda:0` in place of `meta`.
 
@@ -468,7 +476,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: where the convolution message comes from
-#
+
+# %% [markdown] tags=["deeper"]
 # `check_input_same_type_as_parameters` in `aten/src/ATen/native/Convolution.cpp` compares
 # `input.options().type_equal(weight.options())` and prints each tensor's `toString()`, the
 # legacy type name that holds device and dtype together (`torch.cuda.FloatTensor` is a float32
@@ -485,7 +494,8 @@ try_mixed("conv2d: cpu input, meta weight", lambda: nn.Conv2d(3, 4, 3, device="m
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: where `meta` does **not** behave like CUDA
-#
+
+# %% [markdown] tags=["deeper"]
 # `meta` is a stand-in, not a twin. Each row below mixes `meta` with the CPU in an operation that
 # **raises on CUDA**, and `try_mixed` reports what actually came back, compared with the right
 # answer computed on the CPU. Some raise as CUDA would. Others return a meta tensor (no values,
@@ -515,7 +525,8 @@ sum(row.raised for row in rows), len(rows)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: why the GPU reports the error late
-#
+
+# %% [markdown] tags=["deeper"]
 # A CUDA kernel that fails a `CUDA_KERNEL_ASSERT` (the bounds checks of `nll_loss`, behind
 # `cross_entropy`, and of indexing) stops, and the CUDA runtime marks the context as failed. The
 # host learns of it at its next CUDA call that returns a status, and `C10_CUDA_CHECK` turns that
@@ -536,7 +547,8 @@ raises(lambda: torch.arange(4.0)[torch.tensor([0, 5])], IndexError, match="out o
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: find the culprits before the error
-#
+
+# %% [markdown] tags=["deeper"]
 # `find_device_mismatches(model, *inputs)` lists every parameter, buffer, plain tensor attribute
 # and input (inside tuples, lists and dicts too) that is not on the model's device, before
 # anything runs. The classic culprit is a tensor stored as a plain attribute: `model.to()` moves

@@ -159,7 +159,8 @@ check("07.a")
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: A1, `device_of(t)` tells which CUDA device a tensor is on
-#
+
+# %% [markdown] tags=["deeper"]
 # The article: 「Tensor または Storage オブジェクトがどの CUDA デバイスに割り当てられているかを判断します。」
 # ("It determines which CUDA device a Tensor or Storage object is allocated on."), with the example
 # `device = torch.cuda.device_of(tensor)`.
@@ -183,7 +184,8 @@ f"Tensor が割り当てられている CUDA デバイス: {device}"  # "CUDA de
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: A2, `device_of` switches the current CUDA device
-#
+
+# %% [markdown] tags=["deeper"]
 # The article: 「現在の CUDA デバイスをそのオブジェクトが割り当てられているデバイスに変更します。」
 # ("It changes the current CUDA device to the device the object is allocated on.")
 #
@@ -217,7 +219,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: A3, the code in the block runs on the object's device
-#
+
+# %% [markdown] tags=["deeper"]
 # The article: 「このブロック内のコードは、obj が割り当てられている CUDA デバイスで実行されます。」
 # ("The code in this block runs on the CUDA device obj is allocated on.")
 #
@@ -242,7 +245,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: A4, `device_of` moves data for you
-#
+
+# %% [markdown] tags=["deeper"]
 # The article: 「デバイス間でのデータ転送を明示的に記述する必要をなくします。」 ("It removes the need to
 # write data transfers between devices explicitly.") and 「複数の CUDA デバイス間でデータを効率的に移動することができます。」
 # ("It can move data efficiently between several CUDA devices.")
@@ -279,7 +283,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: A5, transfers are not necessarily automatic
-#
+
+# %% [markdown] tags=["deeper"]
 # The article: 「複数の CUDA デバイスを使用する場合は、デバイス間でのデータ転送が自動的に行われるとは限らないことに注意する必要があります。」
 # ("When you use several CUDA devices, note that data transfer between devices is not
 # necessarily automatic.")
@@ -294,7 +299,8 @@ raises(lambda: m + torch.tensor([2.0]), RuntimeError, match="not on the expected
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: A6, an error if the object is not on CUDA
-#
+
+# %% [markdown] tags=["deeper"]
 # The article: 「オブジェクトが CUDA デバイスに割り当てられていない場合は、エラーが発生します。」
 # ("If the object is not allocated on a CUDA device, an error occurs.")
 #
@@ -308,7 +314,8 @@ inside, "this is a no-op" in torch.cuda.device_of.__doc__
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: A7, the previous device comes back after the block
-#
+
+# %% [markdown] tags=["deeper"]
 # The article: 「これは、ブロック内のコードが終了すると、現在の CUDA デバイスが元のデバイスに戻されることを意味します。」
 # ("This means that when the code in the block ends, the current CUDA device is set back to the
 # original device.")
@@ -330,7 +337,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: A8, `tensor1.to(torch.cuda.device_of(tensor2))`
-#
+
+# %% [markdown] tags=["deeper"]
 # The article's comment: 「tensor1 を tensor2 が割り当てられている CUDA デバイスに転送します」 ("transfer
 # tensor1 to the CUDA device tensor2 is allocated on").
 #
@@ -356,7 +364,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: A9, `device_of(module)`
-#
+
+# %% [markdown] tags=["deeper"]
 # The article: 「torch.cuda.device_of は、Tensor と Storage オブジェクト以外にも、Module オブジェクトにも使用できます。」
 # ("torch.cuda.device_of can be used on Module objects as well as on Tensor and Storage objects.")
 #
@@ -376,7 +385,8 @@ raises(lambda: torch.cuda.device_of(module), AttributeError, match="has no attri
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: A10, `device_count`, `set_device`, `current_device`, `is_available`
-#
+
+# %% [markdown] tags=["deeper"]
 # The article lists them: 「利用可能な CUDA デバイスの数を取得します。」 ("gets the number of available
 # CUDA devices"), 「現在の CUDA デバイスを設定します。」 ("sets the current CUDA device"), 「現在の CUDA
 # デバイスを取得します。」 ("gets the current CUDA device"), 「CUDA が使用可能かどうかを確認します。」
@@ -391,7 +401,8 @@ torch.cuda.is_available(), torch.cuda.device_count(), "discouraged" in torch.cud
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: A11, `tensor.is_cuda`
-#
+
+# %% [markdown] tags=["deeper"]
 # The article: 「Tensor が CUDA デバイスに割り当てられているかどうかを確認する簡単な方法です。」 ("It is a
 # simple way to check whether a Tensor is allocated on a CUDA device.")
 #
@@ -409,7 +420,8 @@ tensor.is_cuda, m.is_cuda, m.device
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: A12, `current_device()` in a `with`
-#
+
+# %% [markdown] tags=["deeper"]
 # The article, on `torch.cuda.current_device()`: 「以下の例のように、with ステートメントで使用できます。」
 # ("It can be used in a with statement, as in the example below.")
 #
@@ -427,7 +439,8 @@ raises(lambda: use_in_with(index), (TypeError, AttributeError), match="context m
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: A13, `.cuda()`, then `module.device`
-#
+
+# %% [markdown] tags=["deeper"]
 # The article: 「Tensor や Module オブジェクトを CUDA デバイスに明示的に割り当てることができます。」 ("You
 # can explicitly allocate Tensor and Module objects on a CUDA device."), then it prints
 # `module.device`.
@@ -453,7 +466,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: A14, `with torch.device(...)` runs the block there
-#
+
+# %% [markdown] tags=["deeper"]
 # The article, on `with torch.device("cuda:0"):` 「このブロック内のコードは、cuda:0 デバイスで実行されます。」
 # ("The code in this block runs on the cuda:0 device.")
 #
@@ -488,7 +502,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: A15 and A16, `torch.device`, and readable code
-#
+
+# %% [markdown] tags=["deeper"]
 # The article: 「CUDA デバイスだけでなく、CPU デバイスも指定するために使用できます。」 ("It can be used to
 # specify not only CUDA devices but also the CPU device."): **true**, taught in notebook 02. And
 # 「コードをより簡潔で読みやすくすることができます。」 ("It can make code more concise and readable."),
@@ -576,7 +591,8 @@ check("07.b")
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the chapter's editions
-#
+
+# %% [markdown] tags=["deeper"]
 # The Japanese translation follows its Chinese original (ShusenTang/Dive-into-DL-PyTorch,
 # `docs/chapter04_DL_computation/4.6_use-gpu.md`) closely: the same 2019 `nvidia-smi` printout (a
 # GeForce GTX 1050), the same code and outputs, the same closing summary. The Chinese original
@@ -591,7 +607,8 @@ check("07.b")
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: B1, `nvidia-smi` shows the graphics card
-#
+
+# %% [markdown] tags=["deeper"]
 # The translation: 「準備が完了すると、nvidia-smiコマンドでグラフィックス情報を表示できます.」 ("Once
 # ready, the nvidia-smi command shows the graphics information.")
 #
@@ -608,7 +625,8 @@ shutil.which("nvidia-smi") or "nvidia-smi is not installed here: no NVIDIA drive
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: B2, data starts on the CPU
-#
+
+# %% [markdown] tags=["deeper"]
 # The translation: 「デフォルトでは、PyTorchはメモリにデータを作成し、CPUで計算します.」 ("By default,
 # PyTorch creates data in memory and computes on the CPU.")
 #
@@ -623,7 +641,8 @@ torch.get_default_device(), torch.tensor([1, 2, 3]).device
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: B3, device queries
-#
+
+# %% [markdown] tags=["deeper"]
 # The translation: `torch.cuda.is_available()` → `True`; `torch.cuda.device_count()` → `1`;
 # `torch.cuda.current_device()` → `0`, with 「インデックス番号は0から始まります」 ("indices start at
 # 0"); `torch.cuda.get_device_name(0)` → `'GeForce GTX 1050'`.
@@ -643,7 +662,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: B4, no device in the printout means CPU
-#
+
+# %% [markdown] tags=["deeper"]
 # The translation: 「デフォルトでは、Tensorがメモリに存在します.そのため、これまでTensorを印刷するたびにGPU関連の標識が見えませんでした.」
 # ("By default, a Tensor lives in (host) memory. That is why no GPU marking appeared whenever we
 # printed a Tensor so far.")
@@ -659,7 +679,8 @@ torch.tensor([1, 2, 3]), torch.tensor([1, 2, 3], device="meta")
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: B5, `.cuda()` copies; `.cuda()` equals `.cuda(0)`
-#
+
+# %% [markdown] tags=["deeper"]
 # The translation: 「.cuda()を使用して、CPU上のTensorをGPUに変換(コピー)することができる.」 ("With
 # .cuda(), a Tensor on the CPU can be converted (copied) to the GPU.") and 「cuda(0)およびcuda()は等価である」
 # ("cuda(0) and cuda() are equivalent").
@@ -688,7 +709,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: B6, `x.device` shows where a tensor is
-#
+
+# %% [markdown] tags=["deeper"]
 # The translation: 「Tensorのdevice属性によって、Tensorが存在するデバイスを表示することができる.」 ("A
 # Tensor's device attribute shows the device it is on.")
 #
@@ -707,7 +729,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: B7, `device=` at creation, or `.to(device)`
-#
+
+# %% [markdown] tags=["deeper"]
 # The translation: 「作成時にデバイスを直接指定できます.」 ("You can specify the device directly at
 # creation."), then `.to(device)` as the alternative.
 #
@@ -724,7 +747,8 @@ torch.tensor([1, 2, 3], device=device).device, torch.tensor([1, 2, 3]).to(device
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: B8, results stay on the GPU
-#
+
+# %% [markdown] tags=["deeper"]
 # The translation: 「GPU上のデータを演算すると、結果はGPU上に格納される.」 ("When you compute on data
 # on the GPU, the result is stored on the GPU.")
 #
@@ -749,7 +773,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: B9, mixing devices raises
-#
+
+# %% [markdown] tags=["deeper"]
 # The translation: 「なお、異なる位置に格納されたデータは、直接計算することはできない.」 ("Note that
 # data stored in different places cannot be computed together directly."), then `z = y + x.cpu()`
 # raises *RuntimeError: Expected object of type torch.cuda.LongTensor but found type
@@ -785,7 +810,8 @@ explain_device_error(old)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: B10, `model.cuda()` moves a model
-#
+
+# %% [markdown] tags=["deeper"]
 # The translation: 「Tensorと同様に、PyTorchモデルは.cudaを介してGPUに変換することもできる.」 ("Like a
 # Tensor, a PyTorch model can be converted to the GPU with .cuda.")
 #
@@ -813,7 +839,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: B11, "no need" for the model and its input on one device
-#
+
+# %% [markdown] tags=["deeper"]
 # The translation: 「同様に、モデル入力のTensorとモデルが同じデバイスにあることを保証する必要はありません.そうしないと、エラーが発生します.」
 # ("Likewise, there is no need to make sure the model's input Tensor and the model are on the
 # same device. Otherwise, an error occurs.")
@@ -847,7 +874,8 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: B12, all inputs in one memory
-#
+
+# %% [markdown] tags=["deeper"]
 # The translation's summary: 「PyTorchは、計算されたすべての入力データがメモリまたは同じグラフィックスカードのディスプレイメモリに存在することを要求します.」
 # ("PyTorch requires all input data of a computation to be in (host) memory or in the memory of
 # the same graphics card.")
