@@ -61,11 +61,9 @@ device
 # %% [markdown]
 # ## 1. Timing without synchronizing lies
 #
-# On the CPU an operation has finished when the call returns, so the clock is right. One reading
-# says little about the next, so every timing in this lesson gives its median and its spread (the
-# interquartile range, IQR: the middle half of the samples), and says when the spread is too wide
-# for the median to mean anything. The rule is `torch.utils.benchmark`'s: it warns when the IQR
-# reaches 10% of the median, and more strongly at 25%.
+# On the CPU an operation has finished when the call returns, so the clock is right. Every
+# timing here gives its median and spread (IQR, the middle half of the samples), with
+# `torch.utils.benchmark`'s warnings when the IQR reaches 10% and 25% of the median.
 
 # %%
 from course_utils.transfer import Spread
@@ -127,11 +125,9 @@ check("06.a")
 # %% [markdown]
 # ## 2. Timing a copy honestly
 #
-# Allocate the destination once (allocation is another cost). Warm up: the first copy pays
-# one-off costs, on the CPU a page fault for every fresh 4 KiB page of `dst`. Time on one
-# thread, as `torch.utils.benchmark.Timer` does by default: a host copy split over threads waits
-# for the slowest, and on a busy machine one of them is often descheduled. Repeat, take the
-# median, report the spread:
+# Allocate the destination once. Warm up: the first copy pays one-off costs (on the CPU, a page
+# fault per fresh page of `dst`). Use one thread, as `torch.utils.benchmark.Timer` does: a host
+# copy split over threads waits for the slowest. Repeat; report median and spread:
 
 # %%
 from course_utils.transfer import torch_threads
@@ -152,10 +148,8 @@ print(f"warm-up copy: {first * 1e3:.2f} ms, not counted")
 print(f"{src.nbytes / loop.median / 1e9:.1f} GB/s ({what}); {loop}")
 
 # %% [markdown]
-# `measure_copy` does the same with every sample kept, on any device. Timed right after the loop,
-# on the same buffers, the two must agree; here "agree" means medians within 10% (the share at
-# which `torch.utils.benchmark` starts warning). On a busy machine they need not, and `compare`
-# says so rather than print two numbers that contradict each other:
+# `measure_copy` does the same, every sample kept. Two honest timings of the same copy agree:
+# medians within 10%. On a busy machine they need not, and `compare` says so:
 
 # %%
 from course_utils.transfer import compare, measure_copy
@@ -177,9 +171,8 @@ check("06.b")
 # ## 3. Bandwidth against size
 #
 # Small copies pay a fixed latency; big ones approach the link's bandwidth. The line joins
-# the fastest sample per size, the band spans the middle half, and a cross marks a size whose
-# IQR is 25% of its median or more: noise. Without an accelerator the curve is host memory, which
-# can rise above the PCIe lines; the plot then says it is not a PCIe figure.
+# the fastest sample per size, the band spans the middle half, a cross marks noise (IQR ≥ 25%
+# of the median). A host-memory stand-in may rise above the PCIe lines: not a PCIe figure.
 
 # %%
 from course_utils.plots import plot_bandwidth, plot_variants
@@ -206,12 +199,10 @@ else:
     print(raises(lambda: torch.ones(3).pin_memory(), RuntimeError, match="NVIDIA driver"))
 
 # %% [markdown]
-# Every variant of the sweep at its largest size: bars are medians, whiskers the IQR, and above
-# each pair what the gap between blocking and `non_blocking=True` means. On a GPU, pinned stands
-# taller. Without an accelerator `non_blocking` changes nothing (a CPU-to-CPU copy is complete
-# when `copy_` returns, whatever the flag says), so both bars time the same copy and any gap is
-# noise; the label says whether it lies within the spread. Pinning is itself a copy, so it pays
-# for a buffer reused many times (`DataLoader(pin_memory=True)`), not for a one-off copy.
+# Every variant at the largest size: median bars, IQR whiskers, and above each pair what the
+# blocking/`non_blocking` gap means. On a GPU, pinned stands taller. On the CPU, `non_blocking`
+# changes nothing (the copy is done when `copy_` returns): any gap is noise. Pinning is itself
+# a copy, so it pays for a buffer reused many times (`DataLoader(pin_memory=True)`).
 
 # %%
 plot_variants(result);
