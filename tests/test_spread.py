@@ -4,6 +4,8 @@ import pytest
 from torch.utils.benchmark.utils import common as benchmark_common
 
 from course_utils.transfer import AGREE_TOLERANCE, Spread, Sweep, Transfer, compare, measure_copy
+from course_utils.transfer.overlap import Overlap
+from course_utils.transfer.pinning import PinningCost
 from course_utils.transfer.results import machine_info
 from course_utils.transfer.spread import FLUCTUATING, IQR_GROSS_WARN, IQR_WARN, MEANINGLESS, STEADY
 
@@ -90,3 +92,14 @@ def test_measure_copy_with_a_busy_clock_says_so_in_every_form():
     result = Sweep((busy, steady), machine_info("cpu"))
     assert result.noisy == [busy] and "1 of 2 timings" in str(result) and "1 of 2 timings" in result._repr_html_()
     assert Sweep((steady,), machine_info("cpu")).noise_warning is None
+
+
+def test_pinning_and_overlap_tables_carry_the_spread_and_flag_noise():
+    quiet = PinningCost(2**26, "cuda:0", 0.03, STEADY_S, STEADY_S, STEADY_S)
+    assert all("IQR" in value or "1 sample" in value for _, value in quiet.rows())
+    assert "Too noisy" not in quiet.verdict()
+    busy = PinningCost(2**26, "cuda:0", 0.03, STEADY_S, BUSY_S, STEADY_S)
+    assert "Too noisy to compare: the pageable copy" in busy.verdict()
+    overlap = Overlap("cuda:0", 2**26, 4096, STEADY_S, STEADY_S, STEADY_S, BUSY_S, True)
+    assert "(IQR 100%)" in str(overlap) and "Too noisy to compare: two streams" in overlap.verdict()
+    assert "Too noisy" not in Overlap("cuda:0", 1, 1, (1.0,), (1.0,), (2.0,), (2.5,), True).verdict()

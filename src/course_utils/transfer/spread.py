@@ -153,6 +153,24 @@ class Agreement:
         return str(self)
 
 
+def with_spread(seconds: Iterable[float]) -> str:
+    """'1.20 ms (IQR 4%)': a median with its spread, for one cell of a table."""
+    spread = Spread.of(seconds)
+    if spread.samples < 2:
+        return f"{fmt_time(spread.median)} (1 sample)"
+    return f"{fmt_time(spread.median)} (IQR {spread.relative:.0%})"
+
+
+def noise_note(timings: dict[str, Iterable[float]]) -> str | None:
+    """One sentence naming the timings whose spread leaves their median no meaning; None if none does."""
+    spreads = {name: Spread.of(seconds) for name, seconds in timings.items()}
+    noisy = [name for name, s in spreads.items() if s.samples > 1 and not s.meaningful]  # 1 sample: "(1 sample)"
+    if not noisy:
+        return None
+    return (f"Too noisy to compare: {', '.join(noisy)} (IQR 25% of the median or more, where "
+            "torch.utils.benchmark warns of 'significant environmental influence'). Measure again on a quiet machine.")
+
+
 def compare(first, second, *, names: tuple[str, str] = ("first", "second"),
             tolerance: float = AGREE_TOLERANCE) -> Agreement:
     """Compare two timings: ``Spread``s, anything with a ``.spread`` (a ``Transfer``), or samples."""
