@@ -168,18 +168,13 @@ class TwoStage(nn.Module):
         return self.stage2(h.to(self.dev2))  # the activation moves to the second device
 
 # %% [markdown]
-# Here the second device is `meta`: it computes shapes, not values, so this run shows the
-# shape flow only.
+# Here the second device is `meta`: it computes shapes, not values. On `cpu` + `cpu` the same
+# code computes values.
 
 # %%
 split = TwoStage("cpu", "meta")
-split(torch.randn(5, 8))
-
-# %% [markdown]
-# On `cpu` + `cpu` the same code computes values.
-
-# %%
-TwoStage("cpu", "cpu")(torch.randn(5, 8))
+print(split(torch.randn(5, 8)))
+print(TwoStage("cpu", "cpu")(torch.randn(5, 8)))
 
 # %% [markdown]
 # Forget the move and the second stage gets an input on the wrong device. `meta` words the error
