@@ -72,6 +72,16 @@ def test_two_steady_timings_agree_within_the_tolerance_and_not_beyond():
         compare(STEADY_S, STEADY_S, tolerance=10)
 
 
+def test_a_fluctuating_machine_cannot_test_the_tolerance_but_a_gap_beyond_the_spread_still_disagrees():
+    fluctuating = (1.0e-3, 1.0e-3, 1.1e-3, 1.2e-3, 1.2e-3)  # IQR 18% of the median
+    near = compare(fluctuating, [s * 1.13 for s in fluctuating])  # 13% apart: beyond 10%, inside 18%
+    assert near.comparable and not near.agree and near.verdict == "WITHIN THE NOISE"
+    assert str(near).startswith("WITHIN THE NOISE") and "not quiet enough" in str(near)
+    far = compare(fluctuating, [s * 1.5 for s in fluctuating])
+    assert far.verdict == "DISAGREE" and "more than their spreads" in str(far)
+    assert compare(STEADY_S, [s * 1.15 for s in STEADY_S]).verdict == "DISAGREE"  # steady: no excuse
+
+
 def test_a_busy_timing_is_not_compared_even_when_the_medians_happen_to_match():
     verdict = compare(BUSY_S, BUSY_S, names=("loop", "measure_copy"))
     assert verdict.difference == 0 and not verdict.comparable and not verdict.agree

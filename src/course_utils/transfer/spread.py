@@ -12,8 +12,9 @@ environmental influence"). Its quartiles are ``torch.quantile``'s linear interpo
 ``statistics.quantiles(method="inclusive")``, used here.
 
 Two timings of the same thing *agree* when their medians differ by at most ``AGREE_TOLERANCE``
-(10%, the share of the median torch lets the IQR take before it warns) of the smaller one; they
-can only be compared when neither spread is past the gross threshold.
+(10%, the share of the median torch lets the IQR take before it warns) of the smaller one. They
+are not compared when either spread is past the gross threshold; and a gap past the tolerance
+but inside a spread past 10% is "within the noise": that machine cannot test the tolerance.
 """
 
 from __future__ import annotations
@@ -130,6 +131,26 @@ class Agreement:
     def agree(self) -> bool:
         return self.comparable and self.difference <= self.tolerance
 
+    @property
+    def within_noise(self) -> bool:
+        """Apart by more than the tolerance, but by no more than a spread past torch's 10% warning.
+
+        Such a machine fluctuates by more than the tolerance itself, so it cannot test it.
+        """
+        spreads = (self.first, self.second)
+        widest = max(s.relative for s in spreads)
+        return (self.comparable and not self.agree and any(s.level == FLUCTUATING for s in spreads)
+                and self.difference <= widest)
+
+    @property
+    def verdict(self) -> str:
+        """'AGREE', 'DISAGREE', 'WITHIN THE NOISE' or 'NOT COMPARABLE'."""
+        if not self.comparable:
+            return "NOT COMPARABLE"
+        if self.agree:
+            return "AGREE"
+        return "WITHIN THE NOISE" if self.within_noise else "DISAGREE"
+
     def __bool__(self) -> bool:
         return self.agree
 
@@ -137,17 +158,21 @@ class Agreement:
         a, b = self.names
         gap = (f"{a} and {b}: medians {fmt_time(self.first.median)} and {fmt_time(self.second.median)}, "
                f"{self.difference:.0%} apart (tolerance {self.tolerance:.0%})")
-        if not self.comparable:
+        shares = ", ".join(f"{name} {s.relative:.0%}" for name, s in zip(self.names, (self.first, self.second)))
+        if self.verdict == "NOT COMPARABLE":
             noisy = [f"{name} {s.relative:.0%}" for name, s in zip(self.names, (self.first, self.second))
                      if not s.meaningful]
             return (f"NOT COMPARABLE: {gap}. IQR as a share of the median: {', '.join(noisy)}, past the 25% at "
                     "which torch.utils.benchmark warns of environmental influence. On a machine this busy "
                     "two honest timings need not agree; run both again when it is quiet.")
-        if self.agree:
+        if self.verdict == "AGREE":
             return f"AGREE: {gap}."
-        return (f"DISAGREE: {gap}, although each spread is short of 25% of its median. Something "
-                "differs between the two methods (threads, buffers, warm-up), or the machine changed "
-                "between them.")
+        if self.verdict == "WITHIN THE NOISE":
+            return (f"WITHIN THE NOISE: {gap}. IQR as a share of the median: {shares}, past the 10% at which "
+                    "torch.utils.benchmark warns of system fluctuation, and wider than the gap: this machine "
+                    f"is not quiet enough to test a {self.tolerance:.0%} agreement. Run both again when it is.")
+        return (f"DISAGREE: {gap}, more than their spreads ({shares}) explain. Something differs between "
+                "the two methods (threads, buffers, warm-up), or the machine changed between them.")
 
     def __repr__(self) -> str:
         return str(self)
