@@ -1,12 +1,5 @@
 # ---
 # jupyter:
-#   jupytext:
-#     cell_metadata_filter: tags,-all
-#     notebook_metadata_filter: kernelspec,jupytext,-jupytext.text_representation.jupytext_version
-#     text_representation:
-#       extension: .py
-#       format_name: percent
-#       format_version: '1.3'
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
