@@ -376,11 +376,20 @@ result
 # build says it has no accelerator; a CUDA build without an NVIDIA driver (a plain `pip install
 # torch` on Linux) asks CUDA to pin the memory and fails with the driver's message. In the
 # variants plot, on the CPU, pinned says it needs an accelerator, and blocking and non_blocking
-# time the same copy: PyTorch's CPU copy kernel takes the flag and ignores it
-# (`copy_kernel(TensorIterator& iter, bool /*non_blocking*/)`, `aten/src/ATen/native/cpu/CopyKernel.h`).
-# A gap between the two bars is then the machine changing between two timings; the label above
-# the bars says whether it lies within their spread (or within 10%, the tolerance of `compare`).
-#
+# time the same copy: PyTorch's CPU copy kernel takes the flag and ignores it. A gap between the
+# two bars is then the machine changing between two timings; the label above the bars says
+# whether it lies within their spread (or within 10%, the tolerance of `compare`). The kernel's
+# declaration, from the C++ headers your PyTorch installed (`aten/src/ATen/native/cpu/CopyKernel.h`
+# in PyTorch's source):
+
+# %% tags=["deeper"]
+from pathlib import Path
+
+header = Path(torch.__file__).parent / "include" / "ATen" / "native" / "cpu" / "CopyKernel.h"
+([line.strip() for line in header.read_text().splitlines() if "void copy_kernel(" in line]
+ if header.exists() else "this PyTorch install has no C++ headers")
+
+# %% [markdown] tags=["deeper"]
 # But `pin_memory()` is itself a copy, into freshly page-locked memory. For a **one-off** copy
 # of pageable data, pinning first usually costs more than it saves; for **repeated** copies from
 # a buffer pinned once (a `DataLoader(pin_memory=True)`, a reused staging buffer) it pays after
