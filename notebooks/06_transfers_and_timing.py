@@ -54,12 +54,18 @@ device
 # %% [markdown]
 # ## 1. Timing without synchronizing lies
 #
-# On the CPU an operation has finished when the call returns, so the clock is right:
+# On the CPU an operation has finished when the call returns, so the clock is right. Every
+# timing here gives its median and spread (IQR, the middle half of the samples), with
+# `torch.utils.benchmark`'s warnings when the IQR reaches 10% and 25% of the median.
 
 # %%
+from course_utils.transfer import Spread
+
 x = torch.randn(512, 512)
-start = time.perf_counter(); y = x @ x; cpu_time = time.perf_counter() - start
-f"CPU matmul: {cpu_time * 1e3:.3f} ms"
+seconds = []
+for _ in range(10):
+    start = time.perf_counter(); y = x @ x; seconds.append(time.perf_counter() - start)
+print("CPU matmul:", Spread.of(seconds))
 
 # %% [markdown]
 # A CUDA call only **queues** the kernel and returns. Time it without waiting and you measure
@@ -70,10 +76,13 @@ if needs_cuda(1, what="the real wrong-vs-right timing", key="06-sync-timing"):
     a = torch.randn(4096, 4096, device=device)
     b = torch.randn_like(a)
     torch.mm(a, b); torch.cuda.synchronize()
-    start = time.perf_counter(); c = torch.mm(a, b); naive = time.perf_counter() - start
-    torch.cuda.synchronize()
-    start = time.perf_counter(); c = torch.mm(a, b); torch.cuda.synchronize(); honest = time.perf_counter() - start
-    print(f"without synchronize: {naive * 1e3:.3f} ms   with synchronize: {honest * 1e3:.3f} ms")
+    naive, honest = [], []
+    for _ in range(10):
+        start = time.perf_counter(); c = torch.mm(a, b); naive.append(time.perf_counter() - start)
+        torch.cuda.synchronize()
+        start = time.perf_counter(); c = torch.mm(a, b); torch.cuda.synchronize(); honest.append(time.perf_counter() - start)
+    print("without synchronize:", Spread.of(naive))
+    print("with synchronize:   ", Spread.of(honest))
 else:
     print(needs_cuda(1, what="the real wrong-vs-right timing"))
     print(recorded("06-sync-timing"))
@@ -89,7 +98,7 @@ matmul = sim.kernel(2e-3)
 start = sim.clock(); matmul(); naive = sim.clock() - start
 sim.synchronize()
 start = sim.clock(); matmul(); sim.synchronize(); honest = sim.clock() - start
-f"without synchronize: {naive * 1e3:.3f} ms   with synchronize: {honest * 1e3:.3f} ms"
+f"without synchronize: {naive * 1e3:.3f} ms   with synchronize: {honest * 1e3:.3f} ms (a simulated clock: no spread)"
 
 # %% [markdown]
 # **Try it.** Finish `time_once`: return how long one `op()` takes on the device. Earlier work
@@ -109,20 +118,38 @@ check("06.a")
 # %% [markdown]
 # ## 2. Timing a copy honestly
 #
-# Allocate the destination once (allocation is another cost), warm up, repeat, take the median:
+# Allocate the destination once. Warm up: the first copy pays one-off costs (on the CPU, a page
+# fault per fresh page of `dst`). Use one thread, as `torch.utils.benchmark.Timer` does: a host
+# copy split over threads waits for the slowest. Repeat; report median and spread:
 
 # %%
+from course_utils.transfer import torch_threads
+
 src = torch.randn(4 * 2**20)  # 16 MiB of float32
-dst = torch.empty_like(src, device=device)
+dst = torch.empty_like(src, device=device)  # allocated once, not yet touched
 sync = torch.accelerator.synchronize if device.type != "cpu" else (lambda: None)  # CPU copies never queue
-dst.copy_(src); sync()  # warm-up
-seconds = []
-for _ in range(10):
-    sync(); start = time.perf_counter()
-    dst.copy_(src); sync()
-    seconds.append(time.perf_counter() - start)
+with torch_threads(1):  # restores the thread count afterwards
+    start = time.perf_counter(); dst.copy_(src); sync(); first = time.perf_counter() - start  # warm-up
+    seconds = []
+    for _ in range(30):
+        sync(); start = time.perf_counter()
+        dst.copy_(src); sync()
+        seconds.append(time.perf_counter() - start)
+loop = Spread.of(seconds)
 what = "stand-in: host to host" if device.type == "cpu" else f"host (pageable) to {device}"
-f"{src.nbytes / statistics.median(seconds) / 1e9:.1f} GB/s ({what})"
+print(f"warm-up copy: {first * 1e3:.2f} ms, not counted")
+print(f"{src.nbytes / loop.median / 1e9:.1f} GB/s ({what}); {loop}")
+
+# %% [markdown]
+# `measure_copy` does the same, every sample kept. Two honest timings of the same copy agree:
+# medians within 10%. On a busy machine they need not, and `compare` says so:
+
+# %%
+from course_utils.transfer import compare, measure_copy
+
+one = measure_copy("h2d", src.nbytes, device=device, buffers=(dst, src))
+print(one)
+compare(loop, one, names=("the loop above", "measure_copy"))
 
 # %% [markdown]
 # **Try it.** Finish `copy_into`: copy `src` into the existing tensor `dst` and return `dst`.
@@ -134,19 +161,11 @@ def copy_into(dst, src):
 check("06.b")
 
 # %% [markdown]
-# `measure_copy` does the same with every sample kept, on any device:
-
-# %%
-from course_utils.transfer import measure_copy
-
-one = measure_copy("h2d", 16 * 2**20, device=device)
-one
-
-# %% [markdown]
 # ## 3. Bandwidth against size
 #
 # Small copies pay a fixed latency; big ones approach the link's bandwidth. The line joins
-# the fastest sample per size, the band spans the middle half.
+# the fastest sample per size, the band spans the middle half, a cross marks noise (IQR ≥ 25%
+# of the median). A host-memory stand-in may rise above the PCIe lines: not a PCIe figure.
 
 # %%
 from course_utils.plots import plot_bandwidth, plot_variants
@@ -173,9 +192,10 @@ else:
     print(raises(lambda: torch.ones(3).pin_memory(), RuntimeError, match="NVIDIA driver"))
 
 # %% [markdown]
-# Every variant of the sweep at its largest size (on a GPU, pinned stands taller). Pinning is
-# itself a copy, so it pays for a buffer reused many times (`DataLoader(pin_memory=True)`), not
-# for a one-off copy.
+# Every variant at the largest size: median bars, IQR whiskers, and above each pair what the
+# blocking/`non_blocking` gap means. On a GPU, pinned stands taller. On the CPU, `non_blocking`
+# changes nothing (the copy is done when `copy_` returns): any gap is noise. Pinning is itself
+# a copy, so it pays for a buffer reused many times (`DataLoader(pin_memory=True)`).
 
 # %%
 plot_variants(result);
@@ -216,13 +236,15 @@ explorer
 # ## Summary
 #
 # - GPU calls return when work is queued: synchronize before reading the clock.
-# - Time copies into preallocated buffers, after a warm-up; report the median.
+# - Time copies into preallocated buffers, after a warm-up, on one thread; report the median
+#   with its spread, and distrust a median whose IQR is 25% of it or more.
 # - Pinned memory pays for buffers reused many times.
 # - Device-to-host `non_blocking`: synchronize before reading.
 # - PCIe Gen3/4/5 x16 carry at best 15.75, 31.5 and 63.0 GB/s per direction (Deeper derives
 #   them, with side streams that hide a copy behind compute).
 #
-# **Exercises:** `exercises/06_transfers_and_timing_exercises.ipynb`. **Next:** notebook 07.
+# **Exercises:** [`06_transfers_and_timing_exercises.ipynb`](06_transfers_and_timing_exercises.ipynb).
+# **Next:** [`07_claims_checked.ipynb`](07_claims_checked.ipynb).
 
 # %% [markdown] tags=["deeper"]
 # ## Deeper: events, hidden syncs, the helpers inside, streams and PCIe
@@ -238,9 +260,12 @@ explorer
 # %% tags=["deeper"]
 if needs_cuda(1, what="timing with CUDA events", key="06-events"):
     begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    begin.record(); c = torch.mm(a, b); end.record()
-    end.synchronize()
-    print(f"CUDA events: {begin.elapsed_time(end):.3f} ms")
+    milliseconds = []
+    for _ in range(10):
+        begin.record(); c = torch.mm(a, b); end.record()
+        end.synchronize()
+        milliseconds.append(begin.elapsed_time(end))
+    print("CUDA events:", Spread.of([ms / 1e3 for ms in milliseconds]))
 else:
     print(needs_cuda(1, what="timing with CUDA events"))
     print(recorded("06-events"))
@@ -289,8 +314,10 @@ else:
 # ### Deeper: what `measure_copy` does
 #
 # `measure_copy` times `dst.copy_(src, non_blocking=...)` the way `torch.utils.benchmark`
-# does: buffers allocated once, a warm-up, then blocks of copies bracketed by synchronize, every
-# sample kept, median and interquartile range reported. The result is data: every sample
+# does: buffers allocated once, a warm-up, one thread for host copies, then blocks of copies
+# bracketed by synchronize, every sample kept, median and interquartile range reported, and
+# `torch.utils.benchmark`'s warnings when the IQR reaches 10% and 25% of the median (its
+# `_IQR_WARN_THRESHOLD` and `_IQR_GROSS_WARN_THRESHOLD` in `torch/utils/benchmark/utils/common.py`). The result is data: every sample
 # (seconds per copy, one per timed block), with the statistics computed from them. It survives a
 # trip through JSON unchanged.
 
@@ -325,7 +352,9 @@ log
 # goes to and from main memory. On a busy 2-core AMD EPYC virtual machine with a 32 MiB L3,
 # two sweeps gave 30 and 32 GB/s at 1 MiB, 26 and 30 GB/s at 4 MiB, and 6.4 and 5.5 GB/s at
 # 16 MiB (fastest samples; 16 MiB in, 16 MiB out fill that L3). That fall is the memory
-# hierarchy, not noise: it came back in both sweeps, with a narrow band.
+# hierarchy, not noise: it came back in both sweeps, with a narrow band. The small copies, served
+# from the CPU's caches, can rise above the PCIe lines: a host copy never crosses PCIe, and the
+# plot says so in its axes.
 #
 # Why the fastest sample: on a busy machine other processes can only slow a copy down, never
 # speed it up. The median of a big copy can fall well below what the copy path does (its band
@@ -346,9 +375,21 @@ result
 # asynchronously. Pinned memory exists for an accelerator; without one, PyTorch refuses. A CPU
 # build says it has no accelerator; a CUDA build without an NVIDIA driver (a plain `pip install
 # torch` on Linux) asks CUDA to pin the memory and fails with the driver's message. In the
-# variants plot, on the CPU, pinned says it needs an accelerator and blocking equals
-# non_blocking, since CPU copies never run asynchronously.
-#
+# variants plot, on the CPU, pinned says it needs an accelerator, and blocking and non_blocking
+# time the same copy: PyTorch's CPU copy kernel takes the flag and ignores it. A gap between the
+# two bars is then the machine changing between two timings; the label above the bars says
+# whether it lies within their spread (or within 10%, the tolerance of `compare`). The kernel's
+# declaration, from the C++ headers your PyTorch installed (`aten/src/ATen/native/cpu/CopyKernel.h`
+# in PyTorch's source):
+
+# %% tags=["deeper"]
+from pathlib import Path
+
+header = Path(torch.__file__).parent / "include" / "ATen" / "native" / "cpu" / "CopyKernel.h"
+([line.strip() for line in header.read_text().splitlines() if "void copy_kernel(" in line]
+ if header.exists() else "this PyTorch install has no C++ headers")
+
+# %% [markdown] tags=["deeper"]
 # But `pin_memory()` is itself a copy, into freshly page-locked memory. For a **one-off** copy
 # of pageable data, pinning first usually costs more than it saves; for **repeated** copies from
 # a buffer pinned once (a `DataLoader(pin_memory=True)`, a reused staging buffer) it pays after

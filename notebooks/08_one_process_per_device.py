@@ -217,8 +217,9 @@ print(source_quote(DDP, "For multi-device modules and CPU modules", lines=2))
 dist.all_reduce(torch.ones(1))
 
 # %% [markdown]
-# **Every process on `cuda:0`**: a single-GPU line (`"cuda:0"`, or `"cuda"` without `set_device`)
-# left in a torchrun script. Without two GPUs it prints each rank's choice.
+# ### Every process on `cuda:0`
+#
+# A single-GPU line (`"cuda:0"`, or `"cuda"` without `set_device`) left in a torchrun script. Without two GPUs it prints each rank's choice.
 
 # %%
 if needs_cuda(2, what="the real every-process-on-cuda:0 run with NCCL", key="08-every-rank-cuda0"):
@@ -263,8 +264,10 @@ else:
 # warns, a hang.
 
 # %% [markdown]
-# **A tensor on a device the backend does not serve**: a CPU tensor handed to an NCCL group
-# (here gloo registered for CUDA only, `"cuda:gloo"`). A rank's real traceback:
+# ### A tensor on a device the backend does not serve
+#
+# A CPU tensor handed to an NCCL group (here gloo registered for CUDA only, `"cuda:gloo"`). A
+# rank's real traceback:
 
 # %%
 collective = launch("scripts/wrong_device_collective.py", nproc=2, timeout=300)
@@ -274,8 +277,9 @@ print(collective.rank(min(collective.errors)).stderr.strip()[-1500:])
 # %% [markdown]
 # The fix: `t.to(device)` first, with `device` chosen from `LOCAL_RANK`.
 #
-# **`device_ids` that do not match the model**: `device_ids=[local_rank]` kept for a CPU model.
-# DDP refuses at construction; torchrun then stops the other ranks.
+# ### `device_ids` that do not match the model
+#
+# `device_ids=[local_rank]` kept for a CPU model. DDP refuses at construction; torchrun then stops the other ranks.
 
 # %%
 wrong_ids = launch("scripts/ddp_wrong_device_ids.py", nproc=2, timeout=300)
@@ -352,4 +356,5 @@ worker_pids = [int(pid) for pid in hung.values("pid").values()]
 # - Mistakes: every process on `cuda:0`; a tensor the backend does not serve; wrong `device_ids`.
 # - Launch with a timeout; leave no process behind.
 #
-# **Exercises:** `exercises/08_one_process_per_device_exercises.ipynb`.
+# **Exercises:** [`08_one_process_per_device_exercises.ipynb`](08_one_process_per_device_exercises.ipynb).
+# **Next:** [`09_data_loading_and_memory.ipynb`](09_data_loading_and_memory.ipynb).

@@ -78,7 +78,8 @@ logits = nn.Linear(8, 3, device="meta")(xb.to("meta"))
 nn.functional.cross_entropy(logits, yb)
 
 # %% [markdown]
-# On a GPU the message names both devices:
+# `meta` catches the mix as CUDA does, but in its own words, and it computes no values. On a GPU
+# the message names both devices:
 
 # %%
 if needs_cuda(1, what="the label left on the CPU", key="09-label-on-cpu"):
@@ -107,18 +108,27 @@ with warnings.catch_warnings(record=True) as caught:
     xb, yb = next(iter(DataLoader(ds, batch_size=16, pin_memory=True)))
 xb.is_pinned(), [str(w.message) for w in caught]
 
-# %%
+# %% [markdown]
+# Printing `loss` or calling `loss.item()` copies a number from the GPU, so the CPU waits
+# until the GPU has finished all queued work: one stall per step. Log every N steps instead.
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: on a GPU, a pinned batch and one stall per step
+#
+# With an accelerator the same loader pins without a warning:
+
+# %% tags=["deeper"]
 if needs_cuda(1, what="a pinned batch", key="09-pinned-batch"):
     print("pinned:", xb.is_pinned(), "warnings:", [str(w.message) for w in caught])
 else:
     print(needs_cuda(1, what="a pinned batch"))
     print(recorded("09-pinned-batch"))
 
-# %% [markdown]
-# Printing `loss` or calling `loss.item()` copies a number from the GPU, so the CPU waits
-# until the GPU has finished all queued work: one stall per step. Log every N steps instead.
+# %% [markdown] tags=["deeper"]
+# `torch.cuda.set_sync_debug_mode("warn")` warns at every operation that waits for the GPU:
+# in this loop, one `.item()` per step.
 
-# %%
+# %% tags=["deeper"]
 if needs_cuda(1, what="a hidden synchronisation per step", key="09-item-sync"):
     torch.cuda.set_sync_debug_mode("warn")  # warn on every operation that waits for the GPU
     try:
@@ -181,10 +191,12 @@ else:
 spawn_loader = ...
 check("09.b")
 
-# %% [markdown]
+# %% [markdown] tags=["deeper"]
+# ### Deeper: which process made each sample
+#
 # `trace_workers` runs one pass and says which process made each sample:
 
-# %%
+# %% tags=["deeper"]
 from course_utils.loading import trace_workers
 
 trace_workers(DataLoader(WhereAmI(4), batch_size=2, num_workers=1, multiprocessing_context="spawn"))
@@ -199,14 +211,20 @@ model = nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 10))
 w = model[0].weight
 w.numel() * w.element_size(), w.untyped_storage().nbytes()
 
-# %% tags=["try-it"]
+# %% [markdown] tags=["deeper"]
+# ### Deeper: try it, the bytes of all parameters
+#
+# Exercise 09.2 counts a whole step; here, the parameters alone.
+
+# %% tags=["try-it", "deeper"]
 # Try it: make `param_bytes`, the bytes that all of `model`'s parameters hold together.
 param_bytes = ...
 check("09.c")
 
 # %% [markdown]
-# A training step adds three things. The forward pass saves activations for the backward
-# pass; `saved_tensors_hooks` sees each one:
+# ### A training step adds three things
+#
+# The forward pass saves activations for the backward pass; `saved_tensors_hooks` sees each one:
 
 # %%
 x, y = torch.randn(64, 512), torch.randint(0, 10, (64,))
@@ -302,11 +320,15 @@ len(saved)
 # %% [markdown] tags=["deeper"]
 # ### Deeper: inside the DataLoader
 #
-# With `pin_memory=True` and an accelerator, the loader starts a *pin-memory thread* in the
-# main process (`torch/utils/data/_utils/pin_memory.py`, `_pin_memory_loop`): it takes each
-# batch from the workers' queue and calls `pin_memory()` on every tensor in it, recursing
-# through dicts, lists and tuples as `to_device` does in this lesson's exercises. Whether it
-# starts is decided when the iterator is created; your PyTorch decides it with this line:
+# With `pin_memory=True` and an accelerator, what pins a batch depends on the workers
+# (`torch/utils/data/dataloader.py`, the same in PyTorch 2.7.1, 2.13.0 and 2.14.1). With
+# `num_workers > 0` the iterator (`_MultiProcessingDataLoaderIter`) starts a *pin-memory
+# thread* in the main process (`_pin_memory_loop` in `torch/utils/data/_utils/pin_memory.py`):
+# it takes each batch from the workers' queue and pins it there. With `num_workers=0`
+# (`_SingleProcessDataLoaderIter`) there is no thread: `_next_data` pins each batch inline, in
+# the loop's own thread. Either way `pin_memory()` reaches every tensor in the batch, recursing
+# through dicts, lists and tuples as `to_device` does in this lesson's exercises. Whether
+# batches are pinned at all is decided when the iterator is created, by this line:
 
 # %% tags=["deeper"]
 import inspect
@@ -321,15 +343,26 @@ from torch.utils.data import dataloader
 # is `fork` on Linux up to Python 3.13, `forkserver` on Linux from Python 3.14, and `spawn` on
 # macOS and Windows. Spawned workers import the Dataset's module and unpickle the Dataset, so a
 # class defined in a notebook cell (module `__main__`, which a fresh interpreter cannot import)
-# fails there with an `AttributeError`; that is why `WhereAmI` lives in `course_utils.loading`.
+# fails there: the worker prints `AttributeError: Can't get attribute 'WhereAmI' on <module
+# '__main__' (built-in)>` to its own stderr (which the notebook may not show), and the notebook
+# raises `RuntimeError: DataLoader worker (pid(s) N) exited unexpectedly` (run with PyTorch
+# 2.13.0 in a Jupyter kernel). That is why `WhereAmI` lives in `course_utils.loading`.
 # A forked child that touches CUDA fails because the CUDA driver's state cannot be copied into
 # it: when CUDA initialises, PyTorch's C++ side registers a fork handler that marks any later
 # child as a *bad fork*, and `torch.cuda._lazy_init` raises the message quoted above there.
-# Even `torch.cuda.is_available()` initialises the driver, as its docstring warns (printed
-# below). A CPU parent never initialised CUDA, so its children are not bad forks:
+# Even `torch.cuda.is_available()` initialises the driver on a CUDA build. Its docstring does
+# not say so; from PyTorch 2.8 it only notes that it "will NOT poison fork" when
+# `PYTORCH_NVML_BASED_CUDA_CHECK=1` is set (2.7.1's docstring is one line). A comment in its
+# source does: the default check "uses the CUDA Runtime API `cudaGetDeviceCount` which in turn
+# initializes the CUDA Driver API via `cuInit`" (2.7.1 to 2.14.1). Both, from your PyTorch,
+# below. A CPU build returns `False` before reaching that line, and a CPU parent never
+# initialised CUDA, so its children are not bad forks:
 
 # %% tags=["deeper"]
+source = inspect.getsource(torch.cuda.is_available).splitlines()
+comment = next(i for i, line in enumerate(source) if "in turn initializes" in line)
 print(torch.cuda.is_available.__doc__)
+print("\n".join(line.strip() for line in source[comment:comment + 2]))
 torch.cuda._is_in_bad_fork(), torch.cuda.is_initialized()
 
 # %% [markdown] tags=["deeper"]
@@ -338,9 +371,11 @@ torch.cuda._is_in_bad_fork(), torch.cuda.is_initialized()
 # `cudaMalloc` and `cudaFree` synchronise the device and are slow, so PyTorch's CUDA caching
 # allocator (`c10/cuda/CUDACachingAllocator.cpp`) keeps freed blocks in pools per stream and
 # hands them out again. That is why `memory_reserved()` stays up after `del`, why
-# `nvidia-smi` shows more than `memory_allocated()`, and why an out-of-memory message reports
-# "reserved but unallocated" memory and suggests `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`
-# when fragmentation is the cause. For the peak of a step, call
+# `nvidia-smi` shows more than `memory_allocated()`, and why every CUDA out-of-memory message
+# reports the memory "reserved by PyTorch but unallocated" and suggests
+# `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`. The suggestion is always printed; only its
+# wording is conditional: "If reserved but unallocated memory is large try setting ... to avoid
+# fragmentation" (`libc10_cuda.so` of PyTorch 2.7.1, 2.13.0 and 2.14.1). For the peak of a step, call
 # `torch.cuda.reset_peak_memory_stats()` before it and `torch.cuda.max_memory_allocated()` after;
 # `torch.cuda.memory_summary()` tabulates the same counters by pool, and
 # `torch.cuda.memory._record_memory_history()` with `torch.cuda.memory._dump_snapshot()` records
@@ -376,4 +411,5 @@ torch.cuda.memory_allocated() if not torch.cuda.is_available() else "a GPU is he
 # - A step holds parameters, activations, gradients and optimizer state; `memory_reserved()`
 #   adds the allocator's cache. Fix an out-of-memory error by holding less, not with `empty_cache()`.
 #
-# Next: `exercises/09_data_loading_and_memory_exercises.ipynb`.
+# **Exercises:** [`09_data_loading_and_memory_exercises.ipynb`](09_data_loading_and_memory_exercises.ipynb).
+# **Next:** [`10_models_bigger_than_a_device.ipynb`](10_models_bigger_than_a_device.ipynb).

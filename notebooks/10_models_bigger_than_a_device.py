@@ -133,12 +133,6 @@ model.weight.device
 model.load_state_dict(checkpoint, assign=True)
 model.weight.device, model.weight.data_ptr() == checkpoint["weight"].data_ptr()
 
-# %%
-with torch.device("meta"):
-    model64 = nn.Linear(3, 2)
-model64.load_state_dict({k: v.double() for k, v in checkpoint.items()}, assign=True)
-model64.weight.dtype
-
 # %% [markdown]
 # The parameters are new objects, so an optimizer built before the load still holds the old
 # meta ones. Build the optimizer after loading.
@@ -156,20 +150,6 @@ def restore(model, state):
     raise NotImplementedError()  # replace this line with yours, and return the model
 
 check("10.b")
-
-# %% [markdown]
-# For a checkpoint bigger than memory, `torch.load(..., mmap=True)` maps the file instead of
-# reading it. With `assign=True`, the parameters are that mapped file, read from disk as they
-# are used.
-
-# %%
-folder = Path(tempfile.mkdtemp(prefix="course-10-"))
-torch.save(trained.state_dict(), folder / "model.pt")
-mapped = torch.load(folder / "model.pt", mmap=True, weights_only=True)
-with torch.device("meta"):
-    from_disk = nn.Linear(3, 2)
-from_disk.load_state_dict(mapped, assign=True)
-torch.equal(from_disk.weight, trained.weight)
 
 # %% [markdown]
 # ## 4. Splitting a model across two devices
@@ -190,21 +170,18 @@ class TwoStage(nn.Module):
         return self.stage2(h.to(self.dev2))  # the activation moves to the second device
 
 # %% [markdown]
-# Here the second device is `meta`: it computes shapes, not values, so this run shows the
-# shape flow only.
+# Here the second device is `meta`: it computes shapes, not values. On `cpu` + `cpu` the same
+# code computes values.
 
 # %%
 split = TwoStage("cpu", "meta")
-split(torch.randn(5, 8))
+print(split(torch.randn(5, 8)))
+print(TwoStage("cpu", "cpu")(torch.randn(5, 8)))
 
 # %% [markdown]
-# On `cpu` + `cpu` the same code computes values.
-
-# %%
-TwoStage("cpu", "cpu")(torch.randn(5, 8))
-
-# %% [markdown]
-# Forget the move and the second stage gets an input on the wrong device.
+# Forget the move and the second stage gets an input on the wrong device. `meta` words the error
+# differently from CUDA (whose message is in the next cell), and a few mixed `cpu`/`meta`
+# operations, a matmul among them, give wrong values where CUDA raises (lesson 05, Deeper).
 
 # %% tags=["raises-exception"]
 class Forgetful(TwoStage):
@@ -262,9 +239,7 @@ adam.step()
 chain = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2))
 chain[2].to("meta")
 hook = chain[2].register_forward_pre_hook(lambda module, args: tuple(a.to("meta") for a in args))
-chain(torch.randn(5, 8))
-
-# %%
+print(chain(torch.randn(5, 8)))
 hook.remove()
 
 # %% [markdown]
@@ -280,11 +255,9 @@ plan_device_map(layers, {"cuda:0": 10 * 2**20, "cuda:1": 20 * 2**20})
 
 # %%
 placed = dispatch(layers, plan_device_map(layers, {"cpu": 10 * 2**20, "meta": 20 * 2**20}))
-placed, layers(torch.randn(2, 1024)).shape
-
-# %%
+print(placed)
+print("output:", layers(torch.randn(2, 1024)).shape)
 placed.remove()
-shutil.rmtree(folder, ignore_errors=True)  # the checkpoint of part 3 (Windows keeps a mapped file open)
 
 # %% [markdown]
 # ## Summary
@@ -294,7 +267,9 @@ shutil.rmtree(folder, ignore_errors=True)  # the checkpoint of part 3 (Windows k
 # - A split model moves its activations; gradients and optimizer state stay with each parameter.
 # - A device map is a dict plus hooks that move inputs.
 #
-# Exercises: `exercises/10_models_bigger_than_a_device_exercises.ipynb`.
+# **Exercises:** [`10_models_bigger_than_a_device_exercises.ipynb`](10_models_bigger_than_a_device_exercises.ipynb).
+# **Next:** this is the last lesson. Back to [the course README](../README.md), where every lesson
+# is listed with what it covers.
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: what `to_empty` and `assign=True` do inside
@@ -320,6 +295,33 @@ with torch.device("meta"):
 frozen.weight.requires_grad_(False)
 frozen.load_state_dict(checkpoint, assign=True)
 frozen.weight.requires_grad, frozen.bias.requires_grad, type(frozen.weight).__name__
+
+# %% [markdown] tags=["deeper"]
+# The dtype comes with the tensor too: a float64 checkpoint makes a float64 model.
+
+# %% tags=["deeper"]
+with torch.device("meta"):
+    model64 = nn.Linear(3, 2)
+model64.load_state_dict({k: v.double() for k, v in checkpoint.items()}, assign=True)
+model64.weight.dtype
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: a checkpoint bigger than memory
+#
+# For a checkpoint bigger than memory, `torch.load(..., mmap=True)` maps the file instead of
+# reading it. With `assign=True`, the parameters are that mapped file, read from disk as they
+# are used.
+
+# %% tags=["deeper"]
+folder = Path(tempfile.mkdtemp(prefix="course-10-"))
+torch.save(trained.state_dict(), folder / "model.pt")
+mapped = torch.load(folder / "model.pt", mmap=True, weights_only=True)
+with torch.device("meta"):
+    from_disk = nn.Linear(3, 2)
+from_disk.load_state_dict(mapped, assign=True)
+print(torch.equal(from_disk.weight, trained.weight))
+del from_disk, mapped  # Windows keeps a mapped file open while a tensor uses it
+shutil.rmtree(folder, ignore_errors=True)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: non-persistent buffers are not in the checkpoint
@@ -352,11 +354,15 @@ raises(lambda: split(torch.randn(5, 8)).sum().backward(), NotImplementedError, m
 # %% [markdown] tags=["deeper"]
 # ### Deeper: Adam keeps `step` on the CPU on purpose
 #
-# Unless `capturable=True` or `fused=True`, Adam creates `step` as a CPU tensor, so reading it
-# costs no device synchronisation. The comment in the installed `torch/optim/adam.py`:
+# Unless `capturable=True` or `fused=True`, Adam creates `step` as a CPU tensor. The reason is
+# in the comment of the installed `torch/optim/adam.py`, on the line after "Deliberately":
+# kernel launches are costly on CUDA and XLA, so the counter is updated on the host rather
+# than by a kernel (the same two lines in PyTorch 2.7.1, 2.13.0 and 2.14.1):
 
 # %% tags=["deeper"]
-[line.strip() for line in inspect.getsource(torch.optim.Adam._init_group).splitlines() if "Deliberately" in line]
+lines = [line.strip() for line in inspect.getsource(torch.optim.Adam._init_group).splitlines()]
+start = next(i for i, line in enumerate(lines) if "Deliberately" in line)
+lines[start:start + 2]
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: what accelerate does differently

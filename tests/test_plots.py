@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from course_utils.plots import plot_bandwidth, plot_variants  # noqa: E402
+from course_utils.plots import NOISE_LABEL, NOT_PCIE_NOTE, blocking_verdict, plot_bandwidth, plot_variants  # noqa: E402
 from course_utils.transfer import STAND_IN, Transfer, sweep  # noqa: E402
 from course_utils.transfer.ceilings import PcieLink, pcie_ceiling  # noqa: E402
 from course_utils.transfer.results import Machine, Sweep  # noqa: E402
@@ -163,3 +163,45 @@ def test_a_real_cpu_sweep_plots_and_no_global_setting_changes():
         plt.close(a.figure)
         plt.close(b.figure)
     assert dict(matplotlib.rcParams) == before
+
+
+def texts(ax):
+    return [t.get_text() for t in ax.texts]
+
+
+def stand_in(gbps, nb=False, spread=(1.0, 1.02, 1.04)):
+    size = 2**20
+    return Transfer("h2h", size, False, nb, "cpu", tuple(size / (gbps * 1e9) * f for f in spread), stand_in=True)
+
+
+def test_a_stand_in_above_a_pcie_line_says_it_is_not_a_pcie_figure(ax):
+    plot_bandwidth([stand_in(100), stand_in(90, nb=True)], ax)
+    assert NOT_PCIE_NOTE in texts(ax)
+    below = Figure().add_subplot()
+    plot_bandwidth([stand_in(10), stand_in(9, nb=True)], below)
+    assert NOT_PCIE_NOTE not in texts(below)  # under every line: nothing to explain
+    gpu = Figure().add_subplot()
+    plot_bandwidth([Transfer("h2d", 2**20, True, False, "cuda:0", (1e-5, 1.1e-5))], gpu)
+    assert NOT_PCIE_NOTE not in texts(gpu)
+
+
+def test_points_whose_spread_is_noise_are_marked(ax):
+    noisy = stand_in(10, spread=(1.0, 1.0, 4.0, 5.0, 9.0))  # IQR far past 25% of the median
+    plot_bandwidth([stand_in(20), noisy], ax)
+    marked = [line for line in ax.get_lines() if line.get_label() == NOISE_LABEL]
+    assert len(marked) == 1 and list(marked[0].get_ydata()) == pytest.approx([noisy.gbps_best])
+    quiet = Figure().add_subplot()
+    plot_bandwidth(gpu_results(), quiet)
+    assert NOISE_LABEL not in legend_texts(quiet)
+
+
+def test_the_variants_plot_says_what_a_blocking_non_blocking_gap_means(ax):
+    assert "within the spread" in blocking_verdict(stand_in(20), stand_in(20.2, nb=True))
+    assert "within 10%" in blocking_verdict(stand_in(20), stand_in(21, nb=True))  # whiskers apart, 5% gap
+    far = blocking_verdict(stand_in(20), stand_in(29, nb=True))  # the 23.5 vs 29 GB/s, whiskers apart
+    assert "beyond the spread" in far and "ignore non_blocking" in far
+    assert "noise" in blocking_verdict(stand_in(20), stand_in(29, nb=True, spread=(1.0, 1.0, 4.0, 5.0, 9.0)))
+    gpu = [Transfer("h2d", 2**20, True, nb, "cuda:0", (t, t * 1.01, t * 1.02)) for nb, t in ((False, 1e-4), (True, 5e-5))]
+    assert blocking_verdict(*gpu).startswith("non_blocking 100% faster")
+    plot_variants([stand_in(20), stand_in(21, nb=True)], ax)
+    assert any("no difference measured" in t for t in texts(ax))

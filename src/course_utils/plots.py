@@ -3,7 +3,12 @@
 Lesson: notebook 06 (transfers and timing). Matplotlib only. Each function draws what it is
 given onto ``ax`` (a new figure from pyplot when ``ax`` is None) and returns the Axes; none
 changes ``rcParams`` or any other global setting. When the data is a host-memory stand-in
-(no accelerator), the title says so and the PCIe lines are marked as reference only.
+(no accelerator), the title says so and the PCIe lines are marked as reference only; where the
+stand-in rises above a PCIe line, a note inside the axes says it is not a PCIe figure.
+
+Every point carries its spread (a band or whiskers spanning the IQR). A timing whose IQR is 25%
+of its median or more, the level at which ``torch.utils.benchmark`` warns of "significant
+environmental influence" (``course_utils.transfer.spread``), is marked as noise on the plot.
 """
 
 from __future__ import annotations
@@ -14,6 +19,10 @@ from matplotlib.ticker import LogFormatter, NullLocator, ScalarFormatter
 
 from course_utils.transfer.ceilings import Ceiling, PcieLink, reference_ceilings
 from course_utils.transfer.results import STAND_IN, Sweep, Transfer, fmt_bytes
+from course_utils.transfer.spread import AGREE_TOLERANCE
+
+NOISE_LABEL = "IQR ≥ 25% of the median: noise"  # torch.utils.benchmark's gross-warning threshold
+NOT_PCIE_NOTE = "above a PCIe line: a CPU-to-CPU copy\nof host memory, not a PCIe figure"
 
 CEILING_STYLES = ("dotted", "dashdot", "dashed", (0, (5, 1)), (0, (1, 1)))
 
@@ -77,6 +86,7 @@ def plot_bandwidth(
     groups: dict = {}
     for r in items:
         groups.setdefault(r.label, []).append(r)
+    noise_labelled = False
     for label, rs in groups.items():
         rs.sort(key=lambda r: r.nbytes)
         xs = [r.nbytes for r in rs]
@@ -84,6 +94,11 @@ def plot_bandwidth(
         if len(rs) > 1:
             lows, highs = zip(*(r.gbps_range for r in rs))
             ax.fill_between(xs, lows, highs, color=line.get_color(), alpha=0.2, linewidth=0)
+        noisy = [r for r in rs if not r.spread.meaningful]
+        if noisy:
+            ax.plot([r.nbytes for r in noisy], [r.gbps_best for r in noisy], marker="x", markersize=10,
+                    color=line.get_color(), linestyle="none", label=None if noise_labelled else NOISE_LABEL)
+            noise_labelled = True
     if highlight is not None:
         ax.plot([highlight.nbytes], [highlight.gbps_best], marker="o", markersize=14, markerfacecolor="none",
                 markeredgecolor="black", linestyle="none", label=f"latest: {highlight.gbps_best:.2f} GB/s (best)")
@@ -96,6 +111,13 @@ def plot_bandwidth(
         ax.axhline(c.gbps, color="black" if mine else "grey", linewidth=1.2 if mine else 0.8,
                    linestyle=CEILING_STYLES[i % len(CEILING_STYLES)],
                    label=f"{c.label} ceiling {c.gbps:.1f} GB/s" + (" (this machine's link)" if mine else "") + suffix)
+    if stand_in and ceilings and items:
+        peak = max(items, key=lambda r: r.gbps_best)
+        if max(max(r.gbps_best, r.gbps_range[1]) for r in items) > min(c.gbps for c in ceilings):
+            ax.annotate(NOT_PCIE_NOTE, xy=(peak.nbytes, peak.gbps_best), xytext=(0.03, 0.06),
+                        textcoords="axes fraction", fontsize="small", va="bottom",
+                        bbox=dict(facecolor="white", edgecolor="grey", alpha=0.9),
+                        arrowprops=dict(arrowstyle="->", color="grey"))
     ax.set_yscale("log")
     # Plain numbers (20, 30, 60) rather than 2 x 10^1: bandwidths span only a decade or two.
     ax.yaxis.set_major_formatter(ScalarFormatter())
@@ -133,6 +155,7 @@ def plot_variants(results: Sweep | Iterable[Transfer], ax=None, *, nbytes: int |
             name = {None: "device", False: "pageable", True: "pinned"}[pin]
             groups.append((f"{direction}\n{name}" if not stand_in else f"h2h stand-in\n{name}", direction, pin))
     width = 0.38
+    tops = []
     for j, nb in enumerate((False, True)):
         xs, heights, errs = [], [], [[], []]
         for i, (_, direction, pin) in enumerate(groups):
@@ -145,11 +168,19 @@ def plot_variants(results: Sweep | Iterable[Transfer], ax=None, *, nbytes: int |
                 heights.append(r.gbps)
                 errs[0].append(max(0.0, r.gbps - low))
                 errs[1].append(max(0.0, high - r.gbps))
+                tops.append(max(high, r.gbps))
             elif j == 0:
                 why = "needs an\naccelerator" if (pin and stand_in) else "not\nmeasured"
                 ax.text(i, 0.5, why, ha="center", va="center", color="grey", transform=ax.get_xaxis_transform())
         if xs:
             ax.bar(xs, heights, width, yerr=errs, capsize=3, label="non_blocking=True" if nb else "blocking (non_blocking=False)")
+    if tops:
+        for i, (_, direction, pin) in enumerate(groups):
+            pair = [next((r for r in at_size if r.direction == direction and r.pinned == pin and r.non_blocking == nb),
+                         None) for nb in (False, True)]
+            if None not in pair:
+                ax.text(i, max(tops) * 1.04, blocking_verdict(*pair), ha="center", va="bottom", fontsize="small")
+        ax.set_ylim(0, max(tops) * 1.3)
     ax.set_xlim(-0.6, len(groups) - 0.4)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels([g[0] for g in groups])
@@ -157,6 +188,29 @@ def plot_variants(results: Sweep | Iterable[Transfer], ax=None, *, nbytes: int |
     ax.set_title(title or _title(f"{fmt_bytes(size)} copies: pageable vs pinned, blocking vs non_blocking", at_size))
     _legend_outside(ax)
     return ax
+
+
+def blocking_verdict(blocking: Transfer, non_blocking: Transfer) -> str:
+    """What the gap between a blocking and a non_blocking bar means, in a few words for the plot.
+
+    A gap counts only when both spreads leave their medians a meaning, the middle halves of the
+    samples (the IQR whiskers) do not overlap, and the medians are further apart than the tolerance
+    within which two timings of one copy agree (``spread.AGREE_TOLERANCE``, 10%). A CPU-to-CPU copy ignores ``non_blocking`` (the CPU
+    copy kernel takes the flag and drops it), so on the stand-in any gap is the machine, not the flag.
+    """
+    pair = (blocking, non_blocking)
+    if not all(r.spread.meaningful for r in pair):
+        return "IQR ≥ 25% of the median:\nnoise, no verdict"
+    (low_b, high_b), (low_n, high_n) = blocking.gbps_range, non_blocking.gbps_range
+    gap = abs(non_blocking.gbps - blocking.gbps) / min(blocking.gbps, non_blocking.gbps)
+    if low_b <= high_n and low_n <= high_b:
+        return f"{gap:.0%} apart, within the spread:\nno difference measured"
+    if gap <= AGREE_TOLERANCE:
+        return f"{gap:.0%} apart, within {AGREE_TOLERANCE:.0%}:\nno difference measured"
+    if any(r.stand_in for r in pair):
+        return f"{gap:.0%} apart, beyond the spread:\nthe machine changed (CPU copies\nignore non_blocking)"
+    faster = "non_blocking" if non_blocking.gbps > blocking.gbps else "blocking"
+    return f"{faster} {gap:.0%} faster,\nbeyond the spread"
 
 
 def _legend_outside(ax) -> None:

@@ -4,6 +4,7 @@ Lesson: notebook 06 (transfers and timing). One job per module:
 
 - ``timing``: synchronize, clock, work, synchronize, clock (``time_blocks``), and planning repeats.
 - ``results``: ``Transfer`` and ``Sweep``, frozen results with raw samples, statistics, JSON.
+- ``spread``: the IQR against the median, by torch.utils.benchmark's rule, and two timings compared.
 - ``measure``: ``measure_copy`` (one copy) and ``sweep`` (sizes × variants, within a time budget).
 - ``pinning``: what ``pin_memory()`` costs and when it pays (``measure_pinning``).
 - ``pitfalls``: the non_blocking device-to-host stale read (``detect_stale_read``, ``stale_read_demo``).
@@ -18,14 +19,17 @@ Without an accelerator every copy is a host-memory stand-in, labelled as such ev
 
 from course_utils.transfer.ceilings import Ceiling, PcieLink, ceiling_table, link_info, pcie_ceiling, reference_ceilings
 from course_utils.transfer.fake import FakeAsyncDevice
-from course_utils.transfer.measure import SIZES, default_device, measure_copy, sweep
+from course_utils.transfer.measure import SIZES, default_device, measure_copy, sweep, torch_threads
 from course_utils.transfer.overlap import Overlap, measure_overlap, to_device_on_side_stream
 from course_utils.transfer.pinning import PinningCost, measure_pinning
 from course_utils.transfer.pitfalls import StaleRead, detect_stale_read, stale_read_demo
 from course_utils.transfer.results import STAND_IN, Machine, Skipped, Sweep, Transfer, machine_info
+from course_utils.transfer.spread import AGREE_TOLERANCE, Agreement, Spread, compare
 from course_utils.transfer.timing import no_sync, synchronizer, time_blocks
 
 __all__ = [
+    "AGREE_TOLERANCE",
+    "Agreement",
     "Ceiling",
     "FakeAsyncDevice",
     "Machine",
@@ -35,10 +39,12 @@ __all__ = [
     "SIZES",
     "STAND_IN",
     "Skipped",
+    "Spread",
     "StaleRead",
     "Sweep",
     "Transfer",
     "ceiling_table",
+    "compare",
     "default_device",
     "detect_stale_read",
     "link_info",
@@ -54,4 +60,5 @@ __all__ = [
     "synchronizer",
     "time_blocks",
     "to_device_on_side_stream",
+    "torch_threads",
 ]

@@ -85,8 +85,12 @@ def default_measure(plan: Plan, progress: Callable[[int, int], None]) -> Transfe
 
 
 def describe(result: Transfer, plan: Plan) -> str:
-    """One line for the explorer: what was measured and how fast, with the plan's notes."""
-    text = f"{fmt_bytes(result.nbytes)} {result.label}: {result.gbps:.2f} GB/s (median of {len(result.seconds)} blocks)"
+    """One line for the explorer: what was measured, how fast, how noisy, with the plan's notes."""
+    spread = result.spread
+    text = (f"{fmt_bytes(result.nbytes)} {result.label}: {result.gbps:.2f} GB/s (median of {len(result.seconds)} blocks, "
+            f"IQR {spread.relative:.0%} of the median)")
+    if not spread.meaningful:
+        text += " — too noisy to quote (IQR ≥ 25%, torch.utils.benchmark's threshold): press Run when the machine is quiet"
     if result.stand_in:
         text = f"[{STAND_IN}] " + text
     if plan.notes:

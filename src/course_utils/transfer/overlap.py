@@ -26,6 +26,7 @@ from course_utils.devices import resolve_device
 from course_utils.display import markup, table, tag
 from course_utils.transfer.measure import MIB
 from course_utils.transfer.results import Skipped, fmt_bytes, fmt_seconds
+from course_utils.transfer.spread import noise_note, with_spread
 from course_utils.transfer.timing import Clock, synchronizer, time_blocks
 
 
@@ -80,16 +81,18 @@ class Overlap:
 
     def rows(self) -> list[tuple[str, str]]:
         return [
-            (f"copy {fmt_bytes(self.nbytes)} h2d from pinned memory, alone", fmt_seconds(self.copy)),
-            (f"matmul {self.matmul_n}×{self.matmul_n}, alone", fmt_seconds(self.compute)),
-            ("sum of the parts", fmt_seconds(self.copy + self.compute)),
-            ("copy then matmul on one stream", fmt_seconds(self.serial)),
-            ("copy on a side stream while the matmul runs", fmt_seconds(self.overlapped)),
+            (f"copy {fmt_bytes(self.nbytes)} h2d from pinned memory, alone", with_spread(self.copy_seconds)),
+            (f"matmul {self.matmul_n}×{self.matmul_n}, alone", with_spread(self.compute_seconds)),
+            ("sum of the parts (medians)", fmt_seconds(self.copy + self.compute)),
+            ("copy then matmul on one stream", with_spread(self.serial_seconds)),
+            ("copy on a side stream while the matmul runs", with_spread(self.overlapped_seconds)),
         ]
 
     def verdict(self) -> str:
         data = "the copied data arrived intact" if self.correct else "THE COPIED DATA WAS WRONG: a synchronization is missing"
-        return f"Overlap hid {self.hidden_fraction:.0%} of the shorter operation; {data}."
+        noise = noise_note({"the copy": self.copy_seconds, "the matmul": self.compute_seconds,
+                            "one stream": self.serial_seconds, "two streams": self.overlapped_seconds})
+        return f"Overlap hid {self.hidden_fraction:.0%} of the shorter operation; {data}." + ("" if noise is None else " " + noise)
 
     def __str__(self) -> str:
         return "\n".join([f"Copy/compute overlap on {self.device}:"] + [f"  {k}: {v}" for k, v in self.rows()]

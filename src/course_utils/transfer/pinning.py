@@ -30,6 +30,7 @@ from course_utils.devices import resolve_device
 from course_utils.display import markup, table, tag
 from course_utils.transfer.measure import MIB, can_pin
 from course_utils.transfer.results import Skipped, fmt_bytes, fmt_seconds
+from course_utils.transfer.spread import noise_note, with_spread
 from course_utils.transfer.timing import Clock, Synchronize, synchronizer, time_blocks
 
 
@@ -83,14 +84,19 @@ class PinningCost:
                 f"Repeated copies from one pinned buffer: each saves {fmt_seconds(self.pageable - self.pinned)}, "
                 f"so pinning once pays after {int(self.breakeven_copies)} cop{'y' if self.breakeven_copies == 1 else 'ies'}."
             )
-        return one_off + " " + repeated
+        noise = noise_note(self._sampled())
+        return one_off + " " + repeated + ("" if noise is None else " " + noise)
+
+    def _sampled(self) -> dict[str, tuple[float, ...]]:
+        return {"later pin_memory() calls": self.pin_seconds, "the pageable copy": self.pageable_seconds,
+                "the pinned copy": self.pinned_seconds}
 
     def rows(self) -> list[tuple[str, str]]:
         return [
-            ("pin_memory(), first call", fmt_seconds(self.pin_first_s)),
-            ("pin_memory(), later calls (median)", fmt_seconds(self.pin)),
-            ("h2d copy from pageable memory", fmt_seconds(self.pageable)),
-            ("h2d copy from pinned memory", fmt_seconds(self.pinned)),
+            ("pin_memory(), first call", f"{fmt_seconds(self.pin_first_s)} (1 sample)"),
+            ("pin_memory(), later calls (median)", with_spread(self.pin_seconds)),
+            ("h2d copy from pageable memory (median)", with_spread(self.pageable_seconds)),
+            ("h2d copy from pinned memory (median)", with_spread(self.pinned_seconds)),
         ]
 
     def __str__(self) -> str:

@@ -20,6 +20,8 @@ import torch
 
 from course_utils.display import CAUTION, Html, card, markup, require_int, table, tag
 from course_utils.transfer.ceilings import PcieLink
+from course_utils.transfer.spread import Spread
+from course_utils.transfer.spread import fmt_time as fmt_seconds
 
 DIRECTIONS = ("h2d", "d2h", "d2d", "h2h")
 DIRECTION_WORDS = {
@@ -44,14 +46,6 @@ def fmt_bytes(nbytes: int) -> str:
         if nbytes >= size:
             return f"{nbytes / size:.1f} {unit}"
     return f"{nbytes} B"
-
-
-def fmt_seconds(seconds: float) -> str:
-    if seconds >= 1:
-        return f"{seconds:.2f} s"
-    if seconds >= 1e-3:
-        return f"{seconds * 1e3:.2f} ms"
-    return f"{seconds * 1e6:.1f} µs"
 
 
 def _quartiles(samples: tuple[float, ...]) -> tuple[float, float]:
@@ -102,6 +96,11 @@ class Transfer:
         """Interquartile range of the samples, in seconds (0 with a single sample)."""
         q1, q3 = _quartiles(self.seconds)
         return q3 - q1
+
+    @property
+    def spread(self) -> Spread:
+        """Median, quartiles and torch.utils.benchmark's verdict on them (``spread.warning``)."""
+        return Spread.of(self.seconds)
 
     @property
     def gbps(self) -> float:
@@ -159,7 +158,7 @@ class Transfer:
             "host memory": self.memory,
             "mode": self.mode,
             "median": fmt_seconds(self.median),
-            "IQR": fmt_seconds(self.iqr),
+            "IQR": f"{fmt_seconds(self.iqr)} ({self.spread.relative:.0%})",
             "GB/s": f"{self.gbps:.2f}",
             "samples": f"{len(self.seconds)}×{self.copies_per_block}",
         }
@@ -168,12 +167,14 @@ class Transfer:
         memory = "" if self.pinned is None else f"{self.memory}, "
         what = f"{DIRECTION_WORDS[self.direction]}, {fmt_bytes(self.nbytes)}, {memory}{self.mode}, on {self.device}"
         text = (
-            f"{what}: {self.gbps:.2f} GB/s (median {fmt_seconds(self.median)} per copy, IQR {fmt_seconds(self.iqr)}, "
+            f"{what}: {self.gbps:.2f} GB/s (median {fmt_seconds(self.median)} per copy, IQR {fmt_seconds(self.iqr)} = "
+            f"{self.spread.relative:.0%} of the median, "
             f"{len(self.seconds)} blocks of {self.copies_per_block})"
         )
         if self.stand_in:
             text = f"[{STAND_IN}: CPU-to-CPU copy, not a PCIe figure] " + text
-        return text
+        warning = self.spread.warning
+        return text if warning is None else f"{text}\n  WARNING: {warning}"
 
     def __repr__(self) -> str:
         return (
@@ -184,7 +185,9 @@ class Transfer:
 
     def _repr_html_(self) -> str:
         banner = _stand_in_banner() if self.stand_in else ""
-        return markup(banner, _html_table([self.row()]))
+        warning = self.spread.warning
+        note = "" if warning is None else card(CAUTION, "Spread: ", warning)
+        return markup(banner, _html_table([self.row()]), note)
 
     # ---------------------------------------------------------------- JSON
 
@@ -329,6 +332,20 @@ class Sweep:
         ]
 
     @property
+    def noisy(self) -> list[Transfer]:
+        """The results whose spread leaves the median no meaning (IQR 25% of the median or more)."""
+        return [r for r in self.results if not r.spread.meaningful]
+
+    @property
+    def noise_warning(self) -> str | None:
+        """One line when some results are noise, by torch.utils.benchmark's 25% rule; else None."""
+        if not self.noisy:
+            return None
+        return (f"{len(self.noisy)} of {len(self.results)} timings have an IQR of 25% of the median or more "
+                "(torch.utils.benchmark: 'significant environmental influence'): their medians say more "
+                "about other work on this machine than about the copy.")
+
+    @property
     def title(self) -> str:
         return "Copy bandwidth on " + (f"{STAND_IN}" if self.stand_in else f"{self.machine.device} ({self.machine.device_name})")
 
@@ -343,6 +360,8 @@ class Sweep:
             for row in rows:
                 lines.append("  ".join(row[k].ljust(w) for k, w in widths.items()))
         lines += [f"skipped: {s}" for s in self.skipped]
+        if self.noise_warning:
+            lines.append("WARNING: " + self.noise_warning)
         if self.elapsed_s is not None:
             lines.append(f"measured in {self.elapsed_s:.1f} s (budget {self.budget_s} s)")
         return "\n".join(lines)
@@ -353,7 +372,9 @@ class Sweep:
     def _repr_html_(self) -> str:
         banner = _stand_in_banner() if self.stand_in else ""
         skipped = tag("ul", *(tag("li", f"skipped: {s}") for s in self.skipped)) if self.skipped else ""
-        return markup(tag("p", tag("b", self.title)), banner, _html_table([r.row() for r in self.results]), skipped)
+        noise = card(CAUTION, "Spread: ", self.noise_warning) if self.noise_warning else ""
+        return markup(tag("p", tag("b", self.title)), banner, _html_table([r.row() for r in self.results]), skipped,
+                      noise)
 
     def to_dict(self) -> dict[str, Any]:
         data = {
