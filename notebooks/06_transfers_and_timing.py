@@ -38,7 +38,6 @@ if importlib.util.find_spec("course_utils") is None:
     print("installed course_utils from", source)
 
 # %%
-import statistics
 import time
 import warnings
 
@@ -248,7 +247,8 @@ explorer
 
 # %% [markdown] tags=["deeper"]
 # ## Deeper: events, hidden syncs, the helpers inside, streams and PCIe
-#
+
+# %% [markdown] tags=["deeper"]
 # Optional. The measurements behind the core, and the rules in full.
 #
 # ### Deeper: CUDA events
@@ -272,7 +272,8 @@ else:
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: hidden synchronizations
-#
+
+# %% [markdown] tags=["deeper"]
 # Some calls must wait for the GPU because they bring a value to the host: `.item()`,
 # `.tolist()`, `.cpu()`, `print(t)` of a CUDA tensor, `if t.any():`, `torch.nonzero`. Timing code
 # that ends with `loss.item()` is accidentally right; code that drops it becomes wrong. On the
@@ -312,7 +313,8 @@ else:
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: what `measure_copy` does
-#
+
+# %% [markdown] tags=["deeper"]
 # `measure_copy` times `dst.copy_(src, non_blocking=...)` the way `torch.utils.benchmark`
 # does: buffers allocated once, a warm-up, one thread for host copies, then blocks of copies
 # bracketed by synchronize, every sample kept, median and interquartile range reported, and
@@ -339,7 +341,8 @@ log
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the two regimes, and the stand-in's curve
-#
+
+# %% [markdown] tags=["deeper"]
 # A sweep over sizes from 4 KiB up shows two regimes on a GPU: small copies cost a fixed
 # latency (launch, driver, PCIe round trip), so their GB/s is low; big copies approach the
 # link's bandwidth. The `quick` sweep stops at 16 MiB and spends about 2 seconds; the full one
@@ -367,7 +370,8 @@ result
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: pageable and pinned memory
-#
+
+# %% [markdown] tags=["deeper"]
 # Ordinary host memory is *pageable*: the OS may move it. A GPU's DMA engine can only read
 # memory that stays put, so a copy from pageable memory goes through a pinned staging buffer
 # inside the driver, in chunks. *Pinned* memory, from `t.pin_memory()` or
@@ -402,7 +406,8 @@ measure_pinning(64 * 2**20, device=device)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the `non_blocking` rules in full
-#
+
+# %% [markdown] tags=["deeper"]
 # **Rule 1: host to device, `non_blocking=True` from pinned memory, then use the result on the
 # same stream: safe.** The copy returns at once, and kernels queued after it on the same
 # stream run after it, so they see the data. (Do not *overwrite the pinned source* until the
@@ -439,7 +444,8 @@ else:
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: copy/compute overlap on a side stream
-#
+
+# %% [markdown] tags=["deeper"]
 # Work on one stream runs in order; work on two streams may overlap, and GPUs have copy engines
 # separate from their compute units. A copy from pinned memory on a side stream can therefore
 # hide behind a matmul on the default stream. Streams do not wait for each other on their own:
@@ -461,7 +467,8 @@ measure_overlap(device)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the explorer, in detail
-#
+
+# %% [markdown] tags=["deeper"]
 # Every change re-measures at once (the size slider when you release it); **Run** measures the
 # same settings again, to show the noise. The plot keeps one point per size and variant, so
 # moving the slider traces the curve, with the latest point circled. Without an accelerator

@@ -81,7 +81,8 @@ basics.expect_ok()
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the exact command, and why the scripts end with `os._exit`
-#
+
+# %% [markdown] tags=["deeper"]
 # `launch` uses the kernel's own interpreter (so the same PyTorch), no restarts, and each rank's
 # output in its own file. `expect_ok()` raises if any process did not exit with 0, even one that
 # printed everything and then died at exit. The scripts end in `barrier()`,
@@ -103,7 +104,8 @@ basics.values("local_rank"), basics.values("device"), basics.values("backend")
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: `device_for_rank` and `local_accelerator`
-#
+
+# %% [markdown] tags=["deeper"]
 # The scripts use `device_for_rank(local_rank, gpu_count)`, for machines with 0, 2 and 4 GPUs
 # below. More processes than GPUs would mean two processes on one GPU: it refuses instead of
 # wrapping round. `local_accelerator()` uses `torch.accelerator` where it exists, so the same
@@ -159,7 +161,8 @@ check("08.a")
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: which rendezvous
-#
+
+# %% [markdown] tags=["deeper"]
 # `--master-addr`/`--master-port` with `--node-rank` is torchrun's *static* rendezvous (its
 # default `--rdzv-backend`), in every torchrun from 2.7.1 to 2.14.1: machine 0 hosts the store,
 # and node ranks are exactly the ones given, so machine 1 always holds RANKs 2 and 3. The
@@ -183,7 +186,8 @@ basics.values("current_cuda_device")
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: what PyTorch's own documentation says
-#
+
+# %% [markdown] tags=["deeper"]
 # `all_gather_object`'s documentation, and `barrier()` (which NCCL runs as a tiny all-reduce on
 # the current device), printed from the PyTorch you have:
 
@@ -242,7 +246,8 @@ else:
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the NCCL message, where it comes from
-#
+
+# %% [markdown] tags=["deeper"]
 # PyTorch raises `torch.distributed.DistBackendError` (a `RuntimeError`); users report it (NCCL
 # 2.17 to 2.26) as, for example:
 #
@@ -287,7 +292,8 @@ wrong_ids.expect_failure("ValueError", match="device_ids and output_device argum
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the backend table, meta tensors, and the GPU variant of `device_ids`
-#
+
+# %% [markdown] tags=["deeper"]
 # A process group maps each device type to a backend; this PyTorch's table is below. (Older
 # PyTorch handed every tensor straight to its NCCL backend, whose own check said *Tensors must be
 # CUDA and dense*; that check is still there, raising a `ValueError` in recent versions.)
@@ -342,7 +348,8 @@ worker_pids = [int(pid) for pid in hung.values("pid").values()]
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: a timeout in your own scripts
-#
+
+# %% [markdown] tags=["deeper"]
 # gloo's default timeout is 30 minutes. `dist.init_process_group(...,
 # timeout=datetime.timedelta(minutes=5))` turns such a hang into a `RuntimeError` on the waiting
 # rank (with gloo: *Timed out waiting 300000ms for recv operation to complete*). torchrun starts

@@ -114,7 +114,8 @@ xb.is_pinned(), [str(w.message) for w in caught]
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: on a GPU, a pinned batch and one stall per step
-#
+
+# %% [markdown] tags=["deeper"]
 # With an accelerator the same loader pins without a warning:
 
 # %% tags=["deeper"]
@@ -193,7 +194,8 @@ check("09.b")
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: which process made each sample
-#
+
+# %% [markdown] tags=["deeper"]
 # `trace_workers` runs one pass and says which process made each sample:
 
 # %% tags=["deeper"]
@@ -213,7 +215,8 @@ w.numel() * w.element_size(), w.untyped_storage().nbytes()
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: try it, the bytes of all parameters
-#
+
+# %% [markdown] tags=["deeper"]
 # Exercise 09.2 counts a whole step; here, the parameters alone.
 
 # %% tags=["try-it", "deeper"]
@@ -319,7 +322,8 @@ len(saved)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: inside the DataLoader
-#
+
+# %% [markdown] tags=["deeper"]
 # With `pin_memory=True` and an accelerator, what pins a batch depends on the workers
 # (`torch/utils/data/dataloader.py`, the same in PyTorch 2.7.1, 2.13.0 and 2.14.1). With
 # `num_workers > 0` the iterator (`_MultiProcessingDataLoaderIter`) starts a *pin-memory
@@ -367,7 +371,8 @@ torch.cuda._is_in_bad_fork(), torch.cuda.is_initialized()
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the caching allocator and the peak
-#
+
+# %% [markdown] tags=["deeper"]
 # `cudaMalloc` and `cudaFree` synchronise the device and are slow, so PyTorch's CUDA caching
 # allocator (`c10/cuda/CUDACachingAllocator.cpp`) keeps freed blocks in pools per stream and
 # hands them out again. That is why `memory_reserved()` stays up after `del`, why

@@ -273,7 +273,8 @@ placed.remove()
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: what `to_empty` and `assign=True` do inside
-#
+
+# %% [markdown] tags=["deeper"]
 # `to_empty` applies `torch.empty_like(t, device=device)` to every parameter and buffer: new,
 # uninitialised storage of the same shape and dtype. Its source, from the installed PyTorch:
 
@@ -307,7 +308,8 @@ model64.weight.dtype
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: a checkpoint bigger than memory
-#
+
+# %% [markdown] tags=["deeper"]
 # For a checkpoint bigger than memory, `torch.load(..., mmap=True)` maps the file instead of
 # reading it. With `assign=True`, the parameters are that mapped file, read from disk as they
 # are used.
@@ -325,7 +327,8 @@ shutil.rmtree(folder, ignore_errors=True)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: non-persistent buffers are not in the checkpoint
-#
+
+# %% [markdown] tags=["deeper"]
 # A buffer registered with `persistent=False` (a table computed in `__init__`, such as rotary
 # position frequencies) is not saved. Load a meta model with `assign=True` and it stays on
 # meta; use `to_empty` and it holds garbage. Recompute such buffers yourself after loading.
@@ -344,7 +347,8 @@ still_on_meta(lazy)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: why the backward pass stops at `meta`
-#
+
+# %% [markdown] tags=["deeper"]
 # The forward copied an activation from `cpu` to `meta`; the backward pass must copy its
 # gradient back, out of `meta`, which holds no data. That is why part 5 set gradients by hand.
 
@@ -353,7 +357,8 @@ raises(lambda: split(torch.randn(5, 8)).sum().backward(), NotImplementedError, m
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: Adam keeps `step` on the CPU on purpose
-#
+
+# %% [markdown] tags=["deeper"]
 # Unless `capturable=True` or `fused=True`, Adam creates `step` as a CPU tensor. The reason is
 # in the comment of the installed `torch/optim/adam.py`, on the line after "Deliberately":
 # kernel launches are costly on CUDA and XLA, so the counter is updated on the host rather
@@ -366,7 +371,8 @@ lines[start:start + 2]
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: what accelerate does differently
-#
+
+# %% [markdown] tags=["deeper"]
 # accelerate's `dispatch_model` attaches an `AlignDevicesHook` to each module of the map ("A
 # generic `ModelHook` that ensures inputs and model weights are on the same device for the
 # forward pass of the associated module, potentially offloading the weights after the forward
