@@ -352,10 +352,9 @@ log
 #
 # The host-memory stand-in has no link to approach. Its curve rises the same way, then
 # *falls* once the source and destination no longer fit in the CPU's caches and every byte
-# goes to and from main memory. On a busy 2-core AMD EPYC virtual machine with a 32 MiB L3,
-# two sweeps gave 30 and 32 GB/s at 1 MiB, 26 and 30 GB/s at 4 MiB, and 6.4 and 5.5 GB/s at
-# 16 MiB (fastest samples; 16 MiB in, 16 MiB out fill that L3). That fall is the memory
-# hierarchy, not noise: it came back in both sweeps, with a narrow band. The small copies, served
+# goes to and from main memory (a 16 MiB copy reads 16 MiB and writes 16 MiB: 32 MiB, a whole
+# L3 cache on many CPUs). Run the sweep twice: a fall that comes back at the same size, with a
+# narrow band, is the memory hierarchy, not noise. The small copies, served
 # from the CPU's caches, can rise above the PCIe lines: a host copy never crosses PCIe, and the
 # plot says so in its axes.
 #
