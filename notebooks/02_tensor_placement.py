@@ -14,14 +14,22 @@
 # - predict where a result lives, and read the error for mixed devices;
 # - bring values back to the host, and set a default device safely.
 #
-# | Part | Needs |
-# |---|---|
-# | 1–3. Create, move, ask | CPU (1 GPU for a real move) |
-# | 4–5. Results, and back to the host | CPU (1 GPU for the CUDA wording) |
-# | 6–7. The default device; dtype and device together | CPU (2 GPUs for one deeper cell) |
+# <!-- lesson-needs:start (written by `make pairs` from this notebook's needs_cuda cells; do not edit) -->
+# | Part | Every cell runs for real with | GPU-only cells |
+# |---|---|---|
+# | 1. Where a new tensor lives | 1 GPU | 1 needs 1 GPU |
+# | 2. Moving a tensor | 2 GPUs | 1 needs 1 GPU; Deeper: 1 needs 2 GPUs |
+# | 3. Asking where a tensor is | a CPU | none |
+# | 4. Results live where their operands live | 1 GPU | 1 needs 1 GPU |
+# | 5. Coming back to the host | 1 GPU | 1 needs 1 GPU |
+# | 6. Changing the default device | 2 GPUs | Deeper: 1 needs 2 GPUs |
+# | 7. dtype and device in one `.to` | a CPU | none |
+#
+# **Without a GPU:** the notebook runs to the end; each of its 6 GPU-only cells prints SKIPPED, then says in a sentence or two what a GPU shows there and why, with the PyTorch source that backs it folded away underneath. No GPU run has been recorded for this lesson yet, so none of them shows real GPU output.
+# <!-- lesson-needs:end -->
 #
 # Without a GPU the second device is `meta`, which every PyTorch has: a tensor with a shape and
-# a dtype but no data. GPU-only cells show what a real GPU printed. **Deeper** sections are optional.
+# a dtype but no data. **Deeper** sections are optional.
 
 # %% [markdown] tags=["course-header"]
 # **Run it on a free GPU:** [Open in Colab](https://colab.research.google.com/github/pytorch-devices-course/pytorch-devices-course/blob/main/notebooks/02_tensor_placement.ipynb) (one GPU: Runtime > Change runtime type > T4 GPU)

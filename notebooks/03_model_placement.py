@@ -15,12 +15,19 @@
 # - keep an optimizer working when its model moves;
 # - load a GPU checkpoint anywhere with `map_location`.
 #
-# | Part | Needs |
-# |---|---|
-# | 1–5 | CPU only: `meta` (shapes, no data) stands in for a GPU |
-# | GPU cells | 1 GPU, some 2 (otherwise: what a GPU printed) |
+# <!-- lesson-needs:start (written by `make pairs` from this notebook's needs_cuda cells; do not edit) -->
+# | Part | Every cell runs for real with | GPU-only cells |
+# |---|---|---|
+# | 1. `model.to` moves the model itself | 1 GPU | Deeper: 1 needs 1 GPU |
+# | 2. Parameters and buffers move; plain tensor attributes do not | 1 GPU | Deeper: 1 needs 1 GPU |
+# | 3. A model has no `.device`; its input goes to it | 1 GPU | 1 needs 1 GPU |
+# | 4. Build the optimizer after moving the model | 1 GPU | Deeper: 2 need 1 GPU |
+# | 5. Checkpoints remember devices: `map_location` | 2 GPUs | Deeper: 1 needs 1 GPU, 1 needs 2 GPUs |
 #
-# "Deeper" sections are optional.
+# **Without a GPU:** the notebook runs to the end; each of its 7 GPU-only cells prints SKIPPED, then says in a sentence or two what a GPU shows there and why, with the PyTorch source that backs it folded away underneath. No GPU run has been recorded for this lesson yet, so none of them shows real GPU output.
+# <!-- lesson-needs:end -->
+#
+# Without a GPU the second device is `meta` (shapes, no data). "Deeper" sections are optional.
 
 # %% [markdown] tags=["course-header"]
 # **Run it on a free GPU:** [Open in Colab](https://colab.research.google.com/github/pytorch-devices-course/pytorch-devices-course/blob/main/notebooks/03_model_placement.ipynb) (one GPU: Runtime > Change runtime type > T4 GPU)

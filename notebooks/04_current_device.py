@@ -14,11 +14,17 @@
 # - tell it apart from the *default* device that `with torch.device(...)` sets;
 # - predict what `torch.cuda.set_device` does inside a block.
 #
-# | Part | Needs |
-# |---|---|
-# | 1, 4 | CPU to run; 1–2 GPUs to see the switch (otherwise: what a GPU printed) |
-# | 2, 3 | CPU (2 GPUs to see a switch) |
-# | 5 | CPU only |
+# <!-- lesson-needs:start (written by `make pairs` from this notebook's needs_cuda cells; do not edit) -->
+# | Part | Every cell runs for real with | GPU-only cells |
+# |---|---|---|
+# | 1. The current device: what plain `"cuda"` means | 1 GPU | 1 needs 1 GPU |
+# | 2. `with torch.cuda.device(i)`: switch for a block | a CPU | none |
+# | 3. `torch.cuda.device_of(t)`: switch to a tensor's GPU | 1 GPU | Deeper: 1 needs 1 GPU |
+# | 4. `torch.cuda.set_device(i)`: switch for good, almost | 2 GPUs | 1 needs 2 GPUs |
+# | 5. `with torch.device(...)`: the default device, a different thing | 2 GPUs | 1 needs 2 GPUs; Deeper: 1 needs 2 GPUs |
+#
+# **Without a GPU:** the notebook runs to the end; each of its 5 GPU-only cells prints SKIPPED, then says in a sentence or two what a GPU shows there and why, with the PyTorch source that backs it folded away underneath. No GPU run has been recorded for this lesson yet, so none of them shows real GPU output.
+# <!-- lesson-needs:end -->
 #
 # "Deeper" sections are optional.
 

@@ -15,10 +15,14 @@
 # - tell `device_of`, `torch.device` and `tensor.device` apart;
 # - read the real errors of mixed devices.
 #
-# | Part | Needs |
-# |---|---|
-# | A. A tutorial on `torch.cuda.device_of` | CPU; 2 GPUs for the CUDA halves |
-# | B. The d2l chapter "Use GPU" | CPU; 1 GPU for the CUDA halves |
+# <!-- lesson-needs:start (written by `make pairs` from this notebook's needs_cuda cells; do not edit) -->
+# | Part | Every cell runs for real with | GPU-only cells |
+# |---|---|---|
+# | A. A tutorial on `torch.cuda.device_of` | 2 GPUs | 5 need 2 GPUs |
+# | B. The textbook chapter "Use GPU" | 2 GPUs | 5 need 1 GPU, 1 needs 2 GPUs |
+#
+# **Without a GPU:** the notebook runs to the end; each of its 11 GPU-only cells prints SKIPPED, then says in a sentence or two what a GPU shows there and why, with the PyTorch source that backs it folded away underneath. No GPU run has been recorded for this lesson yet, so none of them shows real GPU output.
+# <!-- lesson-needs:end -->
 #
 # Each claim gets a verdict and a cell that proves it. `meta` stands in for a GPU where it raises as CUDA does.
 

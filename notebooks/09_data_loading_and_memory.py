@@ -15,11 +15,15 @@
 # - keep CUDA out of DataLoader workers, or start them with `spawn`;
 # - say what holds device memory in a training step, and what fixes an out-of-memory error.
 #
-# | Part | Needs |
-# |---|---|
-# | 1. The batch on its way to the device | CPU (`meta` stands in for the GPU); 1 GPU for pinned batches |
-# | 2. Workers and CUDA | CPU (real worker processes); 1 GPU for the CUDA error |
-# | 3. Where device memory goes | CPU (bytes counted); 1 GPU for the allocator's numbers |
+# <!-- lesson-needs:start (written by `make pairs` from this notebook's needs_cuda cells; do not edit) -->
+# | Part | Every cell runs for real with | GPU-only cells |
+# |---|---|---|
+# | 1. The batch on its way to the device | 1 GPU | 3 need 1 GPU |
+# | 2. Workers and CUDA | 1 GPU | 1 needs 1 GPU |
+# | 3. Where device memory goes | 1 GPU | 3 need 1 GPU; Deeper: 1 needs 1 GPU |
+#
+# **Without a GPU:** the notebook runs to the end; each of its 8 GPU-only cells prints SKIPPED, then says in a sentence or two what a GPU shows there and why, with the PyTorch source that backs it folded away underneath. No GPU run has been recorded for this lesson yet, so none of them shows real GPU output.
+# <!-- lesson-needs:end -->
 
 # %% [markdown] tags=["course-header"]
 # **Run it on a free GPU:** [Open in Colab](https://colab.research.google.com/github/pytorch-devices-course/pytorch-devices-course/blob/main/notebooks/09_data_loading_and_memory.ipynb) (one GPU: Runtime > Change runtime type > T4 GPU)

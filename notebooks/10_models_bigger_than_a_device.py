@@ -15,11 +15,18 @@
 # - split a model across two devices, moving the activations between them;
 # - say where a split model's gradients and optimizer state live, and what a `device_map` does.
 #
-# | Part | Needs |
-# |---|---|
-# | 1–3. `meta`, `to_empty`, loading | CPU |
-# | 4–5. A split model, its optimizer | CPU (`cpu` + `meta`); 2 GPUs for the real split |
-# | 6. Device maps | CPU |
+# <!-- lesson-needs:start (written by `make pairs` from this notebook's needs_cuda cells; do not edit) -->
+# | Part | Every cell runs for real with | GPU-only cells |
+# |---|---|---|
+# | 1. A model with no memory | a CPU | none |
+# | 2. Making it real: `to_empty`, then initialise | a CPU | none |
+# | 3. Loading a checkpoint into a meta model | a CPU | none |
+# | 4. Splitting a model across two devices | 2 GPUs | 1 needs 2 GPUs |
+# | 5. Gradients and optimizer state stay with their parameter | a CPU | none |
+# | 6. A device map | a CPU | none |
+#
+# **Without a GPU:** the notebook runs to the end; each of its one GPU-only cell prints SKIPPED, then says in a sentence or two what a GPU shows there and why, with the PyTorch source that backs it folded away underneath. No GPU run has been recorded for this lesson yet, so none of them shows real GPU output.
+# <!-- lesson-needs:end -->
 
 # %% [markdown] tags=["course-header"]
 # **Run it on a free GPU:** [Open in Colab](https://colab.research.google.com/github/pytorch-devices-course/pytorch-devices-course/blob/main/notebooks/10_models_bigger_than_a_device.ipynb) (one GPU: Runtime > Change runtime type > T4 GPU)
