@@ -145,7 +145,7 @@ if needs_cuda(1, what="the per-GPU property listing", key="01-gpu-properties"):
               f"{props.multi_processor_count} SMs, {free / 2**30:.1f} of {total / 2**30:.1f} GiB free")
 else:
     print(needs_cuda(1, what="the per-GPU property listing"))
-    print(recorded("01-gpu-properties"))
+    display(recorded("01-gpu-properties"))
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: free memory, and which error a missing GPU gives
@@ -304,7 +304,7 @@ if needs_cuda(2, what="the in-process CUDA_VISIBLE_DEVICES demonstration", key="
     del os.environ["CUDA_VISIBLE_DEVICES"]
 else:
     print(needs_cuda(2, what="the in-process CUDA_VISIBLE_DEVICES demonstration"))
-    print(recorded("01-visible-devices-after-init"))
+    display(recorded("01-visible-devices-after-init"))
 
 # %% [markdown]
 # ## Summary

@@ -99,7 +99,7 @@ if needs_cuda(1, what="creating a tensor on the GPU", key="02-tensor-on-gpu"):
 else:
     print(needs_cuda(1, what="creating a tensor on the GPU"))
     print(raises(lambda: torch.ones(2, 3, device="cuda"), (AssertionError, RuntimeError)))
-    print(recorded("02-tensor-on-gpu"))
+    display(recorded("02-tensor-on-gpu"))
 
 # %% [markdown]
 # To create a tensor beside another one, take the device from it: `device=x.device`.
@@ -158,7 +158,7 @@ if needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration", key="02-cuda-
     print("after the block: .cuda() ->", x.cuda().device)
 else:
     print(needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration"))
-    print(recorded("02-cuda-in-device-scope"))
+    display(recorded("02-cuda-in-device-scope"))
 
 # %% [markdown]
 # With a GPU the round trip is a real copy each way.
@@ -170,7 +170,7 @@ if needs_cuda(1, what="the CPU -> GPU -> CPU round trip", key="02-round-trip"):
     print(on_gpu.device, back.device, "back is t:", back is t, "same values:", torch.equal(back, t))
 else:
     print(needs_cuda(1, what="the CPU -> GPU -> CPU round trip"))
-    print(recorded("02-round-trip"))
+    display(recorded("02-round-trip"))
 
 # %% [markdown]
 # ## 3. Asking where a tensor is
@@ -218,7 +218,7 @@ if needs_cuda(1, what="the CUDA cross-device error", key="02-cross-device-error"
                  match="Expected all tensors to be on the same device"))
 else:
     print(needs_cuda(1, what="the CUDA cross-device error"))
-    print(recorded("02-cross-device-error"))
+    display(recorded("02-cross-device-error"))
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the zero-dimensional exception
@@ -258,7 +258,7 @@ if needs_cuda(1, what="the .numpy() error for a CUDA tensor", key="02-numpy"):
 else:
     print(needs_cuda(1, what="the .numpy() error for a CUDA tensor"))
     print(raises(lambda: m.numpy(), TypeError, match="can't convert meta device type tensor to numpy"))
-    print(recorded("02-numpy"))
+    display(recorded("02-numpy"))
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: `.cpu().numpy()`, `.item()` and printing
@@ -367,7 +367,7 @@ if needs_cuda(2, what="default device versus current CUDA device", key="02-defau
         torch.set_default_device(None)
 else:
     print(needs_cuda(2, what="default device versus current CUDA device"))
-    print(recorded("02-default-vs-current"))
+    display(recorded("02-default-vs-current"))
 
 # %% [markdown]
 # ## 7. dtype and device in one `.to`

@@ -90,7 +90,7 @@ if needs_cuda(1, what="Module.cuda() in place", key="03-module-cuda"):
     print("net.cpu() is net:", net.cpu() is net, "| weight on", net.weight.device)
 else:
     print(needs_cuda(1, what="Module.cuda() in place"))
-    print(recorded("03-module-cuda"))
+    display(recorded("03-module-cuda"))
 
 # %% tags=["deeper"]
 as_double = nn.Linear(3, 2)
@@ -168,7 +168,7 @@ if needs_cuda(1, what="the plain-attribute bug on a GPU", key="03-plain-attribut
                  match="Expected all tensors to be on the same device"))
 else:
     print(needs_cuda(1, what="the plain-attribute bug on a GPU"))
-    print(recorded("03-plain-attribute"))
+    display(recorded("03-plain-attribute"))
 
 # %% [markdown] tags=["deeper"]
 # A dtype change leaves plain attributes behind too, but silently: `mean` stays float32 in a
@@ -231,7 +231,7 @@ if needs_cuda(1, what="the model-on-GPU, input-on-CPU error", key="03-model-inpu
                  match="Expected all tensors to be on the same device"))
 else:
     print(needs_cuda(1, what="the model-on-GPU, input-on-CPU error"))
-    print(recorded("03-model-input"))
+    display(recorded("03-model-input"))
 
 # %% tags=["try-it"]
 # Try it: finish `run` so that it works for any model, wherever it lives: send `x` to the
@@ -343,7 +343,7 @@ if needs_cuda(1, what="the optimizer built before model.cuda()", key="03-optimiz
           "| on", sgd.param_groups[0]["params"][0].device)
 else:
     print(needs_cuda(1, what="the optimizer built before model.cuda()"))
-    print(recorded("03-optimizer-before-cuda"))
+    display(recorded("03-optimizer-before-cuda"))
 
 # %% [markdown] tags=["deeper"]
 # Adam creates its state **lazily, at the first `step()`**, next to each parameter (`zeros_like`),
@@ -375,7 +375,7 @@ if needs_cuda(1, what="Adam state left on the CPU", key="03-adam-state"):
     print(raises(adam.step, RuntimeError, match="Expected all tensors to be on the same device"))
 else:
     print(needs_cuda(1, what="Adam state left on the CPU"))
-    print(recorded("03-adam-state"))
+    display(recorded("03-adam-state"))
 
 # %% [markdown]
 # ## 5. Checkpoints remember devices: `map_location`
@@ -455,7 +455,7 @@ else:
     print(needs_cuda(1, what="loading a GPU checkpoint as saved"))
     print(raises(lambda: torch.load(workdir / "gpu.pt", weights_only=True), RuntimeError,
                  match="Attempting to deserialize object on a CUDA device"))
-    print(recorded("03-load-gpu-checkpoint"))
+    display(recorded("03-load-gpu-checkpoint"))
 
 # %% [markdown] tags=["deeper"]
 # The four forms of `map_location`, each loading the GPU checkpoint onto the CPU, on any machine.
@@ -484,7 +484,7 @@ else:
     print(needs_cuda(2, what="loading a cuda:1 checkpoint as saved"))
     print(raises(lambda: torch.load(workdir / "gpu1.pt", weights_only=True), RuntimeError,
                  match="Attempting to deserialize object on"))
-    print(recorded("03-load-cuda1-checkpoint"))
+    display(recorded("03-load-cuda1-checkpoint"))
 torch.load(workdir / "gpu1.pt", map_location={"cuda:1": here}, weights_only=True)["weight"].device
 
 # %% [markdown] tags=["deeper"]

@@ -359,7 +359,7 @@ if needs_cuda(2, what="the nested-scope trace", key="04-nested-trace"):
 else:
     print(needs_cuda(2, what="the nested-scope trace"))
     trace = run_scopes([("device_of(cpu tensor)", torch.cuda.device_of(x)), ("torch.device('meta')", torch.device("meta"))])
-    print(recorded("04-nested-trace"))
+    display(recorded("04-nested-trace"))
 trace
 
 # %% [markdown]

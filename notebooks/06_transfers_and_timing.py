@@ -84,7 +84,7 @@ if needs_cuda(1, what="the real wrong-vs-right timing", key="06-sync-timing"):
     print(f"without synchronize: {naive * 1e3:.3f} ms   with synchronize: {honest * 1e3:.3f} ms")
 else:
     print(needs_cuda(1, what="the real wrong-vs-right timing"))
-    print(recorded("06-sync-timing"))
+    display(recorded("06-sync-timing"))
 
 # %% [markdown]
 # `FakeAsyncDevice` simulates such a queue on any machine: a 2 ms kernel, launched in 5 µs.
@@ -199,7 +199,7 @@ if needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same st
     print(total.item() == host.sum().item())
 else:
     print(needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream"))
-    print(recorded("06-h2d-non-blocking"))
+    display(recorded("06-h2d-non-blocking"))
 
 # %% [markdown]
 # Device to host, `non_blocking=True`: the host may read **before** the copy lands, and sees old
@@ -251,7 +251,7 @@ if needs_cuda(1, what="timing with CUDA events", key="06-events"):
     print(f"CUDA events: {begin.elapsed_time(end):.3f} ms")
 else:
     print(needs_cuda(1, what="timing with CUDA events"))
-    print(recorded("06-events"))
+    display(recorded("06-events"))
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: hidden synchronizations
@@ -291,7 +291,7 @@ if needs_cuda(1, what="hidden synchronizations on a GPU", key="06-hidden-syncs")
     print("warnings:", [str(w.message).splitlines()[0] for w in caught])
 else:
     print(needs_cuda(1, what="hidden synchronizations on a GPU"))
-    print(recorded("06-hidden-syncs"))
+    display(recorded("06-hidden-syncs"))
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: what `measure_copy` does
@@ -402,7 +402,7 @@ if needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule", key="06-
     print("safe to read after the event:", on_host[-1].item() == host[-1].item())
 else:
     print(needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule"))
-    print(recorded("06-d2h-non-blocking"))
+    display(recorded("06-d2h-non-blocking"))
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: copy/compute overlap on a side stream

@@ -571,7 +571,7 @@ if needs_cuda(1, what="x.cuda(0).device", key="07-cuda0-device"):
 else:
     print(needs_cuda(1, what="x.cuda(0).device"))
     shown = x.device
-    print(recorded("07-cuda0-device"))
+    display(recorded("07-cuda0-device"))
 shown
 
 # %% [markdown]

@@ -232,7 +232,7 @@ if needs_cuda(2, what="the real every-process-on-cuda:0 run with NCCL", key="08-
 else:
     print(needs_cuda(2, what="the real every-process-on-cuda:0 run with NCCL"))
     everyone_on_0 = launch("scripts/every_rank_on_cuda0.py", "--pretend-gpus", "2", nproc=2, timeout=300)
-    print(recorded("08-every-rank-cuda0"))
+    display(recorded("08-every-rank-cuda0"))
 shared_devices(everyone_on_0.values("buggy")), shared_devices(everyone_on_0.values("fixed"))
 
 # %% [markdown]
@@ -243,7 +243,7 @@ if needs_cuda(2, what="the NCCL error of the every-process-on-cuda:0 run", key="
     print(everyone_on_0.errors or "NCCL did not refuse here: see the output above (a hang shows as a timeout).")
 else:
     print(needs_cuda(2, what="the NCCL error of the every-process-on-cuda:0 run"))
-    print(recorded("08-nccl-error"))
+    display(recorded("08-nccl-error"))
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the NCCL message, where it comes from
@@ -328,7 +328,7 @@ if needs_cuda(2, what="the GPU variant of the device_ids mismatch", key="08-ddp-
     print(gpu_ids.expect_failure("RuntimeError", match="Expected all tensors to be on the same device"))
 else:
     print(needs_cuda(2, what="the GPU variant of the device_ids mismatch"))
-    print(recorded("08-ddp-device-ids"))
+    display(recorded("08-ddp-device-ids"))
 
 # %% [markdown]
 # ## 7. A run that hangs: timeouts and cleanup

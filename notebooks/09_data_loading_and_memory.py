@@ -88,7 +88,7 @@ if needs_cuda(1, what="the label left on the CPU", key="09-label-on-cpu"):
     print(raises(lambda: nn.functional.cross_entropy(gpu_logits, yb), RuntimeError, match="device"))
 else:
     print(needs_cuda(1, what="the label left on the CPU"))
-    print(recorded("09-label-on-cpu"))
+    display(recorded("09-label-on-cpu"))
 
 # %% tags=["try-it"]
 # Try it: finish `follow`: return `labels` on the device of `logits`, whatever device that is.
@@ -114,7 +114,7 @@ if needs_cuda(1, what="a pinned batch", key="09-pinned-batch"):
     print("pinned:", xb.is_pinned(), "warnings:", [str(w.message) for w in caught])
 else:
     print(needs_cuda(1, what="a pinned batch"))
-    print(recorded("09-pinned-batch"))
+    display(recorded("09-pinned-batch"))
 
 # %% [markdown]
 # Printing `loss` or calling `loss.item()` copies a number from the GPU, so the CPU waits
@@ -135,7 +135,7 @@ if needs_cuda(1, what="a hidden synchronisation per step", key="09-item-sync"):
     print(len(loader), "steps,", len(synced), "synchronising calls; the first:", first)
 else:
     print(needs_cuda(1, what="a hidden synchronisation per step"))
-    print(recorded("09-item-sync"))
+    display(recorded("09-item-sync"))
 
 # %% [markdown]
 # ## 2. Workers and CUDA
@@ -171,7 +171,7 @@ if needs_cuda(1, what="a Dataset that touches CUDA in a worker", key="09-forked-
     print("spawn:", [batch.device for batch in spawned])
 else:
     print(needs_cuda(1, what="a Dataset that touches CUDA in a worker"))
-    print(recorded("09-forked-cuda"))
+    display(recorded("09-forked-cuda"))
 
 # %% [markdown]
 # The better fix needs no GPU: keep CUDA out of `__getitem__`, return CPU tensors, and move
@@ -248,7 +248,7 @@ if needs_cuda(1, what="memory_allocated for the same step", key="09-step-memory"
     del gpu_model, gpu_opt
 else:
     print(needs_cuda(1, what="memory_allocated for the same step"))
-    print(recorded("09-step-memory"))
+    display(recorded("09-step-memory"))
 
 # %% [markdown]
 # PyTorch's caching allocator keeps freed GPU blocks for reuse: `memory_allocated()` counts
@@ -267,7 +267,7 @@ if needs_cuda(1, what="allocated and reserved memory", key="09-allocated-reserve
     print("after empty_cache:", mib(torch.cuda.memory_allocated()), mib(torch.cuda.memory_reserved()))
 else:
     print(needs_cuda(1, what="allocated and reserved memory"))
-    print(recorded("09-allocated-reserved"))
+    display(recorded("09-allocated-reserved"))
 
 # %% [markdown]
 # When an allocation does not fit, CUDA raises `torch.cuda.OutOfMemoryError`. Every build has
@@ -288,7 +288,7 @@ if needs_cuda(1, what="a CUDA out-of-memory error", key="09-out-of-memory"):
     print(caught)
 else:
     print(needs_cuda(1, what="a CUDA out-of-memory error"))
-    print(recorded("09-out-of-memory"))
+    display(recorded("09-out-of-memory"))
 
 # %% [markdown]
 # Real fixes free what the step holds: a smaller batch (fewer activations); `torch.no_grad()`
@@ -358,7 +358,7 @@ if needs_cuda(1, what="the peak of one step and memory_summary", key="09-memory-
     del gpu_model
 else:
     print(needs_cuda(1, what="the peak of one step and memory_summary"))
-    print(recorded("09-memory-summary"))
+    display(recorded("09-memory-summary"))
 
 # %% [markdown] tags=["deeper"]
 # On a CPU-only build the counters exist and answer 0 (there is no CUDA allocator to ask), which

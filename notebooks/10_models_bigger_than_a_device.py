@@ -239,7 +239,7 @@ if needs_cuda(2, what="the two-GPU split model", key="10-two-gpu-split"):
     print("dispatched output on", mapped_chain(torch.randn(5, 8)).device)
 else:
     print(needs_cuda(2, what="the two-GPU split model"))
-    print(recorded("10-two-gpu-split"))
+    display(recorded("10-two-gpu-split"))
 
 # %% [markdown]
 # ## 5. Gradients and optimizer state stay with their parameter
