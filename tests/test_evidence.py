@@ -206,21 +206,28 @@ def test_a_passage_shown_before_is_named_with_its_cell_and_part(tmp_path):
 QUOTED = sorted({(q.file, q.text, q.kind, q.since, q.until) for q in ALL_QUOTES})
 
 
+# Another release's files, unpacked from its wheel (torch/ with lib/*.so), can stand in for the installed
+# torch: COURSE_QUOTES_TORCH=/path/to/2.14.1/torch COURSE_QUOTES_VERSION=2.14.1 pytest -k label_says.
+OTHER_TORCH = os.environ.get("COURSE_QUOTES_TORCH")
+TORCH_DIR = Path(OTHER_TORCH) if OTHER_TORCH else Path(torch.__file__).resolve().parent
+TORCH_VERSION = os.environ.get("COURSE_QUOTES_VERSION", torch.__version__) if OTHER_TORCH else torch.__version__
+
+
 @pytest.mark.parametrize("file,text,kind,since,until", QUOTED, ids=[f"{f}:{t[:30]}" for f, t, *_ in QUOTED])
 def test_every_quote_is_in_the_installed_torch_exactly_when_its_label_says(file, text, kind, since, until):
     """Run on each matrix entry (2.7.1, 2.13.0 CPU, 2.14.1): a label covering this torch must hold, and a label
     that leaves a checked release out must be right to: the quote is not there."""
     quote = SourceQuote(file, text, kind, since=since, until=until)
-    if kind == "cuda-literal" and not list((Path(torch.__file__).parent / "lib").glob("*cuda*.so*")):
+    if kind == "cuda-literal" and not list((TORCH_DIR / "lib").glob("*cuda*.so*")):
         pytest.skip("needs a CUDA build of torch (the quote lives in its CUDA libraries)")
-    here = installed_text_contains(quote)
-    if quote.covers(torch.__version__):
-        assert here, (f"torch {torch.__version__} does not contain this quote from {file} ({quote.releases}): {text!r}. "
+    here = installed_text_contains(quote, TORCH_DIR)
+    if quote.covers(TORCH_VERSION):
+        assert here, (f"torch {TORCH_VERSION} does not contain this quote from {file} ({quote.releases}): {text!r}. "
                       "Read the new source and update course_utils/evidence/sources.py and its label.")
-    elif TorchVersion(RELEASES[0]) <= TorchVersion(torch.__version__.split("+")[0]) <= RELEASES[-1]:
-        assert not here, f"torch {torch.__version__} has {text!r} ({file}), but the label says {quote.releases}: widen it"
+    elif TorchVersion(RELEASES[0]) <= TorchVersion(TORCH_VERSION.split("+")[0]) <= RELEASES[-1]:
+        assert not here, f"torch {TORCH_VERSION} has {text!r} ({file}), but the label says {quote.releases}: widen it"
     else:
-        pytest.skip(f"torch {torch.__version__} is outside the checked releases {RELEASES[0]}..{RELEASES[-1]}")
+        pytest.skip(f"torch {TORCH_VERSION} is outside the checked releases {RELEASES[0]}..{RELEASES[-1]}")
 
 
 def test_a_quote_that_is_not_in_torch_is_caught():

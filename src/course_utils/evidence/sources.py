@@ -371,7 +371,7 @@ CLAIMS: dict[str, GpuClaim] = {
     "04-nested-trace": C(
         "On two GPUs each block puts back, on exit, the current device it found on entry, so the current-device "
         "column unwinds in reverse; device_of of a CPU tensor changes nothing, and torch.device(\"cuda:0\") "
-        "changes only the default-device column. The trace above shows the CPU half.",
+        "changes only the default-device column. The trace below is the half this machine can run.",
         (DEVICE_SCOPE, DEVICE_OF)),
     # 05 error clinic
     "05-elementwise": C(
@@ -481,7 +481,7 @@ CLAIMS: dict[str, GpuClaim] = {
         "tensor away from the default device prints its device.",
         (SourceQuote("torch/_tensor_str.py", "suffixes.append(\"device='\" + str(self.device) + \"'\")"),)),
     "07-add-cpu": C(
-        "On a GPU, y + x.cpu() raises the cross-device RuntimeError below, naming cuda:0 and cpu.",
+        "On a GPU, y + x.cpu() raises the cross-device RuntimeError, naming cuda:0 and cpu.",
         (SAME_DEVICE,)),
     "07-net-cuda": C(
         "On a GPU, after net.cuda() the first parameter is on cuda:0, and net is still the same object: a module "
@@ -494,7 +494,7 @@ CLAIMS: dict[str, GpuClaim] = {
     # 08 one process per device
     "08-every-rank-cuda0": C(
         "On two GPUs with NCCL, the buggy script puts both processes on cuda:0 and the fixed one puts each on the "
-        "GPU its LOCAL_RANK names; the run above, with two pretended GPUs, prints the same choices.",
+        "GPU its LOCAL_RANK names; this cell's run with two pretended GPUs makes the same choices.",
         (SourceQuote("torch/nn/parallel/distributed.py", "To use ``DistributedDataParallel`` on a host with N GPUs, "
                      "you should spawn\n    up ``N`` processes, ensuring that each process exclusively works on a "
                      "single\n    GPU from 0 to N-1."),)),
