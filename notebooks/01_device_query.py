@@ -15,15 +15,15 @@
 # - read the error PyTorch raises for a GPU that is not there;
 # - choose which GPUs a process sees with `CUDA_VISIBLE_DEVICES`.
 #
-# <!-- lesson-needs:start (written by `make pairs` from this notebook's needs_cuda cells; do not edit) -->
-# | Part | Every cell runs for real with | GPU-only cells |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1. `torch.cuda`, one call at a time | 1 GPU | 1 needs 1 GPU |
-# | 2. `torch.accelerator`: the same questions for any backend | a CPU | none |
-# | 3. The course's helpers do the same in one call | a CPU | none |
-# | 4. `nvidia-smi` and `CUDA_VISIBLE_DEVICES` | 2 GPUs | Deeper: 1 needs 2 GPUs |
+# | 1 | 1 GPU | 1 (1 GPU) |
+# | 2 | a CPU | none |
+# | 3 | a CPU | none |
+# | 4 | 2 GPUs | Deeper 1 (2 GPUs) |
 #
-# **Without a GPU:** the notebook runs to the end; each of its 2 GPU-only cells prints SKIPPED, then says in a sentence or two what a GPU shows there and why, with the PyTorch source that backs it folded away underneath. No GPU run has been recorded for this lesson yet, so none of them shows real GPU output.
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Every other cell asks this machine, so it runs for real with or without a GPU. **Deeper**

@@ -14,18 +14,18 @@
 # - predict where a result lives, and read the error for mixed devices;
 # - bring values back to the host, and set a default device safely.
 #
-# <!-- lesson-needs:start (written by `make pairs` from this notebook's needs_cuda cells; do not edit) -->
-# | Part | Every cell runs for real with | GPU-only cells |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1. Where a new tensor lives | 1 GPU | 1 needs 1 GPU |
-# | 2. Moving a tensor | 2 GPUs | 1 needs 1 GPU; Deeper: 1 needs 2 GPUs |
-# | 3. Asking where a tensor is | a CPU | none |
-# | 4. Results live where their operands live | 1 GPU | 1 needs 1 GPU |
-# | 5. Coming back to the host | 1 GPU | 1 needs 1 GPU |
-# | 6. Changing the default device | 2 GPUs | Deeper: 1 needs 2 GPUs |
-# | 7. dtype and device in one `.to` | a CPU | none |
+# | 1 | 1 GPU | 1 (1 GPU) |
+# | 2 | 2 GPUs | 1 (1 GPU); Deeper 1 (2 GPUs) |
+# | 3 | a CPU | none |
+# | 4 | 1 GPU | 1 (1 GPU) |
+# | 5 | 1 GPU | 1 (1 GPU) |
+# | 6 | 2 GPUs | Deeper 1 (2 GPUs) |
+# | 7 | a CPU | none |
 #
-# **Without a GPU:** the notebook runs to the end; each of its 6 GPU-only cells prints SKIPPED, then says in a sentence or two what a GPU shows there and why, with the PyTorch source that backs it folded away underneath. No GPU run has been recorded for this lesson yet, so none of them shows real GPU output.
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Without a GPU the second device is `meta`, which every PyTorch has: a tensor with a shape and

@@ -15,16 +15,16 @@
 # - keep an optimizer working when its model moves;
 # - load a GPU checkpoint anywhere with `map_location`.
 #
-# <!-- lesson-needs:start (written by `make pairs` from this notebook's needs_cuda cells; do not edit) -->
-# | Part | Every cell runs for real with | GPU-only cells |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1. `model.to` moves the model itself | 1 GPU | Deeper: 1 needs 1 GPU |
-# | 2. Parameters and buffers move; plain tensor attributes do not | 1 GPU | Deeper: 1 needs 1 GPU |
-# | 3. A model has no `.device`; its input goes to it | 1 GPU | 1 needs 1 GPU |
-# | 4. Build the optimizer after moving the model | 1 GPU | Deeper: 2 need 1 GPU |
-# | 5. Checkpoints remember devices: `map_location` | 2 GPUs | Deeper: 1 needs 1 GPU, 1 needs 2 GPUs |
+# | 1 | 1 GPU | Deeper 1 (1 GPU) |
+# | 2 | 1 GPU | Deeper 1 (1 GPU) |
+# | 3 | 1 GPU | 1 (1 GPU) |
+# | 4 | 1 GPU | Deeper 2 (1 GPU) |
+# | 5 | 2 GPUs | Deeper 1 (1 GPU), 1 (2 GPUs) |
 #
-# **Without a GPU:** the notebook runs to the end; each of its 7 GPU-only cells prints SKIPPED, then says in a sentence or two what a GPU shows there and why, with the PyTorch source that backs it folded away underneath. No GPU run has been recorded for this lesson yet, so none of them shows real GPU output.
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Without a GPU the second device is `meta` (shapes, no data). "Deeper" sections are optional.

@@ -14,16 +14,16 @@
 # - tell it apart from the *default* device that `with torch.device(...)` sets;
 # - predict what `torch.cuda.set_device` does inside a block.
 #
-# <!-- lesson-needs:start (written by `make pairs` from this notebook's needs_cuda cells; do not edit) -->
-# | Part | Every cell runs for real with | GPU-only cells |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1. The current device: what plain `"cuda"` means | 1 GPU | 1 needs 1 GPU |
-# | 2. `with torch.cuda.device(i)`: switch for a block | a CPU | none |
-# | 3. `torch.cuda.device_of(t)`: switch to a tensor's GPU | 1 GPU | Deeper: 1 needs 1 GPU |
-# | 4. `torch.cuda.set_device(i)`: switch for good, almost | 2 GPUs | 1 needs 2 GPUs |
-# | 5. `with torch.device(...)`: the default device, a different thing | 2 GPUs | 1 needs 2 GPUs; Deeper: 1 needs 2 GPUs |
+# | 1 | 1 GPU | 1 (1 GPU) |
+# | 2 | a CPU | none |
+# | 3 | 1 GPU | Deeper 1 (1 GPU) |
+# | 4 | 2 GPUs | 1 (2 GPUs) |
+# | 5 | 2 GPUs | 1 (2 GPUs); Deeper 1 (2 GPUs) |
 #
-# **Without a GPU:** the notebook runs to the end; each of its 5 GPU-only cells prints SKIPPED, then says in a sentence or two what a GPU shows there and why, with the PyTorch source that backs it folded away underneath. No GPU run has been recorded for this lesson yet, so none of them shows real GPU output.
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # "Deeper" sections are optional.

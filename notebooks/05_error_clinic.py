@@ -15,18 +15,18 @@
 # - reproduce most of them on a laptop, with `meta`;
 # - spot a GPU error reported at the wrong line.
 #
-# <!-- lesson-needs:start (written by `make pairs` from this notebook's needs_cuda cells; do not edit) -->
-# | Part | Every cell runs for real with | GPU-only cells |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1. Mixing devices | 1 GPU | 1 needs 1 GPU |
-# | 2. A CPU-only operation on another device | a CPU | none |
-# | 3. A device this machine does not have | a CPU | none |
-# | 4. The convolution message | 1 GPU | 1 needs 1 GPU |
-# | 5. Errors reported at the wrong line | 1 GPU | 1 needs 1 GPU |
-# | 6. Let the notebook explain | a CPU | none |
-# | Deeper: more errors, and where PyTorch raises them | 1 GPU | Deeper: 6 need 1 GPU |
+# | 1 | 1 GPU | 1 (1 GPU) |
+# | 2 | a CPU | none |
+# | 3 | a CPU | none |
+# | 4 | 1 GPU | 1 (1 GPU) |
+# | 5 | 1 GPU | 1 (1 GPU) |
+# | 6 | a CPU | none |
+# | Deeper: more errors, and where PyTorch raises them | 1 GPU | Deeper 6 (1 GPU) |
 #
-# **Without a GPU:** the notebook runs to the end; each of its 9 GPU-only cells prints SKIPPED, then says in a sentence or two what a GPU shows there and why, with the PyTorch source that backs it folded away underneath. No GPU run has been recorded for this lesson yet, so none of them shows real GPU output.
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Cells that fail on purpose show the real traceback; *Run All* continues.

@@ -15,16 +15,16 @@
 # - time a copy: preallocated buffer, warm-up, repeats, median;
 # - say when pinned memory and `non_blocking=True` help, and when they return stale data.
 #
-# <!-- lesson-needs:start (written by `make pairs` from this notebook's needs_cuda cells; do not edit) -->
-# | Part | Every cell runs for real with | GPU-only cells |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1. Timing without synchronizing lies | 1 GPU | 1 needs 1 GPU |
-# | 2. Timing a copy honestly | a CPU | none |
-# | 3. Bandwidth against size | a CPU | none |
-# | 4. Pinned memory and `non_blocking` | 1 GPU | 1 needs 1 GPU |
-# | Deeper: events, hidden syncs, the helpers inside, streams and PCIe | 1 GPU | Deeper: 3 need 1 GPU |
+# | 1 | 1 GPU | 1 (1 GPU) |
+# | 2 | a CPU | none |
+# | 3 | a CPU | none |
+# | 4 | 1 GPU | 1 (1 GPU) |
+# | Deeper: events, hidden syncs, the helpers inside, streams and PCIe | 1 GPU | Deeper 3 (1 GPU) |
 #
-# **Without a GPU:** the notebook runs to the end; each of its 5 GPU-only cells prints SKIPPED, then says in a sentence or two what a GPU shows there and why, with the PyTorch source that backs it folded away underneath. No GPU run has been recorded for this lesson yet, so none of them shows real GPU output.
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Without a GPU, copies are timed host-to-host: a **stand-in**, labelled so, never a PCIe figure.

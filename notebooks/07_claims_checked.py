@@ -15,13 +15,13 @@
 # - tell `device_of`, `torch.device` and `tensor.device` apart;
 # - read the real errors of mixed devices.
 #
-# <!-- lesson-needs:start (written by `make pairs` from this notebook's needs_cuda cells; do not edit) -->
-# | Part | Every cell runs for real with | GPU-only cells |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | A. A tutorial on `torch.cuda.device_of` | 2 GPUs | 5 need 2 GPUs |
-# | B. The textbook chapter "Use GPU" | 2 GPUs | 5 need 1 GPU, 1 needs 2 GPUs |
+# | A | 2 GPUs | 5 (2 GPUs) |
+# | B | 2 GPUs | 5 (1 GPU), 1 (2 GPUs) |
 #
-# **Without a GPU:** the notebook runs to the end; each of its 11 GPU-only cells prints SKIPPED, then says in a sentence or two what a GPU shows there and why, with the PyTorch source that backs it folded away underneath. No GPU run has been recorded for this lesson yet, so none of them shows real GPU output.
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Each claim gets a verdict and a cell that proves it. `meta` stands in for a GPU where it raises as CUDA does.

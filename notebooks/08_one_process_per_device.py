@@ -15,18 +15,18 @@
 # - pick each process's device from `LOCAL_RANK`, not `RANK`, and use DDP;
 # - recognise three classic mistakes by their errors.
 #
-# <!-- lesson-needs:start (written by `make pairs` from this notebook's needs_cuda cells; do not edit) -->
-# | Part | Every cell runs for real with | GPU-only cells |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1. Two processes with `torchrun` | a CPU | none |
-# | 2. Each process picks its device from `LOCAL_RANK` | a CPU | none |
-# | 3. Two machines: `RANK` counts on, `LOCAL_RANK` starts again | a CPU | none |
-# | 4. `torch.cuda.set_device` belongs here | a CPU | none |
-# | 5. DDP: the right `device_ids`, replicas in sync | a CPU | none |
-# | 6. Three mistakes, with their real errors | 2 GPUs | 2 need 2 GPUs; Deeper: 1 needs 2 GPUs |
-# | 7. A run that hangs: timeouts and cleanup | a CPU | none |
+# | 1 | a CPU | none |
+# | 2 | a CPU | none |
+# | 3 | a CPU | none |
+# | 4 | a CPU | none |
+# | 5 | a CPU | none |
+# | 6 | 2 GPUs | 2 (2 GPUs); Deeper 1 (2 GPUs) |
+# | 7 | a CPU | none |
 #
-# **Without a GPU:** the notebook runs to the end; each of its 3 GPU-only cells prints SKIPPED, then says in a sentence or two what a GPU shows there and why, with the PyTorch source that backs it folded away underneath. No GPU run has been recorded for this lesson yet, so none of them shows real GPU output.
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 
 # %% [markdown] tags=["course-header"]

@@ -15,14 +15,14 @@
 # - keep CUDA out of DataLoader workers, or start them with `spawn`;
 # - say what holds device memory in a training step, and what fixes an out-of-memory error.
 #
-# <!-- lesson-needs:start (written by `make pairs` from this notebook's needs_cuda cells; do not edit) -->
-# | Part | Every cell runs for real with | GPU-only cells |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1. The batch on its way to the device | 1 GPU | 3 need 1 GPU |
-# | 2. Workers and CUDA | 1 GPU | 1 needs 1 GPU |
-# | 3. Where device memory goes | 1 GPU | 3 need 1 GPU; Deeper: 1 needs 1 GPU |
+# | 1 | 1 GPU | 3 (1 GPU) |
+# | 2 | 1 GPU | 1 (1 GPU) |
+# | 3 | 1 GPU | 3 (1 GPU); Deeper 1 (1 GPU) |
 #
-# **Without a GPU:** the notebook runs to the end; each of its 8 GPU-only cells prints SKIPPED, then says in a sentence or two what a GPU shows there and why, with the PyTorch source that backs it folded away underneath. No GPU run has been recorded for this lesson yet, so none of them shows real GPU output.
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 
 # %% [markdown] tags=["course-header"]

@@ -15,17 +15,17 @@
 # - split a model across two devices, moving the activations between them;
 # - say where a split model's gradients and optimizer state live, and what a `device_map` does.
 #
-# <!-- lesson-needs:start (written by `make pairs` from this notebook's needs_cuda cells; do not edit) -->
-# | Part | Every cell runs for real with | GPU-only cells |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1. A model with no memory | a CPU | none |
-# | 2. Making it real: `to_empty`, then initialise | a CPU | none |
-# | 3. Loading a checkpoint into a meta model | a CPU | none |
-# | 4. Splitting a model across two devices | 2 GPUs | 1 needs 2 GPUs |
-# | 5. Gradients and optimizer state stay with their parameter | a CPU | none |
-# | 6. A device map | a CPU | none |
+# | 1 | a CPU | none |
+# | 2 | a CPU | none |
+# | 3 | a CPU | none |
+# | 4 | 2 GPUs | 1 (2 GPUs) |
+# | 5 | a CPU | none |
+# | 6 | a CPU | none |
 #
-# **Without a GPU:** the notebook runs to the end; each of its one GPU-only cell prints SKIPPED, then says in a sentence or two what a GPU shows there and why, with the PyTorch source that backs it folded away underneath. No GPU run has been recorded for this lesson yet, so none of them shows real GPU output.
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 
 # %% [markdown] tags=["course-header"]

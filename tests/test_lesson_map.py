@@ -88,6 +88,6 @@ def test_an_intro_without_its_markers_is_an_error_that_says_where_they_go(course
 def test_the_without_a_gpu_paragraph_is_true_about_recordings():
     lesson = next(n for n in lesson_map.course() if n.number == "02")
     keys = [c.key for c in lesson.cells]
-    assert "No GPU run has been recorded" in lesson_map.without_a_gpu(lesson, frozenset())
-    assert "Each also shows what a real GPU printed" in lesson_map.without_a_gpu(lesson, frozenset(keys))
-    assert "1 of them also shows" in lesson_map.without_a_gpu(lesson, frozenset(keys[:1]))
+    assert "none is recorded on a GPU yet" in lesson_map.without_a_gpu(lesson, frozenset())
+    assert "shows what a real GPU printed there" in lesson_map.without_a_gpu(lesson, frozenset(keys))
+    assert f"(1 of {len(keys)} cells)" in lesson_map.without_a_gpu(lesson, frozenset(keys[:1]))

@@ -186,33 +186,37 @@ def cell_counts(cells: tuple[GpuCell, ...]) -> str:
     return ", ".join(words)
 
 
+def _short_counts(cells: tuple[GpuCell, ...]) -> str:
+    """``2 (1 GPU), 1 (2 GPUs)``: the compact form the intro tables use."""
+    by = {n: sum(c.gpus == n for c in cells) for n in sorted({c.gpus for c in cells})}
+    return ", ".join(f"{k} ({_gpus(n)})" for n, k in by.items())
+
+
 def part_rows(lesson: Lesson) -> list[tuple[str, str, str]]:
-    """(part, every cell runs with, GPU-only cells) for each part, and each other section with GPU cells."""
+    """(part, runs for real with, GPU-only cells) for each part, and each other section with GPU cells."""
     rows = []
-    before = lesson.in_part("")
-    if before:
-        rows.append(("Before part 1", _gpus(max(c.gpus for c in before)), cell_counts(before)))
-    for part in lesson.parts:
+    sections = [Part("", "before part 1")] + list(lesson.parts)
+    for part in sections:
         cells = lesson.in_part(part.label)
-        numbered = part.label != part.title
+        numbered = part.label != part.title and part.label != ""
         if not numbered and not cells:
             continue
         core = tuple(c for c in cells if not c.deeper)
         deeper = tuple(c for c in cells if c.deeper)
-        counts = cell_counts(core) if core else ("none" if not deeper else "")
-        if deeper:
-            counts = (counts + "; " if core else "") + f"Deeper: {cell_counts(deeper)}"
-        rows.append((part.heading, _gpus(max((c.gpus for c in cells), default=0)), counts))
+        counts = [_short_counts(core)] if core else []
+        counts += [f"Deeper {_short_counts(deeper)}"] if deeper else []
+        name = part.label if numbered else part.title
+        rows.append((name, _gpus(max((c.gpus for c in cells), default=0)), "; ".join(counts) or "none"))
     return rows
 
 
-NEEDS_START = "<!-- lesson-needs:start (written by `make pairs` from this notebook's needs_cuda cells; do not edit) -->"
+NEEDS_START = "<!-- lesson-needs:start, written by make pairs -->"
 NEEDS_END = "<!-- lesson-needs:end -->"
 
 
 def intro_block(lesson: Lesson, recorded_keys: frozenset[str]) -> str:
     """The markdown block for a lesson's first cell: its parts, what each needs, and what a CPU shows."""
-    lines = [NEEDS_START, "| Part | Every cell runs for real with | GPU-only cells |", "|---|---|---|"]
+    lines = [NEEDS_START, "| Part | Runs for real with | GPU-only cells |", "|---|---|---|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in part_rows(lesson)]
     lines.append("")
     lines.append(without_a_gpu(lesson, recorded_keys))
@@ -221,29 +225,23 @@ def intro_block(lesson: Lesson, recorded_keys: frozenset[str]) -> str:
 
 
 def without_a_gpu(lesson: Lesson, recorded_keys: frozenset[str]) -> str:
-    """One paragraph, true for this lesson today: what a learner without a GPU sees."""
+    """One or two sentences, true for this lesson today: what a learner without a GPU sees."""
     n = len(lesson.cells)
     if n == 0:
-        return "**Without a GPU:** every cell runs for real on a CPU."
+        return "Without a GPU every cell runs for real."
     real = [c for c in lesson.cells if c.key in recorded_keys]
-    cells = f"its {n} GPU-only cell{'s' if n > 1 else ''}" if n > 1 else "its one GPU-only cell"
-    said = ("prints SKIPPED, then says in a sentence or two what a GPU shows there and why, with the PyTorch "
-            "source that backs it folded away underneath")
+    said = "Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then"
     if not real:
-        recorded = " No GPU run has been recorded for this lesson yet, so none of them shows real GPU output."
-    elif len(real) == n:
-        recorded = " Each also shows what a real GPU printed there, recorded with its machine and PyTorch version."
-    else:
-        recorded = (f" {len(real)} of them also show{'s' if len(real) == 1 else ''} what a real GPU printed there, recorded with its "
-                    "machine and PyTorch version; the others have no recording yet.")
-    return f"**Without a GPU:** the notebook runs to the end; each of {cells} {said}.{recorded}"
+        return f"{said} folds away the PyTorch source behind it: none is recorded on a GPU yet."
+    if len(real) == n:
+        return f"{said} shows what a real GPU printed there."
+    return f"{said} shows what a real GPU printed ({len(real)} of {n} cells) or folds away the PyTorch source behind it."
 
 
 def with_intro_block(text: str, block: str, where: str) -> str:
-    """A lesson's py:percent ``text`` with the needs block of its first cell replaced (or added after the title's
-    "You will be able to" list, replacing a hand-typed Part/Needs table)."""
+    """A lesson's py:percent ``text`` with the generated needs block of its first cell replaced."""
     commented = "\n".join(("# " + line).rstrip() for line in block.splitlines())
-    start, end = text.find("# " + NEEDS_START), text.find("# " + NEEDS_END)
+    start, end = text.find("# <!-- lesson-needs:start"), text.find("# " + NEEDS_END)
     if start >= 0 and end > start:
         return text[:start] + commented + text[end + len("# " + NEEDS_END):]
     from course_utils.header import HeaderError

@@ -412,8 +412,8 @@ CLAIMS: dict[str, GpuClaim] = {
          SourceQuote("torch/optim/adam.py", "# Deliberately host `step` on CPU if both capturable and fused are off.",
                      note="so the counters stay on the CPU and the update still lets them through"))),
     "05-invalid-ordinal": C(
-        "On a GPU, an index past the last visible GPU raises torch.AcceleratorError (a RuntimeError): 'CUDA error: "
-        "invalid device ordinal', and from PyTorch 2.9 the line below. Up to 2.12 the asynchronous-error hint "
+        "On a GPU, an index past the last visible GPU raises a RuntimeError (torch.AcceleratorError from 2.8): "
+        "'CUDA error: invalid device ordinal', and from PyTorch 2.9 the line below. Up to 2.12 the asynchronous-error hint "
         "follows as well; from 2.13 it does not, since this error is not a kernel's.",
         (SourceQuote("c10/cuda/CUDAMiscFunctions.cpp", "GPU device may be out of range, do you have enough GPUs?",
                      "cuda-literal", "get_cuda_error_help, for cudaErrorInvalidDevice", since="2.9.1"),
