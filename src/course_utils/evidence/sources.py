@@ -530,9 +530,8 @@ CLAIMS: dict[str, GpuClaim] = {
                      '                "multiprocessing, you must use the \'spawn\' start method"',
                      note="raised in the worker by torch.cuda._lazy_init when the parent had initialised CUDA before the fork"),)),
     "09-step-memory": C(
-        "On a GPU, memory_allocated() after the step counts the weights, gradients and Adam's two averages still "
-        "held, and max_memory_allocated() adds the activations that the backward pass freed, close to the bytes "
-        "step_memory counted.",
+        "On a GPU, the cell prints step_memory's count for the same step, then what the caching allocator "
+        "counts: memory_allocated(), the tensors still alive after it, and max_memory_allocated(), its peak.",
         (SourceQuote("torch/cuda/memory.py", "Return the current GPU memory occupied by tensors in bytes for a given device."),
          MAX_ALLOCATED)),
     "09-allocated-reserved": C(
@@ -544,7 +543,7 @@ CLAIMS: dict[str, GpuClaim] = {
                      "    allocator so that those can be used in other GPU application and visible in\n    `nvidia-smi`."))),
     "09-out-of-memory": C(
         "On a GPU, asking for a petabyte raises torch.OutOfMemoryError (torch.cuda.OutOfMemoryError): the message "
-        "says how much was asked for, the GPU's capacity and what is free, and always ends with the "
+        "says how much was asked for, the GPU's capacity and what is free, and always includes the "
         "expandable_segments hint below, worded for when reserved but unallocated memory is large.",
         (SourceQuote("c10/cuda/CUDACachingAllocator.cpp", "CUDA out of memory. Tried to allocate {size}. GPU {index} has a "
                      "total capacity of {total} of which {free} is free.", "cuda-literal"),
