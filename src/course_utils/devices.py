@@ -660,9 +660,10 @@ def needs_cuda(
     """Check for ``count`` CUDA GPUs before a cell that needs them.
 
     Use as ``if needs_cuda(2, what="...", key="04-set-device"):`` and, in the ``else`` branch,
-    print the requirement and show ``recorded("04-set-device")``: what a real GPU printed (see
+    print the requirement and ``display(recorded("04-set-device"))``: in plain words what a GPU
+    shows there, then what a real GPU printed or the PyTorch source behind the words, folded (see
     ``course_utils.evidence``). ``key`` names the cell in the evidence files; a GPU run records
-    the cell's output under it.
+    the cell's output under it. ``make pairs`` counts these cells for ``preflight()``.
     """
     require_int("needs_cuda(count)", count, minimum=0, expected="should be a whole number of GPUs, 0 or more",
                 hint="Example: needs_cuda(2, what='the two-GPU demo').")
