@@ -549,7 +549,8 @@ CLAIMS: dict[str, GpuClaim] = {
                      "total capacity of {total} of which {free} is free.", "cuda-literal"),
          SourceQuote("c10/cuda/CUDACachingAllocator.cpp", "If reserved but unallocated memory is large try setting{} "
                      "{PYTORCH_CUDA_ALLOC_CONF; 2.10.0: PYTORCH_ALLOC_CONF}=expandable_segments:True to avoid fragmentation.",
-                     "cuda-literal", "part of every CUDA out-of-memory message; only its condition is in words"))),
+                     "cuda-literal", "part of every CUDA out-of-memory message, only its condition in words; the braces mark the "
+                     "one release, 2.10.0, that names the variable PYTORCH_ALLOC_CONF"))),
     "09-memory-summary": C(
         "On a GPU, the cell prints the peak bytes of one training step and the first lines of memory_summary(), "
         "a table of the caching allocator's counters.",
