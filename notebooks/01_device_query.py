@@ -15,14 +15,18 @@
 # - read the error PyTorch raises for a GPU that is not there;
 # - choose which GPUs a process sees with `CUDA_VISIBLE_DEVICES`.
 #
-# | Part | Needs |
-# |---|---|
-# | 1. `torch.cuda`, one call at a time | CPU |
-# | 2. `torch.accelerator`, for any backend | CPU |
-# | 3. The course's helpers | CPU |
-# | 4. `nvidia-smi` and `CUDA_VISIBLE_DEVICES` | CPU (a GPU to see the renumbering) |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
+# |---|---|---|
+# | 1 | 1 GPU | 1 (1 GPU) |
+# | 2 | a CPU | none |
+# | 3 | a CPU | none |
+# | 4 | 2 GPUs | Deeper 1 (2 GPUs) |
 #
-# Every cell runs without a GPU; GPU-only cells show what a real GPU printed. **Deeper**
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# <!-- lesson-needs:end -->
+#
+# Every other cell asks this machine, so it runs for real with or without a GPU. **Deeper**
 # sections are optional.
 
 # %% [markdown] tags=["course-header"]
@@ -109,7 +113,7 @@ if needs_cuda(1, what="the per-GPU property listing", key="01-gpu-properties"):
               f"{props.multi_processor_count} SMs, {free / 2**30:.1f} of {total / 2**30:.1f} GiB free")
 else:
     print(needs_cuda(1, what="the per-GPU property listing"))
-    print(recorded("01-gpu-properties"))
+    display(recorded("01-gpu-properties"))
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: free memory, and which error a missing GPU gives
@@ -308,7 +312,7 @@ if needs_cuda(2, what="the in-process CUDA_VISIBLE_DEVICES demonstration", key="
     del os.environ["CUDA_VISIBLE_DEVICES"]
 else:
     print(needs_cuda(2, what="the in-process CUDA_VISIBLE_DEVICES demonstration"))
-    print(recorded("01-visible-devices-after-init"))
+    display(recorded("01-visible-devices-after-init"))
 
 # %% [markdown]
 # ## Summary

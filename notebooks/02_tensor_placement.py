@@ -14,14 +14,22 @@
 # - predict where a result lives, and read the error for mixed devices;
 # - bring values back to the host, and set a default device safely.
 #
-# | Part | Needs |
-# |---|---|
-# | 1–3. Create, move, ask | CPU (1 GPU for a real move) |
-# | 4–5. Results, and back to the host | CPU (1 GPU for the CUDA wording) |
-# | 6–7. The default device; dtype and device together | CPU (2 GPUs for one deeper cell) |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
+# |---|---|---|
+# | 1 | 1 GPU | 1 (1 GPU) |
+# | 2 | 2 GPUs | Deeper 1 (1 GPU), 1 (2 GPUs) |
+# | 3 | a CPU | none |
+# | 4 | 1 GPU | 1 (1 GPU) |
+# | 5 | 1 GPU | 1 (1 GPU) |
+# | 6 | 2 GPUs | Deeper 1 (2 GPUs) |
+# | 7 | a CPU | none |
+#
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# <!-- lesson-needs:end -->
 #
 # Without a GPU the second device is `meta`, which every PyTorch has: a tensor with a shape and
-# a dtype but no data. GPU-only cells show what a real GPU printed. **Deeper** sections are optional.
+# a dtype but no data. **Deeper** sections are optional.
 
 # %% [markdown] tags=["course-header"]
 # **Run it on a free GPU:** [Open in Colab](https://colab.research.google.com/github/pytorch-devices-course/pytorch-devices-course/blob/main/notebooks/02_tensor_placement.ipynb) (one GPU: Runtime > Change runtime type > T4 GPU)
@@ -84,7 +92,7 @@ if needs_cuda(1, what="creating a tensor on the GPU", key="02-tensor-on-gpu"):
 else:
     print(needs_cuda(1, what="creating a tensor on the GPU"))
     print(raises(lambda: torch.ones(2, 3, device="cuda"), (AssertionError, RuntimeError)))
-    print(recorded("02-tensor-on-gpu"))
+    display(recorded("02-tensor-on-gpu"))
 
 # %% [markdown]
 # To create a tensor beside another one, take the device from it: `device=x.device`.
@@ -155,7 +163,7 @@ if needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration", key="02-cuda-
     print("after the block: .cuda() ->", x.cuda().device)
 else:
     print(needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration"))
-    print(recorded("02-cuda-in-device-scope"))
+    display(recorded("02-cuda-in-device-scope"))
 
 # %% [markdown] tags=["deeper"]
 # With a GPU the round trip is a real copy each way.
@@ -167,7 +175,7 @@ if needs_cuda(1, what="the CPU -> GPU -> CPU round trip", key="02-round-trip"):
     print(on_gpu.device, back.device, "back is t:", back is t, "same values:", torch.equal(back, t))
 else:
     print(needs_cuda(1, what="the CPU -> GPU -> CPU round trip"))
-    print(recorded("02-round-trip"))
+    display(recorded("02-round-trip"))
 
 # %% [markdown]
 # ## 3. Asking where a tensor is
@@ -219,7 +227,7 @@ if needs_cuda(1, what="the CUDA cross-device error", key="02-cross-device-error"
                  match="Expected all tensors to be on the same device"))
 else:
     print(needs_cuda(1, what="the CUDA cross-device error"))
-    print(recorded("02-cross-device-error"))
+    display(recorded("02-cross-device-error"))
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the zero-dimensional exception
@@ -260,7 +268,7 @@ if needs_cuda(1, what="the .numpy() error for a CUDA tensor", key="02-numpy"):
 else:
     print(needs_cuda(1, what="the .numpy() error for a CUDA tensor"))
     print(raises(lambda: m.numpy(), TypeError, match="can't convert meta device type tensor to numpy"))
-    print(recorded("02-numpy"))
+    display(recorded("02-numpy"))
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: `.cpu().numpy()`, `.item()` and printing
@@ -366,7 +374,7 @@ if needs_cuda(2, what="default device versus current CUDA device", key="02-defau
         torch.set_default_device(None)
 else:
     print(needs_cuda(2, what="default device versus current CUDA device"))
-    print(recorded("02-default-vs-current"))
+    display(recorded("02-default-vs-current"))
 
 # %% [markdown]
 # ## 7. dtype and device in one `.to`

@@ -15,12 +15,19 @@
 # - keep an optimizer working when its model moves;
 # - load a GPU checkpoint anywhere with `map_location`.
 #
-# | Part | Needs |
-# |---|---|
-# | 1–5 | CPU only: `meta` (shapes, no data) stands in for a GPU |
-# | GPU cells | 1 GPU, some 2 (otherwise: what a GPU printed) |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
+# |---|---|---|
+# | 1 | 1 GPU | Deeper 1 (1 GPU) |
+# | 2 | 1 GPU | Deeper 1 (1 GPU) |
+# | 3 | 1 GPU | 1 (1 GPU) |
+# | 4 | 1 GPU | Deeper 2 (1 GPU) |
+# | 5 | 2 GPUs | Deeper 1 (1 GPU), 1 (2 GPUs) |
 #
-# "Deeper" sections are optional.
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# <!-- lesson-needs:end -->
+#
+# Without a GPU the second device is `meta` (shapes, no data). "Deeper" sections are optional.
 
 # %% [markdown] tags=["course-header"]
 # **Run it on a free GPU:** [Open in Colab](https://colab.research.google.com/github/pytorch-devices-course/pytorch-devices-course/blob/main/notebooks/03_model_placement.ipynb) (one GPU: Runtime > Change runtime type > T4 GPU)
@@ -82,7 +89,7 @@ if needs_cuda(1, what="Module.cuda() in place", key="03-module-cuda"):
     print("net.cpu() is net:", net.cpu() is net, "| weight on", net.weight.device)
 else:
     print(needs_cuda(1, what="Module.cuda() in place"))
-    print(recorded("03-module-cuda"))
+    display(recorded("03-module-cuda"))
 
 # %% tags=["deeper"]
 as_double = nn.Linear(3, 2)
@@ -162,7 +169,7 @@ if needs_cuda(1, what="the plain-attribute bug on a GPU", key="03-plain-attribut
                  match="Expected all tensors to be on the same device"))
 else:
     print(needs_cuda(1, what="the plain-attribute bug on a GPU"))
-    print(recorded("03-plain-attribute"))
+    display(recorded("03-plain-attribute"))
 
 # %% [markdown] tags=["deeper"]
 # A dtype change leaves plain attributes behind too, but silently: `mean` stays float32 in a
@@ -220,7 +227,7 @@ if needs_cuda(1, what="the model-on-GPU, input-on-CPU error", key="03-model-inpu
                  match="Expected all tensors to be on the same device"))
 else:
     print(needs_cuda(1, what="the model-on-GPU, input-on-CPU error"))
-    print(recorded("03-model-input"))
+    display(recorded("03-model-input"))
 
 # %% tags=["try-it"]
 # Try it: finish `run` so that it works for any model, wherever it lives: send `x` to the
@@ -343,7 +350,7 @@ if needs_cuda(1, what="the optimizer built before model.cuda()", key="03-optimiz
           "| on", sgd.param_groups[0]["params"][0].device)
 else:
     print(needs_cuda(1, what="the optimizer built before model.cuda()"))
-    print(recorded("03-optimizer-before-cuda"))
+    display(recorded("03-optimizer-before-cuda"))
 
 # %% [markdown] tags=["deeper"]
 # Adam creates its state **lazily, at the first `step()`**, next to each parameter (`zeros_like`),
@@ -376,7 +383,7 @@ if needs_cuda(1, what="Adam state left on the CPU", key="03-adam-state"):
     print(raises(adam.step, RuntimeError, match="Expected all tensors to be on the same device"))
 else:
     print(needs_cuda(1, what="Adam state left on the CPU"))
-    print(recorded("03-adam-state"))
+    display(recorded("03-adam-state"))
 
 # %% [markdown]
 # ## 5. Checkpoints remember devices: `map_location`
@@ -458,7 +465,7 @@ else:
     print(needs_cuda(1, what="loading a GPU checkpoint as saved"))
     print(raises(lambda: torch.load(workdir / "gpu.pt", weights_only=True), RuntimeError,
                  match="Attempting to deserialize object on a CUDA device"))
-    print(recorded("03-load-gpu-checkpoint"))
+    display(recorded("03-load-gpu-checkpoint"))
 
 # %% [markdown] tags=["deeper"]
 # The four forms of `map_location`, each loading the GPU checkpoint onto the CPU, on any machine.
@@ -487,7 +494,7 @@ else:
     print(needs_cuda(2, what="loading a cuda:1 checkpoint as saved"))
     print(raises(lambda: torch.load(workdir / "gpu1.pt", weights_only=True), RuntimeError,
                  match="Attempting to deserialize object on"))
-    print(recorded("03-load-cuda1-checkpoint"))
+    display(recorded("03-load-cuda1-checkpoint"))
 torch.load(workdir / "gpu1.pt", map_location={"cuda:1": here}, weights_only=True)["weight"].device
 
 # %% [markdown] tags=["deeper"]

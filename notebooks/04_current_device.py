@@ -14,11 +14,17 @@
 # - tell it apart from the *default* device that `with torch.device(...)` sets;
 # - predict what `torch.cuda.set_device` does inside a block.
 #
-# | Part | Needs |
-# |---|---|
-# | 1, 4 | CPU to run; 1–2 GPUs to see the switch (otherwise: what a GPU printed) |
-# | 2, 3 | CPU (2 GPUs to see a switch) |
-# | 5 | CPU only |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
+# |---|---|---|
+# | 1 | 1 GPU | 1 (1 GPU) |
+# | 2 | a CPU | none |
+# | 3 | 1 GPU | Deeper 1 (1 GPU) |
+# | 4 | 2 GPUs | 1 (2 GPUs) |
+# | 5 | 2 GPUs | 1 (2 GPUs); Deeper 1 (2 GPUs) |
+#
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# <!-- lesson-needs:end -->
 #
 # "Deeper" sections are optional.
 
@@ -361,7 +367,7 @@ if needs_cuda(2, what="the nested-scope trace", key="04-nested-trace"):
 else:
     print(needs_cuda(2, what="the nested-scope trace"))
     trace = run_scopes([("device_of(cpu tensor)", torch.cuda.device_of(x)), ("torch.device('meta')", torch.device("meta"))])
-    print(recorded("04-nested-trace"))
+    display(recorded("04-nested-trace"))
 trace
 
 # %% [markdown]

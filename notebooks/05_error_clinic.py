@@ -15,9 +15,18 @@
 # - reproduce most of them on a laptop, with `meta`;
 # - spot a GPU error reported at the wrong line.
 #
-# | Parts | Needs |
-# |---|---|
-# | 1-6 | CPU (1 GPU for the CUDA messages) |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
+# |---|---|---|
+# | 1 | 1 GPU | 1 (1 GPU) |
+# | 2 | a CPU | none |
+# | 3 | a CPU | none |
+# | 4 | 1 GPU | 1 (1 GPU) |
+# | 5 | 1 GPU | 1 (1 GPU) |
+# | 6 | 1 GPU | Deeper 6 (1 GPU) |
+#
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# <!-- lesson-needs:end -->
 #
 # Cells that fail on purpose show the real traceback; *Run All* continues.
 

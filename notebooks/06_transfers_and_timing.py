@@ -15,9 +15,17 @@
 # - time a copy: preallocated buffer, warm-up, repeats, median;
 # - say when pinned memory and `non_blocking=True` help, and when they return stale data.
 #
-# | Parts | Needs |
-# |---|---|
-# | 1-4 | CPU (1 GPU for real PCIe copies) |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
+# |---|---|---|
+# | 1 | 1 GPU | 1 (1 GPU) |
+# | 2 | a CPU | none |
+# | 3 | a CPU | none |
+# | 4 | 1 GPU | 1 (1 GPU) |
+# | Deeper: events, hidden syncs, the helpers inside, streams and PCIe | 1 GPU | Deeper 3 (1 GPU) |
+#
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# <!-- lesson-needs:end -->
 #
 # Without a GPU, copies are timed host-to-host: a **stand-in**, labelled so, never a PCIe figure.
 
@@ -84,7 +92,7 @@ if needs_cuda(1, what="the real wrong-vs-right timing", key="06-sync-timing"):
     print("with synchronize:   ", Spread.of(honest))
 else:
     print(needs_cuda(1, what="the real wrong-vs-right timing"))
-    print(recorded("06-sync-timing"))
+    display(recorded("06-sync-timing"))
 
 # %% [markdown]
 # `FakeAsyncDevice` simulates such a queue on any machine: a 2 ms kernel, launched in 5 µs.
@@ -210,7 +218,7 @@ if needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same st
     print(total.item() == host.sum().item())
 else:
     print(needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream"))
-    print(recorded("06-h2d-non-blocking"))
+    display(recorded("06-h2d-non-blocking"))
 
 # %% [markdown]
 # Device to host, `non_blocking=True`: the host may read **before** the copy lands, and sees old
@@ -268,7 +276,7 @@ if needs_cuda(1, what="timing with CUDA events", key="06-events"):
     print("CUDA events:", Spread.of([ms / 1e3 for ms in milliseconds]))
 else:
     print(needs_cuda(1, what="timing with CUDA events"))
-    print(recorded("06-events"))
+    display(recorded("06-events"))
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: hidden synchronizations
@@ -309,7 +317,7 @@ if needs_cuda(1, what="hidden synchronizations on a GPU", key="06-hidden-syncs")
     print("warnings:", [str(w.message).splitlines()[0] for w in caught])
 else:
     print(needs_cuda(1, what="hidden synchronizations on a GPU"))
-    print(recorded("06-hidden-syncs"))
+    display(recorded("06-hidden-syncs"))
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: what `measure_copy` does
@@ -439,7 +447,7 @@ if needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule", key="06-
     print("safe to read after the event:", on_host[-1].item() == host[-1].item())
 else:
     print(needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule"))
-    print(recorded("06-d2h-non-blocking"))
+    display(recorded("06-d2h-non-blocking"))
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: copy/compute overlap on a side stream

@@ -15,10 +15,14 @@
 # - tell `device_of`, `torch.device` and `tensor.device` apart;
 # - read the real errors of mixed devices.
 #
-# | Part | Needs |
-# |---|---|
-# | A. A tutorial on `torch.cuda.device_of` | CPU; 2 GPUs for the CUDA halves |
-# | B. The d2l chapter "Use GPU" | CPU; 1 GPU for the CUDA halves |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
+# |---|---|---|
+# | A | 2 GPUs | Deeper 5 (2 GPUs) |
+# | B | 2 GPUs | Deeper 5 (1 GPU), 1 (2 GPUs) |
+#
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# <!-- lesson-needs:end -->
 #
 # Each claim gets a verdict and a cell that proves it. `meta` stands in for a GPU where it raises as CUDA does.
 
@@ -724,7 +728,7 @@ if needs_cuda(1, what="x.cuda(0).device", key="07-cuda0-device"):
 else:
     print(needs_cuda(1, what="x.cuda(0).device"))
     shown = x.device
-    print(recorded("07-cuda0-device"))
+    display(recorded("07-cuda0-device"))
 shown
 
 # %% [markdown] tags=["deeper"]

@@ -15,11 +15,19 @@
 # - pick each process's device from `LOCAL_RANK`, not `RANK`, and use DDP;
 # - recognise three classic mistakes by their errors.
 #
-# | Part | Needs |
-# |---|---|
-# | 1-3. torchrun, `LOCAL_RANK`, two machines | CPU (gloo) |
-# | 4-5. `set_device`, DDP | CPU; 2 GPUs for NCCL |
-# | 6-7. Mistakes, hangs | CPU; 2 GPUs to see NCCL refuse |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
+# |---|---|---|
+# | 1 | a CPU | none |
+# | 2 | a CPU | none |
+# | 3 | a CPU | none |
+# | 4 | a CPU | none |
+# | 5 | a CPU | none |
+# | 6 | 2 GPUs | 2 (2 GPUs); Deeper 1 (2 GPUs) |
+# | 7 | a CPU | none |
+#
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# <!-- lesson-needs:end -->
 
 # %% [markdown] tags=["course-header"]
 # **Run it on a free GPU:** [Open in Colab](https://colab.research.google.com/github/pytorch-devices-course/pytorch-devices-course/blob/main/notebooks/08_one_process_per_device.ipynb) (one GPU: Runtime > Change runtime type > T4 GPU)
@@ -231,7 +239,7 @@ if needs_cuda(2, what="the real every-process-on-cuda:0 run with NCCL", key="08-
 else:
     print(needs_cuda(2, what="the real every-process-on-cuda:0 run with NCCL"))
     everyone_on_0 = launch("scripts/every_rank_on_cuda0.py", "--pretend-gpus", "2", nproc=2, timeout=300)
-    print(recorded("08-every-rank-cuda0"))
+    display(recorded("08-every-rank-cuda0"))
 shared_devices(everyone_on_0.values("buggy")), shared_devices(everyone_on_0.values("fixed"))
 
 # %% [markdown]
@@ -242,7 +250,7 @@ if needs_cuda(2, what="the NCCL error of the every-process-on-cuda:0 run", key="
     print(everyone_on_0.errors or "NCCL did not refuse here: see the output above (a hang shows as a timeout).")
 else:
     print(needs_cuda(2, what="the NCCL error of the every-process-on-cuda:0 run"))
-    print(recorded("08-nccl-error"))
+    display(recorded("08-nccl-error"))
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the NCCL message, where it comes from
@@ -332,7 +340,7 @@ if needs_cuda(2, what="the GPU variant of the device_ids mismatch", key="08-ddp-
     print(gpu_ids.expect_failure("RuntimeError", match="Expected all tensors to be on the same device"))
 else:
     print(needs_cuda(2, what="the GPU variant of the device_ids mismatch"))
-    print(recorded("08-ddp-device-ids"))
+    display(recorded("08-ddp-device-ids"))
 
 # %% [markdown]
 # ## 7. A run that hangs: timeouts and cleanup

@@ -15,11 +15,15 @@
 # - keep CUDA out of DataLoader workers, or start them with `spawn`;
 # - say what holds device memory in a training step, and what fixes an out-of-memory error.
 #
-# | Part | Needs |
-# |---|---|
-# | 1. The batch on its way to the device | CPU (`meta` stands in for the GPU); 1 GPU for pinned batches |
-# | 2. Workers and CUDA | CPU (real worker processes); 1 GPU for the CUDA error |
-# | 3. Where device memory goes | CPU (bytes counted); 1 GPU for the allocator's numbers |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
+# |---|---|---|
+# | 1 | 1 GPU | 1 (1 GPU); Deeper 2 (1 GPU) |
+# | 2 | 1 GPU | 1 (1 GPU) |
+# | 3 | 1 GPU | 3 (1 GPU); Deeper 1 (1 GPU) |
+#
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# <!-- lesson-needs:end -->
 
 # %% [markdown] tags=["course-header"]
 # **Run it on a free GPU:** [Open in Colab](https://colab.research.google.com/github/pytorch-devices-course/pytorch-devices-course/blob/main/notebooks/09_data_loading_and_memory.ipynb) (one GPU: Runtime > Change runtime type > T4 GPU)
@@ -87,7 +91,7 @@ if needs_cuda(1, what="the label left on the CPU", key="09-label-on-cpu"):
     print(raises(lambda: nn.functional.cross_entropy(gpu_logits, yb), RuntimeError, match="device"))
 else:
     print(needs_cuda(1, what="the label left on the CPU"))
-    print(recorded("09-label-on-cpu"))
+    display(recorded("09-label-on-cpu"))
 
 # %% tags=["try-it"]
 # Try it: finish `follow`: return `labels` on the device of `logits`, whatever device that is.
@@ -123,7 +127,7 @@ if needs_cuda(1, what="a pinned batch", key="09-pinned-batch"):
     print("pinned:", xb.is_pinned(), "warnings:", [str(w.message) for w in caught])
 else:
     print(needs_cuda(1, what="a pinned batch"))
-    print(recorded("09-pinned-batch"))
+    display(recorded("09-pinned-batch"))
 
 # %% [markdown] tags=["deeper"]
 # `torch.cuda.set_sync_debug_mode("warn")` warns at every operation that waits for the GPU:
@@ -144,7 +148,7 @@ if needs_cuda(1, what="a hidden synchronisation per step", key="09-item-sync"):
     print(len(loader), "steps,", len(synced), "synchronising calls; the first:", first)
 else:
     print(needs_cuda(1, what="a hidden synchronisation per step"))
-    print(recorded("09-item-sync"))
+    display(recorded("09-item-sync"))
 
 # %% [markdown]
 # ## 2. Workers and CUDA
@@ -180,7 +184,7 @@ if needs_cuda(1, what="a Dataset that touches CUDA in a worker", key="09-forked-
     print("spawn:", [batch.device for batch in spawned])
 else:
     print(needs_cuda(1, what="a Dataset that touches CUDA in a worker"))
-    print(recorded("09-forked-cuda"))
+    display(recorded("09-forked-cuda"))
 
 # %% [markdown]
 # The better fix needs no GPU: keep CUDA out of `__getitem__`, return CPU tensors, and move
@@ -267,7 +271,7 @@ if needs_cuda(1, what="memory_allocated for the same step", key="09-step-memory"
     del gpu_model, gpu_opt
 else:
     print(needs_cuda(1, what="memory_allocated for the same step"))
-    print(recorded("09-step-memory"))
+    display(recorded("09-step-memory"))
 
 # %% [markdown]
 # PyTorch's caching allocator keeps freed GPU blocks for reuse: `memory_allocated()` counts
@@ -286,7 +290,7 @@ if needs_cuda(1, what="allocated and reserved memory", key="09-allocated-reserve
     print("after empty_cache:", mib(torch.cuda.memory_allocated()), mib(torch.cuda.memory_reserved()))
 else:
     print(needs_cuda(1, what="allocated and reserved memory"))
-    print(recorded("09-allocated-reserved"))
+    display(recorded("09-allocated-reserved"))
 
 # %% [markdown]
 # When an allocation does not fit, CUDA raises `torch.cuda.OutOfMemoryError`. Every build has
@@ -307,7 +311,7 @@ if needs_cuda(1, what="a CUDA out-of-memory error", key="09-out-of-memory"):
     print(caught)
 else:
     print(needs_cuda(1, what="a CUDA out-of-memory error"))
-    print(recorded("09-out-of-memory"))
+    display(recorded("09-out-of-memory"))
 
 # %% [markdown]
 # Real fixes free what the step holds: a smaller batch (fewer activations); `torch.no_grad()`
@@ -396,7 +400,7 @@ if needs_cuda(1, what="the peak of one step and memory_summary", key="09-memory-
     del gpu_model
 else:
     print(needs_cuda(1, what="the peak of one step and memory_summary"))
-    print(recorded("09-memory-summary"))
+    display(recorded("09-memory-summary"))
 
 # %% [markdown] tags=["deeper"]
 # On a CPU-only build the counters exist and answer 0 (there is no CUDA allocator to ask), which

@@ -15,11 +15,18 @@
 # - split a model across two devices, moving the activations between them;
 # - say where a split model's gradients and optimizer state live, and what a `device_map` does.
 #
-# | Part | Needs |
-# |---|---|
-# | 1–3. `meta`, `to_empty`, loading | CPU |
-# | 4–5. A split model, its optimizer | CPU (`cpu` + `meta`); 2 GPUs for the real split |
-# | 6. Device maps | CPU |
+# <!-- lesson-needs:start, written by make pairs -->
+# | Part | Runs for real with | GPU-only cells |
+# |---|---|---|
+# | 1 | a CPU | none |
+# | 2 | a CPU | none |
+# | 3 | a CPU | none |
+# | 4 | 2 GPUs | 1 (2 GPUs) |
+# | 5 | a CPU | none |
+# | 6 | a CPU | none |
+#
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# <!-- lesson-needs:end -->
 
 # %% [markdown] tags=["course-header"]
 # **Run it on a free GPU:** [Open in Colab](https://colab.research.google.com/github/pytorch-devices-course/pytorch-devices-course/blob/main/notebooks/10_models_bigger_than_a_device.ipynb) (one GPU: Runtime > Change runtime type > T4 GPU)
@@ -211,7 +218,7 @@ if needs_cuda(2, what="the two-GPU split model", key="10-two-gpu-split"):
     print("dispatched output on", mapped_chain(torch.randn(5, 8)).device)
 else:
     print(needs_cuda(2, what="the two-GPU split model"))
-    print(recorded("10-two-gpu-split"))
+    display(recorded("10-two-gpu-split"))
 
 # %% [markdown]
 # ## 5. Gradients and optimizer state stay with their parameter

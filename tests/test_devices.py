@@ -2,6 +2,7 @@
 
 import os
 from dataclasses import FrozenInstanceError, replace
+from pathlib import Path
 
 import pytest
 import torch
@@ -20,6 +21,7 @@ from course_utils.devices import (
     preflight,
 )
 
+ROOT = Path(__file__).resolve().parents[1]
 CPU_LAPTOP = MachineFacts(torch_version="2.13.0+cpu", cuda_build=None)
 
 
@@ -126,14 +128,29 @@ def test_choose_device_rejects_a_misspelt_device_and_says_what_to_try():
 def test_preflight_cpu_only_runs_everything_to_the_end():
     p = preflight(CPU_LAPTOP)
     assert p.level == "cpu-only" and not p.problems
-    assert "01 device query" in p.full_notebooks
-    assert "04 current device and scopes" in p.partial_notebooks
+    # Every lesson has GPU-only cells today (01: the per-GPU properties and the two-GPU
+    # CUDA_VISIBLE_DEVICES demonstration), so a CPU runs none of them fully.
+    assert p.full_notebooks == ()
+    assert p.partial_notebooks[0] == "01 device query (2 of 2 GPU-only cells)"
+    assert [n[:2] for n in p.partial_notebooks] == [f"{i:02d}" for i in range(1, 11)]
+
+
+def test_preflight_lists_what_the_notebooks_need_not_a_typed_table():
+    from course_utils.lesson_map import course, scan_course
+
+    assert course() == scan_course(ROOT), "lesson_needs.py is stale: run `make pairs`"
+    one = preflight(cuda_machine(1))
+    needs_two = [lesson.name for lesson in course() if lesson.needs == 2]
+    assert needs_two and all(any(n.startswith(name) for n in one.partial_notebooks) for name in needs_two)
+    assert set(one.full_notebooks) == {lesson.name for lesson in course() if lesson.needs <= 1}
+    assert "01 device query (1 of 2 GPU-only cells)" in one.partial_notebooks
 
 
 def test_preflight_levels():
     assert preflight(cuda_machine(1)).level == "one-gpu"
     multi = preflight(cuda_machine(4))
     assert multi.level == "multi-gpu" and not multi.partial_notebooks
+    assert len(multi.full_notebooks) == 10
     assert preflight(APPLE).level == "mps"
 
 

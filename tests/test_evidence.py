@@ -5,8 +5,10 @@ run through nbval with the recorder) and the fixture in tests/fixtures/evidence 
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,12 +17,13 @@ import jupytext
 import nbformat
 import pytest
 import torch
+from torch.torch_version import TorchVersion
 
 from course_utils import needs_cuda, recorded
 from course_utils.evidence import __main__ as cli
 from course_utils.evidence import load, parse, records, select
 from course_utils.evidence.scan import gpu_cells_in_source, hand_typed_results
-from course_utils.evidence.sources import QUOTES, installed_text_contains
+from course_utils.evidence.sources import CLAIMS, RELEASES, SourceQuote, fragment_problem, installed_text_contains
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "evidence"
@@ -55,6 +58,43 @@ def test_every_gpu_cell_has_its_own_key_and_shows_evidence_when_skipped():
     assert not problems, "\n".join(problems)
 
 
+def _displays_the_evidence(source: str, key: str) -> bool:
+    """Whether a GPU-only cell's else branch displays ``recorded(key)`` itself (folding and all), not its str().
+
+    Either ``display(recorded(key))``, or ``name = recorded(key)`` with ``name`` the cell's last line."""
+    tree = ast.parse("\n".join("pass" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()))
+    last = tree.body[-1] if tree.body else None
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.If) and isinstance(node.test, ast.Call) and getattr(node.test.func, "id", "") == "needs_cuda"):
+            continue
+        for stmt in node.orelse:
+            value = getattr(stmt, "value", None)
+            call = lambda n, name: isinstance(n, ast.Call) and getattr(n.func, "id", "") == name  # noqa: E731
+            if isinstance(stmt, ast.Expr) and call(value, "display") and value.args and call(value.args[0], "recorded"):
+                return value.args[0].args[0].value == key
+            if isinstance(stmt, ast.Assign) and call(value, "recorded") and value.args[0].value == key:
+                name = stmt.targets[0].id
+                return isinstance(last, ast.Expr) and isinstance(last.value, ast.Name) and last.value.id == name
+    return False
+
+
+def test_every_gpu_cell_displays_the_evidence_so_the_source_stays_folded():
+    problems = []
+    for path in sorted((ROOT / "notebooks").glob("*.py")):
+        for source in code_cells(path):
+            for cell in gpu_cells_in_source(source):
+                if cell.key and not _displays_the_evidence(source, cell.key):
+                    problems.append(f"{path.name}: {cell.key}: use display(recorded({cell.key!r})), not print()")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_display_rule_catches_a_print():
+    cell = 'if needs_cuda(1, key="02-x"):\n    pass\nelse:\n    print(needs_cuda(1))\n    print(recorded("02-x"))\n'
+    assert not _displays_the_evidence(cell, "02-x")
+    assert _displays_the_evidence(cell.replace('print(recorded("02-x"))', 'display(recorded("02-x"))'), "02-x")
+    assert not _displays_the_evidence(cell.replace('print(recorded("02-x"))', 'shown = recorded("02-x")') + "1\n", "02-x")
+
+
 def test_no_lesson_prints_a_gpu_result_typed_by_hand():
     typed = [f"{p.name}: {text!r}" for p in LESSONS for source in code_cells(p) for text in hand_typed_results(source)]
     assert not typed, "GPU results typed by hand; show them with recorded(key) instead:\n" + "\n".join(typed)
@@ -79,37 +119,130 @@ def test_the_scanner_allows_gpu_code_and_recorded():
     assert gpu_cells_in_source(cell)[0] == gpu_cells_in_source(cell)[0].__class__(2, "02-demo", True, True)
 
 
-def test_every_key_has_a_recording_or_a_source_quote_and_every_quote_a_cell():
+def test_every_key_has_a_plain_claim_and_every_claim_a_cell():
     keys = cli.notebook_keys()
-    recorded_keys = {k for f in load() for k in f.cells}
-    assert not [k for k in keys if k not in QUOTES and k not in recorded_keys]
-    assert not [k for k in QUOTES if k not in keys], "quotes for keys no notebook uses"
+    assert not [k for k in keys if k not in CLAIMS], "GPU-only cells without a plain claim in sources.CLAIMS"
+    assert not [k for k in CLAIMS if k not in keys], "claims for keys no notebook uses"
 
 
-QUOTED = sorted({(q.file, q.text, q.kind, q.since) for quotes in QUOTES.values() for q in quotes})
+def _sentences(text: str) -> int:
+    return 1 + len(re.findall(r"[.!?]['\u201d)]?\s+(?=[A-Z])", text))
 
 
-@pytest.mark.parametrize("file,text,kind,since", QUOTED, ids=[f"{f}:{t[:30]}" for f, t, _, _ in QUOTED])
-def test_every_source_quote_is_in_the_installed_torch(file, text, kind, since):
-    from torch.torch_version import TorchVersion
+@pytest.mark.parametrize("key", sorted(CLAIMS))
+def test_every_claim_says_what_a_gpu_shows_in_one_or_two_plain_sentences(key):
+    says = CLAIMS[key].says
+    assert re.match(r"On (a|two) GPUs?\b", says), f"{key}: start by saying what a GPU shows there: {says[:60]!r}"
+    assert says.endswith("."), f"{key}: end the sentence: {says[-30:]!r}"
+    assert _sentences(says) <= 2 and len(says) <= 360, f"{key}: one or two plain sentences, not {says!r}"
+    assert CLAIMS[key].quotes, f"{key}: a claim needs the source that backs it"
 
-    from course_utils.evidence.sources import SourceQuote
 
-    if TorchVersion(torch.__version__.split("+")[0]) < since:
-        pytest.skip(f"the quote is labelled 'PyTorch {since} and later'; this is torch {torch.__version__}")
-    if kind == "cuda-literal" and not list((Path(torch.__file__).parent / "lib").glob("*cuda*.so*")):
+ALL_QUOTES = sorted({q for claim in CLAIMS.values() for q in claim.quotes}, key=lambda q: (q.file, q.text))
+
+
+@pytest.mark.parametrize("quote", ALL_QUOTES, ids=[f"{q.file}:{q.text[:30]}" for q in ALL_QUOTES])
+def test_no_quote_is_a_fragment(quote):
+    assert fragment_problem(quote) is None, f"{quote.file}: {quote.text!r}: {fragment_problem(quote)}"
+
+
+@pytest.mark.parametrize("text,kind", [
+    (") and weight type (", "literal"),  # the old 05 conv quote
+    (" device type tensor to numpy. Use Tensor.cpu() to ", "literal"),
+    ("expandable_segments:True", "cuda-literal"),
+    ("CUDA kernel errors might be asynchronously reported at some other API call", "cuda-literal"),
+    ('if "warn" or 1, warn on synchronizing operations', "python"),
+    ("elif p_should_use_set_data:\n                param.data = param_applied", "python"),
+])
+def test_the_fragment_rule_catches_the_old_fragments(text, kind):
+    assert fragment_problem(SourceQuote("x", text, kind)) is not None
+
+
+@pytest.mark.parametrize("key", sorted(CLAIMS))
+def test_without_a_gpu_the_output_opens_with_the_plain_sentence_and_folds_the_source(key, tmp_path):
+    shown = recorded(key, evidence_dir=tmp_path)
+    text = str(shown)
+    assert text.splitlines()[0] == CLAIMS[key].says
+    assert len(text.splitlines()) <= 3, "the plain-text form stays short: sentences, where the quotes are, how to print them"
+    html = shown._repr_html_()
+    assert html.count("<details>") == len(shown.quotes) and "<details open" not in html, "quotes folded, closed"
+    assert html.index(html_escape(CLAIMS[key].says)) < html.index("Not yet recorded")
+    for quote in shown.quotes:
+        assert quote.file in text and quote.text.splitlines()[0].strip()[:20] in shown.source
+
+
+def html_escape(text):
+    import html
+
+    return html.escape(text)
+
+
+def test_no_quote_is_shown_twice_in_one_notebook(tmp_path):
+    from course_utils.lesson_map import course
+
+    for lesson in course():
+        shown_in_full: dict = {}
+        for cell in lesson.cells:
+            evidence = recorded(cell.key, evidence_dir=tmp_path)
+            for quote in evidence.quotes:
+                assert quote not in shown_in_full, (
+                    f"{cell.key} repeats {quote.file} in full, already shown by {shown_in_full[quote]}")
+                shown_in_full[quote] = cell.key
+            for before in evidence.shown_before:
+                assert before.quote in shown_in_full, f"{cell.key} names a passage no earlier cell showed"
+        assert shown_in_full or not lesson.cells
+
+
+def test_a_passage_shown_before_is_named_with_its_cell_and_part(tmp_path):
+    shown = recorded("04-set-device", evidence_dir=tmp_path)
+    (before,) = shown.shown_before
+    assert str(before) == ("the same passage of torch/cuda/__init__.py as for \u201casking each GPU in turn\u201d above "
+                           "(part 1)")
+    assert before.quote not in shown.quotes and "asking each GPU in turn" in str(shown)
+
+
+# ----------------------------------------------------------------- each quote, in the releases its label names
+
+QUOTED = sorted({(q.file, q.text, q.kind, q.since, q.until) for q in ALL_QUOTES})
+
+
+# Another release's files, unpacked from its wheel (torch/ with lib/*.so), can stand in for the installed
+# torch: COURSE_QUOTES_TORCH=/path/to/2.14.1/torch COURSE_QUOTES_VERSION=2.14.1 pytest -k label_says.
+OTHER_TORCH = os.environ.get("COURSE_QUOTES_TORCH")
+TORCH_DIR = Path(OTHER_TORCH) if OTHER_TORCH else Path(torch.__file__).resolve().parent
+TORCH_VERSION = os.environ.get("COURSE_QUOTES_VERSION", torch.__version__) if OTHER_TORCH else torch.__version__
+
+
+@pytest.mark.parametrize("file,text,kind,since,until", QUOTED, ids=[f"{f}:{t[:30]}" for f, t, *_ in QUOTED])
+def test_every_quote_is_in_the_installed_torch_exactly_when_its_label_says(file, text, kind, since, until):
+    """Run on each matrix entry (2.7.1, 2.13.0 CPU, 2.14.1): a label covering this torch must hold, and a label
+    that leaves a checked release out must be right to: the quote is not there."""
+    quote = SourceQuote(file, text, kind, since=since, until=until)
+    if kind == "cuda-literal" and not list((TORCH_DIR / "lib").glob("*cuda*.so*")):
         pytest.skip("needs a CUDA build of torch (the quote lives in its CUDA libraries)")
-    assert installed_text_contains(SourceQuote(file, text, kind)), (
-        f"torch {torch.__version__} no longer contains this quote from {file}: {text!r}. "
-        "Read the new source and update course_utils/evidence/sources.py.")
+    here = installed_text_contains(quote, TORCH_DIR)
+    if quote.covers(TORCH_VERSION):
+        assert here, (f"torch {TORCH_VERSION} does not contain this quote from {file} ({quote.releases}): {text!r}. "
+                      "Read the new source and update course_utils/evidence/sources.py and its label.")
+    elif TorchVersion(RELEASES[0]) <= TorchVersion(TORCH_VERSION.split("+")[0]) <= RELEASES[-1]:
+        assert not here, f"torch {TORCH_VERSION} has {text!r} ({file}), but the label says {quote.releases}: widen it"
+    else:
+        pytest.skip(f"torch {TORCH_VERSION} is outside the checked releases {RELEASES[0]}..{RELEASES[-1]}")
 
 
 def test_a_quote_that_is_not_in_torch_is_caught():
-    from course_utils.evidence.sources import SourceQuote
-
     assert not installed_text_contains(SourceQuote("torch/cuda/__init__.py", "a sentence PyTorch never wrote"))
     assert not installed_text_contains(SourceQuote("torch/no_such_file.py", "def"))
     assert not installed_text_contains(SourceQuote("aten/x.cpp", "Expected all tensors to be on the same planet", "literal"))
+    assert not installed_text_contains(SourceQuote("aten/x.cpp", "Expected all tensors to be on the same device{x}, "
+                                                   "but never on this planet", "literal"))
+
+
+def test_a_label_names_its_releases():
+    assert SourceQuote("f", "t", since="2.9.1").releases == "PyTorch 2.9.1 and later"
+    assert SourceQuote("f", "t", until="2.7.1").releases == "PyTorch 2.7.1"
+    assert SourceQuote("f", "t", until="2.12.0").covers("2.12.0+cu128") and not SourceQuote("f", "t", until="2.12.0").covers("2.13.0")
+    assert SourceQuote("f", "t").releases == f"every PyTorch from {RELEASES[0]}"
 
 
 def test_committed_evidence_is_real_and_readable():
@@ -133,22 +266,15 @@ def test_the_newest_run_is_shown_and_a_key_only_one_machine_has_comes_from_it():
 def test_a_recording_is_shown_with_its_provenance_and_a_fake_one_says_so():
     shown = recorded("04-set-device", evidence_dir=FIXTURE)
     text = str(shown)
-    assert text.startswith("FAKE RUN (test fixture, not a real GPU): Recorded on 2x FAKE GPU B (fixture), "
+    assert text.splitlines()[0] == CLAIMS["04-set-device"].says, "the plain sentences come first, recorded or not"
+    assert text.splitlines()[1].startswith("FAKE RUN (test fixture, not a real GPU): Recorded on 2x FAKE GPU B (fixture), "
                            "torch 0.0.0+fake (CUDA 0.0, driver 000.00), 2026-01-01 [fake-2x-gpu.json]:")
     assert "FAKE two-GPU output for 04-set-device" in text
     assert "FAKE RUN" in shown._repr_html_() and "04-set-device" in text
 
 
-def test_without_a_recording_the_cell_says_so_and_quotes_the_source(tmp_path):
-    key = next(iter(QUOTES))
-    text = str(recorded(key, evidence_dir=tmp_path))
-    assert text.startswith("Not yet recorded on a GPU. What PyTorch's source says instead (a source quote, not a run):")
-    quote = QUOTES[key][0]
-    assert f"PyTorch {quote.version}, {quote.file}" in text and quote.text.splitlines()[0] in text
-
-
 def test_a_key_with_neither_recording_nor_quote_is_an_error(tmp_path):
-    with pytest.raises(ValueError, match="No GPU recording and no source quote for '99-nowhere'"):
+    with pytest.raises(ValueError, match="No GPU recording and no plain claim with a source quote for '99-nowhere'"):
         recorded("99-nowhere", evidence_dir=tmp_path)
     with pytest.raises(TypeError, match="evidence key as a string"):
         recorded(2)

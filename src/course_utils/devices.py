@@ -151,8 +151,9 @@ def in_kaggle(environ) -> bool:
 def _cuda_init_error() -> str | None:
     """The message torch gives when CUDA cannot start (e.g. "Found no NVIDIA driver ..."), or None.
 
-    A failed ``torch.cuda.init()`` initialises nothing and can be retried, so asking is safe. It
-    sets ``CUDA_MODULE_LOADING`` in the environment before trying; that is put back.
+    A failed ``torch.cuda.init()`` initialises nothing and can be retried, so asking is safe.
+    PyTorch 2.7.x and 2.8.x set ``CUDA_MODULE_LOADING=LAZY`` in the environment before trying
+    (``torch.cuda._lazy_init``; 2.9.1 and later do not); whatever was there is put back.
     """
     before = os.environ.get("CUDA_MODULE_LOADING")
     try:
@@ -398,18 +399,15 @@ def accelerator_count() -> tuple[str, int]:
 
 # --------------------------------------------------------------------------- preflight
 
-# What each notebook needs to run every cell for real. Cells that need more than the machine has
-# still run: they say what they skipped and why.
-NOTEBOOK_NEEDS: dict[str, int] = {
-    "01 device query": 0,
-    "02 tensor placement": 2,
-    "03 model placement": 2,
-    "04 current device and scopes": 2,
-    "05 cross-device error clinic": 1,
-    "06 transfers and timing": 1,
-    "07 claims checked": 2,
-    "08 one process per device": 2,
-}
+# What each lesson needs (0, 1 or 2 GPUs for every cell to run for real) is computed from the
+# lessons' own needs_cuda cells by `make pairs` (course_utils.lesson_map); cells that need more than
+# the machine has still run: they say what they skipped and why.
+
+
+def _lessons():
+    from course_utils.lesson_map import course
+
+    return course()
 
 
 @dataclass(frozen=True)
@@ -432,12 +430,16 @@ class Preflight:
     @property
     def full_notebooks(self) -> tuple[str, ...]:
         """Notebooks that can run every cell for real on this machine."""
-        return tuple(nb for nb, need in NOTEBOOK_NEEDS.items() if need <= self.gpu_count)
+        return tuple(lesson.name for lesson in _lessons() if lesson.needs <= self.gpu_count)
 
     @property
     def partial_notebooks(self) -> tuple[str, ...]:
-        """Notebooks that run to the end but skip (and explain) some cells here."""
-        return tuple(nb for nb, need in NOTEBOOK_NEEDS.items() if need > self.gpu_count)
+        """Notebooks that run to the end but skip (and explain) some cells here, with how many."""
+        return tuple(
+            f"{lesson.name} ({len(skipped)} of {len(lesson.cells)} GPU-only cell{'s' if len(lesson.cells) != 1 else ''})"
+            for lesson in _lessons()
+            if (skipped := lesson.skipped_with(self.gpu_count))
+        )
 
     @property
     def problems(self) -> tuple[Finding, ...]:
@@ -658,9 +660,10 @@ def needs_cuda(
     """Check for ``count`` CUDA GPUs before a cell that needs them.
 
     Use as ``if needs_cuda(2, what="...", key="04-set-device"):`` and, in the ``else`` branch,
-    print the requirement and show ``recorded("04-set-device")``: what a real GPU printed (see
+    print the requirement and ``display(recorded("04-set-device"))``: in plain words what a GPU
+    shows there, then what a real GPU printed or the PyTorch source behind the words, folded (see
     ``course_utils.evidence``). ``key`` names the cell in the evidence files; a GPU run records
-    the cell's output under it.
+    the cell's output under it. ``make pairs`` counts these cells for ``preflight()``.
     """
     require_int("needs_cuda(count)", count, minimum=0, expected="should be a whole number of GPUs, 0 or more",
                 hint="Example: needs_cuda(2, what='the two-GPU demo').")

@@ -10,7 +10,10 @@ module writes, right after each notebook's title cell (which stays first), two c
   ``import course_utils`` would fail, as on a fresh Colab or Kaggle session, and does nothing
   else: it pins the torch already installed so pip keeps it.
 
-It also writes the same links into README.md, between two marker comments.
+It also writes the same links into README.md, between two marker comments, and what each
+lesson needs, computed from its ``needs_cuda`` cells (``course_utils.lesson_map``): the generated
+module ``course_utils/lesson_needs.py`` that ``preflight()`` reads, the table in each lesson's
+first cell, and the last column of README's two lesson tables.
 ``python -m course_utils.header --write`` rewrites them (idempotent: old header cells are
 removed and fresh ones inserted, so a notebook that lost them in a merge gets them back);
 without ``--write`` it only reports files whose header or README table is missing or stale.
@@ -25,6 +28,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from course_utils import lesson_map
+
 try:
     import tomllib
 except ImportError:  # Python 3.10: the same parser, as pip vendors it
@@ -38,6 +43,7 @@ SOURCE_VARIABLE = "COURSE_UTILS_SOURCE"
 HEADED_DIRS = ("notebooks", "solutions")  # exercises/ is generated from solutions/ with its own links
 README_START = "<!-- course-links:start (written by `make pairs` from pyproject.toml; do not edit) -->"
 README_END = "<!-- course-links:end -->"
+NEEDS_MODULE = "src/course_utils/lesson_needs.py"  # generated; preflight() reads it, notebooks/ need not exist
 _CELL_START = re.compile(r"^# %%")
 _GITHUB = re.compile(r"^https://github\.com/([A-Za-z0-9][A-Za-z0-9-]*)/([A-Za-z0-9._-]+?)/?$")
 
@@ -182,31 +188,50 @@ def headed_sources(root: Path) -> list[Path]:
     return [p for d in HEADED_DIRS for p in sorted((root / d).glob("[0-9][0-9]_*.py"))]
 
 
+def _recorded_keys(root: Path) -> frozenset[str]:
+    """The evidence keys some GPU run has recorded in ``root/evidence`` (what a lesson intro may promise)."""
+    from course_utils.evidence.records import load
+
+    return frozenset(k for f in load(root / "evidence") for k in f.cells)
+
+
 def expected(root: Path) -> dict[Path, str]:
     """Every file this tool writes, with the text it should have."""
     repo = repository(root)
+    lessons = {Path(lesson.notebook).stem: lesson for lesson in lesson_map.scan_course(root)}
+    recorded = _recorded_keys(root)
     texts = {}
     for py in headed_sources(root):
-        texts[py] = with_header(py.read_text(encoding="utf-8"), repo, f"{py.parent.name}/{py.stem}.ipynb")
+        text = py.read_text(encoding="utf-8")
+        where = f"{py.parent.name}/{py.stem}.ipynb"
+        if py.parent.name == "notebooks" and py.stem in lessons:
+            text = lesson_map.with_intro_block(text, lesson_map.intro_block(lessons[py.stem], recorded), where)
+        texts[py] = with_header(text, repo, where)
     readme = root / "README.md"
-    texts[readme] = readme_with_table(readme.read_text(encoding="utf-8"), readme_table(repo, root))
+    text = readme_with_table(readme.read_text(encoding="utf-8"), readme_table(repo, root))
+    texts[readme] = lesson_map.readme_with_needs(text, tuple(lessons.values()))
+    texts[root / NEEDS_MODULE] = lesson_map.module_text(tuple(lessons.values()))
     return texts
 
 
+def _current(path: Path) -> str | None:
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
 def stale(root: Path) -> list[str]:
-    """Every file whose header or link table is missing or differs from what ``--write`` writes."""
+    """Every file whose header, link table or lesson needs are missing or differ from what ``--write`` writes."""
     return [
-        f"{path.relative_to(root)}: Colab/Kaggle header missing or stale; run `make pairs`"
+        f"{path.relative_to(root)}: Colab/Kaggle header or what-each-lesson-needs missing or stale; run `make pairs`"
         for path, text in expected(root).items()
-        if path.read_text(encoding="utf-8") != text
+        if _current(path) != text
     ]
 
 
 def write(root: Path) -> list[Path]:
-    """Write every header and the README table; return the files that changed."""
+    """Write every header, the README tables and the lesson-needs module; return the files that changed."""
     changed = []
     for path, text in expected(root).items():
-        if path.read_text(encoding="utf-8") != text:
+        if _current(path) != text:
             path.write_text(text, encoding="utf-8")
             changed.append(path)
     return changed

@@ -1,19 +1,21 @@
 """Evidence from real GPUs: recorded outputs of the GPU-only cells, shown with their provenance.
 
 Lesson: every notebook's GPU-only cells. ``records`` reads and writes the evidence files,
-``sources`` quotes PyTorch's source for cells no GPU has recorded yet, ``show.recorded`` is the one
+``sources`` says in plain words what each GPU-only cell shows, with the PyTorch source behind it, ``show.recorded`` is the one
 helper a notebook calls to show either, ``recorder`` is the pytest plugin that records cell
 outputs during a GPU run, and ``python -m course_utils.evidence`` merges a run into a file.
 """
 
 from course_utils.evidence.records import Cell, EvidenceFile, Machine, load, parse
 from course_utils.evidence.show import GpuEvidence, Recording, recorded, select
-from course_utils.evidence.sources import QUOTES, SourceQuote
+from course_utils.evidence.sources import CLAIMS, QUOTES, GpuClaim, SourceQuote
 
 __all__ = [
+    "CLAIMS",
     "QUOTES",
     "Cell",
     "EvidenceFile",
+    "GpuClaim",
     "GpuEvidence",
     "Machine",
     "Recording",

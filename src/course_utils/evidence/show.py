@@ -1,14 +1,20 @@
-"""Show, on a machine that cannot run a GPU-only cell, what a real GPU printed there.
+"""Show, on a machine that cannot run a GPU-only cell, what a GPU shows there: in words, then the evidence.
 
 Lesson: every notebook's GPU-only cells. The ``else`` branch of ``if needs_cuda(..., key=K):``
-ends on ``recorded(K)``, the one way the course shows a GPU result it did not compute here:
+prints the SKIPPED line and displays ``recorded(K)``, the one way the course shows a GPU result it
+did not compute here:
 
-- the output recorded for ``K`` on a real GPU, with its provenance ("recorded on NVIDIA H200,
+- first, in one or two plain sentences, what a GPU shows in that cell and why
+  (``sources.CLAIMS[K].says``);
+- then the output recorded for ``K`` on a real GPU, with its provenance ("recorded on NVIDIA H200,
   torch 2.11.0+cu130 (CUDA 13.0, driver ...), 2026-12-01"), from ``evidence/``;
-- where no GPU run has recorded ``K`` yet, "not yet recorded on a GPU" and what PyTorch's source
-  says instead, labelled as a source quote with its file and the version it was checked against.
+- or, where no GPU run has recorded ``K`` yet, the PyTorch source that backs the sentences,
+  folded away (an HTML ``<details>``, closed until clicked); a passage an earlier cell of the same
+  notebook already showed is named, not repeated ("the same passage as for ... above, part 4").
 
-A key with neither is a ValueError, so a notebook cannot show a GPU result from nowhere.
+The plain-text form stays short and says where the quotes are (``.source`` prints them). A key
+with neither a recording nor a claim is a ValueError, so a notebook cannot show a GPU result from
+nowhere.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from pathlib import Path
 
 from course_utils.display import CAUTION, INFO, PROBLEM, card, markup, pre, tag
 from course_utils.evidence.records import Cell, EvidenceFile, Machine, load
-from course_utils.evidence.sources import QUOTES, SourceQuote
+from course_utils.evidence.sources import CLAIMS, SourceQuote
 
 
 @dataclass(frozen=True)
@@ -32,32 +38,58 @@ class Recording:
 
 
 @dataclass(frozen=True)
+class ShownBefore:
+    """A source passage an earlier GPU-only cell of the same notebook already showed in full."""
+
+    quote: SourceQuote
+    what: str  # that cell's needs_cuda(what=...): "the CUDA cross-device error"
+    where: str  # "part 4", "part 2, Deeper", "Deeper: more errors, and where PyTorch raises them"
+
+    def __str__(self) -> str:
+        return f"the same passage of {self.quote.file} as for \u201c{self.what}\u201d above ({self.where})"
+
+
+@dataclass(frozen=True)
 class GpuEvidence:
-    """What a GPU shows in cell ``key``: a recording, or else PyTorch's source quoted."""
+    """What a GPU shows in cell ``key``: plain sentences, then a recording or PyTorch's source."""
 
     key: str
+    says: str
     recording: Recording | None
-    quotes: tuple[SourceQuote, ...]
+    quotes: tuple[SourceQuote, ...]  # shown here, folded
+    shown_before: tuple[ShownBefore, ...] = ()  # shown by an earlier cell: named, not repeated
 
     @property
     def heading(self) -> str:
         if self.recording is None:
-            return "Not yet recorded on a GPU. What PyTorch's source says instead (a source quote, not a run):"
+            return "Not yet recorded on a GPU. Backed by PyTorch's source (a quote, not a run):"
         r = self.recording
         where = f" [{r.path.name}]" if r.path is not None else ""
         label = "FAKE RUN (test fixture, not a real GPU): " if r.fake else ""
         return f"{label}Recorded on {r.machine.provenance}{where}:"
 
+    @property
+    def source(self) -> str:
+        """Every quote in full, as text: what the folded part of the HTML holds."""
+        lines = []
+        for q in self.quotes:
+            lines.append(f"{q.label}:")
+            lines += ["    " + line for line in q.shown.splitlines()]
+            if q.note:
+                lines.append(f"  ({q.note})")
+        lines += [f"{b}." for b in self.shown_before]
+        return "\n".join(lines)
+
     def __str__(self) -> str:
-        lines = [self.heading]
+        lines = [self.says] if self.says else []
         if self.recording is not None:
+            lines.append(self.heading)
             lines += ["  " + line for line in self.recording.cell.output.rstrip("\n").splitlines()]
-        else:
-            for q in self.quotes:
-                lines.append(f"  {q.label}:")
-                lines += ["    " + line for line in q.shown.splitlines()]
-                if q.note:
-                    lines.append(f"  ({q.note})")
+            return "\n".join(lines)
+        where = [f"{q.file} ({q.releases})" for q in self.quotes] + [str(b) for b in self.shown_before]
+        lines.append(f"Not yet recorded on a GPU; backed by PyTorch's source: {'; '.join(where)}.")
+        if self.quotes:
+            lines.append(f"The quotes are folded under this cell; print(recorded({self.key!r}).source) prints them.")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -68,13 +100,15 @@ class GpuEvidence:
         tone = PROBLEM if self.recording is not None and self.recording.fake else (
             INFO if self.recording is not None else CAUTION)
         if self.recording is not None:
-            body = pre(self.recording.cell.output.rstrip())
+            body = markup(tag("div", tag("small", self.heading)), pre(self.recording.cell.output.rstrip()))
         else:
-            body = markup(*(
-                tag("div", tag("i", q.label), pre(q.shown), tag("small", q.note) if q.note else "")
+            folded = (
+                tag("details", tag("summary", q.label), pre(q.shown), tag("small", q.note) if q.note else "")
                 for q in self.quotes
-            ))
-        return card(tone, self.heading, body)
+            )
+            named = (tag("div", tag("small", f"PyTorch's source: {b}.")) for b in self.shown_before)
+            body = markup(tag("div", tag("small", self.heading)), *folded, *named)
+        return card(tone, self.says, body)
 
 
 def select(key: str, files: tuple[EvidenceFile, ...]) -> Recording | None:
@@ -91,7 +125,7 @@ def select(key: str, files: tuple[EvidenceFile, ...]) -> Recording | None:
 
 
 def recorded(key: str, *, evidence_dir: Path | str | None = None) -> GpuEvidence:
-    """What a real GPU printed in cell ``key``, or PyTorch's source quoted where none has yet.
+    """What a GPU shows in cell ``key``: plain sentences, then a GPU recording or PyTorch's source.
 
     Reads ``evidence/`` each call (a few small files), so a new GPU run shows up at once.
     """
@@ -100,11 +134,42 @@ def recorded(key: str, *, evidence_dir: Path | str | None = None) -> GpuEvidence
                         f"got {type(key).__name__}.")
     files = load(Path(evidence_dir) if evidence_dir is not None else None)
     recording = select(key, files)
-    quotes = QUOTES.get(key, ())
-    if recording is None and not quotes:
+    claim = CLAIMS.get(key)
+    if recording is None and claim is None:
         raise ValueError(
-            f"No GPU recording and no source quote for {key!r}. A notebook may only show a GPU result that "
-            "was recorded on a GPU (scripts/gpu-verify) or quoted from PyTorch's source: add the quote to "
-            "course_utils/evidence/sources.py, or run scripts/gpu-verify on a GPU machine."
+            f"No GPU recording and no plain claim with a source quote for {key!r}. A notebook may only show a GPU "
+            "result that was recorded on a GPU (scripts/gpu-verify) or backed by PyTorch's source: add the key to "
+            "CLAIMS in course_utils/evidence/sources.py, or run scripts/gpu-verify on a GPU machine."
         )
-    return GpuEvidence(key=key, recording=recording, quotes=quotes)
+    if claim is None:
+        return GpuEvidence(key=key, says="", recording=recording, quotes=())
+    quotes, before = first_showings(key, claim.quotes, files)
+    return GpuEvidence(key=key, says=claim.says, recording=recording, quotes=quotes, shown_before=before)
+
+
+def first_showings(
+    key: str, quotes: tuple[SourceQuote, ...], files: tuple[EvidenceFile, ...]
+) -> tuple[tuple[SourceQuote, ...], tuple[ShownBefore, ...]]:
+    """``quotes`` split into those cell ``key`` shows and those an earlier cell of its notebook showed.
+
+    An earlier cell shows its quotes only while it has no recording; the order and parts come from
+    the notebooks, as ``make pairs`` last scanned them (``course_utils.lesson_needs``).
+    """
+    from course_utils.lesson_map import course
+
+    lesson = next((n for n in course() if key.startswith(n.number + "-")), None)
+    keys = [c.key for c in lesson.cells] if lesson is not None else []
+    if key not in keys:
+        return quotes, ()
+    parts = {p.label: p for p in lesson.parts}
+    here, before = [], []
+    for q in quotes:
+        first = next((c for c in lesson.cells[: keys.index(key)]
+                      if c.key in CLAIMS and q in CLAIMS[c.key].quotes and select(c.key, files) is None), None)
+        if first is None:
+            here.append(q)
+            continue
+        part = parts.get(first.part)
+        where = f"part {first.part}" if part is not None and part.label != part.title else (first.part or "the start")
+        before.append(ShownBefore(q, first.what, where + (", Deeper" if first.deeper and where.startswith("part") else "")))
+    return tuple(here), tuple(before)

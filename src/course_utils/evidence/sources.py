@@ -1,24 +1,37 @@
-"""What PyTorch's source says a GPU-only cell shows, for cells no GPU run has recorded yet.
+"""What a GPU-only cell shows on a GPU, in plain words, and the PyTorch source that backs it.
 
-Lesson: every notebook's GPU-only cells. ``QUOTES[key]`` quotes the PyTorch source behind cell
-``key``: the docstring, the code line or the error's string literal that decides what a GPU
-prints there. Each quote names its file in the PyTorch repository and the version it was checked
-against, and ``tests/test_evidence.py`` checks every quote against the installed torch: Python
-quotes in the installed ``.py`` file, C++ string literals in the compiled libraries (where the
-compiler keeps them verbatim). A quote that PyTorch no longer contains fails the suite.
+Lesson: every notebook's GPU-only cells. ``CLAIMS[key]`` is, for cell ``key``, one or two plain
+sentences (``says``: what a GPU shows there and why) and the passages of PyTorch's source that
+back them (``quotes``): a whole docstring sentence, whole statements of code, or a whole message
+with each value filled in at run time written as ``{what}``. ``recorded`` shows the sentences
+first, then a GPU recording where one exists, else the quotes folded away.
 
-Once a GPU run records a key, ``recorded`` shows the recording instead; the quote stays as the
-fallback for machines whose evidence folder lacks it.
+Each quote names its file in the PyTorch repository and the releases that hold it verbatim
+(``since``, ``until``), read in the release wheels 2.7.1, 2.8.0, 2.9.1, 2.10.0, 2.11.0, 2.12.0,
+2.13.0 and 2.14.1; ``tests/test_evidence.py`` checks, on whatever torch is installed, that every
+quote whose label covers it is there (Python in the installed ``.py`` file, C++ messages in the
+compiled libraries, where the compiler keeps string literals) and that each is whole, not a
+fragment.
 """
 
 from __future__ import annotations
 
+import ast
 import mmap
 import re
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-CHECKED = "2.13.0"  # the torch release every quote below was read from and checked against
+# The releases the quotes were read in (the course's test matrix runs 2.7.1, 2.13.0 and 2.14.1).
+RELEASES = ("2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.1")
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")  # a value the message fills in at run time ({device}), or {}
+
+
+def _release(version: str):
+    from torch.torch_version import TorchVersion
+
+    return TorchVersion(version.split("+")[0])
 
 
 @dataclass(frozen=True)
@@ -26,28 +39,85 @@ class SourceQuote:
     """A passage of PyTorch's source, verbatim: ``kind`` says how to find it in an installed torch."""
 
     file: str  # path in the pytorch/pytorch repository
-    text: str  # verbatim; for "literal", the C++ string literal's characters
+    # Verbatim. A C++ message is its literal pieces with each run-time value written {what}, and
+    # {} where two literals meet with nothing between them.
+    text: str
     kind: str = "python"  # "python": the installed .py file | "literal": compiled libraries | "cuda-literal": CUDA builds only
-    note: str = ""  # one sentence: how the quote decides this cell's output
-    version: str = CHECKED
-    # The oldest release the course tests that has this text; older ones word it differently (the
-    # device-check message was reworded in 2.8, pytorch#155085). Shown in the label.
-    since: str = "2.7.1"
+    note: str = ""  # one sentence: how the passage decides this cell's output
+    since: str = RELEASES[0]  # the oldest checked release that holds it verbatim
+    until: str | None = None  # the newest one, where a later release words it differently
 
     @property
     def shown(self) -> str:
-        """The quote as a reader sees it: a C++ literal in its double quotes, so its spaces show."""
-        return self.text if self.kind == "python" else f'"{self.text}"'
+        """The quote as a reader sees it: Python with its first line's indentation, a C++ message in quotes."""
+        if self.kind != "python":
+            return f'"{self.text.replace("{}", "")}"'
+        first, _, rest = self.text.partition("\n")
+        return first + ("\n" + textwrap.dedent(rest) if rest else "")
+
+    @property
+    def releases(self) -> str:
+        """``PyTorch 2.9.1 and later`` / ``PyTorch 2.7.1 to 2.12.0``: where it was read verbatim."""
+        if self.until is None:
+            return f"PyTorch {self.since} and later" if self.since != RELEASES[0] else f"every PyTorch from {self.since}"
+        return f"PyTorch {self.since} to {self.until}" if self.since != self.until else f"PyTorch {self.since}"
 
     @property
     def label(self) -> str:
-        what = "source" if self.kind == "python" else "C++ string literal"
-        older = f"; PyTorch {self.since} and later, older releases word it differently" if self.since != "2.7.1" else ""
-        return f"PyTorch {self.version}, {self.file} ({what}{older})"
+        what = "source" if self.kind == "python" else "C++ message, {…} filled in at run time" if "{" in self.text else "C++ message"
+        return f"{self.file} ({what}; {self.releases})"
+
+    def covers(self, version: str) -> bool:
+        """Whether this quote's label claims the release ``version`` holds it."""
+        v = _release(version)
+        return v >= self.since and (self.until is None or v <= self.until)
+
+    @property
+    def pieces(self) -> list[str]:
+        """For a C++ message: its literal pieces between the {placeholders}, each looked for verbatim."""
+        return [p for p in _PLACEHOLDER.split(self.text) if len(p.strip()) >= 4]
+
+
+# --------------------------------------------------------------------------- the rules a quote obeys
+
+
+def _parses_as_code(text: str) -> bool:
+    lines = text.split("\n")
+    for indent in range(0, 17, 4):  # a quote starts at its first character; its block kept its indentation
+        try:
+            ast.parse(textwrap.dedent("\n".join([" " * indent + lines[0]] + lines[1:])))
+            return True
+        except SyntaxError:
+            continue
+    return False
+
+
+def fragment_problem(quote: SourceQuote) -> str | None:
+    """Why ``quote`` is a fragment that needs the source to parse, or None when it is whole.
+
+    Whole means: at least five words, starting at a word, a value or a quotation mark (not at
+    ``") and weight type ("``), and either a complete sentence (ending ``.``, ``!`` or ``?``), a
+    whole message with its run-time values marked ``{what}``, or complete lines of code.
+    """
+    text = quote.text.rstrip()  # a leading space is the middle of a message: keep it to catch it
+    prose = re.sub(r"(?m)^\s*# ?", "", text)  # a comment block reads as its sentences
+    if len(re.findall(r"\w+", prose)) < 5:
+        return "fewer than five words"
+    if not re.match(r"[\w`'\"{#]", text):
+        return f"starts in the middle of something ({text[:12]!r})"
+    if re.search(r"[.!?](\s|$)", prose) or (quote.kind != "python" and _PLACEHOLDER.search(text)):
+        return None
+    if quote.kind == "python" and _parses_as_code(text):
+        return None
+    return "no complete sentence, message or line of code"
 
 
 def installed_text_contains(quote: SourceQuote, torch_dir: Path | None = None) -> bool:
-    """Whether the installed torch still contains ``quote`` (whitespace-insensitive for Python)."""
+    """Whether the torch at ``torch_dir`` (default: the installed one) holds ``quote`` verbatim.
+
+    Python: whitespace-insensitive, since docstrings re-wrap between releases. C++: every piece
+    of the message between its {placeholders}, byte for byte, in one of the libraries.
+    """
     if torch_dir is None:
         import torch
 
@@ -56,49 +126,70 @@ def installed_text_contains(quote: SourceQuote, torch_dir: Path | None = None) -
         path = torch_dir.parent / quote.file
         if not path.is_file():
             return False
-        squash = lambda s: re.sub(r"\s+", " ", s).strip()  # noqa: E731 - docstrings re-wrap between releases
+        squash = lambda s: re.sub(r"\s+", " ", s).strip()  # noqa: E731
         return squash(quote.text) in squash(path.read_text(encoding="utf-8"))
     if quote.kind in ("literal", "cuda-literal"):
-        needle = quote.text.encode()
-        for lib in sorted((torch_dir / "lib").glob("*.so*")):
-            with open(lib, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-                if mm.find(needle) != -1:
-                    return True
-        return False
-    raise ValueError(f"SourceQuote.kind must be 'python' or 'literal', found {quote.kind!r}.")
+        libraries = sorted((torch_dir / "lib").glob("*.so*"))
+        return all(_in_some_library(piece.encode(), libraries) for piece in quote.pieces)
+    raise ValueError(f"SourceQuote.kind must be 'python', 'literal' or 'cuda-literal', found {quote.kind!r}.")
 
 
+def _in_some_library(needle: bytes, libraries: list[Path]) -> bool:
+    for lib in libraries:
+        with open(lib, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            if mm.find(needle) != -1:
+                return True
+            # GCC may build a short std::string from 16-byte chunks, the last overlapping the one
+            # before it (2.12 and later: "...do you have eno" then "ave enough GPUs?"): all but at
+            # most the last 16 bytes in one run, and those 16 bytes as a chunk of their own.
+            if len(needle) > 32 and mm.find(needle[-16:]) != -1 and any(
+                mm.find(needle[:n]) != -1 for n in range(len(needle) - 16, len(needle))
+            ):
+                return True
+    return False
 
-# ----------------------------------------------------------------- quotes shared by several cells
+
+# ----------------------------------------------------------------- passages several cells rely on
 
 SAME_DEVICE = SourceQuote(
     "aten/src/ATen/TensorIterator.cpp",
-    "Expected all tensors to be on the same device, but found at least two devices, ",
+    "Expected all tensors to be on the same device, but found at least two devices, {common device} and {other device}!",
     "literal",
-    "elementwise operations check their operands here; the message goes on with the common device, "
-    "'and', the other device, and '!': on a GPU, cuda:0 and cpu",
+    "an elementwise operation (+, *, torch.where, ...) checks that its operands share a device; a 0-dim CPU tensor is let through",
 )
 ARGUMENT_DEVICE = SourceQuote(
     "aten/src/ATen/core/op_registration/adaption.cpp",
-    ", different from other tensors on ",
+    "Expected all tensors to be on the same device, but got {argument} is on {device}, different from other tensors on "
+    "{device} (when checking argument in method {kernel})",
     "literal",
-    "common_device_check_failure: 'Expected all tensors to be on the same device, but got <argument> is on "
-    "<device>, different from other tensors on <device> (when checking argument in method <kernel>)'; "
-    "on a GPU the kernel is the CUDA one (wrapper_CUDA_addmm for nn.Linear)",
+    "the device check of an operator's generated wrapper: it names the argument on the other device and the kernel, "
+    "for example mat1 and wrapper_CUDA_addmm for nn.Linear",
     since="2.8.0",
 )
-WHEN_CHECKING = SourceQuote("aten/src/ATen/core/op_registration/adaption.cpp", " (when checking argument in method ", "literal",
-                            since="2.8.0")
+ARGUMENT_DEVICE_OLD = SourceQuote(
+    "aten/src/ATen/core/op_registration/adaption.cpp",
+    "Expected all tensors to be on the same device, but found at least two devices, {device} and {device}! "
+    "(when checking argument for argument {argument} in method {kernel})",
+    "literal",
+    "the same check in PyTorch 2.7, before pytorch#155085 reworded it",
+    until="2.7.1",
+)
 TO_NUMPY = SourceQuote(
     "torch/csrc/utils/tensor_numpy.cpp",
-    " device type tensor to numpy. Use Tensor.cpu() to ",
+    "can't convert {device type} device type tensor to numpy. Use Tensor.cpu() to {}copy the tensor to host memory first.",
     "literal",
-    "the message starts \"can't convert %s\" with the device type filled in: cuda:0 on a GPU",
+    "the device type is filled in, without an index: cuda for any GPU tensor, meta for a meta tensor",
 )
-TENSOR_CUDA = SourceQuote(
+CURRENT_DEVICE_DEFAULT = SourceQuote(
     "torch/_tensor_docs.py",
-    "device (:class:`torch.device`, optional): The destination GPU device.\n        Defaults to the current CUDA device.",
-    since="2.13.0",  # 2.7.1 has the same sentence without "optional"; 2.8-2.12 not checked
+    "The destination GPU device.\n        Defaults to the current CUDA device.",
+    note="Tensor.cuda() without an index copies to the current CUDA device, which torch.cuda.device(i) changes",
+)
+FACTORY_DEVICE = SourceQuote(
+    "torch/_torch_docs.py",
+    "Default: if ``None``, uses the current device for the default tensor type\n        (see :func:`torch.set_default_device`). "
+    ":attr:`device` will be the CPU\n        for CPU tensor types and the current CUDA device for CUDA tensor types.",
+    note="the device= argument of torch.ones, torch.zeros, ...: plain 'cuda' means the current CUDA device",
 )
 CUDA_COPY = SourceQuote(
     "torch/_tensor_docs.py",
@@ -115,199 +206,368 @@ DEVICE_SCOPE = SourceQuote(
     "def __enter__(self):\n        self.prev_idx = torch.cuda._exchange_device(self.idx)\n\n"
     "    def __exit__(self, type: Any, value: Any, traceback: Any):\n"
     "        self.idx = torch.cuda._maybe_exchange_device(self.prev_idx)",
-    note="torch.cuda.device swaps the current device in on entry and the previous one back on exit",
+    note="torch.cuda.device makes its device current on entry and puts the previous one back on exit",
 )
 DEVICE_OF = SourceQuote(
     "torch/cuda/__init__.py",
     "Context-manager that changes the current device to that of given object.\n\n    You can use both tensors and "
     "storages as arguments. If a given object is\n    not allocated on a GPU, this is a no-op.",
 )
-MODULE_SET_DATA = SourceQuote(
+IN_PLACE = SourceQuote("torch/nn/modules/module.py", "This method modifies the module in-place.",
+                       note="the docstring of Module.cuda, .cpu and .to")
+SET_DATA = SourceQuote(
     "torch/nn/modules/module.py",
-    "elif p_should_use_set_data:\n                param.data = param_applied\n                out_param = param",
-    note="Module._apply (behind .cuda() and .to()) replaces each parameter's data in place: "
-    "the Parameter object, and so the optimizer's reference to it, stays the same",
+    "# If the new tensor has compatible tensor type as the existing tensor,\n"
+    "                # the current behavior is to change the tensor in-place using `.data =`,\n"
+    "                # and the future behavior is to overwrite the existing tensor.",
+    note="Module._apply, behind .cuda() and .to(): each Parameter object stays, only its data moves, so an "
+    "optimizer built before the move still holds the model's parameters",
 )
 STATE_CAST = SourceQuote(
     "torch/optim/optimizer.py",
-    "return value.to(dtype=param.dtype, device=param.device)",
-    note="only load_state_dict moves optimizer state to its parameter's device; model.cuda() does not touch it",
-)
-DESERIALIZE = SourceQuote(
-    "torch/serialization.py",
-    "device = _validate_device(location, backend_name)\n        return obj.to(device=device)",
-    note="without map_location, each storage goes back to the device tag it was saved with",
-)
-TENSOR_STR_DEVICE = SourceQuote(
-    "torch/_tensor_str.py",
-    "suffixes.append(\"device='\" + str(self.device) + \"'\")",
-    note="a tensor off the default device (or off the current CUDA device) prints its device",
+    "# Floating-point types are a bit special here. They are the only ones\n"
+    "        # that are assumed to always match the type of params.",
+    note="Optimizer.load_state_dict casts floating-point state to its parameter's dtype and device; nothing "
+    "else moves optimizer state, not model.cuda()",
 )
 SYNCHRONIZE = SourceQuote("torch/cuda/__init__.py", "Wait for all kernels in all streams on a CUDA device to complete.")
-CUDA_ERROR = SourceQuote(
-    "c10/cuda/CUDAException.cpp",
-    "CUDA kernel errors might be asynchronously reported at some other API call",
-    "cuda-literal",
-    "C10_CUDA_CHECK reports 'CUDA error: ' and the CUDA runtime's own text (cudaErrorInvalidDevice reads "
-    "'invalid device ordinal'), then this line",
-    version="2.14.1 (CUDA build)",
+SYNC_DEBUG = SourceQuote(
+    "torch/cuda/__init__.py",
+    'debug_mode(str or int): if "default" or 0, don\'t error or warn on synchronizing operations,\n'
+    '            if "warn" or 1, warn on synchronizing operations, if "error" or 2, error out synchronizing operations.',
+    note="the docstring of torch.cuda.set_sync_debug_mode",
 )
-DDP_DEVICE_IDS = SourceQuote(
-    "torch/nn/parallel/distributed.py",
-    "1) For single-device modules, ``device_ids`` can\n                   contain exactly one device id, which "
-    "represents the only\n                   CUDA device where the input module corresponding to this process resides.",
+MAX_ALLOCATED = SourceQuote("torch/cuda/memory.py",
+                            "Return the maximum GPU memory occupied by tensors in bytes for a given device.")
+DESERIALIZE = SourceQuote(
+    "torch/serialization.py",
+    "CPU and are then moved to the device they were saved from.",
+    note="the docstring of torch.load: without map_location, every tensor goes back to the device it was saved from",
+)
+ASYNC_SUFFIX = SourceQuote(
+    "c10/cuda/CUDAMiscFunctions.cpp",
+    "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be "
+    "incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+    "cuda-literal",
+    "c10/cuda/CUDAException.cpp appends this to a CUDA error unless CUDA_LAUNCH_BLOCKING=1 is set: to every CUDA "
+    "error in PyTorch 2.7.1 to 2.12.0 (get_cuda_check_suffix), and from 2.13.0 only to the errors of kernels that "
+    "ran asynchronously, a failed device-side assert among them (get_cuda_async_error_suffix)",
 )
 
-QUOTES: dict[str, tuple[SourceQuote, ...]] = {
+
+@dataclass(frozen=True)
+class GpuClaim:
+    """What a GPU shows in one cell, in plain words, and the source passages that back it."""
+
+    says: str  # one or two sentences a learner without a GPU reads first
+    quotes: tuple[SourceQuote, ...]
+
+
+C = GpuClaim
+CLAIMS: dict[str, GpuClaim] = {
     # 01 device query
-    "01-gpu-properties": (
-        SourceQuote("torch/cuda/__init__.py", "if device < 0 or device >= device_count():\n"
-                    "        raise AssertionError(\"Invalid device id\")\n    return _get_device_properties(device)",
-                    note="one properties record per visible index: name, major.minor, multi_processor_count"),
-        SourceQuote("torch/cuda/memory.py", "Return the global free and total GPU memory for a given device using cudaMemGetInfo."),
-    ),
-    "01-visible-devices-after-init": (
-        SourceQuote("torch/cuda/__init__.py", "# NB: Do not cache the device count prior to CUDA initialization, because\n"
-                    "    # the number of devices can change due to changes to CUDA_VISIBLE_DEVICES\n"
-                    "    # setting prior to CUDA initialization.\n    if _initialized:\n        _cached_device_count = r",
-                    note="after initialisation the count is cached, so a later CUDA_VISIBLE_DEVICES changes nothing"),
-    ),
+    "01-gpu-properties": C(
+        "On a GPU this cell prints one line per visible GPU: its index and name, its compute capability (sm_80 for "
+        "an A100), its number of multiprocessors, and its free and total memory, all read from the CUDA driver.",
+        (SourceQuote("torch/cuda/__init__.py", "Get the properties of a device.",
+                     note="get_device_properties returns name, major, minor, multi_processor_count and total_memory"),
+         SourceQuote("torch/cuda/memory.py", "Return the global free and total GPU memory for a given device using cudaMemGetInfo."))),
+    "01-visible-devices-after-init": C(
+        "On two GPUs the count stays at 2 after the cell sets CUDA_VISIBLE_DEVICES=0: CUDA read the variable when it "
+        "initialised, and PyTorch keeps the count it got then. Set the variable before the process starts.",
+        (SourceQuote("torch/cuda/__init__.py", "# NB: Do not cache the device count prior to CUDA initialization, because\n"
+                     "    # the number of devices can change due to changes to CUDA_VISIBLE_DEVICES\n"
+                     "    # setting prior to CUDA initialization.",
+                     note="and after initialisation the count is cached"),)),
     # 02 tensor placement
-    "02-tensor-on-gpu": (SourceQuote("torch/cuda/__init__.py", "Return the index of a currently selected device."),
-                         TENSOR_CUDA),
-    "02-cuda-in-device-scope": (TENSOR_CUDA, DEVICE_SCOPE),
-    "02-round-trip": (CUDA_COPY, CPU_COPY),
-    "02-cross-device-error": (SAME_DEVICE,),
-    "02-numpy": (TO_NUMPY,),
-    "02-default-vs-current": (
-        SourceQuote("torch/__init__.py", "Sets the default ``torch.Tensor`` to be allocated on ``device``.  This\n"
-                    "    does not affect factory function calls which are called with an explicit\n    ``device`` argument.",
-                    note="it sets where factories allocate, not the current CUDA device that .cuda() uses"),
-        TENSOR_CUDA,
-    ),
+    "02-tensor-on-gpu": C(
+        "On a GPU, torch.ones(2, 3, device=\"cuda\") makes the tensor on the current CUDA device, cuda:0 until "
+        "something changes it, so the cell prints cuda:0 and 0. Without CUDA the same call raises, as shown above.",
+        (FACTORY_DEVICE,)),
+    "02-cuda-in-device-scope": C(
+        "On two GPUs, inside `with torch.cuda.device(1)` both .cuda() and .to(\"cuda\") land on cuda:1 while "
+        ".cuda(0) lands on cuda:0, and after the block .cuda() lands on cuda:0 again: a device without an index "
+        "means the current one, which the block sets on entry and restores on exit.",
+        (CURRENT_DEVICE_DEFAULT, DEVICE_SCOPE)),
+    "02-round-trip": C(
+        "On a GPU, t.cuda() copies the tensor into GPU memory and .cpu() copies it back, so the cell prints "
+        "cuda:0 and cpu, `back is t` False (a new tensor) and `same values` True.",
+        (CUDA_COPY, CPU_COPY)),
+    "02-cross-device-error": C(
+        "On a GPU, adding a CUDA tensor to a CPU tensor raises a RuntimeError that names both devices, cuda:0 and "
+        "cpu, in the message below. The fix is the same as with meta: move one operand.",
+        (SAME_DEVICE,)),
+    "02-numpy": C(
+        "On a GPU, .numpy() on a CUDA tensor raises the same TypeError as the meta tensor above, with cuda in "
+        "place of meta: NumPy can only read host memory, so call .cpu() first.",
+        (TO_NUMPY,)),
+    "02-default-vs-current": C(
+        "On two GPUs, after torch.set_default_device(\"cuda:1\") a new tensor lands on cuda:1 while "
+        "torch.cuda.current_device() stays 0, so .cuda() still copies to cuda:0: the default device and the "
+        "current CUDA device are two separate settings.",
+        (SourceQuote("torch/__init__.py", "Sets the default ``torch.Tensor`` to be allocated on ``device``.  This\n"
+                     "    does not affect factory function calls which are called with an explicit\n    ``device`` argument.",
+                     note="it decides where factory functions allocate, not which CUDA device is current"),
+         CURRENT_DEVICE_DEFAULT)),
     # 03 model placement
-    "03-module-cuda": (SourceQuote("torch/nn/modules/module.py", "This method modifies the module in-place."), MODULE_SET_DATA),
-    "03-plain-attribute": (SAME_DEVICE,),
-    "03-model-input": (ARGUMENT_DEVICE, WHEN_CHECKING),
-    "03-optimizer-before-cuda": (MODULE_SET_DATA,),
-    "03-adam-state": (STATE_CAST, SAME_DEVICE),
-    "03-load-gpu-checkpoint": (DESERIALIZE,),
-    "03-load-cuda1-checkpoint": (DESERIALIZE,),
+    "03-module-cuda": C(
+        "On a GPU, net.cuda() and net.cpu() both return net itself, with its weight moved to cuda:0 and then back "
+        "to the CPU: a module moves in place, so `model = model.cuda()` is only a habit.",
+        (IN_PLACE,)),
+    "03-plain-attribute": C(
+        "On a GPU, the buggy model's plain tensor attributes stay on the CPU after .cuda(), so its forward pass "
+        "raises the cross-device RuntimeError below, naming cuda:0 and cpu. Registered as buffers they would move.",
+        (SAME_DEVICE,)),
+    "03-model-input": C(
+        "On a GPU, a model on cuda:0 given a CPU input raises a RuntimeError that names the argument on the other "
+        "device (mat1, the input of nn.Linear's matrix product) and the CUDA kernel that checked it. Send the "
+        "input to the model's device.",
+        (ARGUMENT_DEVICE, ARGUMENT_DEVICE_OLD)),
+    "03-optimizer-before-cuda": C(
+        "On a GPU, an optimizer built before net.cuda() still holds the model's own weight (True), now on cuda:0: "
+        ".cuda() moves each parameter's data and keeps the Parameter object. A move to meta makes new ones.",
+        (SET_DATA,)),
+    "03-adam-state": C(
+        "On a GPU, Adam's averages from a step taken on the CPU stay on the CPU after net.cuda(), and the next "
+        "step raises the cross-device RuntimeError: moving a model does not move its optimizer's state.",
+        (STATE_CAST, SAME_DEVICE)),
+    "03-load-gpu-checkpoint": C(
+        "On a GPU, torch.load without map_location puts each tensor back on the device it was saved from, so the "
+        "weight loads onto cuda:0. Without CUDA the same call raises, as shown above; map_location fixes both.",
+        (DESERIALIZE,)),
+    "03-load-cuda1-checkpoint": C(
+        "On two GPUs, a checkpoint saved from cuda:1 loads back onto cuda:1. On a machine with one GPU the same "
+        "load raises the RuntimeError below, with device 1 and a count of 1.",
+        (SourceQuote("torch/serialization.py", 'f"Attempting to deserialize object on {backend_name.upper()} device "\n'
+                     '                f"{device_index} but torch.{backend_name}.device_count() is {device_count}. "\n'
+                     '                "Please use torch.load with map_location to map your storages "\n'
+                     '                "to an existing device."'),
+         DESERIALIZE)),
     # 04 current device
-    "04-each-gpu": (
-        SourceQuote("torch/cuda/memory.py", "Returns\n            statistic for the current device, given by "
-                    ":func:`~torch.cuda.current_device`,\n            if :attr:`device` is ``None`` (default)"),
-        TENSOR_CUDA, DEVICE_SCOPE,
-    ),
-    "04-device-of-cuda": (DEVICE_OF, SourceQuote("torch/cuda/__init__.py", "idx = obj.get_device() if obj.is_cuda else -1")),
-    "04-set-device": (
-        DEVICE_SCOPE,
-        SourceQuote("torch/cuda/__init__.py", "device (torch.device or int): device index to select. It's a no-op if\n"
-                    "            this argument is a negative integer or ``None``.",
-                    note="torch.cuda.device(-1) neither selects nor restores, so a set_device inside it stays"),
-    ),
-    "04-torch-device-scope": (
-        SourceQuote("torch/__init__.py", "To only temporarily change the default device instead of setting it\n"
-                    "    globally, use ``with torch.device(device):`` instead.",
-                    note="with torch.device(...) sets the default device for factories; the current CUDA device stays"),
-        TENSOR_CUDA,
-    ),
-    "04-nested-trace": (DEVICE_SCOPE, DEVICE_OF),
+    "04-each-gpu": C(
+        "On a GPU, with cuda:i made current, every answer in the row names cuda:i: .cuda(), device=\"cuda\" and "
+        "the current stream, and memory_allocated() and mem_get_info() report that GPU's memory.",
+        (SourceQuote("torch/cuda/memory.py", "Returns\n            statistic for the current device, given by "
+                     ":func:`~torch.cuda.current_device`,\n            if :attr:`device` is ``None`` (default).",
+                     note="the memory statistics' docstrings"),
+         CURRENT_DEVICE_DEFAULT, DEVICE_SCOPE)),
+    "04-device-of-cuda": C(
+        "On a GPU, inside `with torch.cuda.device_of(g)` (g on cuda:0) the current device is 0, the CPU tensor x "
+        "stays on the CPU and a new tensor made with device=\"cuda\" lands on cuda:0: the block moves no data.",
+        (DEVICE_OF,)),
+    "04-set-device": C(
+        "On two GPUs the cell shows (0, 1): a set_device(1) inside `with torch.cuda.device(0)` is undone when the "
+        "block exits, but one inside `with torch.cuda.device(-1)` stays, since device(-1) selects and restores nothing.",
+        (DEVICE_SCOPE,
+         SourceQuote("torch/cuda/__init__.py", "device (torch.device or int): device index to select. It's a no-op if\n"
+                     "            this argument is a negative integer or ``None``."))),
+    "04-torch-device-scope": C(
+        "On two GPUs, inside `with torch.device(\"cuda:1\")` torch.ones(1) lands on cuda:1 while "
+        "torch.cuda.current_device() stays 0, so .cuda() still copies to cuda:0: the block sets the default "
+        "device, not the current CUDA device.",
+        (SourceQuote("torch/__init__.py", "To only temporarily change the default device instead of setting it\n"
+                     "    globally, use ``with torch.device(device):`` instead."),
+         CURRENT_DEVICE_DEFAULT)),
+    "04-nested-trace": C(
+        "On two GPUs each block puts back, on exit, the current device it found on entry, so the current-device "
+        "column unwinds in reverse; device_of of a CPU tensor changes nothing, and torch.device(\"cuda:0\") "
+        "changes only the default-device column. The trace below is the half this machine can run.",
+        (DEVICE_SCOPE, DEVICE_OF)),
     # 05 error clinic
-    "05-elementwise": (SAME_DEVICE,),
-    "05-linear": (ARGUMENT_DEVICE, WHEN_CHECKING),
-    "05-cat": (ARGUMENT_DEVICE, WHEN_CHECKING),
-    "05-indexing": (SourceQuote("aten/src/ATen/native/IndexingUtils.h", "indices should be either on ", "literal",
-                                "the message goes on: 'cpu or on the same device as the indexed tensor (<device>)'"),),
-    "05-optimizer-state": (STATE_CAST, SAME_DEVICE),
-    "05-invalid-ordinal": (CUDA_ERROR,),
-    "05-numpy": (TO_NUMPY,),
-    "05-conv-cross-device": (
-        SourceQuote("aten/src/ATen/native/Convolution.cpp",
-                    ") should be the same or input should be a MKLDNN tensor and weight is a dense tensor", "literal",
-                    "check_input_same_type_as_parameters prints 'Input type (' + input.toString() + ') and weight type (' "
-                    "+ weight.toString() + ...; toString() names a CUDA float32 tensor torch.cuda.FloatTensor. A CPU input "
-                    "takes the MKLDNN backend, whose message ends like this; a CUDA input takes cuDNN's, which stops at "
-                    "'should be the same'"),
-        SourceQuote("aten/src/ATen/native/Convolution.cpp", ") and weight type (", "literal"),
-    ),
-    "05-async-assert": (
-        CUDA_ERROR,
-        SourceQuote("c10/cuda/CUDAMiscFunctions.cpp", "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
-                    "cuda-literal",
-                    "get_cuda_check_suffix adds this to every CUDA error unless CUDA_LAUNCH_BLOCKING is set; a failed "
-                    "kernel assert reads 'device-side assert triggered' (cudaErrorAssert) and is reported by a later call",
-                    version="2.14.1 (CUDA build)"),
-    ),
+    "05-elementwise": C(
+        "On a GPU, the same mistake raises a RuntimeError whose message names both devices, cuda:0 and cpu, in the "
+        "format below, instead of meta's longer traceback.",
+        (SAME_DEVICE,)),
+    "05-conv-cross-device": C(
+        "On a GPU, a convolution on cuda:0 given a CPU input raises RuntimeError: Input type (torch.FloatTensor) "
+        "and weight type (torch.cuda.FloatTensor) should be the same, and the reverse swaps the two. The message "
+        "names tensor types, not devices: torch.cuda.FloatTensor is a float32 tensor on a GPU.",
+        (SourceQuote("aten/src/ATen/native/Convolution.cpp", "Input type ({input type}) and weight type ({weight type}) "
+                     "should be the same or input should be a MKLDNN tensor and weight is a dense tensor", "literal",
+                     "check_input_same_type_as_parameters; a CPU input takes this branch, a CUDA input cuDNN's, whose "
+                     "message ends at 'should be the same'"),)),
+    "05-async-assert": C(
+        "On a GPU, a failed device-side assert is reported by a later CUDA call, not by the line with the bug; with "
+        "CUDA_LAUNCH_BLOCKING=1 it is reported at the bug. The error reads 'CUDA error: device-side assert "
+        "triggered' followed by the hint below.",
+        (ASYNC_SUFFIX,)),
+    "05-linear": C(
+        "On a GPU, nn.Linear on cuda:0 given a CPU input raises a RuntimeError naming mat1, cpu, cuda:0 and the "
+        "kernel wrapper_CUDA_addmm (PyTorch 2.8 and later; 2.7 words it the older way below).",
+        (ARGUMENT_DEVICE, ARGUMENT_DEVICE_OLD)),
+    "05-cat": C(
+        "On a GPU, torch.cat of a CUDA tensor and a CPU tensor raises the same kind of RuntimeError, naming the "
+        "argument on the other device and the CUDA kernel of cat.",
+        (ARGUMENT_DEVICE,)),
+    "05-indexing": C(
+        "On a GPU, a CUDA tensor indexed by a CPU index works, but a CPU tensor indexed by a CUDA index raises: "
+        "the index may live on the CPU or with the tensor it indexes, nowhere else.",
+        (SourceQuote("aten/src/ATen/native/IndexingUtils.h",
+                     "indices should be either on {cpu} or on the same device as the indexed tensor ({device})", "literal"),)),
+    "05-optimizer-state": C(
+        "On a GPU, an Adam step taken on the CPU leaves its state on the CPU after net.to(\"cuda\"), so the next "
+        "step raises the cross-device RuntimeError; opt.load_state_dict(opt.state_dict()) moves the averages to "
+        "cuda:0 and leaves each step counter on the CPU.",
+        (STATE_CAST,
+         SourceQuote("torch/optim/adam.py", "# Deliberately host `step` on CPU if both capturable and fused are off.",
+                     note="so the counters stay on the CPU and the update still lets them through"))),
+    "05-invalid-ordinal": C(
+        "On a GPU, an index past the last visible GPU raises a RuntimeError (torch.AcceleratorError from 2.8): "
+        "'CUDA error: invalid device ordinal', and from PyTorch 2.9 the line below. Up to 2.12 the asynchronous-error hint "
+        "follows as well; from 2.13 it does not, since this error is not a kernel's.",
+        (SourceQuote("c10/cuda/CUDAMiscFunctions.cpp", "GPU device may be out of range, do you have enough GPUs?",
+                     "cuda-literal", "get_cuda_error_help, for cudaErrorInvalidDevice", since="2.9.1"),
+         ASYNC_SUFFIX)),
+    "05-numpy": C(
+        "On a GPU, .numpy() on a CUDA tensor raises TypeError with cuda in the message below, exactly where meta "
+        "stands in it on this machine: call .cpu() first.",
+        (TO_NUMPY,)),
     # 06 transfers and timing
-    "06-sync-timing": (SYNCHRONIZE,),
-    "06-events": (SourceQuote("torch/cuda/streams.py", "Time reported in milliseconds after the event was recorded and\n"
-                              "        before the end_event was recorded."),),
-    "06-hidden-syncs": (SourceQuote("torch/cuda/__init__.py", "if \"warn\" or 1, warn on synchronizing operations"),),
-    "06-h2d-non-blocking": (SourceQuote("torch/_tensor_docs.py", "non_blocking (bool, optional): If ``True`` and the source is in "
-                                        "pinned memory,\n        the copy will be asynchronous with respect to the host.",
-                                        since="2.13.0"),  # 2.7.1: "non_blocking (bool):", 2.8-2.12 not checked
-                            SYNCHRONIZE),
-    "06-d2h-non-blocking": (SourceQuote("torch/_tensor_docs.py", "non_blocking (bool, optional): if ``True`` and this copy is "
-                                        "between CPU and GPU,", since="2.13.0"),),
+    "06-sync-timing": C(
+        "On a GPU, the time without torch.cuda.synchronize() is only the launch of the matrix product, far less "
+        "than the time with it: a CUDA call queues its kernel and returns before the GPU has run it.",
+        (SYNCHRONIZE,)),
+    "06-h2d-non-blocking": C(
+        "On a GPU this prints True: a non_blocking copy from pinned memory and the sum after it run in order on "
+        "the same CUDA stream, so the sum reads the copied data.",
+        (SourceQuote("torch/_tensor_docs.py", "non_blocking (bool, optional): If ``True`` and the source is in "
+                     "pinned memory,\n        the copy will be asynchronous with respect to the host.",
+                     since="2.9.1"),)),  # 2.7.1 and 2.8.0: "non_blocking (bool):"
+    "06-events": C(
+        "On a GPU, two CUDA events time the matrix product on the GPU itself: elapsed_time reports milliseconds "
+        "between them, without the host's launch overhead.",
+        (SourceQuote("torch/cuda/streams.py", "Time reported in milliseconds after the event was recorded and\n"
+                     "        before the end_event was recorded."),)),
+    "06-hidden-syncs": C(
+        "On a GPU, launching (a @ b).sum() takes far less time than the .item() that follows, which waits for "
+        "the GPU; with set_sync_debug_mode(\"warn\"), .item() warns that it is a synchronizing CUDA operation.",
+        (SYNC_DEBUG,)),
+    "06-d2h-non-blocking": C(
+        "On a GPU, t.to(\"cpu\", non_blocking=True) returns a tensor in pinned memory (True) before the copy has "
+        "finished, and reading it is safe once an event recorded after the copy has completed (True).",
+        (SourceQuote("torch/_tensor_docs.py", "non_blocking (bool, optional): if ``True`` and this copy is between "
+                     "CPU and GPU,\n        the copy may occur asynchronously with respect to the host.", since="2.9.1"),)),
     # 07 claims checked
-    "07-device-of-switch": (DEVICE_OF, DEVICE_SCOPE),
-    "07-op-inside-device-of": (DEVICE_OF, SAME_DEVICE),
-    "07-mixing-gpus": (SAME_DEVICE,),
-    "07-two-gpu-transfer": (SourceQuote("torch/csrc/utils/python_arg_parser.cpp", " received an invalid combination of arguments - ",
-                                        "literal", "Tensor.to accepts a device, dtype or tensor, not a device_of context manager"),),
-    "07-cuda0-cuda1": (TENSOR_CUDA, SourceQuote("torch/nn/modules/module.py", "This method modifies the module in-place.")),
-    "07-cuda-vs-cuda0": (TENSOR_CUDA, DEVICE_SCOPE),
-    "07-cuda0-device": (TENSOR_CUDA,),
-    "07-square": (TENSOR_STR_DEVICE,),
-    "07-add-cpu": (SAME_DEVICE,),
-    "07-net-cuda": (MODULE_SET_DATA,),
-    "07-model-input": (ARGUMENT_DEVICE, WHEN_CHECKING),
+    "07-device-of-switch": C(
+        "On two GPUs, device_of(t1), with t1 on cuda:1, makes cuda:1 current inside the block and puts the "
+        "previous device back on exit: for a CUDA tensor the claim holds.",
+        (DEVICE_OF, DEVICE_SCOPE)),
+    "07-op-inside-device-of": C(
+        "On two GPUs, t0 * 2 inside device_of(t1) still runs on cuda:0, where its operand lives; only a tensor "
+        "created with plain device=\"cuda\" lands on cuda:1.",
+        (DEVICE_OF, FACTORY_DEVICE)),
+    "07-mixing-gpus": C(
+        "On two GPUs, t0 + t1 raises the cross-device RuntimeError, naming cuda:0 and cuda:1, even inside "
+        "device_of(t1): the block moves no data.",
+        (SAME_DEVICE,)),
+    "07-two-gpu-transfer": C(
+        "On two GPUs, tensor1.to(torch.cuda.device_of(tensor2)) raises TypeError, since .to() takes a device, a "
+        "dtype or a tensor, not a context manager; tensor1.to(tensor2.device) moves it to cuda:1.",
+        (SourceQuote("torch/_tensor_docs.py", "Performs Tensor dtype and/or device conversion. A :class:`torch.dtype` "
+                     "and :class:`torch.device` are\ninferred from the arguments of ``self.to(*args, **kwargs)``."),)),
+    "07-cuda0-cuda1": C(
+        "On two GPUs, torch.randn(4, 3).cuda(0) lands on cuda:0 and nn.Linear(4, 3).cuda(1) has its parameters on "
+        "cuda:1: an index names the device, for tensors and modules alike.",
+        (CURRENT_DEVICE_DEFAULT, IN_PLACE)),
+    "07-cuda-vs-cuda0": C(
+        "On two GPUs, inside `with torch.cuda.device(1)` x.cuda() lands on cuda:1 but x.cuda(0) on cuda:0: .cuda() "
+        "without an index means the current device, not cuda:0.",
+        (CURRENT_DEVICE_DEFAULT, DEVICE_SCOPE)),
+    "07-cuda0-device": C(
+        "On a GPU, x.cuda(0).device is device(type='cuda', index=0); below is this machine's x.device instead.",
+        (CURRENT_DEVICE_DEFAULT,)),
+    "07-square": C(
+        "On a GPU, y = x ** 2 with x on cuda:0 is on cuda:0 too, and printing it ends with device='cuda:0': a "
+        "tensor away from the default device prints its device.",
+        (SourceQuote("torch/_tensor_str.py", "suffixes.append(\"device='\" + str(self.device) + \"'\")"),)),
+    "07-add-cpu": C(
+        "On a GPU, y + x.cpu() raises the cross-device RuntimeError, naming cuda:0 and cpu.",
+        (SAME_DEVICE,)),
+    "07-net-cuda": C(
+        "On a GPU, after net.cuda() the first parameter is on cuda:0, and net is still the same object: a module "
+        "moves in place.",
+        (IN_PLACE, SET_DATA)),
+    "07-model-input": C(
+        "On a GPU, the model on cuda:0 given a CPU input raises a RuntimeError naming mat1, cpu and cuda:0; given "
+        "its input on cuda:0 it returns an output on cuda:0.",
+        (ARGUMENT_DEVICE, ARGUMENT_DEVICE_OLD)),
     # 08 one process per device
-    "08-every-rank-cuda0": (DDP_DEVICE_IDS,),
-    "08-nccl-error": (DDP_DEVICE_IDS,),
-    "08-ddp-device-ids": (DDP_DEVICE_IDS, SAME_DEVICE),
+    "08-every-rank-cuda0": C(
+        "On two GPUs with NCCL, the buggy script puts both processes on cuda:0 and the fixed one puts each on the "
+        "GPU its LOCAL_RANK names; this cell's run with two pretended GPUs makes the same choices.",
+        (SourceQuote("torch/nn/parallel/distributed.py", "To use ``DistributedDataParallel`` on a host with N GPUs, "
+                     "you should spawn\n    up ``N`` processes, ensuring that each process exclusively works on a "
+                     "single\n    GPU from 0 to N-1."),)),
+    "08-nccl-error": C(
+        "On two GPUs, NCCL refuses two processes on one GPU: the collective fails with NCCL's own message, "
+        "'Duplicate GPU detected : rank 0 and rank 1 both on CUDA device ...'. That text is NCCL's (the "
+        "nvidia-nccl library), not PyTorch's; PyTorch's side is the rule below.",
+        (SourceQuote("torch/distributed/run.py", "Please ensure that ``device_ids`` argument is set to be the only "
+                     "GPU device id\nthat your code will be operating on. This is generally the local rank of the\n"
+                     "process."),)),
+    "08-ddp-device-ids": C(
+        "On two GPUs, DDP accepts a model on cuda:1 with device_ids=[0] and moves each forward input to cuda:0, so "
+        "rank 1's forward pass raises the cross-device RuntimeError of notebook 05.",
+        (SAME_DEVICE,)),
     # 09 data loading and device memory
-    "09-label-on-cpu": (ARGUMENT_DEVICE, WHEN_CHECKING),
-    "09-pinned-batch": (
-        SourceQuote("torch/utils/data/dataloader.py", "pin_memory (bool, optional): If ``True``, the data loader will copy "
-                    "Tensors\n            into device/CUDA pinned memory before returning them.",
-                    note="with CUDA the batch arrives pinned (is_pinned() is True) and nothing is warned"),
-    ),
-    "09-item-sync": (SourceQuote("torch/cuda/__init__.py", "if \"warn\" or 1, warn on synchronizing operations"),),
-    "09-forked-cuda": (
-        SourceQuote("torch/cuda/__init__.py", "\"Cannot re-initialize CUDA in forked subprocess. To use CUDA with \"",
-                    note="raised in the worker by _lazy_init when the parent had initialised CUDA before the fork; "
-                    "the DataLoader re-raises it in the notebook as 'Caught RuntimeError in DataLoader worker process 0'"),
-        SourceQuote("torch/cuda/__init__.py", "\"multiprocessing, you must use the 'spawn' start method\""),
-    ),
-    "09-step-memory": (
-        SourceQuote("torch/cuda/memory.py", "Return the current GPU memory occupied by tensors in bytes for a given device."),
-        SourceQuote("torch/cuda/memory.py", "Return the maximum GPU memory occupied by tensors in bytes for a given device."),
-    ),
-    "09-allocated-reserved": (
-        SourceQuote("torch/cuda/memory.py", "Return the current GPU memory managed by the caching allocator in bytes "
-                    "for a given device."),
-        SourceQuote("torch/cuda/memory.py", "Release all unoccupied cached memory currently held by the caching\n"
-                    "    allocator so that those can be used in other GPU application and visible in\n    `nvidia-smi`."),
-    ),
-    "09-out-of-memory": (
-        SourceQuote("c10/cuda/CUDACachingAllocator.cpp", "CUDA out of memory. Tried to allocate ", "cuda-literal",
-                    "raised as torch.OutOfMemoryError (torch.cuda.OutOfMemoryError); the message goes on with the GPU's "
-                    "capacity, what is free, what PyTorch has allocated and reserved, and a hint"),
-        SourceQuote("c10/cuda/CUDACachingAllocator.cpp", "expandable_segments:True", "cuda-literal",
-                    "the hint the message gives when much memory is reserved but unallocated (fragmentation)"),
-    ),
-    "09-memory-summary": (
-        SourceQuote("torch/cuda/memory.py", "Return the maximum GPU memory occupied by tensors in bytes for a given device."),
-    ),
+    "09-label-on-cpu": C(
+        "On a GPU, cross_entropy with the logits on cuda:0 and the labels on the CPU raises a RuntimeError naming "
+        "the argument on the other device (the target) and both devices; move the labels with y.to(device) too.",
+        (ARGUMENT_DEVICE,)),
+    "09-pinned-batch": C(
+        "On a GPU, a DataLoader with pin_memory=True hands out batches in pinned (page-locked) memory: "
+        "xb.is_pinned() is True and nothing is warned.",
+        (SourceQuote("torch/utils/data/dataloader.py", "pin_memory (bool, optional): If ``True``, the data loader will copy "
+                     "Tensors\n            into device/CUDA pinned memory before returning them."),)),
+    "09-item-sync": C(
+        "On a GPU, with set_sync_debug_mode(\"warn\") each loss.item() in the loop warns that it is a synchronizing "
+        "CUDA operation, once per step: the CPU waits for the GPU before it can read the number.",
+        (SYNC_DEBUG,)),
+    "09-forked-cuda": C(
+        "On a GPU, once the notebook has used CUDA, a Dataset that makes CUDA tensors fails in a forked worker, "
+        "and the DataLoader raises in the notebook; with the spawn start method the batches arrive on cuda:0.",
+        (SourceQuote("torch/cuda/__init__.py", '"Cannot re-initialize CUDA in forked subprocess. To use CUDA with "\n'
+                     '                "multiprocessing, you must use the \'spawn\' start method"',
+                     note="raised in the worker by torch.cuda._lazy_init when the parent had initialised CUDA before the fork"),)),
+    "09-step-memory": C(
+        "On a GPU, the cell prints step_memory's count for the same step, then what the caching allocator "
+        "counts: memory_allocated(), the tensors still alive after it, and max_memory_allocated(), its peak.",
+        (SourceQuote("torch/cuda/memory.py", "Return the current GPU memory occupied by tensors in bytes for a given device."),
+         MAX_ALLOCATED)),
+    "09-allocated-reserved": C(
+        "On a GPU, after `del big` memory_allocated() drops by 256 MiB while memory_reserved() stays, and "
+        "empty_cache() then hands the cached block back: the allocator keeps freed memory for reuse.",
+        (SourceQuote("torch/cuda/memory.py", "Return the current GPU memory managed by the caching allocator in bytes "
+                     "for a given device."),
+         SourceQuote("torch/cuda/memory.py", "Release all unoccupied cached memory currently held by the caching\n"
+                     "    allocator so that those can be used in other GPU application and visible in\n    `nvidia-smi`."))),
+    "09-out-of-memory": C(
+        "On a GPU, asking for a petabyte raises torch.OutOfMemoryError (torch.cuda.OutOfMemoryError): the message "
+        "says how much was asked for, the GPU's capacity and what is free, and always includes the "
+        "expandable_segments hint below, worded for when reserved but unallocated memory is large.",
+        (SourceQuote("c10/cuda/CUDACachingAllocator.cpp", "CUDA out of memory. Tried to allocate {size}. GPU {index} has a "
+                     "total capacity of {total} of which {free} is free.", "cuda-literal"),
+         SourceQuote("c10/cuda/CUDACachingAllocator.cpp", "If reserved but unallocated memory is large try setting{} "
+                     "{PYTORCH_CUDA_ALLOC_CONF; 2.10.0: PYTORCH_ALLOC_CONF}=expandable_segments:True to avoid fragmentation.",
+                     "cuda-literal", "part of every CUDA out-of-memory message, only its condition in words; the braces mark the "
+                     "one release, 2.10.0, that names the variable PYTORCH_ALLOC_CONF"))),
+    "09-memory-summary": C(
+        "On a GPU, the cell prints the peak bytes of one training step and the first lines of memory_summary(), "
+        "a table of the caching allocator's counters.",
+        (MAX_ALLOCATED,
+         SourceQuote("torch/cuda/memory.py", "Return a human-readable printout of the current memory allocator "
+                     "statistics for a given device."))),
     # 10 models bigger than a device
-    "10-two-gpu-split": (
-        SourceQuote("torch/optim/adam.py", 'state["exp_avg"] = torch.zeros_like(\n'
-                    "                        p, memory_format=torch.preserve_format\n                    )",
-                    note="Adam's moments are made like their parameter: on cuda:0 for stage1, on cuda:1 for stage2"),
-        SourceQuote("torch/optim/adam.py", "# Deliberately host `step` on CPU if both capturable and fused are off.",
-                    note="so every parameter's 'step' is a CPU tensor, on both GPUs' stages"),
-        ARGUMENT_DEVICE, WHEN_CHECKING,
-    ),
+    "10-two-gpu-split": C(
+        "On two GPUs the split model trains: the output is on cuda:1, each gradient and Adam average sits on its "
+        "parameter's GPU while Adam's step counters stay on the CPU, Forgetful raises the cross-device "
+        "RuntimeError, and dispatch puts each layer on its GPU.",
+        (SourceQuote("torch/optim/adam.py", 'state["exp_avg"] = torch.zeros_like(\n'
+                     "                        p, memory_format=torch.preserve_format\n                    )",
+                     note="Adam's averages are made like their parameter, on its device"),
+         SourceQuote("torch/optim/adam.py", "# Deliberately host `step` on CPU if both capturable and fused are off."),
+         ARGUMENT_DEVICE)),
 }
+del C
+
+QUOTES: dict[str, tuple[SourceQuote, ...]] = {key: claim.quotes for key, claim in CLAIMS.items()}
