@@ -21,6 +21,8 @@ html_static_path = ["_static"]
 html_css_files = ["course.css"]
 html_copy_source = False
 html_show_sourcelink = False
+html_use_index = False  # the course has no API index: no empty genindex page
+html_domain_indices = False
 
 # The notebooks arrive executed (nbval's run from `make test`, or nbclient's in `make site`):
 # MyST-NB never executes anything.
@@ -34,6 +36,7 @@ myst_enable_extensions = ["colon_fence"]
 suppress_warnings = ["mystnb.unknown_mime_type"]  # the checks' JSON result, shown by its HTML twin
 
 html_theme = "sphinx_book_theme"
+html_context = {"default_mode": "light"}  # an empty mode makes the theme's script log a console error
 html_theme_options = {
     "repository_url": SETTINGS["repository"],
     "use_repository_button": True,

@@ -100,19 +100,22 @@ class NotebookTeaching(SphinxTransform):
         self.fold(self.document)
         self.compact_errors()
 
-    def new_block(self, title_node=None):
+    def new_block(self, title_node=None, continues=None):
+        """A folded block, titled by the Deeper rubric that starts it, or continuing an earlier one."""
         block = details(extra=["deeper"])
         if title_node is not None:
             text = title_node.astext()
             block["ids"] = [_unique_id(self.document, nodes.make_id(text))]
             self.document.ids[block["ids"][0]] = block
-            block += summary("", "", *title_node.children)
+            block += summary("", "", *title_node.children)  # "Deeper: ...", as the notebook titles it
+        elif continues is not None:  # more Deeper cells after a core cell, under the same title
+            block += summary("", "", *(child.deepcopy() for child in continues.children), nodes.Text(" (continued)"))
         else:
-            block += summary("", "Deeper")
+            block += summary("", "Deeper: more on this part")
         return block
 
     def fold(self, parent):
-        children, block = [], None
+        children, block, title = [], None, None
         for child in list(parent.children):
             if isinstance(child, nodes.section):
                 self.fold(child)
@@ -125,9 +128,11 @@ class NotebookTeaching(SphinxTransform):
                 continue
             starts = isinstance(child, nodes.rubric) and "deeper-title" in child["classes"]
             if block is None or starts:
-                block = self.new_block(child if starts else None)
+                block = self.new_block(child if starts else None, continues=title)
                 children.append(block)
-            if not starts:
+            if starts:
+                title = block[0]
+            else:
                 block += child
         parent.children = []
         parent.extend(children)

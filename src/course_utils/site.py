@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -185,7 +186,8 @@ def rewrite_links(markdown: str, page: str, root: Path, staged: dict[str, str], 
 
 
 def _markdown_cell(source: str, tags: list[str] | None = None):
-    cell = nbformat.v4.new_markdown_cell(source)
+    # A fixed id: the staged page's bytes stay the same from build to build (Sphinx then skips it).
+    cell = nbformat.v4.new_markdown_cell(source, id="site-" + hashlib.sha256(source.encode()).hexdigest()[:12])
     if tags:
         cell.metadata["tags"] = tags
     return cell
@@ -207,7 +209,7 @@ def header_cell(relative: str, repo: Repository, provenance: Provenance):
 def place_to_type_note(relative: str, repo: Repository, what: str):
     name = Path(relative).name
     return _markdown_cell(
-        f"✎ **{what}** In Jupyter you type here and run it; a check answers at once. "
+        f"✎ **{what}** In Jupyter you type in the cell below and run it; the check answers at once. "
         f"[Open in Colab]({repo.colab(relative)}) · [Open in Kaggle]({repo.kaggle(relative)}) · "
         f'<a href="{name}" download>download the notebook</a>.',
         tags=["course-site-note"],
@@ -223,7 +225,8 @@ def demote_deeper_headings(source: str) -> str:
     for line in source.splitlines():
         match = _HEADING.match(line)
         if match:
-            lines += ["```{rubric} " + match.group(2), ":class: deeper-title", "```"]
+            # a colon fence: a backtick fence's info string may not hold the title's `code`
+            lines += [":::{rubric} " + match.group(2), ":class: deeper-title", ":::"]
         else:
             lines.append(line)
     return "\n".join(lines)
@@ -262,7 +265,7 @@ def prepare_notebook(nb, relative: str, root: Path, staged: dict[str, str], repo
                 cell.source = demote_deeper_headings(cell.source)
         elif cell.cell_type == "code":
             if "try-it" in tags:
-                cells.append(place_to_type_note(relative, repo, "Try it:"))
+                cells.append(place_to_type_note(relative, repo, "A place to type."))
                 cell.metadata["tags"] = tags + [PLACE_TO_TYPE]
             elif relative.startswith("exercises/") and STUB[0] in cell.source:
                 cells.append(place_to_type_note(relative, repo, "Your answer goes here."))
@@ -347,6 +350,8 @@ def sphinx(stage_dir: Path, out: Path, jobs: int, log=print) -> int:
 
     warnings_file = out.parent / "site-warnings.txt"
     out.parent.mkdir(parents=True, exist_ok=True)
+    if out.is_dir():  # no page of an earlier build left behind; the doctrees keep reading incremental
+        shutil.rmtree(out)
     command = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", str(max(1, jobs)),
                "-w", str(warnings_file), "-d", str(out.parent / "site-doctrees"), str(stage_dir), str(out)]
     result = subprocess.run(command)
