@@ -9,7 +9,8 @@ On every notebook page (the notebook's tags are read from the page's own source)
   with the full traceback folded under it;
 
 and on every page, a part heading ``## 3. Title`` gets the stable anchor ``#part-3`` (``## A.``
-gets ``#part-a``), whatever its wording becomes.
+gets ``#part-a``, ``## Exercise 05.2 · Title`` gets ``#exercise-05-2``), whatever its wording
+becomes.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from docutils import nodes
 from sphinx.transforms import SphinxTransform
 
 PART = re.compile(r"^\s*(\d+|[A-Z])\.\s")
+EXERCISE = re.compile(r"^\s*Exercise\s+(\d+)\.(\d+)\b")
 CELL_LINE_BASE = 10000  # MyST-NB numbers a notebook's lines (cell index + 1) * 10000 + line in the cell
 
 
@@ -68,17 +70,21 @@ def _cell_index(node) -> int | None:
 
 
 class PartAnchors(SphinxTransform):
-    """``## 3. Title`` -> id ``part-3``, first, so the heading's link and the page's TOC use it."""
+    """``## 3. Title`` -> id ``part-3`` (``Exercise 05.2`` -> ``exercise-05-2``), first, so the
+    heading's link and the page's table of contents use it."""
 
     default_priority = 200
 
     def apply(self):
         for section in self.document.findall(nodes.section):
             title = section.next_node(nodes.title)
-            match = PART.match(title.astext()) if title is not None else None
-            if not match:
+            text = title.astext() if title is not None else ""
+            if match := PART.match(text):
+                anchor = f"part-{match.group(1).lower()}"
+            elif match := EXERCISE.match(text):
+                anchor = f"exercise-{match.group(1)}-{match.group(2)}"
+            else:
                 continue
-            anchor = f"part-{match.group(1).lower()}"
             if anchor in self.document.ids:
                 continue
             section["ids"].insert(0, anchor)

@@ -179,6 +179,27 @@ def test_each_lesson_page_shows_its_outputs_links_parts_and_folded_deeper(browse
             assert deeper.count(), f"{lesson}: the Deeper cells are not folded"
             assert deeper.first.get_attribute("open") is None, "a Deeper block is open by default"
         assert page.locator("div.cell.tag_place-to-type").count(), f"{lesson}: no try-it cell marked as a place to type"
+        # exactly the deeper cells are folded: every one inside a Deeper block, no core cell in one
+        unfolded = page.locator("div.cell.tag_deeper:not(details.deeper div.cell)").count()
+        core_folded = page.locator("details.deeper div.cell:not(.tag_deeper)").count()
+        assert (unfolded, core_folded) == (0, 0), f"{lesson}: {unfolded} Deeper cells left open, {core_folded} core cells folded"
+        # a deliberate error: one line, the traceback folded under it
+        for error in page.locator("div.cell.tag_raises-exception").all():
+            assert error.locator("p.error-summary").count() == 1 and error.locator("details.traceback").count() == 1
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_each_exercise_page_marks_where_answers_go(browser, site_url, site_dir, exercise):
+    page = browser.new_page()
+    try:
+        page.goto(f"{site_url}/exercises/{exercise}.html", wait_until="load")
+        places = page.locator("div.cell.tag_place-to-type")
+        assert places.count() >= 1 and all("YOUR CODE HERE" in p.inner_text() for p in places.all())
+        assert page.locator("section[id^=exercise-]").count() >= 1, f"{exercise}: no #exercise-NN-K anchor"
+        assert page.locator("div.cell div.cell_output").count() >= places.count()  # each check's FAIL card
+        assert page.get_by_role("link", name="Open in Colab").first.get_attribute("href").endswith(f"exercises/{exercise}.ipynb")
     finally:
         page.close()
 
