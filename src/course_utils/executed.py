@@ -8,15 +8,16 @@ website"). ``make test`` runs every lesson under nbval, which already holds each
 an executed copy whose key matches (:func:`lookup`) and executes only the notebooks without one
 (:func:`execute`, nbclient, then saved the same way, so a second build executes nothing).
 
-The key is the SHA-256 of the notebook's bytes and of the course package's sources (the
-outputs come from both; this module and ``site.py`` left out): editing a lesson, or a helper
-it calls, makes its copy stale.
+The key is the SHA-256 of the notebook's bytes, of the course package's sources (this module
+and ``site.py`` left out) and of torch's version: editing a lesson, or a helper it calls, or
+running it under another torch makes its copy stale.
 """
 
 from __future__ import annotations
 
 import copy
 import hashlib
+import importlib.metadata
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,10 +56,21 @@ def package_digest() -> str:
     return digest.hexdigest()
 
 
+def torch_version() -> str:
+    """The installed torch's version, read from its metadata (no import): part of the key."""
+    try:
+        return importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return "none"
+
+
 def notebook_key(notebook: Path, package: str | None = None) -> str:
-    """The key an execution of ``notebook`` is valid for: its bytes and the package's sources."""
+    """The key an execution of ``notebook`` is valid for: its bytes, the package's sources, torch's version.
+
+    The version keeps `make test-matrix` (other torch versions, other venvs) from passing its
+    outputs off as those of the environment that builds the site."""
     package = package_digest() if package is None else package
-    return hashlib.sha256(Path(notebook).read_bytes() + b"\0" + package.encode()).hexdigest()
+    return hashlib.sha256(Path(notebook).read_bytes() + b"\0" + package.encode() + b"\0" + torch_version().encode()).hexdigest()
 
 
 def copy_path(root: Path, relative: str) -> Path:
