@@ -186,8 +186,7 @@ def rewrite_links(markdown: str, page: str, root: Path, staged: dict[str, str], 
 
 
 def _markdown_cell(source: str, tags: list[str] | None = None):
-    # A fixed id: the staged page's bytes stay the same from build to build (Sphinx then skips it).
-    cell = nbformat.v4.new_markdown_cell(source, id="site-" + hashlib.sha256(source.encode()).hexdigest()[:12])
+    cell = nbformat.v4.new_markdown_cell(source, id="site-")  # numbered by prepare_notebook
     if tags:
         cell.metadata["tags"] = tags
     return cell
@@ -285,6 +284,9 @@ def prepare_notebook(nb, relative: str, root: Path, staged: dict[str, str], repo
         cells.append(cell)
         if index == 0:  # the title cell; the page's own header follows it
             cells.append(header_cell(relative, repo, provenance))
+    for position, cell in enumerate(cells):
+        if cell.get("id", "").startswith("site-"):  # fixed ids: a page's bytes stay the same from build to build
+            cell.id = f"site-{position}"
     nb.cells = cells
     if (nb.nbformat, nb.nbformat_minor) < (4, 5):
         for cell in nb.cells:
