@@ -152,6 +152,15 @@ def test_every_page_renders_without_errors_and_its_links_resolve(browser, site_u
     assert not problems, "\n".join(problems)
 
 
+def test_no_page_names_a_script_or_stylesheet_from_outside_the_site(site_dir):
+    """What the browser test blocks at run time, read from the HTML: no CDN for MathJax, require.js,
+    widgets, fonts or the theme, on any page, used or not."""
+    outside = re.compile(r"<(script|link)\b[^>]*\b(src|href)=[\"'](https?:)?//[^\"']*", re.IGNORECASE)
+    found = [f"{name}: {m.group(0)}" for name in html_pages(site_dir)
+             for m in outside.finditer((site_dir / name).read_text(encoding="utf-8"))]
+    assert not found, "\n".join(found)
+
+
 def _code_cells_with_outputs(run: Path) -> int:
     nb = json.loads(run.read_text(encoding="utf-8"))
     return sum(1 for c in nb["cells"] if c["cell_type"] == "code" and c.get("outputs"))
