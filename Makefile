@@ -102,6 +102,24 @@ check-pairs: $(STAMP)
 	$(BIN)/python -m course_utils.header
 	$(BIN)/python -m course_utils.pairing
 
+# The course as a static website in build/site/ (docs/authoring.md, "The website"): README, every
+# lesson and exercise with the outputs of one execution (make test's nbval run when it has one for
+# exactly these files, else executed here once), docs/. Sphinx + MyST-NB, the `site` extra.
+SITE_STAMP := $(VENV)/.course-site-installed
+.PHONY: site test-site
+
+$(SITE_STAMP): pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[test,site]"
+	@touch $(SITE_STAMP)
+
+site: $(SITE_STAMP)
+	$(BIN)/python -m course_utils.site
+
+# The site in Chromium (tests/browser/test_site.py): every page, link and anchor, the lessons'
+# outputs, search. Builds first; the tests fail here, rather than skip, without a current build.
+test-site: site
+	COURSE_SITE_REQUIRED=1 $(BIN)/python -m pytest tests/browser/test_site.py -n 0 $(PYTEST_ARGS)
+
 # Never the workspace: it holds the learner's answers.
 clean:
 	rm -rf $(VENV) $(NBGRADER_VENV) .venv-torch-* .pytest_cache build src/*.egg-info

@@ -96,3 +96,18 @@ def pytest_runtest_makereport(item, call):
                 f"{item.fspath} {item.name}: the solution of exercise {asked} should pass its check, "
                 f"but the cell showed: {shown}"
             )
+
+
+# The website (`make site`, course_utils.site) shows each notebook with the outputs of one
+# execution: nbval's, when `make test` has run it. After a notebook's last cell, its outputs are
+# written to build/executed/ (course_utils.executed), stamped with what they were run from.
+_EXECUTED_OUTPUTS = pytest.StashKey[dict]()
+
+
+def pytest_runtest_teardown(item, nextitem):
+    if not isinstance(getattr(item, "options", None), dict) or not hasattr(item.parent, "nb"):
+        return  # not an nbval cell
+    from course_utils.executed import record_nbval_cell
+
+    collected = item.parent.stash.setdefault(_EXECUTED_OUTPUTS, {})
+    record_nbval_cell(item, nextitem, Path(__file__).parent, collected)
