@@ -473,7 +473,7 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # The check (`torch/csrc/utils/tensor_numpy.cpp`) names the device, so `meta` shows the exact
-# message a GPU tensor gets, with `cuda:0` in place of `meta`.
+# message a GPU tensor gets, with its device (`cuda:0`) in place of `meta`.
 
 # %% tags=["deeper"]
 if needs_cuda(1, what="the CUDA .numpy() message", key="05-numpy"):

@@ -176,9 +176,9 @@ ARGUMENT_DEVICE_OLD = SourceQuote(
 )
 TO_NUMPY = SourceQuote(
     "torch/csrc/utils/tensor_numpy.cpp",
-    "can't convert {device type} device type tensor to numpy. Use Tensor.cpu() to {}copy the tensor to host memory first.",
+    "can't convert {device} device type tensor to numpy. Use Tensor.cpu() to {}copy the tensor to host memory first.",
     "literal",
-    "the device type is filled in, without an index: cuda for any GPU tensor, meta for a meta tensor",
+    "the tensor's device is filled in as its str(): cuda:0 for a tensor on the first GPU, meta for a meta tensor",
 )
 CURRENT_DEVICE_DEFAULT = SourceQuote(
     "torch/_tensor_docs.py",
@@ -298,8 +298,8 @@ CLAIMS: dict[str, GpuClaim] = {
         "cpu, in the message below. The fix is the same as with meta: move one operand.",
         (SAME_DEVICE,)),
     "02-numpy": C(
-        "On a GPU, .numpy() on a CUDA tensor raises the same TypeError as the meta tensor above, with cuda in "
-        "place of meta: NumPy can only read host memory, so call .cpu() first.",
+        "On a GPU, .numpy() on a CUDA tensor raises the same TypeError as the meta tensor above, with the "
+        "device, cuda:0, in place of meta: NumPy can only read host memory, so call .cpu() first.",
         (TO_NUMPY,)),
     "02-default-vs-current": C(
         "On two GPUs, after torch.set_default_device(\"cuda:1\") a new tensor lands on cuda:1 while "
@@ -419,8 +419,8 @@ CLAIMS: dict[str, GpuClaim] = {
                      "cuda-literal", "get_cuda_error_help, for cudaErrorInvalidDevice", since="2.9.1"),
          ASYNC_SUFFIX)),
     "05-numpy": C(
-        "On a GPU, .numpy() on a CUDA tensor raises TypeError with cuda in the message below, exactly where meta "
-        "stands in it on this machine: call .cpu() first.",
+        "On a GPU, .numpy() on a CUDA tensor raises TypeError with the device, cuda:0, in the message below, "
+        "exactly where meta stands in it on this machine: call .cpu() first.",
         (TO_NUMPY,)),
     # 06 transfers and timing
     "06-sync-timing": C(
