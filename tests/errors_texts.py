@@ -44,6 +44,7 @@ class Wording:
     kind: str  # the explanation's kind
     devices: tuple[str, ...]  # the devices the explanation names, in order
     installed: str | None = None  # a file of the installed torch that holds every piece, if the CPU wheel has it
+    installed_since: str = "2.7.1"  # the oldest tested release whose ``installed`` file holds the pieces
 
 
 WORDINGS = [
@@ -240,7 +241,7 @@ WORDINGS = [
             "Expected all tensors to be on the same device, but got index is on cpu, different from other tensors on",
             ("Expected all tensors to be on the same device, but got ", ", different from other tensors on"),
             "torch 2.14.1 libtorch_cpu.so (the 2.8+ wording), cut before the second device", "2.8.0 and later",
-            "mixed-devices", ("cpu",), installed="torch/lib/libtorch_cpu.so"),
+            "mixed-devices", ("cpu",), installed="torch/lib/libtorch_cpu.so", installed_since="2.8.0"),
     Wording("index-cut-traceback", "Cut short: an embedding lookup",
             "  File \"/usr/lib/python3/site-packages/torch/nn/functional.py\", line 2551, in embedding\n"
             "    return torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)\n"
