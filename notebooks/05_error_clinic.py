@@ -28,7 +28,8 @@
 # Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
-# Cells that fail on purpose show the real traceback; *Run All* continues.
+# Cells that fail on purpose show PyTorch's real error, with the frames inside torch folded into
+# one line (`%tb` in a new cell prints the whole traceback); *Run All* continues.
 
 # %% [markdown] tags=["course-header"]
 # **Run it on a free GPU:** [Open in Colab](https://colab.research.google.com/github/pytorch-devices-course/pytorch-devices-course/blob/main/notebooks/05_error_clinic.ipynb) (one GPU: Runtime > Change runtime type > T4 GPU)
@@ -72,7 +73,8 @@ torch.__version__, torch.cuda.device_count() if torch.cuda.is_available() else 0
 # of raising (`cpu_tensor @ meta_tensor`; the Deeper section on `meta` near the end lists them).
 #
 # An operation runs on one device and never copies an operand over for you. Read the traceback
-# from its last line, the message; the frames above are PyTorch's own code for `meta`:
+# from its last line, the message. The frames inside PyTorch's own code (here, `meta`'s check)
+# are folded into the line above it; `%tb` shows them all:
 
 # %% tags=["raises-exception"]
 m = torch.ones(3, device="meta")

@@ -259,7 +259,8 @@ shown
 # in one operation raises as it does outside the block. Moving data is `.to(device)`. Taught in
 # notebooks 02 and 05.
 #
-# Here is the whole traceback that `meta` gives for a mixed addition. It is `meta`'s check, not
+# Here is the error `meta` gives for a mixed addition (the frames inside torch folded; `%tb` shows
+# the whole traceback). It is `meta`'s check, not
 # CUDA's: on a GPU the same line (a CUDA tensor plus `torch.ones(3)`) raises *Expected all tensors
 # to be on the same device, but found at least two devices, cuda:0 and cpu!*
 
@@ -905,4 +906,4 @@ raises(lambda: x_meta * torch.tensor([2]), RuntimeError, match="not on the expec
 #   opposite of its original.
 #
 # **Exercises:** lesson 07 has no exercises notebook; its two try-it cells are its practice.
-# **Next:** notebook 08, one process per device (`08_one_process_per_device.ipynb`).
+# **Next:** notebook 08, one process per device: [`08_one_process_per_device.ipynb`](08_one_process_per_device.ipynb).

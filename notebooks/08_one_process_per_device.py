@@ -243,7 +243,9 @@ else:
 shared_devices(everyone_on_0.values("buggy")), shared_devices(everyone_on_0.values("fixed"))
 
 # %% [markdown]
-# On GPUs NCCL refuses: *Duplicate GPU detected : rank 0 and rank 1 both on CUDA device ...*
+# On GPUs NCCL refuses two processes on one GPU, in words that depend on the NCCL library your
+# torch installed: *Duplicate GPU detected : rank 0 and rank 1 both on CUDA device ...* (torch
+# 2.7.1's NCCL), *Multiple Ranks are using the same GPU/Partition* (torch 2.14.1's).
 
 # %%
 if needs_cuda(2, what="the NCCL error of the every-process-on-cuda:0 run", key="08-nccl-error"):
@@ -268,10 +270,11 @@ else:
 # ```
 #
 # (the last number is the GPU's PCI bus id). That last line is NCCL's own format string,
-# `Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx`, read from the
-# `libnccl.so.2` of NCCL 2.26.2 (the wheel torch 2.7.1 installs) and of 2.30.7 (torch 2.14.1's).
-# The NCCL that torch 2.13 installs (2.29.x) lies between them and was not read here; the rest
-# of the block is one user's report. Where nothing checks (a model left on `cuda:0` while NCCL
+# `Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx`, read in the
+# `libnccl.so.2` of NCCL 2.26.2 (the wheel torch 2.7.1 installs); the rest of the block is one
+# user's report. NCCL 2.30.7 (torch 2.14.1's) has no such string: it says *Multiple Ranks are
+# using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.*
+# The NCCL releases between them (torch 2.8 to 2.13) were not read here. Where nothing checks (a model left on `cuda:0` while NCCL
 # uses the right GPUs, say), the symptoms are quieter: `nvidia-smi` lists every process on GPU 0,
 # each with its own CUDA context, while the other GPUs sit idle; or, as `barrier()`'s comment
 # warns, a hang.

@@ -23,7 +23,7 @@ from course_utils import needs_cuda, recorded
 from course_utils.evidence import __main__ as cli
 from course_utils.evidence import load, parse, records, select
 from course_utils.evidence.scan import gpu_cells_in_source, hand_typed_results
-from course_utils.evidence.sources import CLAIMS, RELEASES, SourceQuote, fragment_problem, installed_text_contains
+from course_utils.evidence.sources import CLAIMS, RELEASES, SourceQuote, fragment_problem, installed_text_contains, nccl_libraries
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "evidence"
@@ -220,6 +220,8 @@ def test_every_quote_is_in_the_installed_torch_exactly_when_its_label_says(file,
     quote = SourceQuote(file, text, kind, since=since, until=until)
     if kind == "cuda-literal" and not list((TORCH_DIR / "lib").glob("*cuda*.so*")):
         pytest.skip("needs a CUDA build of torch (the quote lives in its CUDA libraries)")
+    if kind == "nccl-literal" and not nccl_libraries(TORCH_DIR):
+        pytest.skip("needs the NCCL library a CUDA build of torch installs (site-packages/nvidia)")
     here = installed_text_contains(quote, TORCH_DIR)
     if quote.covers(TORCH_VERSION):
         assert here, (f"torch {TORCH_VERSION} does not contain this quote from {file} ({quote.releases}): {text!r}. "

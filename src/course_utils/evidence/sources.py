@@ -42,7 +42,9 @@ class SourceQuote:
     # Verbatim. A C++ message is its literal pieces with each run-time value written {what}, and
     # {} where two literals meet with nothing between them.
     text: str
-    kind: str = "python"  # "python": the installed .py file | "literal": compiled libraries | "cuda-literal": CUDA builds only
+    # "python": the installed .py file | "literal": compiled libraries | "cuda-literal": CUDA builds only |
+    # "nccl-literal": the NCCL library a CUDA build of torch installs beside it (site-packages/nvidia)
+    kind: str = "python"
     note: str = ""  # one sentence: how the passage decides this cell's output
     since: str = RELEASES[0]  # the oldest checked release that holds it verbatim
     until: str | None = None  # the newest one, where a later release words it differently
@@ -131,7 +133,17 @@ def installed_text_contains(quote: SourceQuote, torch_dir: Path | None = None) -
     if quote.kind in ("literal", "cuda-literal"):
         libraries = sorted((torch_dir / "lib").glob("*.so*"))
         return all(_in_some_library(piece.encode(), libraries) for piece in quote.pieces)
-    raise ValueError(f"SourceQuote.kind must be 'python', 'literal' or 'cuda-literal', found {quote.kind!r}.")
+    if quote.kind == "nccl-literal":
+        libraries = nccl_libraries(torch_dir)
+        return bool(libraries) and all(_in_some_library(piece.encode(), libraries) for piece in quote.pieces)
+    raise ValueError("SourceQuote.kind must be 'python', 'literal', 'cuda-literal' or 'nccl-literal', "
+                     f"found {quote.kind!r}.")
+
+
+def nccl_libraries(torch_dir: Path) -> list[Path]:
+    """The NCCL libraries pip installed beside a CUDA build of torch (none beside a CPU build)."""
+    nvidia = torch_dir.parent / "nvidia"
+    return sorted(nvidia.glob("**/libnccl.so*")) if nvidia.is_dir() else []
 
 
 def _in_some_library(needle: bytes, libraries: list[Path]) -> bool:
@@ -376,7 +388,7 @@ CLAIMS: dict[str, GpuClaim] = {
     # 05 error clinic
     "05-elementwise": C(
         "On a GPU, the same mistake raises a RuntimeError whose message names both devices, cuda:0 and cpu, in the "
-        "format below, instead of meta's longer traceback.",
+        "format below, where meta's own check words it differently.",
         (SAME_DEVICE,)),
     "05-conv-cross-device": C(
         "On a GPU, a convolution on cuda:0 given a CPU input raises RuntimeError: Input type (torch.FloatTensor) "
@@ -500,11 +512,16 @@ CLAIMS: dict[str, GpuClaim] = {
                      "single\n    GPU from 0 to N-1."),)),
     "08-nccl-error": C(
         "On two GPUs, NCCL refuses two processes on one GPU: the collective fails with NCCL's own message, "
-        "'Duplicate GPU detected : rank 0 and rank 1 both on CUDA device ...'. That text is NCCL's (the "
-        "nvidia-nccl library), not PyTorch's; PyTorch's side is the rule below.",
-        (SourceQuote("torch/distributed/run.py", "Please ensure that ``device_ids`` argument is set to be the only "
-                     "GPU device id\nthat your code will be operating on. This is generally the local rank of the\n"
-                     "process."),)),
+        "worded by the NCCL library installed with torch: 'Duplicate GPU detected : rank 0 and rank 1 both on "
+        "CUDA device ...' (torch 2.7.1's NCCL), 'Multiple Ranks are using the same GPU/Partition' (2.14.1's).",
+        (SourceQuote("NCCL's libnccl.so.2 (nvidia-nccl-cu12 2.26.2, installed with torch 2.7.1)",
+                     "Duplicate GPU detected : rank {rank} and rank {rank} both on CUDA device {bus id}",
+                     "nccl-literal", "NCCL's format string; the number at the end is the GPU's PCI bus id",
+                     until="2.7.1"),
+         SourceQuote("NCCL's libnccl.so.2 (nvidia-nccl-cu13 2.30.7, installed with torch 2.14.1)",
+                     "Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable "
+                     "this configuration.", "nccl-literal", "NCCL's message in the release torch 2.14.1 installs",
+                     since="2.14.1"))),
     "08-ddp-device-ids": C(
         "On two GPUs, DDP accepts a model on cuda:1 with device_ids=[0] and moves each forward input to cuda:0, so "
         "rank 1's forward pass raises the cross-device RuntimeError of notebook 05.",
