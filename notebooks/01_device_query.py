@@ -21,7 +21,7 @@
 # | 1 | 1 GPU | 1 (1 GPU) |
 # | 2 | a CPU | none |
 # | 3 | a CPU | none |
-# | 4 | 2 GPUs | Deeper 1 (2 GPUs) |
+# | 4 | 2 GPUs | in Deeper: 1 (2 GPUs) |
 #
 # Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
@@ -76,7 +76,7 @@ torch.cuda.is_available(), torch.cuda.device_count()
 # says nothing about the hardware: a CUDA build on a laptop without a GPU still reports it.
 
 # %%
-torch.version.cuda
+print("torch.version.cuda =", repr(torch.version.cuda))  # print: a bare None would show nothing
 
 # %% [markdown]
 # Almost everything else in `torch.cuda` needs a GPU. Here we ask for the properties of GPU
@@ -182,10 +182,10 @@ torch.accelerator.is_available(), torch.accelerator.current_accelerator(check_av
 
 # %% [markdown]
 # Without `check_available=True`, `current_accelerator()` names the accelerator the build is
-# **for**: a CUDA build says `cuda` even on a laptop without a GPU.
+# **for**: a CUDA build says `cuda` even on a laptop without a GPU; a CPU build has none, `None`.
 
 # %%
-torch.accelerator.current_accelerator()
+print(torch.accelerator.current_accelerator())  # print: a bare None would show nothing
 
 # %% tags=["try-it"]
 # Try it: complete `usable_device()` so it returns the accelerator that works here, or
@@ -283,7 +283,8 @@ children = {mask: start_child(mask) for mask in (None, "", "0")}  # all three st
 {mask: int(child.communicate(timeout=120)[0]) for mask, child in children.items()}
 
 # %% [markdown]
-# Without a GPU every child sees 0; on a four-GPU machine, `{None: 4, '': 0, '0': 1}`.
+# Without a GPU every child sees 0. On a machine with GPUs, the child without the variable sees
+# them all, the empty mask hides every one, and `"0"` leaves exactly one.
 
 # %% tags=["try-it"]
 # Try it: make `mask`, the CUDA_VISIBLE_DEVICES value that lets a child see only physical GPUs 3

@@ -18,11 +18,11 @@
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
 # | 1 | 1 GPU | 1 (1 GPU) |
-# | 2 | 2 GPUs | Deeper 1 (1 GPU), 1 (2 GPUs) |
+# | 2 | 2 GPUs | in Deeper: 1 (1 GPU) and 1 (2 GPUs) |
 # | 3 | a CPU | none |
 # | 4 | 1 GPU | 1 (1 GPU) |
 # | 5 | 1 GPU | 1 (1 GPU) |
-# | 6 | 2 GPUs | Deeper 1 (2 GPUs) |
+# | 6 | 2 GPUs | in Deeper: 1 (2 GPUs) |
 # | 7 | a CPU | none |
 #
 # Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.

@@ -18,11 +18,11 @@
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1 | 1 GPU | Deeper 1 (1 GPU) |
-# | 2 | 1 GPU | Deeper 1 (1 GPU) |
+# | 1 | 1 GPU | in Deeper: 1 (1 GPU) |
+# | 2 | 1 GPU | in Deeper: 1 (1 GPU) |
 # | 3 | 1 GPU | 1 (1 GPU) |
-# | 4 | 1 GPU | Deeper 2 (1 GPU) |
-# | 5 | 2 GPUs | Deeper 1 (1 GPU), 1 (2 GPUs) |
+# | 4 | 1 GPU | in Deeper: 2 (1 GPU) |
+# | 5 | 2 GPUs | in Deeper: 1 (1 GPU) and 1 (2 GPUs) |
 #
 # Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->

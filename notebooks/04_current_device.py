@@ -19,9 +19,9 @@
 # |---|---|---|
 # | 1 | 1 GPU | 1 (1 GPU) |
 # | 2 | a CPU | none |
-# | 3 | 1 GPU | Deeper 1 (1 GPU) |
+# | 3 | 1 GPU | in Deeper: 1 (1 GPU) |
 # | 4 | 2 GPUs | 1 (2 GPUs) |
-# | 5 | 2 GPUs | 1 (2 GPUs); Deeper 1 (2 GPUs) |
+# | 5 | 2 GPUs | 1 (2 GPUs); in Deeper: 1 (2 GPUs) |
 #
 # Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
@@ -348,10 +348,11 @@ torch.__version__, read_inside, "sees the block" if TorchVersion(torch.__version
 # ### Deeper: all of it nested, on two GPUs
 
 # %% [markdown] tags=["deeper"]
-# On two GPUs the current-device column of this trace reads 0 → 1 → 1 → 0 → 1 → 1, then on the
-# way out 1 → 0 → 1 → 1 → 0: each exit restores what was current when its block was entered,
-# `device_of(cpu tensor)` changes nothing, and `torch.device('cuda:0')` changes only the
-# default-device column.
+# A prediction to check on two GPUs, from the rules above: the current-device column of this
+# trace should read 0 → 1 → 1 → 0 → 1 → 1, then on the way out 1 → 0 → 1 → 1 → 0, because each
+# exit restores what was current when its block was entered, `device_of(cpu tensor)` changes
+# nothing, and `torch.device('cuda:0')` changes only the default-device column. Without two GPUs
+# the cell runs the half it can (the CPU tensor's `device_of` and `torch.device('meta')`).
 
 # %% tags=["deeper"]
 if needs_cuda(2, what="the nested-scope trace", key="04-nested-trace"):

@@ -23,7 +23,7 @@
 # | 3 | a CPU | none |
 # | 4 | 1 GPU | 1 (1 GPU) |
 # | 5 | 1 GPU | 1 (1 GPU) |
-# | 6 | 1 GPU | Deeper 6 (1 GPU) |
+# | 6 | 1 GPU | in Deeper: 6 (1 GPU) |
 #
 # Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->

@@ -22,7 +22,7 @@
 # | 2 | a CPU | none |
 # | 3 | a CPU | none |
 # | 4 | 1 GPU | 1 (1 GPU) |
-# | Deeper: events, hidden syncs, the helpers inside, streams and PCIe | 1 GPU | Deeper 3 (1 GPU) |
+# | Deeper | 1 GPU | in Deeper: 3 (1 GPU) |
 #
 # Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->

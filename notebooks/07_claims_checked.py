@@ -18,8 +18,8 @@
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | A | 2 GPUs | Deeper 5 (2 GPUs) |
-# | B | 2 GPUs | Deeper 5 (1 GPU), 1 (2 GPUs) |
+# | A | 2 GPUs | in Deeper: 5 (2 GPUs) |
+# | B | 2 GPUs | in Deeper: 5 (1 GPU) and 1 (2 GPUs) |
 #
 # Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
@@ -75,8 +75,11 @@ torch.__version__, GPUS
 # objects, where a move to CUDA keeps them (notebook 03). Notebook 05 runs these differences in
 # its Deeper section "where `meta` does not behave like CUDA". The GPU runs are in each claim's
 # Deeper block, under the table.
+#
+# The next cell's code, the check behind each row, opens folded: its output, the table, is what
+# to read; click the cell's `⋯` (or the bar on its left) to read the checks.
 
-# %%
+# %% tags=["hide-input"]
 import inspect, shutil
 from functools import partial
 
@@ -537,8 +540,9 @@ torch.device("cpu"), torch.device("cuda", 1), torch.ones(3, device=device).devic
 # torch.LongTensor for argument #3 'other'*, is from the PyTorch 0.4 era. Today CUDA says *Expected all
 # tensors to be on the same device, but found at least two devices, cuda:0 and cpu!*; the table
 # shows `meta`'s wording (`meta` stands in for the GPU here as in part A, with the same limits).
+# As in part A, the table's code opens folded.
 
-# %%
+# %% tags=["hide-input"]
 x = torch.tensor([1, 2, 3])
 x_meta = x.to("meta")  # x.cuda() on a GPU; meta here
 net = nn.Linear(3, 1)

@@ -23,7 +23,7 @@
 # | 3 | a CPU | none |
 # | 4 | a CPU | none |
 # | 5 | a CPU | none |
-# | 6 | 2 GPUs | 2 (2 GPUs); Deeper 1 (2 GPUs) |
+# | 6 | 2 GPUs | 2 (2 GPUs); in Deeper: 1 (2 GPUs) |
 # | 7 | a CPU | none |
 #
 # Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.

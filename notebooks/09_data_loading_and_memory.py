@@ -18,9 +18,9 @@
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1 | 1 GPU | 1 (1 GPU); Deeper 2 (1 GPU) |
+# | 1 | 1 GPU | 1 (1 GPU); in Deeper: 2 (1 GPU) |
 # | 2 | 1 GPU | 1 (1 GPU) |
-# | 3 | 1 GPU | 3 (1 GPU); Deeper 1 (1 GPU) |
+# | 3 | 1 GPU | 3 (1 GPU); in Deeper: 1 (1 GPU) |
 #
 # Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
@@ -221,7 +221,8 @@ w.numel() * w.element_size(), w.untyped_storage().nbytes()
 # ### Deeper: try it, the bytes of all parameters
 
 # %% [markdown] tags=["deeper"]
-# Exercise 09.2 counts a whole step; here, the parameters alone.
+# Exercise 09.2 counts every byte held between training steps (parameters, gradients, optimizer
+# state); here, the parameters alone.
 
 # %% tags=["try-it", "deeper"]
 # Try it: make `param_bytes`, the bytes that all of `model`'s parameters hold together.

@@ -136,6 +136,30 @@ def test_folding_drift_is_caught(tmp_path):
     assert f"cell 3 folding ({HEADING_COLLAPSED}) differs" in str(compare_pair(ipynb)[0])
 
 
+HIDE_INPUT_PY = """# %% [markdown]
+# A table whose code is its proof
+
+# %% tags=["hide-input"]
+table = {"A1": "false"}
+table
+
+# %%
+shown = 1
+"""
+
+
+def test_a_cell_tagged_hide_input_opens_with_its_source_folded_and_drift_is_caught(tmp_path):
+    py = tmp_path / "hidden.py"
+    py.write_text(HIDE_INPUT_PY)
+    ipynb = write_pair(py)
+    nb = nbformat.read(ipynb, as_version=4)
+    assert [c.metadata.get("jupyter", {}).get("source_hidden", False) for c in nb.cells] == [False, True, False]
+    assert compare_pair(ipynb) == []
+    del nb.cells[1].metadata["jupyter"]  # an .ipynb written before the tag was honoured
+    nbformat.write(nb, ipynb)
+    assert "cell 1 folded source (jupyter.source_hidden) differs" in str(compare_pair(ipynb)[0])
+
+
 def test_the_learners_workspace_keeps_the_folding(tmp_path):
     from course_utils.workspace import sync
 

@@ -187,9 +187,9 @@ def cell_counts(cells: tuple[GpuCell, ...]) -> str:
 
 
 def _short_counts(cells: tuple[GpuCell, ...]) -> str:
-    """``2 (1 GPU), 1 (2 GPUs)``: the compact form the intro tables use."""
+    """``2 (1 GPU) and 1 (2 GPUs)``: the compact form the intro tables use."""
     by = {n: sum(c.gpus == n for c in cells) for n in sorted({c.gpus for c in cells})}
-    return ", ".join(f"{k} ({_gpus(n)})" for n, k in by.items())
+    return " and ".join(f"{k} ({_gpus(n)})" for n, k in by.items())
 
 
 def part_rows(lesson: Lesson) -> list[tuple[str, str, str]]:
@@ -204,8 +204,9 @@ def part_rows(lesson: Lesson) -> list[tuple[str, str, str]]:
         core = tuple(c for c in cells if not c.deeper)
         deeper = tuple(c for c in cells if c.deeper)
         counts = [_short_counts(core)] if core else []
-        counts += [f"Deeper {_short_counts(deeper)}"] if deeper else []
-        name = part.label if numbered else part.title
+        # "in Deeper:" and "and" keep "5 (1 GPU) and 1 (2 GPUs)" from reading as core cells
+        counts += [f"in Deeper: {_short_counts(deeper)}"] if deeper else []
+        name = part.label if numbered else ("Deeper" if part.title.startswith("Deeper") else part.title)
         rows.append((name, _gpus(max((c.gpus for c in cells), default=0)), "; ".join(counts) or "none"))
     return rows
 

@@ -111,10 +111,27 @@ def fold_deeper(nb) -> None:
             nb.cells[block.heading].metadata[HEADING_COLLAPSED] = True
 
 
-def cell_signature(cell) -> tuple[str, str, tuple[str, ...], bool]:
-    """What must match across a pair: the cell's type, its source, its tags and whether it opens folded."""
-    folded = bool(cell.get("metadata", {}).get(HEADING_COLLAPSED, False))
-    return (cell.cell_type, _source(cell).strip("\n"), tuple(_tags(cell)), folded)
+# A code cell tagged ``hide-input`` opens with its source folded (JupyterLab's own
+# ``jupyter.source_hidden``; MyST-NB folds the same tag on the website): its output is the lesson,
+# its code the proof behind it, a click away (lesson 07's claim tables).
+HIDE_INPUT = "hide-input"
+
+
+def hide_inputs(nb) -> None:
+    """Fold the source of every cell tagged ``hide-input``, the way JupyterLab saves a folded input."""
+    for cell in nb.cells:
+        if HIDE_INPUT in _tags(cell):
+            cell.metadata["jupyter"] = {"source_hidden": True}
+        else:
+            cell.metadata.pop("jupyter", None)
+
+
+def cell_signature(cell) -> tuple[str, str, tuple[str, ...], bool, bool]:
+    """What must match across a pair: type, source, tags, whether it opens folded, whether its source does."""
+    metadata = cell.get("metadata", {})
+    folded = bool(metadata.get(HEADING_COLLAPSED, False))
+    source_hidden = bool(metadata.get("jupyter", {}).get("source_hidden", False))
+    return (cell.cell_type, _source(cell).strip("\n"), tuple(_tags(cell)), folded, source_hidden)
 
 
 def notebook_from_py(py_path: Path) -> nbformat.NotebookNode:
@@ -136,6 +153,7 @@ def notebook_from_text(py_text: str) -> nbformat.NotebookNode:
             cell.outputs = []
             cell.execution_count = None
     fold_deeper(nb)
+    hide_inputs(nb)
     return nb
 
 
@@ -180,7 +198,7 @@ def compare_pair(ipynb_path: Path) -> list[Drift]:
     for i, (a, b) in enumerate(zip(ours, theirs)):
         if a != b:
             what = ("type" if a[0] != b[0] else "tags" if a[2] != b[2] else "source" if a[1] != b[1]
-                    else f"folding ({HEADING_COLLAPSED})")
+                    else f"folding ({HEADING_COLLAPSED})" if a[3] != b[3] else "folded source (jupyter.source_hidden)")
             first_line = (b[1].splitlines() or [""])[0][:60]
             drifts.append(Drift(ipynb_path, f"cell {i} {what} differs from {py_path.name} (py cell starts {first_line!r})"))
             break  # one mismatch shifts every later cell; the first says where to look
