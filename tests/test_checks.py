@@ -290,14 +290,50 @@ def _normal(text: str) -> str:
     return " ".join(text.replace("'", '"').replace("`", "").split())
 
 
-def _gives_away(answer: str, hint: str) -> list[str]:
-    """The answer's lines of real code (not a def line, not a bare return) that the hint spells out:
-    whole, or their expression without ``return`` or ``name =`` when that is a call with real
-    arguments (``labels.to(logits.device)``; not ``torch.device(device)``, which merely names a
-    function the task is about, nor a string an answer returns, which a message may quote)."""
+_NOT_A_STEP = {"isinstance", "len", "range", "list", "tuple", "type", "int", "str", "dict", "set", "sorted", "enumerate",
+               "items", "append", "pop", "ValueError", "device", "torch", "nn", "f", "return", "print"}
+
+
+def _key_moves(answer: str) -> set[str]:
+    """The answer's key moves, as a learner would copy them: its keyword arguments with their values
+    (``device=x.device``, ``map_location="cpu"``), the attribute an argument's value reads
+    (``x.device``), and what it moves with ``.to`` (``x.to(``), including ``next(....parameters())``."""
+    code = _normal("\n".join(line for line in answer.splitlines() if not line.lstrip().startswith("def ")))
+    keys = set()
+    for name, value in re.findall(r"\b([a-z_]+)=((?:\w+\.)*\w+|\"[^\"]*\")", code):
+        keys.add(f"{name}={value}")
+        if "." in value and not value.startswith(("torch.", '"')):
+            keys.add(value)
+    keys.update(f"{receiver}.to(" for receiver in re.findall(r"([\w.]*\w)\.to\(", code))
+    keys.update(re.findall(r"next\(\w+\.parameters\(\)\)", code))
+    return keys
+
+
+def _steps(answer: str) -> set[str]:
+    """The functions, methods and keyword arguments the answer uses (the steps a recipe in words would name)."""
+    code = "\n".join(line for line in answer.splitlines() if not line.lstrip().startswith("def "))
+    named = set(re.findall(r"\b([a-z_]\w*)\(", code)) | set(re.findall(r"\b([a-z_]+)=", code))
+    return {name for name in named if name not in _NOT_A_STEP and len(name) > 2}
+
+
+def _gives_away(answer: str, hint: str, wrote: str = "") -> list[str]:
+    """What of the answer the hint hands over: a line of its code, a key move that the learner's own
+    code (``wrote``) does not already hold, or three of its steps named together (a recipe in words).
+
+    A line counts whole, or as its expression without ``return`` or ``name =`` when that is a call
+    with real arguments (``labels.to(logits.device)``; not ``torch.device(device)``, which merely
+    names a function the task is about, nor a string an answer returns, which a message may quote)."""
+    said, own = _normal(hint), _normal(wrote)
+    found = [f"its key move {key}" for key in sorted(_key_moves(answer)) if key in said and key not in own]
+    steps = {s for s in _steps(answer) if re.search(rf"\b{s}\b", said) and not re.search(rf"\b{s}\b", own)}
+    if {"map_location", "load_state_dict"} <= steps:  # where to load, and into what: the recipe in words
+        found.append("its recipe (map_location with load_state_dict)")
+    return found + _lines_given(answer, said)
+
+
+def _lines_given(answer: str, said: str) -> list[str]:
     lines = [_normal(line) for line in answer.splitlines()]
     code = [line for line in lines if len(line) >= 18 and not line.startswith(("def ", "return model"))]
-    said = _normal(hint)
     found = []
     for line in code:
         expression = re.sub(r"^(return |\w+ = )", "", line.rstrip(":"))
