@@ -217,9 +217,8 @@ def numpy_copy(t: torch.Tensor) -> np.ndarray:
     "02.4",
     "A NumPy copy from any device",
     "numpy_copy",
-    hint=("Three steps, in this order: leave autograd (detach), come to the CPU (cpu), and make sure the array "
-          "does not share memory with the tensor (on the CPU, .cpu() returns the same tensor and .numpy() "
-          "shares its memory)."),
+    hint=("A NumPy array knows nothing of autograd and lives only in host memory, and on the CPU it can share "
+          "its memory with the tensor it came from: each of those stands between any tensor and a safe copy."),
     answer=_ANSWER_02_4,
 )
 def _numpy_copy(numpy_copy) -> str:
@@ -243,7 +242,7 @@ def _numpy_copy(numpy_copy) -> str:
         except _LearnerRaised as raised:
             if "Tensor.cpu()" in str(raised.exc):
                 raise Wrong(f"For {what} numpy_copy raised {type(raised.exc).__name__}: {raised.exc}",
-                            "NumPy reads host memory only: call .cpu() (after .detach()) before .numpy().") from None
+                            "NumPy reads host memory only: the tensor has to come to the CPU before NumPy can see it.") from None
             raise
         if not isinstance(got, np.ndarray):
             raise Wrong(f"For {what} numpy_copy returned a {type(got).__name__}; expected a numpy.ndarray.")
@@ -259,7 +258,7 @@ def _numpy_copy(numpy_copy) -> str:
                 t.data.copy_(snapshot)
                 raise Wrong(
                     f"For {what}, writing to the array changed the tensor: they share memory.",
-                    "On the CPU, t.cpu() is t, and .numpy() shares memory: add .copy() (or clone first).",
+                    "On the CPU, moving to the CPU is a no-op and .numpy() shares the tensor's memory: the array needs memory of its own.",
                 )
     return f"Equal values and no shared memory for {len(cases)} tensors ({', '.join(w for w, _ in cases)})."
 

@@ -146,8 +146,8 @@ def where_is(model: nn.Module) -> torch.device | None:
     "03.2",
     "Where does a model live?",
     "where_is",
-    hint=("Gather the devices of the parameters and of the buffers. No device, one device and several devices "
-          "each need their own answer (None, that device, a ValueError)."),
+    hint=("A model's tensors are its parameters and its buffers, and they need not agree: the exercise says what "
+          "to return when there are none, when they share one device, and when they do not."),
     answer=_ANSWER_03_2,
 )
 def _where_is(where_is) -> str:
@@ -306,8 +306,8 @@ def match_state_to_params(optimizer: torch.optim.Optimizer) -> None:
     "03.4",
     "Move optimizer state to its parameters",
     "match_state_to_params",
-    hint=("optimizer.state maps each parameter to a dict of its state tensors. Move each to its parameter's "
-          "device (and dtype, when it is floating point), but leave 'step' as it is."),
+    hint=("Moving a model moves its parameters, not the optimizer's own tensors kept for each of them: those have "
+          "to follow their parameter, except the entries the exercise says stay as they are."),
     answer=_ANSWER_03_4,
 )
 def _match_state_to_params(match_state_to_params) -> str:

@@ -258,8 +258,8 @@ def load_anywhere(data: bytes, device):
     "05.4",
     "Load any checkpoint anywhere",
     "load_anywhere",
-    hint=("torch.load reads a file-like object (io.BytesIO wraps bytes), and its map_location argument decides "
-          "where every tensor lands, whatever device the file names."),
+    hint=("The checkpoint arrives as bytes, not as a file name, and the file names the device it was saved on: "
+          "torch.load can be told where to read from, and where every tensor should land."),
     answer=_ANSWER_05_4,
 )
 def _load_anywhere(load_anywhere) -> str:
@@ -275,7 +275,9 @@ def _load_anywhere(load_anywhere) -> str:
                 loaded = got[key]
                 if type(loaded) is not torch.Tensor or loaded.device != torch.device(device):
                     where = loaded.device if isinstance(loaded, torch.Tensor) else type(loaded).__name__
-                    raise Wrong(f"Saved on {saved_on}, loaded onto {device}: {key!r} is on {where}.")
+                    raise Wrong(f"Saved on {saved_on}, loaded onto {device}: {key!r} is on {where}, not on the "
+                                "device asked for." + (" torch.load left it where the file says it was saved."
+                                                       if str(where) == saved_on else ""))
                 if device != "meta" and not torch.equal(loaded.cpu(), value):
                     raise Wrong(f"Saved on {saved_on}, loaded onto {device}: {key!r} has different values.")
     return "Checkpoints saved on the CPU, cuda:0, cuda:1 and mps load onto " + ", ".join(targets) + "."
