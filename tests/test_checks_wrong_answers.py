@@ -738,7 +738,7 @@ WRONG = [
     ("01.4", current_always_zero, "cuda:2"),
     ("02.1", like_no_device, "meta"),
     ("02.1", like_no_dtype, "dtype"),
-    ("02.1", like_cpu, "reference.device"),
+    ("02.1", like_cpu, "from the reference tensor"),
     ("02.2", move_in_place, "changed the dict"),
     ("02.2", move_copying, "needless copy"),
     ("02.2", move_cloning, "needless copy"),
@@ -747,7 +747,7 @@ WRONG = [
     ("02.3", build_then_move, "too late"),
     ("02.4", numpy_shares_memory, "share memory"),
     ("02.4", numpy_no_detach, "requires grad"),
-    ("02.4", numpy_no_cpu, ".cpu()"),
+    ("02.4", numpy_no_cpu, "host memory only"),
     ("03.1", register_top_level_only, "scale.factor"),
     ("03.1", register_as_parameters, "nn.Parameter"),
     ("03.1", register_not_persistent, "persistent"),
@@ -781,7 +781,7 @@ WRONG = [
     ("05.3", index_always_table, "index may stay"),
     ("05.3", index_always_stays, "must move"),
     ("05.3", index_compares_types, "cuda:1"),
-    ("05.4", load_no_map_location, "map_location"),
+    ("05.4", load_no_map_location, "not on the device asked for"),
     ("05.4", load_always_cpu, "meta"),
     ("05.4", load_then_move_cpu_only, "steps"),
     ("06.1", time_without_sync, "never called synchronize"),
@@ -810,7 +810,7 @@ WRONG = [
     ("08.4", shared_raw_names, "cuda:0"),
     ("08.4", shared_counts_cpu, "cpu"),
     # 09 data loading and device memory
-    ("09.1", to_device_blocking, "non_blocking=True"),
+    ("09.1", to_device_blocking, "non-blocking copy"),
     ("09.1", to_device_top_level, "recurse"),
     ("09.1", to_device_lists, "tuple stays a tuple"),
     ("09.1", to_device_in_place, "changed the batch"),
@@ -851,7 +851,10 @@ def test_a_plausible_wrong_answer_fails_and_says_why(id, answer, needle):
 
 
 def test_a_first_wrong_answer_gets_a_nudge_not_the_answer():
-    """Hints in steps: no plausible wrong answer is handed the answer's code on its first try."""
+    """Hints in steps: no plausible wrong answer is handed the answer's code on its first try: not a line
+    of it, not a key move the learner's code lacks (``map_location=device``), not its steps as a recipe."""
+    import inspect
+
     from test_checks import _gives_away
 
     from course_utils.checks import get_exercise
@@ -864,7 +867,7 @@ def test_a_first_wrong_answer_gets_a_nudge_not_the_answer():
             result = check(id, answer)
         finally:
             torch.set_default_device(None)
-        leaked = _gives_away(get_exercise(id).answer, f"{result.message} {result.hint}")
+        leaked = _gives_away(get_exercise(id).answer, f"{result.message} {result.hint}", inspect.getsource(answer))
         if leaked or result.answer:
             given.append(f"{id} {answer.__name__}: the feedback spells out {leaked or 'the answer'}")
     ATTEMPTS.reset()

@@ -76,7 +76,8 @@ def test_every_try_it_answer_passes_its_check():
 
 
 def test_a_wrong_try_it_answer_gets_a_nudge_not_the_answer():
-    """On a first wrong answer no try-it hands over its answer's code, in its nudge or its mistake-specific hint."""
+    """On a first wrong answer no try-it hands over its answer's code, in its nudge or its mistake-specific hint:
+    not a line of it, not a key move the learner's line lacks (``device=x.device``, ``x.to(``), not a recipe."""
     from test_checks import _gives_away
     from try_it_support import run_case
 
@@ -89,7 +90,7 @@ def test_a_wrong_try_it_answer_gets_a_nudge_not_the_answer():
                 continue
             ATTEMPTS.reset()
             result = run_case(case)
-            leaked = _gives_away(get_exercise(case.id).answer, f"{result.message} {result.hint}")
+            leaked = _gives_away(get_exercise(case.id).answer, f"{result.message} {result.hint}", case.line)
             if leaked or result.answer:
                 given.append(f"{case}: the feedback spells out {leaked or 'the answer'}")
     ATTEMPTS.reset()

@@ -14,11 +14,11 @@ def usable_device():
 CASES = [
     Case("01.a", RIGHT_01A, "pass"),
     Case("01.a", "def usable_device():\n    return torch.accelerator.current_accelerator(check_available=True)",
-         "fail", "return torch.device('cpu') then"),
+         "fail", "no accelerator works here"),
     Case("01.a", "def usable_device():\n"
                  "    acc = torch.accelerator.current_accelerator()\n"
                  "    return acc if acc is not None else torch.device('cpu')",
-         "fail", "pass check_available=True"),
+         "fail", "names the accelerator the build is for"),
     Case("01.a", "def usable_device():\n"
                  "    return torch.device('cuda' if torch.cuda.is_available() else 'cpu')",
          "fail", "a Mac's GPU"),

@@ -8,8 +8,8 @@ from try_it_support import Case, assert_case
 CASES = [
     Case("02.a", "def ones_beside(x):\n    return torch.ones(3, device=x.device)", "pass"),
     Case("02.a", "def ones_beside(x):\n    return x.new_ones(3)", "pass"),
-    Case("02.a", "def ones_beside(x):\n    return torch.ones(3)", "fail", "pass device=x.device"),
-    Case("02.a", "def ones_beside(x):\n    return torch.ones(3, device='meta')", "fail", "take it from x"),
+    Case("02.a", "def ones_beside(x):\n    return torch.ones(3)", "fail", "lands on the default device, the CPU"),
+    Case("02.a", "def ones_beside(x):\n    return torch.ones(3, device='meta')", "fail", "right for one x only"),
     Case("02.a", "def ones_beside(x):\n    return torch.ones_like(x)", "fail", "copies the shape of x"),
     Case("02.a", "def ones_beside(x):\n    return torch.ones(3, dtype=torch.float16, device=x.device)",
          "fail", "float32"),
@@ -21,7 +21,7 @@ CASES = [
     Case("02.b", "def match(x, weight):\n    return x.to(weight.dtype)", "fail", "the device must follow"),
     Case("02.b", "def match(x, weight):\n    return x.to('meta', torch.float16)", "fail", "weight's device"),
     Case("02.b", "def match(x, weight):\n    return torch.zeros_like(x, device=weight.device, dtype=weight.dtype)",
-         "fail", "loses its values"),
+         "fail", "not x's values"),
     Case("02.b", "def match(x, weight):\n    return weight", "fail", "shape of x"),
 ]
 

@@ -26,7 +26,7 @@ CASES = [
     # 03.b: the input goes where the model is
     Case("03.b", "def run(model, x):\n    return model(x.to(next(model.parameters()).device))", "pass"),
     Case("03.b", "def run(model, x):\n    return model(x)", "fail", "raised RuntimeError"),
-    Case("03.b", "def run(model, x):\n    return model.to(x.device)(x)", "fail", "move the input to the model"),
+    Case("03.b", "def run(model, x):\n    return model.to(x.device)(x)", "fail", "it is the input that should travel"),
     Case("03.b", 'def run(model, x):\n    return model(x.to("meta"))', "fail", "raised"),
     Case("03.b", "def run(model, x):\n    return model(x.to(model.weight.device))", "fail", "any model"),
     Case("03.b", "def run(model, x):\n    return x.to(next(model.parameters()).device)", "fail", "shape"),

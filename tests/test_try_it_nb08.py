@@ -7,14 +7,14 @@ FIRST = "torchrun --nnodes 2 --node-rank 0 --nproc-per-node 2 --master-addr 127.
 
 CASES = [
     Case("08.a", "def device_from_env(env):\n    return torch.device('cuda', int(env['LOCAL_RANK']))", "pass"),
-    Case("08.a", "def device_from_env(env):\n    return torch.device('cuda', int(env['RANK']))", "fail", "LOCAL_RANK"),
+    Case("08.a", "def device_from_env(env):\n    return torch.device('cuda', int(env['RANK']))", "fail", "does not exist there"),
     Case("08.a", "def device_from_env(env):\n    return torch.device('cuda')", "fail", "without an index"),
     Case("08.a", "def device_from_env(env):\n    return 'cuda:' + env['LOCAL_RANK']", "fail", "torch.device"),
     Case("08.a", "def device_from_env(env):\n    return torch.device('cuda', env['LOCAL_RANK'])", "fail", "raised"),
     Case("08.b", f"second = {FIRST.replace('--node-rank 0', '--node-rank 1')!r}", "pass"),
     Case("08.b", "second = 'python -m torch.distributed.run --nproc-per-node=2 --nnodes=2 --node-rank=1 "
          "--master-addr=127.0.0.1 --master-port=29500 scripts/two_machines.py'", "pass"),
-    Case("08.b", f"second = {FIRST!r}", "fail", "--node-rank 1"),
+    Case("08.b", f"second = {FIRST!r}", "fail", "machine 0 is taken"),
     Case("08.b", f"second = {FIRST.replace('--node-rank 0', '--node-rank 1').replace('29500', '29501')!r}", "fail",
          "listens at 127.0.0.1:29500"),
     Case("08.b", f"second = {FIRST.replace('--node-rank 0', '--node-rank 1').replace('--nnodes 2 ', '')!r}", "fail",

@@ -355,8 +355,8 @@ def _usable_device(usable_device) -> str:
             got = call(usable_device)
         if got is None:
             raise Wrong(f"On {machine.name}, usable_device() returned None; expected torch.device('{expected}').",
-                        "current_accelerator(check_available=True) is None where no accelerator works: "
-                        "return torch.device('cpu') then.")
+                        "None is how torch.accelerator says that no accelerator works here; the function still "
+                        "owes a device then, the one every machine has.")
         if type(got) is not torch.device:
             raise Wrong(f"On {machine.name}, usable_device() returned {got!r} (a {type(got).__name__}); "
                         "expected a torch.device.", "Wrap a name: torch.device('cpu'), not the string 'cpu'.")
@@ -364,8 +364,9 @@ def _usable_device(usable_device) -> str:
             continue
         found = f"On {machine.name}, usable_device() returned {got}; the usable device there is {expected}."
         if expected == "cpu" and got.type == "cuda":
-            raise Wrong(found, "Without check_available=True, current_accelerator() names the accelerator the "
-                               "build is for, even with no GPU: pass check_available=True.")
+            raise Wrong(found + " current_accelerator() as called names the accelerator the build is for, "
+                                "even on a machine where it cannot run.",
+                        "Look at current_accelerator's arguments: one of them asks for an accelerator that works here.")
         if expected == "mps":
             raise Wrong(found, "torch.cuda knows only NVIDIA GPUs; torch.accelerator also knows a Mac's GPU.")
         raise Wrong(found, "Ask torch.accelerator inside the function, each time it runs; never hard-code "

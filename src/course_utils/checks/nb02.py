@@ -54,7 +54,7 @@ def _like(like) -> str:
         expected = torch.tensor(values, dtype=reference.dtype)
         if got.device != reference.device:
             raise Wrong(f"{where} returned a tensor on {got.device}; expected {reference.device}.",
-                        "Take the device from the reference tensor, not from this machine: reference.device.")
+                        "Take the device from the reference tensor, not from this machine.")
         if got.dtype != reference.dtype:
             raise Wrong(f"{where} returned dtype {got.dtype}; expected {reference.dtype}.")
         if got.shape != expected.shape:
@@ -217,9 +217,8 @@ def numpy_copy(t: torch.Tensor) -> np.ndarray:
     "02.4",
     "A NumPy copy from any device",
     "numpy_copy",
-    hint=("Three steps, in this order: leave autograd (detach), come to the CPU (cpu), and make sure the array "
-          "does not share memory with the tensor (on the CPU, .cpu() returns the same tensor and .numpy() "
-          "shares its memory)."),
+    hint=("A NumPy array knows nothing of autograd and lives only in host memory, and on the CPU it can share "
+          "its memory with the tensor it came from: each of those stands between any tensor and a safe copy."),
     answer=_ANSWER_02_4,
 )
 def _numpy_copy(numpy_copy) -> str:
@@ -243,7 +242,7 @@ def _numpy_copy(numpy_copy) -> str:
         except _LearnerRaised as raised:
             if "Tensor.cpu()" in str(raised.exc):
                 raise Wrong(f"For {what} numpy_copy raised {type(raised.exc).__name__}: {raised.exc}",
-                            "NumPy reads host memory only: call .cpu() (after .detach()) before .numpy().") from None
+                            "NumPy reads host memory only: the tensor has to come to the CPU before NumPy can see it.") from None
             raise
         if not isinstance(got, np.ndarray):
             raise Wrong(f"For {what} numpy_copy returned a {type(got).__name__}; expected a numpy.ndarray.")
@@ -259,7 +258,7 @@ def _numpy_copy(numpy_copy) -> str:
                 t.data.copy_(snapshot)
                 raise Wrong(
                     f"For {what}, writing to the array changed the tensor: they share memory.",
-                    "On the CPU, t.cpu() is t, and .numpy() shares memory: add .copy() (or clone first).",
+                    "On the CPU, moving to the CPU is a no-op and .numpy() shares the tensor's memory: the array needs memory of its own.",
                 )
     return f"Equal values and no shared memory for {len(cases)} tensors ({', '.join(w for w, _ in cases)})."
 
@@ -296,11 +295,14 @@ def _ones_beside(ones_beside) -> str:
         if got.device != x.device:
             found = f"{where} returned a tensor on {got.device}; expected {x.device}, the device of x."
             if got.device.type == "cpu":
-                raise Wrong(found, "Without device=, a new tensor lands on the default device, the CPU: "
-                                   "pass device=x.device.")
-            raise Wrong(found, "Do not name a device: take it from x (x.device), so the function works for any x.")
+                raise Wrong(found + " A factory like torch.ones without a device lands on the default device, "
+                                    "the CPU, wherever x is.",
+                            "The device has to come from x itself; look at which of torch.ones's arguments "
+                            "says where the new tensor goes.")
+            raise Wrong(found + " A device typed into the function is right for one x only.",
+                        "Do not name a device: let the x you are given say where it is.")
         if tuple(got.shape) != (3,):
-            hint = ("`ones_like(x)` copies the shape of x; ask torch.ones for three, on x's device."
+            hint = ("`ones_like(x)` copies the shape of x as well as its device; the task asks for three values."
                     if got.shape == x.shape else "")
             raise Wrong(f"{where} returned shape {tuple(got.shape)}; expected (3,).", hint)
         if got.dtype != torch.float32:
@@ -356,7 +358,7 @@ def _match(match) -> str:
                         "Move x itself; the weight only says where and in which dtype.")
         if got.device.type != "meta" and not torch.equal(got.cpu(), x.to(weight.dtype)):
             raise Wrong(f"{where} returned {got.cpu().tolist()}; expected the values of x, {x.tolist()}.",
-                        "Move x itself (x.to(...)); a new tensor like zeros_like loses its values.")
+                        "Move x itself; a new tensor like zeros_like has the right place and dtype but not x's values.")
     return "x follows the weight's device and dtype, values kept, for every pair (including one where nothing changes)."
 
 

@@ -7,13 +7,14 @@ and adds CUDA cases where a GPU is present.
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from pathlib import Path
 
 import torch
 from torch import nn
 
-from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise, try_it
+from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise, meta_case, try_it
 from course_utils.checks._guard import seal
 from course_utils.placement import placement_report, retag_checkpoint
 
@@ -145,8 +146,8 @@ def where_is(model: nn.Module) -> torch.device | None:
     "03.2",
     "Where does a model live?",
     "where_is",
-    hint=("Gather the devices of the parameters and of the buffers. No device, one device and several devices "
-          "each need their own answer (None, that device, a ValueError)."),
+    hint=("A model's tensors are its parameters and its buffers, and they need not agree: the exercise says what "
+          "to return when there are none, when they share one device, and when they do not."),
     answer=_ANSWER_03_2,
 )
 def _where_is(where_is) -> str:
@@ -209,8 +210,8 @@ def load_onto(path, device, make_model) -> nn.Module:
     "03.3",
     "Load a checkpoint onto any device",
     "load_onto",
-    hint=("Move the model to the device before loading into it, and let torch.load put the checkpoint's tensors "
-          "where you want them (its map_location argument); then load_state_dict."),
+    hint=("A checkpoint remembers the device its tensors were saved from, and a model keeps the device it was "
+          "built on: both have to end up on the device asked for."),
     answer=_ANSWER_03_3,
 )
 def _load_onto(load_onto) -> str:
@@ -229,13 +230,16 @@ def _load_onto(load_onto) -> str:
             for device in targets:
                 where = f"load_onto(<checkpoint {what}>, {device!r}, make_model)"
                 try:
-                    got = call(load_onto, path, device, _make_model)
+                    # loading into a meta model warns once per tensor; on a real device it would not
+                    with meta_case() if device == "meta" else contextlib.nullcontext():
+                        got = call(load_onto, path, device, _make_model)
                 except _LearnerRaised as raised:
                     if device == "meta" and "copy out of meta" in str(raised.exc):
                         raise Wrong(
                             f"{where} copied the checkpoint's meta tensors into a model still on the CPU: the model "
                             "itself never moved to the device (on a GPU it would stay on the CPU).",
-                            "Move the model first (what make_model() returns, moved with .to), and only then load the state into it.",
+                            "Loading copies values into the model's tensors where they already are; it never moves "
+                            "the model. Think about the order of the steps.",
                         ) from None
                     raise
                 if type(got) is not nn.Sequential:  # the model make_model() built, not a look-alike
@@ -302,8 +306,8 @@ def match_state_to_params(optimizer: torch.optim.Optimizer) -> None:
     "03.4",
     "Move optimizer state to its parameters",
     "match_state_to_params",
-    hint=("optimizer.state maps each parameter to a dict of its state tensors. Move each to its parameter's "
-          "device (and dtype, when it is floating point), but leave 'step' as it is."),
+    hint=("Moving a model moves its parameters, not the optimizer's own tensors kept for each of them: those have "
+          "to follow their parameter, except the entries the exercise says stay as they are."),
     answer=_ANSWER_03_4,
 )
 def _match_state_to_params(match_state_to_params) -> str:
@@ -438,10 +442,10 @@ def _run(run) -> str:
             if isinstance(raised.exc, NotImplementedError) and "meta" in str(raised.exc):
                 # a meta model moved to the input's device: "Cannot copy out of meta tensor" is a NotImplementedError
                 raise Wrong(f"{where} tried to move the model to the input's device; meta tensors cannot be copied.",
-                            "Move the input to the model, not the model to the input: x.to(<the model's device>).") from None
+                            "Leave the model where it is: it is the input that should travel.") from None
             raise Wrong(f"{where} raised {type(raised.exc).__name__}: {raised.exc}",
-                        "Send x to the device of the model's parameters, whichever it is: "
-                        "next(model.parameters()).device works for any model.") from None
+                        "The input has to go where the model's weights are, for any model; a module has no "
+                        "device of its own, but what it holds does.") from None
         now = next(model.parameters()).device
         if now != home:
             raise Wrong(f"{where} moved the model from {home} to {now}.",

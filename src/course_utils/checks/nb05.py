@@ -11,7 +11,7 @@ import io
 import torch
 from torch import nn
 
-from course_utils.checks._core import Wrong, call, exercise, tensor_answer, text, try_it
+from course_utils.checks._core import Wrong, _learner_line, _LearnerRaised, call, exercise, tensor_answer, text, try_it
 from course_utils.checks._guard import seal
 from course_utils.placement import retag_checkpoint
 
@@ -258,8 +258,8 @@ def load_anywhere(data: bytes, device):
     "05.4",
     "Load any checkpoint anywhere",
     "load_anywhere",
-    hint=("torch.load reads a file-like object (io.BytesIO wraps bytes), and its map_location argument decides "
-          "where every tensor lands, whatever device the file names."),
+    hint=("The checkpoint arrives as bytes, not as a file name, and the file names the device it was saved on: "
+          "torch.load can be told where to read from, and where every tensor should land."),
     answer=_ANSWER_05_4,
 )
 def _load_anywhere(load_anywhere) -> str:
@@ -275,7 +275,9 @@ def _load_anywhere(load_anywhere) -> str:
                 loaded = got[key]
                 if type(loaded) is not torch.Tensor or loaded.device != torch.device(device):
                     where = loaded.device if isinstance(loaded, torch.Tensor) else type(loaded).__name__
-                    raise Wrong(f"Saved on {saved_on}, loaded onto {device}: {key!r} is on {where}.")
+                    raise Wrong(f"Saved on {saved_on}, loaded onto {device}: {key!r} is on {where}, not on the "
+                                "device asked for." + (" torch.load left it where the file says it was saved."
+                                                       if str(where) == saved_on else ""))
                 if device != "meta" and not torch.equal(loaded.cpu(), value):
                     raise Wrong(f"Saved on {saved_on}, loaded onto {device}: {key!r} has different values.")
     return "Checkpoints saved on the CPU, cuda:0, cuda:1 and mps load onto " + ", ".join(targets) + "."
@@ -294,8 +296,7 @@ class _StaysPut:
         device = torch._C._nn._parse_to(*args, **kwargs)[0]
         if device is not None and torch.device(device).type != next(self.parameters()).device.type:
             home = next(self.parameters()).device
-            raise RuntimeError(f"call_model moved the model from {home} to {device}. Leave the model where it is "
-                               "and move the input to the model's device.")
+            raise _ModelMoved(home, torch.device(device))
         return super().to(*args, **kwargs)
 
     def cpu(self):
@@ -303,6 +304,14 @@ class _StaysPut:
 
     def cuda(self, device=None):
         return self.to("cuda" if device is None else torch.device("cuda", device) if isinstance(device, int) else device)
+
+
+class _ModelMoved(RuntimeError):
+    """Raised by the check's model, not by the learner's code: the answer tried to move the model."""
+
+    def __init__(self, home: torch.device, to: torch.device):
+        super().__init__(f"the model was asked to move from {home} to {to}")
+        self.home, self.to = home, to
 
 
 class Linear(_StaysPut, nn.Linear):
@@ -347,16 +356,27 @@ def _call_model(call_model) -> str:
                     continue  # a meta tensor has no data to move: nobody can fix that case
                 model = _model(kind, model_device)
                 x = x_cpu.to(x_device)
-                got = tensor_answer(call(call_model, model, x), "call_model(model, x)")
+                case = f"With the model on {model_device} and x on {x_device}"
+                try:
+                    got = tensor_answer(call(call_model, model, x), "call_model(model, x)")
+                except _LearnerRaised as raised:
+                    if isinstance(raised.exc, _ModelMoved):
+                        raise Wrong(f"{case}, your function tried to move the model to {raised.exc.to} (the check's "
+                                    "model refuses to move). Leave the model where it is and move the input.",
+                                    "Moving a model is slow and changes it for every later call: move `x` instead.") from None
+                    raise Wrong(f"{case}, your code raised {type(raised.exc).__name__}: {raised.exc}"
+                                f"{_learner_line(raised.exc)}",
+                                "A device name typed into the function fits some cases only: the model itself "
+                                "knows where it is, through what it holds.") from None
                 moved = {str(p.device) for p in model.parameters()} - {str(torch.device(model_device))}
                 if moved:
-                    raise Wrong(f"With the model on {model_device} and x on {x_device}, your function moved the model "
+                    raise Wrong(f"{case}, your function moved the model "
                                 f"to {', '.join(sorted(moved))}. Leave the model where it is and move the input.",
                                 "Moving a model is slow and changes it for every later call: move `x` instead.")
                 if got.device != torch.device(model_device):
-                    raise Wrong(f"With the model on {model_device} and x on {x_device}, the output is on {got.device}; "
+                    raise Wrong(f"{case}, the output is on {got.device}; "
                                 f"it should be on the model's device, {model_device}.",
-                                "Take the device from the model, not a fixed name: next(model.parameters()).device.")
+                                "Do not type a device name: ask the model where it lives, through what it holds.")
                 if tuple(got.shape) != (2, 2):
                     raise Wrong(f"call_model returned a tensor of shape {tuple(got.shape)}; the model's output has "
                                 "shape (2, 2). Return `model(...)` of the moved input.")
@@ -387,14 +407,19 @@ state = torch.load(io.BytesIO(checkpoint), map_location="cpu")
 def _state(state) -> str:
     if type(state) is not dict:
         raise Wrong(f"`state` should be the whole state dict that torch.load returns (a dict), but it is a "
-                    f"{type(state).__name__}.", "Keep the result of torch.load(...) as it is, without indexing it.")
+                    f"{type(state).__name__}.",
+                    "Keep the result of torch.load(...) as it is, without indexing it." if isinstance(state, torch.Tensor)
+                    else "Bind to `state` what torch.load(...) returns when it reads the lesson's `checkpoint` bytes.")
     if set(state) != set(LESSON_STATE):
         raise Wrong(f"`state` has the keys {sorted(map(str, state))}; the checkpoint holds {sorted(LESSON_STATE)}.")
     for key, values in LESSON_STATE.items():
         tensor = tensor_answer(state[key], f"state[{key!r}]")
         if tensor.device != torch.device("cpu"):
             raise Wrong(f"state[{key!r}] is on {tensor.device}; it should be on the CPU.",
-                        "Pass map_location=\"cpu\" (or torch.device(\"cpu\")) to torch.load.")
+                        "The place torch.load puts every tensor is yours to choose; this one was chosen wrong."
+                        if tensor.device.type == "meta" else
+                        "torch.load puts each tensor where the file says unless told otherwise: one of its "
+                        "arguments says where every tensor should land.")
         if not torch.equal(tensor, torch.tensor(values)):
             raise Wrong(f"state[{key!r}] holds {tensor.tolist()}, not the saved {list(values)}.",
                         "Load the bytes in `checkpoint` from the lesson, unchanged.")

@@ -129,7 +129,7 @@ def _copy_all_to_host(copy_all_to_host) -> str:
         blocking = [b for b in buffers if b.copies != [True]]
         if blocking:
             raise Wrong(
-                f"Each buffer should receive exactly one copy_ with non_blocking=True; one received copies with "
+                f"Each buffer should receive exactly one non-blocking copy_; one received copies with "
                 f"non_blocking={blocking[0].copies}.",
                 "Ask copy_ for a non_blocking copy: a blocking copy waits for the GPU each time.",
             )

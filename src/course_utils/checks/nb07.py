@@ -65,7 +65,8 @@ def _to_model(fn) -> str:
         got = tensor_answer(call(fn, _model(device), batch.clone()), "to_model(net, batch)")
         if got.device != torch.device(device):
             raise Wrong(f"With the model on {device}, to_model returned a tensor on {got.device}.",
-                        "Read the device from the model's parameters: next(net.parameters()).device.")
+                        "A device typed into the function fits one model only: ask the model where it lives, "
+                        "through what it holds.")
         if got.shape != batch.shape or got.dtype != batch.dtype:
             raise Wrong(f"to_model returned shape {tuple(got.shape)}, {got.dtype}; expected the batch itself "
                         f"({tuple(batch.shape)}, {batch.dtype}), moved.", "batch.to(device)")

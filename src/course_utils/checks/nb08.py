@@ -20,7 +20,7 @@ def _as_device(got: Any, what: str) -> torch.device:
     if not isinstance(got, torch.device):
         raise Wrong(
             f"{what} returned {got!r} (a {type(got).__name__}); expected a torch.device.",
-            "Wrap the name: return torch.device('cuda', local_rank), not the string 'cuda:0'.",
+            "A string names a device but is not one: torch.device builds one from a type and an index.",
         )
     return got
 
@@ -263,7 +263,7 @@ def _device_from_env(fn) -> str:
         where = f"For the process with RANK={env['RANK']}, LOCAL_RANK={env['LOCAL_RANK']} you chose {got}"
         if got.type == "cuda" and got.index == int(env["RANK"]):
             raise Wrong(f"{where}; each machine has only cuda:0 and cuda:1, so that GPU does not exist there.",
-                        "RANK counts across machines: use env['LOCAL_RANK'] instead.")
+                        "RANK counts the processes of all machines; another variable in env numbers them within one machine.")
         if got.type == "cuda" and got.index is None:
             raise Wrong(f"{where}, without an index: that is the current device, cuda:0 in every process.",
                         "Give the index too: torch.device takes a type and an index, and LOCAL_RANK is that index.")
@@ -316,7 +316,7 @@ def _second_machine(value) -> str:
                     "Keep --nnodes 2 on both machines.")
     if parsed.node_rank != 1:
         raise Wrong(f"--node-rank is {parsed.node_rank}; machine 0 is taken by the first command.",
-                    "The second machine is --node-rank 1.")
+                    "--node-rank says which machine a command is for, counting from 0.")
     if str(parsed.nproc_per_node) != "2":
         raise Wrong(f"--nproc-per-node is {parsed.nproc_per_node}; each machine runs 2 processes here.")
     if parsed.rdzv_backend != "static" or parsed.master_addr != "127.0.0.1" or parsed.master_port != 29500:

@@ -91,7 +91,7 @@ def _spawn_loader(value) -> str:
         raise Wrong(f"`spawn_loader` has num_workers={value.num_workers}; expected two worker processes.")
     if value.multiprocessing_context is None:
         raise Wrong(f"`spawn_loader` sets no multiprocessing_context, so it uses Python's default "
-                    f"({start_method(value)} here), not spawn.", "Pass multiprocessing_context=\"spawn\".")
+                    f"({start_method(value)} here), not spawn.", "DataLoader has an argument that chooses how its worker processes start.")
     if start_method(value) != "spawn":
         raise Wrong(f"`spawn_loader` starts its workers with {start_method(value)!r}; expected 'spawn'.",
                     "A forked worker is a copy of this process; spawn starts a fresh one.")
@@ -220,7 +220,7 @@ def to_device(batch, device):
     "09.1",
     "Move a nested batch to the device",
     "to_device",
-    hint=("Recurse: a tensor moves (non_blocking=True); a dict, a list and a tuple are rebuilt, keeping their "
+    hint=("Recurse: a tensor moves without blocking; a dict, a list and a tuple are rebuilt, keeping their "
           "type, with their items moved; anything else comes back as it is."),
     answer=_ANSWER_09_1,
 )
@@ -241,11 +241,11 @@ def _to_device(to_device) -> str:
                         "t.to(device) returns the same tensor when it is already there; do not clone.")
         if where != "cpu" and not recorded.calls:
             raise Wrong("to_device moved the tensors without calling .to(...).",
-                        "Use t.to(device, non_blocking=True), the call a training loop uses.")
+                        "Use the tensor's own .to, the call a training loop uses, and ask it not to block.")
         if not all(recorded.calls):
-            raise Wrong(f"{recorded.calls.count(False)} of the {len(recorded.calls)} .to() calls did not pass "
-                        "non_blocking=True.",
-                        "With pinned batches, non_blocking=True lets the copy overlap with the GPU's work.")
+            raise Wrong(f"{recorded.calls.count(False)} of the {len(recorded.calls)} .to() calls did not "
+                        "ask for a non-blocking copy.",
+                        "With pinned batches, a non-blocking copy overlaps with the GPU's work; .to has an argument for it.")
     cpu_batch, cpu_tensors, _ = _nested("cpu")
     got = call(to_device, cpu_batch, torch.device("cpu"))
     if got["label"] is not cpu_tensors[1]:

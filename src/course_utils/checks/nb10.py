@@ -84,11 +84,11 @@ def _meta_layer(layer) -> str:
     if devices != ["meta"]:
         mib = module_bytes(layer) / 2**20
         raise Wrong(f"`layer`'s parameters are on {', '.join(devices)}: that allocated {mib:.0f} MiB of real memory.",
-                    "Add device='meta' (or build it inside `with torch.device('meta'):`).")
+                    "Tell the constructor where the parameters go, so that none is ever made in real memory.")
     dtypes = sorted({str(t.dtype) for t in layer.parameters()})
     if dtypes != ["torch.bfloat16"]:
         raise Wrong(f"`layer` is on meta, but its parameters are {', '.join(dtypes)}; the question asks for bfloat16.",
-                    "Add dtype=torch.bfloat16 to the constructor.")
+                    "The constructor takes the dtype too, beside the device.")
     return (f"A {tuple(layer.weight.shape)} bfloat16 layer, {module_bytes(layer) / 2**20:.0f} MiB of parameters "
             "on paper, none of it allocated.")
 
@@ -134,18 +134,18 @@ def _restore(restore) -> str:
         if left:
             raise Wrong(f"For {what}, {', '.join(left)} are still on meta after restore: the load was a no-op "
                         "(PyTorch warns: 'copying from a non-meta parameter ... to a meta parameter ... is a no-op').",
-                        "A meta parameter has no memory to copy into: pass assign=True so the model takes the "
-                        "checkpoint's tensors.")
+                        "A meta parameter has no memory to copy into: look at load_state_dict's arguments for one "
+                        "that makes the model take the checkpoint's tensors themselves.")
         mine = _tensors(model)
         for key, value in state.items():
             if type(mine[key]) not in (torch.Tensor, nn.Parameter):  # a subclass could make torch.equal agree
                 raise Wrong(f"For {what}, {key} is a {type(mine[key]).__name__}, not a plain tensor or Parameter.")
             if mine[key].dtype != value.dtype or not torch.equal(mine[key].cpu(), value):
                 raise Wrong(f"For {what}, {key} is {mine[key].dtype} and does not hold the checkpoint's values "
-                            f"({value.dtype}).", "load_state_dict(state, assign=True) keeps the checkpoint's tensors as they are.")
+                            f"({value.dtype}).", "load_state_dict can keep the checkpoint's tensors as they are: look at its arguments.")
         if any(not isinstance(p, nn.Parameter) or not p.requires_grad for p in model.parameters()):
             raise Wrong(f"For {what}, a parameter is no longer a trainable nn.Parameter after restore.",
-                        "Load through load_state_dict(..., assign=True); it keeps them Parameters with requires_grad.")
+                        "Load through load_state_dict, asking it to take the checkpoint's tensors; it keeps them Parameters with requires_grad.")
     return "Three meta models now hold their checkpoints' tensors, dtype and all (float64 stayed float64)."
 
 
