@@ -53,7 +53,7 @@ PLACE_TO_TYPE = "place-to-type"  # the tag (and CSS class tag_place-to-type) of 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _LINK = re.compile(r"(\]\()([^)\s]+)(\))")
 # `notebooks/03_model_placement.ipynb` as code, not already the text of a link: a repository path
-_NOTEBOOK_MENTION = re.compile(r"(?<!\[)`((?:%s)/\d\d_[\w-]+\.ipynb)`(?!\]\()" % "|".join(NOTEBOOK_DIRS))
+_NOTEBOOK_MENTION = re.compile(rf"(?<!\[)`((?:{'|'.join(NOTEBOOK_DIRS)})/\d\d_[\w-]+\.ipynb)`(?!\]\()")
 _EXTERNAL = re.compile(r"^([a-z][a-z0-9+.-]*:|#)", re.IGNORECASE)
 
 
