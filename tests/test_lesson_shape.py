@@ -4,7 +4,8 @@ The core path is every markdown cell not tagged ``deeper``; the course holds the
 original lessons' core to 5,000 words together (about 20 minutes each) and each later lesson
 to 700. Run ``python tests/test_lesson_shape.py`` for the table of words per lesson.
 The cross-reference tests hold every "notebook NN, part K", "part K", "exercise NN.K" and
-"Next:" line to something that exists (issue 22, item 4).
+"Next:" line to something that exists (issue 22, item 4), and every Markdown link to a notebook
+to one that opens in the learner's workspace (lessons and exercises side by side).
 Lesson: every lesson notebook.
 """
 
@@ -181,6 +182,8 @@ _PART_REF = re.compile(rf"\b[Pp]arts? ({_LIST})\b")
 _EXERCISE_REF = re.compile(r"\b[Ee]xercises? (\d\d\.\d+(?:(?:, | and | or | to |–)\d\d\.\d+)*)")
 _FILE_REF = re.compile(r"([\w./-]*\d\d_[\w-]+\.ipynb)")
 _PART_HEADING = re.compile(r"^#{2,3} (\d+|[A-Z])[.·:]", re.MULTILINE)
+_LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")
+_EXTERNAL = re.compile(r"^([a-z][a-z0-9+.-]*:|#)", re.IGNORECASE)
 
 
 def _items(listed: str) -> list[str]:
@@ -208,6 +211,55 @@ def _lessons() -> dict[str, pathlib.Path]:
 
 def _course_files() -> set[str]:
     return {p.name for d in ("notebooks", "exercises") for p in (ROOT / d).glob("[0-9][0-9]_*.ipynb")}
+
+
+def workspace_link_problems(markdown: str) -> list[str]:
+    """What is wrong with each notebook a Markdown link opens, read as the learner's workspace reads it.
+
+    ``make lab`` copies the lessons (notebooks/) and the exercises (exercises/) side by side into
+    one folder, so a link names a notebook by its bare name, and that name must exist in
+    notebooks/ or exercises/ (the website resolves it the same way: course_utils.site). A folder
+    in the link, or a name in neither, opens nothing in the workspace. ``#part-K`` must be a part
+    of the lesson linked, ``#exercise-NN-K`` an exercise that exists."""
+    from course_utils.checks import all_exercises
+
+    files = _course_files()
+    problems = []
+    for m in _LINK_TARGET.finditer(markdown):
+        target = m.group(1)
+        path, _, fragment = target.partition("#")
+        if _EXTERNAL.match(target) or not path.endswith(".ipynb"):
+            continue
+        name = pathlib.PurePosixPath(path).name
+        if name not in files:
+            problems.append(f"'{target}': no lesson or exercise notebook is called {name} "
+                            "(the workspace holds notebooks/ and exercises/ side by side)")
+        elif "/" in path:
+            problems.append(f"'{target}': the workspace holds lessons and exercises side by side in one folder, "
+                            f"so this opens nothing there: link `{name}`")
+        elif part := re.fullmatch(r"part-(\w+)", fragment):
+            lesson = ROOT / "notebooks" / name
+            if not lesson.is_file() or part.group(1).upper() not in {k.upper() for k in _parts(lesson)}:
+                problems.append(f"'{target}': {name} has no part {part.group(1)}")
+        elif exercise := re.fullmatch(r"exercise-(\d\d)-(\d+)", fragment):
+            if f"{exercise.group(1)}.{exercise.group(2)}" not in set(all_exercises()):
+                problems.append(f"'{target}': there is no exercise {exercise.group(1)}.{exercise.group(2)}")
+    return problems
+
+
+@pytest.mark.parametrize("markdown, wrong", [
+    ("**Next:** [01_device_query_exercises.ipynb](01_device_query_exercises.ipynb); then "
+     "[02_tensor_placement.ipynb](02_tensor_placement.ipynb#part-2).", []),
+    ("[x](05_error_clinic_exercises.ipynb#exercise-05-2) [y](../README.md) [z](https://example.org/a.ipynb)", []),
+    ("[x](01_device_query_exercise.ipynb)", ["no lesson or exercise notebook is called 01_device_query_exercise.ipynb"]),
+    ("[x](../exercises/01_device_query_exercises.ipynb)", ["side by side in one folder"]),
+    ("[x](notebooks/02_tensor_placement.ipynb)", ["side by side in one folder"]),
+    ("[x](02_tensor_placement.ipynb#part-99)", ["has no part 99"]),
+    ("[x](05_error_clinic_exercises.ipynb#exercise-05-99)", ["there is no exercise 05.99"]),
+])
+def test_a_link_resolves_as_the_workspace_lays_notebooks_out(markdown, wrong):
+    problems = workspace_link_problems(markdown)
+    assert len(problems) == len(wrong) and all(w in p for w, p in zip(wrong, problems)), problems
 
 
 def broken_references(path: pathlib.Path) -> list[str]:
@@ -254,6 +306,8 @@ def broken_references(path: pathlib.Path) -> list[str]:
             for m in _FILE_REF.finditer(text):
                 if pathlib.PurePosixPath(m.group(1)).name not in files:
                     bad.append(f"{where}: '{m.group(1)}': no such lesson or exercise notebook")
+        if cell["cell_type"] == "markdown":
+            bad += [f"{where}: link {problem}" for problem in workspace_link_problems("".join(cell["source"]))]
     return bad
 
 

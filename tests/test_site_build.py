@@ -20,7 +20,8 @@ PROVENANCE = site.Provenance("PyTorch 9.9 on a test machine, no GPU (CPU only)")
 
 def staged_map(root: Path = ROOT) -> dict[str, str]:
     return {"README.md": "index.md", "docs/ci.md": "docs/ci.md", "CONTRIBUTING.md": "CONTRIBUTING.md",
-            "notebooks/05_error_clinic.ipynb": "notebooks/05_error_clinic.ipynb"}
+            "notebooks/05_error_clinic.ipynb": "notebooks/05_error_clinic.ipynb",
+            "exercises/05_error_clinic_exercises.ipynb": "exercises/05_error_clinic_exercises.ipynb"}
 
 
 @pytest.mark.parametrize("page, link, expected", [
@@ -35,9 +36,39 @@ def staged_map(root: Path = ROOT) -> dict[str, str]:
     ("README.md", "[x](https://pytorch.org/)", "[x](https://pytorch.org/)"),
     ("README.md", "[x](#what-each-lesson-covers)", "[x](#what-each-lesson-covers)"),
     ("README.md", "[x](no/such/file.md)", "[x](no/such/file.md)"),
+    # a bare name on a notebook page means what it means in the workspace, where make lab puts
+    # lessons and exercises side by side: the lesson's Next line opens the exercise page
+    ("notebooks/05_error_clinic.ipynb", "[x](05_error_clinic_exercises.ipynb)", "[x](../exercises/05_error_clinic_exercises.ipynb)"),
+    ("notebooks/05_error_clinic.ipynb", "[x](05_error_clinic_exercises.ipynb#exercise-05-2)",
+     "[x](../exercises/05_error_clinic_exercises.ipynb#exercise-05-2)"),
+    ("exercises/05_error_clinic_exercises.ipynb", "[x](05_error_clinic.ipynb#part-3)", "[x](../notebooks/05_error_clinic.ipynb#part-3)"),
+    ("notebooks/01_device_query.ipynb", "[x](99_no_such_exercises.ipynb)", "[x](99_no_such_exercises.ipynb)"),
+    ("README.md", "[x](05_error_clinic_exercises.ipynb)", "[x](05_error_clinic_exercises.ipynb)"),  # not a notebook page
 ])
 def test_links_point_at_staged_pages_or_github(page, link, expected):
     assert site.rewrite_links(link, page, ROOT, staged_map(), REPO) == expected
+
+
+def test_a_notebook_named_as_code_links_to_its_page():
+    text = ("Notebook: `notebooks/05_error_clinic.ipynb`; [`notebooks/05_error_clinic.ipynb`](x) is a link already; "
+            "`notebooks/99_none.ipynb` is no page; ``solutions/05_error_clinic_exercises.ipynb`` stays code.")
+    linked = site.link_notebook_mentions(text, "exercises/05_error_clinic_exercises.ipynb", staged_map())
+    assert linked == ("Notebook: [`notebooks/05_error_clinic.ipynb`](../notebooks/05_error_clinic.ipynb); "
+                      "[`notebooks/05_error_clinic.ipynb`](x) is a link already; `notebooks/99_none.ipynb` is no page; "
+                      "``solutions/05_error_clinic_exercises.ipynb`` stays code.")
+
+
+def test_lesson_and_exercise_pages_point_to_each_other_at_the_top():
+    nb = _notebook([nbformat.v4.new_markdown_cell("# Exercises 05"), nbformat.v4.new_code_cell("check('05.1')")])
+    shown = site.prepare_notebook(nb, "exercises/05_error_clinic_exercises.ipynb", ROOT, staged_map(), REPO, PROVENANCE)
+    assert shown.cells[1].source.startswith("**The lesson:** [05 · The cross-device error clinic](../notebooks/05_error_clinic.ipynb)")
+    shown = site.prepare_notebook(nb, "notebooks/05_error_clinic.ipynb", ROOT, staged_map(), REPO, PROVENANCE)
+    assert shown.cells[1].source.startswith("**Its exercises:** [Exercises 05 · The cross-device error clinic]"
+                                            "(../exercises/05_error_clinic_exercises.ipynb)")
+    # lesson 07 has no exercise notebook: no pointer
+    assert site.companion("notebooks/07_claims_checked.ipynb", ROOT, staged_map()) is None
+    shown = site.prepare_notebook(nb, "notebooks/07_claims_checked.ipynb", ROOT, staged_map(), REPO, PROVENANCE)
+    assert shown.cells[1].source.startswith("**Run this notebook:**")
 
 
 def test_deeper_headings_become_rubrics_even_with_code_in_them():

@@ -52,6 +52,8 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 PLACE_TO_TYPE = "place-to-type"  # the tag (and CSS class tag_place-to-type) of try-it and answer cells
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _LINK = re.compile(r"(\]\()([^)\s]+)(\))")
+# `notebooks/03_model_placement.ipynb` as code, not already the text of a link: a repository path
+_NOTEBOOK_MENTION = re.compile(rf"(?<!\[)`((?:{'|'.join(NOTEBOOK_DIRS)})/\d\d_[\w-]+\.ipynb)`(?!\]\()")
 _EXTERNAL = re.compile(r"^([a-z][a-z0-9+.-]*:|#)", re.IGNORECASE)
 
 
@@ -157,11 +159,29 @@ def build_provenance() -> Provenance:
     return Provenance(f"PyTorch {torch.__version__} on {platform.system()} {platform.machine()}, {where}")
 
 
+def workspace_neighbour(page: str, name: str, staged: dict[str, str]) -> str | None:
+    """The notebook a bare link ``name`` on notebook ``page`` opens in the learner's workspace.
+
+    ``make lab`` copies lessons and exercises side by side into one folder (course_utils.workspace),
+    so a lesson links its exercises as ``01_device_query_exercises.ipynb``, a file that sits in
+    ``exercises/``, not beside the lesson, in the repository. Returns the repository path of the
+    notebook that name means (``exercises/01_device_query_exercises.ipynb``), or None: ``page`` is
+    not a notebook, ``name`` has a folder in it, or no lesson or exercise has that name."""
+    if "/" in name or Path(page).parent.as_posix() not in NOTEBOOK_DIRS:
+        return None
+    for folder in NOTEBOOK_DIRS:
+        if f"{folder}/{name}" in staged:
+            return f"{folder}/{name}"
+    return None
+
+
 def rewrite_links(markdown: str, page: str, root: Path, staged: dict[str, str], repo: Repository) -> str:
     """Relative Markdown links of ``page`` pointed at the staged pages, or at GitHub for other files.
 
     ``staged`` maps repository paths to staged paths (e.g. README.md -> index.md). A link to a
-    file that the site does not show (a solution, a script) opens it on GitHub."""
+    file that the site does not show (a solution, a script) opens it on GitHub. On a notebook
+    page, a bare notebook name that is not beside it is read as the workspace reads it
+    (:func:`workspace_neighbour`): a lesson's ``NN_*_exercises.ipynb`` opens the exercise page."""
     base = Path(page).parent
 
     def replace(match: re.Match) -> str:
@@ -172,6 +192,8 @@ def rewrite_links(markdown: str, page: str, root: Path, staged: dict[str, str], 
         resolved = os.path.normpath((base / path).as_posix()).replace(os.sep, "/")
         if resolved.startswith(".."):
             return match.group(0)
+        if resolved not in staged and not (root / resolved).exists():
+            resolved = workspace_neighbour(page, path, staged) or resolved
         if resolved in staged:
             new = os.path.relpath(staged[resolved], Path(staged.get(page, page)).parent).replace(os.sep, "/")
         elif (root / resolved).is_dir():
@@ -185,6 +207,56 @@ def rewrite_links(markdown: str, page: str, root: Path, staged: dict[str, str], 
     return _LINK.sub(replace, markdown)
 
 
+def link_notebook_mentions(markdown: str, page: str, staged: dict[str, str]) -> str:
+    """Each `notebooks/NN_*.ipynb` or `exercises/NN_*.ipynb` named as code becomes a link to its page.
+
+    An exercise notebook names its lesson that way (``Notebook: `notebooks/03_model_placement.ipynb```),
+    a path that means nothing in the workspace; on the site it can open the page."""
+    here = Path(staged.get(page, page)).parent
+
+    def replace(match: re.Match) -> str:
+        target = match.group(1)
+        if target not in staged:
+            return match.group(0)
+        return f"[{match.group(0)}]({os.path.relpath(staged[target], here).replace(os.sep, '/')})"
+
+    return _NOTEBOOK_MENTION.sub(replace, markdown)
+
+
+@dataclass(frozen=True)
+class Companion:
+    """The page a notebook page points to at its top: an exercise's lesson, a lesson's exercises."""
+
+    role: str  # "The lesson" or "Its exercises"
+    relative: str  # the companion's repository path, e.g. notebooks/03_model_placement.ipynb
+    title: str  # its first heading, e.g. "03 · Model placement"
+
+
+def notebook_title(path: Path) -> str:
+    """A notebook's first ``# `` heading (its title), or its file name."""
+    nb = nbformat.read(str(path), as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return path.name
+
+
+def companion(relative: str, root: Path, staged: dict[str, str]) -> Companion | None:
+    """The lesson of ``exercises/NN_name_exercises.ipynb``, or the exercises of ``notebooks/NN_name.ipynb``."""
+    path = Path(relative)
+    if path.parent.as_posix() == "exercises" and path.stem.endswith("_exercises"):
+        other, role = f"notebooks/{path.stem[:-len('_exercises')]}.ipynb", "The lesson"
+    elif path.parent.as_posix() == "notebooks":
+        other, role = f"exercises/{path.stem}_exercises.ipynb", "Its exercises"
+    else:
+        return None
+    if other not in staged or not (root / other).is_file():
+        return None
+    return Companion(role, other, notebook_title(root / other))
+
+
 def _markdown_cell(source: str, tags: list[str] | None = None):
     cell = nbformat.v4.new_markdown_cell(source, id="site-")  # numbered by prepare_notebook
     if tags:
@@ -192,10 +264,15 @@ def _markdown_cell(source: str, tags: list[str] | None = None):
     return cell
 
 
-def header_cell(relative: str, repo: Repository, provenance: Provenance):
-    """The links every notebook page carries, and where its outputs come from."""
+def header_cell(relative: str, repo: Repository, provenance: Provenance, other: Companion | None = None):
+    """The links every notebook page carries, its lesson or exercises, and where its outputs come from."""
     name = Path(relative).name
+    pointer = ""
+    if other is not None:
+        link = os.path.relpath(other.relative, Path(relative).parent).replace(os.sep, "/")
+        pointer = f"**{other.role}:** [{other.title}]({link})\n\n"
     return _markdown_cell(
+        pointer +
         f"**Run this notebook:** [Open in Colab]({repo.colab(relative)}) (Runtime > Change runtime type > T4 GPU)"
         f" · [Open in Kaggle]({repo.kaggle(relative)}) (Settings > Accelerator > GPU T4 x2)"
         f' · <a href="{name}" download>Download {name}</a>\n\n'
@@ -259,7 +336,7 @@ def prepare_notebook(nb, relative: str, root: Path, staged: dict[str, str], repo
         if HEADER_TAG in tags:
             continue
         if cell.cell_type == "markdown":
-            cell.source = rewrite_links(cell.source, relative, root, staged, repo)
+            cell.source = link_notebook_mentions(rewrite_links(cell.source, relative, root, staged, repo), relative, staged)
             if "deeper" in tags:
                 cell.source = demote_deeper_headings(cell.source)
         elif cell.cell_type == "code":
@@ -283,7 +360,7 @@ def prepare_notebook(nb, relative: str, root: Path, staged: dict[str, str], repo
                 continue
         cells.append(cell)
         if index == 0:  # the title cell; the page's own header follows it
-            cells.append(header_cell(relative, repo, provenance))
+            cells.append(header_cell(relative, repo, provenance, companion(relative, root, staged)))
     for position, cell in enumerate(cells):
         if cell.get("id", "").startswith("site-"):  # fixed ids: a page's bytes stay the same from build to build
             cell.id = f"site-{position}"

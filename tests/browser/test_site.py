@@ -181,6 +181,9 @@ def test_each_lesson_page_shows_its_outputs_links_parts_and_folded_deeper(browse
         download = page.locator(f'a[download][href="{lesson}.ipynb"]').first
         assert download.count(), f"{lesson}: no download link"
         assert (site_dir / "notebooks" / f"{lesson}.ipynb").is_file()
+        if f"{lesson}_exercises" in EXERCISES:  # the header and the Next line open the exercise page
+            to_exercises = page.locator(f'article a[href^="../exercises/{lesson}_exercises.html"]').count()
+            assert to_exercises >= 2, f"{lesson}: {to_exercises} link(s) to its exercise page, expected the header's and the Next line's"
         parts = page.eval_on_selector_all("section[id^=part-]", "els => els.map(e => e.id)")
         assert parts, f"{lesson}: no part anchor (#part-1, ...)"
         deeper = page.locator("details.deeper")
@@ -209,6 +212,10 @@ def test_each_exercise_page_marks_where_answers_go(browser, site_url, site_dir, 
         assert page.locator("section[id^=exercise-]").count() >= 1, f"{exercise}: no #exercise-NN-K anchor"
         assert page.locator("div.cell div.cell_output").count() >= places.count()  # each check's FAIL card
         assert page.get_by_role("link", name="Open in Colab").first.get_attribute("href").endswith(f"exercises/{exercise}.ipynb")
+        # the header's "The lesson:" and the intro's `notebooks/NN_*.ipynb` open the lesson's page
+        lesson = exercise.removesuffix("_exercises")
+        to_lesson = page.locator(f'article a[href^="../notebooks/{lesson}.html"]').count()
+        assert to_lesson >= 2, f"{exercise}: {to_lesson} link(s) to its lesson page"
     finally:
         page.close()
 
