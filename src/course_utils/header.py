@@ -189,10 +189,10 @@ def headed_sources(root: Path) -> list[Path]:
 
 
 def _recorded_keys(root: Path) -> frozenset[str]:
-    """The evidence keys some GPU run has recorded in ``root/evidence`` (what a lesson intro may promise)."""
-    from course_utils.evidence.records import load
+    """The evidence keys some GPU run has recorded in ``root``'s recordings (what a lesson intro may promise)."""
+    from course_utils.evidence.records import IN_CHECKOUT, load
 
-    return frozenset(k for f in load(root / "evidence") for k in f.cells)
+    return frozenset(k for f in load(root / IN_CHECKOUT) for k in f.cells)
 
 
 def expected(root: Path) -> dict[Path, str]:
