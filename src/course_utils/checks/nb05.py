@@ -11,9 +11,9 @@ import io
 import torch
 from torch import nn
 
+from course_utils.checkpoints import retag_checkpoint
 from course_utils.checks._core import Wrong, call, exercise, tensor_answer, text, try_it
 from course_utils.checks._guard import seal
-from course_utils.placement import retag_checkpoint
 
 # --------------------------------------------------------------------------- 05.1
 

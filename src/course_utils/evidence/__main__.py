@@ -22,23 +22,23 @@ import subprocess
 import sys
 from pathlib import Path
 
-from course_utils.evidence.records import Cell, EvidenceFile, Machine, default_dir, load
+from course_utils.evidence.records import Cell, EvidenceFile, GpuMachine, default_dir, load
 from course_utils.evidence.sources import QUOTES
 
 
-def this_machine(fake: bool = False) -> Machine:
+def this_machine(fake: bool = False) -> GpuMachine:
     """The GPU machine this runs on, as an evidence file records it."""
     import torch
 
     today = dt.datetime.now(dt.timezone.utc).date().isoformat()
     if fake:
-        return Machine(gpu_name="FAKE GPU (no GPU: a test run)", gpu_count=1, driver="none", cuda=str(torch.version.cuda),
+        return GpuMachine(gpu_name="FAKE GPU (no GPU: a test run)", gpu_count=1, driver="none", cuda=str(torch.version.cuda),
                        torch=torch.__version__, python=platform.python_version(), date=today)
     if not torch.cuda.is_available():
         raise SystemExit(f"merge: torch {torch.__version__} sees no CUDA GPU here, so these recordings are not a GPU's. "
                          "Run scripts/gpu-verify on a GPU machine (or pass --fake for a test run).")
     names = {torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())}
-    return Machine(gpu_name=" + ".join(sorted(names)), gpu_count=torch.cuda.device_count(), driver=_driver(),
+    return GpuMachine(gpu_name=" + ".join(sorted(names)), gpu_count=torch.cuda.device_count(), driver=_driver(),
                    cuda=str(torch.version.cuda), torch=torch.__version__, python=platform.python_version(), date=today)
 
 

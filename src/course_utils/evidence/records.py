@@ -37,7 +37,7 @@ IN_CHECKOUT = Path("src", "course_utils", "evidence", RECORDINGS)  # the same fo
 
 
 @dataclass(frozen=True)
-class Machine:
+class GpuMachine:
     """The machine a recording came from, as the GPU run saw it."""
 
     gpu_name: str
@@ -72,7 +72,7 @@ class Cell:
 class EvidenceFile:
     """One machine's recordings: ``cells`` maps an evidence key to what the cell printed."""
 
-    machine: Machine
+    machine: GpuMachine
     cells: dict[str, Cell] = field(default_factory=dict)
     fake: bool = False
     path: Traversable | None = None  # where it was read from (a file in the package, or a Path), for the provenance line
@@ -98,10 +98,10 @@ def parse(text: str, path: Traversable | None = None) -> EvidenceFile:
         raise ValueError(f"{where}: expected an object with \"format\": {FORMAT}; found {str(data)[:80]!r}. "
                          "Regenerate it with scripts/gpu-verify.")
     try:
-        machine = Machine(**data["machine"])
+        machine = GpuMachine(**data["machine"])
         cells = {str(k): Cell(**v) for k, v in data["cells"].items()}
     except (KeyError, TypeError, AttributeError) as exc:
-        raise ValueError(f"{where}: expected \"machine\" ({', '.join(Machine.__dataclass_fields__)}) and "
+        raise ValueError(f"{where}: expected \"machine\" ({', '.join(GpuMachine.__dataclass_fields__)}) and "
                          f"\"cells\" (key -> notebook, output); {exc}. Regenerate it with scripts/gpu-verify.") from None
     require_int(f"{where}: gpu_count", machine.gpu_count, expected="must be 1 or more",
                 hint="Evidence comes from a machine with a GPU: record it there with scripts/gpu-verify.")

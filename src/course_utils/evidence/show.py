@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course_utils.display import CAUTION, INFO, PROBLEM, card, markup, pre, tag
-from course_utils.evidence.records import Cell, EvidenceFile, Machine, load
+from course_utils.evidence.records import Cell, EvidenceFile, GpuMachine, load
 from course_utils.evidence.sources import CLAIMS, SourceQuote
 
 
@@ -32,7 +32,7 @@ class Recording:
     """One cell's output from one machine's evidence file."""
 
     cell: Cell
-    machine: Machine
+    machine: GpuMachine
     fake: bool
     path: Path | None
 

@@ -23,7 +23,7 @@ from course_utils.transfer.measure import SIZES, default_device, measure_copy, s
 from course_utils.transfer.overlap import Overlap, measure_overlap, to_device_on_side_stream
 from course_utils.transfer.pinning import PinningCost, measure_pinning
 from course_utils.transfer.pitfalls import StaleRead, detect_stale_read, stale_read_demo
-from course_utils.transfer.results import STAND_IN, Machine, Skipped, Sweep, Transfer, machine_info
+from course_utils.transfer.results import STAND_IN, MeasuringMachine, Skipped, Sweep, Transfer, machine_info
 from course_utils.transfer.spread import AGREE_TOLERANCE, Agreement, Spread, compare
 from course_utils.transfer.timing import no_sync, synchronizer, time_blocks
 
@@ -32,7 +32,7 @@ __all__ = [
     "Agreement",
     "Ceiling",
     "FakeAsyncDevice",
-    "Machine",
+    "MeasuringMachine",
     "Overlap",
     "PcieLink",
     "PinningCost",
