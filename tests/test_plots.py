@@ -8,9 +8,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from course_utils.plots import NOISE_LABEL, NOT_PCIE_NOTE, blocking_verdict, plot_bandwidth, plot_variants  # noqa: E402
 from course_utils.transfer import STAND_IN, Transfer, sweep  # noqa: E402
 from course_utils.transfer.ceilings import PcieLink, pcie_ceiling  # noqa: E402
+from course_utils.transfer.plots import NOISE_LABEL, NOT_PCIE_NOTE, blocking_verdict, plot_bandwidth, plot_variants  # noqa: E402
 from course_utils.transfer.results import MeasuringMachine, Sweep  # noqa: E402
 
 SIZES = (4096, 65536, 2**20)

@@ -12,6 +12,7 @@ Lesson: notebook 06 (transfers and timing). One job per module:
 - ``ceilings``: PCIe Gen3/4/5 reference bandwidths and this machine's link (``link_info``).
 - ``fake``: ``FakeAsyncDevice``, a simulated stream on a simulated clock, for CPU-only machines.
 - ``explore``: the logic behind ``course_utils.widgets.TransferExplorer``.
+- ``plots``: bandwidth against size, and the variants side by side (matplotlib; not imported here).
 
 ``python -m course_utils.transfer`` runs a sweep and writes a table, JSON and plots.
 Without an accelerator every copy is a host-memory stand-in, labelled as such everywhere.
