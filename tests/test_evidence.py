@@ -408,3 +408,9 @@ class _nothing:
 
     def __exit__(self, *exc):
         return False
+
+
+def test_a_fake_merge_never_writes_into_the_course_recordings(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["merge", str(tmp_path), "--fake"])
+    assert "--fake needs --out" in capsys.readouterr().err
