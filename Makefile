@@ -150,7 +150,7 @@ grade-demo: $(STAMP)
 	$(BIN)/course-grade 01 build/grade-demo/submitted --out build/grade-demo/grades
 
 # GPU verification (docs/gpu-verification.md): prepare wheels where there is network, then verify
-# offline on the GPU machine, recording evidence/<gpu>.json.
+# offline on the GPU machine, recording src/course_utils/evidence/recordings/<gpu>.json (shipped in the package).
 GPU_PYTHON ?= 3.12
 gpu-wheels:
 	scripts/prepare-gpu-wheels --python $(GPU_PYTHON) --out build/gpu-wheels

@@ -56,7 +56,8 @@ from course_utils.checks import check
 from course_utils.claims import raises
 from course_utils.devices import needs_cuda
 from course_utils.evidence import recorded
-from course_utils.placement import checkpoint_locations, module_device, placement_report, retag_checkpoint
+from course_utils.checkpoints import checkpoint_locations, retag_checkpoint
+from course_utils.placement import module_device, placement_report
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 

@@ -58,7 +58,7 @@ from course_utils.checks import check
 from course_utils.claims import ClaimFailed, raises
 from course_utils.devices import needs_cuda
 from course_utils.evidence import recorded
-from course_utils.placement import retag_checkpoint
+from course_utils.checkpoints import retag_checkpoint
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
@@ -262,7 +262,7 @@ explain_device_error(dtype_error.message)
 # %% tags=["deeper"]
 from course_utils.errors import explain_device_error
 from course_utils.mismatches import find_device_mismatches, try_mixed
-from course_utils.placement import checkpoint_locations
+from course_utils.checkpoints import checkpoint_locations
 
 checkpoint_locations(io.BytesIO(checkpoint))
 

@@ -175,7 +175,7 @@ check("06.b")
 # of the median). A host-memory stand-in may rise above the PCIe lines: not a PCIe figure.
 
 # %%
-from course_utils.plots import plot_bandwidth, plot_variants
+from course_utils.transfer.plots import plot_bandwidth, plot_variants
 from course_utils.transfer import sweep
 
 result = sweep(device, quick=True, budget_s=2.0)

@@ -61,7 +61,8 @@ from course_utils.distributed import (
     shared_devices,
     source_quote,
 )
-from course_utils.launch import launch, launch_machines, process_alive
+from course_utils.launch import launch, launch_machines
+from course_utils.processes import process_alive
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 

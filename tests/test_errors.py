@@ -7,13 +7,13 @@ import pytest
 import torch
 from torch import nn
 
+from course_utils.checkpoints import retag_checkpoint
 from course_utils.errors import (
     DeviceErrorExplanation,
     explain_device_error,
     load_ipython_extension,
     unload_ipython_extension,
 )
-from course_utils.placement import retag_checkpoint
 
 
 def caught(action):

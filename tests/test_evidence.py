@@ -9,8 +9,10 @@ import ast
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import jupytext
@@ -248,10 +250,50 @@ def test_a_label_names_its_releases():
 
 
 def test_committed_evidence_is_real_and_readable():
-    for ev in load(ROOT / "evidence"):
-        assert not ev.fake, f"{ev.path} is marked fake: only real GPU runs belong in evidence/"
-        assert ev.path.stem == ev.machine.slug, f"{ev.path} should be named {ev.machine.slug}.json"
+    for ev in load(ROOT / records.IN_CHECKOUT):
+        assert not ev.fake, f"{ev.path} is marked fake: only real GPU runs belong in {records.IN_CHECKOUT}"
+        assert ev.path.name == f"{ev.machine.slug}.json", f"{ev.path} should be named {ev.machine.slug}.json"
         assert ev.cells, f"{ev.path} records no cell"
+
+
+def test_the_recordings_are_read_from_inside_the_package(monkeypatch):
+    monkeypatch.delenv(records.ENV_DIR, raising=False)
+    assert Path(str(records.default_dir())) == ROOT / records.IN_CHECKOUT, "where gpu-verify writes is where load reads"
+
+
+@pytest.mark.slow  # builds the wheel and runs a child Python that imports torch
+def test_a_wheel_ships_the_recordings_and_recorded_reads_them_from_a_plain_install(tmp_path):
+    # A copy of the package with one recording in it, as a GPU run would leave it (the fixture's text,
+    # marked real: the recordings folder refuses fake files, and this copy is never committed).
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT / "src", tree / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, tree / name)
+    fixture = json.loads((FIXTURE / "fake-2x-gpu.json").read_text())
+    fixture["fake"] = False
+    (tree / records.IN_CHECKOUT / "2x-wheel-test.json").write_text(json.dumps(fixture))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", records.ENV_DIR)}
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", ".", "-w", str(tmp_path / "dist")],
+                   cwd=tree, env=env, check=True, capture_output=True, timeout=300)
+    (wheel,) = (tmp_path / "dist").glob("course_utils-*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+    assert "course_utils/evidence/recordings/2x-wheel-test.json" in names, "the wheel must ship the recordings"
+
+    # Installed as pip installs it (not editable: no checkout behind it), first on the path of a fresh Python.
+    site = tmp_path / "site"
+    subprocess.run([*pip, "install", "--no-deps", "--target", str(site), str(wheel)], env=env, check=True,
+                   capture_output=True, timeout=300)
+    code = (f"import sys; sys.path.insert(0, {str(site)!r})\n"
+            "import course_utils\nprint(course_utils.__file__)\n"
+            "print(course_utils.recorded('04-set-device'))\n")
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    where, *shown = run.stdout.splitlines()
+    assert where.startswith(str(site)), f"the child imported course_utils from {where}, not from the installed wheel"
+    assert "Recorded on 2x FAKE GPU B (fixture)" in "\n".join(shown) and "[2x-wheel-test.json]" in "\n".join(shown)
 
 
 # ----------------------------------------------------------------- selection and display, from the fixture
@@ -368,3 +410,9 @@ class _nothing:
 
     def __exit__(self, *exc):
         return False
+
+
+def test_a_fake_merge_never_writes_into_the_course_recordings(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["merge", str(tmp_path), "--fake"])
+    assert "--fake needs --out" in capsys.readouterr().err

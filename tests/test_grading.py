@@ -34,6 +34,7 @@ from grading_fixtures import (
 )
 from notebook_runner import ROOT
 
+from course_utils.check_cells import check_cell_id
 from course_utils.grading import Limits, grade_batch, main, write_reports
 from course_utils.grading.bubblewrap import SandboxUnavailable, probe
 from course_utils.grading.cli import ProgressBar
@@ -41,7 +42,7 @@ from course_utils.grading.plan import binds, build_plan
 from course_utils.grading.report import _safe, feedback_text, markdown, prepare_out
 from course_utils.grading.results import ExerciseGrade, Submission, SubmissionGrade
 from course_utils.grading.runner import _CappedClient
-from course_utils.grading.spec import check_cell_id, find_exercise_notebook, read_spec
+from course_utils.grading.spec import find_exercise_notebook, read_spec
 from course_utils.grading.submissions import (
     InvalidSubmission,
     find_submissions,

@@ -18,8 +18,8 @@ from course_utils.launch import (
     error_from_stderr,
     find_script,
     launch,
-    process_alive,
 )
+from course_utils.processes import process_alive
 
 # the module itself, for its seams (not the function of the same name)
 L = importlib.import_module("course_utils.launch")

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from course_utils import header, lesson_map
-from course_utils.header import HeaderError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -74,14 +73,14 @@ def test_a_lesson_without_a_readme_row_is_an_error_that_says_what_to_add(course_
     readme = course_copy / "README.md"
     text = readme.read_text(encoding="utf-8")
     readme.write_text("\n".join(line for line in text.splitlines() if not line.startswith("| 09 | `notebooks/")), encoding="utf-8")
-    with pytest.raises(HeaderError, match=r"missing 09\. Add a row"):
+    with pytest.raises(lesson_map.MakePairsError, match=r"missing 09\. Add a row"):
         header.expected(course_copy)
 
 
 def test_an_intro_without_its_markers_is_an_error_that_says_where_they_go(course_copy):
     lesson = course_copy / "notebooks" / "02_tensor_placement.py"
     lesson.write_text(lesson.read_text(encoding="utf-8").replace(lesson_map.NEEDS_END, "gone"), encoding="utf-8")
-    with pytest.raises(HeaderError, match="lesson-needs:end"):
+    with pytest.raises(lesson_map.MakePairsError, match="lesson-needs:end"):
         header.expected(course_copy)
 
 

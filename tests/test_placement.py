@@ -173,7 +173,7 @@ def test_cuda_attribute_left_behind():
 
 import io  # noqa: E402
 
-from course_utils.placement import checkpoint_locations, retag_checkpoint  # noqa: E402
+from course_utils.checkpoints import checkpoint_locations, retag_checkpoint  # noqa: E402
 
 
 def saved(obj) -> io.BytesIO:

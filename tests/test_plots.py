@@ -8,10 +8,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from course_utils.plots import NOISE_LABEL, NOT_PCIE_NOTE, blocking_verdict, plot_bandwidth, plot_variants  # noqa: E402
 from course_utils.transfer import STAND_IN, Transfer, sweep  # noqa: E402
 from course_utils.transfer.ceilings import PcieLink, pcie_ceiling  # noqa: E402
-from course_utils.transfer.results import Machine, Sweep  # noqa: E402
+from course_utils.transfer.plots import NOISE_LABEL, NOT_PCIE_NOTE, blocking_verdict, plot_bandwidth, plot_variants  # noqa: E402
+from course_utils.transfer.results import MeasuringMachine, Sweep  # noqa: E402
 
 SIZES = (4096, 65536, 2**20)
 
@@ -117,7 +117,7 @@ def test_bandwidth_plot_of_a_stand_in_says_so(ax):
 
 def test_the_machines_link_is_marked(ax):
     link = PcieLink(gen_current=1, width_current=8, gen_max=4)
-    result = Sweep(tuple(gpu_results()), Machine("cuda:0", "GPU", "2.x", "12.6", False, link))
+    result = Sweep(tuple(gpu_results()), MeasuringMachine("cuda:0", "GPU", "2.x", "12.6", False, link))
     plot_bandwidth(result, ax, ceilings=[pcie_ceiling(5)])
     labels = legend_texts(ax)
     assert any("Gen4 x8" in t and "this machine's link" in t for t in labels)

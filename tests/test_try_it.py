@@ -116,7 +116,7 @@ def test_only_the_untouched_stub_counts_as_not_attempted():
     import torch
 
     from course_utils.checks import call
-    from course_utils.checks._core import _LearnerRaised, _NotAttempted
+    from course_utils.checks._core import LearnerRaised, _NotAttempted
 
     def stub():
         raise NotImplementedError()
@@ -126,5 +126,5 @@ def test_only_the_untouched_stub_counts_as_not_attempted():
 
     with pytest.raises(_NotAttempted):
         call(stub)
-    with pytest.raises(_LearnerRaised):
+    with pytest.raises(LearnerRaised):
         call(copies_meta)

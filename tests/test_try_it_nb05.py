@@ -6,7 +6,7 @@ from try_it_support import Case, assert_case
 
 CHECKPOINT = """
 import io
-from course_utils.placement import retag_checkpoint
+from course_utils.checkpoints import retag_checkpoint
 saved, tagged = io.BytesIO(), io.BytesIO()
 torch.save({"weight": torch.tensor([[1.0, 2.0, 3.0]]), "bias": torch.tensor([0.5])}, saved)
 retag_checkpoint(saved, tagged, {"cpu": "cuda:0"})

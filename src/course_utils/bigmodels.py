@@ -28,7 +28,7 @@ import torch
 from torch import nn
 
 from course_utils.display import require_int
-from course_utils.placement import _require_module, as_device
+from course_utils.placement import as_device, require_module
 
 if TYPE_CHECKING:
     # Not imported at run time: the checks record this module's names, and RemovableHandle's class
@@ -41,7 +41,7 @@ def module_bytes(module: nn.Module) -> int:
 
     Works on ``meta`` (numel times element size, no storage needed). A tensor shared by two
     submodules (tied weights) counts once, as ``module.parameters()`` yields it once. Lesson: notebook 10."""
-    _require_module(module, "module_bytes")
+    require_module(module, "module_bytes")
     return sum(t.numel() * t.element_size() for t in [*module.parameters(), *module.buffers()])
 
 
@@ -53,7 +53,7 @@ def plan_device_map(model: nn.Module, budgets: Mapping[Any, int]) -> dict[str, t
     in what is left there (exactly full is fine), else on the next device, and never back on an
     earlier one. Raises ``ValueError`` when the layers do not fit. Nothing is moved: the devices
     are names, so this plans for a machine you do not have. Lesson: notebook 10."""
-    _require_module(model, "plan_device_map")
+    require_module(model, "plan_device_map")
     if not isinstance(budgets, Mapping) or not budgets:
         raise TypeError("plan_device_map expects budgets as a dict {device: bytes}, in the order to fill them, "
                         f"like {{'cuda:0': 2**30, 'cpu': 2**32}}; got {budgets!r}.")
@@ -129,7 +129,7 @@ def dispatch(model: nn.Module, device_map: Mapping[str, Any]) -> Dispatched:
     tensor moved to the layer's device, which is the ``x.to(dev)`` a hand-split forward writes.
     A layer built on ``meta`` stays on ``meta`` only if mapped there: moving it elsewhere needs
     ``to_empty`` and real values first (``Module.to`` raises). Lesson: notebook 10."""
-    _require_module(model, "dispatch")
+    require_module(model, "dispatch")
     if not isinstance(device_map, Mapping) or not device_map:
         raise TypeError(f"dispatch expects a device map {{layer name: device}}, like {{'0': 'cuda:0', '1': 'cuda:1'}}; "
                         f"got {device_map!r}.")
@@ -155,6 +155,6 @@ def dispatch(model: nn.Module, device_map: Mapping[str, Any]) -> Dispatched:
 
 def still_on_meta(module: nn.Module) -> tuple[str, ...]:
     """Names of ``module``'s parameters and buffers that are still on ``meta`` (no data yet). Lesson: notebook 10."""
-    _require_module(module, "still_on_meta")
+    require_module(module, "still_on_meta")
     tensors = [*module.named_parameters(), *module.named_buffers()]
     return tuple(name for name, t in tensors if t.is_meta)

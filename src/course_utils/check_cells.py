@@ -16,7 +16,7 @@ import re
 CHECK_CALL = re.compile(r"""^\s*check\(\s*(["'])([^"']+)\1\s*\)\s*;?\s*(#[^\n]*)?\s*$""")
 # the same check as an nbgrader test cell (see grading/nbgrader.py)
 NBGRADER_CHECK = re.compile(r"""^result = check\((["'])([^"']+)\1\)\nassert result\.passed, str\(result\)$""")
-EXERCISE_ID = re.compile(r"^\d\d\.\d+$")
+# Try-it ids have a letter where exercises have a number: "01.a" is a try-it of lesson 01.
 TRY_IT_ID = re.compile(r"^\d\d\.[a-z]$")
 
 

@@ -738,9 +738,6 @@ def _rule_collective(m: re.Match, message: str) -> dict:
     )
 
 
-
-
-
 @_rule(r"Expected all tensors to be on the same device")
 def _rule_same_device_generic(m: re.Match, message: str) -> dict:
     # The full wordings are read above; this is what is left of them when a paste is cut short.
@@ -960,9 +957,6 @@ def _rule_forked_subprocess(m: re.Match, _: str) -> dict:
              "must use the GPU, start workers with spawn: DataLoader(..., multiprocessing_context='spawn'), or "
              "torch.multiprocessing.set_start_method('spawn') under if __name__ == '__main__':."),
     )
-
-
-_ASYNC_TAIL = "CUDA kernel errors might be asynchronously reported"
 
 
 @_rule(r"device-side assert triggered")

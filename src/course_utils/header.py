@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course_utils import lesson_map
+from course_utils.lesson_map import MakePairsError
 
 try:
     import tomllib
@@ -48,7 +49,7 @@ _CELL_START = re.compile(r"^# %%")
 _GITHUB = re.compile(r"^https://github\.com/([A-Za-z0-9][A-Za-z0-9-]*)/([A-Za-z0-9._-]+?)/?$")
 
 
-class HeaderError(ValueError):
+class HeaderError(MakePairsError):
     """The repository address or a notebook cannot be given a header."""
 
 
@@ -189,10 +190,10 @@ def headed_sources(root: Path) -> list[Path]:
 
 
 def _recorded_keys(root: Path) -> frozenset[str]:
-    """The evidence keys some GPU run has recorded in ``root/evidence`` (what a lesson intro may promise)."""
-    from course_utils.evidence.records import load
+    """The evidence keys some GPU run has recorded in ``root``'s recordings (what a lesson intro may promise)."""
+    from course_utils.evidence.records import IN_CHECKOUT, load
 
-    return frozenset(k for f in load(root / "evidence") for k in f.cells)
+    return frozenset(k for f in load(root / IN_CHECKOUT) for k in f.cells)
 
 
 def expected(root: Path) -> dict[Path, str]:
@@ -248,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"wrote header of {path}")
             return 0
         problems = stale(args.root)
-    except HeaderError as exc:
+    except MakePairsError as exc:  # a header's, or the needs tables' (lesson_map)
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print("\n".join(problems) if problems else "every header and README's link table are up to date")

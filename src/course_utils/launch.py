@@ -6,7 +6,7 @@ interpreter, waits at most ``timeout`` seconds and returns a ``LaunchResult``: e
 and stderr, its exit code and its error. It always cleans up: torchrun starts in a session of its
 own, every process it starts carries a tag in its environment, and on a timeout, an error or
 ``KeyboardInterrupt`` every tagged process (and its process group) is terminated, then killed. A
-failing rank gives a result that says so, never an exception. ``process_alive(pid)`` lets a
+failing rank gives a result that says so, never an exception. ``processes.process_alive(pid)`` lets a
 notebook check that afterwards.
 
 The scripts it launches choose their devices with ``course_utils.distributed``.
@@ -34,9 +34,7 @@ from torch.torch_version import TorchVersion
 
 from course_utils.claims import CaughtError, ClaimFailed
 from course_utils.display import OK, PROBLEM, card, markup, pre, require_int, table, tag
-from course_utils.processes import exit_text as _fmt_exit
-from course_utils.processes import new_session as _new_session
-from course_utils.processes import process_alive, terminate_tagged  # noqa: F401 (process_alive: public here for notebook 08)
+from course_utils.processes import exit_text, new_session, terminate_tagged
 
 TAG_VARIABLE = "COURSE_LAUNCH_TAG"  # set in every process a launch starts, to find them all again
 
@@ -156,7 +154,7 @@ class LaunchResult:
         bad = [r.local_rank for r in self.ranks if not r.ok]
         if self.ok and not bad:
             return self
-        died = ", ".join(f"rank {r.local_rank}: exit {_fmt_exit(r.exitcode)}" for r in self.ranks if not r.ok)
+        died = ", ".join(f"rank {r.local_rank}: exit {exit_text(r.exitcode)}" for r in self.ranks if not r.ok)
         raise ClaimFailed(
             f"expected {self.script} to succeed on every rank, but it ended {self.status}"
             + (f" ({died})" if died else "") + ". Run the cell again; if it fails again, read each rank's "
@@ -199,7 +197,7 @@ class LaunchResult:
     def __str__(self) -> str:
         out = [f"torchrun {self.script}, {self.nproc} processes: {self.status}"]
         for r in self.ranks:
-            out.append(f"--- local rank {r.local_rank} (exit code {_fmt_exit(r.exitcode)}) ---")
+            out.append(f"--- local rank {r.local_rank} (exit code {exit_text(r.exitcode)}) ---")
             if r.stdout.strip():
                 out.append(r.stdout.rstrip())
             if r.error is not None:
@@ -219,7 +217,7 @@ class LaunchResult:
         tone = OK if self.ok else PROBLEM
         heads, cells = [], []
         for r in self.ranks:
-            heads.append(f"local rank {r.local_rank} · exit {_fmt_exit(r.exitcode)}")
+            heads.append(f"local rank {r.local_rank} · exit {exit_text(r.exitcode)}")
             parts = [pre(r.stdout.rstrip())]
             if r.error is not None:
                 parts.append(tag("div", tag("b", r.error.type_name), ": ",
@@ -373,7 +371,7 @@ def launch(
         started = time.monotonic()
         proc = subprocess.Popen(
             command, env=child_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True, errors="replace", **_new_session(),
+            text=True, errors="replace", **new_session(),
         )
         timed_out = False
         try:

@@ -23,6 +23,10 @@ _PART = re.compile(r"^(?P<label>\d+|[A-Z])\. (?P<title>.+)$")
 _CELL = re.compile(r"^# %%(?P<markdown> \[markdown\])?(?P<rest>.*)$")
 
 
+class MakePairsError(ValueError):
+    """A file ``make pairs`` writes cannot be written: what is missing, and what to put back."""
+
+
 @dataclass(frozen=True)
 class GpuCell:
     """One GPU-only cell: ``if needs_cuda(gpus, what=what, key=key):``, in ``part``."""
@@ -245,9 +249,7 @@ def with_intro_block(text: str, block: str, where: str) -> str:
     start, end = text.find("# <!-- lesson-needs:start"), text.find("# " + NEEDS_END)
     if start >= 0 and end > start:
         return text[:start] + commented + text[end + len("# " + NEEDS_END):]
-    from course_utils.header import HeaderError
-
-    raise HeaderError(
+    raise MakePairsError(
         f"{where}: the first cell should hold the lines `# {NEEDS_START}` and `# {NEEDS_END}` (the lesson's "
         "generated table of what each part needs); put them back after the \"You will be able to\" list, "
         "then run `make pairs`."
@@ -268,24 +270,22 @@ def readme_with_needs(readme: str, lessons: tuple[Lesson, ...]) -> str:
 
 
 def _rewrite_last_column(readme: str, head: str, values: dict[str, str]) -> str:
-    from course_utils.header import HeaderError
-
     lines = readme.split("\n")
     if head not in lines:
-        raise HeaderError(f"README.md should hold a table headed {head!r}; put it back, then run `make pairs`.")
+        raise MakePairsError(f"README.md should hold a table headed {head!r}; put it back, then run `make pairs`.")
     i = lines.index(head) + 2
     seen = []
     while i < len(lines) and lines[i].startswith("| "):
         cells = lines[i].split(" | ")
         number = cells[0][2:].strip()
         if number not in values:
-            raise HeaderError(f"README.md, table {head!r}: row {number!r} is no lesson in notebooks/; remove it.")
+            raise MakePairsError(f"README.md, table {head!r}: row {number!r} is no lesson in notebooks/; remove it.")
         seen.append(number)
         lines[i] = " | ".join(cells[:-1] + [values[number] + " |"])
         i += 1
     missing = [n for n in values if n not in seen]
     if missing or seen != sorted(seen):
-        raise HeaderError(
+        raise MakePairsError(
             f"README.md, table {head!r}: rows should be the lessons in order ({', '.join(values)}); "
             f"missing {', '.join(missing) or 'none'}. Add a row `| NN | ... | what you learn | |` per lesson, "
             "then run `make pairs` to fill in the last column."

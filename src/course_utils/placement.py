@@ -9,9 +9,6 @@ Lessons: notebook 03 (model placement) and notebook 05 (the cross-device error c
   tuple or dict attribute). ``model.to(...)`` does **not** move it: the classic bug behind
   "Expected all tensors to be on the same device" after ``model.cuda()``.
 
-The device tags of a checkpoint (``checkpoint_locations``, ``retag_checkpoint``) live in
-``course_utils.checkpoints``; they stay importable from here.
-
 ``module_device(model)`` answers "which device does this model live on?", which ``nn.Module``
 itself cannot (a module has no ``.device``). Both work the same on CPU-only, one-GPU and
 several-GPU machines; on a CPU-only machine the ``meta`` device (or a dtype change) is enough to
@@ -25,9 +22,6 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-# as_device/same_place live in devices (one home for naming a device); the checkpoint functions in
-# checkpoints. Both stay importable from here, where notebooks 03 and 05 import them.
-from course_utils.checkpoints import checkpoint_locations, retag_checkpoint  # noqa: F401
 from course_utils.devices import as_device, same_place
 from course_utils.display import OK, PROBLEM, markup, table, tag
 
@@ -156,7 +150,7 @@ def placement_report(module: nn.Module) -> PlacementReport:
     Names are dotted as in ``named_parameters()``; a parameter shared by two submodules is listed
     once. A tensor kept in a list, tuple or dict attribute is listed as ``name[0]`` or ``name['key']``.
     """
-    _require_module(module, "placement_report")
+    require_module(module, "placement_report")
     entries: list[TensorPlace] = []
     seen: set[int] = set()  # a tensor shared by two submodules is listed once, under its first name
     for prefix, sub in module.named_modules():
@@ -187,7 +181,7 @@ def module_device(module: nn.Module, *, default: str | torch.device | None = Non
     ``ValueError`` too, unless ``default`` is given, which is then returned. Plain tensor
     attributes are not counted (``model.to()`` does not move them); ``placement_report`` shows them.
     """
-    _require_module(module, "module_device")
+    require_module(module, "module_device")
     devices = {t.device for t in module.parameters()} | {t.device for t in module.buffers()}
     if len(devices) == 1:
         return devices.pop()
@@ -212,7 +206,8 @@ def module_device(module: nn.Module, *, default: str | torch.device | None = Non
 # --------------------------------------------------------------------------- helpers
 
 
-def _require_module(module, caller: str) -> None:
+def require_module(module, caller: str) -> None:
+    """Refuse anything but an ``nn.Module`` with a TypeError that says what to pass (lessons 03 and 10)."""
     if isinstance(module, nn.Module):
         return
     found = type(module).__name__

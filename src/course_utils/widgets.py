@@ -2,7 +2,7 @@
 
 Lesson: notebook 06 (transfers and timing). ``TransferExplorer`` connects ipywidgets controls
 to ``course_utils.transfer.explore`` (what to measure, and what was measured),
-``course_utils.transfer.measure`` (measuring) and ``course_utils.plots`` (drawing).
+``course_utils.transfer.measure`` (measuring) and ``course_utils.transfer.plots`` (drawing).
 
 Behaviour: **every control re-measures as soon as it changes** (the size slider on release),
 so moving the size control updates the plot by itself; **Run** measures the current settings
@@ -24,7 +24,6 @@ import ipywidgets as widgets
 import torch
 
 from course_utils.display import PROBLEM, escape, markup, tag
-from course_utils.plots import plot_bandwidth
 from course_utils.transfer.explore import (
     EXPLORER_DIRECTIONS,
     Measure,
@@ -35,6 +34,7 @@ from course_utils.transfer.explore import (
     size_options,
 )
 from course_utils.transfer.measure import can_pin, default_device
+from course_utils.transfer.plots import plot_bandwidth
 from course_utils.transfer.results import STAND_IN, Transfer
 
 

@@ -34,7 +34,7 @@ JUPYTEXT_TEXT = (
 
 
 @dataclass(frozen=True)
-class Step:
+class FileAction:
     """What happened to one course file."""
 
     name: str  # the path inside the workspace
@@ -72,7 +72,7 @@ def updated_name(name: str) -> str:
     return str(path.with_name(f"{path.stem} (updated){path.suffix}"))
 
 
-def sync(root: Path, workspace: Path) -> list[Step]:
+def sync(root: Path, workspace: Path) -> list[FileAction]:
     """Copy the course files missing from ``workspace``; offer updates beside the learner's files.
 
     Never writes over an existing file: a learner's copy, an earlier ``(updated)`` copy, anything.
@@ -95,10 +95,10 @@ def sync(root: Path, workspace: Path) -> list[Step]:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
             manifest[name] = digest
-            steps.append(Step(name, "copied"))
+            steps.append(FileAction(name, "copied"))
         elif manifest.get(name) == digest or _digest(target) == digest:
             manifest[name] = digest
-            steps.append(Step(name, "kept"))
+            steps.append(FileAction(name, "kept"))
         else:
             # The course's file changed since the learner got theirs (or the record of it is lost):
             # hand over the fresh one beside it, under a free name only.
@@ -107,11 +107,11 @@ def sync(root: Path, workspace: Path) -> list[Step]:
                 shutil.copyfile(source, fresh)
             if _digest(fresh) == digest:
                 manifest[name] = digest
-                steps.append(Step(name, "updated-copy",
+                steps.append(FileAction(name, "updated-copy",
                                   f"the course changed it: the new version is {fresh.name}; yours is unchanged"))
             else:
                 # Both names are the learner's now: say how to get the new version, write nothing.
-                steps.append(Step(name, "update-waiting",
+                steps.append(FileAction(name, "update-waiting",
                                   f"the course changed it and {fresh.name} is taken; to get the new version: "
                                   f"cp '{source}' '{workspace / updated_name(updated_name(name))}'"))
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")

@@ -15,7 +15,6 @@ of wrong answers is ``_core.ATTEMPTS``, the only state the checks keep.
 
 from course_utils.checks._core import (
     CHECK_MIME,
-    TRY_IT_ID,
     CheckResult,
     Exercise,
     Wrong,
@@ -40,7 +39,6 @@ __all__ = [
     "CheckResult",
     "Exercise",
     "Wrong",
-    "TRY_IT_ID",
     "all_exercises",
     "all_try_its",
     "call",

@@ -24,8 +24,9 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from course_utils.check_cells import TRY_IT_ID
 from course_utils.checks._guard import Tampered, verify
-from course_utils.display import OK, PROBLEM, Html, card, escape, markup, tag
+from course_utils.display import OK, PROBLEM, Html, card, escape, markup, tag, truncate
 
 CHECK_MIME = "application/vnd.course-utils.check+json"
 
@@ -123,7 +124,9 @@ class _NotAttempted(Exception):
     pass
 
 
-class _LearnerRaised(Exception):
+class LearnerRaised(Exception):
+    """The learner's code raised ``exc`` inside ``call``: a checker catches this to judge the error itself."""
+
     def __init__(self, exc: BaseException):
         super().__init__(str(exc))
         self.exc = exc
@@ -143,9 +146,9 @@ def call(fn: Callable, *args, **kwargs):
     except NotImplementedError as exc:
         if _is_the_stub(fn, exc):
             raise _NotAttempted() from exc
-        raise _LearnerRaised(exc) from exc  # PyTorch's own (an op a meta tensor lacks): a real error
+        raise LearnerRaised(exc) from exc  # PyTorch's own (an op a meta tensor lacks): a real error
     except Exception as exc:
-        raise _LearnerRaised(exc) from exc
+        raise LearnerRaised(exc) from exc
     finally:
         if _CALLS[0] <= 16 or _CALLS[0] % 8 == 0:
             verify(quick=True)
@@ -251,10 +254,6 @@ def exercise(id: str, title: str, function: str, hint: str = "", answer: str = "
     return register
 
 
-# Try-it ids have a letter where exercises have a number: "01.a" is a try-it of lesson 01.
-TRY_IT_ID = re.compile(r"^\d\d\.[a-z]$")
-
-
 def try_it(id: str, title: str, name: str, hint: str = "", kind: str = "value", answer: str = "",
            writes: str = "your line of PyTorch"):
     """Register the checker of a lesson's try-it cell ("01.a").
@@ -353,8 +352,7 @@ def _warnings_note(caught: list[warnings.WarningMessage]) -> str:
     if not caught:
         return ""
     first = caught[0]
-    text = " ".join(str(first.message).split())
-    text = text if len(text) <= _WARNING_LINE else text[:_WARNING_LINE - 3] + "..."
+    text = truncate(" ".join(str(first.message).split()), _WARNING_LINE)
     kinds = len({(w.category, str(w.message)) for w in caught})
     count = f"{len(caught)} warnings ({kinds} different)" if len(caught) > 1 else "a warning"
     return f"your code raised {count} while it was checked; the first: {first.category.__name__}: {text}"
@@ -436,9 +434,9 @@ def _judge(id: str, answer: Callable | None, namespace: dict) -> CheckResult:
             "Replace `raise NotImplementedError()` with your code and run this cell again." if TRY_IT_ID.match(id) else
             "Replace `raise NotImplementedError()` under `# YOUR CODE HERE` with your code, run that cell, then this one.",
         )
-    except _LearnerRaised as raised:
+    except LearnerRaised as raised:
         exc = raised.exc
-        where = _learner_line(exc)
+        where = learner_line(exc)
         return CheckResult(
             id, ex.title, "fail", f"Your code raised {type(exc).__name__}: {exc}{where}",
             ex.hint or "Read the error message: it names what was expected and what was found.",
@@ -537,7 +535,7 @@ def _syntax_error_defining(function: str) -> str | None:
     return (f"`{function}` is not defined because its cell did not run: {kind} ({error.msg}){where}{shown}.")
 
 
-def _learner_line(exc: BaseException) -> str:
+def learner_line(exc: BaseException) -> str:
     """Where in the learner's code the exception came from, as ' (line N of your cell)'."""
     frames = traceback.extract_tb(exc.__traceback__)
     for frame in reversed(frames):

@@ -148,7 +148,6 @@ class _Record:
         return not self.strict or all(n in self.known or _skipped(n) for n in namespace)
 
 
-_MISSING = object()
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 
 

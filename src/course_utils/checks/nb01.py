@@ -2,90 +2,22 @@
 
 from __future__ import annotations
 
-import contextlib
-from dataclasses import dataclass
 from types import SimpleNamespace
 
 import torch
 
-from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise, same, try_it
-from course_utils.checks._guard import patched, seal
+from course_utils.checks._core import LearnerRaised, Wrong, call, exercise, same, try_it
+from course_utils.checks._guard import seal
+from course_utils.checks.machines import SimulatedMachine, simulated
 from course_utils.devices import choose_device
 
 
-# The machines a check simulates: what torch.cuda / torch.backends.mps / torch.accelerator answer there.
-@dataclass(frozen=True)
-class Machine:
-    """A machine as torch's availability functions describe it (lesson: notebook 01)."""
-
-    name: str
-    cuda: int  # CUDA devices; 0: none
-    mps: bool
-    current: int = 0  # the current CUDA device
-    no_cuda: str = "cpu-build"  # without CUDA: "cpu-build" (AssertionError) or "no-driver" (RuntimeError)
-
-
-def _cuda_unavailable(machine: Machine) -> BaseException:
-    # The errors torch.cuda.current_device() raises there (torch/cuda/__init__.py, _lazy_init):
-    # a CPU-only build asserts; a CUDA build without a driver fails in torch._C._cuda_init.
-    if machine.no_cuda == "no-driver":
-        return RuntimeError("Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
-                            "installed a driver from http://www.nvidia.com/Download/index.aspx")
-    return AssertionError("Torch not compiled with CUDA enabled")
-
-
-@contextlib.contextmanager
-def simulated(machine: Machine):
-    """Make torch's availability functions answer as ``machine`` would, for the length of a block.
-
-    The answer is then run as on that machine, whatever this one is; everything is put back on
-    the way out (``_guard.patched``)."""
-
-    def cuda_available() -> bool:
-        return machine.cuda > 0
-
-    def cuda_count() -> int:
-        return machine.cuda
-
-    def current_device() -> int:
-        if machine.cuda == 0:
-            raise _cuda_unavailable(machine)
-        return machine.current
-
-    def mps_available() -> bool:
-        return machine.mps
-
-    def accelerator_available() -> bool:
-        return machine.cuda > 0 or machine.mps
-
-    def current_accelerator(check_available: bool = False):
-        usable = torch.device("cuda" if machine.cuda else "mps") if machine.cuda or machine.mps else None
-        if usable is None and not check_available and machine.no_cuda == "no-driver":
-            # A CUDA build names the accelerator it is built for even where none works
-            # (torch/accelerator/__init__.py: check_available=False skips the run-time check).
-            return torch.device("cuda")
-        return usable
-
-    def accelerator_count() -> int:
-        return machine.cuda or int(machine.mps)
-
-    with contextlib.ExitStack() as stack:
-        stack.enter_context(patched(torch.cuda, is_available=cuda_available, device_count=cuda_count,
-                                    current_device=current_device))
-        stack.enter_context(patched(torch.backends.mps, is_available=mps_available))
-        accelerator = getattr(torch, "accelerator", None)
-        if accelerator is not None and hasattr(accelerator, "current_accelerator"):
-            stack.enter_context(patched(accelerator, is_available=accelerator_available,
-                                        current_accelerator=current_accelerator, device_count=accelerator_count))
-        yield machine
-
-
-def _best_device_machines() -> tuple[tuple[Machine, str], ...]:
+def _best_device_machines() -> tuple[tuple[SimulatedMachine, str], ...]:
     return (
-        (Machine("a GPU server (CUDA available, no MPS)", cuda=4, mps=False), "cuda"),
-        (Machine("a Mac with Apple silicon (MPS available, no CUDA)", cuda=0, mps=True), "mps"),
-        (Machine("a laptop with neither CUDA nor MPS", cuda=0, mps=False), "cpu"),
-        (Machine("a machine where both answer yes", cuda=1, mps=True), "cuda"),
+        (SimulatedMachine("a GPU server (CUDA available, no MPS)", cuda=4, mps=False), "cuda"),
+        (SimulatedMachine("a Mac with Apple silicon (MPS available, no CUDA)", cuda=0, mps=True), "mps"),
+        (SimulatedMachine("a laptop with neither CUDA nor MPS", cuda=0, mps=False), "cpu"),
+        (SimulatedMachine("a machine where both answer yes", cuda=1, mps=True), "cuda"),
     )
 
 
@@ -264,14 +196,14 @@ def _describe_gpu(describe_gpu) -> str:
     return "Your description matches for an H200, a T4 and an RTX 4090."
 
 
-def _current_index_machines() -> tuple[tuple[Machine, int | None], ...]:
+def _current_index_machines() -> tuple[tuple[SimulatedMachine, int | None], ...]:
     return (
-        (Machine("a 4-GPU server with cuda:2 current", cuda=4, mps=False, current=2), 2),
-        (Machine("a 1-GPU machine (cuda:0 current)", cuda=1, mps=False, current=0), 0),
-        (Machine("a laptop with the CPU-only build of torch", cuda=0, mps=False, no_cuda="cpu-build"), None),
-        (Machine("a machine with the CUDA build of torch but no NVIDIA driver", cuda=0, mps=False,
+        (SimulatedMachine("a 4-GPU server with cuda:2 current", cuda=4, mps=False, current=2), 2),
+        (SimulatedMachine("a 1-GPU machine (cuda:0 current)", cuda=1, mps=False, current=0), 0),
+        (SimulatedMachine("a laptop with the CPU-only build of torch", cuda=0, mps=False, no_cuda="cpu-build"), None),
+        (SimulatedMachine("a machine with the CUDA build of torch but no NVIDIA driver", cuda=0, mps=False,
                  no_cuda="no-driver"), None),
-        (Machine("a Mac (MPS, no CUDA)", cuda=0, mps=True), None),
+        (SimulatedMachine("a Mac (MPS, no CUDA)", cuda=0, mps=True), None),
     )
 
 
@@ -296,7 +228,7 @@ def _current_cuda_index(current_cuda_index) -> str:
         try:
             with simulated(machine):
                 got = call(current_cuda_index)
-        except _LearnerRaised as raised:
+        except LearnerRaised as raised:
             exc = raised.exc
             raise Wrong(
                 f"On {machine.name}, current_cuda_index() raised {type(exc).__name__}: {exc}; it should return None.",
@@ -323,13 +255,13 @@ def _current_cuda_index(current_cuda_index) -> str:
 # --------------------------------------------------------------------------- the lesson's try-its
 
 
-def _usable_machines() -> tuple[tuple[Machine, str], ...]:
+def _usable_machines() -> tuple[tuple[SimulatedMachine, str], ...]:
     return (
-        (Machine("a GPU server (4 CUDA GPUs)", cuda=4, mps=False), "cuda"),
-        (Machine("a Mac with Apple silicon (MPS, no CUDA)", cuda=0, mps=True), "mps"),
-        (Machine("a laptop with the CUDA build of torch but no NVIDIA driver", cuda=0, mps=False,
+        (SimulatedMachine("a GPU server (4 CUDA GPUs)", cuda=4, mps=False), "cuda"),
+        (SimulatedMachine("a Mac with Apple silicon (MPS, no CUDA)", cuda=0, mps=True), "mps"),
+        (SimulatedMachine("a laptop with the CUDA build of torch but no NVIDIA driver", cuda=0, mps=False,
                  no_cuda="no-driver"), "cpu"),
-        (Machine("a laptop with the CPU-only build of torch", cuda=0, mps=False), "cpu"),
+        (SimulatedMachine("a laptop with the CPU-only build of torch", cuda=0, mps=False), "cpu"),
     )
 
 

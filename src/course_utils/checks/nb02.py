@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise, try_it
+from course_utils.checks._core import LearnerRaised, Wrong, call, exercise, try_it
 from course_utils.checks._guard import seal
 from course_utils.scopes import default_device
 
@@ -239,7 +239,7 @@ def _numpy_copy(numpy_copy) -> str:
     for what, t in cases:
         try:
             got = call(numpy_copy, t)
-        except _LearnerRaised as raised:
+        except LearnerRaised as raised:
             if "Tensor.cpu()" in str(raised.exc):
                 raise Wrong(f"For {what} numpy_copy raised {type(raised.exc).__name__}: {raised.exc}",
                             "NumPy reads host memory only: the tensor has to come to the CPU before NumPy can see it.") from None

@@ -14,9 +14,10 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise, meta_case, try_it
+from course_utils.checkpoints import retag_checkpoint
+from course_utils.checks._core import LearnerRaised, Wrong, call, exercise, meta_case, try_it
 from course_utils.checks._guard import seal
-from course_utils.placement import placement_report, retag_checkpoint
+from course_utils.placement import placement_report
 
 # --------------------------------------------------------------------------- 03.1
 
@@ -233,7 +234,7 @@ def _load_onto(load_onto) -> str:
                     # loading into a meta model warns once per tensor; on a real device it would not
                     with meta_case() if device == "meta" else contextlib.nullcontext():
                         got = call(load_onto, path, device, _make_model)
-                except _LearnerRaised as raised:
+                except LearnerRaised as raised:
                     if device == "meta" and "copy out of meta" in str(raised.exc):
                         raise Wrong(
                             f"{where} copied the checkpoint's meta tensors into a model still on the CPU: the model "
@@ -438,7 +439,7 @@ def _run(run) -> str:
         where = f"run(<{what}>, <x on cpu>)"
         try:
             got = call(run, model, x)
-        except _LearnerRaised as raised:
+        except LearnerRaised as raised:
             if isinstance(raised.exc, NotImplementedError) and "meta" in str(raised.exc):
                 # a meta model moved to the input's device: "Cannot copy out of meta tensor" is a NotImplementedError
                 raise Wrong(f"{where} tried to move the model to the input's device; meta tensors cannot be copied.",

@@ -23,7 +23,7 @@ import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
-from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise, same, text, try_it
+from course_utils.checks._core import LearnerRaised, Wrong, call, exercise, same, text, try_it
 from course_utils.checks._guard import seal
 from course_utils.devices import needs_cuda
 from course_utils.scopes import default_device, read_devices
@@ -401,7 +401,7 @@ def _zeros_where(zeros_where) -> str:
         before = default_device()
         try:
             got = call(zeros_where, x)
-        except _LearnerRaised as raised:
+        except LearnerRaised as raised:
             _default_kept(before, where)
             raise Wrong(f"{where} raised {type(raised.exc).__name__}: {raised.exc}",
                         "Take the device from x (x.device) rather than naming one.") from None
@@ -457,7 +457,7 @@ def _build_on(build_on) -> str:
             before = default_device()
             try:
                 got = call(build_on, asked)
-            except _LearnerRaised as raised:
+            except LearnerRaised as raised:
                 _default_kept(before, where)
                 raise Wrong(f"{where} raised {type(raised.exc).__name__}: {raised.exc}",
                             "Use the device you are given, whichever it is.") from None

@@ -11,9 +11,9 @@ import io
 import torch
 from torch import nn
 
-from course_utils.checks._core import Wrong, _learner_line, _LearnerRaised, call, exercise, tensor_answer, text, try_it
+from course_utils.checkpoints import retag_checkpoint
+from course_utils.checks._core import LearnerRaised, Wrong, call, exercise, learner_line, tensor_answer, text, try_it
 from course_utils.checks._guard import seal
-from course_utils.placement import retag_checkpoint
 
 # --------------------------------------------------------------------------- 05.1
 
@@ -359,13 +359,13 @@ def _call_model(call_model) -> str:
                 case = f"With the model on {model_device} and x on {x_device}"
                 try:
                     got = tensor_answer(call(call_model, model, x), "call_model(model, x)")
-                except _LearnerRaised as raised:
+                except LearnerRaised as raised:
                     if isinstance(raised.exc, _ModelMoved):
                         raise Wrong(f"{case}, your function tried to move the model to {raised.exc.to} (the check's "
                                     "model refuses to move). Leave the model where it is and move the input.",
                                     "Moving a model is slow and changes it for every later call: move `x` instead.") from None
                     raise Wrong(f"{case}, your code raised {type(raised.exc).__name__}: {raised.exc}"
-                                f"{_learner_line(raised.exc)}",
+                                f"{learner_line(raised.exc)}",
                                 "A device name typed into the function fits some cases only: the model itself "
                                 "knows where it is, through what it holds.") from None
                 moved = {str(p.device) for p in model.parameters()} - {str(torch.device(model_device))}

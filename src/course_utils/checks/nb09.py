@@ -3,7 +3,7 @@
 Every check runs on a CPU-only machine. Where the answer depends on the device, the check uses
 the CPU and ``meta`` (and the first GPU when there is one), so naming this machine's device
 does not pass; where it depends on the machine, it runs the answer on simulated machines
-(``nb01.simulated``); ``non_blocking`` is seen through a ``TorchFunctionMode`` that records
+(``checks.machines.simulated``); ``non_blocking`` is seen through a ``TorchFunctionMode`` that records
 every ``Tensor.to`` call the answer makes.
 """
 
@@ -16,7 +16,7 @@ from torch.utils.data import DataLoader
 
 from course_utils.checks._core import Wrong, call, exercise, number, same, try_it
 from course_utils.checks._guard import seal
-from course_utils.checks.nb01 import Machine, simulated
+from course_utils.checks.machines import SimulatedMachine, simulated
 from course_utils.loading import WhereAmI, start_method
 from course_utils.memory import storage_bytes
 
@@ -352,9 +352,9 @@ def _held_bytes(held_bytes) -> str:
 
 
 MACHINES = (
-    Machine("a GPU server", cuda=2, mps=False),
-    Machine("a CPU-only laptop", cuda=0, mps=False),
-    Machine("a Mac with MPS", cuda=0, mps=True),
+    SimulatedMachine("a GPU server", cuda=2, mps=False),
+    SimulatedMachine("a CPU-only laptop", cuda=0, mps=False),
+    SimulatedMachine("a Mac with MPS", cuda=0, mps=True),
 )
 
 

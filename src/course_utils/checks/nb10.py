@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from course_utils.bigmodels import module_bytes, plan_device_map, still_on_meta
-from course_utils.checks._core import Wrong, _LearnerRaised, call, exercise, same, try_it
+from course_utils.checks._core import LearnerRaised, Wrong, call, exercise, same, try_it
 from course_utils.checks._guard import seal
 
 # --------------------------------------------------------------------------- shared
@@ -198,7 +198,7 @@ def _materialize(materialize) -> str:
                 torch.manual_seed(101)
                 try:
                     got = call(materialize, model, device)
-                except _LearnerRaised as raised:
+                except LearnerRaised as raised:
                     # Module.to on meta raises PyTorch's NotImplementedError (a real error, not the stub's)
                     if "Cannot copy out of meta tensor" in str(raised.exc):
                         raise Wrong(f"{where} called .to(): a meta tensor has no data to copy, so PyTorch refuses "
@@ -337,7 +337,7 @@ def _plan(plan) -> str:
         expected = plan_device_map(model, budgets)
         try:
             got = call(plan, model, dict(budgets))
-        except _LearnerRaised as raised:
+        except LearnerRaised as raised:
             if not isinstance(raised.exc, ValueError):
                 raise
             raise Wrong(f"For {what}, plan_device_map raised ValueError ({raised.exc}), but the model fits: expected "
@@ -355,7 +355,7 @@ def _plan(plan) -> str:
     for what, build, budgets in PLAN_TOO_BIG:
         try:
             got = call(plan, build(), dict(budgets))
-        except _LearnerRaised as raised:
+        except LearnerRaised as raised:
             if isinstance(raised.exc, ValueError):
                 continue
             raise

@@ -6,7 +6,7 @@ helper a notebook calls to show either, ``recorder`` is the pytest plugin that r
 outputs during a GPU run, and ``python -m course_utils.evidence`` merges a run into a file.
 """
 
-from course_utils.evidence.records import Cell, EvidenceFile, Machine, load, parse
+from course_utils.evidence.records import Cell, EvidenceFile, GpuMachine, load, parse
 from course_utils.evidence.show import GpuEvidence, Recording, recorded, select
 from course_utils.evidence.sources import CLAIMS, QUOTES, GpuClaim, SourceQuote
 
@@ -17,7 +17,7 @@ __all__ = [
     "EvidenceFile",
     "GpuClaim",
     "GpuEvidence",
-    "Machine",
+    "GpuMachine",
     "Recording",
     "SourceQuote",
     "load",

@@ -2,11 +2,12 @@
 
 Lesson: none; the last step of ``scripts/gpu-verify``.
 
-    python -m course_utils.evidence merge build/gpu-verify/parts --out evidence
+    python -m course_utils.evidence merge build/gpu-verify/parts   # into the package's recordings/
     python -m course_utils.evidence status            # which GPU cells are recorded, which quoted
 
 ``merge`` asks this machine for its GPU name and count, the NVIDIA driver (``nvidia-smi``), CUDA and
-torch versions, and writes ``evidence/<count>x-<gpu-name>.json``. It refuses without CUDA unless
+torch versions, and writes ``<count>x-<gpu-name>.json`` into ``course_utils/evidence/recordings/``
+(``--out`` chooses another folder). It refuses without CUDA unless
 ``--fake`` (the tests' fake run), which marks the file fake from top to bottom.
 """
 
@@ -21,26 +22,23 @@ import subprocess
 import sys
 from pathlib import Path
 
-from course_utils.evidence.records import Cell, EvidenceFile, Machine, default_dir, load
-from course_utils.evidence.scan import gpu_cells_in_source
+from course_utils.evidence.records import Cell, EvidenceFile, GpuMachine, default_dir, load
 from course_utils.evidence.sources import QUOTES
 
-ROOT = Path(__file__).resolve().parents[3]
 
-
-def this_machine(fake: bool = False) -> Machine:
+def this_machine(fake: bool = False) -> GpuMachine:
     """The GPU machine this runs on, as an evidence file records it."""
     import torch
 
     today = dt.datetime.now(dt.timezone.utc).date().isoformat()
     if fake:
-        return Machine(gpu_name="FAKE GPU (no GPU: a test run)", gpu_count=1, driver="none", cuda=str(torch.version.cuda),
+        return GpuMachine(gpu_name="FAKE GPU (no GPU: a test run)", gpu_count=1, driver="none", cuda=str(torch.version.cuda),
                        torch=torch.__version__, python=platform.python_version(), date=today)
     if not torch.cuda.is_available():
         raise SystemExit(f"merge: torch {torch.__version__} sees no CUDA GPU here, so these recordings are not a GPU's. "
                          "Run scripts/gpu-verify on a GPU machine (or pass --fake for a test run).")
     names = {torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())}
-    return Machine(gpu_name=" + ".join(sorted(names)), gpu_count=torch.cuda.device_count(), driver=_driver(),
+    return GpuMachine(gpu_name=" + ".join(sorted(names)), gpu_count=torch.cuda.device_count(), driver=_driver(),
                    cuda=str(torch.version.cuda), torch=torch.__version__, python=platform.python_version(), date=today)
 
 
@@ -87,18 +85,11 @@ def merge(parts: Path, out: Path, fake: bool = False) -> Path:
     return path
 
 
-def notebook_keys(root: Path = ROOT) -> dict[str, int]:
-    """Every evidence key in the course's notebooks, with the GPUs its cell needs."""
-    import jupytext
+def notebook_keys() -> dict[str, int]:
+    """Every evidence key in the course's lessons, with the GPUs its cell needs (as ``make pairs`` last scanned them)."""
+    from course_utils.lesson_map import course
 
-    keys = {}
-    for path in sorted((root / "notebooks").glob("*.py")) + sorted((root / "solutions").glob("*.py")):
-        for cell in jupytext.read(path).cells:
-            if cell.cell_type == "code":
-                for found in gpu_cells_in_source(cell.source):
-                    if found.key:
-                        keys[found.key] = found.count
-    return keys
+    return {cell.key: cell.gpus for lesson in course() for cell in lesson.cells}
 
 
 def status(evidence_dir: Path | None = None) -> str:
@@ -118,13 +109,15 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     m = sub.add_parser("merge", help="write this machine's evidence file from a run's recordings")
     m.add_argument("parts", type=Path)
-    m.add_argument("--out", type=Path, default=default_dir())
+    m.add_argument("--out", type=Path, default=None, help="default: the package's recordings/ folder")
     m.add_argument("--fake", action="store_true", help="a test run without a GPU: the file is marked fake")
     s = sub.add_parser("status", help="which GPU cells are recorded, which are quoted from source")
     s.add_argument("--evidence-dir", type=Path, default=None)
     args = parser.parse_args(argv)
     if args.command == "merge":
-        print(f"wrote {merge(args.parts, args.out, args.fake)}")
+        if args.fake and args.out is None:
+            parser.error("--fake needs --out: a fake run's file never goes into the course's recordings")
+        print(f"wrote {merge(args.parts, args.out or Path(str(default_dir())), args.fake)}")
     else:
         print(status(args.evidence_dir))
     return 0

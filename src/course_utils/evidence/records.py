@@ -1,7 +1,9 @@
 """Evidence files: what real GPUs printed in the course's GPU-only cells, with their provenance.
 
 Lesson: every notebook's GPU-only cells (``needs_cuda(..., key=...)``). A GPU run
-(``scripts/gpu-verify``) writes one file per machine, ``evidence/<slug>.json``::
+(``scripts/gpu-verify``) writes one file per machine, ``course_utils/evidence/recordings/<slug>.json``,
+inside the package, so that a pip or git install (Colab, Kaggle) ships them and reads them through
+``importlib.resources``::
 
     {"format": 1, "fake": false,
      "machine": {"gpu_name": "NVIDIA H200", "gpu_count": 1, "driver": "580.95.05", "cuda": "13.0",
@@ -10,7 +12,7 @@ Lesson: every notebook's GPU-only cells (``needs_cuda(..., key=...)``). A GPU ru
                                  "output": "cuda:0 cpu back is t: False same values: True\\n"}}}
 
 A file marked ``"fake": true`` comes from a fake run (the tests' fixture); it is never read from
-``evidence/`` and always shown as fake.
+``recordings/`` and always shown as fake.
 """
 
 from __future__ import annotations
@@ -19,16 +21,23 @@ import json
 import os
 import re
 from dataclasses import asdict, dataclass, field
+from importlib.resources import files
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from course_utils.display import require_int
 
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
 FORMAT = 1
 ENV_DIR = "COURSE_EVIDENCE_DIR"  # read evidence from another folder (the tests' fixture)
+RECORDINGS = "recordings"  # the folder inside this package that holds the real GPU runs' files
+IN_CHECKOUT = Path("src", "course_utils", "evidence", RECORDINGS)  # the same folder, from a checkout's root
 
 
 @dataclass(frozen=True)
-class Machine:
+class GpuMachine:
     """The machine a recording came from, as the GPU run saw it."""
 
     gpu_name: str
@@ -63,10 +72,10 @@ class Cell:
 class EvidenceFile:
     """One machine's recordings: ``cells`` maps an evidence key to what the cell printed."""
 
-    machine: Machine
+    machine: GpuMachine
     cells: dict[str, Cell] = field(default_factory=dict)
     fake: bool = False
-    path: Path | None = None  # where it was read from, for the provenance line
+    path: Traversable | None = None  # where it was read from (a file in the package, or a Path), for the provenance line
 
     def to_json(self) -> str:
         data = {
@@ -78,7 +87,7 @@ class EvidenceFile:
         return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
-def parse(text: str, path: Path | None = None) -> EvidenceFile:
+def parse(text: str, path: Traversable | None = None) -> EvidenceFile:
     """Read one evidence file's JSON; a malformed file is a ValueError that names what is wrong."""
     where = str(path) if path else "evidence JSON"
     try:
@@ -89,39 +98,38 @@ def parse(text: str, path: Path | None = None) -> EvidenceFile:
         raise ValueError(f"{where}: expected an object with \"format\": {FORMAT}; found {str(data)[:80]!r}. "
                          "Regenerate it with scripts/gpu-verify.")
     try:
-        machine = Machine(**data["machine"])
+        machine = GpuMachine(**data["machine"])
         cells = {str(k): Cell(**v) for k, v in data["cells"].items()}
     except (KeyError, TypeError, AttributeError) as exc:
-        raise ValueError(f"{where}: expected \"machine\" ({', '.join(Machine.__dataclass_fields__)}) and "
+        raise ValueError(f"{where}: expected \"machine\" ({', '.join(GpuMachine.__dataclass_fields__)}) and "
                          f"\"cells\" (key -> notebook, output); {exc}. Regenerate it with scripts/gpu-verify.") from None
     require_int(f"{where}: gpu_count", machine.gpu_count, expected="must be 1 or more",
                 hint="Evidence comes from a machine with a GPU: record it there with scripts/gpu-verify.")
     return EvidenceFile(machine=machine, cells=cells, fake=bool(data.get("fake", False)), path=path)
 
 
-def default_dir() -> Path:
-    """``$COURSE_EVIDENCE_DIR``, else the ``evidence/`` folder of the course checkout."""
+def default_dir() -> Traversable:
+    """``$COURSE_EVIDENCE_DIR``, else the ``recordings/`` folder inside this package, wherever it is installed."""
     if os.environ.get(ENV_DIR):
         return Path(os.environ[ENV_DIR])
-    # src/course_utils/evidence/records.py -> the checkout's root (an editable install, as make setup does)
-    return Path(__file__).resolve().parents[3] / "evidence"
+    return files("course_utils.evidence") / RECORDINGS
 
 
-def load(directory: Path | None = None) -> tuple[EvidenceFile, ...]:
+def load(directory: Traversable | None = None) -> tuple[EvidenceFile, ...]:
     """Every evidence file in ``directory`` (default: ``default_dir()``), sorted by name.
 
     Fake files are refused outside an explicitly chosen folder, so a fixture copied into
-    ``evidence/`` by mistake can never pass for a real GPU's output.
+    ``recordings/`` by mistake can never pass for a real GPU's output.
     """
     chosen = directory is not None or bool(os.environ.get(ENV_DIR))
-    folder = Path(directory) if directory is not None else default_dir()
+    folder = default_dir() if directory is None else directory
     if not folder.is_dir():
         return ()
-    files = []
-    for path in sorted(folder.glob("*.json")):
-        ev = parse(path.read_text(encoding="utf-8"), path)
+    found = []
+    for entry in sorted((e for e in folder.iterdir() if e.name.endswith(".json")), key=lambda e: e.name):
+        ev = parse(entry.read_text(encoding="utf-8"), entry)
         if ev.fake and not chosen:
-            raise ValueError(f"{path} is marked fake (a test fixture), but it lies in the course's evidence folder. "
+            raise ValueError(f"{entry} is marked fake (a test fixture), but it lies in the course's recordings folder. "
                              "Delete it: only real GPU runs (scripts/gpu-verify) belong there.")
-        files.append(ev)
-    return tuple(files)
+        found.append(ev)
+    return tuple(found)

@@ -20,7 +20,7 @@ GPU_RESULT = re.compile(ON_A_GPU.pattern + r"|\bcuda:\d|device\(type='cuda'|wrap
 
 
 @dataclass(frozen=True)
-class GpuCell:
+class NeedsCudaCall:
     """One ``needs_cuda(...)`` call in a cell: how many GPUs, and its evidence key if it has one."""
 
     count: int
@@ -61,7 +61,7 @@ def _parse(source: str) -> ast.Module | None:
         return None
 
 
-def gpu_cells_in_source(source: str) -> list[GpuCell]:
+def gpu_cells_in_source(source: str) -> list[NeedsCudaCall]:
     """Every ``if needs_cuda(...)`` in ``source`` (the ``needs_cuda`` calls in its else branches not counted)."""
     tree = _parse(source)
     if tree is None:
@@ -70,7 +70,7 @@ def gpu_cells_in_source(source: str) -> list[GpuCell]:
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and (call := _needs_cuda_call(node.test)) is not None:
             count, key = _call_info(call)
-            found.append(GpuCell(count, key, True, key is not None and key in _recorded_keys(node.orelse)))
+            found.append(NeedsCudaCall(count, key, True, key is not None and key in _recorded_keys(node.orelse)))
     return found
 
 

@@ -7,7 +7,7 @@ did not compute here:
 - first, in one or two plain sentences, what a GPU shows in that cell and why
   (``sources.CLAIMS[K].says``);
 - then the output recorded for ``K`` on a real GPU, with its provenance ("recorded on NVIDIA H200,
-  torch 2.11.0+cu130 (CUDA 13.0, driver ...), 2026-12-01"), from ``evidence/``;
+  torch 2.11.0+cu130 (CUDA 13.0, driver ...), 2026-12-01"), from the package's ``recordings/``;
 - or, where no GPU run has recorded ``K`` yet, the PyTorch source that backs the sentences,
   folded away (an HTML ``<details>``, closed until clicked); a passage an earlier cell of the same
   notebook already showed is named, not repeated ("the same passage as for ... above, part 4").
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course_utils.display import CAUTION, INFO, PROBLEM, card, markup, pre, tag
-from course_utils.evidence.records import Cell, EvidenceFile, Machine, load
+from course_utils.evidence.records import Cell, EvidenceFile, GpuMachine, load
 from course_utils.evidence.sources import CLAIMS, SourceQuote
 
 
@@ -32,7 +32,7 @@ class Recording:
     """One cell's output from one machine's evidence file."""
 
     cell: Cell
-    machine: Machine
+    machine: GpuMachine
     fake: bool
     path: Path | None
 
@@ -127,7 +127,7 @@ def select(key: str, files: tuple[EvidenceFile, ...]) -> Recording | None:
 def recorded(key: str, *, evidence_dir: Path | str | None = None) -> GpuEvidence:
     """What a GPU shows in cell ``key``: plain sentences, then a GPU recording or PyTorch's source.
 
-    Reads ``evidence/`` each call (a few small files), so a new GPU run shows up at once.
+    Reads the recordings each call (a few small files), so a new GPU run shows up at once.
     """
     if not isinstance(key, str):
         raise TypeError(f"recorded() expects the cell's evidence key as a string, like '02-round-trip'; "

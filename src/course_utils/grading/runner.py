@@ -22,6 +22,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from traitlets import List, Unicode
 
+from course_utils.display import truncate
 from course_utils.grading.plan import GRADE_MIME, Step
 from course_utils.grading.sandbox import Scratch
 from course_utils.processes import ProcessGroups, kill_group, signal_name
@@ -73,10 +74,6 @@ def _size(obj, limit: int) -> int:
     return total
 
 
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit] + f" ... [{len(text) - limit} characters cut]"
-
-
 class _CappedClient(NotebookClient):
     """An nbclient that keeps at most ``cap`` characters of output per cell, errors always (cut)."""
 
@@ -97,8 +94,8 @@ class _CappedClient(NotebookClient):
     def _within_cap(self, msg, kind, index):
         content = msg.get("content") or {}
         if kind == "error":
-            trace = [_cut(str(line), 500) for line in (content.get("traceback") or [])[-30:]]
-            content = {**content, "evalue": _cut(str(content.get("evalue", "")), ERROR_TEXT_CAP), "traceback": trace}
+            trace = [truncate(str(line), 500) for line in (content.get("traceback") or [])[-30:]]
+            content = {**content, "evalue": truncate(str(content.get("evalue", "")), ERROR_TEXT_CAP), "traceback": trace}
             return {**msg, "content": content}
         if kind == "display_data" and GRADE_MIME in (content.get("data") or {}):
             return msg if _size(content, GRADER_PAYLOAD_CAP) <= GRADER_PAYLOAD_CAP else None
@@ -228,7 +225,7 @@ async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scrat
         except DeadKernelError:
             lost = f"died: {_exit_text(k.exit_code(), launch.sandboxed)}"
         except Exception as exc:  # a broken channel, a protocol error: the kernel is unusable
-            lost = f"died: the kernel stopped answering ({type(exc).__name__}: {_cut(str(exc), 200)})"
+            lost = f"died: the kernel stopped answering ({type(exc).__name__}: {truncate(str(exc), 200)})"
         if not keep:
             cell.outputs = kept_outputs
             return lost
@@ -267,7 +264,7 @@ async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scrat
                     await kernel.start()
                 except Exception as exc:
                     await kernel.stop()
-                    give_up(i, f"the kernel did not start ({type(exc).__name__}: {_cut(str(exc), 300)})", "error")
+                    give_up(i, f"the kernel did not start ({type(exc).__name__}: {truncate(str(exc), 300)})", "error")
                     break
                 for k in range(i):  # rebuild the state the lost kernel had
                     if cancelled.is_set():

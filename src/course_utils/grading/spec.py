@@ -15,13 +15,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from course_utils.check_cells import CHECK_CALL as CHECK_CELL  # noqa: F401 (kept for importers)
-from course_utils.check_cells import NBGRADER_CHECK, check_cell_id  # noqa: F401
+from course_utils.check_cells import check_cell_id
 from course_utils.exercises import BEGIN, STUB
 
 HEADING = re.compile(r"^#+\s*Exercise\s+(\S+?)\s*[·:\-–—]\s*(.+?)\s*$", re.M)
-
-
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ Lesson: notebook 06 (transfers and timing). One job per module:
 - ``ceilings``: PCIe Gen3/4/5 reference bandwidths and this machine's link (``link_info``).
 - ``fake``: ``FakeAsyncDevice``, a simulated stream on a simulated clock, for CPU-only machines.
 - ``explore``: the logic behind ``course_utils.widgets.TransferExplorer``.
+- ``plots``: bandwidth against size, and the variants side by side (matplotlib; not imported here).
 
 ``python -m course_utils.transfer`` runs a sweep and writes a table, JSON and plots.
 Without an accelerator every copy is a host-memory stand-in, labelled as such everywhere.
@@ -23,7 +24,7 @@ from course_utils.transfer.measure import SIZES, default_device, measure_copy, s
 from course_utils.transfer.overlap import Overlap, measure_overlap, to_device_on_side_stream
 from course_utils.transfer.pinning import PinningCost, measure_pinning
 from course_utils.transfer.pitfalls import StaleRead, detect_stale_read, stale_read_demo
-from course_utils.transfer.results import STAND_IN, Machine, Skipped, Sweep, Transfer, machine_info
+from course_utils.transfer.results import STAND_IN, MeasuringMachine, Skipped, Sweep, Transfer, machine_info
 from course_utils.transfer.spread import AGREE_TOLERANCE, Agreement, Spread, compare
 from course_utils.transfer.timing import no_sync, synchronizer, time_blocks
 
@@ -32,7 +33,7 @@ __all__ = [
     "Agreement",
     "Ceiling",
     "FakeAsyncDevice",
-    "Machine",
+    "MeasuringMachine",
     "Overlap",
     "PcieLink",
     "PinningCost",

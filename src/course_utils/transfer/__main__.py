@@ -72,7 +72,7 @@ def write_plots(result: Sweep, out: Path) -> list[Path]:
     """bandwidth.png and variants.png in ``out``, drawn on pyplot-free figures (no GUI needed)."""
     from matplotlib.figure import Figure
 
-    from course_utils.plots import plot_bandwidth, plot_variants
+    from course_utils.transfer.plots import plot_bandwidth, plot_variants
 
     paths = []
     for name, draw in (("bandwidth.png", plot_bandwidth), ("variants.png", plot_variants)):

@@ -43,7 +43,7 @@ class Request:
 
 
 @dataclass(frozen=True)
-class Plan:
+class ExplorerPlan:
     """What will be measured for a request on a device, and what had to change."""
 
     request: Request
@@ -57,7 +57,7 @@ class Plan:
         return torch.device(self.device).type == "cpu"
 
 
-def plan_request(request: Request, device: str | torch.device) -> Plan:
+def plan_request(request: Request, device: str | torch.device) -> ExplorerPlan:
     """Fit ``request`` to ``device``: the stand-in on the CPU, no pinning where it is not possible."""
     dev = torch.device(device)
     notes = []
@@ -72,19 +72,19 @@ def plan_request(request: Request, device: str | torch.device) -> Plan:
     elif pinned and not can_pin(dev):
         notes.append("pinned memory needs a CUDA device; measured pageable memory")
         pinned = False
-    return Plan(request, str(dev), direction, pinned, tuple(notes))
+    return ExplorerPlan(request, str(dev), direction, pinned, tuple(notes))
 
 
-Measure = Callable[[Plan, Callable[[int, int], None]], Transfer]
+Measure = Callable[[ExplorerPlan, Callable[[int, int], None]], Transfer]
 
 
-def default_measure(plan: Plan, progress: Callable[[int, int], None]) -> Transfer:
+def default_measure(plan: ExplorerPlan, progress: Callable[[int, int], None]) -> Transfer:
     """Measure a plan quickly (about 0.3 s of copying), reporting progress per timed block."""
     return measure_copy(plan.direction, plan.request.nbytes, device=plan.device, pinned=plan.pinned,
                         non_blocking=plan.request.non_blocking, budget_s=0.3, progress=progress)
 
 
-def describe(result: Transfer, plan: Plan) -> str:
+def describe(result: Transfer, plan: ExplorerPlan) -> str:
     """One line for the explorer: what was measured, how fast, how noisy, with the plan's notes."""
     spread = result.spread
     text = (f"{fmt_bytes(result.nbytes)} {result.label}: {result.gbps:.2f} GB/s (median of {len(result.seconds)} blocks, "

@@ -230,7 +230,7 @@ class Transfer:
 
 
 @dataclass(frozen=True)
-class Machine:
+class MeasuringMachine:
     """Where numbers were measured: enough for an instructor to compare a class's results."""
 
     device: str
@@ -255,7 +255,7 @@ class Machine:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Machine:
+    def from_dict(cls, data: dict[str, Any]) -> MeasuringMachine:
         link = data.get("link")
         return cls(
             device=data["device"],
@@ -277,7 +277,7 @@ class Machine:
         return text
 
 
-def machine_info(device: str | torch.device, link: PcieLink | None = None) -> Machine:
+def machine_info(device: str | torch.device, link: PcieLink | None = None) -> MeasuringMachine:
     """Describe ``device`` and this machine. ``link`` is ``ceilings.link_info()``'s answer, if asked."""
     dev = torch.device(device)
     if dev.type == "cuda":
@@ -287,7 +287,7 @@ def machine_info(device: str | torch.device, link: PcieLink | None = None) -> Ma
         name = platform.processor() or platform.machine() or "CPU"
     else:
         name = dev.type
-    return Machine(
+    return MeasuringMachine(
         device=str(dev),
         device_name=name,
         torch_version=torch.__version__,
@@ -302,7 +302,7 @@ class Sweep:
     """Many measured copies (sizes × variants) and the machine they ran on."""
 
     results: tuple[Transfer, ...]
-    machine: Machine
+    machine: MeasuringMachine
     skipped: tuple[str, ...] = ()
     budget_s: float | None = None
     elapsed_s: float | None = None
@@ -396,7 +396,7 @@ class Sweep:
             raise ValueError(f"Sweep.from_dict expects schema {SCHEMA!r}, found {data.get('schema')!r}.")
         return cls(
             results=tuple(Transfer.from_dict(r) for r in data["results"]),
-            machine=Machine.from_dict(data["machine"]),
+            machine=MeasuringMachine.from_dict(data["machine"]),
             skipped=tuple(data.get("skipped", ())),
             budget_s=data.get("budget_s"),
             elapsed_s=data.get("elapsed_s"),

@@ -1,0 +1,170 @@
+"""Every lesson has every part of "Adding a lesson" (docs/authoring.md); a missing part is named.
+
+Lesson 10 touched 16 files and still missed its what-it-needs entry and 09's "Next:" link (issue 24).
+``missing_parts(root, path)`` reads only files under ``root``, without importing them, so the same
+rule is tried on a copy of the repository with a lesson that lacks everything.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import runpy
+import shutil
+from pathlib import Path
+
+import pytest
+
+from course_utils.header import README_END, README_START, TAG
+from course_utils.lesson_map import COVERS_TABLE, LESSONS_TABLE, NEEDS_END, NEEDS_START
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def lessons(root: Path) -> list[Path]:
+    return sorted((root / "notebooks").glob("[0-9][0-9]_*.py"))
+
+
+def registered(check_module: Path, decorator: str) -> list[str]:
+    """The ids a check module registers with ``@exercise("NN.K", ...)`` or ``@try_it("NN.x", ...)``."""
+    ids = []
+    for node in ast.walk(ast.parse(check_module.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == decorator and node.args:
+            if isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                ids.append(node.args[0].value)
+    return ids
+
+
+def wrong_answer_ids(root: Path) -> list[str]:
+    """The exercise id of every entry of ``WRONG`` in tests/test_checks_wrong_answers.py."""
+    tree = ast.parse((root / "tests" / "test_checks_wrong_answers.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "WRONG" for t in node.targets):
+            return [e.elts[0].value for e in node.value.elts if isinstance(e, ast.Tuple)
+                    and isinstance(e.elts[0], ast.Constant)]
+    return []
+
+
+def table_numbers(readme: str, head: str) -> set[str]:
+    """The lesson numbers in the first column of the table under ``head`` (or the marked block)."""
+    if head not in readme:
+        return set()
+    rows = readme[readme.index(head):].split("\n\n")[0].splitlines()
+    return {m.group(1) for row in rows for m in [re.match(r"\|\s*(\d\d)\s*\|", row)] if m}
+
+
+def next_paragraph(text: str) -> str:
+    """The lesson's closing "**Next:**" paragraph, as one line ("" when it has none)."""
+    start = text.find("# **Next:**")
+    if start < 0:
+        return ""
+    lines = []
+    for line in text[start:].splitlines():
+        if line.strip() in ("#", "") or line.startswith("# %%"):
+            break
+        lines.append(line.removeprefix("# "))
+    return " ".join(lines)
+
+
+def missing_parts(root: Path, lesson: Path) -> list[str]:
+    """What lesson ``notebooks/NN_name.py`` under ``root`` lacks of the checklist in docs/authoring.md."""
+    number, stem = lesson.name[:2], lesson.stem
+    missing = []
+    text = lesson.read_text(encoding="utf-8")
+    if not lesson.with_suffix(".ipynb").exists():
+        missing.append(f"the notebook's .ipynb side, notebooks/{stem}.ipynb (make pairs)")
+    if f'tags=["{TAG}"]' not in text:
+        missing.append("the header cells (tag course-header; make pairs writes them)")
+    if not (NEEDS_START in text and NEEDS_END in text):
+        missing.append(f"the intro's needs table: the lines `# {NEEDS_START}` and `# {NEEDS_END}` in the first cell")
+
+    checks = root / "src" / "course_utils" / "checks" / f"nb{number}.py"
+    exercises = registered(checks, "exercise") if checks.exists() else []
+    try_its = registered(checks, "try_it") if checks.exists() else []
+    if not checks.exists():
+        missing.append(f"its check module, src/course_utils/checks/nb{number}.py")
+    try_it_tests = root / "tests" / f"test_try_it_nb{number}.py"
+    if not try_it_tests.exists():
+        missing.append(f"its try-it tests, tests/test_try_it_nb{number}.py")
+    else:
+        untested = [i for i in try_its if f'"{i}"' not in try_it_tests.read_text(encoding="utf-8")]
+        if untested:
+            missing.append(f"cases for try-it {', '.join(untested)} in tests/test_try_it_nb{number}.py")
+    wrong = wrong_answer_ids(root)
+    short = [i for i in exercises if wrong.count(i) < 2]
+    if short:
+        missing.append(f"two wrong answers or more for {', '.join(short)} in WRONG (tests/test_checks_wrong_answers.py)")
+
+    solution = root / "solutions" / f"{stem}_exercises.py"
+    if exercises and not solution.exists():
+        missing.append(f"the solutions notebook solutions/{stem}_exercises.py (its check module registers "
+                       f"{', '.join(exercises)})")
+    if solution.exists() and not exercises:
+        missing.append(f"exercises registered in checks/nb{number}.py for solutions/{solution.name}")
+    if solution.exists():
+        for side in (solution.with_suffix(".ipynb"), root / "exercises" / solution.name,
+                     root / "exercises" / f"{solution.stem}.ipynb"):
+            if not side.exists():
+                missing.append(f"{side.relative_to(root)} (make pairs writes it from the solutions notebook)")
+
+    needs = root / "src" / "course_utils" / "lesson_needs.py"
+    entries = runpy.run_path(str(needs))["LESSONS"] if needs.exists() else ()
+    if not any(e[0] == number and e[2] == f"notebooks/{stem}.ipynb" for e in entries):
+        missing.append("its entry in src/course_utils/lesson_needs.py (make pairs)")
+
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    for what, head in (("The lessons", LESSONS_TABLE), ("What each lesson covers", COVERS_TABLE),
+                       ("Open in Colab or Kaggle", README_START)):
+        if number not in table_numbers(readme, head):
+            missing.append(f"its row in README's table under \"{what}\"")
+    if README_END not in readme:
+        missing.append("README's Colab/Kaggle table end marker")
+
+    everyone = lessons(root)
+    later = [p for p in everyone if p.name > lesson.name]
+    closing = next_paragraph(text)
+    if not closing:
+        missing.append("a closing **Next:** paragraph")
+    elif later and f"{later[0].stem}.ipynb" not in closing:
+        missing.append(f"a **Next:** link to the next lesson, {later[0].stem}.ipynb")
+    elif not later and "last lesson" not in closing:
+        missing.append("a **Next:** paragraph that says this is the last lesson")
+    earlier = [p for p in everyone if p.name < lesson.name]
+    if earlier and f"{stem}.ipynb" not in next_paragraph(earlier[-1].read_text(encoding="utf-8")):
+        missing.append(f"the **Next:** link to it at the end of the lesson before, {earlier[-1].name}")
+    return missing
+
+
+@pytest.mark.parametrize("lesson", lessons(ROOT), ids=lambda p: p.name[:2])
+def test_every_lesson_has_every_part_of_the_checklist(lesson):
+    missing = missing_parts(ROOT, lesson)
+    assert not missing, f"{lesson.name} lacks (docs/authoring.md, \"Adding a lesson\"):\n- " + "\n- ".join(missing)
+
+
+def test_a_lesson_without_its_parts_is_named_part_by_part(tmp_path):
+    for name in ("notebooks", "tests", "solutions", "exercises"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "*.ipynb"))
+    shutil.copytree(ROOT / "src" / "course_utils", tmp_path / "src" / "course_utils",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "README.md", tmp_path / "README.md")
+    for folder in ("notebooks", "solutions", "exercises"):  # the .ipynb sides, present but not copied
+        for py in (tmp_path / folder).glob("*.py"):
+            py.with_suffix(".ipynb").touch()
+    last = lessons(tmp_path)[-1]
+    fake = tmp_path / "notebooks" / f"{int(last.name[:2]) + 1:02d}_a_lesson_in_progress.py"
+    fake.write_text("# %% [markdown]\n# # A lesson in progress\n")
+
+    missing = "\n".join(missing_parts(tmp_path, fake))
+    for part in (".ipynb side", "header cells", "needs table", "check module", "try-it tests", "lesson_needs.py",
+                 "\"The lessons\"", "\"What each lesson covers\"", "\"Open in Colab or Kaggle\"", "closing **Next:**",
+                 f"the lesson before, {last.name}"):
+        assert part in missing, f"the checklist did not notice the lesson lacks {part}:\n{missing}"
+    assert missing_parts(tmp_path, last) == [f"a **Next:** link to the next lesson, {fake.stem}.ipynb"]
+
+    n = fake.name[:2]  # with a check module that registers an exercise and a try-it, and an empty try-it test file
+    (tmp_path / "src" / "course_utils" / "checks" / f"nb{n}.py").write_text(
+        f'@exercise("{n}.1", "t", "f")\ndef _f(f):\n    pass\n\n@try_it("{n}.a", "t", "x")\ndef _x(x):\n    pass\n')
+    (tmp_path / "tests" / f"test_try_it_nb{n}.py").write_text("CASES = []\n")
+    missing = "\n".join(missing_parts(tmp_path, fake))
+    for part in (f"cases for try-it {n}.a", f"two wrong answers or more for {n}.1", f"solutions/{fake.stem}_exercises.py"):
+        assert part in missing, f"the checklist did not notice the lesson lacks {part}:\n{missing}"
