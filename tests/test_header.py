@@ -178,11 +178,13 @@ def test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter(tmp_pat
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
+    # A fresh Python sees no checkout: not through PYTHONPATH either (an author may have it set to src/)
+    fresh = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     torch_req = "torch==2.13.0"  # the CPU wheel CI installs (.ci/run), whatever torch runs this suite
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", torch_req, "ipykernel", "nbclient"],
-                   check=True, timeout=900)
+                   check=True, timeout=900, env=fresh)
     listed = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True,
-                            text=True, check=True).stdout
+                            text=True, check=True, env=fresh).stdout
     assert "course-utils" not in listed and "course_utils" not in listed
     torch_before = [line for line in listed.splitlines() if line.lower().startswith("torch==")]
 
@@ -216,5 +218,5 @@ def test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter(tmp_pat
     assert text[1].splitlines()[1] == "True", text[1]
     assert text[2] == ""
     after = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True,
-                           text=True, check=True).stdout
+                           text=True, check=True, env=fresh).stdout
     assert [line for line in after.splitlines() if line.lower().startswith("torch==")] == torch_before

@@ -129,7 +129,8 @@ _READ_CELLS = r"""
   return cells.map((cell, index) => {
     const kind = cell.classList.contains('jp-CodeCell') ? 'code'
                : cell.classList.contains('jp-MarkdownCell') ? 'markdown' : 'raw';
-    const promptEl = cell.querySelector('.jp-InputArea-prompt');
+    // a cell whose source opens folded (tag hide-input) has no input prompt: its result's prompt counts
+    const promptEl = cell.querySelector('.jp-InputArea-prompt') || cell.querySelector('.jp-OutputArea-prompt');
     const prompt = kind === 'code' && promptEl ? promptEl.textContent.trim() : '';
     const outputs = Array.from(cell.querySelectorAll('.jp-OutputArea-output')).filter(
       o => o.closest('.jp-Cell') === cell && !o.parentElement.closest('.jp-OutputArea-output'));
