@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import os
+import tempfile
 import re
 import shutil
 import signal
@@ -275,12 +276,20 @@ def graded(tmp_path_factory):
     exercise = exercise_notebook(root / "exercises")
     before = tree_digest(root / "submitted", exercise)
     seen = []
-    result = grade_batch(exercise, root / "submitted", jobs=2, limits=Limits(cell_timeout=6, total_timeout=120),
-                         progress=lambda done, total, row: seen.append((done, total)), sandbox="off")
+    # The batch's scratch folders (course-grade-*) go under this fixture's own folder, so that the
+    # leak test below looks at this batch only, not at another test run grading on the same machine.
+    scratch = root / "scratch"
+    scratch.mkdir()
+    saved_tempdir, tempfile.tempdir = tempfile.tempdir, str(scratch)
+    try:
+        result = grade_batch(exercise, root / "submitted", jobs=2, limits=Limits(cell_timeout=6, total_timeout=120),
+                             progress=lambda done, total, row: seen.append((done, total)), sandbox="off")
+    finally:
+        tempfile.tempdir = saved_tempdir
     written = write_reports(result, root / "out")
     rows = {r.submission.learner: r for r in result.rows}
     return dict(root=root, made=made, result=result, rows=rows, before=before, exercise=exercise,
-                written=written, seen=seen)
+                written=written, seen=seen, scratch=scratch)
 
 
 @pytest.mark.slow
@@ -333,14 +342,16 @@ def test_child_processes_die_with_the_kernel(graded):
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="needs /proc to list processes")
 def test_no_kernel_outlives_the_batch(graded):
+    assert list(graded["scratch"].glob("course-grade-*")) == [], "the batch left its scratch folder behind"
     left = []
     for proc in Path("/proc").iterdir():
         try:
-            if proc.name.isdigit() and "/course-grade-" in os.readlink(proc / "cwd"):
+            cwd = os.readlink(proc / "cwd")
+            if proc.name.isdigit() and cwd.startswith(str(graded["scratch"])) and "/course-grade-" in cwd:
                 left.append(proc.name)
         except OSError:
             pass
-    assert not left, f"processes still running in a grading scratch folder: {left}"
+    assert not left, f"processes still running in this batch's scratch folder: {left}"
 
 
 @pytest.mark.slow
