@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import csv
 import os
-import tempfile
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
