@@ -43,7 +43,8 @@ class SourceQuote:
     # {} where two literals meet with nothing between them.
     text: str
     # "python": the installed .py file | "literal": compiled libraries | "cuda-literal": CUDA builds only |
-    # "nccl-literal": the NCCL library a CUDA build of torch installs beside it (site-packages/nvidia)
+    # "nccl-literal": the NCCL library a CUDA build of torch installs beside it (site-packages/nvidia) |
+    # "mps-literal": the macOS arm64 wheel's libraries only (libtorch_cpu.dylib: the MPS backend is built only there)
     kind: str = "python"
     note: str = ""  # one sentence: how the passage decides this cell's output
     since: str = RELEASES[0]  # the oldest checked release that holds it verbatim
@@ -131,13 +132,26 @@ def installed_text_contains(quote: SourceQuote, torch_dir: Path | None = None) -
         squash = lambda s: re.sub(r"\s+", " ", s).strip()  # noqa: E731
         return squash(quote.text) in squash(path.read_text(encoding="utf-8"))
     if quote.kind in ("literal", "cuda-literal"):
-        libraries = sorted((torch_dir / "lib").glob("*.so*"))
-        return all(_in_some_library(piece.encode(), libraries) for piece in quote.pieces)
+        return all(_in_some_library(piece.encode(), compiled_libraries(torch_dir)) for piece in quote.pieces)
+    if quote.kind == "mps-literal":
+        libraries = mps_libraries(torch_dir)
+        return bool(libraries) and all(_in_some_library(piece.encode(), libraries) for piece in quote.pieces)
     if quote.kind == "nccl-literal":
         libraries = nccl_libraries(torch_dir)
         return bool(libraries) and all(_in_some_library(piece.encode(), libraries) for piece in quote.pieces)
-    raise ValueError("SourceQuote.kind must be 'python', 'literal', 'cuda-literal' or 'nccl-literal', "
-                     f"found {quote.kind!r}.")
+    raise ValueError("SourceQuote.kind must be 'python', 'literal', 'cuda-literal', 'nccl-literal' or "
+                     f"'mps-literal', found {quote.kind!r}.")
+
+
+def compiled_libraries(torch_dir: Path) -> list[Path]:
+    """torch's compiled libraries: ``lib/*.so*`` on Linux, ``lib/*.dylib`` in a macOS wheel."""
+    lib = torch_dir / "lib"
+    return sorted(lib.glob("*.so*")) + sorted(lib.glob("*.dylib"))
+
+
+def mps_libraries(torch_dir: Path) -> list[Path]:
+    """The libraries that hold Apple's MPS backend: a macOS wheel's ``.dylib`` files (none on Linux)."""
+    return sorted((torch_dir / "lib").glob("*.dylib"))
 
 
 def nccl_libraries(torch_dir: Path) -> list[Path]:
@@ -588,3 +602,140 @@ CLAIMS: dict[str, GpuClaim] = {
 del C
 
 QUOTES: dict[str, tuple[SourceQuote, ...]] = {key: claim.quotes for key, claim in CLAIMS.items()}
+
+
+# --------------------------------------------------------------------------- Apple's GPU (MPS)
+#
+# What the course says about MPS, each fact read in the macOS arm64 wheels of RELEASES (the Python sources and
+# the strings of torch/lib/*.dylib) and labelled with the releases that hold it. `scripts/verify-mac-facts`
+# downloads those wheels again and checks every label (tests/test_mac_facts.py, run against each unpacked
+# wheel); on Linux the same test checks the Python quotes, which every wheel ships (torch/mps, torch/backends/mps).
+
+
+@dataclass(frozen=True)
+class MacFact:
+    """One thing the course says about Apple's GPU (MPS), in plain words, and the source passages behind it."""
+
+    says: str
+    quotes: tuple[SourceQuote, ...]
+
+
+# The macOS version whose MPS each release needs, from the message below (torch 2.7.1 and 2.8.0: 13.0).
+MPS_NEEDS_MACOS = (("2.7.1", (13, 0)), ("2.9.1", (14, 0)))
+# The platform tag of each release's macOS arm64 wheel: from 2.12.0 pip installs it only on macOS 14 or later,
+# and on an older macOS it picks 2.11.0 instead. Checked by scripts/verify-mac-facts from the files pip downloads.
+MAC_WHEEL_TAGS = {
+    "2.7.1": "macosx_11_0_arm64", "2.8.0": "macosx_11_0_arm64", "2.9.1": "macosx_11_0_arm64",
+    "2.10.0": "macosx_11_0_arm64", "2.11.0": "macosx_11_0_arm64", "2.12.0": "macosx_14_0_arm64",
+    "2.13.0": "macosx_14_0_arm64", "2.14.1": "macosx_14_0_arm64",
+}
+# The newest torch with an Intel (x86_64) macOS wheel on PyPI: no release the course is tested on has one.
+INTEL_MAC_NEWEST = "2.2.2"
+
+_MPS_MACOS_13 = SourceQuote("aten/src/ATen/mps/EmptyTensor.cpp",
+                            "The MPS backend is supported on MacOS 13.0+.{}Current OS version can be queried using `sw_vers`",
+                            "mps-literal", "empty_mps: creating any tensor on mps on an older macOS", until="2.8.0")
+_MPS_MACOS_14 = SourceQuote("aten/src/ATen/mps/EmptyTensor.cpp",
+                            "The MPS backend is supported on MacOS 14.0+. {}Current OS version can be queried using `sw_vers`",
+                            "mps-literal", "the same check, raised to macOS 14", since="2.9.1", until="2.11.0")
+_MPS_MACOS_14_LOWER = SourceQuote("aten/src/ATen/mps/EmptyTensor.cpp",
+                                  "The MPS backend is supported on macOS 14.0+. {}Current OS version can be queried using "
+                                  "`sw_vers`", "mps-literal", "the same check, with macOS spelled as Apple does",
+                                  since="2.12.0")
+
+MAC_FACTS: dict[str, MacFact] = {
+    "mps-built-available": MacFact(
+        "torch.backends.mps.is_built() says whether this torch contains the MPS backend (every macOS arm64 wheel does, "
+        "a Linux or Windows wheel does not); torch.backends.mps.is_available() says whether this Mac can use it now.",
+        (SourceQuote("torch/backends/mps/__init__.py", "Return whether PyTorch is built with MPS support.\n\n    Note that "
+                     "this doesn't necessarily mean MPS is available; just that\n    if this PyTorch binary were run a "
+                     "machine with working MPS drivers\n    and devices, we would be able to use it.", until="2.13.0"),
+         SourceQuote("torch/backends/mps/__init__.py", "Return whether PyTorch is built with MPS support.\n\n    Note that "
+                     "this doesn't necessarily mean MPS is available; just that\n    if this PyTorch binary were run on a "
+                     "machine with working MPS drivers\n    and devices, we would be able to use it.", since="2.14.1"),
+         SourceQuote("torch/backends/mps/__init__.py", "Return a bool indicating if MPS is currently available."))),
+    "mps-macos-version": MacFact(
+        "MPS needs macOS 13 in torch 2.7.1 and 2.8.0 and macOS 14 from 2.9.1: on an older macOS is_available() is "
+        "False and creating a tensor on mps raises this message; from 2.12.0 pip installs torch on a Mac only on "
+        "macOS 14 or later.",
+        (_MPS_MACOS_13, _MPS_MACOS_14, _MPS_MACOS_14_LOWER)),
+    "mps-virtual-machine": MacFact(
+        "PyTorch uses a Metal GPU only if it supports Metal 2.0 and warns \"Skipping device ... that does not support "
+        "Metal 2.0\" for any other: a macOS virtual machine's GPU can be skipped this way, and MPS is then unavailable.",
+        (SourceQuote("aten/src/ATen/mps/MPSDevice.mm", "Skipping device {name} that does not support Metal 2.0",
+                     "mps-literal", "MPSDevice's constructor, which picks the GPU"),)),
+    "mps-unified-memory": MacFact(
+        "From torch 2.13.0 the MPS allocator refuses a GPU without unified memory (Apple silicon has it).",
+        (SourceQuote("aten/src/ATen/mps/MPSAllocator.mm", "MPS backend is only supported on devices with unified "
+                     "memory{}", "mps-literal", since="2.13.0"),)),
+    "mps-cross-device": MacFact(
+        "On MPS the cross-device error has its own wordings: an nn.Linear names its argument (\"Tensor for argument "
+        "input is on cpu but expected on mps\"), other MPS kernels say \"Placeholder storage has not been allocated on "
+        "MPS device!\", and elementwise operations give the same \"Expected all tensors to be on the same device\" as "
+        "on CUDA.",
+        (SourceQuote("aten/src/ATen/native/mps/operations/Linear.mm", "Tensor for argument input is on {device} but "
+                     "expected on mps", "mps-literal"),
+         SourceQuote("aten/src/ATen/native/mps/OperationUtils.mm", "Placeholder storage has not been allocated on MPS "
+                     "device!", "mps-literal"),
+         SAME_DEVICE)),
+    "mps-float64": MacFact(
+        "MPS has no float64: moving a float64 tensor to mps, or an mps tensor to float64, raises TypeError; use "
+        "float32.",
+        (SourceQuote("aten/src/ATen/native/mps/Copy.mm", "Cannot convert a float64 Tensor to MPS as the MPS framework "
+                     "doesn't support float64. Please use float32 instead.", "mps-literal"),
+         SourceQuote("aten/src/ATen/mps/EmptyTensor.cpp", "Cannot convert a MPS Tensor to float64 dtype as the MPS "
+                     "framework doesn't support float64. Please use float32 instead.", "mps-literal"))),
+    "mps-fallback": MacFact(
+        "An operator MPS does not implement raises NotImplementedError naming PYTORCH_ENABLE_MPS_FALLBACK=1; with that "
+        "variable set before torch starts, the operator runs on the CPU instead, with a warning.",
+        (SourceQuote("aten/src/ATen/mps/MPSFallback.mm", "The operator '{op}' is not currently implemented {}for the MPS "
+                     "device. If you want this op to be considered for addition {}please comment on {issue} and mention "
+                     "use-case, that resulted in missing op{}. As a temporary fix, you can set the environment variable "
+                     "`PYTORCH_ENABLE_MPS_FALLBACK=1` {}to use the CPU as a fallback for this op. WARNING: this will be "
+                     "slower than running natively {}on MPS.", "mps-literal"),
+         SourceQuote("aten/src/ATen/mps/MPSFallback.mm", "The operator '{op}' is not currently supported {}on the MPS "
+                     "backend and will fall back to run on the CPU.{} This may have performance implications.",
+                     "mps-literal"))),
+    "mps-pin-memory": MacFact(
+        "Pinned memory is a CUDA idea the DataLoader does not use on MPS: with pin_memory=True and MPS as the "
+        "accelerator it turns pinning off and warns.",
+        (SourceQuote("torch/utils/data/dataloader.py", "# Currently, pin_memory would raise error on the MPS backend "
+                     "(see\n        # https://github.com/pytorch/pytorch/issues/86060), so forcibly\n        # disable "
+                     "pin_memory on MPS. Remove this restriction once pinned\n        # memory allocation for MPS is fixed."),
+         SourceQuote("torch/utils/data/dataloader.py", "\"'pin_memory' argument is set as true but not supported on MPS "
+                     "now, \"\n    \"then device pinned memory won't be used.\"", until="2.8.0"),
+         SourceQuote("torch/utils/data/dataloader.py", "\"'pin_memory' argument is set as true but not supported on MPS "
+                     "now, \"\n    \"device pinned memory won't be used.\"", since="2.9.1"))),
+    "mps-memory": MacFact(
+        "torch.mps has its own memory functions, not torch.cuda's: current_allocated_memory() (bytes in tensors), "
+        "driver_allocated_memory() (all Metal holds for the process), recommended_max_memory() and empty_cache(); "
+        "there is no max_memory_allocated() or memory_summary().",
+        (SourceQuote("torch/mps/__init__.py", "Returns the current GPU memory occupied by tensors in bytes."),
+         SourceQuote("torch/mps/__init__.py", "Returns total GPU memory allocated by Metal driver for the process in bytes."),
+         SourceQuote("torch/mps/__init__.py", "Returns recommended max Working set size for GPU memory in bytes."),
+         SourceQuote("torch/mps/__init__.py", "Releases all unoccupied cached memory currently held by the caching\n    "
+                     "allocator so that those can be used in other GPU applications."))),
+    "mps-synchronize": MacFact(
+        "MPS runs asynchronously like CUDA: to time work on the GPU, call torch.mps.synchronize() (or "
+        "torch.accelerator.synchronize()) before reading the clock.",
+        (SourceQuote("torch/mps/__init__.py", "Waits for all kernels in all streams on a MPS device to complete."),)),
+    "mps-out-of-memory": MacFact(
+        "Running out of memory on MPS raises \"MPS backend out of memory\" with the sizes, and names "
+        "PYTORCH_MPS_HIGH_WATERMARK_RATIO, the limit's setting.",
+        (SourceQuote("aten/src/ATen/mps/MPSAllocator.mm", "MPS backend out of memory (MPS allocated: {size}, other "
+                     "allocations: {size}, max allowed: {size}). Tried to allocate {size} on {which} pool. Use "
+                     "PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory allocations (may cause "
+                     "system failure).", "mps-literal"),)),
+}
+
+
+def mps_needs_macos(version: str) -> tuple[int, int]:
+    """The macOS version MPS needs in torch ``version`` (13.0 up to 2.8.0, 14.0 from 2.9.1), per MAC_FACTS."""
+    need = MPS_NEEDS_MACOS[0][1]
+    for since, macos in MPS_NEEDS_MACOS:
+        if _release(version) >= since:
+            need = macos
+    return need
+
+
+MAC_QUOTES: tuple[SourceQuote, ...] = tuple(q for fact in MAC_FACTS.values() for q in fact.quotes)
