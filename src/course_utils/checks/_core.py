@@ -24,6 +24,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+import torch
+
 from course_utils.check_cells import TRY_IT_ID
 from course_utils.checks._guard import Tampered, verify
 from course_utils.display import OK, PROBLEM, Html, card, escape, markup, tag, truncate
@@ -164,6 +166,29 @@ def meta_case() -> Iterator[None]:
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")  # recorded here, and dropped with this block
         yield
+
+
+def learner_accelerator() -> str | None:
+    """The learner's own accelerator, for a check to run the answer there too: None without one.
+
+    Lesson: every check that tries an answer on devices. Checks try the CPU and ``meta`` everywhere and add
+    this device, so "it passes on my Mac" means it ran on the Mac's GPU: ``cuda:0`` with CUDA, ``mps:0`` on
+    Apple silicon, ``xpu:0`` with an Intel GPU (an index, so it equals the device a tensor reports)."""
+    if torch.cuda.is_available():
+        return "cuda:0"
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return "mps:0"
+    xpu = getattr(torch, "xpu", None)
+    if xpu is not None and xpu.is_available():
+        return "xpu:0"
+    return None
+
+
+def accelerator_targets() -> list[str]:
+    """``[learner_accelerator()]``, or ``[]`` without one: what a check adds to its CPU and ``meta`` cases."""
+    device = learner_accelerator()
+    return [device] if device else []
 
 
 def _is_the_stub(fn: Callable, exc: NotImplementedError) -> bool:

@@ -10,14 +10,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from course_utils.checks._core import LearnerRaised, Wrong, call, exercise, try_it
+from course_utils.checks._core import LearnerRaised, Wrong, accelerator_targets, call, exercise, try_it
 from course_utils.checks._guard import seal
 from course_utils.scopes import default_device
 
 
 def _other_devices() -> list[str]:
-    """Devices to test with besides the CPU: meta always, the first GPU when there is one."""
-    return ["meta"] + (["cuda:0"] if torch.cuda.is_available() else [])
+    """Devices to test with besides the CPU: meta always, the learner's accelerator when there is one."""
+    return ["meta"] + accelerator_targets()
 
 
 # --------------------------------------------------------------------------- 02.1
@@ -233,9 +233,9 @@ def _numpy_copy(numpy_copy) -> str:
     cases.append(("a tensor on cuda:0 (simulated)", torch.linspace(0, 1, 4).as_subclass(_OnSimulatedGPU)))
     cases.append(("a tensor on cuda:0 that requires grad (simulated)",
                   torch.ones(3, requires_grad=True).as_subclass(_OnSimulatedGPU)))
-    if torch.cuda.is_available():
-        cases.append(("a CUDA tensor", torch.linspace(0, 1, 4, device="cuda")))
-        cases.append(("a CUDA tensor that requires grad", torch.ones(3, device="cuda", requires_grad=True)))
+    for device in accelerator_targets():
+        cases.append((f"a tensor on {device}", torch.linspace(0, 1, 4, device=device)))
+        cases.append((f"a tensor on {device} that requires grad", torch.ones(3, device=device, requires_grad=True)))
     for what, t in cases:
         try:
             got = call(numpy_copy, t)
@@ -268,8 +268,7 @@ def _numpy_copy(numpy_copy) -> str:
 
 def _float_inputs() -> list[torch.Tensor]:
     """Tensors whose device an answer must follow: different shapes, so shape cannot come from them."""
-    return [torch.zeros(2, 2), torch.zeros(5, device="meta")] + (
-        [torch.zeros(4, device="cuda:0")] if torch.cuda.is_available() else [])
+    return [torch.zeros(2, 2), torch.zeros(5, device="meta")] + [torch.zeros(4, device=d) for d in accelerator_targets()]
 
 
 _ANSWER_02_a = """\
@@ -322,8 +321,8 @@ def _match_cases() -> list[tuple[torch.Tensor, torch.Tensor]]:
         (torch.tensor([1, 2, 3]), torch.zeros(1, dtype=torch.float64, device="meta")),
         (torch.tensor([4.0, 5.0]), torch.zeros(1, 1)),
     ]
-    if torch.cuda.is_available():
-        cases.append((torch.tensor([1.0, 2.0]), torch.zeros(2, dtype=torch.float16, device="cuda:0")))
+    for device in accelerator_targets():
+        cases.append((torch.tensor([1.0, 2.0]), torch.zeros(2, dtype=torch.float16, device=device)))
     return cases
 
 

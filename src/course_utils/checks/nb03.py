@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from course_utils.checkpoints import retag_checkpoint
-from course_utils.checks._core import LearnerRaised, Wrong, call, exercise, meta_case, try_it
+from course_utils.checks._core import LearnerRaised, Wrong, accelerator_targets, call, exercise, meta_case, try_it
 from course_utils.checks._guard import seal
 from course_utils.placement import placement_report
 
@@ -160,8 +160,8 @@ def _where_is(where_is) -> str:
         ("a meta model with a plain CPU attribute", _attribute_left_behind(), torch.device("meta")),
         ("nn.ReLU (no parameters, no buffers)", nn.ReLU(), None),
     ]
-    if torch.cuda.is_available():
-        cases.append(("nn.Linear on cuda:0", nn.Linear(2, 2).to("cuda:0"), torch.device("cuda:0")))
+    for device in accelerator_targets():
+        cases.append((f"nn.Linear on {device}", nn.Linear(2, 2).to(device), torch.device(device)))
     for what, model, expected in cases:
         got = call(where_is, model)
         if expected is None:
@@ -219,7 +219,7 @@ def _load_onto(load_onto) -> str:
     reference = _reference_model()
     expected = {k: v.clone() for k, v in reference.state_dict().items()}
     # meta is the second device of a machine without a GPU: a model left on the CPU shows there
-    targets = ["cpu", "meta"] + (["cuda:0"] if torch.cuda.is_available() else [])
+    targets = ["cpu", "meta"] + accelerator_targets()
     with tempfile.TemporaryDirectory(prefix="check-03.3-") as tmp:
         cpu_file = Path(tmp) / "saved_on_cpu.pt"
         torch.save(reference.state_dict(), cpu_file)
@@ -314,8 +314,8 @@ def match_state_to_params(optimizer: torch.optim.Optimizer) -> None:
 def _match_state_to_params(match_state_to_params) -> str:
     # meta is the second device of a machine without a GPU: state left on the CPU shows there
     moves = [("to float64", torch.float64), ("to meta", torch.device("meta"))]
-    if torch.cuda.is_available():
-        moves.append(("to cuda:0", torch.device("cuda:0")))
+    for device in accelerator_targets():
+        moves.append((f"to {device}", torch.device(device)))
     optimizers = [
         ("Adam", torch.optim.Adam, {}),
         ("AdamW", torch.optim.AdamW, {}),
@@ -412,8 +412,8 @@ def _run_cases() -> list[tuple[str, nn.Module]]:
         ("an nn.Sequential on meta", nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2)).to("meta")),
         ("an nn.Sequential on the CPU", nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))),
     ]
-    if torch.cuda.is_available():
-        cases.append(("nn.Linear on cuda:0", nn.Linear(3, 2).to("cuda:0")))
+    for device in accelerator_targets():
+        cases.append((f"nn.Linear on {device}", nn.Linear(3, 2).to(device)))
     return cases
 
 

@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from course_utils.checkpoints import retag_checkpoint
-from course_utils.checks._core import LearnerRaised, Wrong, call, exercise, learner_line, tensor_answer, text, try_it
+from course_utils.checks._core import LearnerRaised, Wrong, accelerator_targets, call, exercise, learner_line, tensor_answer, text, try_it
 from course_utils.checks._guard import seal
 
 # --------------------------------------------------------------------------- 05.1
@@ -174,7 +174,7 @@ def _to_model_device(to_model_device) -> str:
         [torch.arange(3), "label", None],
         {"mask": torch.ones(2, dtype=torch.bool), "meta": {"ids": [torch.tensor([1, 2])], "lr": 0.1}},
     )
-    devices = ["meta", "cpu"] + (["cuda:0"] if torch.cuda.is_available() else [])
+    devices = ["meta", "cpu"] + accelerator_targets()
     for device in devices:
         model = _model_on(device)
         got = call(to_model_device, model, *inputs)
@@ -188,7 +188,7 @@ def _to_model_device(to_model_device) -> str:
     got = call(to_model_device, nn.ReLU(), x)
     if not (isinstance(got, tuple) and len(got) == 1 and got[0] is x):
         raise Wrong(f"A model with no parameters or buffers has no device; return the inputs unchanged, got {got!r}.")
-    return "Every tensor follows the model (meta, CPU" + (", CUDA" if len(devices) > 2 else "") + "), structure kept."
+    return "Every tensor follows the model (" + ", ".join(devices) + "), structure kept."
 
 
 # --------------------------------------------------------------------------- 05.3
@@ -263,7 +263,7 @@ def load_anywhere(data: bytes, device):
     answer=_ANSWER_05_4,
 )
 def _load_anywhere(load_anywhere) -> str:
-    targets = ["cpu", "meta"] + (["cuda:0"] if torch.cuda.is_available() else [])
+    targets = ["cpu", "meta"] + accelerator_targets()
     for saved_on in ("cpu", "cuda:0", "cuda:1", "mps"):
         data, original = _checkpoint(saved_on)
         for device in targets:
@@ -347,7 +347,7 @@ def call_model(model, x):
     answer=_ANSWER_05_a,
 )
 def _call_model(call_model) -> str:
-    devices = ["meta", "cpu"] + (["cuda:0"] if torch.cuda.is_available() else [])
+    devices = ["meta", "cpu"] + accelerator_targets()
     x_cpu = torch.arange(6.0).reshape(2, 3)
     for kind in ("linear", "sequential"):
         for model_device in devices:

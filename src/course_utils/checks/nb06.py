@@ -14,7 +14,7 @@ import time
 
 import torch
 
-from course_utils.checks._core import Wrong, call, exercise, number, tensor_answer, try_it
+from course_utils.checks._core import Wrong, accelerator_targets, call, exercise, number, tensor_answer, try_it
 from course_utils.checks._guard import seal
 from course_utils.transfer.ceilings import Ceiling
 from course_utils.transfer.fake import FakeAsyncDevice
@@ -313,8 +313,8 @@ def _copy_into(copy_into) -> str:
     cases = [(torch.zeros(5), torch.randn(5, generator=generator)),
              (torch.zeros(2, 3, dtype=torch.float64), torch.randn(2, 3, generator=generator)),
              (torch.zeros(4, device="meta"), torch.randn(4, generator=generator))]
-    if torch.cuda.is_available():
-        cases.append((torch.zeros(3, device="cuda"), torch.randn(3, generator=generator)))
+    for device in accelerator_targets():
+        cases.append((torch.zeros(3, device=device), torch.randn(3, generator=generator)))
     for dst, src in cases:
         where, before, kept = dst.data_ptr(), src.clone(), dst
         got = call(copy_into, dst, src)

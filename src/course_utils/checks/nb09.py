@@ -14,7 +14,7 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 from torch.utils.data import DataLoader
 
-from course_utils.checks._core import Wrong, call, exercise, number, same, try_it
+from course_utils.checks._core import Wrong, accelerator_targets, call, exercise, number, same, try_it
 from course_utils.checks._guard import seal
 from course_utils.checks.machines import SimulatedMachine, simulated
 from course_utils.loading import WhereAmI, start_method
@@ -22,8 +22,8 @@ from course_utils.memory import storage_bytes
 
 
 def _other_devices() -> list[str]:
-    """Devices to test with besides the CPU: meta always, the first GPU when there is one."""
-    return ["meta"] + (["cuda:0"] if torch.cuda.is_available() else [])
+    """Devices to test with besides the CPU: meta always, the learner's accelerator when there is one."""
+    return ["meta"] + accelerator_targets()
 
 
 # --------------------------------------------------------------------------- try-it 09.a
@@ -60,7 +60,7 @@ def _follow(follow) -> str:
         if got.shape != labels.shape or (got.device.type != "meta" and not torch.equal(got.cpu(), labels)):
             raise Wrong(f"{shown} returned {got.tolist() if got.device.type != 'meta' else tuple(got.shape)}; "
                         f"expected the same labels, {labels.tolist()}.", "Move the labels; do not compute new ones.")
-    return "The labels went wherever the logits were (cpu, meta" + (", cuda:0" if torch.cuda.is_available() else "") + \
+    return "The labels went wherever the logits were (" + ", ".join(["cpu"] + _other_devices()) + \
         "), still int64: cross_entropy can take them."
 
 

@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from course_utils.bigmodels import module_bytes, plan_device_map, still_on_meta
-from course_utils.checks._core import LearnerRaised, Wrong, call, exercise, same, try_it
+from course_utils.checks._core import LearnerRaised, Wrong, accelerator_targets, call, exercise, same, try_it
 from course_utils.checks._guard import seal
 
 # --------------------------------------------------------------------------- shared
@@ -26,7 +26,7 @@ def _on_meta(build):
 
 def _targets() -> list[torch.device]:
     # meta cannot be a target (it holds no values), so the CPU is the only one on a laptop
-    return [torch.device("cpu")] + ([torch.device("cuda", 0)] if torch.cuda.is_available() else [])
+    return [torch.device("cpu")] + [torch.device(d) for d in accelerator_targets()]
 
 
 def _tensors(module: nn.Module) -> dict[str, torch.Tensor]:
