@@ -84,6 +84,13 @@ class MachineFacts:
     cuda_init_error: str | None = None  # what torch.cuda.init() raised: the message every CUDA call gives
     python_version: str = field(default_factory=lambda: platform.python_version())
     system: str = field(default_factory=platform.system)
+    # A Mac (system "Darwin"): what decides whether MPS can work. ``machine`` is this Python's architecture
+    # ("arm64"; "x86_64" on an Intel Mac, or under Rosetta on Apple silicon, which ``rosetta`` tells apart).
+    machine: str = field(default_factory=platform.machine)
+    macos_version: str | None = None  # platform.mac_ver(): "14.5"
+    rosetta: bool = False  # an x86_64 Python translated by Rosetta 2 (sysctl sysctl.proc_translated)
+    virtual_machine: bool = False  # macOS runs in a virtual machine (sysctl kern.hv_vmm_present)
+    mps_warning: str | None = None  # what torch warned when asked whether MPS is available ("Skipping device ...")
 
     @property
     def gpus(self) -> tuple[AcceleratorInfo, ...]:
@@ -108,9 +115,9 @@ def collect_facts() -> MachineFacts:
         cuda_available = False
 
     mps_built = bool(getattr(torch.backends, "mps", None) and torch.backends.mps.is_built())
-    mps_available = bool(mps_built and torch.backends.mps.is_available())
+    mps_available, mps_warning = _mps_available(mps_built)
     if mps_available:
-        accelerators.append(AcceleratorInfo(index=0, kind="mps", name="Apple GPU (Metal)"))
+        accelerators.append(AcceleratorInfo(index=0, kind="mps", name=_mps_name()))
 
     # current_accelerator() names the accelerator this build is for, usable or not; only
     # check_available=True (PyTorch 2.7+) asks whether it can be used.
@@ -135,7 +142,59 @@ def collect_facts() -> MachineFacts:
         cuda_error=cuda_error,
         built_accelerator=built.type if built is not None else None,
         cuda_init_error=cuda_init_error,
+        **_mac_facts(),
+        mps_warning=mps_warning,
     )
+
+
+def _mps_available(built: bool) -> tuple[bool, str | None]:
+    """Whether MPS can be used here, and the warning torch gave while deciding, if any.
+
+    PyTorch picks the first Metal GPU that supports Metal 2.0 and warns "Skipping device ... that does not
+    support Metal 2.0" for any other (aten/src/ATen/mps/MPSDevice.mm; see MAC_FACTS["mps-virtual-machine"]):
+    that warning is the only reason torch itself gives. It comes once per process, the first time MPS is asked.
+    """
+    if not built:
+        return False, None
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        available = bool(torch.backends.mps.is_available())
+    said = [str(w.message) for w in caught if "MPS" in str(w.message) or "Metal" in str(w.message)]
+    return available, ("; ".join(said) or None)
+
+
+def _mps_name() -> str:
+    """The Apple GPU's name ("Apple M2 Pro"), where this torch can tell (torch.backends.mps.get_name, 2.9+)."""
+    try:
+        return f"{torch.backends.mps.get_name()} (Metal)"
+    except Exception:  # older torch has no get_name
+        return "Apple GPU (Metal)"
+
+
+def _mac_facts() -> dict:
+    """The system and this Python's architecture; on a Mac also the macOS version, Rosetta and a virtual machine."""
+    here = {"system": platform.system(), "machine": platform.machine()}
+    if here["system"] != "Darwin":
+        return here
+    return {
+        **here,
+        "macos_version": platform.mac_ver()[0] or None,
+        "rosetta": _sysctl("sysctl.proc_translated") == "1",
+        "virtual_machine": _sysctl("kern.hv_vmm_present") == "1",
+    }
+
+
+def _sysctl(name: str) -> str | None:
+    """``sysctl -n name`` on macOS, or None when it cannot tell (the name is unknown on this Mac)."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["sysctl", "-n", name], capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
 
 
 def in_kaggle(environ) -> bool:
@@ -410,6 +469,26 @@ def _lessons():
     return course()
 
 
+def runs_on_any_accelerator(cell) -> bool:
+    """Whether one of a lesson's GPU-only cells runs for real on any accelerator (MPS, XPU), not only CUDA.
+
+    Lesson: notebook 01 (``preflight`` on a Mac). The one place that reads the lessons' mark for it (issue
+    27.1's device idiom: a cell that needs "any accelerator" rather than CUDA); ``lesson_map`` records the mark
+    as ``GpuCell.any_accelerator``. A cell without the mark is CUDA-only, as ``needs_cuda`` says.
+    """
+    return bool(getattr(cell, "any_accelerator", False))
+
+
+def skipped_cells(lesson, gpu_count: int, accelerator: str | None = None) -> tuple:
+    """The cells of ``lesson`` that skip (and explain) with ``gpu_count`` CUDA GPUs and, besides, ``accelerator``.
+
+    An accelerator that is not CUDA ("mps", "xpu") runs the one-device cells meant for any accelerator."""
+    return tuple(
+        c for c in lesson.cells
+        if c.gpus > gpu_count and not (accelerator and c.gpus <= 1 and runs_on_any_accelerator(c))
+    )
+
+
 @dataclass(frozen=True)
 class Finding:
     """One thing the preflight noticed: what it is and what to do about it."""
@@ -426,11 +505,12 @@ class Preflight:
     level: str  # "cpu-only" | "mps" | "one-gpu" | "multi-gpu"
     gpu_count: int
     findings: tuple[Finding, ...]
+    accelerator: str | None = None  # a usable accelerator that is not CUDA: "mps" (or "xpu")
 
     @property
     def full_notebooks(self) -> tuple[str, ...]:
         """Notebooks that can run every cell for real on this machine."""
-        return tuple(lesson.name for lesson in _lessons() if lesson.needs <= self.gpu_count)
+        return tuple(lesson.name for lesson in _lessons() if not skipped_cells(lesson, self.gpu_count, self.accelerator))
 
     @property
     def partial_notebooks(self) -> tuple[str, ...]:
@@ -438,7 +518,18 @@ class Preflight:
         return tuple(
             f"{lesson.name} ({len(skipped)} of {len(lesson.cells)} GPU-only cell{'s' if len(lesson.cells) != 1 else ''})"
             for lesson in _lessons()
-            if (skipped := lesson.skipped_with(self.gpu_count))
+            if (skipped := skipped_cells(lesson, self.gpu_count, self.accelerator))
+        )
+
+    @property
+    def accelerator_notebooks(self) -> tuple[str, ...]:
+        """On MPS or XPU: the notebooks whose any-accelerator cells run there for real, with how many."""
+        if not self.accelerator:
+            return ()
+        return tuple(
+            f"{lesson.name} ({len(real)} cell{'s' if len(real) != 1 else ''})"
+            for lesson in _lessons()
+            if (real := [c for c in lesson.cells if c.gpus <= 1 and runs_on_any_accelerator(c)])
         )
 
     @property
@@ -451,6 +542,8 @@ class Preflight:
             lines.append(f"[{f.severity}] {f.message}")
             if f.fix:
                 lines.append(f"        what to do: {f.fix}")
+        if self.accelerator:
+            lines.append(f"Runs on {self.accelerator} for real: " + (", ".join(self.accelerator_notebooks) or "none yet"))
         lines.append("Runs every cell: " + (", ".join(self.full_notebooks) or "none"))
         if self.partial_notebooks:
             lines.append("Runs to the end, skipping GPU-only cells: " + ", ".join(self.partial_notebooks))
@@ -465,9 +558,11 @@ class Preflight:
         ))
         full = ", ".join(self.full_notebooks) or "none"
         partial = ", ".join(self.partial_notebooks) or "none"
+        on = (f"Runs on {self.accelerator} for real: {', '.join(self.accelerator_notebooks) or 'none yet'}",
+              LINE_BREAK) if self.accelerator else ()
         return markup(
             tag("p", tag("b", f"This machine: {self.level}"), f" ({self.gpu_count} CUDA GPUs)"), tag("ul", items),
-            tag("p", f"Runs every cell: {full}", LINE_BREAK, f"Runs to the end, skipping GPU-only cells: {partial}"),
+            tag("p", *on, f"Runs every cell: {full}", LINE_BREAK, f"Runs to the end, skipping GPU-only cells: {partial}"),
         )
 
 
@@ -535,18 +630,14 @@ def preflight(facts: MachineFacts | None = None) -> Preflight:
             )
         )
 
+    mac = _mac_finding(f) if n == 0 else None
+    if mac is not None:
+        findings.append(mac)
     if n == 0 and f.mps_available:
         level = "mps"
-        findings.append(
-            Finding(
-                "note",
-                "Apple GPU found (MPS). The course's `torch.cuda` cells skip here; device-agnostic cells use `mps`.",
-                "Nothing to do. Use `pick_device()` or `torch.accelerator` for code that runs everywhere.",
-            )
-        )
     elif n == 0:
         level = "cpu-only"
-        if not any(x.severity == "problem" for x in findings):
+        if mac is None and not any(x.severity == "problem" for x in findings):
             findings.append(
                 Finding(
                     "ok",
@@ -588,7 +679,88 @@ def preflight(facts: MachineFacts | None = None) -> Preflight:
     version = _version_finding(f.torch_version)
     if version is not None:
         findings.append(version)
-    return Preflight(level=level, gpu_count=n, findings=tuple(findings))
+    return Preflight(level=level, gpu_count=n, findings=tuple(findings), accelerator="mps" if level == "mps" else None)
+
+
+def _mac_finding(f: MachineFacts) -> Finding | None:
+    """What a Mac without CUDA can use: MPS, and if not, PyTorch's reason in words (docs/mac.md).
+
+    None on a machine that is not a Mac and has no MPS build."""
+    from course_utils.evidence.sources import INTEL_MAC_NEWEST, MAC_FACTS, mps_needs_macos
+
+    free = (f"The CUDA-only cells need an NVIDIA GPU: open the notebook from the links at its top ({COLAB_GPU}, "
+            f"or {KAGGLE_GPU} for every cell).")
+    if f.mps_available:
+        return Finding(
+            "ok",
+            "Apple GPU found (MPS): the cells for any accelerator run on `mps` for real (tensors, copies, models, "
+            "the cross-device errors, honest timing); the CUDA-only cells (the current CUDA device, streams, "
+            "pinned-memory DMA, NCCL, the caching allocator's statistics) skip and say what CUDA shows. MPS has no "
+            "float64: use float32 on it.",
+            "Nothing to do. " + free,
+        )
+    if f.system != "Darwin" and not f.mps_built:
+        return None
+    if f.system == "Darwin" and f.machine == "x86_64" and f.rosetta:
+        return Finding(
+            "problem",
+            "this Python is an Intel (x86_64) build running under Rosetta on an Apple-silicon Mac, so torch cannot "
+            f"use the GPU, and PyTorch publishes no Intel macOS wheel after {INTEL_MAC_NEWEST}",
+            "Install an arm64 Python (python.org's macOS installer is universal2; Homebrew in /opt/homebrew is arm64; "
+            "`python3 -c 'import platform; print(platform.machine())'` should print arm64), create the course's "
+            "environment again with it (`make lab`), and restart the kernel.",
+        )
+    if f.system == "Darwin" and f.machine == "x86_64":
+        return Finding(
+            "problem",
+            f"an Intel Mac: PyTorch's last macOS wheel for Intel is {INTEL_MAC_NEWEST}, older than the PyTorch this "
+            f"course is tested on ({TESTED_TORCH[0]} and later), and it has no GPU backend for this Mac",
+            "Run the course on Colab or Kaggle: open a notebook from the links at its top "
+            f"({COLAB_GPU}; {KAGGLE_GPU} for every cell). Everything there is free and needs only a browser.",
+        )
+    if not f.mps_built:
+        return Finding(
+            "note",
+            f"a Mac, but this torch {f.torch_version} is built without MPS, so it cannot use the Apple GPU",
+            "Install the ordinary macOS arm64 wheel from PyPI (`pip install --force-reinstall torch`), then restart "
+            "the kernel. Until then every notebook runs to the end on the CPU.",
+        )
+    need = mps_needs_macos(f.torch_version)
+    need_text = f"{need[0]}.{need[1]}"
+    # PyTorch's own words for it in this release (MAC_FACTS: "MacOS 13.0+." in 2.7-2.8, "macOS 14.0+." from 2.12).
+    said = next((q.pieces[0].strip() for q in MAC_FACTS["mps-macos-version"].quotes if q.covers(f.torch_version)),
+                f"The MPS backend is supported on macOS {need_text}+.")
+    warned = f" torch warned: {f.mps_warning!r}." if f.mps_warning else ""
+    cpu = "Until then every notebook runs to the end on the CPU, each GPU-only cell saying what it skipped."
+    if f.macos_version and _macos_tuple(f.macos_version) < need:
+        older = (" or keep this macOS and install torch 2.8.0, the last release whose MPS works on macOS 13 "
+                 "(`pip install 'torch==2.8.0'`)" if need >= (14, 0) and _macos_tuple(f.macos_version) >= (13, 0) else "")
+        return Finding(
+            "problem",
+            f"MPS is built into this torch but not available: torch {f.torch_version} needs macOS {need_text} or "
+            f"later for MPS, and this Mac runs macOS {f.macos_version}. Creating a tensor on mps raises \"{said}\"",
+            f"Update macOS (System Settings > General > Software Update){older}, then restart the kernel. {cpu}",
+        )
+    if f.virtual_machine:
+        return Finding(
+            "problem",
+            "MPS is built into this torch but not available: this macOS runs in a virtual machine, whose GPU "
+            f"PyTorch does not use (it needs a Metal 2.0 GPU).{warned}",
+            f"Run the course on the Mac itself rather than in a virtual machine. {cpu} {free}",
+        )
+    return Finding(
+        "problem",
+        "MPS is built into this torch but torch.backends.mps.is_available() is False on this Mac"
+        f" (macOS {f.macos_version or 'version unknown'}, {f.machine}).{warned}",
+        "Check that this is an Apple-silicon Mac (Apple menu > About This Mac shows an M-series chip) running macOS "
+        f"{need_text} or later, outside a virtual machine, then restart the kernel. {cpu}",
+    )
+
+
+def _macos_tuple(version: str) -> tuple[int, int]:
+    """A macOS version such as "14.5.1" as (14, 5), to compare with what MPS needs."""
+    parts = [int(p) for p in re.findall(r"\d+", version)[:2]]
+    return (parts + [0, 0])[0], (parts + [0, 0])[1]
 
 
 def _cuda_build_without_driver(f: MachineFacts) -> Finding:

@@ -1,8 +1,9 @@
 """Simulated machines: run a learner's answer as on a GPU server, a Mac or a laptop, on any machine.
 
 Lesson: the checks of notebooks 01 and 09, whose answers depend on what torch.cuda,
-torch.backends.mps and torch.accelerator answer. ``simulated(SimulatedMachine(...))`` makes them
-answer as that machine would, for the length of a block, and puts everything back (``_guard.patched``).
+torch.backends.mps (torch.xpu) and torch.accelerator answer, and the tests of ``preflight`` (``facts()``).
+``simulated(SimulatedMachine(...))`` makes them answer as that machine would, for the length of a block,
+and puts everything back (``_guard.patched``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,32 @@ class SimulatedMachine:
     mps: bool
     current: int = 0  # the current CUDA device
     no_cuda: str = "cpu-build"  # without CUDA: "cpu-build" (AssertionError) or "no-driver" (RuntimeError)
+    xpu: bool = False  # an Intel GPU through torch.xpu
+
+    def facts(self, **changes):
+        """This machine as ``devices.MachineFacts``, for ``preflight`` and the report (a Mac: macOS 15, arm64).
+
+        ``changes`` override any field: ``mac.facts(mps_available=False, macos_version="13.6")``."""
+        from dataclasses import replace
+
+        from course_utils.devices import AcceleratorInfo, MachineFacts
+
+        gpus = tuple(AcceleratorInfo(i, "cuda", "NVIDIA H100 80GB HBM3", (9, 0)) for i in range(self.cuda))
+        mps = (AcceleratorInfo(0, "mps", "Apple M2 (Metal)"),) if self.mps else ()
+        xpu = (AcceleratorInfo(0, "xpu", "Intel Arc (XPU)"),) if self.xpu and not self.cuda else ()
+        mac = {"system": "Darwin", "machine": "arm64", "macos_version": "15.1", "mps_built": True} if self.mps else {}
+        facts = MachineFacts(
+            torch_version="2.13.0" if self.mps else ("2.13.0+cu128" if self.cuda or self.no_cuda == "no-driver"
+                                                      else "2.13.0+cpu"),
+            cuda_build="12.8" if self.cuda or self.no_cuda == "no-driver" else None,
+            cuda_available=self.cuda > 0,
+            accelerators=gpus + mps + xpu,
+            current_cuda_index=self.current if self.cuda else None,
+            mps_available=self.mps,
+            nvidia_driver_present=self.cuda > 0,
+            **mac,
+        )
+        return replace(facts, **changes)
 
 
 def _cuda_unavailable(machine: SimulatedMachine) -> BaseException:
@@ -56,11 +83,15 @@ def simulated(machine: SimulatedMachine):
     def mps_available() -> bool:
         return machine.mps
 
+    def xpu_available() -> bool:
+        return machine.xpu
+
     def accelerator_available() -> bool:
-        return machine.cuda > 0 or machine.mps
+        return machine.cuda > 0 or machine.mps or machine.xpu
 
     def current_accelerator(check_available: bool = False):
-        usable = torch.device("cuda" if machine.cuda else "mps") if machine.cuda or machine.mps else None
+        kind = "cuda" if machine.cuda else "mps" if machine.mps else "xpu" if machine.xpu else None
+        usable = torch.device(kind) if kind else None
         if usable is None and not check_available and machine.no_cuda == "no-driver":
             # A CUDA build names the accelerator it is built for even where none works
             # (torch/accelerator/__init__.py: check_available=False skips the run-time check).
@@ -68,12 +99,14 @@ def simulated(machine: SimulatedMachine):
         return usable
 
     def accelerator_count() -> int:
-        return machine.cuda or int(machine.mps)
+        return machine.cuda or int(machine.mps or machine.xpu)
 
     with contextlib.ExitStack() as stack:
         stack.enter_context(patched(torch.cuda, is_available=cuda_available, device_count=cuda_count,
                                     current_device=current_device))
         stack.enter_context(patched(torch.backends.mps, is_available=mps_available))
+        if hasattr(torch, "xpu"):
+            stack.enter_context(patched(torch.xpu, is_available=xpu_available))
         accelerator = getattr(torch, "accelerator", None)
         if accelerator is not None and hasattr(accelerator, "current_accelerator"):
             stack.enter_context(patched(accelerator, is_available=accelerator_available,
