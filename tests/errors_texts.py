@@ -7,8 +7,9 @@ releases (or library version) the wording belongs to as far as those files show.
 
 How each was read (none is typed from memory):
 - PyTorch 2.x: the release wheels, ``strings`` of their compiled libraries and their Python
-  sources: torch 2.4.0, 2.9.1 and 2.13.0 macOS arm64 wheels (``torch/lib/libtorch_cpu.dylib``:
-  Apple's MPS backend exists only there); torch 2.14.1 Linux CUDA wheel (``libc10_cuda.so``,
+  sources: the macOS arm64 wheels of torch 2.4.0 and of every tested release, 2.7.1 to 2.14.1
+  (``torch/lib/libtorch_cpu.dylib``: Apple's MPS backend exists only there; ``scripts/verify-mac-facts``
+  reads the MPS wordings again); torch 2.14.1 Linux CUDA wheel (``libc10_cuda.so``,
   ``libtorch_cuda.so``, ``libtorch_cpu.so``); the 2.13.0 CPU wheel this project installs.
 - The CUDA runtime's and NCCL's own texts: the wheels nvidia-cuda-runtime-cu12 12.6.77 (the runtime
   of the cu126 builds, torch 2.7.1's default), nvidia-nccl-cu12 2.21.5 and nvidia-nccl-cu13 2.30.7.
@@ -28,7 +29,8 @@ from dataclasses import dataclass
 
 ASYNC_TAIL = ("\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below "
               "might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1")
-MACOS = "torch 2.4.0, 2.9.1, 2.13.0 macOS arm64 wheels, torch/lib/libtorch_cpu.dylib"
+MACOS = "torch 2.4.0 and 2.7.1 to 2.14.1 macOS arm64 wheels, torch/lib/libtorch_cpu.dylib"
+MACOS_RELEASES = "2.4.0, 2.7.1 to 2.14.1"
 
 
 @dataclass(frozen=True)
@@ -52,28 +54,28 @@ WORDINGS = [
     Wording("mps-linear-input", "MPS: an argument on the CPU",
             "Tensor for argument input is on cpu but expected on mps",
             ("Tensor for argument input is on ", " but expected on mps"),
-            MACOS + " (aten/src/ATen/native/mps/operations/Linear.mm)", "2.4.0, 2.9.1, 2.13.0",
+            MACOS + " (aten/src/ATen/native/mps/operations/Linear.mm)", MACOS_RELEASES,
             "mixed-devices", ("mps", "cpu")),
     Wording("mps-linear-weight", "MPS: an argument on the CPU",
             "Tensor for argument weight is on cpu but expected on mps",
             ("Tensor for argument weight is on ", " but expected on mps"),
-            MACOS + " (Linear.mm)", "2.4.0, 2.9.1, 2.13.0", "mixed-devices", ("mps", "cpu")),
+            MACOS + " (Linear.mm)", MACOS_RELEASES, "mixed-devices", ("mps", "cpu")),
     Wording("mps-convolution", "MPS: a convolution's input and weight",
             "slow_conv2d_forward_mps: input(device='cpu') and weight(device=mps:0')  must be on the same device",
             ("slow_conv2d_forward_mps", ": input(device='", "') and weight(device=", "')  must be on the same device"),
-            MACOS + " (aten/src/ATen/mps/MPSFallback.mm)", "2.4.0, 2.9.1, 2.13.0", "mixed-devices", ("cpu", "mps:0")),
+            MACOS + " (aten/src/ATen/mps/MPSFallback.mm)", MACOS_RELEASES, "mixed-devices", ("cpu", "mps:0")),
     Wording("mps-float64-to", "MPS: no float64",
             "Cannot convert a float64 Tensor to MPS as the MPS framework doesn't support float64. Please use float32 "
             "instead.",
             ("Cannot convert a float64 Tensor to MPS as the MPS framework doesn't support float64. Please use float32 "
-             "instead.",), MACOS, "2.4.0, 2.9.1, 2.13.0", "mps-float64", ("mps",)),
+             "instead.",), MACOS, MACOS_RELEASES, "mps-float64", ("mps",)),
     Wording("mps-float64-dtype", "MPS: no float64",
             "Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64. Please use "
             "float32 instead.",
             ("Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64. Please use "
-             "float32 instead.",), MACOS, "2.4.0, 2.9.1, 2.13.0", "mps-float64", ("mps",)),
+             "float32 instead.",), MACOS, MACOS_RELEASES, "mps-float64", ("mps",)),
     Wording("mps-float64-op", "MPS: no float64", "float64 is not supported on MPS",
-            ("float64 is not supported on MPS",), MACOS, "2.4.0, 2.9.1, 2.13.0", "mps-float64", ("mps",)),
+            ("float64 is not supported on MPS",), MACOS, MACOS_RELEASES, "mps-float64", ("mps",)),
     # --- is there a GPU at all?
     Wording("no-cuda-gpus", "No GPU visible", "No CUDA GPUs are available", ("No CUDA GPUs are available",),
             "torch 2.14.1 CUDA wheel, torch/lib/libc10_cuda.so (c10/cuda/CUDAFunctions.cpp, "

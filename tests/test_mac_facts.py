@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from errors_texts import LOOK_ALIKES, MACOS, WORDINGS
 from torch.torch_version import TorchVersion
 
 from course_utils.evidence.sources import (
@@ -106,3 +107,20 @@ def test_torch_mps_has_the_memory_functions_the_course_names_and_not_cudas():
 def test_a_linux_torch_is_not_built_with_mps():
     assert torch.backends.mps.is_built() is False
     assert torch.backends.mps.is_available() is False
+
+
+# The MPS error wordings the explainer is tested on (tests/errors_texts.py), read in the same wheels.
+MPS_WORDINGS = [(w.key, w.pieces) for w in WORDINGS if w.read.startswith(MACOS)] + [
+    (text[:30], (text,)) for text, read in LOOK_ALIKES if read.startswith(MACOS)]
+
+
+@pytest.mark.parametrize("key,pieces", MPS_WORDINGS, ids=[k for k, _ in MPS_WORDINGS])
+def test_the_explainers_mps_wordings_are_in_every_tested_macos_wheel(key, pieces):
+    if not mps_libraries(TORCH_DIR):
+        pytest.skip("an MPS message: only a macOS wheel has it (scripts/verify-mac-facts checks it there)")
+    quote = SourceQuote("aten/src/ATen/native/mps", "{}".join(pieces), "mps-literal")
+    assert installed_text_contains(quote, TORCH_DIR), f"torch {TORCH_VERSION} lacks the MPS wording {key}: {pieces}"
+
+
+def test_there_are_mps_wordings_to_check():
+    assert len(MPS_WORDINGS) >= 7
