@@ -679,9 +679,9 @@ MAC_FACTS: dict[str, MacFact] = {
                      "device!", "mps-literal"),
          SAME_DEVICE)),
     "mps-float64": MacFact(
-        "MPS has no float64: moving a float64 tensor to mps, or an mps tensor to float64, raises TypeError; use "
-        "float32.",
-        (SourceQuote("aten/src/ATen/native/mps/Copy.mm", "Cannot convert a float64 Tensor to MPS as the MPS framework "
+        "MPS has no float64: moving a float64 tensor to mps, or creating an mps tensor as float64, raises an error "
+        "that says so; use float32 there.",
+        (SourceQuote("aten/src/ATen/native/mps/OperationUtils.mm", "Cannot convert a float64 Tensor to MPS as the MPS framework "
                      "doesn't support float64. Please use float32 instead.", "mps-literal"),
          SourceQuote("aten/src/ATen/mps/EmptyTensor.cpp", "Cannot convert a MPS Tensor to float64 dtype as the MPS "
                      "framework doesn't support float64. Please use float32 instead.", "mps-literal"))),
@@ -739,3 +739,18 @@ def mps_needs_macos(version: str) -> tuple[int, int]:
 
 
 MAC_QUOTES: tuple[SourceQuote, ...] = tuple(q for fact in MAC_FACTS.values() for q in fact.quotes)
+
+
+MAC_FACTS_START = "<!-- mac-facts:start, generated from MAC_FACTS by evidence.sources.mac_facts_markdown() -->"
+MAC_FACTS_END = "<!-- mac-facts:end -->"
+
+
+def mac_facts_markdown() -> str:
+    """docs/mac.md's list of the Mac facts with the passages and releases behind each (tests/test_mac_facts.py)."""
+    out = [MAC_FACTS_START]
+    for key, fact in MAC_FACTS.items():
+        out.append(f"- **{key}**: {fact.says}")
+        for q in fact.quotes:
+            out.append(f"  - {q.label}" + ("" if "\n" in q.shown else f": `` {q.shown} ``"))
+    out.append(MAC_FACTS_END)
+    return "\n".join(out)
