@@ -177,8 +177,11 @@ def test_collect_facts_reads_a_mac_its_version_and_why_mps_is_unavailable(monkey
 def test_collect_facts_lists_a_usable_mps_device(monkeypatch):
     monkeypatch.setattr(torch.backends.mps, "is_built", lambda: True)
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+    # asking Metal for the name where no GPU is usable is not safe: the stand-in answers (2.9.1+ have get_name)
+    monkeypatch.setattr(torch.backends.mps, "get_name", lambda: "Apple M2", raising=False)
     facts = collect_facts()
     assert facts.mps_available and [a.device for a in facts.accelerators if a.kind == "mps"] == ["mps"]
+    assert [a.name for a in facts.accelerators if a.kind == "mps"] == ["Apple M2 (Metal)"]
     assert facts.mps_warning is None
 
 

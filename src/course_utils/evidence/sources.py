@@ -409,7 +409,8 @@ CLAIMS: dict[str, GpuClaim] = {
         "and weight type (torch.cuda.FloatTensor) should be the same, and the reverse swaps the two. The message "
         "names tensor types, not devices: torch.cuda.FloatTensor is a float32 tensor on a GPU.",
         (SourceQuote("aten/src/ATen/native/Convolution.cpp", "Input type ({input type}) and weight type ({weight type}) "
-                     "should be the same or input should be a MKLDNN tensor and weight is a dense tensor", "literal",
+                     "should be the same{; a build with MKLDNN, which the macOS arm64 wheel is not, goes on: or input "
+                     "should be a MKLDNN tensor and weight is a dense tensor}", "literal",
                      "check_input_same_type_as_parameters; a CPU input takes this branch, a CUDA input cuDNN's, whose "
                      "message ends at 'should be the same'"),)),
     "05-async-assert": C(
