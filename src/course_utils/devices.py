@@ -744,8 +744,8 @@ def _mac_finding(f: MachineFacts) -> Finding | None:
     if f.virtual_machine:
         return Finding(
             "problem",
-            "MPS is built into this torch but not available: this macOS runs in a virtual machine, whose GPU "
-            f"PyTorch does not use (it needs a Metal 2.0 GPU).{warned}",
+            "MPS is built into this torch but not available, and this macOS runs in a virtual machine: PyTorch "
+            f"skips a GPU that does not support Metal 2.0, as a virtual machine's often does not.{warned}",
             f"Run the course on the Mac itself rather than in a virtual machine. {cpu} {free}",
         )
     return Finding(
