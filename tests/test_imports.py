@@ -83,3 +83,12 @@ def test_an_unknown_id_still_names_every_known_exercise():
 
     with pytest.raises(ValueError, match=r"No exercise '99\.1'.*01\.1.*10\.1"):
         get_exercise("99.1")
+
+
+def test_every_name_of_the_package_is_found_in_its_module():
+    """The package's names are strings until first use: a name renamed or moved in its module fails here,
+    not in a learner's ``from course_utils import ...``."""
+    missing = [name for name in course_utils.__all__ if not hasattr(course_utils, name)]
+    assert not missing, f"course_utils/__init__.py names these, but their modules do not define them: {missing}"
+    with pytest.raises(AttributeError, match="no attribute 'pick_devcie'; its names are: .*pick_device"):
+        course_utils.pick_devcie  # noqa: B018

@@ -10,7 +10,7 @@ Each module has one job; import what a notebook needs from here or from the modu
 - ``errors``: ``explain_device_error`` and the IPython extension ``%load_ext course_utils.errors``.
 - ``mismatches``: ``find_device_mismatches`` lists the culprits before a forward pass fails;
   ``try_mixed`` shows what an operation mixing devices really returns.
-- ``transfer``, ``plots``, ``widgets``: honest host/device copy timing, its plots, the explorer.
+- ``transfer`` (its plots in ``transfer.plots``) and ``widgets``: honest host/device copy timing, the explorer.
 - ``loading``: where a DataLoader's samples are made (``WhereAmI``, ``trace_workers``); ``memory``:
   the bytes a training step holds, part by part (``step_memory``), on any device.
 - ``distributed``: one process per device under ``torchrun``; ``launch`` starts ``torchrun``
