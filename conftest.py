@@ -17,9 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from course_utils.check_cells import TRY_IT_ID, check_cell_id, try_it_id
-
-CHECK_MIME = "application/vnd.course-utils.check+json"
+from course_utils.check_cells import CHECK_MIME, TRY_IT_ID, check_cell_id, try_it_id
 
 
 def pytest_configure(config):

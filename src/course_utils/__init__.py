@@ -10,7 +10,7 @@ Each module has one job; import what a notebook needs from here or from the modu
 - ``errors``: ``explain_device_error`` and the IPython extension ``%load_ext course_utils.errors``.
 - ``mismatches``: ``find_device_mismatches`` lists the culprits before a forward pass fails;
   ``try_mixed`` shows what an operation mixing devices really returns.
-- ``transfer``, ``plots``, ``widgets``: honest host/device copy timing, its plots, the explorer.
+- ``transfer`` (its plots in ``transfer.plots``) and ``widgets``: honest host/device copy timing, the explorer.
 - ``loading``: where a DataLoader's samples are made (``WhereAmI``, ``trace_workers``); ``memory``:
   the bytes a training step holds, part by part (``step_memory``), on any device.
 - ``distributed``: one process per device under ``torchrun``; ``launch`` starts ``torchrun``
@@ -22,43 +22,51 @@ Each module has one job; import what a notebook needs from here or from the modu
 - ``pairing`` and ``exercises``: authoring tools behind ``make pairs`` and ``make exercises``.
 - ``display``: the tone colours and escaped HTML pieces every ``_repr_html_`` is built from,
   ``truncate`` and ``require_int``; it imports nothing of the course, so any module may use it.
+
+Importing the package imports none of them: each name below is looked up in its module on first
+use (PEP 562), so ``import course_utils.display``, ``course-grade`` and the pytest plugin load
+only what they use, and ``from course_utils import needs_cuda`` still works in a lesson.
 """
 
-from course_utils.checkpoints import checkpoint_locations, retag_checkpoint
-from course_utils.checks import check
-from course_utils.claims import CaughtError, ClaimFailed, raises
-from course_utils.devices import (
-    choose_device,
-    collect_facts,
-    device_report,
-    needs_cuda,
-    pick_device,
-    preflight,
-)
-from course_utils.errors import explain_device_error
-from course_utils.evidence import recorded
-from course_utils.mismatches import find_device_mismatches
-from course_utils.placement import module_device, placement_report
-from course_utils.scopes import run_scopes, trace_current_device
+from __future__ import annotations
 
-__all__ = [
-    "CaughtError",
-    "ClaimFailed",
-    "check",
-    "checkpoint_locations",
-    "choose_device",
-    "collect_facts",
-    "device_report",
-    "explain_device_error",
-    "find_device_mismatches",
-    "module_device",
-    "needs_cuda",
-    "pick_device",
-    "placement_report",
-    "preflight",
-    "raises",
-    "recorded",
-    "retag_checkpoint",
-    "run_scopes",
-    "trace_current_device",
-]
+import importlib
+
+# Each public name and the module that defines it: the module is imported on first use.
+_HOMES = {
+    "CaughtError": "claims",
+    "ClaimFailed": "claims",
+    "check": "checks",
+    "checkpoint_locations": "checkpoints",
+    "choose_device": "devices",
+    "collect_facts": "devices",
+    "device_report": "devices",
+    "explain_device_error": "errors",
+    "find_device_mismatches": "mismatches",
+    "module_device": "placement",
+    "needs_cuda": "devices",
+    "pick_device": "devices",
+    "placement_report": "placement",
+    "preflight": "devices",
+    "raises": "claims",
+    "recorded": "evidence",
+    "retag_checkpoint": "checkpoints",
+    "run_scopes": "scopes",
+    "trace_current_device": "scopes",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str):
+    """``course_utils.needs_cuda`` and the like: import the defining module now, once."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'course_utils' has no attribute {name!r}; its names are: {', '.join(__all__)}")
+    value = getattr(importlib.import_module(f"course_utils.{home}"), name)
+    globals()[name] = value  # the next lookup is an ordinary one
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

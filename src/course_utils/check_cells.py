@@ -1,4 +1,4 @@
-"""Which cells of a notebook are check cells: the one detector every tool uses.
+"""Which cells of a notebook are check cells, and what a check shows: the one detector every tool uses.
 
 Lesson: none; shared by the grader (``grading.spec``, ``grading.plan``, ``grading.nbgrader``),
 the root ``conftest.py`` (solutions must pass, try-its must be wired) and the tests (exercise
@@ -7,11 +7,24 @@ ids, the browser's PASS rule). Two kinds:
 - an **exercise check cell** holds only a check call, ``check("01.2")`` or ``check('01.2');``,
   comments allowed around it; the nbgrader test-cell form ``grading.nbgrader`` writes counts too;
 - a **try-it cell** (tag ``try-it``) holds the learner's line(s) and ends with ``check("01.a")``.
+
+A check shows its result as data under ``CHECK_MIME`` with one of ``CHECK_STATUSES``; the checks
+(``checks._core``) write it, the grader and the pytest plugin read it. They live here, with no
+import of torch or of the checks, so a tool that only reads results loads neither.
 """
 
 from __future__ import annotations
 
 import re
+
+CHECK_MIME = "application/vnd.course-utils.check+json"
+
+# "pass": right answer. "fail": wrong answer. "not-attempted": the stub still raises
+# NotImplementedError. "missing": no function of the expected name was defined.
+# "error": the checker itself broke, which is a course bug and never counts as a pass.
+# "tampered": something the check trusts (its cases, torch, builtins) was changed by code in the
+# notebook, so the check refused to grade; the message names what changed.
+CHECK_STATUSES = ("pass", "fail", "not-attempted", "missing", "error", "tampered")
 
 CHECK_CALL = re.compile(r"""^\s*check\(\s*(["'])([^"']+)\1\s*\)\s*;?\s*(#[^\n]*)?\s*$""")
 # the same check as an nbgrader test cell (see grading/nbgrader.py)

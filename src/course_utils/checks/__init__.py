@@ -5,8 +5,10 @@ Lesson: every exercise notebook. A check never crashes on a wrong answer. It ret
 (MIME type ``application/vnd.course-utils.check+json``), so no one parses printed text.
 
 The checks of notebook NN live in ``checks/nbNN.py``; each registers itself with
-``@exercise(...)``. ``check()`` finds your function by the name the exercise asks for, in the
-notebook's namespace, so a misspelt or unrun definition is reported, not a ``NameError``.
+``@exercise(...)``. The first ``check("NN.K")`` (or try-it ``check("NN.a")``) of a lesson imports
+its module, so a notebook loads its own lesson's checks and no other's. ``check()`` finds your
+function by the name the exercise asks for, in the notebook's namespace, so a misspelt or unrun
+definition is reported, not a ``NameError``.
 
 Hints come in steps: a fail names the mistake and nudges; ``check("03.3", show_answer=True)``
 (or the third wrong answer to that exercise in the kernel) shows the course's answer. The count
@@ -28,11 +30,6 @@ from course_utils.checks._core import (
     tensor_answer,
     try_it,
 )
-
-# Load every checks module now, in the notebook's first cell, before any answer runs: each
-# records its cases and the course helpers it uses as they are (``_guard.seal``), so a later
-# change to them is noticed rather than recorded.
-all_exercises()
 
 __all__ = [
     "CHECK_MIME",

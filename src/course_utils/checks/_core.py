@@ -26,11 +26,9 @@ from typing import Any
 
 import torch
 
-from course_utils.check_cells import TRY_IT_ID
+from course_utils.check_cells import CHECK_MIME, CHECK_STATUSES, TRY_IT_ID
 from course_utils.checks._guard import Tampered, verify
 from course_utils.display import OK, PROBLEM, Html, card, escape, markup, tag, truncate
-
-CHECK_MIME = "application/vnd.course-utils.check+json"
 
 # The batch grader's cell (grading/plan.py, _CELL_TEMPLATE) runs in the learner's kernel and reads
 # these names of this module, private ones included, to fingerprint the check machinery. Renaming
@@ -38,13 +36,6 @@ CHECK_MIME = "application/vnd.course-utils.check+json"
 # fails first.
 USED_BY_THE_GRADER = ("check", "get_exercise", "all_exercises", "_load_all", "call", "CheckResult", "verify",
                       "_verify_checker", "CHECK_STATUSES", "Wrong", "_NotAttempted", "_REGISTRY")
-
-# "pass": right answer. "fail": wrong answer. "not-attempted": the stub still raises
-# NotImplementedError. "missing": no function of the expected name was defined.
-# "error": the checker itself broke, which is a course bug and never counts as a pass.
-# "tampered": something the check trusts (its cases, torch, builtins) was changed by code in the
-# notebook, so the check refused to grade; the message names what changed.
-CHECK_STATUSES = ("pass", "fail", "not-attempted", "missing", "error", "tampered")
 
 _CODE = re.compile(r"`([^`]+)`")
 
@@ -323,8 +314,22 @@ def all_try_its() -> dict[str, Exercise]:
     return dict(sorted((i, e) for i, e in _REGISTRY.items() if TRY_IT_ID.match(i)))
 
 
+def _load_lesson(id: str) -> None:
+    """Load the checks of exercise ``id``'s lesson ("03.2" and "03.a" are in ``checks/nb03.py``), once."""
+    lesson = id.partition(".")[0]
+    name = f"course_utils.checks.nb{lesson}"
+    if re.fullmatch(r"\d\d", lesson) and name not in sys.modules:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+
+
 def get_exercise(id: str) -> Exercise:
-    _load_all()
+    _load_lesson(id)
+    if id not in _REGISTRY:
+        _load_all()  # to list every known id in the message
     if id not in _REGISTRY:
         known = ", ".join(sorted(_REGISTRY)) or "none"
         raise ValueError(f"No exercise {id!r}. Known exercises: {known}. Check the id in the check cell.")

@@ -49,6 +49,17 @@ class ProgressBar:
         self.stream.flush()
 
 
+def exercise_folders(start: Path) -> tuple[Path, ...]:
+    """Where ``course-grade 01`` looks for the exercise notebook: ``exercises/`` here, then in each folder above.
+
+    Nearest first, so it works from anywhere inside a checkout of the course, whether the package was
+    installed from that checkout or from a wheel (which holds no notebooks): where the package lives
+    says nothing about where the notebooks are."""
+    start = start.resolve()
+    return tuple(folder / "exercises" for folder in (start, *start.parents)
+                 if folder == start or (folder / "exercises").is_dir())
+
+
 def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
@@ -77,10 +88,8 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    here = Path.cwd()
-    repo = Path(__file__).resolve().parents[3]
     try:
-        exercise = find_exercise_notebook(args.exercise, (here / "exercises", repo / "exercises"))
+        exercise = find_exercise_notebook(args.exercise, exercise_folders(Path.cwd()))
         if args.jobs is not None:
             require_int("--jobs", args.jobs, expected="must be at least 1", hint=f"Leave it out to use one per core ({cores()}).")
         if args.cell_timeout <= 0 or args.timeout <= 0:

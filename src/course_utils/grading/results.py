@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from course_utils.checks._core import CHECK_STATUSES
+from course_utils.check_cells import CHECK_STATUSES
 from course_utils.display import markup, pre, table, tag
 
 # The check's own statuses, then the grader's, for what no check can say:

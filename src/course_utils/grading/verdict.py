@@ -9,7 +9,7 @@ every output stored in the file) is only compared with it, to flag a faked PASS.
 
 from __future__ import annotations
 
-from course_utils.checks._core import CHECK_MIME, CHECK_STATUSES
+from course_utils.check_cells import CHECK_MIME, CHECK_STATUSES
 from course_utils.display import truncate
 from course_utils.grading.plan import GRADE_MIME, Plan, Step
 from course_utils.grading.results import ExerciseGrade, Submission, SubmissionGrade
