@@ -3,7 +3,7 @@
 The checks compare exact types (``same``, ``text``, ``number``), so a ``str`` subclass, an object
 with a lying ``__eq__`` or a tensor subclass is a plain fail. The tripwire that once noticed a
 notebook patching the checks' cases, torch or builtins is gone: grading runs the checkers in the
-grader's own process (``grading/boundary.py``), where such patches never happen; the attacks on
+grader's own process (``boundary.py``), where such patches never happen; the attacks on
 grading are tested against a real kernel in ``tests/test_grading_attacks.py``. Through the
 boundary, such values do not even come back: only exact plain types, tensors and the course's own
 objects cross it (``test_a_lying_value_cannot_cross_the_boundary``).
@@ -15,7 +15,7 @@ from torch import nn
 
 from course_utils.checks import check
 from course_utils.checks._core import same, text
-from course_utils.grading import boundary
+from course_utils import boundary
 
 
 class AlwaysEqual:
