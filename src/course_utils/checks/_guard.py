@@ -3,7 +3,7 @@
 Lesson: the checks of notebooks 01 and 09 (through ``checks.machines.simulated``). This module
 once also held a tripwire that fingerprinted what the checks trust, to notice a notebook that
 patched ``torch.equal`` or a checker; grading no longer needs it, because the learner's code
-never runs in the process that judges (``grading/boundary.py``, docs/grading.md). In a learner's
+never runs in the process that judges (``boundary.py``, docs/grading.md). In a learner's
 own notebook, a practice check fooled by their own code fools only them.
 """
 
