@@ -98,3 +98,22 @@ def test_a_reply_cannot_carry_code():
 
     result = boundary.grade("01.2", evil)
     assert result.status == "fail" and not hasattr(sys, "_course_boundary_pwned"), result
+
+
+@pytest.mark.slow  # one kernel per exercise notebook
+def test_every_solution_earns_full_marks_from_course_grade(tmp_path):
+    """The same proof against real kernels: what the local channel cannot show (process-wide state such
+    as torch's random generator) shows here."""
+    import shutil
+
+    from course_utils.grading import Limits, grade_batch
+
+    failed = []
+    for path in SOLUTIONS:
+        one = tmp_path / path.stem
+        one.mkdir()
+        shutil.copy(path.with_suffix(".ipynb"), one / "solution.ipynb")
+        result = grade_batch(ROOT / "exercises" / path.with_suffix(".ipynb").name, one, jobs=1,
+                             limits=Limits(cell_timeout=120, total_timeout=900), sandbox="off")
+        failed += [str(g) for r in result.rows for g in r.grades if not g.passed]
+    assert not failed, "\n".join(failed)

@@ -145,7 +145,8 @@ class Ambient:
 
     machine: object = None  # a checks.machines.SimulatedMachine, or None
     default: str | None = None  # what torch.set_default_device set (None: nothing)
-    modes: tuple = ()  # ("device", "meta") for a torch.device block, ("mode", obj) for a course instrument
+    modes: tuple = ()
+    rng: object = None  # torch's CPU random state: a checker seeds, the answer's layers draw  # ("device", "meta") for a torch.device block, ("mode", obj) for a course instrument
 
 
 def current_ambient() -> Ambient:
@@ -168,7 +169,7 @@ def current_ambient() -> Ambient:
             modes.append(("device", str(mode.device)))
         elif type(mode).__module__.startswith("course_utils."):
             modes.append(("mode", mode))
-    return Ambient(machine, None if context is None else str(context.device), tuple(modes))
+    return Ambient(machine, None if context is None else str(context.device), tuple(modes), torch.get_rng_state())
 
 
 def encode_request(kind: str, name: str, args: tuple = (), kwargs: dict | None = None,
@@ -357,6 +358,8 @@ def serve(request: bytes, namespace: dict) -> bytes:
         context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
         if (None if context is None else str(context.device)) != ambient.default:
             torch.set_default_device(ambient.default)
+        if ambient.rng is not None:
+            torch.set_rng_state(ambient.rng)
         try:
             with contextlib.ExitStack() as stack, warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # the judge summarises nothing of these; the learner saw them
@@ -388,6 +391,7 @@ def serve(request: bytes, namespace: dict) -> bytes:
                 after[k] = state
         reply["after"] = after
         reply["default_device"] = str(_default_device())
+        reply["rng"] = torch.get_rng_state()
     buffer = io.BytesIO()
     torch.save(reply, buffer)
     return buffer.getvalue()
@@ -692,6 +696,10 @@ class RemoteAnswer:
         before = default_device()
         request, tracked = encode_request("call", self.name, args, kwargs, current_ambient())
         reply = decode_reply(self.channel(request), tracked)
+        rng = reply.get("rng")
+        if type(rng) is torch.Tensor and rng.dtype == torch.uint8:  # the draws the answer made count here too
+            with contextlib.suppress(Exception):
+                torch.set_rng_state(rng)
         after = reply.get("default_device")
         if isinstance(after, str) and after != str(before):
             # the answer left the default device changed in the kernel: so it is here, for the checker to see
