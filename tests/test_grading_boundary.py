@@ -13,8 +13,8 @@ import pytest
 import torch
 from test_checks_wrong_answers import WRONG, _solution_functions
 
-from course_utils.checks import all_exercises, check, get_exercise
 from course_utils import boundary
+from course_utils.checks import all_exercises, check, get_exercise
 from course_utils.scopes import default_device
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

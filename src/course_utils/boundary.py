@@ -145,8 +145,8 @@ class Ambient:
 
     machine: object = None  # a checks.machines.SimulatedMachine, or None
     default: str | None = None  # what torch.set_default_device set (None: nothing)
-    modes: tuple = ()
-    rng: object = None  # torch's CPU random state: a checker seeds, the answer's layers draw  # ("device", "meta") for a torch.device block, ("mode", obj) for a course instrument
+    modes: tuple = ()  # ("device", "meta"): a torch.device block; ("mode", obj): a course instrument
+    rng: object = None  # torch's CPU random state: a checker seeds, the answer's layers draw
 
 
 def current_ambient() -> Ambient:
