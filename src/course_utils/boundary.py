@@ -421,10 +421,10 @@ def _where(exc: BaseException) -> str:
 
 
 def _syntax_error(name: str) -> str | None:
-    from course_utils.checks._core import _syntax_error_defining
+    from course_utils.checks._core import syntax_error_defining
 
     try:
-        return _syntax_error_defining(name)
+        return syntax_error_defining(name)
     except Exception:
         return None
 
@@ -783,29 +783,29 @@ def grade(exercise_id: str, channel: Channel):
     ``ChannelLost`` (the kernel timed out or died) goes through to the runner."""
     import torch
 
-    from course_utils.checks import _core as core
+    from course_utils.checks._core import UNSET, CheckResult, check_value, get_exercise, missing, run_checker
     from course_utils.scopes import default_device
 
-    ex = core.get_exercise(exercise_id)
+    ex = get_exercise(exercise_id)
     start = default_device()
     try:
         if ex.kind == "value":
             found = probe(ex.function, channel, "value")
             if found.get("unsendable"):
-                return core.CheckResult(ex.id, ex.title, "fail", f"`{ex.function}` cannot be graded: "
+                return CheckResult(ex.id, ex.title, "fail", f"`{ex.function}` cannot be graded: "
                                         f"{_short(found['unsendable'], 300)}.", ex.hint)
-            value = found["value"] if found.get("defined") else core._UNSET
-            return core.check_value(ex, Ellipsis if found.get("ellipsis") else value)
+            value = found["value"] if found.get("defined") else UNSET
+            return check_value(ex, Ellipsis if found.get("ellipsis") else value)
         found = probe(ex.function, channel)
         if found.get("defined") is not True or found.get("type") == "NoneType":
             syntax = found.get("syntax")
-            return core.missing(ex, syntax if isinstance(syntax, str) else None)
+            return missing(ex, syntax if isinstance(syntax, str) else None)
         if found.get("callable") is not True:
-            return core.CheckResult(ex.id, ex.title, "fail", f"`{ex.function}` should be a function, but it is a "
+            return CheckResult(ex.id, ex.title, "fail", f"`{ex.function}` should be a function, but it is a "
                                     f"{_short(found.get('type'), 80)}.", f"Define it with `def {ex.function}(...):`.")
-        return core.run_checker(ex, RemoteAnswer(ex.function, channel))
+        return run_checker(ex, RemoteAnswer(ex.function, channel))
     except BadReply as bad:
-        return core.CheckResult(ex.id, ex.title, "fail", f"The grader could not read your notebook's answer: {bad}.",
+        return CheckResult(ex.id, ex.title, "fail", f"The grader could not read your notebook's answer: {bad}.",
                                 "Hand in the notebook without code that changes how its cells run.")
     finally:
         if default_device() != start:  # an answer's set_default_device was mirrored here: undo it

@@ -292,7 +292,7 @@ def get_exercise(id: str) -> Exercise:
     return _REGISTRY[id]
 
 
-_UNSET = object()
+UNSET = object()
 
 REVEAL_AFTER = 3  # the wrong answer to one exercise, in one kernel, that brings its answer
 
@@ -380,11 +380,11 @@ def _judge(id: str, answer: Callable | None, namespace: dict) -> CheckResult:
     """The verdict on exercise ``id``'s answer, before hints are stepped (see ``check``)."""
     ex = get_exercise(id)
     if ex.kind == "value":
-        return check_value(ex, namespace.get(ex.function, _UNSET) if answer is None else answer)
+        return check_value(ex, namespace.get(ex.function, UNSET) if answer is None else answer)
     if answer is None:
         answer = namespace.get(ex.function)
         if answer is None:
-            return missing(ex, _syntax_error_defining(ex.function))
+            return missing(ex, syntax_error_defining(ex.function))
     if not callable(answer):
         return CheckResult(
             id, ex.title, "fail", f"`{ex.function}` should be a function, but it is a {type(answer).__name__}.",
@@ -454,7 +454,7 @@ def tensor_answer(value, name: str):
 
 def check_value(ex: Exercise, value) -> CheckResult:
     """A try-it that binds a name: the checker receives the value the learner's line made."""
-    if value is _UNSET:
+    if value is UNSET:
         return CheckResult(
             ex.id, ex.title, "missing", f"Nothing is called `{ex.function}` yet.",
             f"Write your line in the cell above so that it sets `{ex.function} = ...`, and run it.",
@@ -477,7 +477,7 @@ def check_value(ex: Exercise, value) -> CheckResult:
     return CheckResult(ex.id, ex.title, "pass", message or "Correct.")
 
 
-def _syntax_error_defining(function: str) -> str | None:
+def syntax_error_defining(function: str) -> str | None:
     """The SyntaxError that kept the cell defining ``function`` from running, said with its line.
 
     IPython keeps the last error of the session in ``sys.last_value`` and the cell's source in

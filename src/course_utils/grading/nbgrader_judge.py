@@ -24,9 +24,9 @@ from course_utils.check_cells import check_cell_id
 
 
 def _reply(outputs) -> bytes:
-    from course_utils.grading.runner import _reply_of
+    from course_utils.grading.runner import reply_of
 
-    return _reply_of(list(outputs))
+    return reply_of(list(outputs))
 
 
 class JudgeCourseChecks(Execute):

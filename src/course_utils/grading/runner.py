@@ -224,7 +224,7 @@ def judge_in_this_process(exercise_id: str, channel: Callable[[bytes], bytes]) -
     return {"status": result.status, "title": result.title, "message": result.message, "hint": result.hint}
 
 
-def _reply_of(outputs: list) -> bytes:
+def reply_of(outputs: list) -> bytes:
     """The one reply a request cell displayed, as bytes; b"" (unreadable) when there is not exactly one."""
     replies = [o["data"][REPLY_MIME] for o in outputs if o.get("output_type") == "display_data"
                and isinstance(o.get("data"), dict) and isinstance(o["data"].get(REPLY_MIME), str)]
@@ -317,7 +317,7 @@ async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scrat
                 del nb.cells[index:]
                 k.client.used.pop(index, None)
                 k.client.capped.discard(index)
-            return _reply_of(list(cell.get("outputs", [])))
+            return reply_of(list(cell.get("outputs", [])))
 
         def channel(request: bytes) -> bytes:
             return asyncio.run_coroutine_threadsafe(ask(request), loop).result()
