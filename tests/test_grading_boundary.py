@@ -117,3 +117,23 @@ def test_every_solution_earns_full_marks_from_course_grade(tmp_path):
                              limits=Limits(cell_timeout=120, total_timeout=900), sandbox="off")
         failed += [str(g) for r in result.rows for g in r.grades if not g.passed]
     assert not failed, "\n".join(failed)
+
+
+def test_a_reply_cannot_rebuild_a_class_that_would_run_code():
+    """Only layers, optimizers, CUDA scopes and the course's records are rebuilt; never a class with __del__,
+    nor one from outside torch's and the course's own modules."""
+    import io
+
+    def reply_with(cls_name):
+        def send(request):
+            buffer = io.BytesIO()
+            torch.save({"probe": {"defined": True, "callable": True, "type": "function"},
+                        "result": {"@": "obj", "cls": cls_name, "v": {}}, "after": {}}, buffer)
+            return buffer.getvalue()
+        return send
+
+    for name in ("tempfile._TemporaryFileCloser", "subprocess.Popen", "torch.utils.data.DataLoader",
+                 "torch.multiprocessing.Process"):
+        result = boundary.grade("01.1", reply_with(name))
+        assert result.status == "fail" and "does not rebuild" in result.message, (name, result)
+    assert not boundary.grade("01.1", reply_with("torch.nn.modules.linear.Linear")).passed  # rebuilt, and wrong

@@ -35,8 +35,9 @@ REPLY_CAP = 16 * 1024 * 1024  # bytes of one reply, before base64: a bigger one 
 MAX_DEPTH = 40
 
 # Classes whose instances may come back as new objects (state only, rebuilt here with __new__):
-# nothing of the learner's notebook, and nothing whose rebuilding runs code.
-_OBJECT_MODULES = ("torch.", "course_utils.")
+# layers, optimizers, CUDA scopes and the course's own records; nothing of the learner's notebook,
+# and no class with a __del__ (it would run, on the judge's side, with attributes the kernel chose).
+_OBJECT_MODULES = ("torch.nn.", "torch.optim.", "torch.cuda.", "course_utils.")
 _OBJECT_CLASSES = {"contextlib.nullcontext"}
 _PLAIN = (str, int, float, bool, type(None), bytes, complex)
 
@@ -537,6 +538,8 @@ class _Decoder:
         if tag == "obj":
             cls = self._class(str(data["cls"]))
             obj = cls.__new__(cls)
+            if isinstance(obj, torch.nn.Module):  # the attributes every module has, before the ones sent
+                torch.nn.Module.__init__(obj)
             obj.__dict__.update(self._attrs(data["v"], depth))
             return obj
         if tag == "exc":
@@ -580,7 +583,8 @@ class _Decoder:
             raise BadReply(f"the reply names a class the grader cannot find: {name}")
         for part in qualname.split("."):
             found = getattr(found, part, None)
-        if not isinstance(found, type) or issubclass(found, BaseException):
+        if not isinstance(found, type) or issubclass(found, BaseException) or any(
+                "__del__" in vars(k) for k in found.__mro__ if k is not object):
             raise BadReply(f"the reply names {name}, which is not a class the grader rebuilds")
         return found
 
