@@ -23,6 +23,10 @@ from course_utils.display import truncate
 from course_utils.grading.spec import ExerciseSpec
 from course_utils.grading.submissions import LearnerCell
 
+# Without a sandbox, a process started in a session of its own outlives the kill of the kernel's
+# process group: name the cell that may start one, for the instructor to look at (it grades nothing).
+DETACHING = re.compile(r"\bsetsid\b|setpgrp|setpgid|start_new_session")
+
 # The grader's first cell starts with this: an audit hook (which code in the kernel cannot remove)
 # notes every path outside the submission's own folder that is opened for writing, removed,
 # renamed or created, so a submission that writes by absolute path is named in its row, with or
@@ -147,6 +151,9 @@ def build_plan(spec: ExerciseSpec, cells: list[LearnerCell]) -> Plan:
     if setup:
         notes.append("the grader added setup cell(s) missing from the notebook: "
                      + ", ".join(f"`{_first_line(s)}`" for s in setup))
+    detaching = [c.number for c in learner if DETACHING.search(c.source)]
+    if detaching:
+        flags.append(f"code cell {', '.join(map(str, detaching))} starts processes meant to outlive the kernel")
     missing_checks = [i for i in spec.ids if i not in asked]
     if missing_checks and cells:
         notes.append(f"no check cell for {', '.join(missing_checks)} (the grader checked them anyway)")
