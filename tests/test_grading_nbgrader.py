@@ -81,6 +81,12 @@ def test_real_nbgrader_grades_solved_untouched_and_metadata_less_submissions(tmp
     bare = nbformat.read(ROOT / "exercises" / f"{NAME}.ipynb", as_version=4)
     bare.cells = [c for c in bare.cells if "check(" not in c.source]
     submit("no_checks", bare)
+    rewriting = nbformat.read(release, as_version=4)  # attack 1 of issue 25: rewrite the test cells as they run
+    rewriting.cells.insert(1, nbformat.v4.new_code_cell(
+        "def _always(lines):\n"
+        "    return [ln.replace('assert result.passed', 'assert True or result.passed') for ln in lines]\n"
+        "get_ipython().input_transformers_post.append(_always)\n"))
+    submit("rewrites_tests", rewriting)
 
     graded = _run(nbgrader, course, "autograde", "ps01")
     log = graded.stderr + graded.stdout
@@ -97,6 +103,8 @@ def test_real_nbgrader_grades_solved_untouched_and_metadata_less_submissions(tmp
     assert scores["untouched"] == (0.0, 4.0), scores
     assert scores["from_solutions"] == (4.0, 4.0), "the silent zero is back: " + str(scores)
     assert scores["from_exercises"] == (0.0, 4.0), scores
+    # the test cells are judged in nbgrader's process: rewriting them in the kernel earns nothing
+    assert scores["rewrites_tests"] == (0.0, 4.0), scores
 
 
 def test_a_submission_without_nbgrader_metadata_gets_the_sources_grade_ids():

@@ -27,15 +27,7 @@ from typing import Any
 import torch
 
 from course_utils.check_cells import CHECK_MIME, CHECK_STATUSES, TRY_IT_ID
-from course_utils.checks._guard import Tampered, verify
 from course_utils.display import OK, PROBLEM, Html, card, escape, markup, tag, truncate
-
-# The batch grader's cell (grading/plan.py, _CELL_TEMPLATE) runs in the learner's kernel and reads
-# these names of this module, private ones included, to fingerprint the check machinery. Renaming
-# one breaks grading: tests/test_grading.py::test_the_grader_cell_uses_only_the_names_listed_for_it
-# fails first.
-USED_BY_THE_GRADER = ("check", "get_exercise", "all_exercises", "_load_all", "call", "CheckResult", "verify",
-                      "_verify_checker", "CHECK_STATUSES", "Wrong", "_NotAttempted", "_REGISTRY")
 
 _CODE = re.compile(r"`([^`]+)`")
 
@@ -128,23 +120,19 @@ class LearnerRaised(Exception):
 def call(fn: Callable, *args, **kwargs):
     """Call the learner's code from a checker, keeping its exceptions apart from the checker's.
 
-    Afterwards, make sure the call left everything the checker trusts as it was (``Tampered``
-    otherwise), so a patch that the answer installs and later removes is caught in between:
-    after each of a check's first 16 calls, then after every 8th (04.2 calls an answer 308
-    times, and one comparison costs about a millisecond); the full comparison at the end of
-    the check catches whatever is still changed."""
+    When grading, ``fn`` is a ``course_utils.boundary.RemoteAnswer``: the call runs in the learner's
+    kernel and raises, here, what the learner's code raised there."""
     _CALLS[0] += 1
     try:
         return fn(*args, **kwargs)
+    except (LearnerRaised, _NotAttempted):
+        raise
     except NotImplementedError as exc:
         if _is_the_stub(fn, exc):
             raise _NotAttempted() from exc
         raise LearnerRaised(exc) from exc  # PyTorch's own (an op a meta tensor lacks): a real error
     except Exception as exc:
         raise LearnerRaised(exc) from exc
-    finally:
-        if _CALLS[0] <= 16 or _CALLS[0] % 8 == 0:
-            verify(quick=True)
 
 
 @contextmanager
@@ -264,7 +252,6 @@ def exercise(id: str, title: str, function: str, hint: str = "", answer: str = "
         if id in _REGISTRY and _REGISTRY[id].checker.__qualname__ != checker.__qualname__:
             raise ValueError(f"exercise id {id!r} is registered twice")
         _REGISTRY[id] = Exercise(id, title, function, checker, hint, answer=answer)
-        checker._course_exercise = id  # lets check() tell the course's checker from a stand-in
         return checker
 
     return register
@@ -289,7 +276,6 @@ def try_it(id: str, title: str, name: str, hint: str = "", kind: str = "value", 
         if id in _REGISTRY and _REGISTRY[id].checker.__qualname__ != checker.__qualname__:
             raise ValueError(f"try-it id {id!r} is registered twice")
         _REGISTRY[id] = Exercise(id, title, name, checker, hint, kind, answer, writes)
-        checker._course_exercise = id
         return checker
 
     return register
@@ -336,7 +322,7 @@ def get_exercise(id: str) -> Exercise:
     return _REGISTRY[id]
 
 
-_UNSET = object()
+UNSET = object()
 
 REVEAL_AFTER = 3  # the wrong answer to one exercise, in one kernel, that brings its answer
 
@@ -422,51 +408,37 @@ def _in_steps(result: CheckResult, caught: list[warnings.WarningMessage], show_a
 
 def _judge(id: str, answer: Callable | None, namespace: dict) -> CheckResult:
     """The verdict on exercise ``id``'s answer, before hints are stepped (see ``check``)."""
-    try:
-        verify()  # first, before anything that a changed builtin or module could derail
-    except Tampered as tampered:
-        known = _REGISTRY.get(id)
-        return _tampered(known or Exercise(id, "", "", lambda answer: ""), tampered.what)
     ex = get_exercise(id)
     if ex.kind == "value":
-        return _check_value(ex, namespace.get(ex.function, _UNSET) if answer is None else answer)
+        return check_value(ex, namespace.get(ex.function, UNSET) if answer is None else answer)
     if answer is None:
         answer = namespace.get(ex.function)
         if answer is None:
-            broken = _syntax_error_defining(ex.function)
-            if broken is not None:
-                return CheckResult(id, ex.title, "fail", broken,
-                                   f"Fix that line, run the cell that defines `{ex.function}` again, then this one.")
-            return CheckResult(
-                id,
-                ex.title,
-                "missing",
-                f"No function named `{ex.function}` is defined.",
-                f"Run the exercise cell above this one (it defines `{ex.function}`), and keep that name.",
-            )
+            return missing(ex, syntax_error_defining(ex.function))
     if not callable(answer):
         return CheckResult(
             id, ex.title, "fail", f"`{ex.function}` should be a function, but it is a {type(answer).__name__}.",
             f"Define it with `def {ex.function}(...):`.",
         )
+    return run_checker(ex, answer)
+
+
+def run_checker(ex: Exercise, answer: Callable) -> CheckResult:
+    """Run ``ex``'s checker on ``answer`` and turn how it ended into a result.
+
+    ``answer`` is the learner's function, or, when grading, a stand-in that runs it in the
+    learner's kernel (``course_utils.boundary.RemoteAnswer``): the checker cannot tell them apart."""
+    id = ex.id
     try:
-        _verify_checker(ex)  # the full comparison ran on the way in, before get_exercise
         _CALLS[0] = 0
         message = ex.checker(answer)
-        verify()  # the checker ran the answer: make sure it left the checker's world as it found it
-    except Tampered as tampered:
-        return _tampered(ex, tampered.what)
     except Wrong as wrong:
         return CheckResult(id, ex.title, "fail", wrong.message, wrong.hint or ex.hint)
     except _NotAttempted:
-        return CheckResult(
-            id, ex.title, "not-attempted", "Not attempted yet: the function still raises NotImplementedError.",
-            "Replace `raise NotImplementedError()` with your code and run this cell again." if TRY_IT_ID.match(id) else
-            "Replace `raise NotImplementedError()` under `# YOUR CODE HERE` with your code, run that cell, then this one.",
-        )
+        return not_attempted(ex)
     except LearnerRaised as raised:
         exc = raised.exc
-        where = learner_line(exc)
+        where = getattr(exc, "_course_where", None) or learner_line(exc)
         return CheckResult(
             id, ex.title, "fail", f"Your code raised {type(exc).__name__}: {exc}{where}",
             ex.hint or "Read the error message: it names what was expected and what was found.",
@@ -477,6 +449,24 @@ def _judge(id: str, answer: Callable | None, namespace: dict) -> CheckResult:
             "Please report it with this message; your answer may well be right.",
         )
     return CheckResult(id, ex.title, "pass", message or "Correct.")
+
+
+def not_attempted(ex: Exercise) -> CheckResult:
+    """The result for an answer that is still the stub."""
+    return CheckResult(
+        ex.id, ex.title, "not-attempted", "Not attempted yet: the function still raises NotImplementedError.",
+        "Replace `raise NotImplementedError()` with your code and run this cell again." if TRY_IT_ID.match(ex.id) else
+        "Replace `raise NotImplementedError()` under `# YOUR CODE HERE` with your code, run that cell, then this one.",
+    )
+
+
+def missing(ex: Exercise, syntax_error: str | None = None) -> CheckResult:
+    """The result when the notebook defines no function of the exercise's name."""
+    if syntax_error:
+        return CheckResult(ex.id, ex.title, "fail", syntax_error,
+                           f"Fix that line, run the cell that defines `{ex.function}` again, then this one.")
+    return CheckResult(ex.id, ex.title, "missing", f"No function named `{ex.function}` is defined.",
+                       f"Run the exercise cell above this one (it defines `{ex.function}`), and keep that name.")
 
 
 def tensor_answer(value, name: str):
@@ -492,9 +482,9 @@ def tensor_answer(value, name: str):
     return value
 
 
-def _check_value(ex: Exercise, value) -> CheckResult:
+def check_value(ex: Exercise, value) -> CheckResult:
     """A try-it that binds a name: the checker receives the value the learner's line made."""
-    if value is _UNSET:
+    if value is UNSET:
         return CheckResult(
             ex.id, ex.title, "missing", f"Nothing is called `{ex.function}` yet.",
             f"Write your line in the cell above so that it sets `{ex.function} = ...`, and run it.",
@@ -505,12 +495,8 @@ def _check_value(ex: Exercise, value) -> CheckResult:
             f"Replace the `...` after `{ex.function} =` with {ex.writes} and run the cell.",
         )
     try:
-        _verify_checker(ex)
         _CALLS[0] = 0
         message = ex.checker(value)
-        verify()
-    except Tampered as tampered:
-        return _tampered(ex, tampered.what)
     except Wrong as wrong:
         return CheckResult(ex.id, ex.title, "fail", wrong.message, wrong.hint or ex.hint)
     except Exception as exc:  # the checker itself broke: report it, never count it as a pass
@@ -521,32 +507,7 @@ def _check_value(ex: Exercise, value) -> CheckResult:
     return CheckResult(ex.id, ex.title, "pass", message or "Correct.")
 
 
-def _tampered(ex: Exercise, what: list[str]) -> CheckResult:
-    shown = "; ".join(what[:5]) + (f"; and {len(what) - 5} more" if len(what) > 5 else "")
-    return CheckResult(
-        ex.id, ex.title, "tampered",
-        f"Not checked: code in this notebook changed what the check relies on ({shown}).",
-        "Remove the code that assigns to torch, builtins or course_utils, restart the kernel and run all cells.",
-    )
-
-
-def _verify_checker(ex: Exercise) -> None:
-    """The registered checker must be the course's own: bound in its sealed module under its name."""
-    checker, module_name = ex.checker, getattr(ex.checker, "__module__", "") or ""
-    module = sys.modules.get(module_name)
-    bound = getattr(module, getattr(checker, "__name__", ""), None) if module is not None else None
-    if module_name.startswith("course_utils."):
-        if bound is not checker or getattr(checker, "_course_exercise", None) != ex.id:
-            raise Tampered([f"the checker of {ex.id} was replaced"])
-        return
-    # a checker from outside the course (the test suite registers some) may not stand in for a course exercise
-    for name, mod in list(sys.modules.items()):
-        if name.startswith("course_utils.checks.nb") and mod is not None:
-            if any(getattr(v, "_course_exercise", None) == ex.id for v in vars(mod).values() if callable(v)):
-                raise Tampered([f"the checker of {ex.id} was replaced by one defined in {module_name or 'the notebook'}"])
-
-
-def _syntax_error_defining(function: str) -> str | None:
+def syntax_error_defining(function: str) -> str | None:
     """The SyntaxError that kept the cell defining ``function`` from running, said with its line.
 
     IPython keeps the last error of the session in ``sys.last_value`` and the cell's source in

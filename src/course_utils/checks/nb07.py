@@ -10,7 +10,6 @@ import torch
 from torch import nn
 
 from course_utils.checks._core import Wrong, call, tensor_answer, try_it
-from course_utils.checks._guard import seal
 
 _ANSWER_07_a = """\
 where = m.device
@@ -75,6 +74,3 @@ def _to_model(fn) -> str:
                         "Move the batch with .to(...); do not make a new tensor.")
     return "Right: the batch follows the model, wherever the model is."
 
-
-# Record this module as the file wrote it: check() compares with this record every time.
-seal(__name__)

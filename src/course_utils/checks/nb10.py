@@ -13,7 +13,6 @@ from torch import nn
 
 from course_utils.bigmodels import module_bytes, plan_device_map, still_on_meta
 from course_utils.checks._core import LearnerRaised, Wrong, accelerator_targets, call, exercise, same, try_it
-from course_utils.checks._guard import seal
 
 # --------------------------------------------------------------------------- shared
 
@@ -461,6 +460,3 @@ def _state_identity(optimizer) -> list[tuple[int, str, int]]:
     """Which tensor object sits under each (parameter, key) of the state: a reader leaves it as it was."""
     return sorted((id(p), str(key), id(value)) for p, state in optimizer.state.items() for key, value in state.items())
 
-
-# Record this module as the file wrote it: check() compares with this record every time.
-seal(__name__)

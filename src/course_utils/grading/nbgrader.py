@@ -58,6 +58,17 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.OverwriteCells",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
+# The course's test cells are judged in nbgrader's own process, never in the learner's kernel: the
+# learner's code could rewrite a test cell as it runs (see course_utils/grading/nbgrader_judge.py).
+c.Autograde.autograde_preprocessors = [
+    "course_utils.grading.nbgrader_judge.JudgeCourseChecks",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
 # A learner who deleted a check cell still gets that test run (and not a silent 0 for it).
 c.OverwriteCells.add_missing_cells = True
 # Each check runs the learner's code; give it time, as course-grade does.

@@ -1,22 +1,21 @@
-"""Decide what runs in a learner's kernel: their code cells, and the grader's own check cells.
+"""Decide what runs in a learner's kernel: their code cells, and when the grader judges each exercise.
 
 Lesson: none; this is the instructors' tool (``course-grade``). The learner's own check cells
 (and every output stored in their file) are dropped. The grader runs, in order:
 
-1. a preamble that fingerprints the check machinery before any learner code runs;
+1. a preamble that notes writes outside the submission's folder (a flag for the instructor);
 2. the instructor's setup cells the learner deleted (imports, usually);
 3. the learner's code cells, in the learner's order;
-4. for each exercise, the grader's check cell, placed right after the last learner cell that
-   defines the exercise's function (at the end when none does). It calls the real ``check(id)``
-   and displays the result under the grader's MIME type with a random nonce the learner's code
-   cannot know in advance. Only that output, in that cell, counts.
+4. for each exercise, a check step, placed right after the last learner cell that defines the
+   exercise's function (at the end when none does). A check step is no cell of code: the grader
+   runs the exercise's checker in its own process and calls the learner's function in the kernel
+   through ``course_utils.boundary`` (one small request cell per call, whose reply is data).
 """
 
 from __future__ import annotations
 
 import ast
 import re
-import secrets
 from dataclasses import dataclass
 
 from course_utils.check_cells import check_cell_id
@@ -24,17 +23,9 @@ from course_utils.display import truncate
 from course_utils.grading.spec import ExerciseSpec
 from course_utils.grading.submissions import LearnerCell
 
-GRADE_MIME = "application/vnd.course-utils.grade+json"
-TEXT_LIMIT = 2000  # characters kept of a check's message or hint
-
-# Code a learner never needs, so its presence is worth an instructor's look.
-SUSPICIOUS = (
-    (re.compile(r"vnd\.course-utils|CHECK_MIME|GRADE_MIME"), "handles the check result's MIME type by hand"),
-    (re.compile(r"_REGISTRY|checks\._core|checks\s+import\s+_core|sys\.modules"), "reaches into the check machinery"),
-    (re.compile(r"publish_display_data|display_pub|_getframe|set_trace|pre_run_cell|post_run_cell"),
-     "hooks into the kernel's display or execution"),
-    (re.compile(r"\bsetsid\b|setpgrp|setpgid|start_new_session"), "starts processes meant to outlive the kernel"),
-)
+# Without a sandbox, a process started in a session of its own outlives the kill of the kernel's
+# process group: name the cell that may start one, for the instructor to look at (it grades nothing).
+DETACHING = re.compile(r"\bsetsid\b|setpgrp|setpgid|start_new_session")
 
 # The grader's first cell starts with this: an audit hook (which code in the kernel cannot remove)
 # notes every path outside the submission's own folder that is opened for writing, removed,
@@ -85,83 +76,14 @@ _course_grade_watch_writes()
 del _course_grade_watch_writes
 '''
 
-_CELL_TEMPLATE = r'''# course-grade: {what} (added by the grader)
-def _course_grade_cell(kind, exercise_id, nonce, limit, mime):
-    import hashlib
-    import sys
-    import IPython.display as ipd
-
-    def code_key(code):  # what the code does, and where it lives; marshal's bytes vary with refcounts
-        parts = [code.co_filename, code.co_name, code.co_code, code.co_names, code.co_varnames, code.co_freevars]
-        parts += [code_key(c) if hasattr(c, "co_code") else repr(c) for c in code.co_consts]
-        return repr(parts)
-
-    def code_of(obj):
-        obj = getattr(obj, "fget", obj)
-        code = getattr(obj, "__code__", None)
-        if code is None:
-            return repr(obj).encode()
-        module = getattr(obj, "__globals__", {{}}).get("__name__")
-        return repr((module, code_key(code), getattr(obj, "__defaults__", None))).encode()
-
-    def short(text):
-        text = str(text)
-        return text if len(text) <= limit else text[:limit] + f" ... [{{len(text) - limit}} characters cut]"
-
-    def fingerprints(core):
-        digest = hashlib.sha256()
-        guard = sys.modules["course_utils.checks._guard"]  # what check() trusts, and how it compares
-        for obj in (core.check, core.get_exercise, core.all_exercises, core._load_all, core.call,
-                    core.CheckResult.__init__, core.CheckResult.passed, ipd.display, ipd.publish_display_data,
-                    core.verify, core._verify_checker, guard.verify, guard.changes, guard._Record.differences,
-                    guard._fingerprint, guard.seal, guard.patched):
-            digest.update(code_of(obj))
-        digest.update(repr((core.CHECK_STATUSES, core.CheckResult, core.Wrong, core._NotAttempted)).encode())
-        checkers = {{i: hashlib.sha256(code_of(e.checker)).hexdigest() for i, e in core._REGISTRY.items()}}
-        return digest.hexdigest(), checkers
-
-    payload = {{"nonce": nonce, "kind": kind, "exercise": exercise_id}}
-    try:
-        from course_utils.checks import _core as core
-        if kind == "baseline":
-            core.all_exercises()
-            payload["core"], payload["checkers"] = fingerprints(core)
-        else:
-            payload["core"], checkers = fingerprints(core)
-            payload["checker"] = checkers.get(exercise_id)
-            known = core.all_exercises()
-            if exercise_id not in known:
-                raise LookupError(f"no check {{exercise_id!r}} is registered (known: {{', '.join(known) or 'none'}})")
-            try:
-                result = core.check(exercise_id)
-            except BaseException as exc:  # SystemExit and the like, raised by the learner's code
-                payload.update(status="fail", title="", hint="",
-                               message=short(f"Calling your function raised {{type(exc).__name__}}: {{exc}}"))
-            else:
-                payload["genuine"] = type(result) is core.CheckResult and result.exercise == exercise_id
-                payload.update({{k: short(getattr(result, k, "")) for k in ("title", "status", "message", "hint")}})
-            # the checker calls the learner's code: fingerprint again, in case that code patched something
-            payload["core_after"], checkers = fingerprints(core)
-            payload["checker_after"] = checkers.get(exercise_id)
-    except BaseException as exc:
-        payload["grader_error"] = short(f"{{type(exc).__name__}}: {{exc}}")
-    ipd.display({{mime: payload}}, raw=True)
-
-
-_course_grade_cell({kind!r}, {exercise!r}, {nonce!r}, {limit}, {mime!r})
-del _course_grade_cell
-'''
-
-
 @dataclass(frozen=True)
 class Step:
     """One cell the grader runs. ``replay``: re-run it after a kernel restart to rebuild the state."""
 
     kind: str  # "preamble" | "setup" | "learner" | "check"
-    source: str
+    source: str  # "" for "check": the grader judges in its own process
     replay: bool
     exercise: str = ""  # for "check"
-    nonce: str = ""  # for "preamble" and "check"
     cell: LearnerCell | None = None  # for "learner"
 
     @property
@@ -183,12 +105,6 @@ class Plan:
     steps: tuple[Step, ...]
     notes: tuple[str, ...]
     flags: tuple[str, ...]
-
-
-def grader_cell(kind: str, exercise: str, nonce: str) -> str:
-    what = "records the check machinery" if kind == "baseline" else f'check("{exercise}")'
-    return _CELL_TEMPLATE.format(what=what, kind=kind, exercise=exercise, nonce=nonce,
-                                 limit=TEXT_LIMIT, mime=GRADE_MIME)
 
 
 def _python(source: str) -> str:
@@ -235,13 +151,12 @@ def build_plan(spec: ExerciseSpec, cells: list[LearnerCell]) -> Plan:
     if setup:
         notes.append("the grader added setup cell(s) missing from the notebook: "
                      + ", ".join(f"`{_first_line(s)}`" for s in setup))
+    detaching = [c.number for c in learner if DETACHING.search(c.source)]
+    if detaching:
+        flags.append(f"code cell {', '.join(map(str, detaching))} starts processes meant to outlive the kernel")
     missing_checks = [i for i in spec.ids if i not in asked]
     if missing_checks and cells:
         notes.append(f"no check cell for {', '.join(missing_checks)} (the grader checked them anyway)")
-    for pattern, meaning in SUSPICIOUS:
-        hits = [c.number for c in learner if pattern.search(c.source)]
-        if hits:
-            flags.append(f"code cell {', '.join(map(str, hits))} {meaning}")
 
     after: dict[int, list[str]] = {}  # learner position -> exercise ids checked after it; -1 = at the end
     for slot in spec.exercises:
@@ -252,11 +167,9 @@ def build_plan(spec: ExerciseSpec, cells: list[LearnerCell]) -> Plan:
         after.setdefault(where, []).append(slot.id)
 
     def check_step(ex_id: str) -> Step:
-        nonce = secrets.token_hex(16)
-        return Step("check", grader_cell("check", ex_id, nonce), replay=False, exercise=ex_id, nonce=nonce)
+        return Step("check", "", replay=False, exercise=ex_id)
 
-    nonce = secrets.token_hex(16)
-    steps = [Step("preamble", WATCH_WRITES + "\n\n" + grader_cell("baseline", "", nonce), replay=True, nonce=nonce)]
+    steps = [Step("preamble", WATCH_WRITES, replay=True)]
     steps += [Step("setup", s, replay=True) for s in setup]
     for k, cell in enumerate(learner):
         steps.append(Step("learner", cell.source, replay=True, cell=cell))

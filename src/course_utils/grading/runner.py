@@ -6,14 +6,21 @@ Lesson: none; this is the instructors' tool (``course-grade``). Each cell gets a
 re-runs the cells before the lost one (their outputs are not kept twice) and goes on without
 it, at most ``max_restarts`` times. Outputs are capped per cell as they arrive, so a learner who
 prints a gigabyte costs one message in memory, not a gigabyte per cell in the results.
+
+A check step runs no code of the grader's in the kernel: the judge (``course_utils.boundary.grade``)
+runs the exercise's checker here, in a worker thread, and each call of the learner's function
+becomes a small request cell executed in the kernel on this event loop; its reply is data. The
+check's time limit (``cell_timeout``) covers all its requests together.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import nbformat
@@ -22,13 +29,14 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from traitlets import List, Unicode
 
+from course_utils.boundary import REPLY_CAP, REPLY_MIME, ChannelLost, request_cell
 from course_utils.display import truncate
-from course_utils.grading.plan import GRADE_MIME, Step
+from course_utils.grading.plan import Step
 from course_utils.grading.sandbox import Scratch
 from course_utils.processes import ProcessGroups, kill_group, signal_name
 
 OUTPUT_CAP = 64 * 1024  # characters of output kept per cell
-GRADER_PAYLOAD_CAP = 64 * 1024
+REPLY_TEXT_CAP = REPLY_CAP * 4 // 3 + 1024  # a reply's base64 text; bigger ones are dropped as they arrive
 ERROR_TEXT_CAP = 2000
 SETUP_TIMEOUT = 120.0
 SIGNALS = {"SIGSEGV": "a segmentation fault", "SIGKILL": "killed, perhaps for using too much memory",
@@ -45,6 +53,7 @@ class StepRun:
     capped: bool = False
     detail: str = ""  # why it timed out, died or did not run
     cause: str = ""  # for a step that did not run: "timeout", "crashed" or "error"
+    result: dict | None = None  # for a check step that ran: the judge's verdict (status, title, message, hint)
 
 
 @dataclass(frozen=True)
@@ -97,8 +106,8 @@ class _CappedClient(NotebookClient):
             trace = [truncate(str(line), 500) for line in (content.get("traceback") or [])[-30:]]
             content = {**content, "evalue": truncate(str(content.get("evalue", "")), ERROR_TEXT_CAP), "traceback": trace}
             return {**msg, "content": content}
-        if kind == "display_data" and GRADE_MIME in (content.get("data") or {}):
-            return msg if _size(content, GRADER_PAYLOAD_CAP) <= GRADER_PAYLOAD_CAP else None
+        if kind == "display_data" and REPLY_MIME in (content.get("data") or {}):
+            return msg if _size(content, REPLY_TEXT_CAP) <= REPLY_TEXT_CAP else None
         left = self.cap - self.used.get(index, 0)
         size = _size(content, max(left, 0) + 1)
         if size <= left:
@@ -193,9 +202,44 @@ class _Kernel:
             self.log.close()
 
 
+Judge = Callable[[str, Callable[[bytes], bytes]], dict]  # (exercise id, channel) -> the verdict's fields
+
+# Checkers patch process-wide state while they run (a simulated machine replaces torch.cuda's
+# functions): one judges at a time in this process, whichever job's kernel it talks to.
+_JUDGING = threading.Lock()
+
+
+def judge_in_this_process(exercise_id: str, channel: Callable[[bytes], bytes]) -> dict:
+    """The default judge: the course's checker, here, calling the learner's function in the kernel."""
+    from course_utils.boundary import grade
+    from course_utils.checks import all_exercises
+
+    known = all_exercises()
+    if exercise_id not in known:
+        return {"status": "error", "title": "", "hint": "Check the exercise notebook: is it from this course's exercises/?",
+                "message": f"The grader has no check {exercise_id!r} (known: {', '.join(known) or 'none'}); the "
+                           "checks it judges with are the course's own (course_utils/checks/nbNN.py)."}
+    with _JUDGING:
+        result = grade(exercise_id, channel)
+    return {"status": result.status, "title": result.title, "message": result.message, "hint": result.hint}
+
+
+def reply_of(outputs: list) -> bytes:
+    """The one reply a request cell displayed, as bytes; b"" (unreadable) when there is not exactly one."""
+    replies = [o["data"][REPLY_MIME] for o in outputs if o.get("output_type") == "display_data"
+               and isinstance(o.get("data"), dict) and isinstance(o["data"].get(REPLY_MIME), str)]
+    if len(replies) != 1:
+        return b""
+    try:
+        return base64.b64decode(replies[0], validate=True)
+    except ValueError:
+        return b""
+
+
 async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scratch, env: dict, limits: Limits,
                     groups: ProcessGroups, cancelled: threading.Event | None = None,
-                    launch: Launch = Launch()) -> tuple[list[StepRun], list[str]]:
+                    launch: Launch = Launch(), judge: Judge = judge_in_this_process,
+                    ) -> tuple[list[StepRun], list[str]]:
     """Run every step; return what happened to each, and the kernel restarts in words."""
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s.source) for s in steps])
     runs = [StepRun() for _ in steps]
@@ -207,6 +251,8 @@ async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scrat
 
     async def execute(k: _Kernel, i: int, keep: bool) -> str | None:
         """Run step i; return None, or why the kernel was lost ("timeout: ..." / "died: ...")."""
+        if steps[i].kind == "check":
+            return await judge_step(k, i)
         cell, run = nb.cells[i], runs[i]
         left = deadline - time.monotonic()
         # the grader's first cell and the instructor's setup cells import the course (torch and
@@ -239,6 +285,59 @@ async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scrat
         else:
             run.status = "ok"
         return lost
+
+    async def judge_step(k: _Kernel, i: int) -> str | None:
+        """Judge step i's exercise here, its answer called in kernel k; None, or why the kernel was lost."""
+        loop = asyncio.get_running_loop()
+        left = deadline - time.monotonic()
+        limit = min(limits.cell_timeout, left)
+        ends: list[float] = []  # set at the first request: waiting for another job's judge is not this check's time
+
+        async def ask(request: bytes) -> bytes:
+            if not ends:
+                ends.append(time.monotonic() + limit)
+            remaining = ends[0] - time.monotonic()
+            if remaining <= 0 or cancelled.is_set():
+                raise ChannelLost("timeout", _over(limit, left))
+            # the request cell sits after the steps while it runs (nbclient writes outputs by index)
+            cell = nbformat.v4.new_code_cell(request_cell(request))
+            nb.cells.append(cell)
+            index = len(nb.cells) - 1
+            k.client.timeout = max(1, math.ceil(remaining))
+            try:
+                await k.client.async_execute_cell(cell, index, store_history=False)
+            except CellTimeoutError:
+                raise ChannelLost("timeout", _over(limit, left)) from None
+            except DeadKernelError:
+                raise ChannelLost("died", _exit_text(k.exit_code(), launch.sandboxed)) from None
+            except Exception as exc:
+                raise ChannelLost("died", f"the kernel stopped answering ({type(exc).__name__}: "
+                                          f"{truncate(str(exc), 200)})") from None
+            finally:
+                del nb.cells[index:]
+                k.client.used.pop(index, None)
+                k.client.capped.discard(index)
+            return reply_of(list(cell.get("outputs", [])))
+
+        def channel(request: bytes) -> bytes:
+            return asyncio.run_coroutine_threadsafe(ask(request), loop).result()
+
+        run = runs[i]
+        try:
+            run.result = await loop.run_in_executor(None, judge, steps[i].exercise, channel)
+        except ChannelLost as lost:
+            run.status, run.detail = lost.status, lost.detail
+            return f"{lost.status}: {lost.detail}"
+        except Exception as exc:  # the judge itself broke: a grader bug, never a pass
+            run.result = {"status": "error", "title": "", "hint": "This is a bug in the grader; please report it.",
+                          "message": f"The grader could not judge this exercise ({type(exc).__name__}: "
+                                     f"{truncate(str(exc), 300)})."}
+        run.status = "ok"
+        return None
+
+    def _over(limit: float, left: float) -> str:
+        return (f"it ran past the submission's total limit of {limits.total_timeout:g} s" if left < limits.cell_timeout
+                else f"it ran past the limit of {limits.cell_timeout:g} s per cell")
 
     def give_up(start: int, why: str, cause: str) -> None:
         for run in runs[start:]:

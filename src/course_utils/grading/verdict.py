@@ -1,17 +1,18 @@
-"""Turn what ran into grades: read only the grader's own results, and say what went wrong.
+"""Turn what ran into grades: the judge's own verdicts, and what went wrong running the notebook.
 
 Lesson: none; this is the instructors' tool (``course-grade``). An exercise's grade comes from
-one place: the display output, under the grader's MIME type and carrying that cell's nonce, of
-the check cell the grader itself added. Its fingerprints of the check machinery must match
-the ones taken before any learner code ran. Everything the learner's cells displayed (and
-every output stored in the file) is only compared with it, to flag a faked PASS.
+one place: the verdict the grader's own process reached, running the course's checker against
+answers the kernel sent back as data (``course_utils.boundary``). Nothing the kernel displays is read
+as a result; a PASS the learner's cells displayed (or stored in the file) is only compared with
+the verdict, to flag a faked one.
 """
 
 from __future__ import annotations
 
-from course_utils.check_cells import CHECK_MIME, CHECK_STATUSES
+from course_utils.boundary import REPLY_MIME
+from course_utils.check_cells import CHECK_MIME
 from course_utils.display import truncate
-from course_utils.grading.plan import GRADE_MIME, Plan, Step
+from course_utils.grading.plan import Plan, Step
 from course_utils.grading.results import ExerciseGrade, Submission, SubmissionGrade
 from course_utils.grading.runner import StepRun
 from course_utils.grading.spec import ExerciseSpec
@@ -20,62 +21,28 @@ from course_utils.grading.submissions import LearnerCell
 MAX_NOTES = 20
 NOTE_LIMIT = 300
 
-_TAMPER_HINT = "Hand in the notebook without code that changes course_utils or the kernel's display."
 _LOST_HINT = {
     "timeout": "Look for a loop that never ends, or work far bigger than the exercise needs.",
     "crashed": "Look for os._exit, sys.exit in a thread, ctypes, or memory use far beyond the exercise.",
 }
 
 
-def _payloads(run: StepRun) -> list[dict]:
-    return [o["data"][GRADE_MIME] for o in run.outputs
-            if o.get("output_type") in ("display_data", "execute_result") and isinstance(o.get("data"), dict)
-            and isinstance(o["data"].get(GRADE_MIME), dict)]
-
-
 def _cut(text: str, limit: int = NOTE_LIMIT) -> str:
     return truncate(" ".join(str(text).split()), limit)
 
 
-def _grade_check(step: Step, run: StepRun, baseline: dict | None, title: str, flags: list[str]) -> ExerciseGrade:
+def _grade_check(step: Step, run: StepRun, title: str) -> ExerciseGrade:
     ex = step.exercise
     if run.status in ("timeout", "died") or (run.status == "not-run" and run.cause in ("timeout", "crashed")):
         status = "timeout" if run.status == "timeout" or run.cause == "timeout" else "crashed"
         where = "while the check ran your code" if run.status != "not-run" else "before this check could run"
         return ExerciseGrade(ex, title, status, f"Not graded: {run.detail} {where}.", _LOST_HINT[status])
-    if run.status == "not-run":
-        return ExerciseGrade(ex, title, "error", f"Not graded: {run.detail}.", "")
-    payloads = _payloads(run)
-    mine = [p for p in payloads if p.get("nonce") == step.nonce and p.get("kind") == "check" and p.get("exercise") == ex]
-    if len(mine) != len(payloads):
-        flags.append(f"the grader's check of {ex} received a result it did not produce (forged output)")
-    if len(mine) != 1 or len(payloads) != 1:
-        why = "it received results it did not produce" if payloads else f"it displayed nothing ({_cut(run.error) or 'no error'})"
-        return ExerciseGrade(ex, title, "tampered", f"The grader's check of {ex} cannot be trusted: {why}.", _TAMPER_HINT)
-    result = mine[0]
-    if "grader_error" in result:
-        return ExerciseGrade(ex, title, "error", f"The grader could not run this check: {_cut(result['grader_error'])}.",
-                             "This is a problem with the course's setup, not with your answer; tell your instructor.")
-    if baseline is not None:
-        if result.get("core") != baseline.get("core") or result.get("core_after") != baseline.get("core"):
-            flags.append(f"the check machinery (course_utils.checks or IPython.display) was modified before or while checking {ex}")
-            return ExerciseGrade(ex, title, "tampered", "Code in this notebook modified the course's check "
-                                 "machinery, so this result cannot be trusted.", _TAMPER_HINT)
-        known = (baseline.get("checkers") or {}).get(ex)
-        if known is not None and (result.get("checker") != known or result.get("checker_after") != known):
-            flags.append(f"the checker of {ex} was replaced by code in the notebook")
-            return ExerciseGrade(ex, title, "tampered", f"Code in this notebook replaced the checker of {ex}.",
-                                 _TAMPER_HINT)
-    if result.get("status") not in CHECK_STATUSES or result.get("genuine") is False:
-        flags.append(f"the check of {ex} returned something that is not a genuine CheckResult")
-        return ExerciseGrade(ex, title, "tampered", "The check returned something that is not a genuine result.",
-                             _TAMPER_HINT)
-    if result["status"] == "tampered":  # the check itself saw its cases or trusted library changed
-        flags.append(f"the check of {ex} found code in the notebook changed what it relies on: "
-                     f"{_cut(result.get('message', ''), 200)}")
+    if run.status == "not-run" or run.result is None:
+        return ExerciseGrade(ex, title, "error", f"Not graded: {run.detail or 'the check did not run'}.", "")
+    result = run.result
     # the exercise notebook's heading names the exercise in every row; the check's own title only fills a gap
-    return ExerciseGrade(ex, title or str(result.get("title") or ""), result["status"], str(result.get("message", "")),
-                         str(result.get("hint", "")))
+    return ExerciseGrade(ex, title or str(result.get("title") or ""), str(result["status"]),
+                         str(result.get("message", "")), str(result.get("hint", "")))
 
 
 def _claimed_passes(outputs) -> set[str]:
@@ -94,24 +61,18 @@ def judge(submission: Submission, spec: ExerciseSpec, plan: Plan, runs: list[Ste
     notes, flags = list(plan.notes), list(plan.flags)
     titles = {e.id: e.title for e in spec.exercises}
     steps = plan.steps
-    baseline_runs = [r for s, r in zip(steps, runs) if s.kind == "preamble"]
-    baselines = [p for p in _payloads(baseline_runs[0]) if p.get("nonce") == steps[0].nonce] if baseline_runs else []
-    baseline = baselines[0] if len(baselines) == 1 else None
-    if baseline is not None and "grader_error" in baseline:
-        notes.append(f"the kernel could not load the checks: {_cut(baseline['grader_error'])}")
-        baseline = None
     grades = {}
     for step, run in zip(steps, runs):
         if step.kind == "check":
-            grades[step.exercise] = _grade_check(step, run, baseline, titles.get(step.exercise, ""), flags)
+            grades[step.exercise] = _grade_check(step, run, titles.get(step.exercise, ""))
     notes += events
     for step, run in zip(steps, runs):
         if step.kind in ("learner", "setup") and run.status == "error":
             notes.append(f"{step.label} raised {_cut(run.error, 200)}")
         if run.capped:
             notes.append(f"{step.label} printed more than the grader keeps; its output was cut")
-        if step.kind == "learner" and any(isinstance(o.get("data"), dict) and GRADE_MIME in o["data"] for o in run.outputs):
-            flags.append(f"{step.label} displayed the grader's own MIME type")
+        if step.kind == "learner" and any(isinstance(o.get("data"), dict) and REPLY_MIME in o["data"] for o in run.outputs):
+            flags.append(f"{step.label} displayed the grader's reply MIME type (such output is never read as a reply)")
     ran = _claimed_passes(o for s, r in zip(steps, runs) if s.kind == "learner" for o in r.outputs)
     stored = _claimed_passes(o for c in cells for o in c.stored_outputs)
     for ex_id, grade in grades.items():

@@ -1,0 +1,816 @@
+"""The process boundary of grading: the judge calls the learner's answer in the kernel, and gets data back.
+
+Lesson: none; this is the instructors' tool (``course-grade`` and the nbgrader path). A checker of
+``checks/nbNN.py`` runs in the grader's own process, unchanged. Where it calls the learner's
+function, it calls a ``RemoteAnswer``: the call's arguments (and the course contexts the checker
+has entered: a simulated machine, a ``torch.device`` block, a recording ``TorchFunctionMode``) are
+pickled and sent to the learner's kernel, which calls the learner's function there. The reply is
+**data only**: the return value, the arguments' state after the call and the instruments' logs,
+written with ``torch.save`` and read here with ``torch.load(weights_only=True)``, plus exceptions
+as (type, message). Objects the judge sent come back as references to its own originals, so
+``got is model`` and in-place changes mean what they mean in the learner's notebook.
+
+The learner's kernel may rewrite or forge the request cell and its reply: all it can send is data,
+which the checker compares with values it computed itself, in a process the learner's code never
+ran in. ``serve`` is what runs in the kernel; ``call_remote`` and ``decode_reply`` run in the judge.
+"""
+
+from __future__ import annotations
+
+import base64
+import builtins
+import collections
+import contextlib
+import importlib
+import io
+import marshal
+import pickle
+import types
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+REPLY_MIME = "application/vnd.course-utils.answer+b64"
+REPLY_CAP = 16 * 1024 * 1024  # bytes of one reply, before base64: a bigger one is the learner's failure
+MAX_DEPTH = 40
+
+# Classes whose instances may come back as new objects (state only, rebuilt here with __new__):
+# layers, optimizers, CUDA scopes and the course's own records; nothing of the learner's notebook,
+# and no class with a __del__ (it would run, on the judge's side, with attributes the kernel chose).
+_OBJECT_MODULES = ("torch.nn.", "torch.optim.", "torch.cuda.", "course_utils.")
+_OBJECT_CLASSES = {"contextlib.nullcontext"}
+_PLAIN = (str, int, float, bool, type(None), bytes, complex)
+
+
+class ChannelLost(BaseException):
+    """The kernel timed out or died while answering: not a verdict, the runner's business (BaseException:
+    no checker's ``except Exception`` may swallow it)."""
+
+    def __init__(self, status: str, detail: str):
+        super().__init__(f"{status}: {detail}")
+        self.status, self.detail = status, detail
+
+
+class BadReply(Exception):
+    """The kernel's reply is not data the judge accepts: oversized, malformed, or an unsendable value."""
+
+
+class LearnerError(Exception):
+    """An exception the learner's code raised in the kernel, of a type the judge does not rebuild."""
+
+    def __init__(self, type_name: str, message: str):
+        super().__init__(message)
+        self.type_name = type_name
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+# ----------------------------------------------------------------------------- the request (judge -> kernel)
+
+
+def _rebuild_function(code: bytes, module: str, name: str, defaults, cells, kwdefaults):
+    """Runs in the kernel: a function the judge sent by value (a lambda or closure of a checker)."""
+    namespace = vars(importlib.import_module(module)) if module else {"__builtins__": builtins}
+    closure = tuple(types.CellType(c) for c in cells) if cells is not None else None
+    fn = types.FunctionType(marshal.loads(code), namespace, name, defaults, closure)
+    fn.__kwdefaults__ = kwdefaults
+    return fn
+
+
+class _RequestPickler(pickle.Pickler):
+    """Pickles functions that plain pickle cannot (lambdas, closures of checkers) by value."""
+
+    def reducer_override(self, obj):
+        if type(obj) is types.FunctionType:
+            try:
+                module = importlib.import_module(obj.__module__)
+                found = module
+                for part in obj.__qualname__.split("."):
+                    found = getattr(found, part)
+                if found is obj:
+                    return NotImplemented  # importable by name: plain pickle does it
+            except Exception:
+                pass
+            cells = tuple(c.cell_contents for c in obj.__closure__) if obj.__closure__ else None
+            return (_rebuild_function, (marshal.dumps(obj.__code__), obj.__module__ or "", obj.__name__,
+                                        obj.__defaults__, cells, obj.__kwdefaults__))
+        return NotImplemented
+
+
+def _tracked(roots) -> list:
+    """Every non-plain object reachable from ``roots``, in a fixed order: what may come back by reference."""
+    import torch
+
+    seen: dict[int, object] = {}
+    order: list = []
+    stack = [(r, 0) for r in reversed(list(roots))]
+    while stack:
+        obj, depth = stack.pop()
+        if obj is None or type(obj) is bool or isinstance(obj, (torch.device, torch.dtype, type)) or id(obj) in seen:
+            continue
+        if depth > MAX_DEPTH or len(order) > 100_000:
+            continue
+        seen[id(obj)] = obj
+        order.append(obj)
+        children: list = []
+        if isinstance(obj, _PLAIN):  # tracked too: a checker may ask whether a str came back as it went
+            continue
+        if isinstance(obj, torch.Tensor):
+            children = [obj.grad] if obj.grad is not None else []
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            children = list(obj)
+        elif isinstance(obj, dict):
+            children = [x for kv in obj.items() for x in kv]
+        elif isinstance(obj, types.MethodType):
+            children = [obj.__self__]
+        elif isinstance(obj, types.FunctionType):
+            children = [c.cell_contents for c in obj.__closure__ or () if _has_contents(c)]
+        elif hasattr(obj, "__dict__") and not isinstance(obj, types.ModuleType):
+            children = list(vars(obj).values())
+        stack.extend((c, depth + 1) for c in reversed(children))
+    return order
+
+
+def _has_contents(cell) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 (an empty cell raises)
+        return True
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class Ambient:
+    """The course contexts a checker has entered around a call, as data the kernel re-enters."""
+
+    machine: object = None  # a checks.machines.SimulatedMachine, or None
+    default: str | None = None  # what torch.set_default_device set (None: nothing)
+    modes: tuple = ()  # ("device", "meta"): a torch.device block; ("mode", obj): a course instrument
+    rng: object = None  # torch's CPU random state: a checker seeds, the answer's layers draw
+
+
+def current_ambient() -> Ambient:
+    """Read, in the judge, which course contexts are active right now."""
+    import torch
+    from torch.overrides import _get_current_function_mode_stack
+    from torch.utils._device import DeviceContext
+
+    machine = None
+    available = torch.cuda.is_available
+    code = getattr(available, "__code__", None)
+    if code is not None and getattr(available, "__qualname__", "") == "simulated.<locals>.cuda_available":
+        machine = available.__closure__[code.co_freevars.index("machine")].cell_contents
+    modes = []
+    context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
+    for mode in _get_current_function_mode_stack():
+        if mode is context:
+            continue  # set_default_device's, sent as Ambient.default
+        if isinstance(mode, DeviceContext):
+            modes.append(("device", str(mode.device)))
+        elif type(mode).__module__.startswith("course_utils."):
+            modes.append(("mode", mode))
+    return Ambient(machine, None if context is None else str(context.device), tuple(modes), torch.get_rng_state())
+
+
+def encode_request(kind: str, name: str, args: tuple = (), kwargs: dict | None = None,
+                   ambient: Ambient = Ambient()) -> tuple[bytes, list]:  # noqa: B008 (frozen)
+    """The request's bytes, and the judge's objects in the order the reply refers to them."""
+    kwargs = dict(kwargs or {})
+    import torch
+
+    tracked = _tracked([args, kwargs, ambient.modes])
+    grads = [(k, t.grad) for k, t in enumerate(tracked) if isinstance(t, torch.Tensor) and t.grad is not None]
+    buffer = io.BytesIO()
+    _RequestPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(
+        {"kind": kind, "name": name, "args": args, "kwargs": kwargs, "ambient": ambient, "tracked": tracked,
+         "grads": grads})
+    return buffer.getvalue(), tracked
+
+
+# ----------------------------------------------------------------------------- the reply (kernel -> judge)
+
+
+class _Encoder:
+    """Turns values into what torch.load(weights_only=True) reads: plain data, tensors, and tags."""
+
+    def __init__(self, tracked: list):
+        import torch
+
+        self.torch = torch
+        self.index = {id(o): k for k, o in enumerate(tracked)}
+        self.numbers = {(type(o), o): k for k, o in enumerate(tracked) if type(o) in (int, float, complex)
+                        and o == o}
+        self.tracked = tracked
+
+    def value(self, obj, depth: int = 0):
+        torch = self.torch
+        if depth > MAX_DEPTH:
+            raise BadReply("the value is nested too deeply")
+        if id(obj) in self.index:
+            return {"@": "ref", "k": self.index[id(obj)]}
+        if type(obj) in (int, float, complex) and (type(obj), obj) in self.numbers:
+            # pickle keeps no identity for numbers: an equal one the judge sent counts as that one
+            return {"@": "ref", "k": self.numbers[(type(obj), obj)]}
+        if isinstance(obj, _PLAIN) and type(obj) in _PLAIN:
+            return obj
+        if type(obj) in (torch.device, torch.dtype, torch.Size):
+            return {"@": "t", "v": obj} if type(obj) is not torch.Size else {"@": "size", "v": list(obj)}
+        if isinstance(obj, torch.Tensor):
+            return self.tensor(obj)
+        if type(obj).__module__ == "numpy" and type(obj).__name__ == "ndarray":
+            return self.ndarray(obj)
+        if type(obj).__module__ == "numpy" and hasattr(obj, "item") and hasattr(obj, "dtype"):
+            return {"@": "npscalar", "v": obj.item(), "dtype": str(obj.dtype)}
+        if type(obj) in (list, tuple, set, frozenset):
+            return {"@": type(obj).__name__, "v": [self.value(x, depth + 1) for x in obj]}
+        if type(obj) in (dict, collections.OrderedDict, collections.defaultdict):
+            factory = getattr(obj, "default_factory", None)
+            if factory not in (None, dict, list, int):
+                raise BadReply("a defaultdict with an unusual factory cannot be sent")
+            return {"@": type(obj).__name__, "f": getattr(factory, "__name__", None),
+                    "v": [[self.value(k, depth + 1), self.value(v, depth + 1)] for k, v in obj.items()]}
+        if isinstance(obj, BaseException):
+            return {"@": "exc", "type": _exc_name(obj), "args": [self.value(a, depth + 1) for a in obj.args
+                                                                 if isinstance(a, _PLAIN)]}
+        name = f"{type(obj).__module__}.{type(obj).__qualname__}"
+        if hasattr(obj, "__dict__") and (name.startswith(_OBJECT_MODULES) or name in _OBJECT_CLASSES) \
+                and not isinstance(obj, (type, types.FunctionType, types.MethodType, types.ModuleType)):
+            return {"@": "obj", "cls": name, "v": self.state(obj, depth)}
+        raise BadReply(f"a {type(obj).__name__} cannot be sent back to the grader")
+
+    def state(self, obj, depth: int) -> dict:
+        """An object's attributes; the ones that cannot be sent (hooks set by the class) are left out."""
+        out = {}
+        for key, val in vars(obj).items():
+            try:
+                out[key] = self.value(val, depth + 1)
+            except BadReply:
+                continue
+        return out
+
+    def tensor(self, t, depth: int = 0):
+        torch = self.torch
+        with torch._C.DisableTorchFunctionSubclass():
+            plain = t.detach().as_subclass(torch.Tensor) if type(t) is not torch.Tensor else t.detach()
+        base = self._view_of(plain)
+        if base is not None:
+            return base
+        return {"@": "tensor", "v": plain, "param": isinstance(t, torch.nn.Parameter), "rg": bool(t.requires_grad)}
+
+    def _view_of(self, t):
+        """A tensor sharing memory with a tensor the judge sent comes back as a view of the judge's."""
+        torch = self.torch
+        if t.device.type == "meta":
+            return None
+        for k, o in enumerate(self.tracked):
+            if isinstance(o, torch.Tensor) and o.device == t.device and o.device.type != "meta":
+                try:
+                    same_storage = o.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
+                except Exception:
+                    same_storage = False
+                if same_storage and o.dtype == t.dtype and t.numel() > 0:
+                    offset = (t.data_ptr() - o.untyped_storage().data_ptr()) // t.element_size()
+                    return {"@": "view", "k": k, "size": list(t.shape), "stride": list(t.stride()), "offset": offset}
+        return None
+
+    def ndarray(self, array):
+        import numpy as np
+
+        torch = self.torch
+        for k, o in enumerate(self.tracked):
+            if isinstance(o, torch.Tensor) and o.device.type == "cpu":
+                try:
+                    with torch._C.DisableTorchFunctionSubclass():
+                        shared = np.shares_memory(array, torch.Tensor.numpy(o.detach(), force=False))
+                except Exception:
+                    shared = False
+                if shared:
+                    return {"@": "ndview", "k": k, "v": torch.from_numpy(np.array(array))}
+        return {"@": "ndarray", "v": torch.from_numpy(np.array(array, copy=True))}
+
+    def after(self, obj):
+        """What a tracked object holds after the call: its data, contents or attributes."""
+        torch = self.torch
+        if isinstance(obj, torch.Tensor):
+            with torch._C.DisableTorchFunctionSubclass():
+                data = obj.detach().as_subclass(torch.Tensor) if type(obj) is not torch.Tensor else obj.detach()
+            grad = self.value(obj.grad) if obj.grad is not None else None
+            return {"@": "tensor-after", "v": data, "rg": bool(obj.requires_grad), "grad": grad}
+        if hasattr(obj, "__dict__") and not isinstance(obj, (type, types.FunctionType, types.MethodType,
+                                                             types.ModuleType)):
+            return {"@": "attrs", "v": self.state(obj, 0), "keys": list(vars(obj))}
+        return None
+
+
+class _Unref:
+    """Wraps a tracked container so that its contents, not a reference to itself, are encoded."""
+
+    def __init__(self, obj):
+        self.obj = obj
+
+
+def _encode_after(enc: _Encoder, obj):
+    if isinstance(obj, _Unref):
+        inner = obj.obj
+        kind = type(inner)
+        if kind in (list, set):
+            return {"@": kind.__name__, "v": [enc.value(x) for x in inner]}
+        factory = getattr(inner, "default_factory", None)
+        return {"@": kind.__name__, "f": getattr(factory, "__name__", None),
+                "v": [[enc.value(k), enc.value(v)] for k, v in inner.items()]}
+    return enc.after(obj)
+
+
+_Encoder.after_value = _encode_after
+
+
+def _exc_name(exc: BaseException) -> str:
+    cls = type(exc)
+    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+
+
+def serve(request: bytes, namespace: dict) -> bytes:
+    """Runs in the learner's kernel: answer one request of the judge; returns the reply's bytes."""
+    import torch
+
+    req = pickle.loads(request)  # from the judge, which is trusted
+    reply: dict = {}
+    tracked = req["tracked"]
+    for k, grad in req.get("grads", ()):  # pickling a tensor leaves its .grad behind
+        tracked[k].grad = grad
+    enc = _Encoder(tracked)
+    name = req["name"]
+    if req["kind"] == "probe":
+        fn = namespace.get(name, _MISSING)
+        reply["probe"] = {"defined": fn is not _MISSING, "callable": callable(fn) if fn is not _MISSING else False,
+                          "type": type(fn).__name__, "syntax": _syntax_error(name)}
+    elif req["kind"] == "value":
+        value = namespace.get(name, _MISSING)
+        reply["probe"] = {"defined": value is not _MISSING, "ellipsis": value is Ellipsis}
+        if value is not _MISSING and value is not Ellipsis:
+            try:
+                reply["result"] = enc.value(value)
+            except BadReply as bad:
+                reply["unsendable"] = str(bad)
+    else:
+        fn = namespace.get(name)
+        ambient: Ambient = req["ambient"]
+        context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
+        if (None if context is None else str(context.device)) != ambient.default:
+            torch.set_default_device(ambient.default)
+        if ambient.rng is not None:
+            torch.set_rng_state(ambient.rng)
+        try:
+            with contextlib.ExitStack() as stack, warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the judge summarises nothing of these; the learner saw them
+                if ambient.machine is not None:
+                    from course_utils.checks.machines import simulated
+
+                    stack.enter_context(simulated(ambient.machine))
+                for kind, what in ambient.modes:
+                    stack.enter_context(torch.device(what) if kind == "device" else what)
+                result = fn(*req["args"], **req["kwargs"])
+        except BaseException as exc:  # noqa: BLE001 (the learner's SystemExit too: it is their failure)
+            reply["raised"] = {"type": _exc_name(exc), "message": _short(exc),
+                               "stub": isinstance(exc, NotImplementedError) and not exc.args,
+                               "cause": _exc_name(exc.__cause__) if exc.__cause__ is not None else None,
+                               "where": _where(exc)}
+        else:
+            try:
+                reply["result"] = enc.value(result)
+            except BadReply as bad:
+                reply["unsendable"] = str(bad)
+        after = {}
+        for k, obj in enumerate(tracked):
+            try:
+                state = enc.after_value(_Unref(obj) if type(obj) in (list, dict, collections.OrderedDict,
+                                                                     collections.defaultdict, set) else obj)
+            except BadReply:
+                continue
+            if state is not None:
+                after[k] = state
+        reply["after"] = after
+        reply["default_device"] = str(_default_device())
+        reply["rng"] = torch.get_rng_state()
+    buffer = io.BytesIO()
+    torch.save(reply, buffer)
+    return buffer.getvalue()
+
+
+_MISSING = object()
+
+
+def _default_device():
+    from course_utils.scopes import default_device
+
+    return default_device()
+
+
+def _short(exc: BaseException, limit: int = 2000) -> str:
+    text = str(exc)
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def _where(exc: BaseException) -> str:
+    from course_utils.checks._core import learner_line
+
+    try:
+        return learner_line(exc)
+    except Exception:
+        return ""
+
+
+def _syntax_error(name: str) -> str | None:
+    from course_utils.checks._core import syntax_error_defining
+
+    try:
+        return syntax_error_defining(name)
+    except Exception:
+        return None
+
+
+def serve_cell(request_b64: str) -> None:
+    """The kernel's side of a request cell: answer, and display the reply under the course's MIME type."""
+    import IPython.display as ipd
+
+    import __main__
+
+    reply = serve(base64.b64decode(request_b64), vars(__main__))
+    ipd.display({REPLY_MIME: base64.b64encode(reply).decode("ascii")}, raw=True)
+
+
+def request_cell(request: bytes) -> str:
+    """The source of the cell the runner executes in the kernel for one request."""
+    return ("from course_utils.boundary import serve_cell as _course_grade_serve\n"
+            f"_course_grade_serve({base64.b64encode(request).decode('ascii')!r})\n"
+            "del _course_grade_serve\n")
+
+
+# ----------------------------------------------------------------------------- reading the reply (judge)
+
+
+def load_reply(data: bytes) -> dict:
+    """Read a reply with torch's safe loader; ``BadReply`` when it is not the data the judge expects."""
+    import torch
+
+    if not isinstance(data, bytes) or len(data) > REPLY_CAP:
+        raise BadReply(f"the reply is larger than the grader accepts ({REPLY_CAP // 2**20} MiB)")
+    try:
+        reply = torch.load(io.BytesIO(data), weights_only=True, map_location="cpu" if _no_gpu() else None)
+    except Exception as exc:
+        raise BadReply(f"the reply could not be read safely ({type(exc).__name__}: {_short(exc, 200)})") from None
+    if not isinstance(reply, dict):
+        raise BadReply("the reply is not what the grader sent for")
+    return reply
+
+
+def _no_gpu() -> bool:
+    import torch
+
+    return not torch.cuda.is_available()
+
+
+class _Decoder:
+    def __init__(self, tracked: list):
+        import torch
+
+        self.torch = torch
+        self.tracked = tracked
+
+    def ref(self, k):
+        if type(k) is not int or not 0 <= k < len(self.tracked):
+            raise BadReply("the reply refers to an object the grader never sent")
+        return self.tracked[k]
+
+    def value(self, data, depth: int = 0):
+        torch = self.torch
+        if depth > MAX_DEPTH:
+            raise BadReply("the reply is nested too deeply")
+        if type(data) in _PLAIN:
+            return data
+        if type(data) is not dict or "@" not in data:
+            raise BadReply(f"the reply holds an unexpected {type(data).__name__}")
+        tag = data["@"]
+        if tag == "ref":
+            return self.ref(data["k"])
+        if tag == "t":
+            if type(data["v"]) not in (torch.device, torch.dtype):
+                raise BadReply("the reply's device or dtype is not one")
+            return data["v"]
+        if tag == "size":
+            return torch.Size([int(x) for x in data["v"]])
+        if tag == "tensor":
+            t = self._tensor(data["v"])
+            if data.get("param"):
+                return torch.nn.Parameter(t, requires_grad=bool(data.get("rg")))
+            return t.requires_grad_(True) if data.get("rg") and t.is_floating_point() else t
+        if tag == "view":
+            base = self.ref(data["k"])
+            if not isinstance(base, torch.Tensor):
+                raise BadReply("the reply's view is of something that is not a tensor")
+            try:
+                return base.detach().as_strided([int(x) for x in data["size"]], [int(x) for x in data["stride"]],
+                                                int(data["offset"]))
+            except Exception as exc:
+                raise BadReply(f"the reply's view does not fit its tensor ({exc})") from None
+        if tag in ("ndarray", "ndview"):
+            array = self._tensor(data["v"]).numpy()
+            if tag == "ndview":
+                base = self.ref(data["k"])
+                if isinstance(base, torch.Tensor) and tuple(base.shape) == array.shape:
+                    with torch._C.DisableTorchFunctionSubclass():
+                        return torch.Tensor.numpy(base.detach())
+            return array
+        if tag == "npscalar":
+            import numpy as np
+
+            return np.dtype(str(data["dtype"])).type(data["v"])
+        if tag in ("list", "tuple", "set", "frozenset"):
+            items = [self.value(x, depth + 1) for x in self._list(data["v"])]
+            return {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[tag](items)
+        if tag in ("dict", "OrderedDict", "defaultdict"):
+            pairs = [(self.value(k, depth + 1), self.value(v, depth + 1)) for k, v in self._pairs(data["v"])]
+            if tag == "defaultdict":
+                factory = {"dict": dict, "list": list, "int": int}.get(data.get("f"))
+                return collections.defaultdict(factory, pairs)
+            return (dict if tag == "dict" else collections.OrderedDict)(pairs)
+        if tag == "obj":
+            cls = self._class(str(data["cls"]))
+            obj = cls.__new__(cls)
+            if isinstance(obj, torch.nn.Module):  # the attributes every module has, before the ones sent
+                torch.nn.Module.__init__(obj)
+            obj.__dict__.update(self._attrs(data["v"], depth))
+            return obj
+        if tag == "exc":
+            return _exception(str(data["type"]), " ".join(str(a) for a in self._list(data["args"])))
+        raise BadReply(f"the reply holds an unknown tag {tag!r}")
+
+    def _tensor(self, t):
+        if type(t) is not self.torch.Tensor:
+            raise BadReply("the reply's tensor is not a plain tensor")
+        return t
+
+    @staticmethod
+    def _list(v) -> list:
+        if type(v) is not list:
+            raise BadReply("the reply's list is not a list")
+        return v
+
+    def _pairs(self, v) -> list:
+        pairs = self._list(v)
+        if not all(type(p) is list and len(p) == 2 for p in pairs):
+            raise BadReply("the reply's dict is malformed")
+        return pairs
+
+    def _attrs(self, v, depth: int) -> dict:
+        if type(v) is not dict or not all(type(k) is str for k in v):
+            raise BadReply("the reply's attributes are malformed")
+        return {k: self.value(x, depth + 1) for k, x in v.items()}
+
+    def _class(self, name: str) -> type:
+        if not (name.startswith(_OBJECT_MODULES) or name in _OBJECT_CLASSES):
+            raise BadReply(f"the reply holds an object of {name}, which the grader does not rebuild")
+        module_name, _, qualname = name.rpartition(".")
+        while module_name:
+            try:
+                found = importlib.import_module(module_name)
+                break
+            except ImportError:
+                module_name, _, head = module_name.rpartition(".")
+                qualname = f"{head}.{qualname}"
+        else:
+            raise BadReply(f"the reply names a class the grader cannot find: {name}")
+        for part in qualname.split("."):
+            found = getattr(found, part, None)
+        if not isinstance(found, type) or issubclass(found, BaseException) or any(
+                "__del__" in vars(k) for k in found.__mro__ if k is not object):
+            raise BadReply(f"the reply names {name}, which is not a class the grader rebuilds")
+        return found
+
+    def apply_after(self, k, data) -> None:
+        """Put what the kernel's copy of tracked object ``k`` became into the judge's original, in place."""
+        torch = self.torch
+        orig = self.ref(k)
+        if type(data) is not dict:
+            raise BadReply("the reply's state is malformed")
+        tag = data.get("@")
+        if tag == "tensor-after" and isinstance(orig, torch.Tensor):
+            new = self._tensor(data["v"])
+            with torch.no_grad():
+                if new.device != orig.device or new.dtype != orig.dtype or new.shape != orig.shape:
+                    orig.data = new
+                elif new.device.type != "meta" and not (orig.is_sparse or orig.is_quantized):
+                    with torch._C.DisableTorchFunctionSubclass():
+                        if not torch.equal(torch.Tensor.detach(orig), new):
+                            torch.Tensor.copy_(orig.data, new)
+            if orig.is_leaf and bool(data.get("rg")) != orig.requires_grad:
+                with contextlib.suppress(RuntimeError):
+                    orig.requires_grad_(bool(data.get("rg")))
+            grad = data.get("grad")
+            if grad is not None:
+                orig.grad = self.value(grad)
+            return
+        if tag in ("list", "set") and type(orig) in (list, set):
+            items = [self.value(x) for x in self._list(data["v"])]
+            if type(orig) is list:
+                orig[:] = items
+            else:
+                orig.clear()
+                orig.update(items)
+            return
+        if tag in ("dict", "OrderedDict", "defaultdict") and isinstance(orig, dict):
+            pairs = [(self.value(a), self.value(b)) for a, b in self._pairs(data["v"])]
+            orig.clear()
+            orig.update(pairs)
+            return
+        if tag == "attrs" and hasattr(orig, "__dict__"):
+            attrs = self._attrs(data["v"], 0)
+            keys = set(self._list(data.get("keys", [])))
+            for key in [key for key in vars(orig) if key not in keys]:
+                del vars(orig)[key]  # deleted in the kernel
+            vars(orig).update(attrs)
+            return
+        raise BadReply("the reply's state does not match the object the grader sent")
+
+
+_REBUILT_EXCEPTIONS = {name: getattr(builtins, name) for name in dir(builtins)
+                       if isinstance(getattr(builtins, name), type) and issubclass(getattr(builtins, name), Exception)}
+
+
+def _exception(type_name: str, message: str) -> BaseException:
+    """An exception like the one the learner's code raised: builtin types and the course's own rebuilt."""
+    cls = _REBUILT_EXCEPTIONS.get(type_name)
+    if cls is None and type_name.startswith("course_utils.") and "<" not in type_name:
+        module_name, _, qualname = type_name.rpartition(".")
+        try:
+            found = getattr(importlib.import_module(module_name), qualname, None)
+            cls = found if isinstance(found, type) and issubclass(found, Exception) else None
+        except Exception:
+            cls = None
+    if cls is not None:
+        try:
+            exc = cls(message) if message or cls is not NotImplementedError else cls()
+            if type(exc) is cls:
+                return exc
+        except Exception:
+            pass
+    return LearnerError(type_name, message)
+
+
+def decode_reply(data: bytes, tracked: list) -> dict:
+    """The reply, its values decoded and its state already put into the judge's objects."""
+    reply = load_reply(data)
+    dec = _Decoder(tracked)
+    after = reply.get("after") or {}
+    if type(after) is not dict:
+        raise BadReply("the reply's state is malformed")
+    for k, state in after.items():
+        dec.apply_after(k, state)
+    if "result" in reply:
+        reply["result"] = dec.value(reply["result"])
+    return reply
+
+
+# ----------------------------------------------------------------------------- the proxy (judge)
+
+
+Channel = Callable[[bytes], bytes]  # sends a request to the kernel, returns its reply's bytes
+
+
+class RemoteAnswer:
+    """Stands in, in the judge, for the learner's function: each call runs it in the kernel."""
+
+    _course_remote = True
+
+    def __init__(self, name: str, channel: Channel):
+        self.__name__ = self.name = name
+        self.channel = channel
+        self.calls = 0
+
+    def __repr__(self) -> str:
+        return f"<your function {self.name}>"
+
+    def __call__(self, *args, **kwargs):
+        import torch
+
+        from course_utils.scopes import default_device
+
+        self.calls += 1
+        before = default_device()
+        request, tracked = encode_request("call", self.name, args, kwargs, current_ambient())
+        reply = decode_reply(self.channel(request), tracked)
+        rng = reply.get("rng")
+        if type(rng) is torch.Tensor and rng.dtype == torch.uint8:  # the draws the answer made count here too
+            with contextlib.suppress(Exception):
+                torch.set_rng_state(rng)
+        after = reply.get("default_device")
+        if isinstance(after, str) and after != str(before):
+            # the answer left the default device changed in the kernel: so it is here, for the checker to see
+            # (grade() restores the judge's own afterwards)
+            with contextlib.suppress(Exception):
+                torch.set_default_device(None if after == "cpu" else after)
+        if "raised" in reply:
+            raised = reply["raised"]
+            if type(raised) is not dict:
+                raise BadReply("the reply's error is malformed")
+            if raised.get("stub") is True:
+                raise NotImplementedError()
+            exc = _exception(str(raised.get("type")), str(raised.get("message", "")))
+            cause = raised.get("cause")
+            if isinstance(cause, str):
+                exc.__cause__ = _exception(cause, "")
+            exc._course_where = str(raised.get("where") or "")
+            raise exc
+        if "unsendable" in reply:
+            raise LearnerError("ValueError", f"your function returned a value the grader cannot read: "
+                               f"{_short(reply['unsendable'], 300)}")
+        if "result" not in reply:
+            raise BadReply("the reply holds no result")
+        return reply["result"]
+
+
+def probe(name: str, channel: Channel, kind: str = "probe") -> dict:
+    """Ask the kernel whether ``name`` is defined (and callable); for a value, fetch it."""
+    request, tracked = encode_request(kind, name)
+    reply = decode_reply(channel(request), tracked)
+    found = reply.get("probe")
+    if type(found) is not dict:
+        raise BadReply("the reply's answer to a probe is malformed")
+    if kind == "value":
+        found = {**found, "value": reply.get("result", _MISSING), "unsendable": reply.get("unsendable")}
+    return found
+
+
+@contextlib.contextmanager
+def _judge_modes_set_aside():
+    """Serve a local request as a fresh kernel would: none of the judge's modes or default device set."""
+    import torch
+    from torch.overrides import _get_current_function_mode_stack
+
+    context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
+    judges = None if context is None else context.device
+    torch.set_default_device(None)
+    modes = _get_current_function_mode_stack()
+    for _ in modes:
+        torch._C._pop_torch_function_stack()
+    try:
+        yield
+    finally:
+        torch.set_default_device(None)
+        while _get_current_function_mode_stack():  # what the answer left entered
+            torch._C._pop_torch_function_stack()
+        for mode in modes:
+            torch._C._push_on_torch_function_stack(mode)
+        torch.set_default_device(judges)
+
+
+def local_channel(namespace: dict) -> Channel:
+    """A channel that serves requests in this process: what the tests use to prove the proxy faithful.
+
+    The request is pickled and unpickled, and the reply goes through torch.save and
+    torch.load(weights_only=True), exactly as across the real boundary."""
+
+    def send(request: bytes) -> bytes:
+        with _judge_modes_set_aside():  # a kernel starts with none of the judge's modes entered
+            return serve(request, namespace)
+
+    return send
+
+
+# ----------------------------------------------------------------------------- one exercise, judged
+
+
+def grade(exercise_id: str, channel: Channel):
+    """Judge exercise ``exercise_id`` in this process, its answer running behind ``channel``: a CheckResult.
+
+    ``ChannelLost`` (the kernel timed out or died) goes through to the runner."""
+    import torch
+
+    from course_utils.checks._core import UNSET, CheckResult, check_value, get_exercise, missing, run_checker
+    from course_utils.scopes import default_device
+
+    ex = get_exercise(exercise_id)
+    start = default_device()
+    try:
+        if ex.kind == "value":
+            found = probe(ex.function, channel, "value")
+            if found.get("unsendable"):
+                return CheckResult(ex.id, ex.title, "fail", f"`{ex.function}` cannot be graded: "
+                                        f"{_short(found['unsendable'], 300)}.", ex.hint)
+            value = found["value"] if found.get("defined") else UNSET
+            return check_value(ex, Ellipsis if found.get("ellipsis") else value)
+        found = probe(ex.function, channel)
+        if found.get("defined") is not True or found.get("type") == "NoneType":
+            syntax = found.get("syntax")
+            return missing(ex, syntax if isinstance(syntax, str) else None)
+        if found.get("callable") is not True:
+            return CheckResult(ex.id, ex.title, "fail", f"`{ex.function}` should be a function, but it is a "
+                                    f"{_short(found.get('type'), 80)}.", f"Define it with `def {ex.function}(...):`.")
+        return run_checker(ex, RemoteAnswer(ex.function, channel))
+    except BadReply as bad:
+        return CheckResult(ex.id, ex.title, "fail", f"The grader could not read your notebook's answer: {bad}.",
+                                "Hand in the notebook without code that changes how its cells run.")
+    finally:
+        if default_device() != start:  # an answer's set_default_device was mirrored here: undo it
+            torch.set_default_device(None if start == torch.device("cpu") else start)
