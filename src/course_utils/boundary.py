@@ -156,11 +156,9 @@ def current_ambient() -> Ambient:
     from torch.overrides import _get_current_function_mode_stack
     from torch.utils._device import DeviceContext
 
-    machine = None
-    available = torch.cuda.is_available
-    code = getattr(available, "__code__", None)
-    if code is not None and getattr(available, "__qualname__", "") == "simulated.<locals>.cuda_available":
-        machine = available.__closure__[code.co_freevars.index("machine")].cell_contents
+    from course_utils.checks.machines import active_machine
+
+    machine = active_machine()
     modes = []
     context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
     for mode in _get_current_function_mode_stack():

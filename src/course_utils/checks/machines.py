@@ -9,6 +9,7 @@ and puts everything back (``_guard.patched``).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 from dataclasses import dataclass
 
 import torch
@@ -62,6 +63,16 @@ def _cuda_unavailable(machine: SimulatedMachine) -> BaseException:
     return AssertionError("Torch not compiled with CUDA enabled")
 
 
+# The machine a checker's ``with simulated(...)`` block is simulating in this thread, so that the grader's
+# judge (course_utils.boundary) can re-enter the same one in the kernel around the learner's call.
+_ACTIVE: contextvars.ContextVar[SimulatedMachine | None] = contextvars.ContextVar("simulated_machine", default=None)
+
+
+def active_machine() -> SimulatedMachine | None:
+    """The machine the innermost ``simulated(...)`` block of this thread simulates, or None outside one."""
+    return _ACTIVE.get()
+
+
 @contextlib.contextmanager
 def simulated(machine: SimulatedMachine):
     """Make torch's availability functions answer as ``machine`` would, for the length of a block.
@@ -102,6 +113,8 @@ def simulated(machine: SimulatedMachine):
         return machine.cuda or int(machine.mps or machine.xpu)
 
     with contextlib.ExitStack() as stack:
+        token = _ACTIVE.set(machine)
+        stack.callback(_ACTIVE.reset, token)
         stack.enter_context(patched(torch.cuda, is_available=cuda_available, device_count=cuda_count,
                                     current_device=current_device))
         stack.enter_context(patched(torch.backends.mps, is_available=mps_available))
