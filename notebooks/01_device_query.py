@@ -11,7 +11,7 @@
 #
 # You will be able to:
 # - ask PyTorch whether there is a GPU, how many, which one is current and what it is;
-# - pick the device to use with `torch.accelerator`, on any backend;
+# - decide the device once with `torch.accelerator`, on any backend, and carry it;
 # - read the error PyTorch raises for a GPU that is not there;
 # - choose which GPUs a process sees with `CUDA_VISIBLE_DEVICES`.
 #
@@ -227,13 +227,24 @@ else:
     print(raises(torch.accelerator.current_device_index, (RuntimeError, AssertionError)))
 
 # %% [markdown]
-# ## 3. The course's helpers do the same in one call
+# ## 3. Decide the device once, then carry it
 #
-# `pick_device()` does what your `usable_device()` does, and says why it chose: a silent
-# fallback to the CPU never surprises you.
+# Your `usable_device()` is the course's idiom: decide the device **once**, then pass that
+# `torch.device` everywhere (`device=device`, `.to(device)`, `map_location=device`), as nanoGPT
+# does. By hand:
 
 # %%
-pick_device()
+device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+device, torch.ones(3, device=device).device
+
+# %% [markdown]
+# `current_accelerator()` gives no index (`cuda`, `mps`): on CUDA, the current device (lesson 04).
+# The course's `pick_device()` makes the same choice, pins the index and says why: a silent
+# fallback to the CPU never surprises you. Lessons start with it.
+
+# %%
+device = pick_device()
+device
 
 # %% [markdown]
 # `device_report()` lists every accelerator with the properties of part 1. `preflight()` says
@@ -323,6 +334,7 @@ else:
 # - `current_device()` returns an integer index; there is no current device on the CPU.
 # - `torch.accelerator` asks the same questions for any backend; pass `check_available=True`
 #   to learn what works here.
+# - Decide the device once and carry it; `pick_device()` does so and says why.
 # - `nvidia-smi` sees every GPU; torch sees only what `CUDA_VISIBLE_DEVICES` lists, renumbered
 #   from 0, read once when CUDA starts.
 #

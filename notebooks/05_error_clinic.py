@@ -155,8 +155,8 @@ state = ...  # your line: torch.load(io.BytesIO(checkpoint), ...)
 check("05.b")
 
 # %% [markdown]
-# The habit that avoids both: choose the device once, from what exists:
-# `device = torch.device("cuda" if torch.cuda.is_available() else "cpu")`.
+# The habit that avoids both is lesson 01's idiom: decide the device once, from what exists, and
+# carry it (`map_location=device`, `.to(device)`): `device = pick_device()`.
 
 # %% [markdown]
 # ## 4. The convolution message

@@ -51,12 +51,11 @@ import warnings
 
 import torch
 
-from course_utils import needs_cuda, raises
+from course_utils import needs_cuda, pick_device, raises
 from course_utils.checks import check
 from course_utils.evidence import recorded
 
-device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
-device
+device = pick_device()  # lesson 01's idiom: decided once, carried everywhere below
 
 # %% [markdown]
 # ## 1. Timing without synchronizing lies

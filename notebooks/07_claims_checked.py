@@ -48,7 +48,7 @@ from torch import nn
 
 from course_utils.checks import check
 from course_utils.claims import raises
-from course_utils.devices import needs_cuda
+from course_utils.devices import needs_cuda, pick_device
 from course_utils.evidence import recorded
 from course_utils.errors import explain_device_error
 from course_utils.scopes import run_scopes, trace_current_device
@@ -108,7 +108,7 @@ def restored_after_block():
 
 
 index = torch.cuda.current_device() if torch.cuda.is_available() else 0  # an int, as on a GPU machine
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+device = pick_device()  # lesson 01's idiom: decided once, carried
 part_a = ClaimTable((
     article("A1", "device_of(t) tells which CUDA device t is on", "false", taught="02, 04",
             proof=lambda: holds(not isinstance(torch.cuda.device_of(tensor), torch.device),
@@ -522,7 +522,7 @@ shown
 # notebooks 02 and 04.
 
 # %% tags=["deeper"]
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+device = pick_device(announce=False)  # lesson 01's idiom
 torch.device("cpu"), torch.device("cuda", 1), torch.ones(3, device=device).device, nn.Linear(4, 3).to(device).weight.device
 
 # %% [markdown]
@@ -744,14 +744,15 @@ shown
 # creation."), then `.to(device)` as the alternative.
 #
 # **True**, and the chapter's `device = torch.device('cuda' if torch.cuda.is_available() else
-# 'cpu')` is the device-agnostic idiom the course uses. Taught in notebook 02.
+# 'cpu')` is the idiom the course uses, decide once and carry, for CUDA only: the course asks
+# `torch.accelerator` instead, so a Mac's or an Intel GPU counts too (notebook 01). Taught in notebook 02.
 #
 # **In the English d2l chapter?** Creation with `device=` yes (`torch.ones(2, 3, device=try_gpu())`),
 # through its `try_gpu()` helper rather than this one-liner. `.to(device)` appears only for the
 # model (`net.to(device=try_gpu())`); tensors are moved with `.cuda(1)`.
 
 # %% tags=["deeper"]
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
 torch.tensor([1, 2, 3], device=device).device, torch.tensor([1, 2, 3]).to(device).device
 
 # %% [markdown] tags=["deeper"]

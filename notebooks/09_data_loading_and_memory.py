@@ -50,12 +50,11 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from course_utils import check, needs_cuda, raises, recorded
+from course_utils import check, needs_cuda, pick_device, raises, recorded
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
-device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
-device
+device = pick_device()  # lesson 01's idiom: decided once, carried everywhere below
 
 # %% [markdown]
 # ## 1. The batch on its way to the device

@@ -14,11 +14,13 @@ from course_utils.devices import (
     AcceleratorInfo,
     DeviceReport,
     MachineFacts,
+    check_device,
     choose_device,
     collect_facts,
     device_report,
     needs_cuda,
     preflight,
+    usable_accelerator,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -311,3 +313,42 @@ def test_collect_facts_reads_real_gpus():
     assert first.compute_capability == (props.major, props.minor)
     assert 0 < first.free_memory <= first.total_memory
     assert facts.current_cuda_index == torch.cuda.current_device()
+
+
+# --------------------------------------------------------------------------- the one idiom
+
+
+class _FakeAccelerator:
+    """torch.accelerator as a machine with ``kind`` (or none) would answer."""
+
+    def __init__(self, kind):
+        self.kind = kind
+
+    def current_accelerator(self, check_available=False):
+        return None if self.kind is None else torch.device(self.kind)
+
+
+@pytest.mark.parametrize("kind, expected", [(None, None), ("mps", torch.device("mps")), ("xpu", torch.device("xpu")),
+                                            ("cuda", torch.device("cuda", 1))])
+def test_usable_accelerator_is_the_lesson_01_idiom_with_a_cuda_index(monkeypatch, kind, expected):
+    monkeypatch.setattr(torch, "accelerator", _FakeAccelerator(kind))
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)
+    assert usable_accelerator() == expected
+
+
+def test_usable_accelerator_and_check_device_on_this_machine():
+    here = torch.accelerator.current_accelerator(check_available=True)
+    assert (usable_accelerator() is None) == (here is None)
+    assert check_device(None) == (usable_accelerator() or torch.device("cpu"))
+    assert check_device("cpu") == torch.device("cpu") and check_device("meta") == torch.device("meta")
+
+
+def test_check_device_refuses_what_this_machine_lacks_before_any_work():
+    with pytest.raises(ValueError, match="'gpu' is not a device name"):
+        check_device("gpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="CUDA is not available here"):
+            check_device("cuda:0")
+    else:
+        with pytest.raises(ValueError, match="CUDA device\\(s\\) are visible"):
+            check_device(f"cuda:{torch.cuda.device_count()}")

@@ -269,9 +269,19 @@ def _fmt_cc(cc: tuple[int, int] | None) -> str:
 
 # --------------------------------------------------------------------------- naming and choosing a device
 #
-# The one home for device choice: choose_device/pick_device (a notebook's device, said in words),
-# accelerator_device/resolve_device (the transfer lab's), accelerator_count (distributed's), and
-# as_device/same_place for reading a device a caller passed in.
+# The course's one idiom, taught by hand in notebook 01 and used by every lesson and helper:
+# decide the device once, at the top, and carry that torch.device everywhere after (as nanoGPT
+# does). By hand, with PyTorch's own API:
+#
+#     device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+#
+# Each name below has one job:
+#   usable_accelerator()  the accelerator torch can use here (CUDA with its index, MPS, XPU), or None
+#   pick_device()         a notebook's device, decided once and said in words (choose_device: the words)
+#   check_device(device)  a device a caller named, checked against this machine before any work
+#   as_device/same_place  reading a device a caller passed in
+# "The accelerator" is never torch's *default device* (where factories create tensors, notebooks
+# 02 and 04): that one is scopes.default_device().
 
 
 def as_device(value, where: str) -> torch.device:
@@ -293,6 +303,22 @@ def same_place(have: torch.device, want: torch.device) -> bool:
     return want.index is None or have.index == want.index
 
 
+def usable_accelerator() -> torch.device | None:
+    """The accelerator torch can use on this machine, or None: notebook 01's idiom, as a function.
+
+    ``torch.accelerator.current_accelerator(check_available=True)`` (CUDA, MPS, XPU, ...; None on
+    a CPU-only build and on a CUDA build without a driver). Its device has no index; a CUDA device
+    gets the current one here, so a later change of the current device changes nothing. Silent,
+    and it reads no ``MachineFacts``: helpers (the transfer lab, torchrun scripts) call it.
+    """
+    accelerator = torch.accelerator.current_accelerator(check_available=True)
+    if accelerator is None:
+        return None
+    if accelerator.type == "cuda":
+        return torch.device("cuda", torch.cuda.current_device())
+    return accelerator
+
+
 @dataclass(frozen=True)
 class DeviceChoice:
     """The device to use and, in words, why that one."""
@@ -305,10 +331,11 @@ class DeviceChoice:
 
 
 def choose_device(facts: MachineFacts | None = None, prefer: str | None = None) -> DeviceChoice:
-    """CUDA if present (the current device), else Apple MPS, else the CPU.
+    """The words behind ``pick_device``: CUDA if present (the current device), else Apple MPS, else the CPU.
 
-    ``prefer`` names a device to use when this machine has it ("cpu" always works); when it does
-    not, the choice falls back and the reason says so, instead of failing later.
+    Pure over ``facts``, so tests describe machines they do not have. ``prefer`` names a device to
+    use when this machine has it ("cpu" always works); when it does not, the choice falls back and
+    the reason says so, instead of failing later.
     """
     f = facts if facts is not None else collect_facts()
     fallback_note = ""
@@ -341,35 +368,27 @@ def choose_device(facts: MachineFacts | None = None, prefer: str | None = None) 
 
 
 def pick_device(prefer: str | None = None, *, announce: bool = True) -> torch.device:
-    """The one-line device choice for notebooks: cuda, then mps, then cpu, saying which and why."""
+    """A notebook's device, decided once at its top: CUDA, then MPS, then the CPU, saying which and why.
+
+    Lesson: notebook 01 (the course's convenience for the idiom it teaches by hand); every lesson
+    starts with ``device = pick_device()`` and carries ``device`` from then on.
+    """
     choice = choose_device(prefer=prefer)
     if announce:
         print(choice)
     return torch.device(choice.device)
 
 
-def accelerator_device() -> torch.device:
-    """The current accelerator (CUDA with its index, MPS, XPU, ...) if there is one, else the CPU.
+def check_device(device: str | torch.device | None = None) -> torch.device:
+    """``device`` checked against this machine; None: the usable accelerator, else the CPU.
 
-    Lesson: notebook 06 measures copies to it. Unlike ``pick_device`` it asks ``torch.accelerator``
-    (so XPU and other backends count), prints nothing and reads no ``MachineFacts``. A CUDA device
-    comes with its index, so a later change of the current device changes nothing.
+    Lesson: notebook 06 (the transfer lab checks its device once, then passes it on). A CUDA device
+    gets its index (the current device's when none is given); one this machine cannot use is a
+    ValueError that says what it has, before any work starts.
     """
-    if torch.cuda.is_available():
-        return torch.device("cuda", torch.cuda.current_device())
-    accelerator = getattr(torch, "accelerator", None)  # torch 2.6+; the course supports 2.7.1 on
-    if accelerator is not None and accelerator.is_available():
-        return accelerator.current_accelerator()
-    return torch.device("cpu")
-
-
-def resolve_device(device: str | torch.device | None = None) -> torch.device:
-    """``device`` checked against this machine, or ``accelerator_device()`` when it is None.
-
-    A CUDA device gets its index (the current device's when none is given); one this machine
-    cannot use is a ValueError that says what it has, before any work starts.
-    """
-    dev = accelerator_device() if device is None else torch.device(device)
+    if device is None:
+        return usable_accelerator() or torch.device("cpu")
+    dev = as_device(device, "device")
     if dev.type == "cuda":
         if not torch.cuda.is_available():
             raise ValueError(
@@ -381,20 +400,6 @@ def resolve_device(device: str | torch.device | None = None) -> torch.device:
             raise ValueError(f"device={str(dev)!r}, but only {torch.cuda.device_count()} CUDA device(s) are visible.")
         dev = torch.device("cuda", index)
     return dev
-
-
-def accelerator_count() -> tuple[str, int]:
-    """``(kind, count)`` of this machine's accelerator, ``("cpu", 0)`` without one.
-
-    Lesson: notebook 08 (``distributed.local_accelerator`` keeps the kinds a collective backend serves).
-    Uses ``torch.accelerator`` where it exists, else ``torch.cuda``.
-    """
-    accelerator = getattr(torch, "accelerator", None)
-    if accelerator is not None and accelerator.is_available():
-        return accelerator.current_accelerator().type, accelerator.device_count()
-    if torch.cuda.is_available():
-        return "cuda", torch.cuda.device_count()
-    return "cpu", 0
 
 
 # --------------------------------------------------------------------------- preflight

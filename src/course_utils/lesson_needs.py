@@ -7,7 +7,7 @@ LESSONS = (
      (
          ('1', '`torch.cuda`, one call at a time'),
          ('2', '`torch.accelerator`: the same questions for any backend'),
-         ('3', "The course's helpers do the same in one call"),
+         ('3', 'Decide the device once, then carry it'),
          ('4', '`nvidia-smi` and `CUDA_VISIBLE_DEVICES`'),
          ('Summary', 'Summary'),
      ),
