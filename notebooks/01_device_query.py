@@ -56,7 +56,6 @@ from torch.torch_version import TorchVersion
 
 from course_utils import device_report, needs_cuda, pick_device, preflight, raises
 from course_utils.checks import check
-from course_utils.evidence import recorded
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
@@ -105,15 +104,14 @@ current
 # (`major`, `minor`), memory and multiprocessor count.
 
 # %%
-if needs_cuda(1, what="the per-GPU property listing", key="01-gpu-properties"):
+if gpu := needs_cuda(1, what="the per-GPU property listing", key="01-gpu-properties"):
     for i in range(torch.cuda.device_count()):
         props = torch.cuda.get_device_properties(i)
         free, total = torch.cuda.mem_get_info(i)
         print(f"cuda:{i} {torch.cuda.get_device_name(i)}: sm_{props.major}{props.minor}, "
               f"{props.multi_processor_count} SMs, {free / 2**30:.1f} of {total / 2**30:.1f} GiB free")
 else:
-    print(needs_cuda(1, what="the per-GPU property listing"))
-    display(recorded("01-gpu-properties"))
+    display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: free memory, and which error a missing GPU gives
@@ -316,15 +314,14 @@ check("01.b")
 # Jupyter).
 
 # %% tags=["deeper"]
-if needs_cuda(2, what="the in-process CUDA_VISIBLE_DEVICES demonstration", key="01-visible-devices-after-init"):
+if gpu := needs_cuda(2, what="the in-process CUDA_VISIBLE_DEVICES demonstration", key="01-visible-devices-after-init"):
     torch.cuda.init()
     before = torch.cuda.device_count()
     os.environ["CUDA_VISIBLE_DEVICES"] = "0"
     print(f"after setting CUDA_VISIBLE_DEVICES=0 in-process: still {torch.cuda.device_count()} of {before} GPUs")
     del os.environ["CUDA_VISIBLE_DEVICES"]
 else:
-    print(needs_cuda(2, what="the in-process CUDA_VISIBLE_DEVICES demonstration"))
-    display(recorded("01-visible-devices-after-init"))
+    display(gpu)
 
 # %% [markdown]
 # ## Summary

@@ -57,7 +57,6 @@ from torch.torch_version import TorchVersion
 from course_utils.checks import check
 from course_utils.claims import raises
 from course_utils.devices import needs_cuda
-from course_utils.evidence import recorded
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
@@ -86,13 +85,12 @@ m, m.shape, m.dtype
 # CUDA device, `cuda:0` unless something changed it (notebook 04). Without CUDA that raises.
 
 # %%
-if needs_cuda(1, what="creating a tensor on the GPU", key="02-tensor-on-gpu"):
+if gpu := needs_cuda(1, what="creating a tensor on the GPU", key="02-tensor-on-gpu"):
     g = torch.ones(2, 3, device="cuda")
     print(g.device, "- 'cuda' without an index means the current device:", torch.cuda.current_device())
 else:
-    print(needs_cuda(1, what="creating a tensor on the GPU"))
+    display(gpu)
     print(raises(lambda: torch.ones(2, 3, device="cuda"), (AssertionError, RuntimeError)))
-    display(recorded("02-tensor-on-gpu"))
 
 # %% [markdown]
 # To create a tensor beside another one, take the device from it: `device=x.device`.
@@ -154,7 +152,7 @@ t.to(target).device, t.to(target).dtype
 # is about the current device.
 
 # %% tags=["deeper"]
-if needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration", key="02-cuda-in-device-scope"):
+if gpu := needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration", key="02-cuda-in-device-scope"):
     x = torch.ones(2)
     with torch.cuda.device(1):  # the current device is cuda:1 inside this block only
         inside = (x.cuda().device, x.to("cuda").device, x.cuda(0).device)
@@ -162,20 +160,18 @@ if needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration", key="02-cuda-
           " .cuda(0) ->", inside[2])
     print("after the block: .cuda() ->", x.cuda().device)
 else:
-    print(needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration"))
-    display(recorded("02-cuda-in-device-scope"))
+    display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # With a GPU the round trip is a real copy each way.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="the CPU -> GPU -> CPU round trip", key="02-round-trip"):
+if gpu := needs_cuda(1, what="the CPU -> GPU -> CPU round trip", key="02-round-trip"):
     on_gpu = t.cuda()
     back = on_gpu.cpu()
     print(on_gpu.device, back.device, "back is t:", back is t, "same values:", torch.equal(back, t))
 else:
-    print(needs_cuda(1, what="the CPU -> GPU -> CPU round trip"))
-    display(recorded("02-round-trip"))
+    display(gpu)
 
 # %% [markdown]
 # ## 3. Asking where a tensor is
@@ -222,12 +218,11 @@ a + torch.ones(3)
 # On a GPU the same mistake says *Expected all tensors to be on the same device* (notebook 05).
 
 # %%
-if needs_cuda(1, what="the CUDA cross-device error", key="02-cross-device-error"):
+if gpu := needs_cuda(1, what="the CUDA cross-device error", key="02-cross-device-error"):
     print(raises(lambda: torch.ones(3, device="cuda") + torch.ones(3), RuntimeError,
                  match="Expected all tensors to be on the same device"))
 else:
-    print(needs_cuda(1, what="the CUDA cross-device error"))
-    display(recorded("02-cross-device-error"))
+    display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the zero-dimensional exception
@@ -263,12 +258,11 @@ m.numpy()
 # On a GPU the message names `cuda:0` instead; the fix is the same, `.cpu()` first.
 
 # %%
-if needs_cuda(1, what="the .numpy() error for a CUDA tensor", key="02-numpy"):
+if gpu := needs_cuda(1, what="the .numpy() error for a CUDA tensor", key="02-numpy"):
     print(raises(lambda: torch.ones(2, device="cuda").numpy(), TypeError, match="can't convert cuda"))
 else:
-    print(needs_cuda(1, what="the .numpy() error for a CUDA tensor"))
+    display(gpu)
     print(raises(lambda: m.numpy(), TypeError, match="can't convert meta device type tensor to numpy"))
-    display(recorded("02-numpy"))
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: `.cpu().numpy()`, `.item()` and printing
@@ -365,7 +359,7 @@ here, seen_by_thread[0]
 # tensor is made.
 
 # %% tags=["deeper"]
-if needs_cuda(2, what="default device versus current CUDA device", key="02-default-vs-current"):
+if gpu := needs_cuda(2, what="default device versus current CUDA device", key="02-default-vs-current"):
     torch.set_default_device("cuda:1")
     try:
         print("new tensor:", torch.zeros(1).device, "| current CUDA device:", torch.cuda.current_device(),
@@ -373,8 +367,7 @@ if needs_cuda(2, what="default device versus current CUDA device", key="02-defau
     finally:
         torch.set_default_device(None)
 else:
-    print(needs_cuda(2, what="default device versus current CUDA device"))
-    display(recorded("02-default-vs-current"))
+    display(gpu)
 
 # %% [markdown]
 # ## 7. dtype and device in one `.to`

@@ -55,7 +55,6 @@ from torch import nn
 from course_utils.checks import check
 from course_utils.claims import raises
 from course_utils.devices import needs_cuda
-from course_utils.evidence import recorded
 from course_utils.checkpoints import checkpoint_locations, retag_checkpoint
 from course_utils.placement import module_device, placement_report
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
@@ -84,13 +83,12 @@ model, t = nn.Linear(3, 2), torch.ones(2)
 # changes in place.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="Module.cuda() in place", key="03-module-cuda"):
+if gpu := needs_cuda(1, what="Module.cuda() in place", key="03-module-cuda"):
     net = nn.Linear(3, 2)
     print("net.cuda() is net:", net.cuda() is net, "| weight on", net.weight.device)
     print("net.cpu() is net:", net.cpu() is net, "| weight on", net.weight.device)
 else:
-    print(needs_cuda(1, what="Module.cuda() in place"))
-    display(recorded("03-module-cuda"))
+    display(gpu)
 
 # %% tags=["deeper"]
 as_double = nn.Linear(3, 2)
@@ -164,13 +162,12 @@ placement_report(buggy)
 # device, but found at least two devices, cuda:0 and cpu!*
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="the plain-attribute bug on a GPU", key="03-plain-attribute"):
+if gpu := needs_cuda(1, what="the plain-attribute bug on a GPU", key="03-plain-attribute"):
     on_gpu = Standardize([0.5, 1.0, 2.0], [1.0, 2.0, 4.0]).cuda()
     print(raises(lambda: on_gpu(torch.ones(2, 3, device="cuda")), RuntimeError,
                  match="Expected all tensors to be on the same device"))
 else:
-    print(needs_cuda(1, what="the plain-attribute bug on a GPU"))
-    display(recorded("03-plain-attribute"))
+    display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # A dtype change leaves plain attributes behind too, but silently: `mean` stays float32 in a
@@ -222,13 +219,12 @@ meta_model(x)
 # cpu, different from other tensors on cuda:0 ...*
 
 # %%
-if needs_cuda(1, what="the model-on-GPU, input-on-CPU error", key="03-model-input"):
+if gpu := needs_cuda(1, what="the model-on-GPU, input-on-CPU error", key="03-model-input"):
     gpu_model = nn.Linear(3, 2).cuda()
     print(raises(lambda: gpu_model(torch.ones(1, 3)), RuntimeError,
                  match="Expected all tensors to be on the same device"))
 else:
-    print(needs_cuda(1, what="the model-on-GPU, input-on-CPU error"))
-    display(recorded("03-model-input"))
+    display(gpu)
 
 # %% tags=["try-it"]
 # Try it: finish `run` so that it works for any model, wherever it lives: send `x` to the
@@ -343,15 +339,14 @@ to_meta.to("meta")
 sgd.param_groups[0]["params"][0] is to_meta.weight, sgd.param_groups[0]["params"][0].device
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="the optimizer built before model.cuda()", key="03-optimizer-before-cuda"):
+if gpu := needs_cuda(1, what="the optimizer built before model.cuda()", key="03-optimizer-before-cuda"):
     net = nn.Linear(3, 2)
     sgd = torch.optim.SGD(net.parameters(), lr=0.1)
     net.cuda()
     print("the optimizer holds the model's weight:", sgd.param_groups[0]["params"][0] is net.weight,
           "| on", sgd.param_groups[0]["params"][0].device)
 else:
-    print(needs_cuda(1, what="the optimizer built before model.cuda()"))
-    display(recorded("03-optimizer-before-cuda"))
+    display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # Adam creates its state **lazily, at the first `step()`**, next to each parameter (`zeros_like`),
@@ -376,15 +371,14 @@ adam.step()
 # from a file or from `state_dict()` a moment ago.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="Adam state left on the CPU", key="03-adam-state"):
+if gpu := needs_cuda(1, what="Adam state left on the CPU", key="03-adam-state"):
     net, adam = adam_after_one_step()
     net.cuda()
     net(torch.randn(4, 3, device="cuda")).sum().backward()
     print("exp_avg on", adam.state[net.weight]["exp_avg"].device)
     print(raises(adam.step, RuntimeError, match="Expected all tensors to be on the same device"))
 else:
-    print(needs_cuda(1, what="Adam state left on the CPU"))
-    display(recorded("03-adam-state"))
+    display(gpu)
 
 # %% [markdown]
 # ## 5. Checkpoints remember devices: `map_location`
@@ -460,13 +454,12 @@ checkpoint_locations(workdir / "gpu.pt")
 # CUDA it raises, and the message says what to do.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="loading a GPU checkpoint as saved", key="03-load-gpu-checkpoint"):
+if gpu := needs_cuda(1, what="loading a GPU checkpoint as saved", key="03-load-gpu-checkpoint"):
     print(torch.load(workdir / "gpu.pt", weights_only=True)["weight"].device)
 else:
-    print(needs_cuda(1, what="loading a GPU checkpoint as saved"))
+    display(gpu)
     print(raises(lambda: torch.load(workdir / "gpu.pt", weights_only=True), RuntimeError,
                  match="Attempting to deserialize object on a CUDA device"))
-    display(recorded("03-load-gpu-checkpoint"))
 
 # %% [markdown] tags=["deeper"]
 # The four forms of `map_location`, each loading the GPU checkpoint onto the CPU, on any machine.
@@ -489,13 +482,12 @@ ways = {
 # %% tags=["deeper"]
 retag_checkpoint(workdir / "cpu.pt", workdir / "gpu1.pt", {"cpu": "cuda:1"})
 here = "cuda:0" if torch.cuda.is_available() else "cpu"
-if needs_cuda(2, what="loading a cuda:1 checkpoint as saved", key="03-load-cuda1-checkpoint"):
+if gpu := needs_cuda(2, what="loading a cuda:1 checkpoint as saved", key="03-load-cuda1-checkpoint"):
     print("as saved:", torch.load(workdir / "gpu1.pt", weights_only=True)["weight"].device)
 else:
-    print(needs_cuda(2, what="loading a cuda:1 checkpoint as saved"))
+    display(gpu)
     print(raises(lambda: torch.load(workdir / "gpu1.pt", weights_only=True), RuntimeError,
                  match="Attempting to deserialize object on"))
-    display(recorded("03-load-cuda1-checkpoint"))
 torch.load(workdir / "gpu1.pt", map_location={"cuda:1": here}, weights_only=True)["weight"].device
 
 # %% [markdown] tags=["deeper"]

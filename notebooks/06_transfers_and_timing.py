@@ -53,7 +53,6 @@ import torch
 
 from course_utils import needs_cuda, pick_device, raises
 from course_utils.checks import check
-from course_utils.evidence import recorded
 
 device = pick_device()  # lesson 01's idiom: decided once, carried everywhere below
 
@@ -78,7 +77,7 @@ print("CPU matmul:", Spread.of(seconds))
 # the launch; `torch.cuda.synchronize()` waits for the queue to empty.
 
 # %%
-if needs_cuda(1, what="the real wrong-vs-right timing", key="06-sync-timing"):
+if gpu := needs_cuda(1, what="the real wrong-vs-right timing", key="06-sync-timing"):
     a = torch.randn(4096, 4096, device=device)
     b = torch.randn_like(a)
     torch.mm(a, b); torch.cuda.synchronize()
@@ -90,8 +89,7 @@ if needs_cuda(1, what="the real wrong-vs-right timing", key="06-sync-timing"):
     print("without synchronize:", Spread.of(naive))
     print("with synchronize:   ", Spread.of(honest))
 else:
-    print(needs_cuda(1, what="the real wrong-vs-right timing"))
-    display(recorded("06-sync-timing"))
+    display(gpu)
 
 # %% [markdown]
 # `FakeAsyncDevice` simulates such a queue on any machine: a 2 ms kernel, launched in 5 µs.
@@ -210,14 +208,13 @@ plot_variants(result);
 # Host to device, `non_blocking=True` from pinned memory, then a kernel on the same stream: safe.
 
 # %%
-if needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream", key="06-h2d-non-blocking"):
+if gpu := needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream", key="06-h2d-non-blocking"):
     host = torch.arange(2**24).pin_memory()  # int64: the sums below are exact on both sides
     on_gpu = host.to(device, non_blocking=True)
     total = on_gpu.sum()
     print(total.item() == host.sum().item())
 else:
-    print(needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream"))
-    display(recorded("06-h2d-non-blocking"))
+    display(gpu)
 
 # %% [markdown]
 # Device to host, `non_blocking=True`: the host may read **before** the copy lands, and sees old
@@ -265,7 +262,7 @@ explorer
 # milliseconds). The host's launch overhead is not included.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="timing with CUDA events", key="06-events"):
+if gpu := needs_cuda(1, what="timing with CUDA events", key="06-events"):
     begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     milliseconds = []
     for _ in range(10):
@@ -274,8 +271,7 @@ if needs_cuda(1, what="timing with CUDA events", key="06-events"):
         milliseconds.append(begin.elapsed_time(end))
     print("CUDA events:", Spread.of([ms / 1e3 for ms in milliseconds]))
 else:
-    print(needs_cuda(1, what="timing with CUDA events"))
-    display(recorded("06-events"))
+    display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: hidden synchronizations
@@ -302,7 +298,7 @@ f"launch returned after {launched * 1e3:.3f} ms; .item() after {(sim.clock() - s
 # The cell restores the mode afterwards.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="hidden synchronizations on a GPU", key="06-hidden-syncs"):
+if gpu := needs_cuda(1, what="hidden synchronizations on a GPU", key="06-hidden-syncs"):
     start = time.perf_counter(); total = (a @ b).sum(); launched = time.perf_counter() - start
     torch.cuda.set_sync_debug_mode("warn")
     try:
@@ -315,8 +311,7 @@ if needs_cuda(1, what="hidden synchronizations on a GPU", key="06-hidden-syncs")
     print(f"launch: {launched * 1e3:.3f} ms, after .item(): {waited * 1e3:.3f} ms")
     print("warnings:", [str(w.message).splitlines()[0] for w in caught])
 else:
-    print(needs_cuda(1, what="hidden synchronizations on a GPU"))
-    display(recorded("06-hidden-syncs"))
+    display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: what `measure_copy` does
@@ -437,7 +432,7 @@ measure_pinning(64 * 2**20, device=device)
 # one synchronize.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule", key="06-d2h-non-blocking"):
+if gpu := needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule", key="06-d2h-non-blocking"):
     on_host = on_gpu.to("cpu", non_blocking=True)
     copied = torch.cuda.Event()
     copied.record()
@@ -445,8 +440,7 @@ if needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule", key="06-
     copied.synchronize()
     print("safe to read after the event:", on_host[-1].item() == host[-1].item())
 else:
-    print(needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule"))
-    display(recorded("06-d2h-non-blocking"))
+    display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: copy/compute overlap on a side stream

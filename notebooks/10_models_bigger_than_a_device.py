@@ -56,7 +56,6 @@ from course_utils.bigmodels import dispatch, plan_device_map, still_on_meta
 from course_utils.checks import check
 from course_utils.claims import raises
 from course_utils.devices import needs_cuda
-from course_utils.evidence import recorded
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
@@ -202,7 +201,7 @@ Forgetful("cpu", "meta")(torch.randn(5, 8))
 # to be on the same device*.
 
 # %%
-if needs_cuda(2, what="the two-GPU split model", key="10-two-gpu-split"):
+if gpu := needs_cuda(2, what="the two-GPU split model", key="10-two-gpu-split"):
     gpus = TwoStage("cuda:0", "cuda:1")
     adam = torch.optim.Adam(gpus.parameters())
     out = gpus(torch.randn(5, 8))
@@ -217,8 +216,7 @@ if needs_cuda(2, what="the two-GPU split model", key="10-two-gpu-split"):
     print(dispatch(mapped_chain, {"0": "cuda:0", "1": "cuda:1"}))
     print("dispatched output on", mapped_chain(torch.randn(5, 8)).device)
 else:
-    print(needs_cuda(2, what="the two-GPU split model"))
-    display(recorded("10-two-gpu-split"))
+    display(gpu)
 
 # %% [markdown]
 # ## 5. Gradients and optimizer state stay with their parameter

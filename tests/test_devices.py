@@ -18,6 +18,7 @@ from course_utils.devices import (
     choose_device,
     collect_facts,
     device_report,
+    needs_accelerator,
     needs_cuda,
     preflight,
     usable_accelerator,
@@ -274,6 +275,31 @@ def test_needs_cuda_is_falsy_with_a_reason_when_missing():
     for bad in (-1, "2", 1.5, True):
         with pytest.raises(ValueError, match="0 or more"):
             needs_cuda(bad)
+
+
+def test_a_skipped_requirement_displays_its_line_then_the_evidence():
+    req = needs_cuda(2, what="set_device inside a scope", key="04-set-device", facts=cuda_machine(1))
+    assert not req and str(req).startswith("SKIPPED set_device inside a scope")  # print(): the line alone
+    shown = req.evidence()
+    assert shown is not None and shown.key == "04-set-device"
+    assert repr(req).splitlines()[0] == str(req) and str(shown) in repr(req)
+    html = req._repr_html_()
+    assert html.index("SKIPPED") < html.index("<details>"), "the SKIPPED line, then the folded source"
+    ran = needs_cuda(1, what="x", key="04-set-device", facts=cuda_machine(1))
+    assert ran.evidence() is None and repr(ran) == str(ran) and "<details>" not in ran._repr_html_()
+    assert needs_cuda(3, facts=cuda_machine(1)).evidence() is None  # no key, nothing recorded to show
+    with pytest.raises(ValueError, match="like '02-round-trip'"):
+        needs_cuda(1, key="Set Device")
+
+
+def test_needs_accelerator_runs_on_the_accelerator_or_on_meta_and_says_which():
+    on_mps = needs_accelerator(what="a tensor on a device", key="02-tensor-on-gpu", accelerator=torch.device("mps"))
+    assert on_mps and on_mps.device == torch.device("mps") and "on mps" in str(on_mps) and on_mps.evidence() is None
+    bare = needs_accelerator(what="a tensor on a device", key="02-tensor-on-gpu", accelerator=None)
+    assert not bare and bare.device == torch.device("meta") and "ran on meta" in str(bare)
+    assert "no data" in str(bare) and str(bare.evidence()) in repr(bare)
+    here = needs_accelerator(what="x")
+    assert here.device == (usable_accelerator() or torch.device("meta"))
 
 
 # ----------------------------------------------------------------- this machine
