@@ -18,14 +18,14 @@
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
 # | 1 | 1 GPU | 1 (1 GPU) |
-# | 2 | 2 GPUs | in Deeper: 1 (1 GPU) and 1 (2 GPUs) |
+# | 2 | 2 GPUs | in Deeper: 1 (an accelerator) and 1 (2 GPUs) |
 # | 3 | a CPU | none |
 # | 4 | 1 GPU | 1 (1 GPU) |
 # | 5 | 1 GPU | 1 (1 GPU) |
 # | 6 | 2 GPUs | in Deeper: 1 (2 GPUs) |
 # | 7 | a CPU | none |
 #
-# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# 1 GPU cell runs on any accelerator, else on meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Without a GPU the second device is `meta`, which every PyTorch has: a tensor with a shape and
@@ -56,7 +56,7 @@ from torch.torch_version import TorchVersion
 
 from course_utils.checks import check
 from course_utils.claims import raises
-from course_utils.devices import needs_cuda
+from course_utils.devices import needs_accelerator, needs_cuda
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
@@ -163,15 +163,16 @@ else:
     display(gpu)
 
 # %% [markdown] tags=["deeper"]
-# With a GPU the round trip is a real copy each way.
+# On any accelerator (CUDA, MPS, XPU) the round trip is a real copy each way; meta has no data to copy back.
 
 # %% tags=["deeper"]
-if gpu := needs_cuda(1, what="the CPU -> GPU -> CPU round trip", key="02-round-trip"):
-    on_gpu = t.cuda()
-    back = on_gpu.cpu()
-    print(on_gpu.device, back.device, "back is t:", back is t, "same values:", torch.equal(back, t))
+if gpu := needs_accelerator(what="the CPU -> accelerator -> CPU round trip", key="02-round-trip"):
+    there = t.to(gpu.device)
+    back = there.cpu()
+    print(there.device, back.device, "back is t:", back is t, "same values:", torch.equal(back, t))
 else:
     display(gpu)
+    print(t.to(gpu.device).device, raises(t.to(gpu.device).cpu, NotImplementedError, match="Cannot copy out of meta"))
 
 # %% [markdown]
 # ## 3. Asking where a tensor is

@@ -18,13 +18,13 @@
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1 | 1 GPU | in Deeper: 1 (1 GPU) |
+# | 1 | an accelerator | in Deeper: 1 (an accelerator) |
 # | 2 | 1 GPU | in Deeper: 1 (1 GPU) |
 # | 3 | 1 GPU | 1 (1 GPU) |
-# | 4 | 1 GPU | in Deeper: 2 (1 GPU) |
+# | 4 | 1 GPU | in Deeper: 1 (an accelerator) and 1 (1 GPU) |
 # | 5 | 2 GPUs | in Deeper: 1 (1 GPU) and 1 (2 GPUs) |
 #
-# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# 2 GPU cells run on any accelerator, else on meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Without a GPU the second device is `meta` (shapes, no data). "Deeper" sections are optional.
@@ -54,7 +54,7 @@ from torch import nn
 
 from course_utils.checks import check
 from course_utils.claims import raises
-from course_utils.devices import needs_cuda
+from course_utils.devices import needs_accelerator, needs_cuda
 from course_utils.checkpoints import checkpoint_locations, retag_checkpoint
 from course_utils.placement import module_device, placement_report
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
@@ -83,12 +83,12 @@ model, t = nn.Linear(3, 2), torch.ones(2)
 # changes in place.
 
 # %% tags=["deeper"]
-if gpu := needs_cuda(1, what="Module.cuda() in place", key="03-module-cuda"):
-    net = nn.Linear(3, 2)
-    print("net.cuda() is net:", net.cuda() is net, "| weight on", net.weight.device)
+gpu = needs_accelerator(what="Module.to(device) in place", key="03-module-cuda")
+net = nn.Linear(3, 2)
+print(f"net.to({str(gpu.device)!r}) is net:", net.to(gpu.device) is net, "| weight on", net.weight.device)
+if gpu:  # meta holds no values to copy back
     print("net.cpu() is net:", net.cpu() is net, "| weight on", net.weight.device)
-else:
-    display(gpu)
+display(gpu)
 
 # %% tags=["deeper"]
 as_double = nn.Linear(3, 2)
@@ -339,14 +339,13 @@ to_meta.to("meta")
 sgd.param_groups[0]["params"][0] is to_meta.weight, sgd.param_groups[0]["params"][0].device
 
 # %% tags=["deeper"]
-if gpu := needs_cuda(1, what="the optimizer built before model.cuda()", key="03-optimizer-before-cuda"):
-    net = nn.Linear(3, 2)
-    sgd = torch.optim.SGD(net.parameters(), lr=0.1)
-    net.cuda()
-    print("the optimizer holds the model's weight:", sgd.param_groups[0]["params"][0] is net.weight,
-          "| on", sgd.param_groups[0]["params"][0].device)
-else:
-    display(gpu)
+gpu = needs_accelerator(what="the optimizer built before model.to(device)", key="03-optimizer-before-cuda")
+net = nn.Linear(3, 2)
+sgd = torch.optim.SGD(net.parameters(), lr=0.1)
+net.to(gpu.device)
+print("the optimizer holds the model's weight:", sgd.param_groups[0]["params"][0] is net.weight,
+      "| on", sgd.param_groups[0]["params"][0].device)
+display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # Adam creates its state **lazily, at the first `step()`**, next to each parameter (`zeros_like`),

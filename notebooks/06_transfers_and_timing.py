@@ -18,13 +18,13 @@
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1 | 1 GPU | 1 (1 GPU) |
+# | 1 | an accelerator | 1 (an accelerator) |
 # | 2 | a CPU | none |
 # | 3 | a CPU | none |
 # | 4 | 1 GPU | 1 (1 GPU) |
 # | Deeper | 1 GPU | in Deeper: 3 (1 GPU) |
 #
-# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# 1 GPU cell runs on any accelerator, else on meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Without a GPU, copies are timed host-to-host: a **stand-in**, labelled so, never a PCIe figure.
@@ -52,6 +52,7 @@ import warnings
 import torch
 
 from course_utils import needs_cuda, pick_device, raises
+from course_utils.devices import needs_accelerator
 from course_utils.checks import check
 
 device = pick_device()  # lesson 01's idiom: decided once, carried everywhere below
@@ -73,19 +74,19 @@ for _ in range(10):
 print("CPU matmul:", Spread.of(seconds))
 
 # %% [markdown]
-# A CUDA call only **queues** the kernel and returns. Time it without waiting and you measure
-# the launch; `torch.cuda.synchronize()` waits for the queue to empty.
+# An accelerator call (CUDA, MPS, XPU) only **queues** the kernel and returns. Time it without
+# waiting and you measure the launch; `torch.accelerator.synchronize()` waits for the queue.
 
 # %%
-if gpu := needs_cuda(1, what="the real wrong-vs-right timing", key="06-sync-timing"):
-    a = torch.randn(4096, 4096, device=device)
+if gpu := needs_accelerator(what="the real wrong-vs-right timing", key="06-sync-timing"):
+    a = torch.randn(4096, 4096, device=gpu.device)
     b = torch.randn_like(a)
-    torch.mm(a, b); torch.cuda.synchronize()
+    torch.mm(a, b); torch.accelerator.synchronize()
     naive, honest = [], []
     for _ in range(10):
         start = time.perf_counter(); c = torch.mm(a, b); naive.append(time.perf_counter() - start)
-        torch.cuda.synchronize()
-        start = time.perf_counter(); c = torch.mm(a, b); torch.cuda.synchronize(); honest.append(time.perf_counter() - start)
+        torch.accelerator.synchronize()
+        start = time.perf_counter(); c = torch.mm(a, b); torch.accelerator.synchronize(); honest.append(time.perf_counter() - start)
     print("without synchronize:", Spread.of(naive))
     print("with synchronize:   ", Spread.of(honest))
 else:

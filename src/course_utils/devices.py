@@ -718,9 +718,11 @@ def needs_accelerator(
     For creating tensors on a device, ``.to()`` and its copies, results living with their operands,
     moving a model and its optimizer, ``map_location``, the cross-device errors, timing a copy, and
     materializing what was built on ``meta``. CUDA, MPS and XPU all count (``usable_accelerator()``).
-    Use as ``gpu = needs_accelerator(what="...", key="02-tensor-on-gpu")``, run the cell on
+    Use as ``gpu = needs_accelerator(what="...", key="03-module-cuda")``, run the cell on
     ``gpu.device`` and end it with ``display(gpu)``: it says which device ran the cell and, on
-    ``meta`` (shapes and dtypes, no data, no real copies), what an accelerator shows there.
+    ``meta`` (shapes and dtypes, no data, no real copies), what an accelerator shows there. Where
+    meta cannot make the point (a copy's values, a timing), gate it like ``needs_cuda``:
+    ``if gpu := needs_accelerator(...): ... else: display(gpu)``, showing meta's answer there.
     ``accelerator`` is for tests: the device ``usable_accelerator()`` would return.
     """
     _check_key("needs_accelerator", key)
@@ -729,8 +731,8 @@ def needs_accelerator(
         return Requirement(True, f"Ran {what} on {found}, this machine's accelerator.", key, found)
     return Requirement(
         False,
-        f"NO ACCELERATOR for {what}: it ran on meta instead, which keeps shapes and dtypes but holds no data "
-        "(no values, no real copies). On CUDA, MPS or XPU it runs for real.",
+        f"NO ACCELERATOR for {what}: this machine has no CUDA, MPS or XPU device, so the cell's device is meta, "
+        "which keeps shapes and dtypes but holds no data (no values, no real copies or kernels).",
         key,
         torch.device("meta"),
     )

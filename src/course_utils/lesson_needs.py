@@ -29,7 +29,7 @@ LESSONS = (
      (
          ('02-tensor-on-gpu', 1, 'creating a tensor on the GPU', '1', False, 'cuda'),
          ('02-cuda-in-device-scope', 2, 'the .cuda() versus .cuda(1) demonstration', '2', True, 'cuda'),
-         ('02-round-trip', 1, 'the CPU -> GPU -> CPU round trip', '2', True, 'cuda'),
+         ('02-round-trip', 1, 'the CPU -> accelerator -> CPU round trip', '2', True, 'accelerator'),
          ('02-cross-device-error', 1, 'the CUDA cross-device error', '4', False, 'cuda'),
          ('02-numpy', 1, 'the .numpy() error for a CUDA tensor', '5', False, 'cuda'),
          ('02-default-vs-current', 2, 'default device versus current CUDA device', '6', True, 'cuda'),
@@ -44,10 +44,10 @@ LESSONS = (
          ('Summary', 'Summary'),
      ),
      (
-         ('03-module-cuda', 1, 'Module.cuda() in place', '1', True, 'cuda'),
+         ('03-module-cuda', 1, 'Module.to(device) in place', '1', True, 'accelerator'),
          ('03-plain-attribute', 1, 'the plain-attribute bug on a GPU', '2', True, 'cuda'),
          ('03-model-input', 1, 'the model-on-GPU, input-on-CPU error', '3', False, 'cuda'),
-         ('03-optimizer-before-cuda', 1, 'the optimizer built before model.cuda()', '4', True, 'cuda'),
+         ('03-optimizer-before-cuda', 1, 'the optimizer built before model.to(device)', '4', True, 'accelerator'),
          ('03-adam-state', 1, 'Adam state left on the CPU', '4', True, 'cuda'),
          ('03-load-gpu-checkpoint', 1, 'loading a GPU checkpoint as saved', '5', True, 'cuda'),
          ('03-load-cuda1-checkpoint', 2, 'loading a cuda:1 checkpoint as saved', '5', True, 'cuda'),
@@ -99,7 +99,7 @@ LESSONS = (
          ('Deeper: events, hidden syncs, the helpers inside, streams and PCIe', 'Deeper: events, hidden syncs, the helpers inside, streams and PCIe'),
      ),
      (
-         ('06-sync-timing', 1, 'the real wrong-vs-right timing', '1', False, 'cuda'),
+         ('06-sync-timing', 1, 'the real wrong-vs-right timing', '1', False, 'accelerator'),
          ('06-h2d-non-blocking', 1, 'host-to-device non_blocking, then a kernel on the same stream', '4', False, 'cuda'),
          ('06-events', 1, 'timing with CUDA events', 'Deeper: events, hidden syncs, the helpers inside, streams and PCIe', True, 'cuda'),
          ('06-hidden-syncs', 1, 'hidden synchronizations on a GPU', 'Deeper: events, hidden syncs, the helpers inside, streams and PCIe', True, 'cuda'),
