@@ -18,14 +18,14 @@
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1 | 1 GPU | 1 (1 GPU) |
+# | 1 | an accelerator | 1 (an accelerator) |
 # | 2 | a CPU | none |
 # | 3 | a CPU | none |
 # | 4 | 1 GPU | 1 (1 GPU) |
 # | 5 | 1 GPU | 1 (1 GPU) |
 # | 6 | 1 GPU | in Deeper: 6 (1 GPU) |
 #
-# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# 1 cell runs on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Cells that fail on purpose show PyTorch's real error, with the frames inside torch folded into
@@ -56,7 +56,7 @@ from torch import nn
 
 from course_utils.checks import check
 from course_utils.claims import ClaimFailed, raises
-from course_utils.devices import needs_cuda
+from course_utils.devices import needs_accelerator, needs_cuda
 from course_utils.checkpoints import retag_checkpoint
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
@@ -81,11 +81,11 @@ c = torch.ones(3)
 m + c
 
 # %% [markdown]
-# On a GPU the same mistake reads *Expected all tensors to be on the same device*:
+# On an accelerator the same mistake reads *Expected all tensors to be on the same device*:
 
 # %%
-if gpu := needs_cuda(1, what="the CUDA elementwise message", key="05-elementwise"):
-    g = torch.ones(3, device="cuda")
+if gpu := needs_accelerator(what="the elementwise cross-device message", key="05-elementwise"):
+    g = torch.ones(3, device=gpu.device)
     shown = raises(lambda: g + c, RuntimeError, match="Expected all tensors to be on the same device")
 else:
     shown = gpu

@@ -19,9 +19,9 @@
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
 # | A | 2 GPUs | in Deeper: 5 (2 GPUs) |
-# | B | 2 GPUs | in Deeper: 5 (1 GPU) and 1 (2 GPUs) |
+# | B | 2 GPUs | in Deeper: 2 (an accelerator) and 3 (1 GPU) and 1 (2 GPUs) |
 #
-# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# 2 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Each claim gets a verdict and a cell that proves it. `meta` stands in for a GPU where it raises as CUDA does.
@@ -48,7 +48,7 @@ from torch import nn
 
 from course_utils.checks import check
 from course_utils.claims import raises
-from course_utils.devices import needs_cuda, pick_device
+from course_utils.devices import needs_accelerator, needs_cuda, pick_device
 from course_utils.errors import explain_device_error
 from course_utils.scopes import run_scopes, trace_current_device
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
@@ -764,8 +764,8 @@ y_meta = x_meta ** 2
 y_meta.device
 
 # %% tags=["deeper"]
-if gpu := needs_cuda(1, what="y = x ** 2 on the GPU", key="07-square"):
-    x_gpu = x.cuda()
+if gpu := needs_accelerator(what="y = x ** 2 on an accelerator", key="07-square"):
+    x_gpu = x.to(gpu.device)
     y_gpu = x_gpu ** 2
     shown = y_gpu
 else:
@@ -794,7 +794,7 @@ shown
 raises(lambda: y_meta + x, RuntimeError, match="not on the expected device")
 
 # %% tags=["deeper"]
-if gpu := needs_cuda(1, what="z = y + x.cpu() on the GPU", key="07-add-cpu"):
+if gpu := needs_accelerator(what="z = y + x.cpu() on an accelerator", key="07-add-cpu"):
     shown = raises(lambda: y_gpu + x_gpu.cpu(), RuntimeError, match="Expected all tensors to be on the same device")
 else:
     shown = gpu

@@ -18,11 +18,11 @@
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1 | 1 GPU | 1 (1 GPU); in Deeper: 2 (1 GPU) |
+# | 1 | 1 GPU | 1 (an accelerator); in Deeper: 2 (1 GPU) |
 # | 2 | 1 GPU | 1 (1 GPU) |
 # | 3 | 1 GPU | 3 (1 GPU); in Deeper: 1 (1 GPU) |
 #
-# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# 1 cell runs on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 
 # %% [markdown] tags=["course-header"]
@@ -51,6 +51,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from course_utils import check, needs_cuda, pick_device, raises
+from course_utils.devices import needs_accelerator
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
@@ -85,8 +86,8 @@ nn.functional.cross_entropy(logits, yb)
 # the message names both devices:
 
 # %%
-if gpu := needs_cuda(1, what="the label left on the CPU", key="09-label-on-cpu"):
-    gpu_logits = nn.Linear(8, 3).cuda()(xb.cuda())
+if gpu := needs_accelerator(what="the label left on the CPU", key="09-label-on-cpu"):
+    gpu_logits = nn.Linear(8, 3).to(gpu.device)(xb.to(gpu.device))
     print(raises(lambda: nn.functional.cross_entropy(gpu_logits, yb), RuntimeError, match="device"))
 else:
     display(gpu)

@@ -55,10 +55,11 @@ from torch import nn
 from course_utils.bigmodels import dispatch, plan_device_map, still_on_meta
 from course_utils.checks import check
 from course_utils.claims import raises
-from course_utils.devices import needs_cuda
+from course_utils.devices import needs_cuda, pick_device
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
+device = pick_device()  # lesson 01's idiom: where the model will become real
 torch.__version__
 
 # %% [markdown]
@@ -100,11 +101,11 @@ with torch.device("meta"):
 net.to("cpu")
 
 # %% [markdown]
-# `to_empty(device=...)` allocates on the device without copying. The values are whatever was
+# `to_empty(device=device)` allocates on the device without copying. The values are whatever was
 # in that memory: different on every run.
 
 # %%
-net.to_empty(device="cpu")
+net.to_empty(device=device)
 net[0].bias
 
 # %% [markdown]

@@ -104,7 +104,7 @@ def test_accelerator_cells_are_counted_apart_from_cuda_cells():
     assert [c.key for c in lesson.skipped_with(0, accelerator=True)] == ["02-b", "02-c"]  # a Mac: MPS runs 02-a
     assert [c.key for c in lesson.skipped_with(1)] == ["02-c"]
     said = lesson_map.without_a_gpu(lesson, frozenset())
-    assert said.startswith("1 GPU cell runs on any accelerator, else on meta.") and "SKIPPED" in said
+    assert said.startswith("1 cell runs on any accelerator, else meta.") and "SKIPPED" in said
     only = lesson_map.Lesson("02", "t", "notebooks/02_x.ipynb", (), cells[:1])
     assert "SKIPPED" not in lesson_map.without_a_gpu(only, frozenset())
     assert "'accelerator')" in lesson_map.module_text((lesson,))

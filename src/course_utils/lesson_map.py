@@ -239,7 +239,7 @@ def without_a_gpu(lesson: Lesson, recorded_keys: frozenset[str]) -> str:
         return "Without a GPU every cell runs for real."
     on_meta = sum(c.needs == "accelerator" for c in lesson.cells)
     if on_meta:
-        first = f"{on_meta} GPU cell{'s run' if on_meta > 1 else ' runs'} on any accelerator, else on meta."
+        first = f"{on_meta} cell{'s run' if on_meta > 1 else ' runs'} on any accelerator, else meta."
         return first if on_meta == n else f"{first} {_skipped_sentence(lesson, recorded_keys)}"
     return _skipped_sentence(lesson, recorded_keys)
 

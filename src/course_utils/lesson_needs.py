@@ -79,7 +79,7 @@ LESSONS = (
          ('Summary', 'Summary'),
      ),
      (
-         ('05-elementwise', 1, 'the CUDA elementwise message', '1', False, 'cuda'),
+         ('05-elementwise', 1, 'the elementwise cross-device message', '1', False, 'accelerator'),
          ('05-conv-cross-device', 1, "the convolution's cross-device message", '4', False, 'cuda'),
          ('05-async-assert', 1, 'a device-side assert, without and with CUDA_LAUNCH_BLOCKING=1', '5', False, 'cuda'),
          ('05-linear', 1, 'the CUDA nn.Linear message', '6', True, 'cuda'),
@@ -119,8 +119,8 @@ LESSONS = (
          ('07-cuda0-cuda1', 2, "the tutorial's .cuda(0) / .cuda(1) example", 'A', True, 'cuda'),
          ('07-cuda-vs-cuda0', 2, '.cuda() versus .cuda(0) with another current device', 'B', True, 'cuda'),
          ('07-cuda0-device', 1, 'x.cuda(0).device', 'B', True, 'cuda'),
-         ('07-square', 1, 'y = x ** 2 on the GPU', 'B', True, 'cuda'),
-         ('07-add-cpu', 1, 'z = y + x.cpu() on the GPU', 'B', True, 'cuda'),
+         ('07-square', 1, 'y = x ** 2 on an accelerator', 'B', True, 'accelerator'),
+         ('07-add-cpu', 1, 'z = y + x.cpu() on an accelerator', 'B', True, 'accelerator'),
          ('07-net-cuda', 1, 'net.cuda()', 'B', True, 'cuda'),
          ('07-model-input', 1, 'the model on the GPU, the input on the CPU', 'B', True, 'cuda'),
      )),
@@ -148,7 +148,7 @@ LESSONS = (
          ('Summary', 'Summary'),
      ),
      (
-         ('09-label-on-cpu', 1, 'the label left on the CPU', '1', False, 'cuda'),
+         ('09-label-on-cpu', 1, 'the label left on the CPU', '1', False, 'accelerator'),
          ('09-pinned-batch', 1, 'a pinned batch', '1', True, 'cuda'),
          ('09-item-sync', 1, 'a hidden synchronisation per step', '1', True, 'cuda'),
          ('09-forked-cuda', 1, 'a Dataset that touches CUDA in a worker', '2', False, 'cuda'),
