@@ -18,14 +18,14 @@
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
 # | 1 | 1 GPU | 1 (1 GPU) |
-# | 2 | 2 GPUs | in Deeper: 1 (an accelerator) and 1 (2 GPUs) |
+# | 2 | 2 GPUs | in Deeper: 1 (1 accelerator) and 1 (2 GPUs) |
 # | 3 | a CPU | none |
-# | 4 | 1 GPU | 1 (1 GPU) |
-# | 5 | 1 GPU | 1 (1 GPU) |
+# | 4 | 1 accelerator | 1 (1 accelerator) |
+# | 5 | 1 accelerator | 1 (1 accelerator) |
 # | 6 | 2 GPUs | in Deeper: 1 (2 GPUs) |
 # | 7 | a CPU | none |
 #
-# 1 cell runs on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# 3 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Without a GPU the second device is `meta`, which every PyTorch has: a tensor with a shape and
@@ -216,11 +216,11 @@ b = torch.ones(3, device="meta")
 a + torch.ones(3)
 
 # %% [markdown]
-# On a GPU the same mistake says *Expected all tensors to be on the same device* (notebook 05).
+# On an accelerator the same mistake says *Expected all tensors to be on the same device* (notebook 05).
 
 # %%
-if gpu := needs_cuda(1, what="the CUDA cross-device error", key="02-cross-device-error"):
-    print(raises(lambda: torch.ones(3, device="cuda") + torch.ones(3), RuntimeError,
+if gpu := needs_accelerator(what="the cross-device error on an accelerator", key="02-cross-device-error"):
+    print(raises(lambda: torch.ones(3, device=gpu.device) + torch.ones(3), RuntimeError,
                  match="Expected all tensors to be on the same device"))
 else:
     display(gpu)
@@ -256,14 +256,12 @@ shared, np.shares_memory(arr, shared.numpy())
 m.numpy()
 
 # %% [markdown]
-# On a GPU the message names `cuda:0` instead; the fix is the same, `.cpu()` first.
+# On an accelerator the message names it (`cuda:0`, `mps:0`); the fix is the same, `.cpu()` first.
 
 # %%
-if gpu := needs_cuda(1, what="the .numpy() error for a CUDA tensor", key="02-numpy"):
-    print(raises(lambda: torch.ones(2, device="cuda").numpy(), TypeError, match="can't convert cuda"))
-else:
-    display(gpu)
-    print(raises(lambda: m.numpy(), TypeError, match="can't convert meta device type tensor to numpy"))
+gpu = needs_accelerator(what="the .numpy() error for a tensor on a device", key="02-numpy")
+print(raises(lambda: torch.ones(2, device=gpu.device).numpy(), TypeError, match="device type tensor to numpy"))
+display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: `.cpu().numpy()`, `.item()` and printing

@@ -18,13 +18,13 @@
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1 | an accelerator | in Deeper: 1 (an accelerator) |
-# | 2 | 1 GPU | in Deeper: 1 (1 GPU) |
+# | 1 | 1 accelerator | in Deeper: 1 (1 accelerator) |
+# | 2 | 1 accelerator | in Deeper: 1 (1 accelerator) |
 # | 3 | 1 GPU | 1 (1 GPU) |
-# | 4 | 1 GPU | in Deeper: 1 (an accelerator) and 1 (1 GPU) |
+# | 4 | 1 GPU | in Deeper: 1 (1 accelerator) and 1 (1 GPU) |
 # | 5 | 2 GPUs | in Deeper: 1 (1 GPU) and 1 (2 GPUs) |
 #
-# 2 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# 3 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Without a GPU the second device is `meta` (shapes, no data). "Deeper" sections are optional.
@@ -158,13 +158,13 @@ placement_report(buggy)
 # ### Deeper: the GPU message, silent dtype bugs, `persistent=False`
 
 # %% [markdown] tags=["deeper"]
-# On a GPU, the buggy model after `.cuda()` fails with *Expected all tensors to be on the same
-# device, but found at least two devices, cuda:0 and cpu!*
+# On an accelerator, the buggy model after `.to(device)` fails with *Expected all tensors to be on
+# the same device, but found at least two devices, cuda:0 and cpu!* (`mps:0` on a Mac).
 
 # %% tags=["deeper"]
-if gpu := needs_cuda(1, what="the plain-attribute bug on a GPU", key="03-plain-attribute"):
-    on_gpu = Standardize([0.5, 1.0, 2.0], [1.0, 2.0, 4.0]).cuda()
-    print(raises(lambda: on_gpu(torch.ones(2, 3, device="cuda")), RuntimeError,
+if gpu := needs_accelerator(what="the plain-attribute bug on an accelerator", key="03-plain-attribute"):
+    on_gpu = Standardize([0.5, 1.0, 2.0], [1.0, 2.0, 4.0]).to(gpu.device)
+    print(raises(lambda: on_gpu(torch.ones(2, 3, device=gpu.device)), RuntimeError,
                  match="Expected all tensors to be on the same device"))
 else:
     display(gpu)

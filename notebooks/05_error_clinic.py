@@ -18,14 +18,14 @@
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1 | an accelerator | 1 (an accelerator) |
+# | 1 | 1 accelerator | 1 (1 accelerator) |
 # | 2 | a CPU | none |
 # | 3 | a CPU | none |
 # | 4 | 1 GPU | 1 (1 GPU) |
 # | 5 | 1 GPU | 1 (1 GPU) |
-# | 6 | 1 GPU | in Deeper: 6 (1 GPU) |
+# | 6 | 1 GPU | in Deeper: 1 (1 accelerator) and 5 (1 GPU) |
 #
-# 1 cell runs on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# 2 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Cells that fail on purpose show PyTorch's real error, with the frames inside torch folded into
@@ -469,11 +469,9 @@ shown
 # message a GPU tensor gets, with its device (`cuda:0`) in place of `meta`.
 
 # %% tags=["deeper"]
-if gpu := needs_cuda(1, what="the CUDA .numpy() message", key="05-numpy"):
-    shown = raises(lambda: torch.ones(2, device="cuda").numpy(), TypeError, match="can't convert cuda")
-else:
-    shown = gpu
-shown
+gpu = needs_accelerator(what="the .numpy() message for a tensor on a device", key="05-numpy")
+print(raises(lambda: torch.ones(2, device=gpu.device).numpy(), TypeError, match="device type tensor to numpy"))
+display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: where the convolution message comes from

@@ -18,7 +18,7 @@
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1 | an accelerator | 1 (an accelerator) |
+# | 1 | 1 accelerator | 1 (1 accelerator) |
 # | 2 | a CPU | none |
 # | 3 | a CPU | none |
 # | 4 | 1 GPU | 1 (1 GPU) |

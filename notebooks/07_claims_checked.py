@@ -19,7 +19,7 @@
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
 # | A | 2 GPUs | in Deeper: 5 (2 GPUs) |
-# | B | 2 GPUs | in Deeper: 2 (an accelerator) and 3 (1 GPU) and 1 (2 GPUs) |
+# | B | 2 GPUs | in Deeper: 2 (1 accelerator) and 3 (1 GPU) and 1 (2 GPUs) |
 #
 # 2 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->

@@ -18,7 +18,7 @@
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1 | 1 GPU | 1 (an accelerator); in Deeper: 2 (1 GPU) |
+# | 1 | 1 GPU | 1 (1 accelerator); in Deeper: 2 (1 GPU) |
 # | 2 | 1 GPU | 1 (1 GPU) |
 # | 3 | 1 GPU | 3 (1 GPU); in Deeper: 1 (1 GPU) |
 #

@@ -97,9 +97,9 @@ def test_accelerator_cells_are_counted_apart_from_cuda_cells():
              lesson_map.GpuCell("02-b", 1, "the current CUDA device", "1", False),
              lesson_map.GpuCell("02-c", 2, "two GPUs", "2", True))
     lesson = lesson_map.Lesson("02", "t", "notebooks/02_x.ipynb", (lesson_map.Part("1", "One"), lesson_map.Part("2", "Two")), cells)
-    assert lesson_map.cell_counts(cells) == "1 needs an accelerator, 1 needs 1 GPU, 1 needs 2 GPUs"
-    assert lesson_map.runs_for_real_with(cells[:1]) == "an accelerator" and lesson_map.runs_for_real_with(cells) == "2 GPUs"
-    assert lesson_map.part_rows(lesson) == [("1", "1 GPU", "1 (an accelerator) and 1 (1 GPU)"), ("2", "2 GPUs", "in Deeper: 1 (2 GPUs)")]
+    assert lesson_map.cell_counts(cells) == "1 needs 1 accelerator, 1 needs 1 GPU, 1 needs 2 GPUs"
+    assert lesson_map.runs_for_real_with(cells[:1]) == "1 accelerator" and lesson_map.runs_for_real_with(cells) == "2 GPUs"
+    assert lesson_map.part_rows(lesson) == [("1", "1 GPU", "1 (1 accelerator) and 1 (1 GPU)"), ("2", "2 GPUs", "in Deeper: 1 (2 GPUs)")]
     assert [c.key for c in lesson.skipped_with(0)] == ["02-a", "02-b", "02-c"]
     assert [c.key for c in lesson.skipped_with(0, accelerator=True)] == ["02-b", "02-c"]  # a Mac: MPS runs 02-a
     assert [c.key for c in lesson.skipped_with(1)] == ["02-c"]

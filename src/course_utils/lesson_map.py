@@ -1,9 +1,9 @@
 """What each lesson needs, computed from the lessons' own GPU cells (``needs_cuda``, ``needs_accelerator``).
 
 Lesson: none; what the course says about itself (``preflight()`` in notebook 01, README's tables,
-each lesson's intro table). ``scan_course`` reads ``notebooks/NN_*.py`` and finds every GPU-only
-cell (``evidence.scan``: ``if gpu := needs_cuda(N, ...)``, ``gpu = needs_accelerator(...)``), the part it sits in (``## 3. Title``) and whether
-it is a ``deeper`` cell. ``make pairs`` writes the result into ``course_utils/lesson_needs.py``
+each lesson's intro table). ``scan_course`` reads ``notebooks/NN_*.py`` and finds every GPU cell
+(``evidence.scan``: ``if gpu := needs_cuda(N, ...)``, ``gpu = needs_accelerator(...)``), the part
+it sits in (``## 3. Title``) and whether it is a ``deeper`` cell. ``make pairs`` writes the result into ``course_utils/lesson_needs.py``
 (a generated module, so a pip install on Colab has it without the notebooks) and into the
 tables; ``python -m course_utils.header`` (``make check-pairs``, ``tests/test_header.py``)
 reports any of them that disagrees with the notebooks.
@@ -41,8 +41,8 @@ class GpuCell:
 
     @property
     def label(self) -> str:
-        """``1 GPU``, ``2 GPUs`` or ``an accelerator``: what runs it for real."""
-        return "an accelerator" if self.needs == "accelerator" else _gpus(self.gpus)
+        """``1 GPU``, ``2 GPUs`` or ``1 accelerator`` (any kind): what runs it for real."""
+        return "1 accelerator" if self.needs == "accelerator" else _gpus(self.gpus)
 
 
 @dataclass(frozen=True)
@@ -180,22 +180,22 @@ def _by_label(cells: tuple[GpuCell, ...]) -> dict[str, int]:
 
 
 def cell_counts(cells: tuple[GpuCell, ...]) -> str:
-    """``2 need an accelerator, 3 need 1 GPU, 1 needs 2 GPUs``: the GPU cells among ``cells``, by what they need."""
+    """``2 need 1 accelerator, 3 need 1 GPU, 1 needs 2 GPUs``: the GPU cells among ``cells``, by what they need."""
     if not cells:
         return "none"
     return ", ".join(f"{k} need{'s' if k == 1 else ''} {label}" for label, k in _by_label(cells).items())
 
 
 def _short_counts(cells: tuple[GpuCell, ...]) -> str:
-    """``2 (an accelerator) and 1 (2 GPUs)``: the compact form the intro tables use."""
+    """``2 (1 accelerator) and 1 (2 GPUs)``: the compact form the intro tables use."""
     return " and ".join(f"{k} ({label})" for label, k in _by_label(cells).items())
 
 
 def runs_for_real_with(cells: tuple[GpuCell, ...]) -> str:
-    """What runs every one of ``cells`` for real: ``a CPU``, ``an accelerator``, ``1 GPU``, ``2 GPUs``."""
+    """What runs every one of ``cells`` for real: ``a CPU``, ``1 accelerator`` (any kind), ``1 GPU``, ``2 GPUs``."""
     cuda = max((c.gpus for c in cells if c.needs == "cuda"), default=0)
     if cuda == 0 and any(c.needs == "accelerator" for c in cells):
-        return "an accelerator"
+        return "1 accelerator"
     return _gpus(cuda)
 
 

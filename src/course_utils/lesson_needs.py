@@ -30,8 +30,8 @@ LESSONS = (
          ('02-tensor-on-gpu', 1, 'creating a tensor on the GPU', '1', False, 'cuda'),
          ('02-cuda-in-device-scope', 2, 'the .cuda() versus .cuda(1) demonstration', '2', True, 'cuda'),
          ('02-round-trip', 1, 'the CPU -> accelerator -> CPU round trip', '2', True, 'accelerator'),
-         ('02-cross-device-error', 1, 'the CUDA cross-device error', '4', False, 'cuda'),
-         ('02-numpy', 1, 'the .numpy() error for a CUDA tensor', '5', False, 'cuda'),
+         ('02-cross-device-error', 1, 'the cross-device error on an accelerator', '4', False, 'accelerator'),
+         ('02-numpy', 1, 'the .numpy() error for a tensor on a device', '5', False, 'accelerator'),
          ('02-default-vs-current', 2, 'default device versus current CUDA device', '6', True, 'cuda'),
      )),
     ('03', 'Model placement: what `model.to(device)` moves', 'notebooks/03_model_placement.ipynb',
@@ -45,7 +45,7 @@ LESSONS = (
      ),
      (
          ('03-module-cuda', 1, 'Module.to(device) in place', '1', True, 'accelerator'),
-         ('03-plain-attribute', 1, 'the plain-attribute bug on a GPU', '2', True, 'cuda'),
+         ('03-plain-attribute', 1, 'the plain-attribute bug on an accelerator', '2', True, 'accelerator'),
          ('03-model-input', 1, 'the model-on-GPU, input-on-CPU error', '3', False, 'cuda'),
          ('03-optimizer-before-cuda', 1, 'the optimizer built before model.to(device)', '4', True, 'accelerator'),
          ('03-adam-state', 1, 'Adam state left on the CPU', '4', True, 'cuda'),
@@ -87,7 +87,7 @@ LESSONS = (
          ('05-indexing', 1, 'indexing across devices', '6', True, 'cuda'),
          ('05-optimizer-state', 1, 'the optimizer-state error', '6', True, 'cuda'),
          ('05-invalid-ordinal', 1, 'an invalid device ordinal', '6', True, 'cuda'),
-         ('05-numpy', 1, 'the CUDA .numpy() message', '6', True, 'cuda'),
+         ('05-numpy', 1, 'the .numpy() message for a tensor on a device', '6', True, 'accelerator'),
      )),
     ('06', 'Transfers and timing: how long does moving data take?', 'notebooks/06_transfers_and_timing.ipynb',
      (
