@@ -60,6 +60,17 @@ def test_every_gpu_cell_has_its_own_key_and_shows_evidence_when_skipped():
     assert not problems, "\n".join(problems)
 
 
+def test_an_accelerator_cell_runs_on_its_requirements_device_never_on_cuda_by_name():
+    """A cell that says any accelerator runs it must not name CUDA: on a Mac it would fail."""
+    cuda_by_name = re.compile(r"""\.cuda\(|["']cuda|torch\.cuda\.""")
+    problems = []
+    for path in sorted((ROOT / "notebooks").glob("*.py")):
+        for source in code_cells(path):
+            if any(cell.needs == "accelerator" for cell in gpu_cells_in_source(source)):
+                problems += [f"{path.name}: {line.strip()}" for line in source.splitlines() if cuda_by_name.search(line)]
+    assert not problems, "use gpu.device (torch.accelerator), not CUDA by name:\n" + "\n".join(problems)
+
+
 @pytest.mark.parametrize("cell, shows", [
     ('if gpu := needs_cuda(1, what="x", key="02-x"):\n    pass\nelse:\n    display(gpu)\n', True),
     ('if gpu := needs_cuda(1, what="x", key="02-x"):\n    shown = 1\nelse:\n    shown = gpu\nshown\n', True),

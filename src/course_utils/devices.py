@@ -710,9 +710,10 @@ def needs_cuda(
     )
 
 
-def needs_accelerator(
-    *, what: str = "this cell", key: str | None = None, accelerator: torch.device | None | str = "ask"
-) -> Requirement:
+_ASK = object()  # needs_accelerator's default: ask this machine
+
+
+def needs_accelerator(*, what: str = "this cell", key: str | None = None, accelerator=_ASK) -> Requirement:
     """The device for a cell whose point holds on every accelerator: the machine's, else ``meta``.
 
     For creating tensors on a device, ``.to()`` and its copies, results living with their operands,
@@ -726,7 +727,7 @@ def needs_accelerator(
     ``accelerator`` is for tests: the device ``usable_accelerator()`` would return.
     """
     _check_key("needs_accelerator", key)
-    found = usable_accelerator() if isinstance(accelerator, str) else accelerator
+    found = usable_accelerator() if accelerator is _ASK else accelerator
     if found is not None:
         return Requirement(True, f"Ran {what} on {found}, this machine's accelerator.", key, found)
     return Requirement(
