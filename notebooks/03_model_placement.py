@@ -328,9 +328,9 @@ opt.state[model.weight]["exp_avg"].dtype
 # kind; a dtype change stays within it), `Module._apply` keeps each `Parameter` object and swaps
 # its data (`param.data = ...`; `torch.__future__.set_overwrite_module_params_on_conversion(True)`
 # opts out, in 2.13's `Module._apply`). So an optimizer built before the move still holds the model's
-# parameters: across a dtype change, and on a GPU across `.cuda()`. A meta tensor is of another
-# kind, so a move to `meta` makes **new** objects: there an optimizer built before the move holds
-# tensors the model no longer uses, a trap you meet only on `meta`.
+# parameters: across a dtype change, and across `.to(device)` to an accelerator. A meta tensor is of
+# another kind, so a move to `meta` makes **new** objects: there an optimizer built before the move
+# holds tensors the model no longer uses, a trap you meet only on `meta`.
 
 # %% tags=["deeper"]
 to_meta = nn.Linear(3, 2)
@@ -339,13 +339,14 @@ to_meta.to("meta")
 sgd.param_groups[0]["params"][0] is to_meta.weight, sgd.param_groups[0]["params"][0].device
 
 # %% tags=["deeper"]
-gpu = needs_accelerator(what="the optimizer built before model.to(device)", key="03-optimizer-before-cuda")
-net = nn.Linear(3, 2)
-sgd = torch.optim.SGD(net.parameters(), lr=0.1)
-net.to(gpu.device)
-print("the optimizer holds the model's weight:", sgd.param_groups[0]["params"][0] is net.weight,
-      "| on", sgd.param_groups[0]["params"][0].device)
-display(gpu)
+if gpu := needs_accelerator(what="the optimizer built before model.to(device)", key="03-optimizer-before-cuda"):
+    net = nn.Linear(3, 2)
+    sgd = torch.optim.SGD(net.parameters(), lr=0.1)
+    net.to(gpu.device)  # CUDA, MPS, XPU: dense tensors like the CPU's, so the Parameter objects stay
+    print("the optimizer holds the model's weight:", sgd.param_groups[0]["params"][0] is net.weight,
+          "| on", sgd.param_groups[0]["params"][0].device)
+else:
+    display(gpu)  # on meta the answer is False: the cell above
 
 # %% [markdown] tags=["deeper"]
 # Adam creates its state **lazily, at the first `step()`**, next to each parameter (`zeros_like`),
