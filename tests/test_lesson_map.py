@@ -41,6 +41,9 @@ def test_every_gpu_cell_is_found_with_its_part_and_count():
     assert by_key["01-gpu-properties"][1] == lesson_map.GpuCell("01-gpu-properties", 1, "the per-GPU property listing", "1", False)
     assert by_key["01-visible-devices-after-init"][1].gpus == 2 and by_key["01-visible-devices-after-init"][1].deeper
     assert by_key["07-device-of-switch"][1].part == "A"
+    # any accelerator: gated (if gpu := needs_accelerator(...)) and not (gpu = needs_accelerator(...))
+    assert by_key["02-round-trip"][1].needs == by_key["03-module-cuda"][1].needs == "accelerator"
+    assert by_key["03-module-cuda"][1].what == "Module.to(device) in place" and by_key["04-set-device"][1].needs == "cuda"
     assert all(key.startswith(number + "-") for key, (number, _) in by_key.items())
     assert sum(len(lesson.cells) for lesson in lesson_map.course()) == len(by_key)
 
