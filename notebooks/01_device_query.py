@@ -11,7 +11,7 @@
 #
 # You will be able to:
 # - ask PyTorch whether there is a GPU, how many, which one is current and what it is;
-# - pick the device to use with `torch.accelerator`, on any backend;
+# - decide the device once with `torch.accelerator`, on any backend, and carry it;
 # - read the error PyTorch raises for a GPU that is not there;
 # - choose which GPUs a process sees with `CUDA_VISIBLE_DEVICES`.
 #
@@ -56,7 +56,6 @@ from torch.torch_version import TorchVersion
 
 from course_utils import device_report, needs_cuda, pick_device, preflight, raises
 from course_utils.checks import check
-from course_utils.evidence import recorded
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
@@ -105,15 +104,14 @@ current
 # (`major`, `minor`), memory and multiprocessor count.
 
 # %%
-if needs_cuda(1, what="the per-GPU property listing", key="01-gpu-properties"):
+if gpu := needs_cuda(1, what="the per-GPU property listing", key="01-gpu-properties"):
     for i in range(torch.cuda.device_count()):
         props = torch.cuda.get_device_properties(i)
         free, total = torch.cuda.mem_get_info(i)
         print(f"cuda:{i} {torch.cuda.get_device_name(i)}: sm_{props.major}{props.minor}, "
               f"{props.multi_processor_count} SMs, {free / 2**30:.1f} of {total / 2**30:.1f} GiB free")
 else:
-    print(needs_cuda(1, what="the per-GPU property listing"))
-    display(recorded("01-gpu-properties"))
+    display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: free memory, and which error a missing GPU gives
@@ -227,13 +225,24 @@ else:
     print(raises(torch.accelerator.current_device_index, (RuntimeError, AssertionError)))
 
 # %% [markdown]
-# ## 3. The course's helpers do the same in one call
+# ## 3. Decide the device once, then carry it
 #
-# `pick_device()` does what your `usable_device()` does, and says why it chose: a silent
-# fallback to the CPU never surprises you.
+# Your `usable_device()` is the course's idiom: decide the device **once**, then pass that
+# `torch.device` everywhere (`device=device`, `.to(device)`, `map_location=device`), as nanoGPT
+# does. By hand:
 
 # %%
-pick_device()
+device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+device, torch.ones(3, device=device).device
+
+# %% [markdown]
+# `current_accelerator()` gives no index (`cuda`, `mps`): on CUDA, the current device (lesson 04).
+# The course's `pick_device()` makes the same choice, pins the index and says why: a silent
+# fallback to the CPU never surprises you. Lessons start with it.
+
+# %%
+device = pick_device()
+device
 
 # %% [markdown]
 # `device_report()` lists every accelerator with the properties of part 1. `preflight()` says
@@ -305,15 +314,14 @@ check("01.b")
 # Jupyter).
 
 # %% tags=["deeper"]
-if needs_cuda(2, what="the in-process CUDA_VISIBLE_DEVICES demonstration", key="01-visible-devices-after-init"):
+if gpu := needs_cuda(2, what="the in-process CUDA_VISIBLE_DEVICES demonstration", key="01-visible-devices-after-init"):
     torch.cuda.init()
     before = torch.cuda.device_count()
     os.environ["CUDA_VISIBLE_DEVICES"] = "0"
     print(f"after setting CUDA_VISIBLE_DEVICES=0 in-process: still {torch.cuda.device_count()} of {before} GPUs")
     del os.environ["CUDA_VISIBLE_DEVICES"]
 else:
-    print(needs_cuda(2, what="the in-process CUDA_VISIBLE_DEVICES demonstration"))
-    display(recorded("01-visible-devices-after-init"))
+    display(gpu)
 
 # %% [markdown]
 # ## Summary
@@ -323,6 +331,7 @@ else:
 # - `current_device()` returns an integer index; there is no current device on the CPU.
 # - `torch.accelerator` asks the same questions for any backend; pass `check_available=True`
 #   to learn what works here.
+# - Decide the device once and carry it; `pick_device()` does so and says why.
 # - `nvidia-smi` sees every GPU; torch sees only what `CUDA_VISIBLE_DEVICES` lists, renumbered
 #   from 0, read once when CUDA starts.
 #

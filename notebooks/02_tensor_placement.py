@@ -18,14 +18,14 @@
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
 # | 1 | 1 GPU | 1 (1 GPU) |
-# | 2 | 2 GPUs | in Deeper: 1 (1 GPU) and 1 (2 GPUs) |
+# | 2 | 2 GPUs | in Deeper: 1 (1 accelerator) and 1 (2 GPUs) |
 # | 3 | a CPU | none |
-# | 4 | 1 GPU | 1 (1 GPU) |
-# | 5 | 1 GPU | 1 (1 GPU) |
+# | 4 | 1 accelerator | 1 (1 accelerator) |
+# | 5 | 1 accelerator | 1 (1 accelerator) |
 # | 6 | 2 GPUs | in Deeper: 1 (2 GPUs) |
 # | 7 | a CPU | none |
 #
-# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# 3 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Without a GPU the second device is `meta`, which every PyTorch has: a tensor with a shape and
@@ -56,8 +56,7 @@ from torch.torch_version import TorchVersion
 
 from course_utils.checks import check
 from course_utils.claims import raises
-from course_utils.devices import needs_cuda
-from course_utils.evidence import recorded
+from course_utils.devices import needs_accelerator, needs_cuda
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
@@ -86,13 +85,12 @@ m, m.shape, m.dtype
 # CUDA device, `cuda:0` unless something changed it (notebook 04). Without CUDA that raises.
 
 # %%
-if needs_cuda(1, what="creating a tensor on the GPU", key="02-tensor-on-gpu"):
+if gpu := needs_cuda(1, what="creating a tensor on the GPU", key="02-tensor-on-gpu"):
     g = torch.ones(2, 3, device="cuda")
     print(g.device, "- 'cuda' without an index means the current device:", torch.cuda.current_device())
 else:
-    print(needs_cuda(1, what="creating a tensor on the GPU"))
+    display(gpu)
     print(raises(lambda: torch.ones(2, 3, device="cuda"), (AssertionError, RuntimeError)))
-    display(recorded("02-tensor-on-gpu"))
 
 # %% [markdown]
 # To create a tensor beside another one, take the device from it: `device=x.device`.
@@ -154,7 +152,7 @@ t.to(target).device, t.to(target).dtype
 # is about the current device.
 
 # %% tags=["deeper"]
-if needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration", key="02-cuda-in-device-scope"):
+if gpu := needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration", key="02-cuda-in-device-scope"):
     x = torch.ones(2)
     with torch.cuda.device(1):  # the current device is cuda:1 inside this block only
         inside = (x.cuda().device, x.to("cuda").device, x.cuda(0).device)
@@ -162,20 +160,19 @@ if needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration", key="02-cuda-
           " .cuda(0) ->", inside[2])
     print("after the block: .cuda() ->", x.cuda().device)
 else:
-    print(needs_cuda(2, what="the .cuda() versus .cuda(1) demonstration"))
-    display(recorded("02-cuda-in-device-scope"))
+    display(gpu)
 
 # %% [markdown] tags=["deeper"]
-# With a GPU the round trip is a real copy each way.
+# On any accelerator (CUDA, MPS, XPU) the round trip is a real copy each way; meta has no data to copy back.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="the CPU -> GPU -> CPU round trip", key="02-round-trip"):
-    on_gpu = t.cuda()
-    back = on_gpu.cpu()
-    print(on_gpu.device, back.device, "back is t:", back is t, "same values:", torch.equal(back, t))
+if gpu := needs_accelerator(what="the CPU -> accelerator -> CPU round trip", key="02-round-trip"):
+    there = t.to(gpu.device)
+    back = there.cpu()
+    print(there.device, back.device, "back is t:", back is t, "same values:", torch.equal(back, t))
 else:
-    print(needs_cuda(1, what="the CPU -> GPU -> CPU round trip"))
-    display(recorded("02-round-trip"))
+    display(gpu)
+    print(t.to(gpu.device).device, raises(t.to(gpu.device).cpu, NotImplementedError, match="Cannot copy out of meta"))
 
 # %% [markdown]
 # ## 3. Asking where a tensor is
@@ -219,15 +216,14 @@ b = torch.ones(3, device="meta")
 a + torch.ones(3)
 
 # %% [markdown]
-# On a GPU the same mistake says *Expected all tensors to be on the same device* (notebook 05).
+# On an accelerator the same mistake says *Expected all tensors to be on the same device* (notebook 05).
 
 # %%
-if needs_cuda(1, what="the CUDA cross-device error", key="02-cross-device-error"):
-    print(raises(lambda: torch.ones(3, device="cuda") + torch.ones(3), RuntimeError,
+if gpu := needs_accelerator(what="the cross-device error on an accelerator", key="02-cross-device-error"):
+    print(raises(lambda: torch.ones(3, device=gpu.device) + torch.ones(3), RuntimeError,
                  match="Expected all tensors to be on the same device"))
 else:
-    print(needs_cuda(1, what="the CUDA cross-device error"))
-    display(recorded("02-cross-device-error"))
+    display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the zero-dimensional exception
@@ -260,15 +256,12 @@ shared, np.shares_memory(arr, shared.numpy())
 m.numpy()
 
 # %% [markdown]
-# On a GPU the message names `cuda:0` instead; the fix is the same, `.cpu()` first.
+# On an accelerator the message names it (`cuda:0`, `mps:0`); the fix is the same, `.cpu()` first.
 
 # %%
-if needs_cuda(1, what="the .numpy() error for a CUDA tensor", key="02-numpy"):
-    print(raises(lambda: torch.ones(2, device="cuda").numpy(), TypeError, match="can't convert cuda"))
-else:
-    print(needs_cuda(1, what="the .numpy() error for a CUDA tensor"))
-    print(raises(lambda: m.numpy(), TypeError, match="can't convert meta device type tensor to numpy"))
-    display(recorded("02-numpy"))
+gpu = needs_accelerator(what="the .numpy() error for a tensor on a device", key="02-numpy")
+print(raises(lambda: torch.ones(2, device=gpu.device).numpy(), TypeError, match="device type tensor to numpy"))
+display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: `.cpu().numpy()`, `.item()` and printing
@@ -365,7 +358,7 @@ here, seen_by_thread[0]
 # tensor is made.
 
 # %% tags=["deeper"]
-if needs_cuda(2, what="default device versus current CUDA device", key="02-default-vs-current"):
+if gpu := needs_cuda(2, what="default device versus current CUDA device", key="02-default-vs-current"):
     torch.set_default_device("cuda:1")
     try:
         print("new tensor:", torch.zeros(1).device, "| current CUDA device:", torch.cuda.current_device(),
@@ -373,8 +366,7 @@ if needs_cuda(2, what="default device versus current CUDA device", key="02-defau
     finally:
         torch.set_default_device(None)
 else:
-    print(needs_cuda(2, what="default device versus current CUDA device"))
-    display(recorded("02-default-vs-current"))
+    display(gpu)
 
 # %% [markdown]
 # ## 7. dtype and device in one `.to`

@@ -18,13 +18,13 @@
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1 | 1 GPU | in Deeper: 1 (1 GPU) |
-# | 2 | 1 GPU | in Deeper: 1 (1 GPU) |
+# | 1 | 1 accelerator | in Deeper: 1 (1 accelerator) |
+# | 2 | 1 accelerator | in Deeper: 1 (1 accelerator) |
 # | 3 | 1 GPU | 1 (1 GPU) |
-# | 4 | 1 GPU | in Deeper: 2 (1 GPU) |
+# | 4 | 1 GPU | in Deeper: 1 (1 accelerator) and 1 (1 GPU) |
 # | 5 | 2 GPUs | in Deeper: 1 (1 GPU) and 1 (2 GPUs) |
 #
-# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# 3 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Without a GPU the second device is `meta` (shapes, no data). "Deeper" sections are optional.
@@ -54,8 +54,7 @@ from torch import nn
 
 from course_utils.checks import check
 from course_utils.claims import raises
-from course_utils.devices import needs_cuda
-from course_utils.evidence import recorded
+from course_utils.devices import needs_accelerator, needs_cuda
 from course_utils.checkpoints import checkpoint_locations, retag_checkpoint
 from course_utils.placement import module_device, placement_report
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
@@ -84,13 +83,12 @@ model, t = nn.Linear(3, 2), torch.ones(2)
 # changes in place.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="Module.cuda() in place", key="03-module-cuda"):
-    net = nn.Linear(3, 2)
-    print("net.cuda() is net:", net.cuda() is net, "| weight on", net.weight.device)
+gpu = needs_accelerator(what="Module.to(device) in place", key="03-module-cuda")
+net = nn.Linear(3, 2)
+print(f"net.to({str(gpu.device)!r}) is net:", net.to(gpu.device) is net, "| weight on", net.weight.device)
+if gpu:  # meta holds no values to copy back
     print("net.cpu() is net:", net.cpu() is net, "| weight on", net.weight.device)
-else:
-    print(needs_cuda(1, what="Module.cuda() in place"))
-    display(recorded("03-module-cuda"))
+display(gpu)
 
 # %% tags=["deeper"]
 as_double = nn.Linear(3, 2)
@@ -160,17 +158,16 @@ placement_report(buggy)
 # ### Deeper: the GPU message, silent dtype bugs, `persistent=False`
 
 # %% [markdown] tags=["deeper"]
-# On a GPU, the buggy model after `.cuda()` fails with *Expected all tensors to be on the same
-# device, but found at least two devices, cuda:0 and cpu!*
+# On an accelerator, the buggy model after `.to(device)` fails with *Expected all tensors to be on
+# the same device, but found at least two devices, cuda:0 and cpu!* (`mps:0` on a Mac).
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="the plain-attribute bug on a GPU", key="03-plain-attribute"):
-    on_gpu = Standardize([0.5, 1.0, 2.0], [1.0, 2.0, 4.0]).cuda()
-    print(raises(lambda: on_gpu(torch.ones(2, 3, device="cuda")), RuntimeError,
+if gpu := needs_accelerator(what="the plain-attribute bug on an accelerator", key="03-plain-attribute"):
+    on_gpu = Standardize([0.5, 1.0, 2.0], [1.0, 2.0, 4.0]).to(gpu.device)
+    print(raises(lambda: on_gpu(torch.ones(2, 3, device=gpu.device)), RuntimeError,
                  match="Expected all tensors to be on the same device"))
 else:
-    print(needs_cuda(1, what="the plain-attribute bug on a GPU"))
-    display(recorded("03-plain-attribute"))
+    display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # A dtype change leaves plain attributes behind too, but silently: `mean` stays float32 in a
@@ -222,13 +219,12 @@ meta_model(x)
 # cpu, different from other tensors on cuda:0 ...*
 
 # %%
-if needs_cuda(1, what="the model-on-GPU, input-on-CPU error", key="03-model-input"):
+if gpu := needs_cuda(1, what="the model-on-GPU, input-on-CPU error", key="03-model-input"):
     gpu_model = nn.Linear(3, 2).cuda()
     print(raises(lambda: gpu_model(torch.ones(1, 3)), RuntimeError,
                  match="Expected all tensors to be on the same device"))
 else:
-    print(needs_cuda(1, what="the model-on-GPU, input-on-CPU error"))
-    display(recorded("03-model-input"))
+    display(gpu)
 
 # %% tags=["try-it"]
 # Try it: finish `run` so that it works for any model, wherever it lives: send `x` to the
@@ -332,9 +328,9 @@ opt.state[model.weight]["exp_avg"].dtype
 # kind; a dtype change stays within it), `Module._apply` keeps each `Parameter` object and swaps
 # its data (`param.data = ...`; `torch.__future__.set_overwrite_module_params_on_conversion(True)`
 # opts out, in 2.13's `Module._apply`). So an optimizer built before the move still holds the model's
-# parameters: across a dtype change, and on a GPU across `.cuda()`. A meta tensor is of another
-# kind, so a move to `meta` makes **new** objects: there an optimizer built before the move holds
-# tensors the model no longer uses, a trap you meet only on `meta`.
+# parameters: across a dtype change, and across `.to(device)` to an accelerator. A meta tensor is of
+# another kind, so a move to `meta` makes **new** objects: there an optimizer built before the move
+# holds tensors the model no longer uses, a trap you meet only on `meta`.
 
 # %% tags=["deeper"]
 to_meta = nn.Linear(3, 2)
@@ -343,15 +339,14 @@ to_meta.to("meta")
 sgd.param_groups[0]["params"][0] is to_meta.weight, sgd.param_groups[0]["params"][0].device
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="the optimizer built before model.cuda()", key="03-optimizer-before-cuda"):
+if gpu := needs_accelerator(what="the optimizer built before model.to(device)", key="03-optimizer-before-cuda"):
     net = nn.Linear(3, 2)
     sgd = torch.optim.SGD(net.parameters(), lr=0.1)
-    net.cuda()
+    net.to(gpu.device)  # CUDA, MPS, XPU: dense tensors like the CPU's, so the Parameter objects stay
     print("the optimizer holds the model's weight:", sgd.param_groups[0]["params"][0] is net.weight,
           "| on", sgd.param_groups[0]["params"][0].device)
 else:
-    print(needs_cuda(1, what="the optimizer built before model.cuda()"))
-    display(recorded("03-optimizer-before-cuda"))
+    display(gpu)  # on meta the answer is False: the cell above
 
 # %% [markdown] tags=["deeper"]
 # Adam creates its state **lazily, at the first `step()`**, next to each parameter (`zeros_like`),
@@ -376,15 +371,14 @@ adam.step()
 # from a file or from `state_dict()` a moment ago.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="Adam state left on the CPU", key="03-adam-state"):
+if gpu := needs_cuda(1, what="Adam state left on the CPU", key="03-adam-state"):
     net, adam = adam_after_one_step()
     net.cuda()
     net(torch.randn(4, 3, device="cuda")).sum().backward()
     print("exp_avg on", adam.state[net.weight]["exp_avg"].device)
     print(raises(adam.step, RuntimeError, match="Expected all tensors to be on the same device"))
 else:
-    print(needs_cuda(1, what="Adam state left on the CPU"))
-    display(recorded("03-adam-state"))
+    display(gpu)
 
 # %% [markdown]
 # ## 5. Checkpoints remember devices: `map_location`
@@ -460,13 +454,12 @@ checkpoint_locations(workdir / "gpu.pt")
 # CUDA it raises, and the message says what to do.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="loading a GPU checkpoint as saved", key="03-load-gpu-checkpoint"):
+if gpu := needs_cuda(1, what="loading a GPU checkpoint as saved", key="03-load-gpu-checkpoint"):
     print(torch.load(workdir / "gpu.pt", weights_only=True)["weight"].device)
 else:
-    print(needs_cuda(1, what="loading a GPU checkpoint as saved"))
+    display(gpu)
     print(raises(lambda: torch.load(workdir / "gpu.pt", weights_only=True), RuntimeError,
                  match="Attempting to deserialize object on a CUDA device"))
-    display(recorded("03-load-gpu-checkpoint"))
 
 # %% [markdown] tags=["deeper"]
 # The four forms of `map_location`, each loading the GPU checkpoint onto the CPU, on any machine.
@@ -489,13 +482,12 @@ ways = {
 # %% tags=["deeper"]
 retag_checkpoint(workdir / "cpu.pt", workdir / "gpu1.pt", {"cpu": "cuda:1"})
 here = "cuda:0" if torch.cuda.is_available() else "cpu"
-if needs_cuda(2, what="loading a cuda:1 checkpoint as saved", key="03-load-cuda1-checkpoint"):
+if gpu := needs_cuda(2, what="loading a cuda:1 checkpoint as saved", key="03-load-cuda1-checkpoint"):
     print("as saved:", torch.load(workdir / "gpu1.pt", weights_only=True)["weight"].device)
 else:
-    print(needs_cuda(2, what="loading a cuda:1 checkpoint as saved"))
+    display(gpu)
     print(raises(lambda: torch.load(workdir / "gpu1.pt", weights_only=True), RuntimeError,
                  match="Attempting to deserialize object on"))
-    display(recorded("03-load-cuda1-checkpoint"))
 torch.load(workdir / "gpu1.pt", map_location={"cuda:1": here}, weights_only=True)["weight"].device
 
 # %% [markdown] tags=["deeper"]

@@ -53,7 +53,6 @@ from torch import nn
 from course_utils.checks import check
 from course_utils.claims import raises
 from course_utils.devices import needs_cuda
-from course_utils.evidence import recorded
 from course_utils.scopes import run_scopes, trace_current_device
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
@@ -77,14 +76,13 @@ def what_the_current_device_decides() -> dict[str, str]:
         "mem_get_info() free": f"{torch.cuda.mem_get_info()[0] / 2**30:.1f} GiB",
     }
 
-if needs_cuda(1, what="asking each GPU in turn", key="04-each-gpu"):
+if gpu := needs_cuda(1, what="asking each GPU in turn", key="04-each-gpu"):
     result = {}
     for i in range(torch.cuda.device_count()):
         with torch.cuda.device(i):
             result[f"cuda:{i} current"] = what_the_current_device_decides()
 else:
-    print(needs_cuda(1, what="asking each GPU in turn"))
-    result = recorded("04-each-gpu")
+    result = gpu
 result
 
 # %% [markdown]
@@ -203,13 +201,12 @@ type(d), d.idx, repr(d)[:40], t
 # *created* without an index land on the current device.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="device_of on a CUDA tensor", key="04-device-of-cuda"):
+if gpu := needs_cuda(1, what="device_of on a CUDA tensor", key="04-device-of-cuda"):
     g = torch.ones(2, device="cuda:0")
     with torch.cuda.device_of(g):
         on_gpu = (torch.cuda.current_device(), str(x.device), str(torch.ones(1, device="cuda").device))
 else:
-    print(needs_cuda(1, what="device_of on a CUDA tensor"))
-    on_gpu = recorded("04-device-of-cuda")
+    on_gpu = gpu
 on_gpu
 
 # %% [markdown]
@@ -220,7 +217,7 @@ on_gpu
 # `set_device` made inside. Inside `device(-1)`, which restores nothing, it stays. On two GPUs:
 
 # %%
-if needs_cuda(2, what="set_device inside a scope", key="04-set-device"):
+if gpu := needs_cuda(2, what="set_device inside a scope", key="04-set-device"):
     torch.cuda.set_device(0)
     with torch.cuda.device(0):
         torch.cuda.set_device(1)
@@ -231,8 +228,7 @@ if needs_cuda(2, what="set_device inside a scope", key="04-set-device"):
     torch.cuda.set_device(0)  # leave the notebook as it was
     shown = (after_device_0, after_device_minus_1)
 else:
-    print(needs_cuda(2, what="set_device inside a scope"))
-    shown = recorded("04-set-device")
+    shown = gpu
 shown
 
 # %% [markdown] tags=["deeper"]
@@ -303,12 +299,11 @@ check("04.a")
 # to `cuda:1`, but `.cuda()` follows the current device, still 0.
 
 # %%
-if needs_cuda(2, what="torch.device('cuda:1') versus the current device", key="04-torch-device-scope"):
+if gpu := needs_cuda(2, what="torch.device('cuda:1') versus the current device", key="04-torch-device-scope"):
     with torch.device("cuda:1"):
         seen = (torch.cuda.current_device(), str(torch.ones(1).device), str(torch.empty(1, device="cpu").cuda().device))
 else:
-    print(needs_cuda(2, what="torch.device('cuda:1') versus the current device"))
-    seen = recorded("04-torch-device-scope")
+    seen = gpu
 seen
 
 # %% [markdown]
@@ -355,7 +350,7 @@ torch.__version__, read_inside, "sees the block" if TorchVersion(torch.__version
 # the cell runs the half it can (the CPU tensor's `device_of` and `torch.device('meta')`).
 
 # %% tags=["deeper"]
-if needs_cuda(2, what="the nested-scope trace", key="04-nested-trace"):
+if gpu := needs_cuda(2, what="the nested-scope trace", key="04-nested-trace"):
     t1 = torch.ones(1, device="cuda:1")
     torch.cuda.set_device(0)
     trace = run_scopes([
@@ -366,9 +361,8 @@ if needs_cuda(2, what="the nested-scope trace", key="04-nested-trace"):
         ("torch.device('cuda:0')", torch.device("cuda:0")),
     ])
 else:
-    print(needs_cuda(2, what="the nested-scope trace"))
+    display(gpu)
     trace = run_scopes([("device_of(cpu tensor)", torch.cuda.device_of(x)), ("torch.device('meta')", torch.device("meta"))])
-    display(recorded("04-nested-trace"))
 trace
 
 # %% [markdown]

@@ -18,14 +18,14 @@
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1 | 1 GPU | 1 (1 GPU) |
+# | 1 | 1 accelerator | 1 (1 accelerator) |
 # | 2 | a CPU | none |
 # | 3 | a CPU | none |
 # | 4 | 1 GPU | 1 (1 GPU) |
 # | 5 | 1 GPU | 1 (1 GPU) |
-# | 6 | 1 GPU | in Deeper: 6 (1 GPU) |
+# | 6 | 1 GPU | in Deeper: 1 (1 accelerator) and 5 (1 GPU) |
 #
-# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# 2 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Cells that fail on purpose show PyTorch's real error, with the frames inside torch folded into
@@ -56,8 +56,7 @@ from torch import nn
 
 from course_utils.checks import check
 from course_utils.claims import ClaimFailed, raises
-from course_utils.devices import needs_cuda
-from course_utils.evidence import recorded
+from course_utils.devices import needs_accelerator, needs_cuda
 from course_utils.checkpoints import retag_checkpoint
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
@@ -82,15 +81,14 @@ c = torch.ones(3)
 m + c
 
 # %% [markdown]
-# On a GPU the same mistake reads *Expected all tensors to be on the same device*:
+# On an accelerator the same mistake reads *Expected all tensors to be on the same device*:
 
 # %%
-if needs_cuda(1, what="the CUDA elementwise message", key="05-elementwise"):
-    g = torch.ones(3, device="cuda")
+if gpu := needs_accelerator(what="the elementwise cross-device message", key="05-elementwise"):
+    g = torch.ones(3, device=gpu.device)
     shown = raises(lambda: g + c, RuntimeError, match="Expected all tensors to be on the same device")
 else:
-    print(needs_cuda(1, what="the CUDA elementwise message"))
-    shown = recorded("05-elementwise")
+    shown = gpu
 shown
 
 # %% [markdown]
@@ -155,8 +153,8 @@ state = ...  # your line: torch.load(io.BytesIO(checkpoint), ...)
 check("05.b")
 
 # %% [markdown]
-# The habit that avoids both: choose the device once, from what exists:
-# `device = torch.device("cuda" if torch.cuda.is_available() else "cpu")`.
+# The habit that avoids both is lesson 01's idiom: decide the device once, from what exists, and
+# carry it (`map_location=device`, `.to(device)`): `device = pick_device()`.
 
 # %% [markdown]
 # ## 4. The convolution message
@@ -173,15 +171,14 @@ F.conv2d(images, torch.rand(4, 3, 3, 3, dtype=torch.float64))
 # On a GPU, with the model on the GPU and the input on the CPU:
 
 # %%
-if needs_cuda(1, what="the convolution's cross-device message", key="05-conv-cross-device"):
+if gpu := needs_cuda(1, what="the convolution's cross-device message", key="05-conv-cross-device"):
     gpu_conv = nn.Conv2d(3, 4, 3).cuda()
     print(raises(lambda: gpu_conv(images), RuntimeError,
                  match=r"Input type \(torch\.FloatTensor\) and weight type \(torch\.cuda\.FloatTensor\) should be the same"))
     shown = raises(lambda: nn.Conv2d(3, 4, 3)(images.cuda()), RuntimeError,
                    match=r"Input type \(torch\.cuda\.FloatTensor\) and weight type \(torch\.FloatTensor\) should be the same")
 else:
-    print(needs_cuda(1, what="the convolution's cross-device message"))
-    shown = recorded("05-conv-cross-device")
+    shown = gpu
 shown
 
 # %% [markdown]
@@ -212,14 +209,13 @@ run_buggy_steps("cpu")
 # On a GPU, without and with `CUDA_LAUNCH_BLOCKING=1`:
 
 # %%
-if needs_cuda(1, what="a device-side assert, without and with CUDA_LAUNCH_BLOCKING=1", key="05-async-assert"):
+if gpu := needs_cuda(1, what="a device-side assert, without and with CUDA_LAUNCH_BLOCKING=1", key="05-async-assert"):
     late, shown = run_buggy_steps("cuda"), run_buggy_steps("cuda", launch_blocking=True)
     if late.raised_at_the_bug or not shown.raised_at_the_bug:
         raise ClaimFailed(f"expected a late error without CUDA_LAUNCH_BLOCKING and one at the bug with it:\n{late}\n{shown}")
     print(late)
 else:
-    print(needs_cuda(1, what="a device-side assert, without and with CUDA_LAUNCH_BLOCKING=1"))
-    shown = recorded("05-async-assert")
+    shown = gpu
 shown
 
 # %% [markdown]
@@ -296,12 +292,11 @@ x = torch.rand(2, 3)
 raises(lambda: model(x), RuntimeError, match="is not on the expected device")
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="the CUDA nn.Linear message", key="05-linear"):
+if gpu := needs_cuda(1, what="the CUDA nn.Linear message", key="05-linear"):
     gpu_model = nn.Linear(3, 1).cuda()
     shown = raises(lambda: gpu_model(x), RuntimeError, match="Expected all tensors to be on the same device")
 else:
-    print(needs_cuda(1, what="the CUDA nn.Linear message"))
-    shown = recorded("05-linear")
+    shown = gpu
 shown
 
 # %% tags=["deeper"]
@@ -320,12 +315,11 @@ explain_device_error(new)
 raises(lambda: torch.cat([c, m]), RuntimeError, match="is not on the expected device")
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="the CUDA cat message", key="05-cat"):
+if gpu := needs_cuda(1, what="the CUDA cat message", key="05-cat"):
     shown = raises(lambda: torch.cat([torch.ones(3, device="cuda"), c]), RuntimeError,
                    match="Expected all tensors to be on the same device")
 else:
-    print(needs_cuda(1, what="the CUDA cat message"))
-    shown = recorded("05-cat")
+    shown = gpu
 shown
 
 # %% [markdown] tags=["deeper"]
@@ -345,13 +339,12 @@ idx = torch.tensor([0, 2])
 m[idx]
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="indexing across devices", key="05-indexing"):
+if gpu := needs_cuda(1, what="indexing across devices", key="05-indexing"):
     table = torch.arange(5.0)
     allowed = table.cuda()[idx]  # CUDA tensor, CPU index: fine
     shown = raises(lambda: table[idx.cuda()], (RuntimeError, IndexError), match="indices should be either on")
 else:
-    print(needs_cuda(1, what="indexing across devices"))
-    shown = recorded("05-indexing")
+    shown = gpu
 shown
 
 # %% [markdown] tags=["deeper"]
@@ -420,7 +413,7 @@ meta_opt.load_state_dict(cpu_opt.state_dict())
 # cross-device error.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="the optimizer-state error", key="05-optimizer-state"):
+if gpu := needs_cuda(1, what="the optimizer-state error", key="05-optimizer-state"):
     net = nn.Linear(3, 2)
     opt = torch.optim.Adam(net.parameters())
     net(torch.ones(1, 3)).sum().backward()
@@ -432,8 +425,7 @@ if needs_cuda(1, what="the optimizer-state error", key="05-optimizer-state"):
     opt.step()
     shown = {k: str(v.device) for k, v in next(iter(opt.state.values())).items()}
 else:
-    print(needs_cuda(1, what="the optimizer-state error"))
-    shown = recorded("05-optimizer-state")
+    shown = gpu
 shown
 
 # %% [markdown] tags=["deeper"]
@@ -453,12 +445,11 @@ shown
 # driver the message speaks of the NVIDIA driver instead.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="an invalid device ordinal", key="05-invalid-ordinal"):
+if gpu := needs_cuda(1, what="an invalid device ordinal", key="05-invalid-ordinal"):
     shown = raises(lambda: torch.ones(1, device=f"cuda:{torch.cuda.device_count()}"), RuntimeError,
                    match="invalid device ordinal")
 else:
-    print(needs_cuda(1, what="an invalid device ordinal"))
-    shown = recorded("05-invalid-ordinal")
+    shown = gpu
 shown
 
 # %% tags=["deeper"]
@@ -478,12 +469,9 @@ shown
 # message a GPU tensor gets, with its device (`cuda:0`) in place of `meta`.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="the CUDA .numpy() message", key="05-numpy"):
-    shown = raises(lambda: torch.ones(2, device="cuda").numpy(), TypeError, match="can't convert cuda")
-else:
-    print(needs_cuda(1, what="the CUDA .numpy() message"))
-    shown = recorded("05-numpy")
-shown
+gpu = needs_accelerator(what="the .numpy() message for a tensor on a device", key="05-numpy")
+print(raises(lambda: torch.ones(2, device=gpu.device).numpy(), TypeError, match="device type tensor to numpy"))
+display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: where the convolution message comes from

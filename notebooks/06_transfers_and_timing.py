@@ -18,13 +18,13 @@
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1 | 1 GPU | 1 (1 GPU) |
+# | 1 | 1 accelerator | 1 (1 accelerator) |
 # | 2 | a CPU | none |
 # | 3 | a CPU | none |
 # | 4 | 1 GPU | 1 (1 GPU) |
 # | Deeper | 1 GPU | in Deeper: 3 (1 GPU) |
 #
-# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# 1 cell runs on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Without a GPU, copies are timed host-to-host: a **stand-in**, labelled so, never a PCIe figure.
@@ -51,12 +51,11 @@ import warnings
 
 import torch
 
-from course_utils import needs_cuda, raises
+from course_utils import needs_cuda, pick_device, raises
+from course_utils.devices import needs_accelerator
 from course_utils.checks import check
-from course_utils.evidence import recorded
 
-device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
-device
+device = pick_device()  # lesson 01's idiom: decided once, carried everywhere below
 
 # %% [markdown]
 # ## 1. Timing without synchronizing lies
@@ -75,24 +74,23 @@ for _ in range(10):
 print("CPU matmul:", Spread.of(seconds))
 
 # %% [markdown]
-# A CUDA call only **queues** the kernel and returns. Time it without waiting and you measure
-# the launch; `torch.cuda.synchronize()` waits for the queue to empty.
+# An accelerator call (CUDA, MPS, XPU) only **queues** the kernel and returns. Time it without
+# waiting and you measure the launch; `torch.accelerator.synchronize()` waits for the queue.
 
 # %%
-if needs_cuda(1, what="the real wrong-vs-right timing", key="06-sync-timing"):
-    a = torch.randn(4096, 4096, device=device)
+if gpu := needs_accelerator(what="the real wrong-vs-right timing", key="06-sync-timing"):
+    a = torch.randn(4096, 4096, device=gpu.device)
     b = torch.randn_like(a)
-    torch.mm(a, b); torch.cuda.synchronize()
+    torch.mm(a, b); torch.accelerator.synchronize()
     naive, honest = [], []
     for _ in range(10):
         start = time.perf_counter(); c = torch.mm(a, b); naive.append(time.perf_counter() - start)
-        torch.cuda.synchronize()
-        start = time.perf_counter(); c = torch.mm(a, b); torch.cuda.synchronize(); honest.append(time.perf_counter() - start)
+        torch.accelerator.synchronize()
+        start = time.perf_counter(); c = torch.mm(a, b); torch.accelerator.synchronize(); honest.append(time.perf_counter() - start)
     print("without synchronize:", Spread.of(naive))
     print("with synchronize:   ", Spread.of(honest))
 else:
-    print(needs_cuda(1, what="the real wrong-vs-right timing"))
-    display(recorded("06-sync-timing"))
+    display(gpu)
 
 # %% [markdown]
 # `FakeAsyncDevice` simulates such a queue on any machine: a 2 ms kernel, launched in 5 µs.
@@ -211,14 +209,13 @@ plot_variants(result);
 # Host to device, `non_blocking=True` from pinned memory, then a kernel on the same stream: safe.
 
 # %%
-if needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream", key="06-h2d-non-blocking"):
+if gpu := needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream", key="06-h2d-non-blocking"):
     host = torch.arange(2**24).pin_memory()  # int64: the sums below are exact on both sides
     on_gpu = host.to(device, non_blocking=True)
     total = on_gpu.sum()
     print(total.item() == host.sum().item())
 else:
-    print(needs_cuda(1, what="host-to-device non_blocking, then a kernel on the same stream"))
-    display(recorded("06-h2d-non-blocking"))
+    display(gpu)
 
 # %% [markdown]
 # Device to host, `non_blocking=True`: the host may read **before** the copy lands, and sees old
@@ -266,7 +263,7 @@ explorer
 # milliseconds). The host's launch overhead is not included.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="timing with CUDA events", key="06-events"):
+if gpu := needs_cuda(1, what="timing with CUDA events", key="06-events"):
     begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     milliseconds = []
     for _ in range(10):
@@ -275,8 +272,7 @@ if needs_cuda(1, what="timing with CUDA events", key="06-events"):
         milliseconds.append(begin.elapsed_time(end))
     print("CUDA events:", Spread.of([ms / 1e3 for ms in milliseconds]))
 else:
-    print(needs_cuda(1, what="timing with CUDA events"))
-    display(recorded("06-events"))
+    display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: hidden synchronizations
@@ -303,7 +299,7 @@ f"launch returned after {launched * 1e3:.3f} ms; .item() after {(sim.clock() - s
 # The cell restores the mode afterwards.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="hidden synchronizations on a GPU", key="06-hidden-syncs"):
+if gpu := needs_cuda(1, what="hidden synchronizations on a GPU", key="06-hidden-syncs"):
     start = time.perf_counter(); total = (a @ b).sum(); launched = time.perf_counter() - start
     torch.cuda.set_sync_debug_mode("warn")
     try:
@@ -316,8 +312,7 @@ if needs_cuda(1, what="hidden synchronizations on a GPU", key="06-hidden-syncs")
     print(f"launch: {launched * 1e3:.3f} ms, after .item(): {waited * 1e3:.3f} ms")
     print("warnings:", [str(w.message).splitlines()[0] for w in caught])
 else:
-    print(needs_cuda(1, what="hidden synchronizations on a GPU"))
-    display(recorded("06-hidden-syncs"))
+    display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: what `measure_copy` does
@@ -438,7 +433,7 @@ measure_pinning(64 * 2**20, device=device)
 # one synchronize.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule", key="06-d2h-non-blocking"):
+if gpu := needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule", key="06-d2h-non-blocking"):
     on_host = on_gpu.to("cpu", non_blocking=True)
     copied = torch.cuda.Event()
     copied.record()
@@ -446,8 +441,7 @@ if needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule", key="06-
     copied.synchronize()
     print("safe to read after the event:", on_host[-1].item() == host[-1].item())
 else:
-    print(needs_cuda(1, what="the device-to-host .to(non_blocking=True) rule"))
-    display(recorded("06-d2h-non-blocking"))
+    display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: copy/compute overlap on a side stream

@@ -19,9 +19,9 @@
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
 # | A | 2 GPUs | in Deeper: 5 (2 GPUs) |
-# | B | 2 GPUs | in Deeper: 5 (1 GPU) and 1 (2 GPUs) |
+# | B | 2 GPUs | in Deeper: 2 (1 accelerator) and 3 (1 GPU) and 1 (2 GPUs) |
 #
-# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# 2 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Each claim gets a verdict and a cell that proves it. `meta` stands in for a GPU where it raises as CUDA does.
@@ -48,8 +48,7 @@ from torch import nn
 
 from course_utils.checks import check
 from course_utils.claims import raises
-from course_utils.devices import needs_cuda
-from course_utils.evidence import recorded
+from course_utils.devices import needs_accelerator, needs_cuda, pick_device
 from course_utils.errors import explain_device_error
 from course_utils.scopes import run_scopes, trace_current_device
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
@@ -108,7 +107,7 @@ def restored_after_block():
 
 
 index = torch.cuda.current_device() if torch.cuda.is_available() else 0  # an int, as on a GPU machine
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+device = pick_device()  # lesson 01's idiom: decided once, carried
 part_a = ClaimTable((
     article("A1", "device_of(t) tells which CUDA device t is on", "false", taught="02, 04",
             proof=lambda: holds(not isinstance(torch.cuda.device_of(tensor), torch.device),
@@ -216,12 +215,11 @@ t
 # On a GPU, for a CUDA tensor, it does switch, and restores on exit:
 
 # %% tags=["deeper"]
-if needs_cuda(2, what="device_of switching to cuda:1", key="07-device-of-switch"):
+if gpu := needs_cuda(2, what="device_of switching to cuda:1", key="07-device-of-switch"):
     t1 = torch.randn(4, 3, device="cuda:1")
     shown = run_scopes([("device_of(t1)", torch.cuda.device_of(t1))]).cuda_devices
 else:
-    print(needs_cuda(2, what="device_of switching to cuda:1"))
-    shown = recorded("07-device-of-switch")
+    shown = gpu
 shown
 
 # %% [markdown] tags=["deeper"]
@@ -241,13 +239,12 @@ with torch.cuda.device_of(tensor):
 result
 
 # %% tags=["deeper"]
-if needs_cuda(2, what="an operation inside device_of of another GPU", key="07-op-inside-device-of"):
+if gpu := needs_cuda(2, what="an operation inside device_of of another GPU", key="07-op-inside-device-of"):
     t0, t1 = torch.ones(2, device="cuda:0"), torch.ones(2, device="cuda:1")
     with torch.cuda.device_of(t1):
         shown = ((t0 * 2).device, torch.ones(1, device="cuda").device)
 else:
-    print(needs_cuda(2, what="an operation inside device_of of another GPU"))
-    shown = recorded("07-op-inside-device-of")
+    shown = gpu
 shown
 
 # %% [markdown] tags=["deeper"]
@@ -281,12 +278,11 @@ with torch.cuda.device_of(m):
     print(raises(lambda: m + torch.ones(3), RuntimeError, match="not on the expected device"))
 
 # %% tags=["deeper"]
-if needs_cuda(2, what="mixing GPUs inside device_of", key="07-mixing-gpus"):
+if gpu := needs_cuda(2, what="mixing GPUs inside device_of", key="07-mixing-gpus"):
     with torch.cuda.device_of(t1):
         shown = raises(lambda: t0 + t1, RuntimeError, match="Expected all tensors to be on the same device")
 else:
-    print(needs_cuda(2, what="mixing GPUs inside device_of"))
-    shown = recorded("07-mixing-gpus")
+    shown = gpu
 shown
 
 # %% [markdown] tags=["deeper"]
@@ -361,13 +357,12 @@ print(raises(lambda: tensor1.to(torch.cuda.device_of(tensor2)), TypeError, match
 tensor1.to(tensor2.device).device
 
 # %% tags=["deeper"]
-if needs_cuda(2, what="the tutorial's two-GPU transfer", key="07-two-gpu-transfer"):
+if gpu := needs_cuda(2, what="the tutorial's two-GPU transfer", key="07-two-gpu-transfer"):
     tensor1, tensor2 = torch.randn(4, 3).cuda(0), torch.randn(4, 3).cuda(1)
     print(raises(lambda: tensor1.to(torch.cuda.device_of(tensor2)), TypeError))
     shown = tensor1.to(tensor2.device).device
 else:
-    print(needs_cuda(2, what="the tutorial's two-GPU transfer"))
-    shown = recorded("07-two-gpu-transfer")
+    shown = gpu
 shown
 
 # %% [markdown] tags=["deeper"]
@@ -464,12 +459,11 @@ print(raises(lambda: linear.device, AttributeError, match="has no attribute 'dev
 next(linear.parameters()).device
 
 # %% tags=["deeper"]
-if needs_cuda(2, what="the tutorial's .cuda(0) / .cuda(1) example", key="07-cuda0-cuda1"):
+if gpu := needs_cuda(2, what="the tutorial's .cuda(0) / .cuda(1) example", key="07-cuda0-cuda1"):
     moved_tensor, moved_module = torch.randn(4, 3).cuda(0), nn.Linear(4, 3).cuda(1)
     shown = (moved_tensor.device, next(moved_module.parameters()).device)
 else:
-    print(needs_cuda(2, what="the tutorial's .cuda(0) / .cuda(1) example"))
-    shown = recorded("07-cuda0-cuda1")
+    shown = gpu
 shown
 
 # %% [markdown] tags=["deeper"]
@@ -522,7 +516,7 @@ shown
 # notebooks 02 and 04.
 
 # %% tags=["deeper"]
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+device = pick_device(announce=False)  # lesson 01's idiom
 torch.device("cpu"), torch.device("cuda", 1), torch.ones(3, device=device).device, nn.Linear(4, 3).to(device).weight.device
 
 # %% [markdown]
@@ -708,12 +702,11 @@ x_meta = x.to("meta")  # .cuda() on a GPU; meta here
 x.device, x_meta.device
 
 # %% tags=["deeper"]
-if needs_cuda(2, what=".cuda() versus .cuda(0) with another current device", key="07-cuda-vs-cuda0"):
+if gpu := needs_cuda(2, what=".cuda() versus .cuda(0) with another current device", key="07-cuda-vs-cuda0"):
     with torch.cuda.device(1):
         shown = (x.cuda().device, x.cuda(0).device)
 else:
-    print(needs_cuda(2, what=".cuda() versus .cuda(0) with another current device"))
-    shown = recorded("07-cuda-vs-cuda0")
+    shown = gpu
 shown
 
 # %% [markdown] tags=["deeper"]
@@ -728,12 +721,11 @@ shown
 # **In the English d2l chapter?** Yes, for a CPU tensor (`x = torch.tensor([1, 2, 3]); x.device`).
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="x.cuda(0).device", key="07-cuda0-device"):
+if gpu := needs_cuda(1, what="x.cuda(0).device", key="07-cuda0-device"):
     shown = x.cuda(0).device
 else:
-    print(needs_cuda(1, what="x.cuda(0).device"))
+    display(gpu)
     shown = x.device
-    display(recorded("07-cuda0-device"))
 shown
 
 # %% [markdown] tags=["deeper"]
@@ -744,14 +736,15 @@ shown
 # creation."), then `.to(device)` as the alternative.
 #
 # **True**, and the chapter's `device = torch.device('cuda' if torch.cuda.is_available() else
-# 'cpu')` is the device-agnostic idiom the course uses. Taught in notebook 02.
+# 'cpu')` is the idiom the course uses, decide once and carry, for CUDA only: the course asks
+# `torch.accelerator` instead, so a Mac's or an Intel GPU counts too (notebook 01). Taught in notebook 02.
 #
 # **In the English d2l chapter?** Creation with `device=` yes (`torch.ones(2, 3, device=try_gpu())`),
 # through its `try_gpu()` helper rather than this one-liner. `.to(device)` appears only for the
 # model (`net.to(device=try_gpu())`); tensors are moved with `.cuda(1)`.
 
 # %% tags=["deeper"]
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
 torch.tensor([1, 2, 3], device=device).device, torch.tensor([1, 2, 3]).to(device).device
 
 # %% [markdown] tags=["deeper"]
@@ -771,13 +764,12 @@ y_meta = x_meta ** 2
 y_meta.device
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="y = x ** 2 on the GPU", key="07-square"):
-    x_gpu = x.cuda()
+if gpu := needs_accelerator(what="y = x ** 2 on an accelerator", key="07-square"):
+    x_gpu = x.to(gpu.device)
     y_gpu = x_gpu ** 2
     shown = y_gpu
 else:
-    print(needs_cuda(1, what="y = x ** 2 on the GPU"))
-    shown = recorded("07-square")
+    shown = gpu
 shown
 
 # %% [markdown] tags=["deeper"]
@@ -802,11 +794,10 @@ shown
 raises(lambda: y_meta + x, RuntimeError, match="not on the expected device")
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="z = y + x.cpu() on the GPU", key="07-add-cpu"):
+if gpu := needs_accelerator(what="z = y + x.cpu() on an accelerator", key="07-add-cpu"):
     shown = raises(lambda: y_gpu + x_gpu.cpu(), RuntimeError, match="Expected all tensors to be on the same device")
 else:
-    print(needs_cuda(1, what="z = y + x.cpu() on the GPU"))
-    shown = recorded("07-add-cpu")
+    shown = gpu
 shown
 
 # %% [markdown] tags=["deeper"]
@@ -837,13 +828,12 @@ returned = net.to("meta")  # net.cuda() on a GPU
 returned is net, list(net.parameters())[0].device
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="net.cuda()", key="07-net-cuda"):
+if gpu := needs_cuda(1, what="net.cuda()", key="07-net-cuda"):
     gpu_net = nn.Linear(3, 1)
     gpu_net.cuda()
     shown = list(gpu_net.parameters())[0].device
 else:
-    print(needs_cuda(1, what="net.cuda()"))
-    shown = recorded("07-net-cuda")
+    shown = gpu
 shown
 
 # %% [markdown] tags=["deeper"]
@@ -872,13 +862,12 @@ print(raises(lambda: net(torch.rand(2, 3)), RuntimeError, match="not on the expe
 net(torch.rand(2, 3).to("meta")).shape
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="the model on the GPU, the input on the CPU", key="07-model-input"):
+if gpu := needs_cuda(1, what="the model on the GPU, the input on the CPU", key="07-model-input"):
     gpu_net = nn.Linear(3, 1).cuda()
     print(raises(lambda: gpu_net(torch.rand(2, 3)), RuntimeError, match="Expected all tensors to be on the same device"))
     shown = gpu_net(torch.rand(2, 3).cuda())
 else:
-    print(needs_cuda(1, what="the model on the GPU, the input on the CPU"))
-    shown = recorded("07-model-input")
+    shown = gpu
 shown
 
 # %% [markdown] tags=["deeper"]

@@ -53,7 +53,6 @@ from torch.torch_version import TorchVersion
 
 from course_utils import needs_cuda, raises
 from course_utils.checks import check
-from course_utils.evidence import recorded
 from course_utils.distributed import (
     ddp_device_ids,
     device_for_rank,
@@ -235,12 +234,11 @@ dist.all_reduce(torch.ones(1))
 # A single-GPU line (`"cuda:0"`, or `"cuda"` without `set_device`) left in a torchrun script. Without two GPUs it prints each rank's choice.
 
 # %%
-if needs_cuda(2, what="the real every-process-on-cuda:0 run with NCCL", key="08-every-rank-cuda0"):
+if gpu := needs_cuda(2, what="the real every-process-on-cuda:0 run with NCCL", key="08-every-rank-cuda0"):
     everyone_on_0 = launch("scripts/every_rank_on_cuda0.py", nproc=2, timeout=120)
 else:
-    print(needs_cuda(2, what="the real every-process-on-cuda:0 run with NCCL"))
+    display(gpu)
     everyone_on_0 = launch("scripts/every_rank_on_cuda0.py", "--pretend-gpus", "2", nproc=2, timeout=300)
-    display(recorded("08-every-rank-cuda0"))
 shared_devices(everyone_on_0.values("buggy")), shared_devices(everyone_on_0.values("fixed"))
 
 # %% [markdown]
@@ -249,11 +247,10 @@ shared_devices(everyone_on_0.values("buggy")), shared_devices(everyone_on_0.valu
 # 2.7.1's NCCL), *Multiple Ranks are using the same GPU/Partition* (torch 2.14.1's).
 
 # %%
-if needs_cuda(2, what="the NCCL error of the every-process-on-cuda:0 run", key="08-nccl-error"):
+if gpu := needs_cuda(2, what="the NCCL error of the every-process-on-cuda:0 run", key="08-nccl-error"):
     print(everyone_on_0.errors or "NCCL did not refuse here: see the output above (a hang shows as a timeout).")
 else:
-    print(needs_cuda(2, what="the NCCL error of the every-process-on-cuda:0 run"))
-    display(recorded("08-nccl-error"))
+    display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the NCCL message, where it comes from
@@ -338,13 +335,12 @@ torch.__version__, meta_all_reduce
 print(source_quote(DDP._pre_forward, "if self.device_ids:", lines=6))
 
 # %% tags=["deeper"]
-if needs_cuda(2, what="the GPU variant of the device_ids mismatch", key="08-ddp-device-ids"):
+if gpu := needs_cuda(2, what="the GPU variant of the device_ids mismatch", key="08-ddp-device-ids"):
     gpu_ids = launch("scripts/ddp_wrong_device_ids.py", "--gpu", nproc=2, timeout=120)
     print(gpu_ids)
     print(gpu_ids.expect_failure("RuntimeError", match="Expected all tensors to be on the same device"))
 else:
-    print(needs_cuda(2, what="the GPU variant of the device_ids mismatch"))
-    display(recorded("08-ddp-device-ids"))
+    display(gpu)
 
 # %% [markdown]
 # ## 7. A run that hangs: timeouts and cleanup

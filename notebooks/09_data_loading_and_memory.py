@@ -18,11 +18,11 @@
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
-# | 1 | 1 GPU | 1 (1 GPU); in Deeper: 2 (1 GPU) |
+# | 1 | 1 GPU | 1 (1 accelerator); in Deeper: 2 (1 GPU) |
 # | 2 | 1 GPU | 1 (1 GPU) |
 # | 3 | 1 GPU | 3 (1 GPU); in Deeper: 1 (1 GPU) |
 #
-# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# 1 cell runs on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 
 # %% [markdown] tags=["course-header"]
@@ -50,12 +50,12 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from course_utils import check, needs_cuda, raises, recorded
+from course_utils import check, needs_cuda, pick_device, raises
+from course_utils.devices import needs_accelerator
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
-device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
-device
+device = pick_device()  # lesson 01's idiom: decided once, carried everywhere below
 
 # %% [markdown]
 # ## 1. The batch on its way to the device
@@ -86,12 +86,11 @@ nn.functional.cross_entropy(logits, yb)
 # the message names both devices:
 
 # %%
-if needs_cuda(1, what="the label left on the CPU", key="09-label-on-cpu"):
-    gpu_logits = nn.Linear(8, 3).cuda()(xb.cuda())
+if gpu := needs_accelerator(what="the label left on the CPU", key="09-label-on-cpu"):
+    gpu_logits = nn.Linear(8, 3).to(gpu.device)(xb.to(gpu.device))
     print(raises(lambda: nn.functional.cross_entropy(gpu_logits, yb), RuntimeError, match="device"))
 else:
-    print(needs_cuda(1, what="the label left on the CPU"))
-    display(recorded("09-label-on-cpu"))
+    display(gpu)
 
 # %% tags=["try-it"]
 # Try it: finish `follow`: return `labels` on the device of `logits`, whatever device that is.
@@ -123,18 +122,17 @@ xb.is_pinned(), [str(w.message) for w in caught]
 # With an accelerator the same loader pins without a warning:
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="a pinned batch", key="09-pinned-batch"):
+if gpu := needs_cuda(1, what="a pinned batch", key="09-pinned-batch"):
     print("pinned:", xb.is_pinned(), "warnings:", [str(w.message) for w in caught])
 else:
-    print(needs_cuda(1, what="a pinned batch"))
-    display(recorded("09-pinned-batch"))
+    display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # `torch.cuda.set_sync_debug_mode("warn")` warns at every operation that waits for the GPU:
 # in this loop, one `.item()` per step.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="a hidden synchronisation per step", key="09-item-sync"):
+if gpu := needs_cuda(1, what="a hidden synchronisation per step", key="09-item-sync"):
     torch.cuda.set_sync_debug_mode("warn")  # warn on every operation that waits for the GPU
     try:
         with warnings.catch_warnings(record=True) as synced:
@@ -147,8 +145,7 @@ if needs_cuda(1, what="a hidden synchronisation per step", key="09-item-sync"):
     first = str(synced[0].message).splitlines()[0] if synced else "none"
     print(len(loader), "steps,", len(synced), "synchronising calls; the first:", first)
 else:
-    print(needs_cuda(1, what="a hidden synchronisation per step"))
-    display(recorded("09-item-sync"))
+    display(gpu)
 
 # %% [markdown]
 # ## 2. Workers and CUDA
@@ -176,15 +173,14 @@ multiprocessing.get_start_method()
 # %%
 from course_utils.loading import TouchesDevice
 
-if needs_cuda(1, what="a Dataset that touches CUDA in a worker", key="09-forked-cuda"):
+if gpu := needs_cuda(1, what="a Dataset that touches CUDA in a worker", key="09-forked-cuda"):
     torch.ones(1, device="cuda")  # the notebook uses CUDA first, as a training loop does
     forked = DataLoader(TouchesDevice("cuda"), batch_size=2, num_workers=1, multiprocessing_context="fork")
     print(raises(lambda: next(iter(forked)), RuntimeError, match="Cannot re-initialize CUDA in forked subprocess"))
     spawned = DataLoader(TouchesDevice("cuda"), batch_size=2, num_workers=1, multiprocessing_context="spawn")
     print("spawn:", [batch.device for batch in spawned])
 else:
-    print(needs_cuda(1, what="a Dataset that touches CUDA in a worker"))
-    display(recorded("09-forked-cuda"))
+    display(gpu)
 
 # %% [markdown]
 # The better fix needs no GPU: keep CUDA out of `__getitem__`, return CPU tensors, and move
@@ -261,7 +257,7 @@ from course_utils.memory import step_memory
 step_memory(model, opt, x, y)
 
 # %%
-if needs_cuda(1, what="memory_allocated for the same step", key="09-step-memory"):
+if gpu := needs_cuda(1, what="memory_allocated for the same step", key="09-step-memory"):
     base = torch.cuda.memory_allocated()
     gpu_model = nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 10)).cuda()
     gpu_opt = torch.optim.Adam(gpu_model.parameters())
@@ -271,8 +267,7 @@ if needs_cuda(1, what="memory_allocated for the same step", key="09-step-memory"
           " max_memory_allocated:", torch.cuda.max_memory_allocated() - base)
     del gpu_model, gpu_opt
 else:
-    print(needs_cuda(1, what="memory_allocated for the same step"))
-    display(recorded("09-step-memory"))
+    display(gpu)
 
 # %% [markdown]
 # PyTorch's caching allocator keeps freed GPU blocks for reuse: `memory_allocated()` counts
@@ -280,7 +275,7 @@ else:
 # cached blocks back to the driver; it frees no live tensor.
 
 # %%
-if needs_cuda(1, what="allocated and reserved memory", key="09-allocated-reserved"):
+if gpu := needs_cuda(1, what="allocated and reserved memory", key="09-allocated-reserved"):
     def mib(n):
         return f"{n / 2**20:.0f} MiB"
     big = torch.empty(256 * 2**20, dtype=torch.uint8, device="cuda")
@@ -290,8 +285,7 @@ if needs_cuda(1, what="allocated and reserved memory", key="09-allocated-reserve
     torch.cuda.empty_cache()
     print("after empty_cache:", mib(torch.cuda.memory_allocated()), mib(torch.cuda.memory_reserved()))
 else:
-    print(needs_cuda(1, what="allocated and reserved memory"))
-    display(recorded("09-allocated-reserved"))
+    display(gpu)
 
 # %% [markdown]
 # When an allocation does not fit, CUDA raises `torch.cuda.OutOfMemoryError`. Every build has
@@ -307,12 +301,11 @@ torch.cuda.OutOfMemoryError, issubclass(torch.cuda.OutOfMemoryError, RuntimeErro
 torch.empty(2**62, dtype=torch.uint8)  # 4 EiB: refused at once, nothing is touched
 
 # %%
-if needs_cuda(1, what="a CUDA out-of-memory error", key="09-out-of-memory"):
+if gpu := needs_cuda(1, what="a CUDA out-of-memory error", key="09-out-of-memory"):
     caught = raises(lambda: torch.empty(2**50, dtype=torch.uint8, device="cuda"), torch.cuda.OutOfMemoryError)
     print(caught)
 else:
-    print(needs_cuda(1, what="a CUDA out-of-memory error"))
-    display(recorded("09-out-of-memory"))
+    display(gpu)
 
 # %% [markdown]
 # Real fixes free what the step holds: a smaller batch (fewer activations); `torch.no_grad()`
@@ -392,7 +385,7 @@ torch.cuda._is_in_bad_fork(), torch.cuda.is_initialized()
 # every allocation for the visualiser at pytorch.org/memory_viz.
 
 # %% tags=["deeper"]
-if needs_cuda(1, what="the peak of one step and memory_summary", key="09-memory-summary"):
+if gpu := needs_cuda(1, what="the peak of one step and memory_summary", key="09-memory-summary"):
     torch.cuda.reset_peak_memory_stats()
     gpu_model = nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 10)).cuda()
     nn.functional.cross_entropy(gpu_model(x.cuda()), y.cuda()).backward()
@@ -400,8 +393,7 @@ if needs_cuda(1, what="the peak of one step and memory_summary", key="09-memory-
     print("\n".join(torch.cuda.memory_summary().splitlines()[:12]))
     del gpu_model
 else:
-    print(needs_cuda(1, what="the peak of one step and memory_summary"))
-    display(recorded("09-memory-summary"))
+    display(gpu)
 
 # %% [markdown] tags=["deeper"]
 # On a CPU-only build the counters exist and answer 0 (there is no CUDA allocator to ask), which

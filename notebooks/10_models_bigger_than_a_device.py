@@ -55,11 +55,11 @@ from torch import nn
 from course_utils.bigmodels import dispatch, plan_device_map, still_on_meta
 from course_utils.checks import check
 from course_utils.claims import raises
-from course_utils.devices import needs_cuda
-from course_utils.evidence import recorded
+from course_utils.devices import needs_cuda, pick_device
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
+device = pick_device()  # lesson 01's idiom: where the model will become real
 torch.__version__
 
 # %% [markdown]
@@ -101,11 +101,11 @@ with torch.device("meta"):
 net.to("cpu")
 
 # %% [markdown]
-# `to_empty(device=...)` allocates on the device without copying. The values are whatever was
+# `to_empty(device=device)` allocates on the device without copying. The values are whatever was
 # in that memory: different on every run.
 
 # %%
-net.to_empty(device="cpu")
+net.to_empty(device=device)
 net[0].bias
 
 # %% [markdown]
@@ -202,7 +202,7 @@ Forgetful("cpu", "meta")(torch.randn(5, 8))
 # to be on the same device*.
 
 # %%
-if needs_cuda(2, what="the two-GPU split model", key="10-two-gpu-split"):
+if gpu := needs_cuda(2, what="the two-GPU split model", key="10-two-gpu-split"):
     gpus = TwoStage("cuda:0", "cuda:1")
     adam = torch.optim.Adam(gpus.parameters())
     out = gpus(torch.randn(5, 8))
@@ -217,8 +217,7 @@ if needs_cuda(2, what="the two-GPU split model", key="10-two-gpu-split"):
     print(dispatch(mapped_chain, {"0": "cuda:0", "1": "cuda:1"}))
     print("dispatched output on", mapped_chain(torch.randn(5, 8)).device)
 else:
-    print(needs_cuda(2, what="the two-GPU split model"))
-    display(recorded("10-two-gpu-split"))
+    display(gpu)
 
 # %% [markdown]
 # ## 5. Gradients and optimizer state stay with their parameter

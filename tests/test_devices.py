@@ -14,11 +14,14 @@ from course_utils.devices import (
     AcceleratorInfo,
     DeviceReport,
     MachineFacts,
+    check_device,
     choose_device,
     collect_facts,
     device_report,
+    needs_accelerator,
     needs_cuda,
     preflight,
+    usable_accelerator,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -274,6 +277,31 @@ def test_needs_cuda_is_falsy_with_a_reason_when_missing():
             needs_cuda(bad)
 
 
+def test_a_skipped_requirement_displays_its_line_then_the_evidence():
+    req = needs_cuda(2, what="set_device inside a scope", key="04-set-device", facts=cuda_machine(1))
+    assert not req and str(req).startswith("SKIPPED set_device inside a scope")  # print(): the line alone
+    shown = req.evidence()
+    assert shown is not None and shown.key == "04-set-device"
+    assert repr(req).splitlines()[0] == str(req) and str(shown) in repr(req)
+    html = req._repr_html_()
+    assert html.index("SKIPPED") < html.index("<details>"), "the SKIPPED line, then the folded source"
+    ran = needs_cuda(1, what="x", key="04-set-device", facts=cuda_machine(1))
+    assert ran.evidence() is None and repr(ran) == str(ran) and "<details>" not in ran._repr_html_()
+    assert needs_cuda(3, facts=cuda_machine(1)).evidence() is None  # no key, nothing recorded to show
+    with pytest.raises(ValueError, match="like '02-round-trip'"):
+        needs_cuda(1, key="Set Device")
+
+
+def test_needs_accelerator_runs_on_the_accelerator_or_on_meta_and_says_which():
+    on_mps = needs_accelerator(what="a tensor on a device", key="02-tensor-on-gpu", accelerator=torch.device("mps"))
+    assert on_mps and on_mps.device == torch.device("mps") and "on mps" in str(on_mps) and on_mps.evidence() is None
+    bare = needs_accelerator(what="a tensor on a device", key="02-tensor-on-gpu", accelerator=None)
+    assert not bare and bare.device == torch.device("meta") and "device is meta" in str(bare)
+    assert "no data" in str(bare) and str(bare.evidence()) in repr(bare)
+    here = needs_accelerator(what="x")
+    assert here.device == (usable_accelerator() or torch.device("meta"))
+
+
 # ----------------------------------------------------------------- this machine
 
 
@@ -311,3 +339,42 @@ def test_collect_facts_reads_real_gpus():
     assert first.compute_capability == (props.major, props.minor)
     assert 0 < first.free_memory <= first.total_memory
     assert facts.current_cuda_index == torch.cuda.current_device()
+
+
+# --------------------------------------------------------------------------- the one idiom
+
+
+class _FakeAccelerator:
+    """torch.accelerator as a machine with ``kind`` (or none) would answer."""
+
+    def __init__(self, kind):
+        self.kind = kind
+
+    def current_accelerator(self, check_available=False):
+        return None if self.kind is None else torch.device(self.kind)
+
+
+@pytest.mark.parametrize("kind, expected", [(None, None), ("mps", torch.device("mps")), ("xpu", torch.device("xpu")),
+                                            ("cuda", torch.device("cuda", 1))])
+def test_usable_accelerator_is_the_lesson_01_idiom_with_a_cuda_index(monkeypatch, kind, expected):
+    monkeypatch.setattr(torch, "accelerator", _FakeAccelerator(kind))
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)
+    assert usable_accelerator() == expected
+
+
+def test_usable_accelerator_and_check_device_on_this_machine():
+    here = torch.accelerator.current_accelerator(check_available=True)
+    assert (usable_accelerator() is None) == (here is None)
+    assert check_device(None) == (usable_accelerator() or torch.device("cpu"))
+    assert check_device("cpu") == torch.device("cpu") and check_device("meta") == torch.device("meta")
+
+
+def test_check_device_refuses_what_this_machine_lacks_before_any_work():
+    with pytest.raises(ValueError, match="'gpu' is not a device name"):
+        check_device("gpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="CUDA is not available here"):
+            check_device("cuda:0")
+    else:
+        with pytest.raises(ValueError, match="CUDA device\\(s\\) are visible"):
+            check_device(f"cuda:{torch.cuda.device_count()}")

@@ -5,7 +5,6 @@ run through nbval with the recorder) and the fixture in tests/fixtures/evidence 
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import re
@@ -24,7 +23,7 @@ from torch.torch_version import TorchVersion
 from course_utils import needs_cuda, recorded
 from course_utils.evidence import __main__ as cli
 from course_utils.evidence import load, parse, records, select
-from course_utils.evidence.scan import gpu_cells_in_source, hand_typed_results
+from course_utils.evidence.scan import NeedsCall, gpu_cells_in_source, hand_typed_results
 from course_utils.evidence.sources import CLAIMS, RELEASES, SourceQuote, fragment_problem, installed_text_contains, nccl_libraries
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,47 +53,41 @@ def test_every_gpu_cell_has_its_own_key_and_shows_evidence_when_skipped():
                 if cell.key in seen:
                     problems.append(f"{path.name}: key {cell.key!r} is also used in {seen[cell.key]}")
                 seen[cell.key] = path.name
-                if not cell.else_calls_recorded:
-                    problems.append(f"{path.name}: the else branch of {cell.key!r} does not show recorded({cell.key!r})")
+                if not cell.shows:
+                    problems.append(f"{path.name}: {cell.key!r} should bind its requirement (`if gpu := needs_cuda(...)`, "
+                                    "`gpu = needs_accelerator(...)`) and display(gpu) (in the else branch of an if)")
     assert seen, "no GPU-only cells found: the scanner is broken"
     assert not problems, "\n".join(problems)
 
 
-def _displays_the_evidence(source: str, key: str) -> bool:
-    """Whether a GPU-only cell's else branch displays ``recorded(key)`` itself (folding and all), not its str().
-
-    Either ``display(recorded(key))``, or ``name = recorded(key)`` with ``name`` the cell's last line."""
-    tree = ast.parse("\n".join("pass" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()))
-    last = tree.body[-1] if tree.body else None
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.If) and isinstance(node.test, ast.Call) and getattr(node.test.func, "id", "") == "needs_cuda"):
-            continue
-        for stmt in node.orelse:
-            value = getattr(stmt, "value", None)
-            call = lambda n, name: isinstance(n, ast.Call) and getattr(n.func, "id", "") == name  # noqa: E731
-            if isinstance(stmt, ast.Expr) and call(value, "display") and value.args and call(value.args[0], "recorded"):
-                return value.args[0].args[0].value == key
-            if isinstance(stmt, ast.Assign) and call(value, "recorded") and value.args[0].value == key:
-                name = stmt.targets[0].id
-                return isinstance(last, ast.Expr) and isinstance(last.value, ast.Name) and last.value.id == name
-    return False
-
-
-def test_every_gpu_cell_displays_the_evidence_so_the_source_stays_folded():
+def test_an_accelerator_cell_runs_on_its_requirements_device_never_on_cuda_by_name():
+    """A cell that says any accelerator runs it must not name CUDA: on a Mac it would fail."""
+    cuda_by_name = re.compile(r"""\.cuda\(|["']cuda|torch\.cuda\.""")
     problems = []
     for path in sorted((ROOT / "notebooks").glob("*.py")):
         for source in code_cells(path):
-            for cell in gpu_cells_in_source(source):
-                if cell.key and not _displays_the_evidence(source, cell.key):
-                    problems.append(f"{path.name}: {cell.key}: use display(recorded({cell.key!r})), not print()")
-    assert not problems, "\n".join(problems)
+            if any(cell.needs == "accelerator" for cell in gpu_cells_in_source(source)):
+                problems += [f"{path.name}: {line.strip()}" for line in source.splitlines() if cuda_by_name.search(line)]
+    assert not problems, "use gpu.device (torch.accelerator), not CUDA by name:\n" + "\n".join(problems)
 
 
-def test_the_display_rule_catches_a_print():
-    cell = 'if needs_cuda(1, key="02-x"):\n    pass\nelse:\n    print(needs_cuda(1))\n    print(recorded("02-x"))\n'
-    assert not _displays_the_evidence(cell, "02-x")
-    assert _displays_the_evidence(cell.replace('print(recorded("02-x"))', 'display(recorded("02-x"))'), "02-x")
-    assert not _displays_the_evidence(cell.replace('print(recorded("02-x"))', 'shown = recorded("02-x")') + "1\n", "02-x")
+@pytest.mark.parametrize("cell, shows", [
+    ('if gpu := needs_cuda(1, what="x", key="02-x"):\n    pass\nelse:\n    display(gpu)\n', True),
+    ('if gpu := needs_cuda(1, what="x", key="02-x"):\n    shown = 1\nelse:\n    shown = gpu\nshown\n', True),
+    ('if gpu := needs_cuda(1, what="x", key="02-x"):\n    pass\nelse:\n    print(gpu)\n', False),  # str(): no evidence
+    ('if gpu := needs_cuda(1, what="x", key="02-x"):\n    pass\nelse:\n    shown = gpu\n', False),  # never shown
+    ('if needs_cuda(1, what="x", key="02-x"):\n    pass\nelse:\n    display(recorded("02-x"))\n', False),
+    ('gpu = needs_accelerator(what="x", key="02-x")\nx = torch.ones(1, device=gpu.device)\ndisplay(gpu)\n', True),
+    ('gpu = needs_accelerator(what="x", key="02-x")\nx = torch.ones(1, device=gpu.device)\nprint(gpu)\n', False),
+])
+def test_the_scanner_wants_the_requirement_displayed(cell, shows):
+    (found,) = gpu_cells_in_source(cell)
+    assert found.key == "02-x" and found.shows is shows
+    assert found.needs == ("accelerator" if "needs_accelerator" in cell else "cuda")
+
+
+def test_a_requirement_without_a_key_that_no_cell_displays_is_no_gpu_cell():
+    assert gpu_cells_in_source('on_gpus = needs_cuda(2, what="the NCCL run")\nmode = [] if on_gpus else ["--cpu"]\n') == []
 
 
 def test_no_lesson_prints_a_gpu_result_typed_by_hand():
@@ -109,16 +102,16 @@ def test_no_lesson_prints_a_gpu_result_typed_by_hand():
     'print("RuntimeError: ... found at least two devices, cuda:0 and cpu!")',
 ])
 def test_the_scanner_catches_a_typed_gpu_result(else_branch):
-    cell = f'if needs_cuda(1, what="a demo", key="02-demo"):\n    x = torch.ones(1, device="cuda:0")\nelse:\n    {else_branch}\n'
+    cell = f'if gpu := needs_cuda(1, what="a demo", key="02-demo"):\n    x = torch.ones(1, device="cuda:0")\nelse:\n    {else_branch}\n'
     assert hand_typed_results(cell), else_branch
-    assert not gpu_cells_in_source(cell)[0].else_calls_recorded
+    assert not gpu_cells_in_source(cell)[0].shows
 
 
-def test_the_scanner_allows_gpu_code_and_recorded():
-    cell = ('if needs_cuda(2, what="cuda:1 demo", key="02-demo"):\n    x = torch.ones(1, device="cuda:1")\n'
-            'else:\n    print(needs_cuda(2, what="cuda:1 demo"))\n    shown = recorded("02-demo")\nshown\n')
+def test_the_scanner_allows_gpu_code_and_the_requirement():
+    cell = ('if gpu := needs_cuda(2, what="cuda:1 demo", key="02-demo"):\n    x = torch.ones(1, device="cuda:1")\n'
+            'else:\n    display(gpu)\n')
     assert hand_typed_results(cell) == []
-    assert gpu_cells_in_source(cell)[0] == gpu_cells_in_source(cell)[0].__class__(2, "02-demo", True, True)
+    assert gpu_cells_in_source(cell) == [NeedsCall(2, "02-demo", True, True, "cuda", "cuda:1 demo")]
 
 
 def test_every_key_has_a_plain_claim_and_every_claim_a_cell():

@@ -41,6 +41,9 @@ def test_every_gpu_cell_is_found_with_its_part_and_count():
     assert by_key["01-gpu-properties"][1] == lesson_map.GpuCell("01-gpu-properties", 1, "the per-GPU property listing", "1", False)
     assert by_key["01-visible-devices-after-init"][1].gpus == 2 and by_key["01-visible-devices-after-init"][1].deeper
     assert by_key["07-device-of-switch"][1].part == "A"
+    # any accelerator: gated (if gpu := needs_accelerator(...)) and not (gpu = needs_accelerator(...))
+    assert by_key["02-round-trip"][1].needs == by_key["03-module-cuda"][1].needs == "accelerator"
+    assert by_key["03-module-cuda"][1].what == "Module.to(device) in place" and by_key["04-set-device"][1].needs == "cuda"
     assert all(key.startswith(number + "-") for key, (number, _) in by_key.items())
     assert sum(len(lesson.cells) for lesson in lesson_map.course()) == len(by_key)
 
@@ -50,7 +53,7 @@ def test_readme_and_intro_say_what_the_notebooks_need():
     for lesson in lesson_map.course():
         assert f"| {lesson.number} | `notebooks/{Path(lesson.notebook).name}` |" in readme
         row = next(line for line in readme.splitlines() if line.startswith(f"| {lesson.number} | `notebooks/"))
-        assert row.endswith(f"| {lesson_map._gpus(lesson.needs)} |"), row
+        assert row.endswith(f"| {lesson_map.runs_for_real_with(lesson.cells)} |"), row
         intro = (ROOT / "notebooks" / (Path(lesson.notebook).stem + ".py")).read_text(encoding="utf-8")
         assert f"# {lesson_map.NEEDS_START}" in intro.split("# %%")[1], "the table belongs in the first cell"
 
@@ -58,8 +61,8 @@ def test_readme_and_intro_say_what_the_notebooks_need():
 def test_a_new_gpu_cell_makes_every_place_stale(course_copy):
     assert header.stale(course_copy) == []
     lesson = course_copy / "notebooks" / "10_models_bigger_than_a_device.py"
-    lesson.write_text(lesson.read_text(encoding="utf-8") + '\n# %%\nif needs_cuda(2, what="another demo", key="10-another"):\n'
-                      '    pass\nelse:\n    display(recorded("10-another"))\n', encoding="utf-8")
+    lesson.write_text(lesson.read_text(encoding="utf-8") + '\n# %%\nif gpu := needs_cuda(2, what="another demo", key="10-another"):\n'
+                      '    pass\nelse:\n    display(gpu)\n', encoding="utf-8")
     problems = header.stale(course_copy)
     stale_files = sorted(p.split(":")[0] for p in problems)
     assert stale_files == ["README.md", "notebooks/10_models_bigger_than_a_device.py", header.NEEDS_MODULE]
@@ -86,7 +89,25 @@ def test_an_intro_without_its_markers_is_an_error_that_says_where_they_go(course
 
 def test_the_without_a_gpu_paragraph_is_true_about_recordings():
     lesson = next(n for n in lesson_map.course() if n.number == "02")
-    keys = [c.key for c in lesson.cells]
+    keys = [c.key for c in lesson.cells if c.needs == "cuda"]
     assert "none is recorded on a GPU yet" in lesson_map.without_a_gpu(lesson, frozenset())
     assert "shows what a real GPU printed there" in lesson_map.without_a_gpu(lesson, frozenset(keys))
     assert f"(1 of {len(keys)} cells)" in lesson_map.without_a_gpu(lesson, frozenset(keys[:1]))
+
+
+def test_accelerator_cells_are_counted_apart_from_cuda_cells():
+    cells = (lesson_map.GpuCell("02-a", 1, "a tensor on a device", "1", False, "accelerator"),
+             lesson_map.GpuCell("02-b", 1, "the current CUDA device", "1", False),
+             lesson_map.GpuCell("02-c", 2, "two GPUs", "2", True))
+    lesson = lesson_map.Lesson("02", "t", "notebooks/02_x.ipynb", (lesson_map.Part("1", "One"), lesson_map.Part("2", "Two")), cells)
+    assert lesson_map.cell_counts(cells) == "1 needs 1 accelerator, 1 needs 1 GPU, 1 needs 2 GPUs"
+    assert lesson_map.runs_for_real_with(cells[:1]) == "1 accelerator" and lesson_map.runs_for_real_with(cells) == "2 GPUs"
+    assert lesson_map.part_rows(lesson) == [("1", "1 GPU", "1 (1 accelerator) and 1 (1 GPU)"), ("2", "2 GPUs", "in Deeper: 1 (2 GPUs)")]
+    assert [c.key for c in lesson.skipped_with(0)] == ["02-a", "02-b", "02-c"]
+    assert [c.key for c in lesson.skipped_with(0, accelerator=True)] == ["02-b", "02-c"]  # a Mac: MPS runs 02-a
+    assert [c.key for c in lesson.skipped_with(1)] == ["02-c"]
+    said = lesson_map.without_a_gpu(lesson, frozenset())
+    assert said.startswith("1 cell runs on any accelerator, else meta.") and "SKIPPED" in said
+    only = lesson_map.Lesson("02", "t", "notebooks/02_x.ipynb", (), cells[:1])
+    assert "SKIPPED" not in lesson_map.without_a_gpu(only, frozenset())
+    assert "'accelerator')" in lesson_map.module_text((lesson,))

@@ -230,6 +230,16 @@ def test_sweep_says_what_it_could_not_measure_and_checks_its_input():
         sweep("cpu", sizes=(4096,), pinned=(False, True))
 
 
+def test_sweep_checks_its_device_once_not_once_per_measurement(monkeypatch):
+    import course_utils.transfer.measure as measure
+
+    calls = []
+    real = measure.check_device
+    monkeypatch.setattr(measure, "check_device", lambda device=None: calls.append(device) or real(device))
+    result = sweep("cpu", sizes=(4096, 8192), budget_s=0.1)
+    assert len(result.results) == 4 and calls == ["cpu"]
+
+
 def test_sweep_gives_each_variant_a_share_of_the_budget():
     r = Recorder()  # every clock read advances 1 s: each estimate is ~1 s, so every plan is the minimum
     result = sweep("cpu", sizes=(4096, 8192), non_blocking=(False,), budget_s=3.0, clock=r.clock, synchronize=r.sync)

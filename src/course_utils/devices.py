@@ -328,9 +328,19 @@ def _fmt_cc(cc: tuple[int, int] | None) -> str:
 
 # --------------------------------------------------------------------------- naming and choosing a device
 #
-# The one home for device choice: choose_device/pick_device (a notebook's device, said in words),
-# accelerator_device/resolve_device (the transfer lab's), accelerator_count (distributed's), and
-# as_device/same_place for reading a device a caller passed in.
+# The course's one idiom, taught by hand in notebook 01 and used by every lesson and helper:
+# decide the device once, at the top, and carry that torch.device everywhere after (as nanoGPT
+# does). By hand, with PyTorch's own API:
+#
+#     device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+#
+# Each name below has one job:
+#   usable_accelerator()  the accelerator torch can use here (CUDA with its index, MPS, XPU), or None
+#   pick_device()         a notebook's device, decided once and said in words (choose_device: the words)
+#   check_device(device)  a device a caller named, checked against this machine before any work
+#   as_device/same_place  reading a device a caller passed in
+# "The accelerator" is never torch's *default device* (where factories create tensors, notebooks
+# 02 and 04): that one is scopes.default_device().
 
 
 def as_device(value, where: str) -> torch.device:
@@ -352,6 +362,22 @@ def same_place(have: torch.device, want: torch.device) -> bool:
     return want.index is None or have.index == want.index
 
 
+def usable_accelerator() -> torch.device | None:
+    """The accelerator torch can use on this machine, or None: notebook 01's idiom, as a function.
+
+    ``torch.accelerator.current_accelerator(check_available=True)`` (CUDA, MPS, XPU, ...; None on
+    a CPU-only build and on a CUDA build without a driver). Its device has no index; a CUDA device
+    gets the current one here, so a later change of the current device changes nothing. Silent,
+    and it reads no ``MachineFacts``: helpers (the transfer lab, torchrun scripts) call it.
+    """
+    accelerator = torch.accelerator.current_accelerator(check_available=True)
+    if accelerator is None:
+        return None
+    if accelerator.type == "cuda":
+        return torch.device("cuda", torch.cuda.current_device())
+    return accelerator
+
+
 @dataclass(frozen=True)
 class DeviceChoice:
     """The device to use and, in words, why that one."""
@@ -364,10 +390,11 @@ class DeviceChoice:
 
 
 def choose_device(facts: MachineFacts | None = None, prefer: str | None = None) -> DeviceChoice:
-    """CUDA if present (the current device), else Apple MPS, else the CPU.
+    """The words behind ``pick_device``: CUDA if present (the current device), else Apple MPS, else the CPU.
 
-    ``prefer`` names a device to use when this machine has it ("cpu" always works); when it does
-    not, the choice falls back and the reason says so, instead of failing later.
+    Pure over ``facts``, so tests describe machines they do not have. ``prefer`` names a device to
+    use when this machine has it ("cpu" always works); when it does not, the choice falls back and
+    the reason says so, instead of failing later.
     """
     f = facts if facts is not None else collect_facts()
     fallback_note = ""
@@ -400,35 +427,27 @@ def choose_device(facts: MachineFacts | None = None, prefer: str | None = None) 
 
 
 def pick_device(prefer: str | None = None, *, announce: bool = True) -> torch.device:
-    """The one-line device choice for notebooks: cuda, then mps, then cpu, saying which and why."""
+    """A notebook's device, decided once at its top: CUDA, then MPS, then the CPU, saying which and why.
+
+    Lesson: notebook 01 (the course's convenience for the idiom it teaches by hand); every lesson
+    starts with ``device = pick_device()`` and carries ``device`` from then on.
+    """
     choice = choose_device(prefer=prefer)
     if announce:
         print(choice)
     return torch.device(choice.device)
 
 
-def accelerator_device() -> torch.device:
-    """The current accelerator (CUDA with its index, MPS, XPU, ...) if there is one, else the CPU.
+def check_device(device: str | torch.device | None = None) -> torch.device:
+    """``device`` checked against this machine; None: the usable accelerator, else the CPU.
 
-    Lesson: notebook 06 measures copies to it. Unlike ``pick_device`` it asks ``torch.accelerator``
-    (so XPU and other backends count), prints nothing and reads no ``MachineFacts``. A CUDA device
-    comes with its index, so a later change of the current device changes nothing.
+    Lesson: notebook 06 (the transfer lab checks its device once, then passes it on). A CUDA device
+    gets its index (the current device's when none is given); one this machine cannot use is a
+    ValueError that says what it has, before any work starts.
     """
-    if torch.cuda.is_available():
-        return torch.device("cuda", torch.cuda.current_device())
-    accelerator = getattr(torch, "accelerator", None)  # torch 2.6+; the course supports 2.7.1 on
-    if accelerator is not None and accelerator.is_available():
-        return accelerator.current_accelerator()
-    return torch.device("cpu")
-
-
-def resolve_device(device: str | torch.device | None = None) -> torch.device:
-    """``device`` checked against this machine, or ``accelerator_device()`` when it is None.
-
-    A CUDA device gets its index (the current device's when none is given); one this machine
-    cannot use is a ValueError that says what it has, before any work starts.
-    """
-    dev = accelerator_device() if device is None else torch.device(device)
+    if device is None:
+        return usable_accelerator() or torch.device("cpu")
+    dev = as_device(device, "device")
     if dev.type == "cuda":
         if not torch.cuda.is_available():
             raise ValueError(
@@ -440,20 +459,6 @@ def resolve_device(device: str | torch.device | None = None) -> torch.device:
             raise ValueError(f"device={str(dev)!r}, but only {torch.cuda.device_count()} CUDA device(s) are visible.")
         dev = torch.device("cuda", index)
     return dev
-
-
-def accelerator_count() -> tuple[str, int]:
-    """``(kind, count)`` of this machine's accelerator, ``("cpu", 0)`` without one.
-
-    Lesson: notebook 08 (``distributed.local_accelerator`` keeps the kinds a collective backend serves).
-    Uses ``torch.accelerator`` where it exists, else ``torch.cuda``.
-    """
-    accelerator = getattr(torch, "accelerator", None)
-    if accelerator is not None and accelerator.is_available():
-        return accelerator.current_accelerator().type, accelerator.device_count()
-    if torch.cuda.is_available():
-        return "cuda", torch.cuda.device_count()
-    return "cpu", 0
 
 
 # --------------------------------------------------------------------------- preflight
@@ -810,11 +815,18 @@ def _version_finding(version: str) -> Finding | None:
 
 @dataclass(frozen=True)
 class Requirement:
-    """Whether this machine has what a cell needs; falsy when it does not, with the reason."""
+    """What a GPU cell needs, and whether this machine has it; falsy when it does not, with the reason.
+
+    A cell names its needs and its evidence key once: ``if gpu := needs_cuda(1, what=..., key=...):``
+    and, in the ``else`` branch, ``display(gpu)``: the SKIPPED line, then what a GPU shows there
+    (``course_utils.evidence.recorded(key)``: plain words, then a real GPU's output or the PyTorch
+    source behind them, folded). ``needs_accelerator`` also carries the ``device`` to run on.
+    """
 
     met: bool
     reason: str
     key: str | None = None  # the cell's evidence key: its GPU output is recorded under it
+    device: torch.device | None = None  # needs_accelerator: the accelerator, or meta when there is none
 
     def __bool__(self) -> bool:
         return self.met
@@ -822,26 +834,44 @@ class Requirement:
     def __str__(self) -> str:
         return self.reason
 
+    def evidence(self):
+        """What a GPU shows in this cell (``recorded(key)``) when the machine lacks it, else None."""
+        if self.met or self.key is None:
+            return None
+        from course_utils.evidence import recorded  # evidence reads files; import it only when shown
+
+        return recorded(self.key)
+
+    def __repr__(self) -> str:
+        shown = self.evidence()
+        return self.reason if shown is None else f"{self.reason}\n{shown}"
+
     def _repr_html_(self) -> str:
-        return tag("p", self.reason, colour=OK if self.met else CAUTION)
+        shown = self.evidence()
+        line = tag("p", self.reason, colour=OK if self.met else CAUTION)
+        return line if shown is None else markup(line, shown._repr_html_())
+
+
+def _check_key(function: str, key: str | None) -> None:
+    if key is not None and not _KEY.fullmatch(str(key)):
+        raise ValueError(f"{function}(key=...) expects the notebook number, a dash and lowercase words, "
+                         f"like '02-round-trip'; got {key!r}.")
 
 
 def needs_cuda(
     count: int = 1, *, what: str = "this cell", key: str | None = None, facts: MachineFacts | None = None
 ) -> Requirement:
-    """Check for ``count`` CUDA GPUs before a cell that needs them.
+    """Check for ``count`` CUDA GPUs before a cell whose point is CUDA's own.
 
-    Use as ``if needs_cuda(2, what="...", key="04-set-device"):`` and, in the ``else`` branch,
-    print the requirement and ``display(recorded("04-set-device"))``: in plain words what a GPU
-    shows there, then what a real GPU printed or the PyTorch source behind the words, folded (see
-    ``course_utils.evidence``). ``key`` names the cell in the evidence files; a GPU run records
-    the cell's output under it. ``make pairs`` counts these cells for ``preflight()``.
+    For what only CUDA has: the current CUDA device and ``device_of``, streams and events, pinned
+    memory, NCCL, ``CUDA_LAUNCH_BLOCKING``, the caching allocator. Use as ``if gpu := needs_cuda(2,
+    what="...", key="04-set-device"):`` with ``display(gpu)`` in the ``else`` branch (see
+    ``Requirement``). ``key`` names the cell in the evidence files; a GPU run records the cell's
+    output under it. ``make pairs`` counts these cells for ``preflight()``.
     """
     require_int("needs_cuda(count)", count, minimum=0, expected="should be a whole number of GPUs, 0 or more",
                 hint="Example: needs_cuda(2, what='the two-GPU demo').")
-    if key is not None and not _KEY.fullmatch(str(key)):
-        raise ValueError(f"needs_cuda(key=...) expects the notebook number, a dash and lowercase words, "
-                         f"like '02-round-trip'; got {key!r}.")
+    _check_key("needs_cuda", key)
     have = len(facts.gpus) if facts is not None else (torch.cuda.device_count() if torch.cuda.is_available() else 0)
     if have >= count:
         return Requirement(True, f"Running {what}: needs {count} CUDA GPU(s), this machine has {have}.", key)
@@ -849,6 +879,35 @@ def needs_cuda(
         False,
         f"SKIPPED {what}: it needs {count} CUDA GPU{'s' if count != 1 else ''}, and this machine has {have}.",
         key,
+    )
+
+
+_ASK = object()  # needs_accelerator's default: ask this machine
+
+
+def needs_accelerator(*, what: str = "this cell", key: str | None = None, accelerator=_ASK) -> Requirement:
+    """The device for a cell whose point holds on every accelerator: the machine's, else ``meta``.
+
+    For creating tensors on a device, ``.to()`` and its copies, results living with their operands,
+    moving a model and its optimizer, ``map_location``, the cross-device errors, timing a copy, and
+    materializing what was built on ``meta``. CUDA, MPS and XPU all count (``usable_accelerator()``).
+    Use as ``gpu = needs_accelerator(what="...", key="03-module-cuda")``, run the cell on
+    ``gpu.device`` and end it with ``display(gpu)``: it says which device ran the cell and, on
+    ``meta`` (shapes and dtypes, no data, no real copies), what an accelerator shows there. Where
+    meta cannot make the point (a copy's values, a timing), gate it like ``needs_cuda``:
+    ``if gpu := needs_accelerator(...): ... else: display(gpu)``, showing meta's answer there.
+    ``accelerator`` is for tests: the device ``usable_accelerator()`` would return.
+    """
+    _check_key("needs_accelerator", key)
+    found = usable_accelerator() if accelerator is _ASK else accelerator
+    if found is not None:
+        return Requirement(True, f"Ran {what} on {found}, this machine's accelerator.", key, found)
+    return Requirement(
+        False,
+        f"NO ACCELERATOR for {what}: this machine has no CUDA, MPS or XPU device, so the cell's device is meta, "
+        "which keeps shapes and dtypes but holds no data (no values, no real copies or kernels).",
+        key,
+        torch.device("meta"),
     )
 
 

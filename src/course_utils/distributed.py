@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-from course_utils.devices import accelerator_count
+from course_utils.devices import usable_accelerator
 from course_utils.display import require_int
 
 # --------------------------------------------------------------------------- choosing the device
@@ -113,9 +113,13 @@ def local_accelerator() -> tuple[str, int]:
 
     ``("cuda", 2)`` on two NVIDIA (or ROCm) GPUs; ``("cpu", 0)`` without an accelerator, or with
     one whose default backend cannot reduce its tensors (Apple's MPS: gloo serves only CPU and
-    CUDA tensors, so those processes use the CPU). Uses ``torch.accelerator`` where it exists.
+    CUDA tensors, so those processes use the CPU). Asks ``devices.usable_accelerator()``, then
+    ``torch.accelerator.device_count()``.
     """
-    kind, count = accelerator_count()
+    accelerator = usable_accelerator()
+    if accelerator is None:
+        return ("cpu", 0)
+    kind, count = accelerator.type, torch.accelerator.device_count()
     backend = _default_backend_map().get(kind)
     if kind == "cpu" or backend is None or kind not in _backend_capability().get(backend, []):
         return ("cpu", 0)

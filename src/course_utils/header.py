@@ -11,9 +11,10 @@ module writes, right after each notebook's title cell (which stays first), two c
   else: it pins the torch already installed so pip keeps it.
 
 It also writes the same links into README.md, between two marker comments, and what each
-lesson needs, computed from its ``needs_cuda`` cells (``course_utils.lesson_map``): the generated
-module ``course_utils/lesson_needs.py`` that ``preflight()`` reads, the table in each lesson's
-first cell, and the last column of README's two lesson tables.
+lesson needs, computed from its GPU cells (``needs_cuda``, ``needs_accelerator``; see
+``course_utils.lesson_map``): the generated module ``course_utils/lesson_needs.py`` that
+``preflight()`` reads, the table in each lesson's first cell, and the last column of README's
+two lesson tables.
 ``python -m course_utils.header --write`` rewrites them (idempotent: old header cells are
 removed and fresh ones inserted, so a notebook that lost them in a merge gets them back);
 without ``--write`` it only reports files whose header or README table is missing or stale.

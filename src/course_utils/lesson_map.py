@@ -1,9 +1,9 @@
-"""What each lesson needs, computed from the lessons' own ``if needs_cuda(...)`` cells.
+"""What each lesson needs, computed from the lessons' own GPU cells (``needs_cuda``, ``needs_accelerator``).
 
 Lesson: none; what the course says about itself (``preflight()`` in notebook 01, README's tables,
-each lesson's intro table). ``scan_course`` reads ``notebooks/NN_*.py`` and finds every GPU-only
-cell (``if needs_cuda(N, what=..., key=...):``), the part it sits in (``## 3. Title``) and whether
-it is a ``deeper`` cell. ``make pairs`` writes the result into ``course_utils/lesson_needs.py``
+each lesson's intro table). ``scan_course`` reads ``notebooks/NN_*.py`` and finds every GPU cell
+(``evidence.scan``: ``if gpu := needs_cuda(N, ...)``, ``gpu = needs_accelerator(...)``), the part
+it sits in (``## 3. Title``) and whether it is a ``deeper`` cell. ``make pairs`` writes the result into ``course_utils/lesson_needs.py``
 (a generated module, so a pip install on Colab has it without the notebooks) and into the
 tables; ``python -m course_utils.header`` (``make check-pairs``, ``tests/test_header.py``)
 reports any of them that disagrees with the notebooks.
@@ -11,10 +11,11 @@ reports any of them that disagrees with the notebooks.
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from course_utils.evidence.scan import gpu_cells_in_source
 
 # A lesson's part: "## 3. Title" or "## A. Title". Other "## " headings (Summary, "Deeper: ...")
 # are sections too; they get a row only when they hold a GPU-only cell.
@@ -29,13 +30,19 @@ class MakePairsError(ValueError):
 
 @dataclass(frozen=True)
 class GpuCell:
-    """One GPU-only cell: ``if needs_cuda(gpus, what=what, key=key):``, in ``part``."""
+    """One GPU cell, in ``part``: ``needs_cuda(gpus, what=what, key=key)`` or ``needs_accelerator(...)``."""
 
     key: str
-    gpus: int
+    gpus: int  # CUDA GPUs it needs; 1 for an accelerator cell
     what: str
     part: str  # the part's label ("3", "A"), or the section's title ("Deeper: more errors"), "" before any
     deeper: bool  # tagged ``deeper``: optional material
+    needs: str = "cuda"  # "cuda": CUDA only; "accelerator": any accelerator runs it, meta stands in without one
+
+    @property
+    def label(self) -> str:
+        """``1 GPU``, ``2 GPUs`` or ``1 accelerator`` (any kind): what runs it for real."""
+        return "1 accelerator" if self.needs == "accelerator" else _gpus(self.gpus)
 
 
 @dataclass(frozen=True)
@@ -70,35 +77,20 @@ class Lesson:
         """``01 device query``: the name ``preflight()`` lists."""
         return f"{self.number} {Path(self.notebook).stem[3:].replace('_', ' ')}"
 
-    def skipped_with(self, gpus: int) -> tuple[GpuCell, ...]:
-        """The cells that skip (and explain) on a machine with ``gpus`` CUDA GPUs."""
-        return tuple(c for c in self.cells if c.gpus > gpus)
+    def skipped_with(self, gpus: int, accelerator: bool | None = None) -> tuple[GpuCell, ...]:
+        """The cells that skip (or run on meta) on a machine with ``gpus`` CUDA GPUs.
+
+        ``accelerator``: whether it has any accelerator (MPS, XPU count); by default, ``gpus > 0``.
+        """
+        has_accelerator = gpus > 0 if accelerator is None else accelerator
+        return tuple(c for c in self.cells if (not has_accelerator if c.needs == "accelerator" else c.gpus > gpus))
 
     def in_part(self, label: str) -> tuple[GpuCell, ...]:
         return tuple(c for c in self.cells if c.part == label)
 
 
-def _needs_cuda_if(node: ast.AST) -> tuple[int, str, str] | None:
-    if not (isinstance(node, ast.If) and isinstance(node.test, ast.Call)):
-        return None
-    func = node.test.func
-    if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) != "needs_cuda":
-        return None
-    call = node.test
-    count = call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else 1
-    words = {kw.arg: kw.value.value for kw in call.keywords if isinstance(kw.value, ast.Constant)}
-    return count, str(words.get("key", "")), str(words.get("what", "this cell"))
-
-
-def _code_calls(source: str) -> list[tuple[int, str, str]]:
-    # IPython lines (%magic, !shell) cannot hold a GPU branch; blank them so the rest parses.
-    lines = ["pass" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
-    try:
-        tree = ast.parse("\n".join(lines))
-    except SyntaxError:
-        return []
-    found = [(getattr(n, "lineno", 0), info) for n in ast.walk(tree) if (info := _needs_cuda_if(n)) is not None]
-    return [info for _, info in sorted(found)]
+def _code_calls(source: str) -> list[tuple[int, str, str, str]]:
+    return [(c.count, c.key or "", c.what, c.needs) for c in gpu_cells_in_source(source)]
 
 
 def scan_lesson(path: Path, root: Path | None = None) -> Lesson:
@@ -120,8 +112,8 @@ def scan_lesson(path: Path, root: Path | None = None) -> Lesson:
                     parts.append(Part(label, name))
                     current = label
         elif kind == "code":
-            for count, key, what in _code_calls("\n".join(body)):
-                cells.append(GpuCell(key, count, what, current, deeper))
+            for count, key, what, needs in _code_calls("\n".join(body)):
+                cells.append(GpuCell(key, count, what, current, deeper, needs))
 
     for line in text.splitlines():
         cell = _CELL.match(line)
@@ -151,14 +143,14 @@ MODULE_NOTE = '"""What each lesson needs: GENERATED by `make pairs` (course_util
 def module_text(lessons: tuple[Lesson, ...]) -> str:
     """``course_utils/lesson_needs.py``: the scan as plain data, one GPU-only cell a line."""
     out = [MODULE_NOTE, "", "# ruff: noqa: E501",
-           "# (number, title, notebook, parts as (label, title), cells as (key, gpus, what, part, deeper))", "LESSONS = ("]
+           "# (number, title, notebook, parts as (label, title), cells as (key, gpus, what, part, deeper, needs))", "LESSONS = ("]
     for lesson in lessons:
         out.append(f"    ({lesson.number!r}, {lesson.title!r}, {lesson.notebook!r},")
         out.append("     (")
         out += [f"         ({p.label!r}, {p.title!r})," for p in lesson.parts]
         out.append("     ),")
         out.append("     (")
-        out += [f"         ({c.key!r}, {c.gpus}, {c.what!r}, {c.part!r}, {c.deeper})," for c in lesson.cells]
+        out += [f"         ({c.key!r}, {c.gpus}, {c.what!r}, {c.part!r}, {c.deeper}, {c.needs!r})," for c in lesson.cells]
         out.append("     )),")
     out.append(")")
     return "\n".join(out) + "\n"
@@ -181,19 +173,30 @@ def _gpus(n: int) -> str:
     return "a CPU" if n == 0 else f"{n} GPU{'s' if n > 1 else ''}"
 
 
+def _by_label(cells: tuple[GpuCell, ...]) -> dict[str, int]:
+    """How many cells need each thing: accelerator cells first, then by CUDA GPUs needed."""
+    order = sorted({(c.needs != "accelerator", c.gpus, c.label) for c in cells})
+    return {label: sum(c.label == label for c in cells) for _, _, label in order}
+
+
 def cell_counts(cells: tuple[GpuCell, ...]) -> str:
-    """``3 need 1 GPU, 1 needs 2``: the GPU-only cells among ``cells``, by what they need."""
+    """``2 need 1 accelerator, 3 need 1 GPU, 1 needs 2 GPUs``: the GPU cells among ``cells``, by what they need."""
     if not cells:
         return "none"
-    by = {n: sum(c.gpus == n for c in cells) for n in sorted({c.gpus for c in cells})}
-    words = [f"{k} need{'s' if k == 1 else ''} {_gpus(n)}" for n, k in by.items()]
-    return ", ".join(words)
+    return ", ".join(f"{k} need{'s' if k == 1 else ''} {label}" for label, k in _by_label(cells).items())
 
 
 def _short_counts(cells: tuple[GpuCell, ...]) -> str:
-    """``2 (1 GPU) and 1 (2 GPUs)``: the compact form the intro tables use."""
-    by = {n: sum(c.gpus == n for c in cells) for n in sorted({c.gpus for c in cells})}
-    return " and ".join(f"{k} ({_gpus(n)})" for n, k in by.items())
+    """``2 (1 accelerator) and 1 (2 GPUs)``: the compact form the intro tables use."""
+    return " and ".join(f"{k} ({label})" for label, k in _by_label(cells).items())
+
+
+def runs_for_real_with(cells: tuple[GpuCell, ...]) -> str:
+    """What runs every one of ``cells`` for real: ``a CPU``, ``1 accelerator`` (any kind), ``1 GPU``, ``2 GPUs``."""
+    cuda = max((c.gpus for c in cells if c.needs == "cuda"), default=0)
+    if cuda == 0 and any(c.needs == "accelerator" for c in cells):
+        return "1 accelerator"
+    return _gpus(cuda)
 
 
 def part_rows(lesson: Lesson) -> list[tuple[str, str, str]]:
@@ -211,7 +214,7 @@ def part_rows(lesson: Lesson) -> list[tuple[str, str, str]]:
         # "in Deeper:" and "and" keep "5 (1 GPU) and 1 (2 GPUs)" from reading as core cells
         counts += [f"in Deeper: {_short_counts(deeper)}"] if deeper else []
         name = part.label if numbered else ("Deeper" if part.title.startswith("Deeper") else part.title)
-        rows.append((name, _gpus(max((c.gpus for c in cells), default=0)), "; ".join(counts) or "none"))
+        rows.append((name, runs_for_real_with(cells), "; ".join(counts) or "none"))
     return rows
 
 
@@ -234,7 +237,17 @@ def without_a_gpu(lesson: Lesson, recorded_keys: frozenset[str]) -> str:
     n = len(lesson.cells)
     if n == 0:
         return "Without a GPU every cell runs for real."
-    real = [c for c in lesson.cells if c.key in recorded_keys]
+    on_meta = sum(c.needs == "accelerator" for c in lesson.cells)
+    if on_meta:
+        first = f"{on_meta} cell{'s run' if on_meta > 1 else ' runs'} on any accelerator, else meta."
+        return first if on_meta == n else f"{first} {_skipped_sentence(lesson, recorded_keys)}"
+    return _skipped_sentence(lesson, recorded_keys)
+
+
+def _skipped_sentence(lesson: Lesson, recorded_keys: frozenset[str]) -> str:
+    cuda = [c for c in lesson.cells if c.needs == "cuda"]
+    n = len(cuda)
+    real = [c for c in cuda if c.key in recorded_keys]
     said = "Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then"
     if not real:
         return f"{said} folds away the PyTorch source behind it: none is recorded on a GPU yet."
@@ -264,7 +277,7 @@ COVERS_TABLE = "| # | Notebook | What you learn | Every cell for real with |"
 
 def readme_with_needs(readme: str, lessons: tuple[Lesson, ...]) -> str:
     """README with the last column of its two lesson tables computed; a lesson without a row is an error."""
-    for head, value in ((LESSONS_TABLE, lambda n: cell_counts(n.cells)), (COVERS_TABLE, lambda n: _gpus(n.needs))):
+    for head, value in ((LESSONS_TABLE, lambda n: cell_counts(n.cells)), (COVERS_TABLE, lambda n: runs_for_real_with(n.cells))):
         readme = _rewrite_last_column(readme, head, {n.number: value(n) for n in lessons})
     return readme
 

@@ -20,7 +20,7 @@ Without an accelerator every copy is a host-memory stand-in, labelled as such ev
 
 from course_utils.transfer.ceilings import Ceiling, PcieLink, ceiling_table, link_info, pcie_ceiling, reference_ceilings
 from course_utils.transfer.fake import FakeAsyncDevice
-from course_utils.transfer.measure import SIZES, default_device, measure_copy, sweep, torch_threads
+from course_utils.transfer.measure import SIZES, measure_copy, sweep, torch_threads
 from course_utils.transfer.overlap import Overlap, measure_overlap, to_device_on_side_stream
 from course_utils.transfer.pinning import PinningCost, measure_pinning
 from course_utils.transfer.pitfalls import StaleRead, detect_stale_read, stale_read_demo
@@ -46,7 +46,6 @@ __all__ = [
     "Transfer",
     "ceiling_table",
     "compare",
-    "default_device",
     "detect_stale_read",
     "link_info",
     "machine_info",

@@ -5,7 +5,8 @@ destination once, warm up, then time ``dst.copy_(src, non_blocking=...)`` in blo
 by ``synchronize()``, and keep every sample (``timing.time_blocks``). Allocation is never
 timed: it is a different cost from the copy.
 
-- One GPU or several: ``device`` picks which (default: the current accelerator).
+- One GPU or several: ``device`` picks which (default: ``devices.check_device(None)``, the usable
+  accelerator), checked once.
   Pinned host memory is used on CUDA devices only.
 - No accelerator: every copy becomes a **host-memory stand-in**, a CPU-to-CPU copy, recorded
   as ``direction="h2h", stand_in=True`` so that nothing downstream mistakes it for PCIe.
@@ -19,7 +20,7 @@ import time
 
 import torch
 
-from course_utils.devices import accelerator_device, resolve_device
+from course_utils.devices import check_device
 from course_utils.display import require_int
 from course_utils.transfer.ceilings import link_info
 from course_utils.transfer.results import DIRECTIONS, Sweep, Transfer, machine_info
@@ -31,9 +32,9 @@ SIZES = tuple(4 * KIB * 4**k for k in range(9))
 QUICK_SIZES = tuple(s for s in SIZES if s <= 16 * MIB)
 
 
-# The transfer lab's device: the machine's current accelerator, else the CPU (devices is its home;
-# the name default_device stays for notebook 06, the widgets and the benchmarks).
-default_device = accelerator_device
+# Only transfer/__main__.py still imports this old name (it meant the accelerator, not torch's
+# default device): switch it to check_device(None), then delete this line.
+default_device = check_device
 
 
 def can_pin(device: str | torch.device) -> bool:
@@ -112,7 +113,13 @@ def measure_copy(
     for descheduled threads and measures the scheduler. Host-device copies do not use them.
     """
     _check_request(direction, nbytes, pinned, non_blocking)
-    dev = resolve_device(device)
+    return _measure(check_device(device), direction, nbytes, pinned, non_blocking, budget_s, repeats, number, warmup,
+                    clock, synchronize, progress, buffers, num_threads)
+
+
+def _measure(dev, direction, nbytes, pinned, non_blocking, budget_s, repeats, number, warmup, clock, synchronize,
+             progress, buffers, num_threads) -> Transfer:
+    # measure_copy after its checks, on a device already checked once (sweep checks it once for all sizes).
     stand_in = dev.type == "cpu"
     if stand_in:
         direction = "h2h"
@@ -178,7 +185,7 @@ def sweep(
     """
     if not (budget_s > 0):
         raise ValueError(f"budget_s must be a positive number of seconds, got {budget_s!r}.")
-    dev = resolve_device(device)
+    dev = check_device(device)  # once: every measurement below uses this device as it is
     stand_in = dev.type == "cpu"
     sizes = tuple(QUICK_SIZES if quick else SIZES) if sizes is None else tuple(sizes)
     if not sizes:
@@ -218,8 +225,7 @@ def sweep(
             buffers[key] = make_buffers(direction, size, dev, bool(pin))
         share = max((budget_s - spent - (clock() - before)) / (len(configs) - i), 1e-6)
         results.append(
-            measure_copy(direction, size, device=dev, pinned=pin, non_blocking=nb, budget_s=share,
-                         clock=clock, synchronize=sync, buffers=buffers[key])
+            _measure(dev, direction, size, pin, nb, share, None, None, 1, clock, sync, None, buffers[key], None)
         )
         spent += clock() - before
         if progress is not None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import torch
 
-from course_utils.devices import resolve_device
+from course_utils.devices import check_device
 from course_utils.display import markup, table, tag
 from course_utils.transfer.measure import MIB
 from course_utils.transfer.results import Skipped, fmt_bytes, fmt_seconds
@@ -115,7 +115,7 @@ def measure_overlap(
     clock: Clock = time.perf_counter,
 ) -> Overlap | Skipped:
     """Measure how much of a pinned host-to-device copy hides behind a matmul. CUDA only."""
-    dev = resolve_device(device)
+    dev = check_device(device)
     if dev.type != "cuda":
         return Skipped(
             "copy/compute overlap on a side stream",

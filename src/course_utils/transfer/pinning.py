@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import torch
 
-from course_utils.devices import resolve_device
+from course_utils.devices import check_device
 from course_utils.display import markup, table, tag
 from course_utils.transfer.measure import MIB, can_pin
 from course_utils.transfer.results import Skipped, fmt_bytes, fmt_seconds
@@ -124,7 +124,7 @@ def measure_pinning(
 
     Returns ``Skipped`` (falsy, with the reason) where there is nothing to pin for.
     """
-    dev = resolve_device(device)
+    dev = check_device(device)
     if not can_pin(dev):
         return Skipped(
             "the cost of pin_memory()",

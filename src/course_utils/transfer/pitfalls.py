@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import torch
 
-from course_utils.devices import resolve_device
+from course_utils.devices import check_device
 from course_utils.display import CAUTION, PROBLEM, markup, table, tag
 from course_utils.transfer.fake import FakeAsyncDevice
 from course_utils.transfer.measure import MIB
@@ -103,7 +103,7 @@ def detect_stale_read(
 def stale_read_demo(device: str | torch.device | None = None, *, nbytes: int = 256 * MIB, samples: int = 8,
                     value: float = 7.0) -> StaleRead:
     """Show the pitfall: on a CUDA GPU for real, elsewhere on the simulated device (labelled so)."""
-    dev = resolve_device(device)
+    dev = check_device(device)
     expected = [value] * samples
     if dev.type != "cuda":
         fake = FakeAsyncDevice()
