@@ -23,8 +23,8 @@ import time
 
 import torch
 
+from course_utils.devices import check_device
 from course_utils.transfer import Spread, compare, measure_copy, torch_threads
-from course_utils.transfer.measure import default_device
 from course_utils.transfer.results import STAND_IN
 
 
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--before", action="store_true", help="the method the lesson used before issue 22")
     args = parser.parse_args(argv)
-    device = default_device()
+    device = check_device()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{'before' if args.before else 'lesson 06'} method on {device}"
           + (f" ({STAND_IN})" if device.type == "cpu" else "")

@@ -24,7 +24,8 @@ import sys
 import torch
 import torch.utils.benchmark as benchmark
 
-from course_utils.transfer.measure import KIB, MIB, default_device, make_buffers, measure_copy
+from course_utils.devices import check_device
+from course_utils.transfer.measure import KIB, MIB, make_buffers, measure_copy
 from course_utils.transfer.results import STAND_IN, fmt_bytes, fmt_seconds
 
 SIZES = (4 * KIB, 64 * KIB, 1 * MIB, 16 * MIB, 64 * MIB)
@@ -86,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--budget must be a positive number of seconds, got {args.budget}")
     if args.rounds < 1:
         parser.error(f"--rounds must be at least 1, got {args.rounds}")
-    device = torch.device(args.device) if args.device else default_device()
+    device = torch.device(args.device) if args.device else check_device()
     if device.type == "cuda":
         if not torch.cuda.is_available():
             parser.error(f"--device {args.device}: CUDA is not available here.")

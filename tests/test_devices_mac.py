@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -119,9 +118,8 @@ def test_a_gpu_server_is_not_asked_about_macs():
 # ----------------------------------------------------------------- which lessons run for real on MPS
 
 
-@dataclass(frozen=True)
-class MarkedCell(GpuCell):
-    any_accelerator: bool = False
+def MarkedCell(key, gpus, what, part, deeper, any_accelerator=False):  # noqa: N802 - reads as the cell it makes
+    return GpuCell(key, gpus, what, part, deeper, needs="accelerator" if any_accelerator else "cuda")
 
 
 def _lesson(number, *cells):
@@ -144,13 +142,14 @@ def test_cells_for_any_accelerator_run_on_mps_and_cuda_only_cells_skip(monkeypat
     assert laptop.full_notebooks == () and laptop.accelerator_notebooks == ()
 
 
-def test_until_the_lessons_mark_their_cells_every_gpu_cell_counts_as_cuda_only():
+def test_the_lessons_any_accelerator_cells_are_the_ones_a_mac_runs():
     cells = [c for lesson in course() for c in lesson.cells]
     marked = [c for c in cells if runs_on_any_accelerator(c)]
+    assert marked, "the lessons mark cells with needs_accelerator(...): a Mac runs them"
+    assert all(c.needs == "accelerator" for c in marked)
     p = preflight(MAC.facts())
     assert len(p.accelerator_notebooks) == len({c.key[:2] for c in marked})
-    if not marked:
-        assert "Runs on mps for real: none yet" in str(p)
+    assert "Runs on mps for real: none yet" not in str(p)
 
 
 # ----------------------------------------------------------------- collect_facts on a (simulated) Mac

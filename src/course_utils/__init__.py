@@ -2,8 +2,9 @@
 
 Each module has one job; import what a notebook needs from here or from the module itself:
 
-- ``devices``: what this machine has (``device_report``), which device to use (``pick_device``),
-  what of the course it can run (``preflight``), and ``needs_cuda`` for GPU-only cells.
+- ``devices``: what this machine has (``device_report``), which device to use (``pick_device``, or
+  ``usable_accelerator``), what of the course it can run (``preflight``), and, for GPU cells,
+  ``needs_cuda`` (CUDA only) and ``needs_accelerator`` (any accelerator, ``meta`` standing in without one).
 - ``placement``: where a model's tensors live (``placement_report``, ``module_device``).
 - ``checkpoints``: the device tags of a checkpoint (``checkpoint_locations``, ``retag_checkpoint``).
 - ``scopes``: the current CUDA device and default device at each step of nested blocks.
@@ -18,7 +19,8 @@ Each module has one job; import what a notebook needs from here or from the modu
 - ``claims``: ``raises`` proves "this raises" with the real message.
 - ``evidence``: ``recorded`` shows what a real GPU printed in a GPU-only cell, with provenance.
 - ``checks``: ``check`` grades an exercise answer with a pass or a fail and a hint.
-- ``grading``: ``course-grade``, batch grading of a class's submissions.
+- ``grading``: ``course-grade``, batch grading of a class's submissions; ``boundary``: how the grader
+  judges in its own process while the learner's answers run in the kernel.
 - ``pairing`` and ``exercises``: authoring tools behind ``make pairs`` and ``make exercises``.
 - ``display``: the tone colours and escaped HTML pieces every ``_repr_html_`` is built from,
   ``truncate`` and ``require_int``; it imports nothing of the course, so any module may use it.
@@ -44,6 +46,7 @@ _HOMES = {
     "explain_device_error": "errors",
     "find_device_mismatches": "mismatches",
     "module_device": "placement",
+    "needs_accelerator": "devices",
     "needs_cuda": "devices",
     "pick_device": "devices",
     "placement_report": "placement",
@@ -53,6 +56,7 @@ _HOMES = {
     "retag_checkpoint": "checkpoints",
     "run_scopes": "scopes",
     "trace_current_device": "scopes",
+    "usable_accelerator": "devices",
 }
 
 __all__ = sorted(_HOMES)

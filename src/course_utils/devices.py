@@ -478,10 +478,10 @@ def runs_on_any_accelerator(cell) -> bool:
     """Whether one of a lesson's GPU-only cells runs for real on any accelerator (MPS, XPU), not only CUDA.
 
     Lesson: notebook 01 (``preflight`` on a Mac). The one place that reads the lessons' mark for it (issue
-    27.1's device idiom: a cell that needs "any accelerator" rather than CUDA); ``lesson_map`` records the mark
-    as ``GpuCell.any_accelerator``. A cell without the mark is CUDA-only, as ``needs_cuda`` says.
+    27.1's device idiom: a ``needs_accelerator(...)`` cell rather than ``needs_cuda(...)``); ``lesson_map``
+    records it as ``GpuCell.needs == "accelerator"``. Any other cell is CUDA-only, as ``needs_cuda`` says.
     """
-    return bool(getattr(cell, "any_accelerator", False))
+    return getattr(cell, "needs", "cuda") == "accelerator"
 
 
 def skipped_cells(lesson, gpu_count: int, accelerator: str | None = None) -> tuple:

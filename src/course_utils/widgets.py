@@ -23,6 +23,7 @@ import io
 import ipywidgets as widgets
 import torch
 
+from course_utils.devices import check_device
 from course_utils.display import PROBLEM, escape, markup, tag
 from course_utils.transfer.explore import (
     EXPLORER_DIRECTIONS,
@@ -33,7 +34,7 @@ from course_utils.transfer.explore import (
     plan_request,
     size_options,
 )
-from course_utils.transfer.measure import can_pin, default_device
+from course_utils.transfer.measure import can_pin
 from course_utils.transfer.plots import plot_bandwidth
 from course_utils.transfer.results import STAND_IN, Transfer
 
@@ -59,7 +60,7 @@ class TransferExplorer:
 
     def __init__(self, device: str | torch.device | None = None, *, measure: Measure | None = None,
                  initial_size: int | None = None, run_now: bool = True):
-        self.device = default_device() if device is None else torch.device(device)
+        self.device = check_device(None) if device is None else torch.device(device)
         self.measure = default_measure if measure is None else measure
         self.results: dict[tuple, Transfer] = {}  # latest result per (variant, size)
         self.latest: Transfer | None = None

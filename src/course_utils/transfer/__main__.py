@@ -16,7 +16,8 @@ from pathlib import Path
 
 import torch
 
-from course_utils.transfer.measure import default_device, sweep
+from course_utils.devices import check_device
+from course_utils.transfer.measure import sweep
 from course_utils.transfer.results import STAND_IN_NOTE, Sweep
 
 
@@ -50,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _check_device(parser: argparse.ArgumentParser, text: str | None) -> torch.device:
     if text is None:
-        return default_device()
+        return check_device(None)
     try:
         dev = torch.device(text)
     except RuntimeError as exc:

@@ -32,11 +32,6 @@ SIZES = tuple(4 * KIB * 4**k for k in range(9))
 QUICK_SIZES = tuple(s for s in SIZES if s <= 16 * MIB)
 
 
-# Only transfer/__main__.py still imports this old name (it meant the accelerator, not torch's
-# default device): switch it to check_device(None), then delete this line.
-default_device = check_device
-
-
 def can_pin(device: str | torch.device) -> bool:
     """Whether this course pins host memory for copies to ``device``: CUDA devices only."""
     return torch.device(device).type == "cuda" and torch.cuda.is_available()
