@@ -23,8 +23,8 @@ from torch.torch_version import TorchVersion
 from course_utils import needs_cuda, recorded
 from course_utils.evidence import __main__ as cli
 from course_utils.evidence import load, parse, records, select
-from course_utils.evidence.scan import NeedsCall, gpu_cells_in_source, hand_typed_results
 from course_utils.evidence.sources import CLAIMS, RELEASES, SourceQuote, fragment_problem, installed_text_contains, nccl_libraries
+from course_utils.gpu_cells import NeedsCall, gpu_cells_in_source, hand_typed_results
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "evidence"

@@ -2,7 +2,7 @@
 
 Lesson: none; what the course says about itself (``preflight()`` in notebook 01, README's tables,
 each lesson's intro table). ``scan_course`` reads ``notebooks/NN_*.py`` and finds every GPU cell
-(``evidence.scan``: ``if gpu := needs_cuda(N, ...)``, ``gpu = needs_accelerator(...)``), the part
+(``gpu_cells``: ``if gpu := needs_cuda(N, ...)``, ``gpu = needs_accelerator(...)``), the part
 it sits in (``## 3. Title``) and whether it is a ``deeper`` cell. ``make pairs`` writes the result into ``course_utils/lesson_needs.py``
 (a generated module, so a pip install on Colab has it without the notebooks) and into the
 tables; ``python -m course_utils.header`` (``make check-pairs``, ``tests/test_header.py``)
@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from course_utils.evidence.scan import gpu_cells_in_source
+from course_utils.gpu_cells import gpu_cells_in_source
 
 # A lesson's part: "## 3. Title" or "## A. Title". Other "## " headings (Summary, "Deeper: ...")
 # are sections too; they get a row only when they hold a GPU-only cell.

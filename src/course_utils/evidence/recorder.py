@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from course_utils.evidence.scan import gpu_cells_in_source
+from course_utils.gpu_cells import gpu_cells_in_source
 
 ENV_PARTS = "COURSE_EVIDENCE_PARTS"
 PROPERTY = "course_evidence"
