@@ -277,7 +277,7 @@ def test_every_exercise_and_try_it_has_a_nudge_and_an_answer():
 
     bad = []
     for id, ex in {**all_exercises(), **all_try_its()}.items():
-        if id.startswith("test."):
+        if not id[:2].isdigit():  # a test's own exercise ("test.x", the grading fixture's "g.1"), not the course's
             continue
         if not (ex.hint and ex.answer):
             bad.append(f"{id}: needs a hint (a nudge) and an answer")
@@ -354,7 +354,7 @@ def test_every_exercise_answer_passes_its_check():
     from torch import nn
 
     for id, ex in all_exercises().items():
-        if id.startswith("test."):
+        if not id[:2].isdigit():  # a test's own exercise ("test.x", the grading fixture's "g.1"), not the course's
             continue
         namespace = {"torch": torch, "nn": nn, "np": np, "io": io, "contextlib": contextlib, "statistics": statistics}
         exec(compile(ex.answer, f"<answer {id}>", "exec"), namespace)
