@@ -107,7 +107,7 @@ def restored_after_block():
 
 
 index = torch.cuda.current_device() if torch.cuda.is_available() else 0  # an int, as on a GPU machine
-device = pick_device()  # lesson 01's idiom: decided once, carried
+device = pick_device(announce=False)  # lesson 01's idiom: decided once, carried (said in 01)
 part_a = ClaimTable((
     article("A1", "device_of(t) tells which CUDA device t is on", "false", taught="02, 04",
             proof=lambda: holds(not isinstance(torch.cuda.device_of(tensor), torch.device),

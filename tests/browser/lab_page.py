@@ -129,8 +129,11 @@ _READ_CELLS = r"""
   return cells.map((cell, index) => {
     const kind = cell.classList.contains('jp-CodeCell') ? 'code'
                : cell.classList.contains('jp-MarkdownCell') ? 'markdown' : 'raw';
-    // a cell whose source opens folded (tag hide-input) has no input prompt: its result's prompt counts
-    const promptEl = cell.querySelector('.jp-InputArea-prompt') || cell.querySelector('.jp-OutputArea-prompt');
+    // a cell whose source opens folded (tag hide-input) has no input prompt: its result's prompt counts,
+    // the one that carries a number (a printed line above the result has an empty prompt of its own)
+    const outPrompts = Array.from(cell.querySelectorAll('.jp-OutputArea-prompt'));
+    const promptEl = cell.querySelector('.jp-InputArea-prompt')
+                     || outPrompts.find(p => /\d/.test(p.textContent)) || outPrompts[0];
     const prompt = kind === 'code' && promptEl ? promptEl.textContent.trim() : '';
     const outputs = Array.from(cell.querySelectorAll('.jp-OutputArea-output')).filter(
       o => o.closest('.jp-Cell') === cell && !o.parentElement.closest('.jp-OutputArea-output'));
