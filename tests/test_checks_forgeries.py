@@ -58,14 +58,14 @@ def test_cases_changed_in_place_are_tampering():
         cases.remove(99)
 
 
-def test_a_replaced_reference_function_is_tampering(monkeypatch):
-    monkeypatch.setattr(nb01, "visible_gpus_reference", lambda mask, physical: [])
-    tampered(check("01.2", lambda mask, physical: []), "visible_gpus_reference")
+def test_a_replaced_judging_helper_is_tampering(monkeypatch):
+    monkeypatch.setattr(nb01, "_seen_by_torch", lambda mask, physical: [3, 1])
+    tampered(check("01.b", "2,0"), "_seen_by_torch")
 
 
-def test_a_reference_with_swapped_code_is_tampering(monkeypatch):
-    monkeypatch.setattr(nb05.index_device_reference, "__code__", (lambda table, index: "cpu").__code__)
-    tampered(check("05.3", lambda table, index: "cpu"), "index_device_reference")
+def test_a_judging_helper_with_swapped_code_is_tampering(monkeypatch):
+    monkeypatch.setattr(nb01._seen_by_torch, "__code__", (lambda mask, physical: [3, 1]).__code__)
+    tampered(check("01.b", "2,0"), "_seen_by_torch")
 
 
 def test_a_helper_added_to_a_checks_module_is_tampering(monkeypatch):
