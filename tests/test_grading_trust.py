@@ -14,6 +14,7 @@ planting one in the real venv would change every other test run on this machine.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from notebook_runner import ROOT
 import course_utils.grading.batch as batch
 from course_utils.grading import Limits, grade_batch, main
 from course_utils.grading.bubblewrap import bwrap_argv, course_checkouts, probe
-from course_utils.grading.environment import Watch, checkout_of, differences, snapshot
+from course_utils.grading.environment import Watch, busy_folders, checkout_of, differences, python_trees, snapshot
 from course_utils.grading.sandbox import kernel_env, make_scratch, stage_package
 
 SANDBOX = probe("auto")
@@ -108,6 +109,19 @@ def test_a_planted_file_is_named_and_a_touched_one_too(tmp_path):
     assert differences(before, snapshot([site])) == [f"changed: {site / 'pkg' / 'mod.py'}"]
 
 
+def test_the_watch_never_takes_in_the_temporary_folder_and_skips_busy_ones(tmp_path, monkeypatch):
+    """A grader started from /tmp has it on sys.path; scratch folders and other programs change there all the time."""
+    monkeypatch.syspath_prepend(tempfile.gettempdir())
+    temp = Path(tempfile.gettempdir()).resolve()
+    assert not any(temp.is_relative_to(tree) for tree in python_trees())
+    assert checkout_of(__file__) in python_trees() and Path(sys.prefix).resolve() in python_trees()
+    (tmp_path / "runtime").mkdir()
+    watch = Watch([tmp_path], skip=[tmp_path / "runtime"])
+    (tmp_path / "runtime" / "kernel-1.json").write_text("{}")
+    assert watch.look(list) is None
+    assert any(p.name == "runtime" for p in busy_folders())
+
+
 # --------------------------------------------------------------------------- slow: whole batches
 
 
@@ -160,3 +174,29 @@ def test_the_sandbox_hides_solutions_wherever_the_checkout_lies(tmp_path):
     [row] = result.rows
     assert [g.status for g in row.grades] == ["fail", "pass"], row
     assert result.changed_files == ()
+
+
+@pytest.mark.slow
+def test_importing_the_answer_from_the_course_earns_nothing(tmp_path):
+    """Attack 5, as the issue ran it: the course's own reference implementation as the answer to 01.2."""
+    import nbformat
+
+    exercise = ROOT / "exercises" / "01_device_query_exercises.ipynb"
+    nb = nbformat.read(exercise, as_version=4)
+    stub = next(c for c in nb.cells if c.cell_type == "code" and "def visible_gpus" in c.source)
+    stub.source = ("try:\n    from course_utils.checks.nb01 import visible_gpus_reference as visible_gpus\n"
+                   "except ImportError:  # then the course's answer, wherever the package can find one\n"
+                   "    from course_utils.checks import answers\n    found = {}\n"
+                   "    exec(answers.course_answer('01.2', 'visible_gpus') or 'visible_gpus = None', found)\n"
+                   "    visible_gpus = found['visible_gpus']\n")
+    (tmp_path / "submitted").mkdir()
+    nbformat.write(nb, tmp_path / "submitted" / "eve.ipynb")
+    saved, tempfile.tempdir = tempfile.tempdir, str(tmp_path)
+    try:
+        result = grade_batch(exercise, tmp_path / "submitted", jobs=1, limits=Limits(cell_timeout=60, total_timeout=300),
+                             sandbox="off")
+    finally:
+        tempfile.tempdir = saved
+    [row] = result.rows
+    assert {g.exercise: g.status for g in row.grades}["01.2"] != "pass", row
+    assert row.passed_count == 0, row

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from course_utils.display import require_int
 from course_utils.grading.bubblewrap import Isolation, bwrap_argv, ipc_path, probe
-from course_utils.grading.environment import Change, Watch, python_trees
+from course_utils.grading.environment import Change, Watch, busy_folders, python_trees
 from course_utils.grading.plan import build_plan
 from course_utils.grading.results import BatchResult, Submission, SubmissionGrade
 from course_utils.grading.runner import Launch, Limits, StepRun, run_steps
@@ -178,8 +178,10 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     watched = [spec.path, Path(submissions)]
     before = fingerprint(watched)
     batch_root = Path(tempfile.mkdtemp(prefix="course-grade-"))
-    package = stage_package(batch_root)
-    watch = Watch([*python_trees(), *watched, package])
+    # beside the batch's folder, not in it: no learner's folder can be named like it, and no file there is a stray
+    staged = Path(tempfile.mkdtemp(prefix="course-grade-package-"))
+    package = stage_package(staged)
+    watch = Watch([*python_trees(), *watched, package], skip=busy_folders())
     groups, cancelled, lock, looking = ProcessGroups(), threading.Event(), threading.Lock(), threading.Lock()
     rows: dict[int, SubmissionGrade] = {}
     running: set[str] = set()
@@ -255,6 +257,7 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
         groups.kill_all()
         if not keep_scratch:
             remove(batch_root)
+        remove(staged)
     after = fingerprint(watched)
     changes = [*changed(before, after), *(str(c) for c in watch.changes)]
     return BatchResult(str(spec.path), spec.ids, _one_title_each(spec, [rows[k] for k in sorted(rows)]), jobs,

@@ -21,6 +21,7 @@ import os
 import site
 import sys
 import sysconfig
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,23 +51,48 @@ def checkout_of(package_file: str) -> Path | None:
 
 
 def python_trees() -> list[Path]:
-    """Where the kernels' Python finds code: the venv, the standard library, the user's site-packages, sys.path."""
+    """Where the kernels' Python finds code: the venv, the standard library, the user's site-packages, sys.path,
+    Jupyter's kernel specs and configuration, the course checkout.
+
+    Never a folder that holds the temporary folder (a grader started from /tmp has it on sys.path):
+    the batch's own scratch folders, and other programs' files, change there all the time. Nor a
+    sys.path folder of another checkout of the course (an editable install made from it): it only
+    offers a ``course_utils``, which the staged copy shadows in every kernel.
+    """
     import course_utils
 
+    own = checkout_of(course_utils.__file__)
     wanted: list[str | Path] = [sys.prefix, sysconfig.get_paths()["stdlib"], *site.getsitepackages(),
-                                *(p for p in sys.path if p)]
+                                *(p for p in sys.path if p and checkout_of(p) in (None, own))]
     if site.ENABLE_USER_SITE:
         wanted.append(site.getusersitepackages())
     try:
         from jupyter_core.paths import jupyter_config_path, jupyter_path
 
-        wanted += [*jupyter_path(), *jupyter_config_path()]  # kernel specs and their configuration
+        wanted += [*jupyter_path(), *jupyter_config_path()]  # kernel specs (a new one too), configuration
     except ImportError:
         pass
-    checkout = checkout_of(course_utils.__file__)
-    if checkout is not None:
-        wanted.append(checkout)
-    return _outermost(wanted)
+    if own is not None:
+        wanted.append(own)
+    temp = Path(tempfile.gettempdir()).resolve()
+    return [tree for tree in _outermost(wanted) if not temp.is_relative_to(tree)]
+
+
+def busy_folders() -> list[Path]:
+    """Folders inside the watched trees that no kernel runs code from, left out of the watch.
+
+    Jupyter's runtime folder (connection files) and JupyterLab's workspaces and settings, which
+    running programs write as they work; the base Python's own site-packages when this Python
+    does not read it (a venv without system site-packages): some 50,000 files here, half the walk.
+    """
+    skip = [Path(sysconfig.get_paths()["stdlib"]) / "site-packages"]
+    on_path = {_resolved(p) for p in sys.path if p}
+    skip = [p for p in skip if _resolved(p) not in on_path]
+    try:
+        from jupyter_core.paths import jupyter_config_path, jupyter_runtime_dir
+    except ImportError:
+        return skip
+    return [*skip, Path(jupyter_runtime_dir()), *(Path(p) / "lab" for p in jupyter_config_path())]
 
 
 def _outermost(paths: list[str | Path]) -> list[Path]:
@@ -79,8 +105,11 @@ def _outermost(paths: list[str | Path]) -> list[Path]:
     return sorted(found)
 
 
-def snapshot(trees: list[Path]) -> Snapshot:
-    """Every file and folder under ``trees``, by path: its lstat (symbolic links are not followed)."""
+def snapshot(trees: list[Path], skip: frozenset[str] = frozenset()) -> Snapshot:
+    """Every file and folder under ``trees``, by path: its lstat (symbolic links are not followed).
+
+    A folder in ``skip`` is left out, with everything in it.
+    """
     out: Snapshot = {}
     for top in trees:
         try:
@@ -94,6 +123,8 @@ def snapshot(trees: list[Path]) -> Snapshot:
             try:
                 with os.scandir(folder) as entries:
                     for entry in entries:
+                        if entry.path in skip:
+                            continue
                         try:
                             st = entry.stat(follow_symlinks=False)
                         except OSError:
@@ -143,13 +174,14 @@ class Watch:
     started while the walk ran is named too.
     """
 
-    def __init__(self, trees: list[Path]):
+    def __init__(self, trees: list[Path], skip: list[Path] = ()):
         self.trees = _outermost(list(trees))
-        self._last = snapshot(self.trees)
+        self.skip = frozenset(str(p) for p in map(_resolved, skip) if p is not None)
+        self._last = snapshot(self.trees, self.skip)
         self.changes: list[Change] = []
 
     def look(self, during: Callable[[], list[str]]) -> Change | None:
-        now = snapshot(self.trees)
+        now = snapshot(self.trees, self.skip)
         who = during()
         found = differences(self._last, now)
         self._last = now

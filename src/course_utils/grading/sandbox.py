@@ -138,11 +138,11 @@ def kernel_env(scratch: Scratch, threads: int | None = None, package: Path | Non
     return env
 
 
-PACKAGE = "package"  # <batch>/package/course_utils: the copy of the course's package the kernels import
+PACKAGE = "package"  # <folder>/package/course_utils: the copy of the course's package the kernels import
 
 
-def stage_package(batch_root: Path) -> Path:
-    """A copy of the installed ``course_utils`` in the batch's folder, compiled and read-only; its parent.
+def stage_package(folder: Path) -> Path:
+    """A copy of the installed ``course_utils`` in ``folder``, compiled and read-only; the path to put on sys.path.
 
     A kernel that imports the checkout's ``course_utils`` finds the checkout (``solutions/``, the
     tests' reference answers, the grader's own files) from ``course_utils.__file__`` (issue 25,
@@ -154,7 +154,7 @@ def stage_package(batch_root: Path) -> Path:
 
     import course_utils
 
-    root = Path(batch_root) / PACKAGE
+    root = Path(folder) / PACKAGE
     shutil.copytree(Path(course_utils.__file__).resolve().parent, root / "course_utils",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     compileall.compile_dir(root / "course_utils", quiet=1, workers=1)
