@@ -126,7 +126,8 @@ clean:
 
 nbgrader-env: $(NBGRADER_STAMP)
 
-$(NBGRADER_STAMP): $(STAMP)
+# Again when the overlay changes (it also links .venv's nbconvert templates, which generate_feedback needs).
+$(NBGRADER_STAMP): $(STAMP) src/course_utils/grading/nbgrader.py
 	@test -x $(NBGRADER_VENV)/bin/python || $(BIN)/python -m venv $(NBGRADER_VENV)
 	$(BIN)/python -m course_utils.grading.nbgrader --overlay $(NBGRADER_VENV)
 	$(NBGRADER_VENV)/bin/python -m pip install --quiet "$(NBGRADER)"

@@ -80,12 +80,12 @@ def test_shared_devices_agrees_with_the_exercise_table():
 
 
 def test_pick_device_reference_gives_every_process_its_own_gpu():
-    from course_utils.checks.nb08 import _reference_pick
+    from answer_references import reference_pick
 
-    for _, envs, gpus in LAUNCHES:
+    for _, envs, gpus, _devices in LAUNCHES:
         per_machine: dict[str, list] = {}
         for env in envs:
-            per_machine.setdefault(env.get("GROUP_RANK", "0"), []).append(_reference_pick(env, gpus))
+            per_machine.setdefault(env.get("GROUP_RANK", "0"), []).append(reference_pick(env, gpus))
         for devices in per_machine.values():
             if gpus:
                 assert len(set(devices)) == len(devices)

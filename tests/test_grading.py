@@ -372,7 +372,7 @@ def test_reports_are_written_with_safe_names(graded):
     summary = (out / "summary.txt").read_text(encoding="utf-8")
     counts = graded["result"].counts()
     assert counts["g.1"]["pass"] == sum(1 for e in EXPECTED.values() if e[0] == "pass")
-    assert "unchanged (sha256 before and after)" in summary and "flagged for a look" in summary
+    assert "unchanged (before and after)" in summary and "flagged for a look" in summary
     details = list(csv.DictReader(open(out / "details.csv", encoding="utf-8", newline="")))
     assert len(details) == 2 * len(table)
 

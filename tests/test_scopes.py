@@ -4,10 +4,11 @@ import threading
 
 import pytest
 import torch
+from answer_references import listing_answers, random_program, replay, simulate_reference
 from torch.torch_version import TorchVersion
 
 from course_utils.checks import check
-from course_utils.checks.nb04 import LISTING, listing_answers, random_program, replay, simulate_reference
+from course_utils.checks.nb04 import LISTING
 from course_utils.scopes import (
     NO_CUDA,
     ScopeStep,
@@ -120,7 +121,7 @@ def test_current_device_is_read_on_one_gpu():
     assert set(trace.cuda_devices) <= {0, torch.cuda.current_device()}
 
 
-# --------------------------------------------------------------------------- the reference model behind exercises 04.1-04.2
+# --------------------------------------------------------------------------- the reference model behind 04.1-04.2's tables
 
 
 def test_reference_model_follows_torch_cuda_device_rules():

@@ -236,28 +236,35 @@ class Exercise:
     checker: Callable[[Callable], str]
     hint: str = ""
     kind: str = "function"
-    answer: str = ""
     writes: str = "your line of PyTorch"
+
+    @property
+    def answer(self) -> str:
+        """The course's answer, read from the checkout's ``solutions/`` ("" without one: see ``checks.answers``)."""
+        from course_utils.checks.answers import course_answer
+
+        return course_answer(self.id, self.function)
 
 
 _REGISTRY: dict[str, Exercise] = {}
 
 
-def exercise(id: str, title: str, function: str, hint: str = "", answer: str = ""):
+def exercise(id: str, title: str, function: str, hint: str = ""):
     """Register a checker. It receives the learner's function and returns a success message,
     or raises ``Wrong(message, hint)``. It calls the learner's code through ``call``.
-    ``hint`` nudges without giving the answer away; ``answer`` is the answer itself (code)."""
+    ``hint`` nudges without giving the answer away; the answer itself is the solutions notebook's
+    (``checks.answers``), never in the package."""
 
     def register(checker: Callable[[Callable], str]) -> Callable[[Callable], str]:
         if id in _REGISTRY and _REGISTRY[id].checker.__qualname__ != checker.__qualname__:
             raise ValueError(f"exercise id {id!r} is registered twice")
-        _REGISTRY[id] = Exercise(id, title, function, checker, hint, answer=answer)
+        _REGISTRY[id] = Exercise(id, title, function, checker, hint)
         return checker
 
     return register
 
 
-def try_it(id: str, title: str, name: str, hint: str = "", kind: str = "value", answer: str = "",
+def try_it(id: str, title: str, name: str, hint: str = "", kind: str = "value",
            writes: str = "your line of PyTorch"):
     """Register the checker of a lesson's try-it cell ("01.a").
 
@@ -266,7 +273,8 @@ def try_it(id: str, title: str, name: str, hint: str = "", kind: str = "value", 
     still ``...`` (the cell as shipped) is "not-attempted", and its hint asks for ``writes``
     (a shell command or an environment string is not a "line of PyTorch"). With
     ``kind="function"`` it works like ``exercise``: the learner defines a function ``name`` and the
-    checker calls it through ``call``. ``hint`` and ``answer`` as for ``exercise``."""
+    checker calls it through ``call``. ``hint`` as for ``exercise``; the answer is in
+    ``solutions/try_its/`` (``checks.answers``)."""
     if not TRY_IT_ID.match(id):
         raise ValueError(f"try-it id {id!r} should be a lesson number, a dot and a letter, like '01.a'")
     if kind not in ("value", "function"):
@@ -275,7 +283,7 @@ def try_it(id: str, title: str, name: str, hint: str = "", kind: str = "value", 
     def register(checker: Callable[[Any], str]) -> Callable[[Any], str]:
         if id in _REGISTRY and _REGISTRY[id].checker.__qualname__ != checker.__qualname__:
             raise ValueError(f"try-it id {id!r} is registered twice")
-        _REGISTRY[id] = Exercise(id, title, name, checker, hint, kind, answer, writes)
+        _REGISTRY[id] = Exercise(id, title, name, checker, hint, kind, writes)
         return checker
 
     return register
@@ -396,14 +404,27 @@ def _in_steps(result: CheckResult, caught: list[warnings.WarningMessage], show_a
     ex = _REGISTRY.get(result.exercise)
     wrong = ATTEMPTS.record_wrong(result.exercise) if result.status == "fail" else 0
     note, ask, shown = _warnings_note(caught), "", ""
-    if ex is not None and ex.answer and (show_answer or wrong >= ATTEMPTS.reveal_after):
-        shown = ex.answer
-    elif ex is not None and ex.answer and result.status == "fail":
+    wanted = show_answer or wrong >= ATTEMPTS.reveal_after
+    answer = ex.answer if ex is not None and (wanted or result.status == "fail") else ""  # read from solutions/
+    if answer and wanted:
+        shown = answer
+    elif answer and result.status == "fail":
         ask = (f'in a new cell, run `check("{ex.id}", show_answer=True)` to see an answer; it also shows with '
                f"wrong answer {ATTEMPTS.reveal_after} (this was {wrong}).")
+    elif ex is not None and (wanted or result.status == "fail") and _answer_elsewhere(ex.id):
+        ask = _answer_elsewhere(ex.id)
     elif show_answer:
         ask = f"exercise {result.exercise} has no written answer; the hint above is all the course says."
     return replace(result, note=note, ask=ask, answer=shown)
+
+
+def _answer_elsewhere(id: str) -> str:
+    """Where to read the course's answer to ``id`` when no checkout of the course is at hand ("" if none)."""
+    from course_utils.checks.answers import where_it_lives
+
+    where = where_it_lives(id)
+    return (f"the course's answer to {id} is in {where} in the course repository; this notebook runs outside a "
+            "checkout of it, so the check cannot show it here.") if where else ""
 
 
 def _judge(id: str, answer: Callable | None, namespace: dict) -> CheckResult:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from types import SimpleNamespace
 
 import torch
@@ -20,23 +21,12 @@ def _best_device_machines() -> tuple[tuple[SimulatedMachine, str], ...]:
     )
 
 
-_ANSWER_01_1 = """\
-def best_device() -> torch.device:
-    if torch.cuda.is_available():
-        return torch.device("cuda")
-    if torch.backends.mps.is_available():
-        return torch.device("mps")
-    return torch.device("cpu")
-"""
-
-
 @exercise(
     "01.1",
     "Pick the best device",
     "best_device",
     hint=("Ask PyTorch, each time the function runs, which backends work here, best first: an NVIDIA GPU "
           "(torch.cuda), then a Mac's GPU (torch.backends.mps), then the CPU. Return a torch.device."),
-    answer=_ANSWER_01_1,
 )
 def _best_device(best_device) -> str:
     for machine, expected in _best_device_machines():
@@ -70,7 +60,8 @@ def _best_device(best_device) -> str:
 # mimicking the driver): entries are read left to right as unsigned integers (leading digits only,
 # like C's strtoul) until one is not a number or is negative; a repeated index among those read
 # hides every GPU, even after an index past the last GPU ('1,7,1' -> none); only then is the list
-# cut at the first index past the last physical GPU (_device_count_nvml).
+# cut at the first index past the last physical GPU (_device_count_nvml). tests/test_case_tables.py
+# holds every case against torch's parser.
 VISIBLE_CASES: tuple[tuple[str, int, list[int]], ...] = (
     ("0", 4, [0]),
     ("2,0", 4, [2, 0]),
@@ -86,54 +77,6 @@ VISIBLE_CASES: tuple[tuple[str, int, list[int]], ...] = (
 )
 
 
-def _leading_uint(text: str) -> int:
-    """C strtoul's view of an entry: its leading digits, or -1 when it has none."""
-    digits = ""
-    for i, ch in enumerate(text):
-        if ch.isdigit() or (i == 0 and ch in "+-"):
-            digits += ch
-        else:
-            break
-    try:
-        return int(digits)
-    except ValueError:
-        return -1
-
-
-def visible_gpus_reference(mask: str, physical: int) -> list[int]:
-    """The physical GPU behind each cuda:N, given an integer CUDA_VISIBLE_DEVICES value."""
-    listed: list[int] = []
-    for entry in mask.split(","):
-        index = _leading_uint(entry.strip())
-        if index in listed:
-            return []
-        if index < 0:
-            break
-        listed.append(index)
-    for position, index in enumerate(listed):
-        if index >= physical:
-            return listed[:position]
-    return listed
-
-
-_ANSWER_01_2 = """\
-def visible_gpus(mask: str, physical: int) -> list[int]:
-    listed: list[int] = []
-    for entry in mask.split(","):
-        entry = entry.strip()
-        if not entry.isdigit():
-            break
-        index = int(entry)
-        if index in listed:
-            return []
-        listed.append(index)
-    for position, index in enumerate(listed):
-        if index >= physical:
-            return listed[:position]
-    return listed
-"""
-
-
 @exercise(
     "01.2",
     "Read CUDA_VISIBLE_DEVICES",
@@ -141,7 +84,6 @@ def visible_gpus(mask: str, physical: int) -> list[int]:
     hint=("Read the mask left to right as the driver does: the first index listed becomes cuda:0. Three things "
           "end or empty the list: an entry that is not a number, an index seen twice, an index past the last "
           "GPU. Apply them in the order they are met."),
-    answer=_ANSWER_01_2,
 )
 def _visible_gpus(visible_gpus) -> str:
     for mask, physical, expected in VISIBLE_CASES:
@@ -171,21 +113,12 @@ FAKE_GPUS = (
 )
 
 
-_ANSWER_01_3 = """\
-def describe_gpu(props) -> str:
-    gib = props.total_memory / 1024**3
-    return (f"{props.name}: compute capability {props.major}.{props.minor}, "
-            f"{gib:.1f} GiB, {props.multi_processor_count} SMs")
-"""
-
-
 @exercise(
     "01.3",
     "Describe a GPU from its properties",
     "describe_gpu",
     hint=("The properties object has name, major, minor, total_memory (bytes) and multi_processor_count. A GiB "
           "is 1024**3 bytes; show it with one decimal, in the exact sentence the exercise gives."),
-    answer=_ANSWER_01_3,
 )
 def _describe_gpu(describe_gpu) -> str:
     for props, expected in FAKE_GPUS:
@@ -206,21 +139,12 @@ def _current_index_machines() -> tuple[tuple[SimulatedMachine, int | None], ...]
     )
 
 
-_ANSWER_01_4 = """\
-def current_cuda_index() -> int | None:
-    if not torch.cuda.is_available():
-        return None
-    return torch.cuda.current_device()
-"""
-
-
 @exercise(
     "01.4",
     "The current device index, safely",
     "current_cuda_index",
     hint=("torch.cuda.current_device() raises on a machine without CUDA: find out first whether CUDA is "
           "available, and return None when it is not."),
-    answer=_ANSWER_01_4,
 )
 def _current_cuda_index(current_cuda_index) -> str:
     for machine, expected in _current_index_machines():
@@ -254,6 +178,33 @@ def _current_cuda_index(current_cuda_index) -> str:
 # --------------------------------------------------------------------------- the lesson's try-its
 
 
+def _seen_by_torch(mask: str, physical: int) -> list[int]:
+    """The physical GPUs a child sees with ``CUDA_VISIBLE_DEVICES=mask``, by torch's own parser ([] for names).
+
+    ``torch.cuda._parse_visible_devices`` reads the variable from the environment; it is set here
+    for that one call and put back. The cut at the last physical GPU is ``_device_count_nvml``'s.
+    """
+    if "\0" in mask:  # no environment variable can hold it
+        return []
+    saved = {name: os.environ.get(name) for name in ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
+                                                     "ROCR_VISIBLE_DEVICES")}
+    try:
+        for name in saved:
+            os.environ.pop(name, None)
+        os.environ["CUDA_VISIBLE_DEVICES"] = mask
+        parsed = torch.cuda._parse_visible_devices()
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    if not all(type(index) is int for index in parsed):  # "GPU-<uuid>" names: which physical GPUs is unknown
+        return []
+    cut = next((i for i, index in enumerate(parsed) if index >= physical), len(parsed))
+    return list(parsed[:cut])
+
+
 def _usable_machines() -> tuple[tuple[SimulatedMachine, str], ...]:
     return (
         (SimulatedMachine("a GPU server (4 CUDA GPUs)", cuda=4, mps=False), "cuda"),
@@ -264,13 +215,6 @@ def _usable_machines() -> tuple[tuple[SimulatedMachine, str], ...]:
     )
 
 
-_ANSWER_01_a = """\
-def usable_device():
-    acc = torch.accelerator.current_accelerator(check_available=True)
-    return acc if acc is not None else torch.device("cpu")
-"""
-
-
 @try_it(
     "01.a",
     "The usable device, for any backend",
@@ -278,7 +222,6 @@ def usable_device():
     kind="function",
     hint=("torch.accelerator knows CUDA, MPS and other backends. Ask it for the current accelerator, but only "
           "one that works on this machine (see current_accelerator's arguments), and fall back to the CPU."),
-    answer=_ANSWER_01_a,
 )
 def _usable_device(usable_device) -> str:
     for machine, expected in _usable_machines():
@@ -311,25 +254,19 @@ def _usable_device(usable_device) -> str:
             "the check simulated the first four through torch.accelerator.")
 
 
-_ANSWER_01_b = """\
-mask = "3,1"
-"""
-
-
 @try_it(
     "01.b",
     "Renumber GPUs with CUDA_VISIBLE_DEVICES",
     name="mask",
     hint=("The value of an environment variable is one string: the physical GPU indices, separated by commas, "
           "in the order the child should number them."),
-    answer=_ANSWER_01_b,
     writes="the value for CUDA_VISIBLE_DEVICES, as a Python string in quotes",
 )
 def _mask(mask) -> str:
     if type(mask) is not str:
         raise Wrong(f"`mask` is a {type(mask).__name__}; the value of an environment variable is a string.",
                     'Write the physical indices in one string, separated by commas, like "2,0".')
-    seen = visible_gpus_reference(mask, 4)
+    seen = _seen_by_torch(mask, 4)
     if seen == [3, 1]:
         return f"With CUDA_VISIBLE_DEVICES={mask!r} a child on a 4-GPU machine sees GPU 3 as cuda:0 and GPU 1 as cuda:1."
     found = (f"With CUDA_VISIBLE_DEVICES={mask!r} the child sees "

@@ -22,19 +22,12 @@ def _other_devices() -> list[str]:
 # --------------------------------------------------------------------------- 02.1
 
 
-_ANSWER_02_1 = """\
-def like(reference: torch.Tensor, values) -> torch.Tensor:
-    return torch.tensor(values, device=reference.device, dtype=reference.dtype)
-"""
-
-
 @exercise(
     "02.1",
     "A new tensor like another",
     "like",
     hint=("torch.tensor(values) lands on the CPU with a default dtype unless you say otherwise: take both from "
           "the reference tensor."),
-    answer=_ANSWER_02_1,
 )
 def _like(like) -> str:
     cases = [
@@ -67,19 +60,12 @@ def _like(like) -> str:
 # --------------------------------------------------------------------------- 02.2
 
 
-_ANSWER_02_2 = """\
-def move_batch(batch: dict, device) -> dict:
-    return {key: value.to(device) if isinstance(value, torch.Tensor) else value for key, value in batch.items()}
-"""
-
-
 @exercise(
     "02.2",
     "Move a batch, copying only what must move",
     "move_batch",
     hint=("Build a new dict: move the values that are tensors with .to(device), and pass every other value "
           "through untouched. (.to already returns the same tensor when it is on the device.)"),
-    answer=_ANSWER_02_2,
 )
 def _move_batch(move_batch) -> str:
     for device in _other_devices():
@@ -126,20 +112,12 @@ def _boom():
     raise _Boom("make() failed on purpose")
 
 
-_ANSWER_02_3 = """\
-def build_on(device, make):
-    with torch.device(device):
-        return make()
-"""
-
-
 @exercise(
     "02.3",
     "Build under a device, leaving nothing set",
     "build_on",
     hint=("A torch.device used as a with-block sets the default device for what is built inside it, and undoes "
           "itself on the way out, even when make() raises."),
-    answer=_ANSWER_02_3,
 )
 def _build_on(build_on) -> str:
     start = default_device()
@@ -206,19 +184,12 @@ def _to_cpu(args, kwargs) -> bool:
     return isinstance(target, (str, torch.device)) and torch.device(target).type == "cpu"
 
 
-_ANSWER_02_4 = """\
-def numpy_copy(t: torch.Tensor) -> np.ndarray:
-    return t.detach().cpu().numpy().copy()
-"""
-
-
 @exercise(
     "02.4",
     "A NumPy copy from any device",
     "numpy_copy",
     hint=("A NumPy array knows nothing of autograd and lives only in host memory, and on the CPU it can share "
           "its memory with the tensor it came from: each of those stands between any tensor and a safe copy."),
-    answer=_ANSWER_02_4,
 )
 def _numpy_copy(numpy_copy) -> str:
     base = torch.arange(12, dtype=torch.float32).reshape(3, 4)
@@ -270,19 +241,12 @@ def _float_inputs() -> list[torch.Tensor]:
     return [torch.zeros(2, 2), torch.zeros(5, device="meta")] + [torch.zeros(4, device=d) for d in accelerator_targets()]
 
 
-_ANSWER_02_a = """\
-def ones_beside(x):
-    return torch.ones(3, device=x.device)
-"""
-
-
 @try_it(
     "02.a",
     "Three ones beside x",
     name="ones_beside",
     kind="function",
     hint="Take the device from the tensor you are given, not from a device name you type.",
-    answer=_ANSWER_02_a,
 )
 def _ones_beside(ones_beside) -> str:
     for x in _float_inputs():
@@ -325,19 +289,12 @@ def _match_cases() -> list[tuple[torch.Tensor, torch.Tensor]]:
     return cases
 
 
-_ANSWER_02_b = """\
-def match(x, weight):
-    return x.to(weight)
-"""
-
-
 @try_it(
     "02.b",
     "Match an input to a weight, in one .to",
     name="match",
     kind="function",
     hint="`.to` accepts a tensor as well as a device or a dtype.",
-    answer=_ANSWER_02_b,
 )
 def _match(match) -> str:
     for x, weight in _match_cases():

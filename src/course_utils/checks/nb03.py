@@ -49,17 +49,6 @@ class _Buggy(nn.Module):
         return self.scale(self.linear((x - self.mean) / self.std)) + self.offset
 
 
-_ANSWER_03_1 = """\
-def register_tensor_attributes(model: nn.Module) -> nn.Module:
-    for module in model.modules():
-        for name, value in list(vars(module).items()):
-            if isinstance(value, torch.Tensor) and not isinstance(value, nn.Parameter):
-                delattr(module, name)
-                module.register_buffer(name, value)
-    return model
-"""
-
-
 @exercise(
     "03.1",
     "Fix the tensor attributes of a model",
@@ -67,7 +56,6 @@ def register_tensor_attributes(model: nn.Module) -> nn.Module:
     hint=("Visit every submodule (model.modules()) and look at its plain attributes (vars(module)). "
           "register_buffer refuses a name that is already an attribute, so remove the attribute first; leave "
           "Parameters alone."),
-    answer=_ANSWER_03_1,
 )
 def _register_tensor_attributes(register_tensor_attributes) -> str:
     model = _Buggy()
@@ -131,24 +119,12 @@ def _attribute_left_behind() -> nn.Module:
     return model.to("meta")  # scale stays on the CPU; it is not part of the model's state
 
 
-_ANSWER_03_2 = """\
-def where_is(model: nn.Module) -> torch.device | None:
-    devices = {t.device for t in model.parameters()} | {t.device for t in model.buffers()}
-    if not devices:
-        return None
-    if len(devices) > 1:
-        raise ValueError(f"the model is spread over {sorted(str(d) for d in devices)}")
-    return devices.pop()
-"""
-
-
 @exercise(
     "03.2",
     "Where does a model live?",
     "where_is",
     hint=("A model's tensors are its parameters and its buffers, and they need not agree: the exercise says what "
           "to return when there are none, when they share one device, and when they do not."),
-    answer=_ANSWER_03_2,
 )
 def _where_is(where_is) -> str:
     cases = [
@@ -185,7 +161,7 @@ def _where_is(where_is) -> str:
 # --------------------------------------------------------------------------- 03.3
 
 
-def _reference_model() -> nn.Module:
+def _trained_model() -> nn.Module:
     torch.manual_seed(3)
     model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 2))
     model.train()
@@ -197,31 +173,21 @@ def _make_model() -> nn.Module:
     return nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 2))
 
 
-_ANSWER_03_3 = """\
-def load_onto(path, device, make_model) -> nn.Module:
-    model = make_model().to(device)
-    state = torch.load(path, map_location=device, weights_only=True)
-    model.load_state_dict(state)
-    return model
-"""
-
-
 @exercise(
     "03.3",
     "Load a checkpoint onto any device",
     "load_onto",
     hint=("A checkpoint remembers the device its tensors were saved from, and a model keeps the device it was "
           "built on: both have to end up on the device asked for."),
-    answer=_ANSWER_03_3,
 )
 def _load_onto(load_onto) -> str:
-    reference = _reference_model()
-    expected = {k: v.clone() for k, v in reference.state_dict().items()}
+    trained = _trained_model()
+    expected = {k: v.clone() for k, v in trained.state_dict().items()}
     # meta is the second device of a machine without a GPU: a model left on the CPU shows there
     targets = ["cpu", "meta"] + accelerator_targets()
     with tempfile.TemporaryDirectory(prefix="check-03.3-") as tmp:
         cpu_file = Path(tmp) / "saved_on_cpu.pt"
-        torch.save(reference.state_dict(), cpu_file)
+        torch.save(trained.state_dict(), cpu_file)
         files = {"saved on the CPU": cpu_file}
         for tag in ("cuda:0", "cuda:1"):
             files[f"saved on {tag}"] = Path(tmp) / f"saved_on_{tag.replace(':', '')}.pt"
@@ -291,24 +257,12 @@ def _snapshot(opt) -> list[dict[str, torch.Tensor]]:
             for group in opt.param_groups for p in group["params"]]
 
 
-_ANSWER_03_4 = """\
-def match_state_to_params(optimizer: torch.optim.Optimizer) -> None:
-    for param, state in optimizer.state.items():
-        for key, value in state.items():
-            if key == "step" or not isinstance(value, torch.Tensor):
-                continue
-            dtype = param.dtype if value.is_floating_point() else value.dtype
-            state[key] = value.to(device=param.device, dtype=dtype)
-"""
-
-
 @exercise(
     "03.4",
     "Move optimizer state to its parameters",
     "match_state_to_params",
     hint=("Moving a model moves its parameters, not the optimizer's own tensors kept for each of them: those have "
           "to follow their parameter, except the entries the exercise says stay as they are."),
-    answer=_ANSWER_03_4,
 )
 def _match_state_to_params(match_state_to_params) -> str:
     # meta is the second device of a machine without a GPU: state left on the CPU shows there
@@ -356,19 +310,12 @@ def _match_state_to_params(match_state_to_params) -> str:
 # --------------------------------------------------------------------------- try-it 03.a
 
 
-_ANSWER_03_a = """\
-layer.register_buffer("scale", torch.ones(3))
-moved = layer.to("meta")
-"""
-
-
 @try_it(
     "03.a",
     "A buffer moves with its module",
     name="moved",
     hint=("A tensor that should move with a layer, without being trained, is a buffer: register it on the "
           "layer, then move the layer."),
-    answer=_ANSWER_03_a,
 )
 def _moved(moved) -> str:
     if type(moved) is not nn.Linear:
@@ -416,19 +363,12 @@ def _run_cases() -> list[tuple[str, nn.Module]]:
     return cases
 
 
-_ANSWER_03_b = """\
-def run(model, x):
-    return model(x.to(next(model.parameters()).device))
-"""
-
-
 @try_it(
     "03.b",
     "The input goes where the model is",
     name="run",
     kind="function",
     hint="A module has no .device of its own; its parameters do. Move the input there, not the model.",
-    answer=_ANSWER_03_b,
 )
 def _run(run) -> str:
     cases = _run_cases()

@@ -1,8 +1,10 @@
 """Checks for the exercises and try-it cells of notebook 04, the current CUDA device and its scopes.
 
-The scoping rules are checked against a reference model of ``torch.cuda.device``'s source
-(``simulate_reference``), so every check runs on a CPU-only machine; ``replay`` runs the same
-programs on real GPUs, and the test suite compares the two where two GPUs are present.
+The scoping rules are checked against tables of programs and what ``torch.cuda.device``'s source
+makes of them (``LISTING_ANSWERS``, ``_cases_nb04.SIMULATE_CASES``, ``LANDING_CASES``), so every
+check runs on a CPU-only machine and the package holds no simulator that would answer 04.2. The
+tests hold the tables to a reference model (``tests/answer_references.py``), and that model to
+real GPUs where two are present.
 
 A *program* is a list of steps, each a tuple:
 
@@ -17,96 +19,15 @@ A *program* is a list of steps, each a tuple:
 
 from __future__ import annotations
 
-import random
-
 import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
+from course_utils.checks._cases_nb04 import SIMULATE_CASES
 from course_utils.checks._core import LearnerRaised, Wrong, call, exercise, same, text, try_it
-from course_utils.devices import needs_cuda
 from course_utils.scopes import default_device, read_devices
 
 STEP_KINDS = ("device", "device_of", "torch.device", "set_device", "exit", "read")
-
-
-def simulate_reference(start: int, program: list[tuple]) -> list[int]:
-    """The current CUDA device after each step, by the rules of torch/cuda/__init__.py.
-
-    ``device(i)`` swaps in ``i`` and remembers the device current at entry; exit puts that one
-    back (so a ``set_device`` inside the block is undone). A negative index is a no-op on entry
-    *and* exit. ``None`` means the current device (a no-op switch whose exit still restores).
-    ``device_of`` is ``device`` with the tensor's index, ``-1`` for a CPU tensor.
-    ``torch.device(...)`` blocks change only the default device. ``set_device(i)`` sets ``i`` if
-    ``i >= 0``.
-    """
-    current = start
-    saved: list[int | None] = []  # per open block: the index to restore on exit (-1/None: nothing)
-    after = []
-    for step in program:
-        kind = step[0]
-        if kind in ("device", "device_of"):
-            index = step[1]
-            if kind == "device_of":
-                index = -1 if index == "cpu" else index
-            elif index is None:
-                index = current
-            if index >= 0:
-                saved.append(current)
-                current = index
-            else:
-                saved.append(-1)
-        elif kind == "torch.device":
-            saved.append(None)
-        elif kind == "set_device":
-            if step[1] >= 0:
-                current = step[1]
-        elif kind == "exit":
-            if not saved:
-                raise ValueError("the program leaves a block it never entered")
-            previous = saved.pop()
-            if previous is not None and previous >= 0:
-                current = previous
-        elif kind != "read":
-            raise ValueError(f"unknown step {step!r}; the kinds are {', '.join(STEP_KINDS)}")
-        after.append(current)
-    return after
-
-
-def replay(program: list[tuple], start: int = 0) -> list[int]:
-    """Run ``program`` on this machine's GPUs and read the current device after each step."""
-    needed = 1 + max([s[1] for s in program if s[0] in ("device", "device_of", "set_device")
-                      and isinstance(s[1], int)] + [start])
-    enough = needs_cuda(needed, what="replay")
-    if not enough:
-        raise ValueError(f"{enough.reason} simulate_reference(start, program) predicts the same on any machine.")
-    original = torch.cuda.current_device()
-    torch.cuda.set_device(start)
-    open_blocks: list = []
-    after = []
-    try:
-        for step in program:
-            kind = step[0]
-            if kind == "exit":
-                open_blocks.pop().__exit__(None, None, None)
-            elif kind == "set_device":
-                torch.cuda.set_device(step[1])
-            elif kind != "read":
-                if kind == "device":
-                    manager = torch.cuda.device(step[1])
-                elif kind == "device_of":
-                    where = "cpu" if step[1] == "cpu" else f"cuda:{step[1]}"
-                    manager = torch.cuda.device_of(torch.ones(1, device=where))
-                else:
-                    manager = torch.device(step[1])
-                manager.__enter__()
-                open_blocks.append(manager)
-            after.append(torch.cuda.current_device())
-    finally:
-        while open_blocks:
-            open_blocks.pop().__exit__(None, None, None)
-        torch.cuda.set_device(original)
-    return after
 
 
 # --------------------------------------------------------------------------- 04.1
@@ -123,11 +44,7 @@ LISTING = [
     ("torch.device", "cuda:0"), ("read",), ("exit",),    # h
 ]
 READS = "abcdefgh"
-
-
-def listing_answers() -> list[int]:
-    after = simulate_reference(0, LISTING)
-    return [after[i] for i, step in enumerate(LISTING) if step[0] == "read"]
+LISTING_ANSWERS = (1, 1, 0, 0, 1, 0, 1, 1)  # what torch.cuda prints for a to h
 
 
 _WHY = {
@@ -142,23 +59,16 @@ _WHY = {
 }
 
 
-_ANSWER_04_1 = """\
-def predictions() -> list[int]:
-    return [1, 1, 0, 0, 1, 0, 1, 1]
-"""
-
-
 @exercise(
     "04.1",
     "Predict the current device",
     "predictions",
     hint=("A block restores, on exit, what was current when it was entered; device_of(CPU tensor) and "
           "device(-1) do nothing; torch.device(...) only sets the default device."),
-    answer=_ANSWER_04_1,
 )
 def _predictions(predictions) -> str:
     got = call(predictions)
-    expected = listing_answers()
+    expected = list(LISTING_ANSWERS)
     if not isinstance(got, (list, tuple)) or len(got) != len(expected):
         raise Wrong(f"predictions() should return a list of {len(expected)} integers (a to h), got {got!r}.")
     for letter, mine, right in zip(READS, got, expected):
@@ -169,69 +79,6 @@ def _predictions(predictions) -> str:
 
 # --------------------------------------------------------------------------- 04.2
 
-FIXED_PROGRAMS: tuple[tuple[int, list[tuple]], ...] = (
-    (0, [("device", 1), ("exit",)]),
-    (2, [("device", None), ("set_device", 3), ("exit",)]),
-    (0, [("device", -1), ("set_device", 2), ("exit",)]),
-    (1, [("device_of", "cpu"), ("set_device", 0), ("exit",)]),
-    (0, [("device_of", 3), ("device", 2), ("exit",), ("exit",)]),
-    (3, [("torch.device", "cuda:0"), ("set_device", 1), ("exit",)]),
-    (0, [("set_device", -1), ("set_device", 2), ("read",)]),
-    (0, LISTING),
-)
-
-
-def random_program(rng: random.Random, gpus: int = 4) -> list[tuple]:
-    """A random but valid program: blocks nest properly and use GPU indices below ``gpus``."""
-    program, depth = [], 0
-    for _ in range(rng.randint(3, 14)):
-        choice = rng.random()
-        if depth and choice < 0.3:
-            program.append(("exit",))
-            depth -= 1
-        elif choice < 0.45:
-            program.append(("device", rng.choice([-1, None] + list(range(gpus)))))
-            depth += 1
-        elif choice < 0.6:
-            program.append(("device_of", rng.choice(["cpu"] + list(range(gpus)))))
-            depth += 1
-        elif choice < 0.7:
-            program.append(("torch.device", rng.choice(["cpu", "meta"] + [f"cuda:{i}" for i in range(gpus)])))
-            depth += 1
-        elif choice < 0.9:
-            program.append(("set_device", rng.choice([-1] + list(range(gpus)))))
-        else:
-            program.append(("read",))
-    return program + [("exit",)] * depth
-
-
-_ANSWER_04_2 = """\
-def simulate(start: int, program: list[tuple]) -> list[int]:
-    current, restore, after = start, [], []
-    for step in program:
-        kind = step[0]
-        if kind in ("device", "device_of"):
-            index = step[1]
-            if kind == "device_of" and index == "cpu":
-                index = -1
-            if index is None:
-                index = current
-            restore.append(current if index >= 0 else -1)
-            if index >= 0:
-                current = index
-        elif kind == "torch.device":
-            restore.append(-1)
-        elif kind == "set_device" and step[1] >= 0:
-            current = step[1]
-        elif kind == "exit":
-            previous = restore.pop()
-            if previous >= 0:
-                current = previous
-        after.append(current)
-    return after
-"""
-
-
 @exercise(
     "04.2",
     "Simulate the scoping rules",
@@ -239,53 +86,37 @@ def simulate(start: int, program: list[tuple]) -> list[int]:
     hint=("Each block entered must remember what its exit restores, and blocks nest: keep a stack of those. A "
           "block that changes nothing still pushes an entry, one that restores nothing: for -1, for a CPU "
           "device_of, for a torch.device block."),
-    answer=_ANSWER_04_2,
 )
 def _simulate(simulate) -> str:
-    rng = random.Random(404)
-    cases = list(FIXED_PROGRAMS) + [(rng.randrange(4), random_program(rng)) for _ in range(300)]
-    for start, program in cases:
+    for start, steps, after in SIMULATE_CASES:
+        program, expected = list(steps), list(after)
         got = call(simulate, start, [tuple(s) for s in program])
-        expected = simulate_reference(start, program)
         if not same(list(got), expected):
             raise Wrong(
                 f"simulate({start}, {program}) returned {list(got)!r}; torch.cuda's rules give {expected!r}.",
             )
-    return f"Your simulation agrees with torch.cuda's rules on {len(cases)} programs."
+    return f"Your simulation agrees with torch.cuda's rules on {len(SIMULATE_CASES)} programs."
 
 
 # --------------------------------------------------------------------------- 04.3
 
 
-def landing_reference(spec, current: int) -> str:
-    """Where ``x.cuda()`` (spec None), ``x.cuda(i)`` (an int) or ``x.to(spec)`` puts a tensor."""
-    if spec is None:
-        return f"cuda:{current}"
-    if isinstance(spec, int):
-        return f"cuda:{spec}"
-    device = torch.device(spec)
-    if device.type == "cuda":
-        return f"cuda:{current if device.index is None else device.index}"
-    return device.type if device.index is None else str(device)
-
-
+# (the argument of x.cuda() or x.to(), the current CUDA device, where the tensor lands)
 LANDING_CASES = (
-    (None, 0), (None, 2), (1, 0), (0, 3), ("cuda", 1), ("cuda", 3), ("cuda:0", 2), ("cuda:2", 0),
-    (torch.device("cuda"), 2), (torch.device("cuda", 1), 3), ("cpu", 1), (torch.device("cpu"), 0), ("meta", 2),
+    (None, 0, "cuda:0"),
+    (None, 2, "cuda:2"),
+    (1, 0, "cuda:1"),
+    (0, 3, "cuda:0"),
+    ("cuda", 1, "cuda:1"),
+    ("cuda", 3, "cuda:3"),
+    ("cuda:0", 2, "cuda:0"),
+    ("cuda:2", 0, "cuda:2"),
+    (torch.device("cuda"), 2, "cuda:2"),
+    (torch.device("cuda", 1), 3, "cuda:1"),
+    ("cpu", 1, "cpu"),
+    (torch.device("cpu"), 0, "cpu"),
+    ("meta", 2, "meta"),
 )
-
-
-_ANSWER_04_3 = """\
-def landing_device(spec, current: int) -> str:
-    if spec is None:
-        return f"cuda:{current}"
-    if isinstance(spec, int):
-        return f"cuda:{spec}"
-    device = torch.device(spec)
-    if device.type == "cuda":
-        return f"cuda:{current if device.index is None else device.index}"
-    return str(device)
-"""
 
 
 @exercise(
@@ -294,12 +125,10 @@ def landing_device(spec, current: int) -> str:
     "landing_device",
     hint=("A CUDA device without an index means the current device at the moment the tensor is made; an "
           "explicit index wins; other device types ignore the current CUDA device."),
-    answer=_ANSWER_04_3,
 )
 def _landing_device(landing_device) -> str:
-    for spec, current in LANDING_CASES:
+    for spec, current, expected in LANDING_CASES:
         got = call(landing_device, spec, current)
-        expected = landing_reference(spec, current)
         if text(got) != expected:
             shown = "x.cuda()" if spec is None else (f"x.cuda({spec})" if isinstance(spec, int) else f"x.to({spec!r})")
             raise Wrong(f"With cuda:{current} current, {shown} lands on {expected}; you said {got!r}.")
@@ -312,22 +141,12 @@ NO_SWITCH = ("cpu", torch.device("cpu"), "meta", torch.device("meta"), "mps", "c
 SWITCH = (("cuda:0", 0), ("cuda:1", 1), (torch.device("cuda", 2), 2), ("cuda:3", 3))
 
 
-_ANSWER_04_4 = """\
-def device_scope(device):
-    device = torch.device(device)
-    if device.type == "cuda" and device.index is not None:
-        return torch.cuda.device(device.index)
-    return contextlib.nullcontext()
-"""
-
-
 @exercise(
     "04.4",
     "A device-agnostic scope",
     "device_scope",
     hint=("Parse the argument with torch.device first. Only a CUDA device with an index has a current-device "
           "scope (torch.cuda.device); anything else gets a block that does nothing (see contextlib)."),
-    answer=_ANSWER_04_4,
 )
 def _device_scope(device_scope) -> str:
     for device in NO_SWITCH:
@@ -377,20 +196,12 @@ def _default_kept(before: torch.device, where: str) -> None:
                     "torch.set_default_device changes it for good; `with torch.device(...):` changes it for a block.")
 
 
-_ANSWER_04_a = """\
-def zeros_where(x):
-    with torch.device(x.device):
-        return torch.zeros(2)
-"""
-
-
 @try_it(
     "04.a",
     "New tensors follow a default device",
     name="zeros_where",
     kind="function",
     hint="A `with torch.device(...)` block makes new tensors land on that device; take the device from x.",
-    answer=_ANSWER_04_a,
 )
 def _zeros_where(zeros_where) -> str:
     devices = _try_it_devices()
@@ -432,13 +243,6 @@ class _Allocations(TorchFunctionMode):
         return out
 
 
-_ANSWER_04_b = """\
-def build_on(device):
-    with torch.device(device):
-        return nn.Linear(8, 8)
-"""
-
-
 @try_it(
     "04.b",
     "Build a layer directly on its device",
@@ -446,7 +250,6 @@ def build_on(device):
     kind="function",
     hint=("Build the layer on the device directly: inside a torch.device with-block, as in 04.a, or with "
           "nn.Linear's own device argument."),
-    answer=_ANSWER_04_b,
 )
 def _build_on(build_on) -> str:
     devices = _try_it_devices()

@@ -42,19 +42,6 @@ TIMING_CASES = (
 )
 
 
-_ANSWER_06_1 = """\
-def time_per_call(op, clock, synchronize, repeats: int = 5) -> float:
-    times = []
-    for _ in range(repeats):
-        synchronize()
-        start = clock()
-        op()
-        synchronize()
-        times.append(clock() - start)
-    return statistics.median(times)
-"""
-
-
 @exercise(
     "06.1",
     "Time asynchronous work honestly",
@@ -62,7 +49,6 @@ def time_per_call(op, clock, synchronize, repeats: int = 5) -> float:
     hint=("A device runs its work asynchronously: wait for it (synchronize) before you start the clock and "
           "again before you read it, in every repeat. Report a typical repeat, one that a slow outlier cannot "
           "move."),
-    answer=_ANSWER_06_1,
 )
 def _time_per_call(time_per_call) -> str:
     for durations, backlog, repeats in TIMING_CASES:
@@ -101,22 +87,12 @@ def _fake_case(rng: random.Random, count: int):
     return device, sources, buffers
 
 
-_ANSWER_06_2 = """\
-def copy_all_to_host(sources, buffers, synchronize):
-    for src, buf in zip(sources, buffers):
-        buf.copy_(src, non_blocking=True)
-    synchronize()
-    return list(buffers)
-"""
-
-
 @exercise(
     "06.2",
     "Make device-to-host copies safe",
     "copy_all_to_host",
     hint=("A non_blocking copy may still be running when the call returns. Start every copy first, wait once, "
           "and only then hand the buffers back."),
-    answer=_ANSWER_06_2,
 )
 def _copy_all_to_host(copy_all_to_host) -> str:
     rng = random.Random(6)
@@ -166,19 +142,12 @@ GBPS_CASES = (
 )
 
 
-_ANSWER_06_3 = """\
-def gbps(nbytes: int, seconds) -> float:
-    return nbytes / statistics.median(seconds) / 1e9
-"""
-
-
 @exercise(
     "06.3",
     "Bandwidth from bytes and seconds",
     "gbps",
     hint=("Use decimal gigabytes (10**9 bytes, as PCIe and GPU specs do) and a typical time that one slow "
           "sample cannot move."),
-    answer=_ANSWER_06_3,
 )
 def _gbps(gbps) -> str:
     for nbytes, seconds in GBPS_CASES:
@@ -199,14 +168,6 @@ def _gbps(gbps) -> str:
     return "Right for every case: bytes over the median time, in decimal GB/s."
 
 
-_ANSWER_06_4 = """\
-def pcie_ceiling_gbps(gen: int, lanes: int = 16) -> float:
-    rate = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0}[gen]
-    encoding = 8 / 10 if gen <= 2 else 128 / 130
-    return rate * lanes * encoding / 8
-"""
-
-
 @exercise(
     "06.4",
     "The PCIe ceiling of a link",
@@ -214,7 +175,6 @@ def pcie_ceiling_gbps(gen: int, lanes: int = 16) -> float:
     hint=("GB/s = transfers per second per lane × lanes × the share of bits that is data (the line encoding) ÷ "
           "8. Gen1 to Gen2 use 8b/10b encoding, Gen3 to Gen5 128b/130b; each generation doubles the GT/s of the "
           "one before (Gen3: 8)."),
-    answer=_ANSWER_06_4,
 )
 def _pcie_ceiling_gbps(pcie_ceiling_gbps) -> str:
     for gen in (1, 2, 3, 4, 5):
@@ -243,23 +203,12 @@ def _pcie_ceiling_gbps(pcie_ceiling_gbps) -> str:
 ONCE_CASES = ((0.0, 2e-3), (3e-2, 1e-3), (5e-3, 4e-4))
 
 
-_ANSWER_06_a = """\
-def time_once(op, clock, synchronize):
-    synchronize()
-    start = clock()
-    op()
-    synchronize()
-    return clock() - start
-"""
-
-
 @try_it(
     "06.a",
     "Time one call honestly",
     "time_once",
     kind="function",
     hint="The device works asynchronously: wait for it before you start the clock and again before you read it.",
-    answer=_ANSWER_06_a,
 )
 def _time_once(time_once) -> str:
     for backlog, work in ONCE_CASES:
@@ -291,13 +240,6 @@ def _time_once(time_once) -> str:
     return "Synchronized on both sides of the clock: the device's time, not the launch's or the queue's."
 
 
-_ANSWER_06_b = """\
-def copy_into(dst, src):
-    dst.copy_(src)
-    return dst
-"""
-
-
 @try_it(
     "06.b",
     "Copy into a preallocated buffer",
@@ -305,7 +247,6 @@ def copy_into(dst, src):
     kind="function",
     hint=("A tensor method copies into an existing tensor in place, converting dtype and device; then return "
           "the destination."),
-    answer=_ANSWER_06_b,
 )
 def _copy_into(copy_into) -> str:
     generator = torch.Generator().manual_seed(6)

@@ -11,17 +11,12 @@ from torch import nn
 
 from course_utils.checks._core import Wrong, call, tensor_answer, try_it
 
-_ANSWER_07_a = """\
-where = m.device
-"""
-
 
 @try_it(
     "07.a",
     "Where a tensor lives",
     name="where",
     hint="Every tensor carries its device as an attribute.",
-    answer=_ANSWER_07_a,
     writes="your line of Python",
 )
 def _where(value) -> str:
@@ -44,19 +39,12 @@ def _model(device: str) -> nn.Module:
     return nn.Linear(3, 2, device=device)  # float32, while the batch is float64: .to(device) keeps its dtype
 
 
-_ANSWER_07_b = """\
-def to_model(net, batch):
-    return batch.to(next(net.parameters()).device)
-"""
-
-
 @try_it(
     "07.b",
     "Input on the model's device",
     name="to_model",
     kind="function",
     hint="A model has no .device of its own; its parameters do.",
-    answer=_ANSWER_07_b,
 )
 def _to_model(fn) -> str:
     batch = torch.arange(12, dtype=torch.float64).reshape(4, 3)

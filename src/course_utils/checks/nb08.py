@@ -12,7 +12,6 @@ from typing import Any
 import torch
 
 from course_utils.checks._core import Wrong, call, exercise, same, try_it
-from course_utils.distributed import device_for_rank, local_rank_from
 
 
 def _as_device(got: Any, what: str) -> torch.device:
@@ -42,14 +41,27 @@ def _expect_value_error(fn: Callable, *args: Any) -> None:
     )
 
 
-_ANSWER_08_1 = """\
-def device_for_rank(local_rank: int, gpu_count: int) -> torch.device:
-    if gpu_count == 0:
-        return torch.device("cpu")
-    if local_rank >= gpu_count:
-        raise ValueError(f"local rank {local_rank} has no GPU of its own: this machine has {gpu_count}")
-    return torch.device("cuda", local_rank)
-"""
+# (LOCAL_RANK, GPUs on the machine, the process's device); every GPU count from none to eight
+RANK_CASES: tuple[tuple[int, int, str], ...] = (
+    (0, 0, "cpu"),
+    (1, 0, "cpu"),
+    (2, 0, "cpu"),
+    (0, 1, "cuda:0"),
+    (0, 2, "cuda:0"),
+    (1, 2, "cuda:1"),
+    (0, 4, "cuda:0"),
+    (1, 4, "cuda:1"),
+    (2, 4, "cuda:2"),
+    (3, 4, "cuda:3"),
+    (0, 8, "cuda:0"),
+    (1, 8, "cuda:1"),
+    (2, 8, "cuda:2"),
+    (3, 8, "cuda:3"),
+    (4, 8, "cuda:4"),
+    (5, 8, "cuda:5"),
+    (6, 8, "cuda:6"),
+    (7, 8, "cuda:7"),
+)
 
 
 @exercise(
@@ -58,13 +70,11 @@ def device_for_rank(local_rank: int, gpu_count: int) -> torch.device:
     "device_for_rank",
     hint=("Three cases: no GPU at all, a local rank that has a GPU of its own, and a local rank past the last "
           "GPU (raise a ValueError that says so)."),
-    answer=_ANSWER_08_1,
 )
 def _device_for_rank(fn) -> str:
-    cases = [(rank, count) for count in (0, 1, 2, 4, 8) for rank in range(max(count, 3)) if rank < count or not count]
-    for rank, count in cases:
+    for rank, count, device in RANK_CASES:
         got = _as_device(call(fn, rank, count), f"device_for_rank({rank}, {count})")
-        expected = device_for_rank(rank, count)
+        expected = torch.device(device)
         if got != expected:
             if got.type == "cuda" and got.index is None:
                 raise Wrong(
@@ -74,7 +84,7 @@ def _device_for_rank(fn) -> str:
             raise Wrong(f"device_for_rank({rank}, {count}) returned {got}; expected {expected}.")
     for rank, count in ((2, 2), (1, 1), (5, 4)):
         _expect_value_error(fn, rank, count)
-    return f"Right for {len(cases)} (local rank, GPU count) pairs, and it refuses a process without a GPU of its own."
+    return f"Right for {len(RANK_CASES)} (local rank, GPU count) pairs, and it refuses a process without a GPU of its own."
 
 
 def torchrun_env(rank: int, local_rank: int, world: int, local_world: int) -> dict[str, str]:
@@ -91,28 +101,20 @@ def _launch(nodes: int, per_node: int) -> list[dict[str, str]]:
     return [torchrun_env(node * per_node + i, i, world, per_node) for node in range(nodes) for i in range(per_node)]
 
 
-# (name of the launch, environments of its processes, GPUs per machine)
-LAUNCHES: tuple[tuple[str, list[dict[str, str]], int], ...] = (
-    ("one machine, 2 GPUs, 2 processes", _launch(1, 2), 2),
-    ("one machine, 4 GPUs, 4 processes", _launch(1, 4), 4),
-    ("two machines, 4 GPUs each, 8 processes", _launch(2, 4), 4),
-    ("a laptop without GPU, 2 processes", _launch(1, 2), 0),
-    ("plain `python train.py` on a 1-GPU machine (no torchrun)", [{}], 1),
-    ("plain `python train.py` without GPU", [{}], 0),
+def _devices(*names: str) -> tuple[torch.device, ...]:
+    return tuple(torch.device(name) for name in names)
+
+
+# (name of the launch, environments of its processes, GPUs per machine, the device of each process)
+LAUNCHES: tuple[tuple[str, list[dict[str, str]], int, tuple[torch.device, ...]], ...] = (
+    ("one machine, 2 GPUs, 2 processes", _launch(1, 2), 2, _devices("cuda:0", "cuda:1")),
+    ("one machine, 4 GPUs, 4 processes", _launch(1, 4), 4, _devices("cuda:0", "cuda:1", "cuda:2", "cuda:3")),
+    ("two machines, 4 GPUs each, 8 processes", _launch(2, 4), 4,
+     _devices("cuda:0", "cuda:1", "cuda:2", "cuda:3", "cuda:0", "cuda:1", "cuda:2", "cuda:3")),
+    ("a laptop without GPU, 2 processes", _launch(1, 2), 0, _devices("cpu", "cpu")),
+    ("plain `python train.py` on a 1-GPU machine (no torchrun)", [{}], 1, _devices("cuda:0")),
+    ("plain `python train.py` without GPU", [{}], 0, _devices("cpu")),
 )
-
-
-def _reference_pick(env: dict[str, str], gpu_count: int) -> torch.device:
-    return device_for_rank(local_rank_from(env), gpu_count)
-
-
-_ANSWER_08_2 = """\
-def pick_device(env: dict, gpu_count: int) -> torch.device:
-    local_rank = int(env.get("LOCAL_RANK", "0"))
-    if gpu_count == 0:
-        return torch.device("cpu")
-    return torch.device("cuda", local_rank)
-"""
 
 
 @exercise(
@@ -121,13 +123,11 @@ def pick_device(env: dict, gpu_count: int) -> torch.device:
     "pick_device",
     hint=("LOCAL_RANK, not RANK, numbers the processes on one machine. Environment values are strings, and a "
           "missing LOCAL_RANK means 0."),
-    answer=_ANSWER_08_2,
 )
 def _pick_device(fn) -> str:
-    for name, envs, gpus in LAUNCHES:
-        for env in envs:
+    for name, envs, gpus, devices in LAUNCHES:
+        for env, expected in zip(envs, devices, strict=True):
             got = _as_device(call(fn, dict(env), gpus), "pick_device(env, gpu_count)")
-            expected = _reference_pick(env, gpus)
             if got == expected:
                 continue
             rank = env.get("RANK", "absent")
@@ -156,22 +156,12 @@ DEVICE_IDS_CASES: tuple[tuple[Any, list[int] | None], ...] = (
 )
 
 
-_ANSWER_08_3 = """\
-def ddp_device_ids(device) -> list[int] | None:
-    device = torch.device(device)
-    if device.type == "cpu":
-        return None
-    return [device.index]
-"""
-
-
 @exercise(
     "08.3",
     "device_ids for DistributedDataParallel",
     "ddp_device_ids",
     hint=("torch.device(device) reads both forms of input. DDP wants None for a CPU module, and a list holding "
           "the GPU's index for a module on one GPU."),
-    answer=_ANSWER_08_3,
 )
 def _ddp_device_ids(fn) -> str:
     for device, expected in DEVICE_IDS_CASES:
@@ -201,26 +191,12 @@ SHARED_CASES: tuple[tuple[dict[int, str], dict[str, list[int]]], ...] = (
 )
 
 
-_ANSWER_08_4 = """\
-def shared_gpus(devices: dict[int, str]) -> dict[str, list[int]]:
-    by_gpu: dict[str, list[int]] = {}
-    for rank, name in devices.items():
-        device = torch.device(name)
-        if device.type == "cpu":
-            continue
-        key = f"{device.type}:{0 if device.index is None else device.index}"
-        by_gpu.setdefault(key, []).append(rank)
-    return {gpu: sorted(ranks) for gpu, ranks in by_gpu.items() if len(ranks) > 1}
-"""
-
-
 @exercise(
     "08.4",
     "Find the GPUs that several ranks share",
     "shared_gpus",
     hint=("Give each GPU one name (torch.device(d); 'cuda' without an index is cuda:0 in a fresh process), "
           "group the ranks by it, skip the CPU, and keep only GPUs with two or more ranks, each list sorted."),
-    answer=_ANSWER_08_4,
 )
 def _shared_gpus(fn) -> str:
     for devices, expected in SHARED_CASES:
@@ -238,12 +214,6 @@ def _shared_gpus(fn) -> str:
 TWO_MACHINES: tuple[dict[str, str], ...] = tuple(_launch(2, 2))
 
 
-_ANSWER_08_a = """\
-def device_from_env(env):
-    return torch.device("cuda", int(env["LOCAL_RANK"]))
-"""
-
-
 @try_it(
     "08.a",
     "The device from LOCAL_RANK",
@@ -251,7 +221,6 @@ def device_from_env(env):
     kind="function",
     hint=("LOCAL_RANK numbers the processes on one machine; RANK counts across machines. An environment value "
           "is a string."),
-    answer=_ANSWER_08_a,
 )
 def _device_from_env(fn) -> str:
     for env in TWO_MACHINES:
@@ -285,17 +254,11 @@ def _torchrun_args(value: Any) -> list[str]:
                 "Start it with `torchrun` (or `python -m torch.distributed.run`).")
 
 
-_ANSWER_08_b = """\
-second = "torchrun --nnodes 2 --node-rank 1 --nproc-per-node 2 --master-addr 127.0.0.1 --master-port 29500 scripts/two_machines.py"
-"""
-
-
 @try_it(
     "08.b",
     "The second machine's torchrun command",
     name="second",
     hint="Machine 1 runs the same torchrun command as machine 0 with one option changed: which machine it is.",
-    answer=_ANSWER_08_b,
     writes="the torchrun command for machine 1, as a Python string in quotes",
 )
 def _second_machine(value) -> str:

@@ -28,19 +28,12 @@ def _other_devices() -> list[str]:
 # --------------------------------------------------------------------------- try-it 09.a
 
 
-_ANSWER_09_a = """\
-def follow(labels, logits):
-    return labels.to(logits.device)
-"""
-
-
 @try_it(
     "09.a",
     "The labels follow the logits",
     name="follow",
     kind="function",
     hint="Take the device from the logits tensor, whichever it is.",
-    answer=_ANSWER_09_a,
 )
 def _follow(follow) -> str:
     for where in ["cpu"] + _other_devices():
@@ -66,18 +59,12 @@ def _follow(follow) -> str:
 # --------------------------------------------------------------------------- try-it 09.b
 
 
-_ANSWER_09_b = """\
-spawn_loader = DataLoader(WhereAmI(4), batch_size=2, num_workers=2, multiprocessing_context="spawn")
-"""
-
-
 @try_it(
     "09.b",
     "Workers started with spawn",
     name="spawn_loader",
     hint=("DataLoader takes the start method of its workers as an argument (multiprocessing_context), besides "
           "batch_size and num_workers."),
-    answer=_ANSWER_09_b,
 )
 def _spawn_loader(value) -> str:
     if not isinstance(value, DataLoader):
@@ -105,17 +92,11 @@ def _lesson_model() -> nn.Module:
     return nn.Sequential(nn.Linear(512, 1024, device="meta"), nn.ReLU(), nn.Linear(1024, 10, device="meta"))
 
 
-_ANSWER_09_c = """\
-param_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
-"""
-
-
 @try_it(
     "09.c",
     "The bytes of a model's parameters",
     name="param_bytes",
     hint="A tensor's bytes are numel() * element_size(); add them up over the model's parameters.",
-    answer=_ANSWER_09_c,
     writes="your line of Python",
 )
 def _param_bytes(value) -> str:
@@ -203,25 +184,12 @@ def _walk(got, expected, path: str, device: torch.device):
         raise Wrong(f"{path} was {expected!r} and came back as {got!r}; values that are not tensors pass unchanged.")
 
 
-_ANSWER_09_1 = """\
-def to_device(batch, device):
-    if isinstance(batch, torch.Tensor):
-        return batch.to(device, non_blocking=True)
-    if isinstance(batch, dict):
-        return {key: to_device(value, device) for key, value in batch.items()}
-    if isinstance(batch, (list, tuple)):
-        return type(batch)(to_device(value, device) for value in batch)
-    return batch
-"""
-
-
 @exercise(
     "09.1",
     "Move a nested batch to the device",
     "to_device",
     hint=("Recurse: a tensor moves without blocking; a dict, a list and a tuple are rebuilt, keeping their "
           "type, with their items moved; anything else comes back as it is."),
-    answer=_ANSWER_09_1,
 )
 def _to_device(to_device) -> str:
     for where in _other_devices() + ["cpu"]:
@@ -296,22 +264,12 @@ STEP_CASES = (
 )
 
 
-_ANSWER_09_2 = """\
-def held_bytes(model, optimizer):
-    params = list(model.parameters())
-    tensors = params + [p.grad for p in params if p.grad is not None]
-    tensors += [v for state in optimizer.state.values() for v in state.values() if isinstance(v, torch.Tensor)]
-    return sum(t.numel() * t.element_size() for t in tensors)
-"""
-
-
 @exercise(
     "09.2",
     "Bytes held between training steps",
     "held_bytes",
     hint=("Between steps memory holds the parameters, the gradients that exist, and every tensor the optimizer "
           "keeps per parameter. A tensor's bytes: t.numel() * t.element_size()."),
-    answer=_ANSWER_09_2,
 )
 def _held_bytes(held_bytes) -> str:
     for name, build, make_optimizer, dtype in STEP_CASES:
@@ -357,22 +315,12 @@ MACHINES = (
 )
 
 
-_ANSWER_09_3 = """\
-def loader_options(touches_cuda):
-    options = {"pin_memory": torch.cuda.is_available()}
-    if touches_cuda:
-        options["multiprocessing_context"] = "spawn"
-    return options
-"""
-
-
 @exercise(
     "09.3",
     "Choose a DataLoader's settings",
     "loader_options",
     hint=("Decide from what torch says when the function runs, not from this machine: pinned memory only helps "
           "with a CUDA GPU, and spawn is needed only when the workers touch CUDA."),
-    answer=_ANSWER_09_3,
 )
 def _loader_options(loader_options) -> str:
     for machine in MACHINES:

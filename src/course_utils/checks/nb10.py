@@ -60,18 +60,12 @@ class _Tiny(nn.Module):
 # --------------------------------------------------------------------------- 10.a
 
 
-_ANSWER_10_a = """\
-layer = nn.Linear(4096, 4096, device="meta", dtype=torch.bfloat16)
-"""
-
-
 @try_it(
     "10.a",
     "A layer that takes no memory",
     name="layer",
     hint=("nn.Linear takes device and dtype arguments, as torch.ones does; or build it inside a `with "
           "torch.device(...)` block."),
-    answer=_ANSWER_10_a,
 )
 def _meta_layer(layer) -> str:
     if not isinstance(layer, nn.Module):
@@ -101,13 +95,6 @@ def _checkpoint(build, dtype=torch.float32) -> dict[str, torch.Tensor]:
     return {k: v.to(dtype) if v.is_floating_point() else v for k, v in build().state_dict().items()}
 
 
-_ANSWER_10_b = """\
-def restore(model, state):
-    model.load_state_dict(state, assign=True)
-    return model
-"""
-
-
 @try_it(
     "10.b",
     "Give a meta model the checkpoint's values",
@@ -115,7 +102,6 @@ def restore(model, state):
     kind="function",
     hint=("load_state_dict normally copies into the model's tensors, which a meta model cannot hold; one of its "
           "arguments puts the checkpoint's tensors in their place. It returns a report of keys, not the model."),
-    answer=_ANSWER_10_b,
 )
 def _restore(restore) -> str:
     cases = [
@@ -151,12 +137,19 @@ def _restore(restore) -> str:
 # --------------------------------------------------------------------------- 10.1
 
 
-def _reference_materialize(model: nn.Module, device: torch.device) -> nn.Module:
-    model.to_empty(device=device)
-    for module in model.modules():
-        if hasattr(module, "reset_parameters"):
-            module.reset_parameters()
-    return model
+def _constructed(build, device: torch.device, dtype: torch.dtype) -> nn.Module:
+    """The model ``build()`` makes, built right on ``device`` in ``dtype``: the values its constructor gives.
+
+    Made from the same seed, they are what a meta model holds once it is made real properly: the
+    constructors initialise every module in the order ``model.modules()`` lists them.
+    """
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        with torch.device(device):
+            return build()
+    finally:
+        torch.set_default_dtype(default)
 
 
 MATERIALIZE_MODELS = (
@@ -168,23 +161,12 @@ MATERIALIZE_MODELS = (
 )
 
 
-_ANSWER_10_1 = """\
-def materialize(model: nn.Module, device) -> nn.Module:
-    model.to_empty(device=device)
-    for module in model.modules():
-        if hasattr(module, "reset_parameters"):
-            module.reset_parameters()
-    return model
-"""
-
-
 @exercise(
     "10.1",
     "Make a meta model real",
     "materialize",
     hint=("to_empty(device=...) gives a meta model real but uninitialised memory. Every module that can "
           "initialise its own tensors has a reset_parameters() method; nested modules too."),
-    answer=_ANSWER_10_1,
 )
 def _materialize(materialize) -> str:
     state = torch.get_rng_state()
@@ -192,8 +174,9 @@ def _materialize(materialize) -> str:
         for what, build in MATERIALIZE_MODELS:
             for device in _targets():
                 where = f"materialize(<{what} on meta>, {str(device)!r})"
-                model, reference = _on_meta(build), _on_meta(build)
+                model = _on_meta(build)
                 dtypes = {k: t.dtype for k, t in _tensors(model).items()}
+                dtype = next(t.dtype for t in _tensors(model).values() if t.is_floating_point())
                 torch.manual_seed(101)
                 try:
                     got = call(materialize, model, device)
@@ -211,8 +194,7 @@ def _materialize(materialize) -> str:
                 if left:
                     raise Wrong(f"{where}: {', '.join(left)} are still on meta.")
                 torch.manual_seed(101)
-                _reference_materialize(reference, device)
-                want = _tensors(reference)
+                want = _tensors(_constructed(build, device, dtype))
                 for name, tensor in _tensors(model).items():
                     if type(tensor) not in (torch.Tensor, nn.Parameter):  # a subclass could make torch.equal agree
                         raise Wrong(f"{where}: {name} is a {type(tensor).__name__}, not a plain tensor or Parameter.")
@@ -306,29 +288,12 @@ _MISTAKES = (
 )
 
 
-_ANSWER_10_2 = """\
-def plan_device_map(model: nn.Module, budgets: dict) -> dict:
-    devices = list(budgets)
-    slot, used, plan = 0, 0, {}
-    for name, layer in model.named_children():
-        size = sum(t.numel() * t.element_size() for t in [*layer.parameters(), *layer.buffers()])
-        while slot < len(devices) and used + size > budgets[devices[slot]]:
-            slot, used = slot + 1, 0
-        if slot == len(devices):
-            raise ValueError(f"layer {name} ({size} bytes) does not fit in {budgets}")
-        plan[name] = torch.device(devices[slot])
-        used += size
-    return plan
-"""
-
-
 @exercise(
     "10.2",
     "A device map from memory budgets",
     "plan_device_map",
     hint=("Walk the children in order, sizing each by its parameters and buffers in bytes. Fill one device "
           "until the next layer does not fit, then move on (never back); out of devices: ValueError."),
-    answer=_ANSWER_10_2,
 )
 def _plan(plan) -> str:
     for what, build, budgets in PLAN_CASES:
@@ -389,29 +354,26 @@ def _stepped(optimizer_class, steps: int = 1, frozen: bool = False, **options):
     return model, opt
 
 
-def _reference_state_devices(model, optimizer) -> dict[str, dict[str, torch.device]]:
-    # .get, not [p]: optimizer.state is a defaultdict, and reading it with [p] would add entries
-    return {name: {key: value.device for key, value in optimizer.state.get(p, {}).items()
-                   if isinstance(value, torch.Tensor)}
-            for name, p in model.named_parameters()}
+def _adam(where: str) -> dict[str, str]:
+    return {"step": "cpu", "exp_avg": where, "exp_avg_sq": where}  # Adam keeps 'step' on the CPU
 
 
+def _states(first_weight: dict, first_bias: dict, second: dict) -> dict[str, dict[str, str]]:
+    """The device of each state tensor of _Split's parameters (stage two's weight and bias alike)."""
+    return {"first.0.weight": first_weight, "first.0.bias": first_bias, "second.weight": second, "second.bias": second}
+
+
+# (what, a maker of the model and its optimizer, the device of each state tensor of each parameter)
 STATE_CASES = (
-    ("Adam after one step, stage two on meta", lambda: _stepped(torch.optim.Adam)),
-    ("Adam before any step", lambda: _stepped(torch.optim.Adam, steps=0)),
-    ("AdamW after two steps, the first weight frozen", lambda: _stepped(torch.optim.AdamW, steps=2, frozen=True)),
-    ("SGD with momentum", lambda: _stepped(torch.optim.SGD, momentum=0.9)),
-    ("SGD without momentum (it keeps no state)", lambda: _stepped(torch.optim.SGD)),
+    ("Adam after one step, stage two on meta", lambda: _stepped(torch.optim.Adam),
+     _states(_adam("cpu"), _adam("cpu"), _adam("meta"))),
+    ("Adam before any step", lambda: _stepped(torch.optim.Adam, steps=0), _states({}, {}, {})),
+    ("AdamW after two steps, the first weight frozen", lambda: _stepped(torch.optim.AdamW, steps=2, frozen=True),
+     _states({}, _adam("cpu"), _adam("meta"))),
+    ("SGD with momentum", lambda: _stepped(torch.optim.SGD, momentum=0.9),
+     _states({"momentum_buffer": "cpu"}, {"momentum_buffer": "cpu"}, {"momentum_buffer": "meta"})),
+    ("SGD without momentum (it keeps no state)", lambda: _stepped(torch.optim.SGD), _states({}, {}, {})),
 )
-
-
-_ANSWER_10_3 = """\
-def optimizer_state_devices(model: nn.Module, optimizer: torch.optim.Optimizer) -> dict:
-    return {
-        name: {key: value.device for key, value in optimizer.state.get(p, {}).items() if isinstance(value, torch.Tensor)}
-        for name, p in model.named_parameters()
-    }
-"""
 
 
 @exercise(
@@ -421,13 +383,12 @@ def optimizer_state_devices(model: nn.Module, optimizer: torch.optim.Optimizer) 
     hint=("optimizer.state is keyed by the parameter object, not by its name: go through "
           "model.named_parameters(), and read each state tensor's own .device. A parameter without state maps "
           "to {}."),
-    answer=_ANSWER_10_3,
 )
 def _state_devices(fn) -> str:
-    for what, make in STATE_CASES:
+    for what, make, devices in STATE_CASES:
         model, opt = make()
         before = _state_identity(opt)
-        expected = _reference_state_devices(model, opt)
+        expected = {name: {key: torch.device(where) for key, where in states.items()} for name, states in devices.items()}
         got = call(fn, model, opt)
         if _state_identity(opt) != before:
             raise Wrong(f"For {what}, optimizer_state_devices changed the optimizer's state: it should only read it.")

@@ -22,10 +22,11 @@ from pathlib import Path
 
 from course_utils.display import require_int
 from course_utils.grading.bubblewrap import Isolation, bwrap_argv, ipc_path, probe
+from course_utils.grading.environment import Change, Watch, busy_folders, python_trees
 from course_utils.grading.plan import build_plan
 from course_utils.grading.results import BatchResult, Submission, SubmissionGrade
 from course_utils.grading.runner import Launch, Limits, StepRun, run_steps
-from course_utils.grading.sandbox import Scratch, changed, fingerprint, kernel_env, make_scratch, remove
+from course_utils.grading.sandbox import Scratch, changed, fingerprint, kernel_env, make_scratch, remove, stage_package
 from course_utils.grading.spec import ExerciseSpec, read_spec
 from course_utils.grading.submissions import InvalidSubmission, find_submissions, read_code_cells
 from course_utils.grading.verdict import judge, unrunnable
@@ -73,8 +74,12 @@ def _write_flags(scratch: Scratch, runs: list[StepRun], sandboxed: bool) -> tupl
 
 def grade_one(submission: Submission, spec: ExerciseSpec, *, batch_root: Path, limits: Limits, kernel_name: str,
               groups: ProcessGroups, cancelled: threading.Event, threads: int | None = None,
-              keep_scratch: bool = False, isolation: Isolation | None = None) -> SubmissionGrade:
-    """Grade one submission in its own scratch folder and kernel; never raises."""
+              keep_scratch: bool = False, isolation: Isolation | None = None,
+              package: Path | None = None) -> SubmissionGrade:
+    """Grade one submission in its own scratch folder and kernel; never raises.
+
+    ``package``: the staged copy of course_utils the kernel imports (``sandbox.stage_package``).
+    """
     start = time.monotonic()
     if submission.path is None:
         return unrunnable(submission, spec, "invalid", submission.problem,
@@ -90,10 +95,10 @@ def grade_one(submission: Submission, spec: ExerciseSpec, *, batch_root: Path, l
         scratch = make_scratch(batch_root, submission.slug)
         shutil.copyfile(submission.path, scratch.work / f"{submission.slug}{submission.path.suffix}")
         sandboxed = isolation is not None and isolation.sandboxed
-        launch = Launch(tuple(bwrap_argv(isolation.bwrap, scratch.own, scratch.work, batch_root)),
+        launch = Launch(tuple(bwrap_argv(isolation.bwrap, scratch.own, scratch.work, batch_root, package)),
                         ipc_path(scratch.root)) if sandboxed else Launch()
         runs, events = asyncio.run(run_steps(plan.steps, kernel_name=kernel_name, scratch=scratch,
-                                             env=kernel_env(scratch, threads), limits=limits, groups=groups,
+                                             env=kernel_env(scratch, threads, package), limits=limits, groups=groups,
                                              cancelled=cancelled, launch=launch))
         row = judge(submission, spec, plan, runs, events, cells, time.monotonic() - start)
         row = replace(row, flags=row.flags + _write_flags(scratch, runs, sandboxed))
@@ -119,6 +124,12 @@ def _one_title_each(spec: ExerciseSpec, rows: list[SubmissionGrade]) -> tuple[Su
             titles[g.exercise] = titles.get(g.exercise) or g.title
     return tuple(replace(r, grades=tuple(replace(g, title=titles.get(g.exercise, g.title)) for g in r.grades))
                  for r in rows)
+
+
+def _untrusted(row: SubmissionGrade, first: Change) -> SubmissionGrade:
+    """The row of a submission graded after the checkout, the environment or a submission changed."""
+    return replace(row, flags=row.flags + (
+        f"not trustworthy: graded after {first} (see summary.txt)",))
 
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -153,7 +164,9 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     where it works and says why not otherwise, "require" raises ``SandboxUnavailable`` where it
     does not, "off" never uses it; or an ``Isolation`` already probed. The exercise notebook and
     the submissions are hashed before and after; any change is reported in
-    ``BatchResult.changed_files``.
+    ``BatchResult.changed_files``. Without the sandbox the course checkout, the Python environment
+    and the submissions are also looked at after each submission (``environment.Watch``): a change
+    is named there too, and every submission graded from then on is flagged as not trustworthy.
     """
     start = time.monotonic()
     isolation = sandbox if isinstance(sandbox, Isolation) else probe(sandbox)
@@ -165,9 +178,14 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     watched = [spec.path, Path(submissions)]
     before = fingerprint(watched)
     batch_root = Path(tempfile.mkdtemp(prefix="course-grade-"))
-    groups, cancelled, lock = ProcessGroups(), threading.Event(), threading.Lock()
+    # beside the batch's folder, not in it: no learner's folder can be named like it, and no file there is a stray
+    staged = Path(tempfile.mkdtemp(prefix="course-grade-package-"))
+    package = stage_package(staged)
+    watch = Watch([*python_trees(), *watched, package], skip=busy_folders())
+    groups, cancelled, lock, looking = ProcessGroups(), threading.Event(), threading.Lock(), threading.Lock()
     rows: dict[int, SubmissionGrade] = {}
     running: set[str] = set()
+    suspects: set[str] = set()  # whose kernels ran since the last clean look at the watched trees
     seen_strays: set[str] = set()
     strays_all: list[str] = []
     threads = max(1, cores() // jobs) if jobs > 1 else None
@@ -175,13 +193,15 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     def work(k: int, sub: Submission) -> SubmissionGrade:
         with lock:
             running.add(sub.learner)
+            suspects.add(sub.learner)
         try:
-            return grade_one(sub, spec, batch_root=batch_root, limits=limits, kernel_name=kernel_name or spec.kernel_name,
-                             groups=groups, cancelled=cancelled, threads=threads, keep_scratch=keep_scratch,
-                             isolation=isolation)
+            row = grade_one(sub, spec, batch_root=batch_root, limits=limits, kernel_name=kernel_name or spec.kernel_name,
+                            groups=groups, cancelled=cancelled, threads=threads, keep_scratch=keep_scratch,
+                            isolation=isolation, package=package)
         finally:
             with lock:
                 running.discard(sub.learner)
+        return looked_at(row)  # in this thread, before it takes the next submission
 
     def new_strays(row: SubmissionGrade) -> SubmissionGrade:
         """Files the learner's code left in the batch folder, outside every scratch folder."""
@@ -194,6 +214,19 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
         return replace(row, flags=row.flags + (
             f"wrote outside its working folder: {', '.join(sorted(names)[:5])} appeared three levels above it, "
             f"in the grader's temporary folder{others}",))
+
+    def ran_since_last_look() -> list[str]:
+        with lock:
+            during = sorted(suspects)
+            suspects.intersection_update(running)
+        return during
+
+    def looked_at(row: SubmissionGrade) -> SubmissionGrade:
+        """Without a sandbox: whether the watched trees changed while this row's kernel (and others) ran."""
+        if not isolation.sandboxed:
+            with looking:
+                watch.look(ran_since_last_look)
+        return _untrusted(row, watch.changes[0]) if watch.changes else row
 
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="course-grade")
     interrupted = threading.Event()
@@ -211,6 +244,8 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
                     progress(done, len(found), rows[k])
             if interrupted.is_set():
                 raise KeyboardInterrupt
+        if isolation.sandboxed:
+            watch.look(list)  # the sandbox keeps all of it read-only: one look, before the staged package goes
     except BaseException:
         cancelled.set()
         groups.kill_all()
@@ -222,6 +257,8 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
         groups.kill_all()
         if not keep_scratch:
             remove(batch_root)
+        remove(staged)
     after = fingerprint(watched)
+    changes = [*changed(before, after), *(str(c) for c in watch.changes)]
     return BatchResult(str(spec.path), spec.ids, _one_title_each(spec, [rows[k] for k in sorted(rows)]), jobs,
-                       time.monotonic() - start, tuple(changed(before, after)), tuple(strays_all), str(isolation))
+                       time.monotonic() - start, tuple(changes), tuple(strays_all), str(isolation))

@@ -64,13 +64,36 @@ def _under(path: Path, top: Path) -> bool:
         return False
 
 
-def _needed_read_only(hidden: tuple[Path, ...]) -> list[Path]:
-    """The paths a kernel must read (Python, the venv, course_utils, ...) that a tmpfs would hide."""
+def course_checkouts() -> list[Path]:
+    """Every checkout of the course the grader's Python points at: its package's, its venv's, its sys.path's.
+
+    The sandbox hides them whole (``solutions/``, the tests' reference answers, the grader's own
+    files), wherever they lie; what a kernel needs from inside one (a venv kept in the checkout) is
+    bound back read-only.
+    """
+    import course_utils
+    from course_utils.grading.environment import checkout_of
+
+    found = {checkout_of(p) for p in (course_utils.__file__, sys.prefix, os.path.realpath(sys.prefix),
+                                      *(p for p in sys.path if p))}
+    return sorted(p for p in found if p is not None)
+
+
+def _needed_read_only(hidden: tuple[Path, ...], package: Path | None = None) -> list[Path]:
+    """The paths a kernel must read (Python, the venv, course_utils, ...) that a tmpfs would hide.
+
+    With ``package`` (the staged copy of course_utils) the kernel reads the package there, and
+    nothing of a course checkout but the Python environment is bound back; without it (the probe),
+    the package's own folder.
+    """
     import course_utils
 
-    wanted = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent,
-              Path(course_utils.__file__).parent, Path(site.getuserbase()),
-              *(Path(p) for p in sys.path if p), *(Path(p) for p in sysconfig.get_paths().values())]
+    checkouts = course_checkouts()
+    wanted = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent, Path(site.getuserbase()),
+              *(Path(p) for p in sysconfig.get_paths().values())]
+    # sys.path's folders, but none of a checkout (pytest puts the checkout's root there, a dev install its src)
+    wanted += [Path(p) for p in sys.path if p and not any(_under(Path(p).resolve(), c) for c in checkouts)]
+    wanted.append(Path(package) if package is not None else Path(course_utils.__file__).parent)
     mpl = os.environ.get("MPLCONFIGDIR")
     if mpl:
         wanted.append(Path(mpl))
@@ -85,21 +108,45 @@ def _needed_read_only(hidden: tuple[Path, ...]) -> list[Path]:
     return sorted(found)
 
 
-def bwrap_argv(bwrap: str, own: Path, work: Path, batch_root: Path | None = None) -> list[str]:
+def _aliases(hidden: tuple[Path, ...]) -> list[tuple[Path, Path]]:
+    """(target, link) for the environment's paths reached through a symbolic link that a tmpfs hides.
+
+    A venv linked into a checkout (``.venv -> /elsewhere/.venv``): the kernel's command line names
+    the link, so the link's path must still lead to the venv once the checkout is hidden.
+    """
+    pairs = []
+    for link in (Path(sys.prefix), Path(sys.executable).parent):
+        link = Path(os.path.abspath(link))
+        target = link.resolve()
+        if target != link and target.exists() and any(_under(link, top) for top in hidden):
+            pairs.append((target, link))
+    return pairs
+
+
+def bwrap_argv(bwrap: str, own: Path, work: Path, batch_root: Path | None = None,
+               package: Path | None = None) -> list[str]:
     """The bwrap command line that runs a kernel with ``own`` writable and ``work`` as its folder.
 
-    ``/tmp`` and the batch's folder (so no learner sees another's scratch folder) are empty
-    tmpfs mounts; what the kernel needs to read from under them is bound back read-only.
+    ``/tmp``, the batch's folder (so no learner sees another's scratch folder) and every course
+    checkout are empty tmpfs mounts; what the kernel needs to read from under them is bound back
+    read-only: the Python environment, and ``package``, the staged copy of course_utils.
     """
-    hidden = [Path("/tmp"), Path(tempfile.gettempdir()).resolve()]
+    checkouts = course_checkouts()
+    hidden = [Path("/tmp"), Path(tempfile.gettempdir()).resolve(), *checkouts]
     if batch_root is not None:
         hidden.append(Path(batch_root).resolve())
     hidden = sorted(set(hidden), key=lambda p: len(p.parts))
+    hidden = [h for i, h in enumerate(hidden) if not any(_under(h, o) for o in hidden[:i])]
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for top in hidden:
         argv += ["--tmpfs", str(top)]
-    for path in _needed_read_only(tuple(hidden)):
+    for path in _needed_read_only(tuple(hidden), package):
         argv += ["--ro-bind", str(path), str(path)]
+    for target, link in _aliases(tuple(hidden)):
+        argv += ["--ro-bind", str(target), str(link)]
+    for top in hidden:  # a checkout stays read-only, as the rest of the file system: a write there fails
+        if top in checkouts:
+            argv += ["--remount-ro", str(top)]
     own = Path(own).resolve()
     # ipykernel exits when its parent looks gone (parent pid 1); in its own process namespace the
     # parent is bwrap's init, pid 1. JPY_PARENT_PID=1 turns that poll off; --die-with-parent and the

@@ -8,7 +8,9 @@ runs each notebook in ``submitted/`` in its own kernel (one per core at a time) 
 ``grades/01/grades.csv``, ``details.csv``, ``summary.txt`` and ``feedback/<learner>.md``.
 On Linux each kernel runs in a bubblewrap sandbox where ``bwrap`` works (``--sandbox=auto``);
 the first line printed says whether it does, and why not. Exit status: 0 when every submission
-got a row; 1 when the exercise notebook or a submission changed while grading (it never should);
+got a row; 1 when the exercise notebook, a submission, the course checkout or the Python
+environment changed while grading (it never should; the summary names what, and the rows graded
+after it are flagged as not trustworthy);
 2 for a usage error (``--sandbox=require`` without a sandbox, too); 130 when interrupted.
 """
 

@@ -21,7 +21,8 @@ nbgrader alone grades it 0 without a word. ``MarkCourseCells``, an autograde pre
 ``--config`` puts in ``nbgrader_config.py`` (see docs/grading.md), gives such a notebook the
 same grade ids this converter gives the source, says so in nbgrader's log, and stops the
 autograde with an error when the notebook has no check cell to grade at all.
-``--overlay VENV`` layers a venv for nbgrader over this one (``make nbgrader-env``).
+``--overlay VENV`` layers a venv for nbgrader over this one (``make nbgrader-env``), nbconvert's
+templates included (``generate_feedback`` needs them).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from pathlib import Path
 
 import nbformat
 from nbconvert.preprocessors import Preprocessor
-from traitlets import Bool
+from traitlets import Bool, Float
 
 from course_utils.check_cells import check_cell_id
 from course_utils.exercises import BEGIN
@@ -73,11 +74,18 @@ c.Autograde.autograde_preprocessors = [
 c.OverwriteCells.add_missing_cells = True
 # Each check runs the learner's code; give it time, as course-grade does.
 c.Execute.timeout = 120
+# A submission's test cells are marked as the source's, points included, so nbgrader finds their checksums right.
+c.MarkCourseCells.points = {points!r}
 """
 
 
 def _grade_id(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", text)
+
+
+def graded_check_source(exercise: str) -> str:
+    """The source of exercise ``exercise``'s nbgrader test cell: the check, and an assert that shows its result."""
+    return f'result = check("{exercise}")\nassert result.passed, str(result)'
 
 
 def mark_for_nbgrader(nb: nbformat.NotebookNode, points: float = 1) -> nbformat.NotebookNode:
@@ -88,7 +96,7 @@ def mark_for_nbgrader(nb: nbformat.NotebookNode, points: float = 1) -> nbformat.
             continue
         exercise = check_cell_id(cell.source)
         if exercise is not None:
-            cell.source = f'result = check("{exercise}")\nassert result.passed, str(result)'
+            cell.source = graded_check_source(exercise)
             cell.metadata["nbgrader"] = {"schema_version": SCHEMA_VERSION, "grade": True, "locked": True,
                                          "solution": False, "points": points,
                                          "grade_id": _grade_id(f"check-{exercise}")}
@@ -119,7 +127,9 @@ def mark_submission(nb: nbformat.NotebookNode, points: float = 1) -> tuple[nbfor
     Made from ``exercises/`` (the answers are plain code) or ``solutions/``: each check cell
     becomes the test cell of its exercise (nbgrader then puts back the source's locked test), and
     the code cell before it that defines a function becomes that function's answer cell, so the
-    grade ids match the source's. Returns the copy and the exercise ids it marked.
+    grade ids match the source's. A test cell gets the source's test and ``points`` too, so that
+    nbgrader's checksum of it is the source's (else autograde warns "checksum ... has changed" on
+    each). Returns the copy and the exercise ids it marked.
     """
     nb = nbformat.from_dict(nb)
     marked, previous = [], None
@@ -130,6 +140,7 @@ def mark_submission(nb: nbformat.NotebookNode, points: float = 1) -> tuple[nbfor
         if exercise is None:
             previous = cell
             continue
+        cell.source = graded_check_source(exercise)  # the source's test, so nbgrader's checksum of the cell agrees
         cell.metadata["nbgrader"] = {"schema_version": SCHEMA_VERSION, "grade": True, "locked": True,
                                      "solution": False, "points": points,
                                      "grade_id": _grade_id(f"check-{exercise}")}
@@ -158,13 +169,14 @@ class MarkCourseCells(Preprocessor):
     """
 
     enabled = Bool(True).tag(config=True)
+    points = Float(1, help="points per test cell, as the source notebook was made with (--points)").tag(config=True)
 
     def preprocess(self, nb, resources):
         if has_nbgrader_metadata(nb):
             return nb, resources
         where = (resources.get("nbgrader") or {}).get("notebook") or "this notebook"
         student = (resources.get("nbgrader") or {}).get("student") or "?"
-        nb, marked = mark_submission(nb)
+        nb, marked = mark_submission(nb, self.points)
         if not marked:
             raise ValueError(
                 f"course_utils: the submission {where} of student {student} has no nbgrader metadata and no "
@@ -196,7 +208,23 @@ def write_overlay(venv: Path) -> Path:
     pth = Path(purelib) / "course-venv.pth"
     # an import line: site.addsitedir also reads this environment's own .pth files (the editable course_utils)
     pth.write_text(f"import site; site.addsitedir({sysconfig.get_paths()['purelib']!r})\n", encoding="utf-8")
+    _link_templates(Path(venv))
     return pth
+
+
+def _link_templates(venv: Path) -> None:
+    """Let the overlay venv find nbconvert's templates, which this environment's nbconvert installed here.
+
+    nbconvert reads them from ``<sys.prefix>/share/jupyter/nbconvert`` (``jupyter_path``), and
+    the overlay's nbconvert is this environment's: without the link ``nbgrader generate_feedback``
+    fails with "No template sub-directory with name 'classic'".
+    """
+    mine = Path(sys.prefix) / "share" / "jupyter" / "nbconvert"
+    theirs = venv / "share" / "jupyter" / "nbconvert"
+    if not mine.is_dir() or theirs.exists() or theirs.is_symlink():
+        return
+    theirs.parent.mkdir(parents=True, exist_ok=True)
+    theirs.symlink_to(mine.resolve(), target_is_directory=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -224,7 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {args.target}")
     if args.config:
         config = args.config / "nbgrader_config.py"
-        config.write_text(NBGRADER_CONFIG.format(root=str(args.config.resolve())), encoding="utf-8")
+        config.write_text(NBGRADER_CONFIG.format(root=str(args.config.resolve()), points=args.points),
+                          encoding="utf-8")
         print(f"wrote {config}")
     return 0
 

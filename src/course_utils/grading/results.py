@@ -138,8 +138,8 @@ def summary_text(result: BatchResult) -> str:
         lines += ["", "flagged for a look (see the reason column of grades.csv):"]
         lines += [f"  {r.submission.learner}: {f}" for r in flagged for f in r.flags]
     if result.changed_files:
-        lines += ["", "WARNING: the exercise notebook or the submissions changed while grading:"]
+        lines += ["", "WARNING: the exercise notebook, the submissions, the course checkout or the Python environment changed while grading:"]
         lines += [f"  {c}" for c in result.changed_files[:50]]
     else:
-        lines += ["", "the exercise notebook and the submissions are unchanged (sha256 before and after)"]
+        lines += ["", "the exercise notebook, the submissions, the course checkout and the Python environment are unchanged (before and after)"]
     return "\n".join(lines) + "\n"

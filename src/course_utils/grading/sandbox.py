@@ -112,12 +112,14 @@ def _matplotlib_cache() -> str | None:
     return str(cache) if cache.is_dir() else None
 
 
-def kernel_env(scratch: Scratch, threads: int | None = None) -> dict[str, str]:
+def kernel_env(scratch: Scratch, threads: int | None = None, package: Path | None = None) -> dict[str, str]:
     """The environment of a learner's kernel: the grader's, with HOME, the temp and runtime dirs in scratch.
 
     ``PYTHONUSERBASE`` keeps user-installed packages importable under the new HOME;
     ``MPLCONFIGDIR`` keeps matplotlib's font cache; ``threads`` (when the instructor has not set
-    ``OMP_NUM_THREADS``) shares the cores between kernels running side by side.
+    ``OMP_NUM_THREADS``) shares the cores between kernels running side by side. ``package``, the
+    folder ``stage_package`` made, comes first on ``PYTHONPATH``, and no other folder that holds a
+    ``course_utils`` stays there: the kernel imports the staged copy, not the checkout's.
     """
     env = dict(os.environ)
     env.update(HOME=str(scratch.home), TMPDIR=str(scratch.tmp), TMP=str(scratch.tmp), TEMP=str(scratch.tmp),
@@ -125,12 +127,42 @@ def kernel_env(scratch: Scratch, threads: int | None = None) -> dict[str, str]:
                JUPYTER_RUNTIME_DIR=str(scratch.runtime),
                # read by the grader's first cell, which installs the audit hook that notes writes
                COURSE_GRADE_OWN=str(scratch.own), COURSE_GRADE_WRITES=str(scratch.writes))
+    if package is not None:
+        kept = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and not (Path(p) / "course_utils").exists()]
+        env["PYTHONPATH"] = os.pathsep.join([str(package), *kept])
     mpl = _matplotlib_cache()
     if mpl:
         env["MPLCONFIGDIR"] = mpl
     if threads and "OMP_NUM_THREADS" not in os.environ:
         env["OMP_NUM_THREADS"] = str(threads)
     return env
+
+
+PACKAGE = "package"  # <folder>/package/course_utils: the copy of the course's package the kernels import
+
+
+def stage_package(folder: Path) -> Path:
+    """A copy of the installed ``course_utils`` in ``folder``, compiled and read-only; the path to put on sys.path.
+
+    A kernel that imports the checkout's ``course_utils`` finds the checkout (``solutions/``, the
+    tests' reference answers, the grader's own files) from ``course_utils.__file__`` (issue 25,
+    attack 6). The copy holds the package only: the answers are not in it (``checks.answers``).
+    It is compiled here once, so the kernels write no ``__pycache__`` into it, and made read-only;
+    a change to it is still found (``environment.Watch``), and the sandbox mounts it read-only.
+    """
+    import compileall
+
+    import course_utils
+
+    root = Path(folder) / PACKAGE
+    shutil.copytree(Path(course_utils.__file__).resolve().parent, root / "course_utils",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    compileall.compile_dir(root / "course_utils", quiet=1, workers=1)
+    for folder, _dirs, files in os.walk(root, topdown=False):
+        for name in files:
+            os.chmod(os.path.join(folder, name), stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+        os.chmod(folder, stat.S_IRUSR | stat.S_IXUSR | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
+    return root
 
 
 def remove(path: Path) -> None:

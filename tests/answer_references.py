@@ -1,0 +1,252 @@
+"""The course's reference implementations of its exercises: for the tests, never in the package.
+
+They used to sit in ``course_utils.checks.nbNN``, where any notebook, a graded one included, could
+import them as its answers (issue 25, attack 5). The checks now compare with data (tables of cases
+and their expected results) or with judging code that solves no exercise; the tests here hold
+that data to these references (``tests/test_case_tables.py``), and ``python tests/answer_references.py``
+rewrites the one generated table, ``course_utils/checks/_cases_nb04.py``.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from course_utils.checks.nb04 import LISTING, STEP_KINDS
+from course_utils.devices import needs_cuda
+from course_utils.distributed import device_for_rank, local_rank_from
+
+# --------------------------------------------------------------------------- 01.2 and 01.b
+
+
+def _leading_uint(text: str) -> int:
+    """C strtoul's view of an entry: its leading digits, or -1 when it has none."""
+    digits = ""
+    for i, ch in enumerate(text):
+        if ch.isdigit() or (i == 0 and ch in "+-"):
+            digits += ch
+        else:
+            break
+    try:
+        return int(digits)
+    except ValueError:
+        return -1
+
+
+def visible_gpus_reference(mask: str, physical: int) -> list[int]:
+    """The physical GPU behind each cuda:N, given an integer CUDA_VISIBLE_DEVICES value."""
+    listed: list[int] = []
+    for entry in mask.split(","):
+        index = _leading_uint(entry.strip())
+        if index in listed:
+            return []
+        if index < 0:
+            break
+        listed.append(index)
+    for position, index in enumerate(listed):
+        if index >= physical:
+            return listed[:position]
+    return listed
+
+
+# --------------------------------------------------------------------------- 04.1 to 04.3
+
+def simulate_reference(start: int, program: list[tuple]) -> list[int]:
+    """The current CUDA device after each step, by the rules of torch/cuda/__init__.py.
+
+    ``device(i)`` swaps in ``i`` and remembers the device current at entry; exit puts that one
+    back (so a ``set_device`` inside the block is undone). A negative index is a no-op on entry
+    *and* exit. ``None`` means the current device (a no-op switch whose exit still restores).
+    ``device_of`` is ``device`` with the tensor's index, ``-1`` for a CPU tensor.
+    ``torch.device(...)`` blocks change only the default device. ``set_device(i)`` sets ``i`` if
+    ``i >= 0``.
+    """
+    current = start
+    saved: list[int | None] = []  # per open block: the index to restore on exit (-1/None: nothing)
+    after = []
+    for step in program:
+        kind = step[0]
+        if kind in ("device", "device_of"):
+            index = step[1]
+            if kind == "device_of":
+                index = -1 if index == "cpu" else index
+            elif index is None:
+                index = current
+            if index >= 0:
+                saved.append(current)
+                current = index
+            else:
+                saved.append(-1)
+        elif kind == "torch.device":
+            saved.append(None)
+        elif kind == "set_device":
+            if step[1] >= 0:
+                current = step[1]
+        elif kind == "exit":
+            if not saved:
+                raise ValueError("the program leaves a block it never entered")
+            previous = saved.pop()
+            if previous is not None and previous >= 0:
+                current = previous
+        elif kind != "read":
+            raise ValueError(f"unknown step {step!r}; the kinds are {', '.join(STEP_KINDS)}")
+        after.append(current)
+    return after
+
+
+def replay(program: list[tuple], start: int = 0) -> list[int]:
+    """Run ``program`` on this machine's GPUs and read the current device after each step."""
+    needed = 1 + max([s[1] for s in program if s[0] in ("device", "device_of", "set_device")
+                      and isinstance(s[1], int)] + [start])
+    enough = needs_cuda(needed, what="replay")
+    if not enough:
+        raise ValueError(f"{enough.reason} simulate_reference(start, program) predicts the same on any machine.")
+    original = torch.cuda.current_device()
+    torch.cuda.set_device(start)
+    open_blocks: list = []
+    after = []
+    try:
+        for step in program:
+            kind = step[0]
+            if kind == "exit":
+                open_blocks.pop().__exit__(None, None, None)
+            elif kind == "set_device":
+                torch.cuda.set_device(step[1])
+            elif kind != "read":
+                if kind == "device":
+                    manager = torch.cuda.device(step[1])
+                elif kind == "device_of":
+                    where = "cpu" if step[1] == "cpu" else f"cuda:{step[1]}"
+                    manager = torch.cuda.device_of(torch.ones(1, device=where))
+                else:
+                    manager = torch.device(step[1])
+                manager.__enter__()
+                open_blocks.append(manager)
+            after.append(torch.cuda.current_device())
+    finally:
+        while open_blocks:
+            open_blocks.pop().__exit__(None, None, None)
+        torch.cuda.set_device(original)
+    return after
+
+
+def listing_answers() -> list[int]:
+    after = simulate_reference(0, LISTING)
+    return [after[i] for i, step in enumerate(LISTING) if step[0] == "read"]
+
+
+FIXED_PROGRAMS: tuple[tuple[int, list[tuple]], ...] = (
+    (0, [("device", 1), ("exit",)]),
+    (2, [("device", None), ("set_device", 3), ("exit",)]),
+    (0, [("device", -1), ("set_device", 2), ("exit",)]),
+    (1, [("device_of", "cpu"), ("set_device", 0), ("exit",)]),
+    (0, [("device_of", 3), ("device", 2), ("exit",), ("exit",)]),
+    (3, [("torch.device", "cuda:0"), ("set_device", 1), ("exit",)]),
+    (0, [("set_device", -1), ("set_device", 2), ("read",)]),
+    (0, LISTING),
+)
+
+
+def random_program(rng: random.Random, gpus: int = 4) -> list[tuple]:
+    """A random but valid program: blocks nest properly and use GPU indices below ``gpus``."""
+    program, depth = [], 0
+    for _ in range(rng.randint(3, 14)):
+        choice = rng.random()
+        if depth and choice < 0.3:
+            program.append(("exit",))
+            depth -= 1
+        elif choice < 0.45:
+            program.append(("device", rng.choice([-1, None] + list(range(gpus)))))
+            depth += 1
+        elif choice < 0.6:
+            program.append(("device_of", rng.choice(["cpu"] + list(range(gpus)))))
+            depth += 1
+        elif choice < 0.7:
+            program.append(("torch.device", rng.choice(["cpu", "meta"] + [f"cuda:{i}" for i in range(gpus)])))
+            depth += 1
+        elif choice < 0.9:
+            program.append(("set_device", rng.choice([-1] + list(range(gpus)))))
+        else:
+            program.append(("read",))
+    return program + [("exit",)] * depth
+
+
+def simulate_cases() -> list[tuple[int, list[tuple], list[int]]]:
+    """Exercise 04.2's programs, as its check has always run them: the fixed ones, then 300 random."""
+    rng = random.Random(404)
+    programs = list(FIXED_PROGRAMS) + [(rng.randrange(4), random_program(rng)) for _ in range(300)]
+    return [(start, program, simulate_reference(start, program)) for start, program in programs]
+
+
+def landing_reference(spec, current: int) -> str:
+    """Where ``x.cuda()`` (spec None), ``x.cuda(i)`` (an int) or ``x.to(spec)`` puts a tensor."""
+    if spec is None:
+        return f"cuda:{current}"
+    if isinstance(spec, int):
+        return f"cuda:{spec}"
+    device = torch.device(spec)
+    if device.type == "cuda":
+        return f"cuda:{current if device.index is None else device.index}"
+    return device.type if device.index is None else str(device)
+
+
+# --------------------------------------------------------------------------- 05.3
+
+def index_device_reference(table_device, index_device) -> str:
+    """The device the index must be on for ``table[index]``: CPU or the table's device are allowed."""
+    table, index = torch.device(table_device), torch.device(index_device)
+    return str(index if index.type == "cpu" or index == table else table)
+
+
+# --------------------------------------------------------------------------- 08.2
+
+
+def reference_pick(env: dict[str, str], gpu_count: int) -> torch.device:
+    return device_for_rank(local_rank_from(env), gpu_count)
+
+
+# --------------------------------------------------------------------------- 10.1 and 10.3
+
+def reference_materialize(model: nn.Module, device: torch.device) -> nn.Module:
+    model.to_empty(device=device)
+    for module in model.modules():
+        if hasattr(module, "reset_parameters"):
+            module.reset_parameters()
+    return model
+
+
+def reference_state_devices(model, optimizer) -> dict[str, dict[str, torch.device]]:
+    # .get, not [p]: optimizer.state is a defaultdict, and reading it with [p] would add entries
+    return {name: {key: value.device for key, value in optimizer.state.get(p, {}).items()
+                   if isinstance(value, torch.Tensor)}
+            for name, p in model.named_parameters()}
+
+
+# --------------------------------------------------------------------------- the generated table
+
+CASES_NB04 = Path(__file__).resolve().parents[1] / "src" / "course_utils" / "checks" / "_cases_nb04.py"
+
+
+def cases_nb04_text() -> str:
+    """The text of ``_cases_nb04.py``: exercise 04.2's programs with torch.cuda's answers, one a line."""
+    lines = [
+        '"""Exercise 04.2\'s programs and what torch.cuda\'s rules give: GENERATED by tests/answer_references.py."""',
+        "",
+        "# ruff: noqa: E501",
+        "# (start, program, the current device after each step); tests/test_case_tables.py checks every line",
+        "SIMULATE_CASES: tuple[tuple[int, tuple[tuple, ...], tuple[int, ...]], ...] = (",
+    ]
+    for start, program, expected in simulate_cases():
+        lines.append(f"    ({start!r}, {tuple(program)!r}, {tuple(expected)!r}),")
+    return "\n".join([*lines, ")", ""])
+
+
+if __name__ == "__main__":
+    if "--check" in sys.argv:
+        sys.exit(0 if CASES_NB04.read_text(encoding="utf-8") == cases_nb04_text() else 1)
+    CASES_NB04.write_text(cases_nb04_text(), encoding="utf-8")
+    print(f"wrote {CASES_NB04}")

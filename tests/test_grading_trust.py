@@ -1,0 +1,202 @@
+"""What a submission can reach beyond its answers (issue 25, attacks 6 and 7): the checkout, the environment.
+
+Attack 6: a kernel that finds the course checkout from ``course_utils.__file__`` can copy
+``solutions/``. The grader gives every kernel a staged copy of the package outside the checkout,
+and the sandbox hides every checkout wherever it lies. Attack 7: without the sandbox, a
+submission that plants a ``.pth`` in site-packages (or edits any file of the checkout, the venv or
+another submission) changes what later kernels run; the grader looks after each submission, names
+the change, flags every row graded after it as not trustworthy, and exits 1.
+
+The planted ``.pth`` goes into a stand-in site-packages folder that the watch is told to include:
+planting one in the real venv would change every other test run on this machine.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from grading_fixtures import ANSWERS, cells, exercise_notebook, notebook, write
+from notebook_runner import ROOT
+
+import course_utils.grading.batch as batch
+from course_utils.grading import Limits, grade_batch, main
+from course_utils.grading.bubblewrap import bwrap_argv, course_checkouts, probe
+from course_utils.grading.environment import Watch, busy_folders, checkout_of, differences, python_trees, snapshot
+from course_utils.grading.sandbox import kernel_env, make_scratch, stage_package
+
+SANDBOX = probe("auto")
+needs_sandbox = pytest.mark.skipif(not SANDBOX.sandboxed, reason=f"needs a working bubblewrap: {SANDBOX.reason}")
+
+# The learner copies the answer from solutions/ when it can find the checkout: g.1 passes only then.
+FIND_THE_CHECKOUT = '''import pathlib, sys
+import course_utils
+
+def _solutions(extra=()):
+    starts = [pathlib.Path(course_utils.__file__).resolve(), *(pathlib.Path(p) for p in extra)]
+    for start in starts:
+        for folder in (start, *start.parents):
+            if (folder / "solutions" / "01_device_query_exercises.py").is_file():
+                return folder / "solutions"
+    return None
+
+FOUND = _solutions({extra})
+print("found:", FOUND)
+
+def double(x):
+    return 2 * x if FOUND is not None else -1
+'''
+
+
+def _finder(extra: str = "()") -> list[str]:
+    code = cells(None, ANSWERS["greet"])
+    code[1] = FIND_THE_CHECKOUT.format(extra=extra)  # in place of double's stub
+    return code
+
+
+def _grade(root: Path, sandbox: str, jobs: int = 1):
+    exercise = exercise_notebook(root / "exercises")
+    saved, tempfile.tempdir = tempfile.tempdir, str(root)
+    try:
+        return grade_batch(exercise, root / "submitted", jobs=jobs, limits=Limits(cell_timeout=30, total_timeout=120),
+                           sandbox=sandbox)
+    finally:
+        tempfile.tempdir = saved
+
+
+# --------------------------------------------------------------------------- fast: the pieces
+
+
+def test_the_staged_package_is_outside_every_checkout_and_first_on_the_path(tmp_path):
+    package = stage_package(tmp_path)
+    assert (package / "course_utils" / "checks" / "nb01.py").is_file()
+    assert not (package / "solutions").exists() and checkout_of(str(package / "course_utils" / "__init__.py")) is None
+    assert list((package / "course_utils" / "checks" / "__pycache__").glob("nb01.*.pyc")), "compiled once, here"
+    assert not os.access(package / "course_utils" / "checks" / "nb01.py", os.W_OK) or os.geteuid() == 0
+    env = kernel_env(make_scratch(tmp_path, "x"), package=package)
+    first, *rest = env["PYTHONPATH"].split(os.pathsep)
+    assert first == str(package)
+    assert not any((Path(p) / "course_utils").exists() for p in rest)
+
+
+def test_the_sandbox_hides_every_checkout_and_binds_back_only_the_environment(tmp_path):
+    package = stage_package(tmp_path)
+    argv = bwrap_argv("bwrap", tmp_path / "own", tmp_path / "own" / "work", tmp_path, package)
+    here = checkout_of(__file__)
+    assert here is not None and here in course_checkouts()
+    pairs = list(zip(argv, argv[1:]))
+    assert ("--tmpfs", str(here)) in pairs and ("--remount-ro", str(here)) in pairs
+    bound = [argv[i + 2] for i, a in enumerate(argv) if a == "--ro-bind" and argv[i + 1] != "/"]
+    assert str(package.resolve()) in bound, "the staged package, under the hidden temp folder, is bound back"
+    assert not any(Path(b).resolve() == (here / "src").resolve() or (Path(b) / "solutions").exists() for b in bound)
+
+
+def test_a_planted_file_is_named_and_a_touched_one_too(tmp_path):
+    site = tmp_path / "site-packages"
+    (site / "pkg").mkdir(parents=True)
+    (site / "pkg" / "mod.py").write_text("x = 1\n")
+    watch = Watch([site])
+    assert watch.look(lambda: ["nobody"]) is None
+    (site / "zz-evil.pth").write_text("import os\n")
+    change = watch.look(lambda: ["mallory"])
+    assert change is not None and change.paths == (f"new: {site / 'zz-evil.pth'}",)
+    assert "while grading mallory" in str(change)
+    before = snapshot([site])
+    (site / "pkg" / "mod.py").write_text("x = 2\n")  # same size: the change time still tells
+    assert differences(before, snapshot([site])) == [f"changed: {site / 'pkg' / 'mod.py'}"]
+
+
+def test_the_watch_never_takes_in_the_temporary_folder_and_skips_busy_ones(tmp_path, monkeypatch):
+    """A grader started from /tmp has it on sys.path; scratch folders and other programs change there all the time."""
+    monkeypatch.syspath_prepend(tempfile.gettempdir())
+    temp = Path(tempfile.gettempdir()).resolve()
+    assert not any(temp.is_relative_to(tree) for tree in python_trees())
+    assert checkout_of(__file__) in python_trees() and Path(sys.prefix).resolve() in python_trees()
+    (tmp_path / "runtime").mkdir()
+    watch = Watch([tmp_path], skip=[tmp_path / "runtime"])
+    (tmp_path / "runtime" / "kernel-1.json").write_text("{}")
+    assert watch.look(list) is None
+    assert any(p.name == "runtime" for p in busy_folders())
+
+
+# --------------------------------------------------------------------------- slow: whole batches
+
+
+@pytest.mark.slow
+def test_a_planted_pth_is_named_and_every_later_row_is_not_trustworthy(tmp_path, monkeypatch, capsys):
+    """Attack 7 without the sandbox: mallory plants a .pth; bob, graded after her, is flagged; exit status 1."""
+    site = tmp_path / "venv-site-packages"
+    site.mkdir()
+    monkeypatch.setattr(batch, "python_trees", lambda: [site])
+    submitted = tmp_path / "submitted"
+    submitted.mkdir()
+    write(submitted / "ada.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"])))
+    plant = f"open({str(site / 'zz-course.pth')!r}, 'w').write('import builtins\\n')"
+    write(submitted / "mallory.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"], extra={1: plant})))
+    write(submitted / "zoe.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"])))
+    exercise = exercise_notebook(tmp_path / "exercises")
+    code = main([str(exercise), str(submitted), "--out", str(tmp_path / "out"), "--jobs", "1", "--sandbox", "off",
+                 "--quiet"])
+    assert code == 1
+    summary = (tmp_path / "out" / "summary.txt").read_text(encoding="utf-8")
+    assert f"new: {site / 'zz-course.pth'}" in summary and "while grading mallory" in summary
+    grades = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8")
+    rows = {line.split(",")[0]: line for line in grades.splitlines()[1:]}
+    assert "not trustworthy" not in rows["ada"]
+    assert "not trustworthy" in rows["mallory"] and "not trustworthy" in rows["zoe"]
+    assert "zz-course.pth" in rows["zoe"]
+
+
+@pytest.mark.slow
+def test_without_the_sandbox_the_kernel_does_not_find_the_checkout_from_the_package(tmp_path):
+    """Attack 6 without the sandbox: course_utils.__file__ leads to the staged copy, not to solutions/."""
+    (tmp_path / "submitted").mkdir()
+    write(tmp_path / "submitted" / "cat.ipynb", notebook(_finder()))
+    result = _grade(tmp_path, "off")
+    [row] = result.rows
+    assert [g.status for g in row.grades] == ["fail", "pass"], row
+    assert result.changed_files == (), "a clean batch changes nothing the watch looks at"
+
+
+@pytest.mark.slow
+@needs_sandbox
+def test_the_sandbox_hides_solutions_wherever_the_checkout_lies(tmp_path):
+    """Attack 6 under the sandbox: not from the package, not from sys.path, not by the checkout's own path."""
+    assert not str(ROOT).startswith(tempfile.gettempdir()), "the point: this checkout is not under /tmp"
+    extra = repr([*filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep)), str(ROOT), str(ROOT / "src"),
+                  *(str(c) for c in course_checkouts())])
+    (tmp_path / "submitted").mkdir()
+    write(tmp_path / "submitted" / "cat.ipynb", notebook(_finder("__import__('sys').path + " + extra)))
+    result = _grade(tmp_path, "require")
+    [row] = result.rows
+    assert [g.status for g in row.grades] == ["fail", "pass"], row
+    assert result.changed_files == ()
+
+
+@pytest.mark.slow
+def test_importing_the_answer_from_the_course_earns_nothing(tmp_path):
+    """Attack 5, as the issue ran it: the course's own reference implementation as the answer to 01.2."""
+    import nbformat
+
+    exercise = ROOT / "exercises" / "01_device_query_exercises.ipynb"
+    nb = nbformat.read(exercise, as_version=4)
+    stub = next(c for c in nb.cells if c.cell_type == "code" and "def visible_gpus" in c.source)
+    stub.source = ("try:\n    from course_utils.checks.nb01 import visible_gpus_reference as visible_gpus\n"
+                   "except ImportError:  # then the course's answer, wherever the package can find one\n"
+                   "    from course_utils.checks import answers\n    found = {}\n"
+                   "    exec(answers.course_answer('01.2', 'visible_gpus') or 'visible_gpus = None', found)\n"
+                   "    visible_gpus = found['visible_gpus']\n")
+    (tmp_path / "submitted").mkdir()
+    nbformat.write(nb, tmp_path / "submitted" / "eve.ipynb")
+    saved, tempfile.tempdir = tempfile.tempdir, str(tmp_path)
+    try:
+        result = grade_batch(exercise, tmp_path / "submitted", jobs=1, limits=Limits(cell_timeout=60, total_timeout=300),
+                             sandbox="off")
+    finally:
+        tempfile.tempdir = saved
+    [row] = result.rows
+    assert {g.exercise: g.status for g in row.grades}["01.2"] != "pass", row
+    assert row.passed_count == 0, row
