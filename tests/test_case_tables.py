@@ -25,8 +25,18 @@ from course_utils.checks.nb01 import VISIBLE_CASES, _seen_by_torch
 from course_utils.checks.nb04 import LANDING_CASES, LISTING_ANSWERS
 from course_utils.checks.nb05 import INDEX_CASES
 from course_utils.checks.nb08 import DEVICE_IDS_CASES, LAUNCHES, RANK_CASES, SHARED_CASES
-from course_utils.checks.nb10 import (MATERIALIZE_MODELS, PLAN_CASES, PLAN_MISTAKES, PLAN_TOO_BIG, STATE_CASES,
-                                     _constructed, _on_meta, _plan_of, _targets, _tensors)
+from course_utils.checks.nb10 import (
+    MATERIALIZE_MODELS,
+    PLAN_CASES,
+    PLAN_MISTAKES,
+    PLAN_TOO_BIG,
+    STATE_CASES,
+    _constructed,
+    _on_meta,
+    _plan_of,
+    _targets,
+    _tensors,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
@@ -168,7 +178,7 @@ def test_10_2_table_follows_the_reference_and_names_each_mistake_by_its_plan():
                 assert plan == (None if mistakes[key] is None else _plan_of(model, mistakes[key])), (what, key)
             else:
                 assert plan == _plan_of(model, devices), (what, key)  # this mistake changes nothing here
-    for what, build, budgets in PLAN_TOO_BIG:
+    for _what, build, budgets in PLAN_TOO_BIG:
         with pytest.raises(ValueError):
             ref.reference_plan_device_map(build(), budgets)
     assert all(any(key in m for *_, m in PLAN_CASES) for key in PLAN_MISTAKES)  # each mistake is told apart once
