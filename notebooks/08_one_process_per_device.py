@@ -51,15 +51,10 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.torch_version import TorchVersion
 
-from course_utils import needs_cuda, raises
+from course_utils import needs_cuda
 from course_utils.checks import check
-from course_utils.distributed import (
-    ddp_device_ids,
-    device_for_rank,
-    local_accelerator,
-    shared_devices,
-    source_quote,
-)
+from course_utils.distributed import local_accelerator, source_quote
+from course_utils.launch import find_script
 from course_utils.launch import launch, launch_machines
 from course_utils.processes import process_alive
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
@@ -111,18 +106,19 @@ print(" ".join(basics.command))
 basics.values("local_rank"), basics.values("device"), basics.values("backend")
 
 # %% [markdown] tags=["deeper"]
-# ### Deeper: `device_for_rank` and `local_accelerator`
+# ### Deeper: the lines that choose, and `local_accelerator`
 
 # %% [markdown] tags=["deeper"]
-# The scripts use `device_for_rank(local_rank, gpu_count)`, for machines with 0, 2 and 4 GPUs
-# below. More processes than GPUs would mean two processes on one GPU: it refuses instead of
-# wrapping round. `local_accelerator()` uses `torch.accelerator` where it exists, so the same
-# script runs on NVIDIA, AMD and Intel GPUs, and falls back to the CPU (also for Apple's MPS:
-# gloo cannot reduce MPS tensors).
+# `scripts/ddp_basics.py` chooses by hand, as a real training script does: the lines below, read
+# from the script itself. More processes than GPUs would put two processes on one GPU, so it
+# stops instead of wrapping round. `local_accelerator()` uses `torch.accelerator` where it exists,
+# so the same script runs on NVIDIA, AMD and Intel GPUs, and falls back to the CPU (also for
+# Apple's MPS: gloo cannot reduce MPS tensors). Exercise 08.1 asks you to write the choice.
 
 # %% tags=["deeper"]
-print({gpus: [str(device_for_rank(r, gpus)) for r in range(max(gpus, 2))] for gpus in (0, 2, 4)})
-print(raises(lambda: device_for_rank(2, 2), ValueError, match="has no cuda device of its own"))
+script = find_script("scripts/ddp_basics.py").read_text().splitlines()
+start = next(i for i, line in enumerate(script) if "local_accelerator()" in line)
+print("\n".join(script[start : start + 5]))
 local_accelerator()
 
 # %% [markdown]
@@ -214,11 +210,11 @@ print(source_quote(dist.barrier, "If user did not set any", lines=3))
 basics.values("device_ids"), basics.values("before_ddp"), basics.expect_same("after_ddp"), basics.expect_same("after_step")
 
 # %% [markdown] tags=["deeper"]
-# ### Deeper: DDP's docstring, and `ddp_device_ids`
+# ### Deeper: DDP's docstring, and the script's `device_ids`
 
 # %% tags=["deeper"]
 print(source_quote(DDP, "For multi-device modules and CPU modules", lines=2))
-[ddp_device_ids(device) for device in ("cpu", "cuda:0", "cuda:1")]
+print(next(line.strip() for line in script if "DDP(model" in line))
 
 # %% [markdown]
 # ## 6. Three mistakes, with their real errors
@@ -239,7 +235,7 @@ if gpu := needs_cuda(2, what="the real every-process-on-cuda:0 run with NCCL", k
 else:
     display(gpu)
     everyone_on_0 = launch("scripts/every_rank_on_cuda0.py", "--pretend-gpus", "2", nproc=2, timeout=300)
-shared_devices(everyone_on_0.values("buggy")), shared_devices(everyone_on_0.values("fixed"))
+everyone_on_0.values("buggy"), everyone_on_0.values("fixed")
 
 # %% [markdown]
 # On GPUs NCCL refuses two processes on one GPU, in words that depend on the NCCL library your

@@ -18,7 +18,6 @@ from torch import nn
 
 from course_utils.checks.nb04 import LISTING, STEP_KINDS
 from course_utils.devices import needs_cuda
-from course_utils.distributed import device_for_rank, local_rank_from
 
 # --------------------------------------------------------------------------- 01.2 and 01.b
 
@@ -205,8 +204,81 @@ def index_device_reference(table_device, index_device) -> str:
 # --------------------------------------------------------------------------- 08.2
 
 
+# --------------------------------------------------------------------------- 08.1 to 08.4 (they left course_utils.distributed)
+
+
+def reference_device_for_rank(local_rank: int, gpu_count: int) -> torch.device:
+    """08.1: the CPU without GPUs, else ``cuda:local_rank``; a rank past the last GPU is a ValueError."""
+    if gpu_count == 0:
+        return torch.device("cpu")
+    if local_rank >= gpu_count:
+        raise ValueError(f"local rank {local_rank} has no GPU of its own: this machine has {gpu_count}")
+    return torch.device("cuda", local_rank)
+
+
 def reference_pick(env: dict[str, str], gpu_count: int) -> torch.device:
-    return device_for_rank(local_rank_from(env), gpu_count)
+    """08.2: LOCAL_RANK (absent under plain ``python train.py``: 0), then 08.1's rule."""
+    return reference_device_for_rank(int(env.get("LOCAL_RANK", "0")), gpu_count)
+
+
+def reference_ddp_device_ids(device) -> list[int] | None:
+    """08.3: what ``DistributedDataParallel(device_ids=...)`` wants for a module on ``device``."""
+    device = torch.device(device)
+    return None if device.type == "cpu" else [device.index]
+
+
+def reference_shared_gpus(devices: dict[int, str]) -> dict[str, list[int]]:
+    """08.4: the GPUs two ranks or more chose (``cuda`` alone is ``cuda:0``), CPU left out."""
+    by_gpu: dict[str, list[int]] = {}
+    for rank, name in devices.items():
+        device = torch.device(name)
+        if device.type != "cpu":
+            by_gpu.setdefault(f"{device.type}:{device.index or 0}", []).append(rank)
+    return {gpu: sorted(ranks) for gpu, ranks in sorted(by_gpu.items()) if len(ranks) > 1}
+
+
+# --------------------------------------------------------------------------- 10.2 (it left course_utils.bigmodels)
+
+
+def _layer_bytes(layer: nn.Module) -> int:
+    return sum(t.numel() * t.element_size() for t in [*layer.parameters(), *layer.buffers()])
+
+
+def plan_variant(model: nn.Module, budgets: dict, size_of=_layer_bytes, fits=lambda size, room: size <= room,
+                 back: bool = False) -> dict[str, torch.device] | None:
+    """The plan of 10.2's rule with one knob turned (how a layer is sized, what fits, going back); None: it runs out.
+
+    With the defaults it is the reference; the checker's table holds, for each case, the plans of the
+    plausible wrong answers too, made here by turning one knob (``tests/test_case_tables.py``)."""
+    devices, left, slot, plan = list(budgets), dict(budgets), 0, {}
+    for name, layer in model.named_children():
+        size = size_of(layer)
+        if back:  # first fit: any device with room, earlier ones included
+            slot = next((i for i, d in enumerate(devices) if fits(size, left[d])), len(devices))
+        else:
+            while slot < len(devices) and not fits(size, left[devices[slot]]):
+                slot += 1
+        if slot == len(devices):
+            return None
+        left[devices[slot]] -= size
+        plan[name] = torch.device(devices[slot])
+    return plan
+
+
+def reference_plan_device_map(model: nn.Module, budgets: dict) -> dict[str, torch.device]:
+    """10.2: top-level layers in order fill each device up to its budget, never going back; ValueError when out."""
+    plan = plan_variant(model, budgets)
+    if plan is None:
+        raise ValueError(f"the layers of {type(model).__name__} do not fit in {budgets}")
+    return plan
+
+
+MISTAKE_VARIANTS = {  # the knob each plausible wrong answer of 10.2 turns (keys: checks.nb10.PLAN_MISTAKES)
+    "numbers": dict(size_of=lambda layer: sum(t.numel() for t in [*layer.parameters(), *layer.buffers()])),
+    "no buffers": dict(size_of=lambda layer: sum(t.numel() * t.element_size() for t in layer.parameters())),
+    "strict fit": dict(fits=lambda size, room: size < room),
+    "goes back": dict(back=True),
+}
 
 
 # --------------------------------------------------------------------------- 10.1 and 10.3

@@ -1,17 +1,12 @@
-"""course_utils.bigmodels: sizes from shapes, device maps from budgets, hooks that move inputs.
-Lesson: notebook 10 (models bigger than a device)."""
+"""course_utils.bigmodels: sizes from shapes, hooks that move inputs (the planner of a device map is
+exercise 10.2: its reference and table are in tests/test_case_tables.py). Lesson: notebook 10."""
 
 import pytest
 import torch
 from torch import nn
 
-from course_utils.bigmodels import Dispatched, dispatch, module_bytes, plan_device_map, still_on_meta
+from course_utils.bigmodels import Dispatched, dispatch, module_bytes, still_on_meta
 from course_utils.checks import check
-
-
-def meta_linears(*shapes, dtype=torch.float32):
-    with torch.device("meta"):
-        return nn.Sequential(*(nn.Linear(i, o, dtype=dtype) for i, o in shapes))
 
 
 def test_module_bytes_counts_parameters_and_buffers_from_shapes_on_meta():
@@ -25,43 +20,6 @@ def test_module_bytes_counts_tied_weights_once():
     model = nn.Sequential(nn.Embedding(5, 3), nn.Linear(3, 5, bias=False))
     model[1].weight = model[0].weight
     assert module_bytes(model) == 5 * 3 * 4
-
-
-def test_plan_fills_devices_in_order_and_never_goes_back():
-    model = meta_linears((500, 1000), (1000, 2000), (2000, 10))  # 2,004,000 / 8,008,000 / 80,040 bytes
-    plan = plan_device_map(model, {"cuda:0": 4_000_000, "cuda:1": 20_000_000})
-    assert plan == {"0": torch.device("cuda:0"), "1": torch.device("cuda:1"), "2": torch.device("cuda:1")}
-
-
-def test_plan_an_exact_fit_fits_and_a_device_too_small_for_a_layer_is_skipped():
-    model = meta_linears((1000, 1000), (1000, 1000))  # 4,004,000 bytes each
-    assert set(plan_device_map(model, {"cpu": 8_008_000}).values()) == {torch.device("cpu")}
-    plan = plan_device_map(model, {"cuda:0": 100, "cuda:1": 8_008_000})
-    assert set(plan.values()) == {torch.device("cuda:1")}
-
-
-def test_plan_says_which_layer_does_not_fit():
-    with pytest.raises(ValueError, match="layer '1' .*does not fit.*Add a device"):
-        plan_device_map(meta_linears((1000, 1000), (1000, 1000)), {"cuda:0": 5_000_000})
-
-
-@pytest.mark.parametrize("budgets, error, match", [
-    ({}, TypeError, "budgets as a dict"),
-    ([("cpu", 10)], TypeError, "budgets as a dict"),
-    ({"cpu": -1}, ValueError, "whole number of bytes"),
-    ({"cpu": 1.5}, ValueError, "whole number of bytes"),
-    ({"gpu0": 10}, ValueError, "not a device name"),
-])
-def test_plan_rejects_bad_budgets_clearly(budgets, error, match):
-    with pytest.raises(error, match=match):
-        plan_device_map(meta_linears((2, 2)), budgets)
-
-
-def test_plan_needs_a_model_with_layers():
-    with pytest.raises(ValueError, match="has none"):
-        plan_device_map(nn.Linear(2, 2), {"cpu": 100})
-    with pytest.raises(TypeError, match="expects a torch.nn.Module"):
-        plan_device_map(torch.ones(2), {"cpu": 100})
 
 
 def test_dispatch_moves_layers_and_their_inputs_then_remove_takes_the_hooks_off():

@@ -1,4 +1,7 @@
-"""distributed: choosing each process's device, and the notebook's torchrun scripts that use it."""
+"""distributed: the helpers around each process's device choice, and the notebook's torchrun scripts that make it.
+
+The choice itself is the learner's (exercises 08.1 to 08.4): the scripts make it by hand, and its references
+are in tests/answer_references.py (tests/test_case_tables.py)."""
 
 import os
 from pathlib import Path
@@ -8,55 +11,15 @@ import torch
 
 from course_utils import distributed as D
 from course_utils.checks import check
-from course_utils.checks.nb08 import DEVICE_IDS_CASES, LAUNCHES, SHARED_CASES
-from course_utils.distributed import (
-    backend_for,
-    ddp_device_ids,
-    device_for_rank,
-    local_rank_from,
-    shared_devices,
-)
+from course_utils.checks.nb08 import LAUNCHES
+from course_utils.distributed import backend_for
 from course_utils.launch import launch
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "src" / "course_utils" / "scripts"
 
 
-# --------------------------------------------------------------------------- choosing the device
-
-
-@pytest.mark.parametrize(
-    "env, expected",
-    [({}, 0), ({"LOCAL_RANK": "0"}, 0), ({"LOCAL_RANK": "3"}, 3), ({"LOCAL_RANK": " 1 "}, 1),
-     ({"RANK": "5", "LOCAL_RANK": "1"}, 1)],
-)
-def test_local_rank_from_env(env, expected):
-    assert local_rank_from(env) == expected
-
-
-@pytest.mark.parametrize("raw, message", [("one", "whole number"), ("", "whole number"), ("-1", "0 or more")])
-def test_bad_local_rank_is_a_clear_error(raw, message):
-    with pytest.raises(ValueError, match=message):
-        local_rank_from({"LOCAL_RANK": raw})
-
-
-def test_device_for_rank():
-    assert [device_for_rank(r, 0) for r in range(3)] == [torch.device("cpu")] * 3
-    assert [device_for_rank(r, 4) for r in range(4)] == [torch.device("cuda", r) for r in range(4)]
-    assert device_for_rank(1, 2, "xpu") == torch.device("xpu", 1)
-    assert device_for_rank(3, 8, "cpu") == torch.device("cpu")
-
-
-@pytest.mark.parametrize("rank, count, message", [
-    (2, 2, "has no cuda device of its own.*--nproc-per-node 2"),
-    (-1, 2, "local_rank should be an int, 0 or more"),
-    (True, 2, "local_rank should be an int"),
-    ("0", 2, "local_rank should be an int"),
-    (0, -1, "count should be the number of devices"),
-])
-def test_device_for_rank_refuses(rank, count, message):
-    with pytest.raises(ValueError, match=message):
-        device_for_rank(rank, count)
+# --------------------------------------------------------------------------- around the device choice
 
 
 def test_backend_for():
@@ -64,19 +27,6 @@ def test_backend_for():
     assert backend_for(torch.device("cuda", 1)) == "nccl"
     with pytest.raises(ValueError, match="No default collective backend for 'meta'"):
         backend_for("meta")
-
-
-def test_ddp_device_ids_agrees_with_the_exercise_table():
-    for device, expected in DEVICE_IDS_CASES:
-        assert ddp_device_ids(device) == expected
-    with pytest.raises(ValueError, match="has no index"):
-        ddp_device_ids("cuda")
-
-
-def test_shared_devices_agrees_with_the_exercise_table():
-    for devices, expected in SHARED_CASES:
-        assert shared_devices(devices) == expected
-    assert shared_devices({0: torch.device("cuda", 0), 1: "meta", 2: "cuda:0"}) == {"cuda:0": [0, 2]}
 
 
 def test_pick_device_reference_gives_every_process_its_own_gpu():
@@ -118,7 +68,7 @@ def test_checksum_tells_equal_and_different_models_apart():
 
 def test_source_quote_reads_the_installed_source():
     assert "device_ids" in D.source_quote(torch.nn.parallel.DistributedDataParallel, "For multi-device modules")
-    assert "does not contain" in D.source_quote(device_for_rank, "no such phrase anywhere")
+    assert "does not contain" in D.source_quote(backend_for, "no such phrase anywhere")
 
 
 def test_the_exercises_are_registered():

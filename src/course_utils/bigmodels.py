@@ -1,14 +1,12 @@
 """Models bigger than one device: their size, a device map for their layers, hooks that move activations.
 
 Lesson: notebook 10 (models bigger than a device). Each helper does one job, and each does what the
-lesson first does by hand:
+lesson first does by hand. The planner that fills a device map from memory budgets (what
+``device_map="auto"`` does in accelerate and transformers) is not here: exercise 10.2 asks the learner
+to write it, and its reference lives in ``tests/answer_references.py``.
 
 - ``module_bytes(module)``: the bytes a module's parameters and buffers take. It reads shapes
   and dtypes only, so it works on a model built on ``meta``, which has no storage at all.
-- ``plan_device_map(model, budgets)``: a device map in the spirit of ``device_map="auto"``
-  (accelerate, transformers): the model's top-level layers, in order, fill the first device up
-  to its budget of bytes, then the next; a layer never goes back to an earlier device, so the
-  activations flow one way.
 - ``dispatch(model, device_map)``: moves each named layer to its device and registers a forward
   pre-hook on it that moves the layer's inputs there, the job accelerate's hooks do. Undo with
   ``.remove()`` on the result.
@@ -27,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 import torch
 from torch import nn
 
-from course_utils.display import require_int
 from course_utils.placement import as_device, require_module
 
 if TYPE_CHECKING:
@@ -43,44 +40,6 @@ def module_bytes(module: nn.Module) -> int:
     submodules (tied weights) counts once, as ``module.parameters()`` yields it once. Lesson: notebook 10."""
     require_module(module, "module_bytes")
     return sum(t.numel() * t.element_size() for t in [*module.parameters(), *module.buffers()])
-
-
-def plan_device_map(model: nn.Module, budgets: Mapping[Any, int]) -> dict[str, torch.device]:
-    """A device for each top-level layer of ``model``: layers in order fill each device up to its budget.
-
-    ``budgets`` maps devices, in the order to fill them, to bytes: ``{"cuda:0": 20 * 2**30,
-    "cuda:1": 20 * 2**30, "cpu": 64 * 2**30}``. A layer goes on the current device if it fits
-    in what is left there (exactly full is fine), else on the next device, and never back on an
-    earlier one. Raises ``ValueError`` when the layers do not fit. Nothing is moved: the devices
-    are names, so this plans for a machine you do not have. Lesson: notebook 10."""
-    require_module(model, "plan_device_map")
-    if not isinstance(budgets, Mapping) or not budgets:
-        raise TypeError("plan_device_map expects budgets as a dict {device: bytes}, in the order to fill them, "
-                        f"like {{'cuda:0': 2**30, 'cpu': 2**32}}; got {budgets!r}.")
-    devices, limits = [], []
-    for device, limit in budgets.items():
-        devices.append(as_device(device, "plan_device_map(budgets=...)"))
-        require_int(f"plan_device_map: the budget for {device}", limit, minimum=0,
-                    expected="should be a whole number of bytes, 0 or more", hint="Try 20 * 2**30 for 20 GiB.")
-        limits.append(limit)
-    layers = list(model.named_children())
-    if not layers:
-        raise ValueError(f"plan_device_map places a model's top-level layers, and this {type(model).__name__} has none. "
-                         "Pass a model made of layers, such as an nn.Sequential.")
-    plan: dict[str, torch.device] = {}
-    slot, used = 0, 0
-    for name, layer in layers:
-        size = module_bytes(layer)
-        while slot < len(devices) and used + size > limits[slot]:
-            slot, used = slot + 1, 0  # this device is full for this layer: on to the next, never back
-        if slot == len(devices):
-            raise ValueError(
-                f"plan_device_map: layer {name!r} ({size:,} bytes) does not fit: the budgets "
-                f"{ {str(d): b for d, b in zip(devices, limits)} } are used up by the layers before it. "
-                "Add a device (the CPU, as 'cpu': ...), raise a budget, or load the model in a smaller dtype.")
-        plan[name] = devices[slot]
-        used += size
-    return plan
 
 
 def _moved(value: Any, device: torch.device) -> Any:
@@ -123,8 +82,8 @@ class Dispatched:
 def dispatch(model: nn.Module, device_map: Mapping[str, Any]) -> Dispatched:
     """Move each layer named in ``device_map`` to its device, with a hook that moves its inputs there.
 
-    ``device_map`` is ``{layer name: device}`` as ``plan_device_map`` returns it (or as
-    ``model.hf_device_map`` shows in transformers). Each hook is a forward pre-hook: it runs just
+    ``device_map`` is ``{layer name: device}``, written by hand or by a planner (exercise 10.2), as
+    ``model.hf_device_map`` shows it in transformers. Each hook is a forward pre-hook: it runs just
     before the layer's ``forward`` and returns the positional and keyword arguments with every
     tensor moved to the layer's device, which is the ``x.to(dev)`` a hand-split forward writes.
     A layer built on ``meta`` stays on ``meta`` only if mapped there: moving it elsewhere needs

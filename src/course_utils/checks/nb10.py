@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from course_utils.bigmodels import module_bytes, plan_device_map, still_on_meta
+from course_utils.bigmodels import module_bytes, still_on_meta
 from course_utils.checks._core import LearnerRaised, Wrong, accelerator_targets, call, exercise, same, try_it
 
 # --------------------------------------------------------------------------- shared
@@ -225,23 +225,33 @@ def _linears(*shapes, dtype=torch.float32):
 
 
 _MB = 1_000_000
-# (what, a builder of the model on meta, budgets): on meta even the 10-GB one takes no memory. Each
-# check builds its models afresh, so an answer that changes a model cannot change the next check.
+_F, _S = "cuda:0", "cuda:1"
+# (what, a builder of the model on meta, budgets, the device of each top-level layer in order, and the plans of
+# the plausible wrong answers (PLAN_MISTAKES) where they differ, None where that answer runs out of devices).
+# Data, not a planner: the package holds no answer to 10.2 (issue 25); tests/test_case_tables.py holds every
+# plan here to the reference in tests/answer_references.py. On meta even the 10-GB model takes no memory, and
+# each check builds its models afresh, so an answer that changes a model cannot change the next check.
 PLAN_CASES = (
     ("four float32 layers of 4,004,000 bytes and a small head, two 9-MB GPUs",
-     _linears((1000, 1000), (1000, 1000), (1000, 1000), (1000, 10)), {"cuda:0": 9 * _MB, "cuda:1": 9 * _MB}),
+     _linears((1000, 1000), (1000, 1000), (1000, 1000), (1000, 10)), {"cuda:0": 9 * _MB, "cuda:1": 9 * _MB},
+     (_F, _F, _S, _S), {"numbers": (_F, _F, _F, _F), "goes back": (_F, _F, _S, _F)}),
     ("the same, budgets exactly two layers each",
-     _linears((1000, 1000), (1000, 1000), (1000, 1000), (1000, 1000)), {"cuda:0": 8_008_000, "cuda:1": 8_008_000}),
+     _linears((1000, 1000), (1000, 1000), (1000, 1000), (1000, 1000)), {"cuda:0": 8_008_000, "cuda:1": 8_008_000},
+     (_F, _F, _S, _S), {"numbers": (_F, _F, _F, _F), "strict fit": None}),
     ("float16 layers (2 bytes a number), one GPU then the CPU",
-     _linears((1000, 1000), (1000, 1000), (1000, 1000), dtype=torch.float16), {"cuda:0": 4_100_000, "cpu": 10 * _MB}),
+     _linears((1000, 1000), (1000, 1000), (1000, 1000), dtype=torch.float16), {"cuda:0": 4_100_000, "cpu": 10 * _MB},
+     (_F, _F, "cpu"), {"numbers": (_F, _F, _F)}),
     ("a big layer between small ones: never back to an earlier device",
-     _linears((500, 1000), (1000, 2000), (2000, 10)), {"cuda:0": 4 * _MB, "cuda:1": 20 * _MB}),
+     _linears((500, 1000), (1000, 2000), (2000, 10)), {"cuda:0": 4 * _MB, "cuda:1": 20 * _MB},
+     (_F, _S, _S), {"numbers": (_F, _F, _F), "goes back": (_F, _S, _F)}),
     ("layers with BatchNorm (its running statistics are buffers: memory too)",
      lambda: _on_meta(lambda: nn.Sequential(nn.Linear(1000, 1000), nn.BatchNorm1d(1000), nn.Linear(1000, 1000),
                                             nn.BatchNorm1d(1000))),
-     {"cuda:0": 4_004_000 + 16_000, "cuda:1": 16_008 + 4_004_000 + 16_008}),
+     {"cuda:0": 4_004_000 + 16_000, "cuda:1": 16_008 + 4_004_000 + 16_008},
+     (_F, _S, _S, _S), {"numbers": (_F, _F, _F, _F), "no buffers": (_F, _F, _S, _S), "strict fit": None}),
     ("a 10 GB float16 model (on meta: no memory) over two 6 GB GPUs",
-     _linears((50_000, 50_000), (50_000, 50_000), dtype=torch.float16), {"cuda:0": 6 * 10**9, "cuda:1": 6 * 10**9}),
+     _linears((50_000, 50_000), (50_000, 50_000), dtype=torch.float16), {"cuda:0": 6 * 10**9, "cuda:1": 6 * 10**9},
+     (_F, _S), {"numbers": (_F, _F)}),
 )
 # models that do not fit: the answer must raise ValueError
 PLAN_TOO_BIG = (
@@ -249,43 +259,17 @@ PLAN_TOO_BIG = (
      {"cuda:0": 5 * _MB, "cuda:1": 5 * _MB}),
     ("a layer bigger than every device", _linears((2000, 2000)), {"cuda:0": 10 * _MB, "cpu": 15 * _MB}),
 )
+PLAN_MISTAKES = {
+    "numbers": "counts numbers, not bytes (multiply numel() by element_size())",
+    "no buffers": "counts parameters but forgets buffers (BatchNorm's running statistics take memory too)",
+    "strict fit": "sends on a layer that exactly fills what is left (use <=, not <)",
+    "goes back": "puts a layer back on an earlier device with room left (the activations would flow backwards)",
+}
 
 
-def _variant(model, budgets, size_of, fits, back: bool = False):
-    """The plan of a plausible wrong answer, to name the mistake; None where that answer would raise."""
-    devices, left, slot, plan = list(budgets), dict(budgets), 0, {}
-    for name, layer in model.named_children():
-        size = size_of(layer)
-        if back:  # first fit: any device with room, earlier ones included
-            slot = next((i for i, d in enumerate(devices) if fits(size, left[d])), len(devices))
-        else:
-            while slot < len(devices) and not fits(size, left[devices[slot]]):
-                slot += 1
-        if slot == len(devices):
-            return None
-        left[devices[slot]] -= size
-        plan[name] = torch.device(devices[slot])
-    return plan
-
-
-def _numbers(layer):
-    return sum(t.numel() for t in [*layer.parameters(), *layer.buffers()])
-
-
-def _parameter_bytes(layer):
-    return sum(t.numel() * t.element_size() for t in layer.parameters())
-
-
-_MISTAKES = (
-    ("counts numbers, not bytes (multiply numel() by element_size())",
-     lambda m, b: _variant(m, b, _numbers, lambda size, room: size <= room)),
-    ("counts parameters but forgets buffers (BatchNorm's running statistics take memory too)",
-     lambda m, b: _variant(m, b, _parameter_bytes, lambda size, room: size <= room)),
-    ("sends on a layer that exactly fills what is left (use <=, not <)",
-     lambda m, b: _variant(m, b, module_bytes, lambda size, room: size < room)),
-    ("puts a layer back on an earlier device with room left (the activations would flow backwards)",
-     lambda m, b: _variant(m, b, module_bytes, lambda size, room: size <= room, back=True)),
-)
+def _plan_of(model: nn.Module, devices) -> dict[str, torch.device]:
+    """A table's plan as the answer returns it: ``{layer name: torch.device}``, in the model's order."""
+    return {name: torch.device(d) for (name, _), d in zip(model.named_children(), devices, strict=True)}
 
 
 @exercise(
@@ -296,9 +280,11 @@ _MISTAKES = (
           "until the next layer does not fit, then move on (never back); out of devices: ValueError."),
 )
 def _plan(plan) -> str:
-    for what, build, budgets in PLAN_CASES:
+    for what, build, budgets, devices, mistakes in PLAN_CASES:
         model = build()
-        expected = plan_device_map(model, budgets)
+        expected = _plan_of(model, devices)
+        sizes = {name: module_bytes(layer) for name, layer in model.named_children()}
+        wrong_plans = {PLAN_MISTAKES[k]: _plan_of(model, d) for k, d in mistakes.items() if d is not None}
         try:
             got = call(plan, model, dict(budgets))
         except LearnerRaised as raised:
@@ -310,8 +296,7 @@ def _plan(plan) -> str:
             raise Wrong(f"For {what}, plan_device_map returned device names as strings: {got!r}.",
                         "Return torch.device objects: torch.device(name).")
         if not same(got, expected):
-            sizes = {name: module_bytes(layer) for name, layer in model.named_children()}
-            mistake = next((m for m, plan_of in _MISTAKES if same(got, plan_of(model, budgets))), None)
+            mistake = next((m for m, wrong in wrong_plans.items() if same(got, wrong)), None)
             raise Wrong(f"For {what} (layer bytes {sizes}, budgets {budgets}), plan_device_map returned {got!r}; "
                         f"expected {expected!r}." + (f" That is the plan of an answer that {mistake}." if mistake else ""),
                         "Count bytes (numel() * element_size()) of parameters and buffers; a layer that exactly "

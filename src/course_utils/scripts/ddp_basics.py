@@ -4,11 +4,11 @@ Run it the way the notebook does (two processes on this machine):
 
     python -m torch.distributed.run --standalone --nproc-per-node 2 ddp_basics.py [--cpu]
 
-Each process reads LOCAL_RANK, picks its own device (cuda:LOCAL_RANK on a machine with enough
-GPUs, the CPU otherwise or with --cpu), makes it the current device, builds its model there,
-wraps it in DistributedDataParallel with the matching device_ids, takes one training step on
-its own data, and prints checksums of its parameters. Every line is key=value pairs, so the
-notebook can read them back.
+Each process reads LOCAL_RANK, picks its own device by hand, in the few lines a real training
+script uses (cuda:LOCAL_RANK on a machine with enough GPUs, the CPU otherwise or with --cpu),
+makes it the current device, builds its model there, wraps it in DistributedDataParallel with
+the matching device_ids, takes one training step on its own data, and prints checksums of its
+parameters. Every line is key=value pairs, so the notebook can read them back.
 """
 
 import argparse
@@ -21,7 +21,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from course_utils.distributed import backend_for, checksum, ddp_device_ids, device_for_rank, local_accelerator
+from course_utils.distributed import backend_for, checksum, local_accelerator
 
 
 def main() -> None:
@@ -33,8 +33,12 @@ def main() -> None:
     local_rank = int(os.environ["LOCAL_RANK"])
 
     # 2. My own device: cuda:LOCAL_RANK where there is one GPU per process, else the CPU.
+    #    More processes than devices would put two on one GPU, which NCCL refuses: stop and say so.
     kind, count = ("cpu", 0) if args.cpu else local_accelerator()
-    device = device_for_rank(local_rank, count, kind)
+    if count and local_rank >= count:
+        sys.exit(f"local rank {local_rank} has no {kind} device of its own: this machine has {count}. "
+                 f"Start at most {count} processes per machine (--nproc-per-node {count}), one per device.")
+    device = torch.device(kind, local_rank) if count else torch.device("cpu")
     if device.type == "cuda":
         torch.cuda.set_device(device)  # from now on "cuda" (and NCCL) means MY GPU, not cuda:0
     elif device.type != "cpu":
@@ -55,7 +59,7 @@ def main() -> None:
 
     # 5. Wrap it: device_ids=[i] for a module on cuda:i, None for a CPU module.
     #    DDP broadcasts rank 0's parameters, so every replica starts equal.
-    ddp = DDP(model, device_ids=ddp_device_ids(device))
+    ddp = DDP(model, device_ids=None if device.type == "cpu" else [device.index])
     print(f"device_ids={ddp.device_ids} after_ddp={checksum(model)}")
 
     # 6. One step on MY data (different on each rank). backward() averages the gradients

@@ -19,7 +19,7 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from course_utils.distributed import backend_for, device_for_rank, use_device
+from course_utils.distributed import backend_for, use_device
 
 
 def main() -> None:
@@ -28,7 +28,7 @@ def main() -> None:
     args = parser.parse_args()
 
     local_rank = int(os.environ["LOCAL_RANK"])
-    device = use_device(device_for_rank(local_rank, torch.cuda.device_count())) if args.gpu else torch.device("cpu")
+    device = use_device(torch.device("cuda", local_rank)) if args.gpu else torch.device("cpu")
     dist.init_process_group(backend_for(device))
     model = nn.Linear(4, 2).to(device)
     wrong_ids = [0] if args.gpu else [local_rank]

@@ -17,8 +17,6 @@ import os
 import torch
 import torch.distributed as dist
 
-from course_utils.distributed import device_for_rank
-
 LOCAL_RANK = int(os.environ["LOCAL_RANK"])
 
 
@@ -29,7 +27,7 @@ def buggy_device(gpu_count: int) -> torch.device:
 
 
 def fixed_device(gpu_count: int) -> torch.device:
-    return device_for_rank(LOCAL_RANK, gpu_count)  # cuda:LOCAL_RANK: one GPU per process
+    return torch.device("cuda", LOCAL_RANK) if gpu_count else torch.device("cpu")  # one GPU per process
 
 
 def main() -> None:

@@ -18,7 +18,7 @@ import os
 import torch
 import torch.distributed as dist
 
-from course_utils.distributed import device_for_rank, local_accelerator, use_device
+from course_utils.distributed import local_accelerator, use_device
 
 
 def main() -> None:
@@ -27,7 +27,7 @@ def main() -> None:
     kind, count = local_accelerator()
     on_gpus = kind == "cuda" and count >= world
     if on_gpus:
-        use_device(device_for_rank(local_rank, count, kind))
+        use_device(torch.device(kind, local_rank))  # cuda:LOCAL_RANK: count >= world, so it exists
     backend = "nccl" if on_gpus else "cuda:gloo"  # either way: a backend for CUDA tensors only
     dist.init_process_group(backend)
     print(f"local_rank={local_rank} backend={backend}")
