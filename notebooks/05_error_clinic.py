@@ -313,7 +313,10 @@ explain_device_error(new)
 
 # %% [markdown] tags=["deeper"]
 # Concatenation needs every piece on one device, too. On CUDA the message names the argument
-# `tensors` in method `wrapper_CUDA_cat`. The fix: `torch.cat([t.to(device) for t in pieces])`.
+# `tensors` in method `wrapper_CUDA_cat`. MPS up to 2.9.1 says *torch.cat(): all input tensors
+# must be on the same device. Received ...*; MPS's cat kernel of 2.10 and later has no such
+# message in its library, so the cell below stays CUDA's. The fix:
+# `torch.cat([t.to(device) for t in pieces])`.
 
 # %% tags=["deeper"]
 raises(lambda: torch.cat([c, m]), RuntimeError, match="is not on the expected device")

@@ -697,6 +697,12 @@ MAC_FACTS: dict[str, MacFact] = {
          SourceQuote("aten/src/ATen/mps/MPSFallback.mm", "slow_conv2d_forward_mps{}: input(device='{device}') and "
                      "weight(device={device}')  must be on the same device", "mps-literal",
                      "the fallback a CPU input with weights on mps reaches"))),
+    "mps-cat": MacFact(
+        "torch.cat of tensors on mps and on the CPU says so in torch 2.7.1 to 2.9.1; from 2.10.0 MPS's cat is a "
+        "Metal kernel whose library holds no device message, so the course shows CUDA's cat error only.",
+        (SourceQuote("aten/src/ATen/native/mps/operations/Shape.mm", "torch.cat(): all input tensors must be on the "
+                     "same device. Received {device} and {device}", "mps-literal", "cat_out_mps's device check",
+                     until="2.9.1"),)),
     "mps-optimizer-per-tensor": MacFact(
         "Optimizers have no multi-tensor (foreach) path on MPS, so state left on the CPU after model.to('mps') "
         "fails in the per-tensor update, with one of MPS's cross-device wordings.",
