@@ -284,7 +284,8 @@ checkpoint_locations(io.BytesIO(checkpoint))
 #   and cpu! (when checking argument for argument mat1 in method wrapper_CUDA_addmm)*
 # - MPS (Apple's GPU, every release): *Tensor for argument input is on cpu but expected on mps*,
 #   from its own `nn.Linear` kernel; other MPS kernels say *Placeholder storage has not been
-#   allocated on MPS device!*, and elementwise operations give the `TensorIterator` wording above.
+#   allocated on MPS device!*, and elementwise operations give the `TensorIterator` wording above
+#   (the fact `mps-cross-device`, read in the macOS wheels of 2.7.1 to 2.14.1: docs/mac.md).
 #
 # All three name the argument: in `addmm`, `mat1` is your input batch and `mat2` the weight. Here the
 # model is on `meta` and the input on the CPU:
