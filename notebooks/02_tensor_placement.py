@@ -371,7 +371,8 @@ else:
 # %% [markdown]
 # ## 7. dtype and device in one `.to`
 #
-# `.to` takes a device, a dtype, or both, and does it in one copy.
+# `.to` takes a device, a dtype, or both, and does it in one copy. Apple's GPU (MPS) has no
+# float64: convert such tensors to float32 before moving them there.
 
 # %%
 both = t.to("meta", torch.float16)
@@ -386,6 +387,24 @@ def match(x, weight):
     raise NotImplementedError()
 
 check("02.b")
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: float64 on a Mac
+
+# %% [markdown] tags=["deeper"]
+# Apple's GPU (MPS) has no float64 arithmetic: moving a float64 tensor to `mps` raises, and the
+# same tensor converted to float32 first moves. Without MPS the cell shows that fact as read in
+# PyTorch's macOS wheels (`MAC_FACTS["mps-float64"]`, listed in docs/mac.md).
+
+# %% tags=["deeper"]
+from course_utils.evidence.sources import MAC_FACTS
+
+if torch.backends.mps.is_available():
+    print(raises(lambda: t.double().to("mps"), (TypeError, RuntimeError), match="float64"))
+    shown = t.double().float().to("mps").dtype
+else:
+    shown = MAC_FACTS["mps-float64"].says
+shown
 
 # %% [markdown]
 # ## Summary

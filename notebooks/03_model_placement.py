@@ -20,11 +20,11 @@
 # |---|---|---|
 # | 1 | 1 accelerator | in Deeper: 1 (1 accelerator) |
 # | 2 | 1 accelerator | in Deeper: 1 (1 accelerator) |
-# | 3 | 1 GPU | 1 (1 GPU) |
-# | 4 | 1 GPU | in Deeper: 1 (1 accelerator) and 1 (1 GPU) |
+# | 3 | 1 accelerator | 1 (1 accelerator) |
+# | 4 | 1 accelerator | in Deeper: 2 (1 accelerator) |
 # | 5 | 2 GPUs | in Deeper: 1 (1 GPU) and 1 (2 GPUs) |
 #
-# 3 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# 5 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Without a GPU the second device is `meta` (shapes, no data). "Deeper" sections are optional.
@@ -215,14 +215,14 @@ hasattr(meta_model, "device"), where, meta_model(x.to(where)).device
 meta_model(x)
 
 # %% [markdown]
-# On a GPU, for `nn.Linear`: *Expected all tensors to be on the same device, but got mat1 is on
-# cpu, different from other tensors on cuda:0 ...*
+# On CUDA, for `nn.Linear`: *Expected all tensors to be on the same device, but got mat1 is on
+# cpu ...*; on MPS: *Tensor for argument input is on cpu but expected on mps*.
 
 # %%
-if gpu := needs_cuda(1, what="the model-on-GPU, input-on-CPU error", key="03-model-input"):
-    gpu_model = nn.Linear(3, 2).cuda()
-    print(raises(lambda: gpu_model(torch.ones(1, 3)), RuntimeError,
-                 match="Expected all tensors to be on the same device"))
+if gpu := needs_accelerator(what="the model-on-accelerator, input-on-CPU error", key="03-model-input"):
+    model_on_device = nn.Linear(3, 2).to(gpu.device)
+    print(raises(lambda: model_on_device(torch.ones(1, 3)), RuntimeError,
+                 match="Expected all tensors to be on the same device|Tensor for argument input is on cpu but expected on mps"))
 else:
     display(gpu)
 
@@ -362,21 +362,23 @@ adam.step()
 {name: (s.device, s.dtype) for name, s in adam.state[lazy.weight].items()}
 
 # %% [markdown] tags=["deeper"]
-# On a GPU the same order (step on the CPU, then `model.cuda()`) leaves the averages on the CPU,
-# and the next step raises the cross-device error of notebook 05, *Expected all tensors to be on
-# the same device ...*, from inside Adam's update. (Adam's multi-tensor path checks devices first,
+# On an accelerator the same order (step on the CPU, then `model.to(device)`) leaves the averages
+# on the CPU, and the next step raises the cross-device error of notebook 05, *Expected all
+# tensors to be on the same device ...*, from inside Adam's update (MPS may word it *Placeholder
+# storage has not been allocated on MPS device!*). (Adam's multi-tensor path checks devices first,
 # but lets float32 CPU tensors through, since its `step` counters live there: notebook 05, Deeper
 # section "optimizer state left on the old device".)
 # `Optimizer.load_state_dict` leaves `step` as it was, and works the same whether the state comes
 # from a file or from `state_dict()` a moment ago.
 
 # %% tags=["deeper"]
-if gpu := needs_cuda(1, what="Adam state left on the CPU", key="03-adam-state"):
+if gpu := needs_accelerator(what="Adam state left on the CPU", key="03-adam-state"):
     net, adam = adam_after_one_step()
-    net.cuda()
-    net(torch.randn(4, 3, device="cuda")).sum().backward()
+    net.to(gpu.device)
+    net(torch.randn(4, 3, device=gpu.device)).sum().backward()
     print("exp_avg on", adam.state[net.weight]["exp_avg"].device)
-    print(raises(adam.step, RuntimeError, match="Expected all tensors to be on the same device"))
+    print(raises(adam.step, RuntimeError,
+                 match="Expected all tensors to be on the same device|Placeholder storage has not been allocated on MPS"))
 else:
     display(gpu)
 

@@ -21,11 +21,11 @@
 # | 1 | 1 accelerator | 1 (1 accelerator) |
 # | 2 | a CPU | none |
 # | 3 | a CPU | none |
-# | 4 | 1 GPU | 1 (1 GPU) |
+# | 4 | 1 accelerator | 1 (1 accelerator) |
 # | 5 | 1 GPU | 1 (1 GPU) |
-# | 6 | 1 GPU | in Deeper: 1 (1 accelerator) and 5 (1 GPU) |
+# | 6 | 1 GPU | in Deeper: 4 (1 accelerator) and 2 (1 GPU) |
 #
-# 2 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# 6 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Cells that fail on purpose show PyTorch's real error, with the frames inside torch folded into
@@ -69,11 +69,11 @@ torch.__version__, torch.cuda.device_count() if torch.cuda.is_available() else 0
 # A `meta` tensor has a shape and a device, but no data. PyTorch checks its device as a GPU's,
 # so `meta` and the CPU make two devices on any machine. But `meta` is a stand-in: its messages
 # are worded differently from CUDA's, and a few mixed operations return **wrong values** instead
-# of raising (`cpu_tensor @ meta_tensor`; the Deeper section on `meta` near the end lists them).
+# of raising (`cpu_tensor @ meta_tensor`; a Deeper section lists them).
 #
-# An operation runs on one device and never copies an operand over for you. Read the traceback
-# from its last line, the message. The frames inside PyTorch's own code (here, `meta`'s check)
-# are folded into the line above it; `%tb` shows them all:
+# An operation runs on one device and never copies an operand over. Read the traceback from its
+# last line, the message. PyTorch's own frames (here, `meta`'s check) are folded into one line;
+# `%tb` shows them all:
 
 # %% tags=["raises-exception"]
 m = torch.ones(3, device="meta")
@@ -168,15 +168,15 @@ images = torch.rand(2, 3, 8, 8)
 F.conv2d(images, torch.rand(4, 3, 3, 3, dtype=torch.float64))
 
 # %% [markdown]
-# On a GPU, with the model on the GPU and the input on the CPU:
+# On an accelerator, both ways round (Apple's MPS names its type `MPSFloatType`):
 
 # %%
-if gpu := needs_cuda(1, what="the convolution's cross-device message", key="05-conv-cross-device"):
-    gpu_conv = nn.Conv2d(3, 4, 3).cuda()
-    print(raises(lambda: gpu_conv(images), RuntimeError,
-                 match=r"Input type \(torch\.FloatTensor\) and weight type \(torch\.cuda\.FloatTensor\) should be the same"))
-    shown = raises(lambda: nn.Conv2d(3, 4, 3)(images.cuda()), RuntimeError,
-                   match=r"Input type \(torch\.cuda\.FloatTensor\) and weight type \(torch\.FloatTensor\) should be the same")
+if gpu := needs_accelerator(what="the convolution's cross-device message", key="05-conv-cross-device"):
+    conv_on_device = nn.Conv2d(3, 4, 3).to(gpu.device)
+    print(raises(lambda: conv_on_device(images), RuntimeError,  # MPS: "slow_conv2d_forward_mps: ... must be on the same device"
+                 match=r"Input type \(torch\.FloatTensor\) and weight type \(\S+\) should be the same|must be on the same device"))
+    shown = raises(lambda: nn.Conv2d(3, 4, 3)(images.to(gpu.device)), RuntimeError,
+                   match=r"Input type \(\S+\) and weight type \(torch\.FloatTensor\) should be the same")
 else:
     shown = gpu
 shown
@@ -263,7 +263,7 @@ from course_utils.checkpoints import checkpoint_locations
 checkpoint_locations(io.BytesIO(checkpoint))
 
 # %% [markdown] tags=["deeper"]
-# ### Deeper: the two CUDA wordings, and `nn.Linear`
+# ### Deeper: the CUDA and MPS wordings, and `nn.Linear`
 
 # %% [markdown] tags=["deeper"]
 # On CUDA, elementwise operations go through `TensorIterator`, whose check
@@ -282,8 +282,12 @@ checkpoint_locations(io.BytesIO(checkpoint))
 #   other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)*
 # - old: *Expected all tensors to be on the same device, but found at least two devices, cuda:0
 #   and cpu! (when checking argument for argument mat1 in method wrapper_CUDA_addmm)*
+# - MPS (Apple's GPU, every release): *Tensor for argument input is on cpu but expected on mps*,
+#   from its own `nn.Linear` kernel; other MPS kernels say *Placeholder storage has not been
+#   allocated on MPS device!*, and elementwise operations give the `TensorIterator` wording above
+#   (the fact `mps-cross-device`, read in the macOS wheels of 2.7.1 to 2.14.1: docs/mac.md).
 #
-# Both name the argument: in `addmm`, `mat1` is your input batch and `mat2` the weight. Here the
+# All three name the argument: in `addmm`, `mat1` is your input batch and `mat2` the weight. Here the
 # model is on `meta` and the input on the CPU:
 
 # %% tags=["deeper"]
@@ -292,9 +296,10 @@ x = torch.rand(2, 3)
 raises(lambda: model(x), RuntimeError, match="is not on the expected device")
 
 # %% tags=["deeper"]
-if gpu := needs_cuda(1, what="the CUDA nn.Linear message", key="05-linear"):
-    gpu_model = nn.Linear(3, 1).cuda()
-    shown = raises(lambda: gpu_model(x), RuntimeError, match="Expected all tensors to be on the same device")
+if gpu := needs_accelerator(what="the nn.Linear message on an accelerator", key="05-linear"):
+    model_on_device = nn.Linear(3, 1).to(gpu.device)
+    shown = raises(lambda: model_on_device(x), RuntimeError,
+                   match="Expected all tensors to be on the same device|Tensor for argument input is on cpu but expected on mps")
 else:
     shown = gpu
 shown
@@ -309,7 +314,10 @@ explain_device_error(new)
 
 # %% [markdown] tags=["deeper"]
 # Concatenation needs every piece on one device, too. On CUDA the message names the argument
-# `tensors` in method `wrapper_CUDA_cat`. The fix: `torch.cat([t.to(device) for t in pieces])`.
+# `tensors` in method `wrapper_CUDA_cat`. MPS up to 2.9.1 says *torch.cat(): all input tensors
+# must be on the same device. Received ...*; MPS's cat kernel of 2.10 and later has no such
+# message in its library, so the cell below stays CUDA's. The fix:
+# `torch.cat([t.to(device) for t in pieces])`.
 
 # %% tags=["deeper"]
 raises(lambda: torch.cat([c, m]), RuntimeError, match="is not on the expected device")
@@ -327,22 +335,22 @@ shown
 
 # %% [markdown] tags=["deeper"]
 # Indexing is asymmetric. The check (`check_indices_on_cpu_or_selfdevice` in
-# `TensorAdvancedIndexing.cpp`) allows indices **on the CPU or on the indexed tensor's device**:
-# a CUDA tensor indexed by a CPU index is allowed (PyTorch copies the index over; keep hot
-# indices on the GPU), a CPU tensor indexed by a CUDA index raises *indices should be either on
-# cpu or on the same device as the indexed tensor (cpu)*. `meta` follows the allowed side; the
-# forbidden side is a CUDA-only error (a `meta` index into a CPU tensor does not raise, see
-# below). The fix: `table[idx.to(table.device)]`.
+# `TensorAdvancedIndexing.cpp`, shared by CUDA and MPS) allows indices **on the CPU or on the
+# indexed tensor's device**: a GPU tensor indexed by a CPU index is allowed (PyTorch copies the
+# index over; keep hot indices on the GPU), a CPU tensor indexed by a GPU index raises *indices
+# should be either on cpu or on the same device as the indexed tensor (cpu)*. `meta` follows the
+# allowed side; the forbidden side needs an accelerator (a `meta` index into a CPU tensor does not
+# raise, see below). The fix: `table[idx.to(table.device)]`.
 
 # %% tags=["deeper"]
 idx = torch.tensor([0, 2])
 m[idx]
 
 # %% tags=["deeper"]
-if gpu := needs_cuda(1, what="indexing across devices", key="05-indexing"):
+if gpu := needs_accelerator(what="indexing across devices", key="05-indexing"):
     table = torch.arange(5.0)
-    allowed = table.cuda()[idx]  # CUDA tensor, CPU index: fine
-    shown = raises(lambda: table[idx.cuda()], (RuntimeError, IndexError), match="indices should be either on")
+    allowed = table.to(gpu.device)[idx]  # a tensor on the accelerator, a CPU index: fine
+    shown = raises(lambda: table[idx.to(gpu.device)], (RuntimeError, IndexError), match="indices should be either on")
 else:
     shown = gpu
 shown
@@ -408,19 +416,21 @@ meta_opt.load_state_dict(cpu_opt.state_dict())
 {name: str(value.device) for name, value in next(iter(meta_opt.state.values())).items()}
 
 # %% [markdown] tags=["deeper"]
-# On a GPU, the real sequence: step on the CPU, `model.to("cuda")`, step again. The state is on
-# the CPU, so the grouping check lets it through, and the update itself raises the ordinary
-# cross-device error.
+# On an accelerator, the real sequence: step on the CPU, `model.to(device)`, step again. On CUDA
+# the state is on the CPU, so the grouping check lets it through, and the update itself raises the
+# ordinary cross-device error. MPS has no `foreach` path (`_get_foreach_kernels_supported_devices`
+# in `torch/utils/_foreach_utils.py` lists no `mps`), so there the per-tensor update raises it.
 
 # %% tags=["deeper"]
-if gpu := needs_cuda(1, what="the optimizer-state error", key="05-optimizer-state"):
+if gpu := needs_accelerator(what="the optimizer-state error", key="05-optimizer-state"):
     net = nn.Linear(3, 2)
     opt = torch.optim.Adam(net.parameters())
     net(torch.ones(1, 3)).sum().backward()
     opt.step()
-    net.to("cuda")
-    net(torch.ones(1, 3, device="cuda")).sum().backward()
-    print(raises(opt.step, RuntimeError, match="Expected all tensors to be on the same device"))
+    net.to(gpu.device)
+    net(torch.ones(1, 3, device=gpu.device)).sum().backward()
+    print(raises(opt.step, RuntimeError,
+                 match="Expected all tensors to be on the same device|Placeholder storage has not been allocated on MPS"))
     opt.load_state_dict(opt.state_dict())  # the fix: state follows the parameters
     opt.step()
     shown = {k: str(v.device) for k, v in next(iter(opt.state.values())).items()}
@@ -486,6 +496,12 @@ display(gpu)
 # `conv2d` first compares the input's and the bias's dtypes, in the short form *Input type (float)
 # and bias type (double)*. And `meta` is no help here: a convolution of a CPU input with `meta`
 # weights returns a CPU tensor of uninitialised memory, without an error (see the next part).
+#
+# On MPS, an input on `mps` takes the MPS backend, which makes the same type check; an MPS
+# tensor's type prints as `MPSFloatType`, since PyTorch renames only CPU and CUDA types to their
+# `torch.` names. A CPU input with weights on `mps` stops in MPS's fallback instead:
+# *slow_conv2d_forward_mps: input(device='cpu') and weight(device=mps:0')  must be on the same
+# device*.
 
 # %% tags=["deeper"]
 print(raises(lambda: nn.Conv2d(3, 4, 3).double()(images), RuntimeError, match="bias type"))

@@ -19,9 +19,9 @@
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
 # | A | 2 GPUs | in Deeper: 5 (2 GPUs) |
-# | B | 2 GPUs | in Deeper: 2 (1 accelerator) and 3 (1 GPU) and 1 (2 GPUs) |
+# | B | 2 GPUs | in Deeper: 3 (1 accelerator) and 2 (1 GPU) and 1 (2 GPUs) |
 #
-# 2 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# 3 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
 # <!-- lesson-needs:end -->
 #
 # Each claim gets a verdict and a cell that proves it. `meta` stands in for a GPU where it raises as CUDA does.
@@ -862,10 +862,10 @@ print(raises(lambda: net(torch.rand(2, 3)), RuntimeError, match="not on the expe
 net(torch.rand(2, 3).to("meta")).shape
 
 # %% tags=["deeper"]
-if gpu := needs_cuda(1, what="the model on the GPU, the input on the CPU", key="07-model-input"):
-    gpu_net = nn.Linear(3, 1).cuda()
-    print(raises(lambda: gpu_net(torch.rand(2, 3)), RuntimeError, match="Expected all tensors to be on the same device"))
-    shown = gpu_net(torch.rand(2, 3).cuda())
+if gpu := needs_accelerator(what="the model on an accelerator, the input on the CPU", key="07-model-input"):
+    net_on_device = nn.Linear(3, 1).to(gpu.device)
+    print(raises(lambda: net_on_device(torch.rand(2, 3)), RuntimeError, match="Expected all tensors to be on the same device|Tensor for argument input is on cpu but expected on mps"))
+    shown = net_on_device(torch.rand(2, 3).to(gpu.device))
 else:
     shown = gpu
 shown

@@ -288,6 +288,15 @@ else:
     display(gpu)
 
 # %% [markdown]
+# These counters are CUDA's. On a Mac, `torch.mps.current_allocated_memory()` counts live tensors
+# and `torch.mps.driver_allocated_memory()` all that Metal holds; MPS has no
+# `max_memory_allocated()` (the fact `mps-memory`, docs/mac.md):
+
+# %%
+[(name, hasattr(torch.mps, name)) for name in ("current_allocated_memory", "driver_allocated_memory",
+                                                "max_memory_allocated")]
+
+# %% [markdown]
 # When an allocation does not fit, CUDA raises `torch.cuda.OutOfMemoryError`. Every build has
 # the class, and it is a `RuntimeError`:
 

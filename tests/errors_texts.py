@@ -64,6 +64,26 @@ WORDINGS = [
             "slow_conv2d_forward_mps: input(device='cpu') and weight(device=mps:0')  must be on the same device",
             ("slow_conv2d_forward_mps", ": input(device='", "') and weight(device=", "')  must be on the same device"),
             MACOS + " (aten/src/ATen/mps/MPSFallback.mm)", MACOS_RELEASES, "mixed-devices", ("cpu", "mps:0")),
+    Wording("mps-placeholder", "MPS, older",
+            "Placeholder storage has not been allocated on MPS device!",
+            ("Placeholder storage has not been allocated on MPS device!",),
+            MACOS + " (aten/src/ATen/native/mps/OperationUtils.mm)", MACOS_RELEASES, "mixed-devices", ("mps", "cpu")),
+    Wording("mps-conv-type", "MPS: a convolution",
+            "Input type (MPSFloatType) and weight type (torch.FloatTensor) should be the same",
+            ("Input type (", ") and weight type (", ") should be the same"),
+            MACOS + " (aten/src/ATen/native/Convolution.cpp, the ConvBackend::Mps case; an MPS tensor's toString() "
+            "is MPSFloatType, which torch/csrc/Exceptions.cpp does not rename: libtorch_python.dylib lists only "
+            "CPU and CUDA type names)", MACOS_RELEASES, "mixed-devices", ("mps", "cpu")),
+    Wording("mps-elementwise", "Same device (elementwise)",
+            "Expected all tensors to be on the same device, but found at least two devices, mps:0 and cpu!",
+            ("Expected all tensors to be on the same device, but found at least two devices, ",),
+            MACOS + " (aten/src/ATen/TensorIterator.cpp)", MACOS_RELEASES, "mixed-devices", ("mps:0", "cpu")),
+    Wording("mps-cat", "MPS: torch.cat, 2.7.1 to 2.9.1",
+            "torch.cat(): all input tensors must be on the same device. Received cpu and mps:0",
+            ("torch.cat(): all input tensors must be on the same device. Received ", " and "),
+            "torch 2.7.1, 2.8.0 and 2.9.1 macOS arm64 wheels, torch/lib/libtorch_cpu.dylib "
+            "(aten/src/ATen/native/mps/operations/Shape.mm; 2.10.0 and later no longer hold it)",
+            "2.7.1 to 2.9.1", "mixed-devices", ("cpu", "mps:0")),
     Wording("mps-float64-to", "MPS: no float64",
             "Cannot convert a float64 Tensor to MPS as the MPS framework doesn't support float64. Please use float32 "
             "instead.",

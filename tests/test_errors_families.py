@@ -175,3 +175,16 @@ def test_a_cut_off_embedding_message_still_names_ids_and_table():
                                  "from other tensors on cuda:0 (when checking argument in method "
                                  "wrapper_CUDA__index_select)")
     assert whole.devices == ("cpu", "cuda:0")
+
+
+def test_an_mps_convolution_type_mismatch_is_read_as_devices():
+    # MPSFloatType is not renamed to a torch.* name (only CPU and CUDA types are): it must still read as mps
+    e = explain_device_error(W["mps-conv-type"].message)
+    assert "MPSFloatType (mps)" in e.cause and "weights are on cpu and its input on mps" in e.cause
+    assert "x = x.to('cpu')" in e.fix and "only if you meant it to be on mps" in e.fix
+
+
+def test_the_mps_placeholder_and_cat_wordings_name_mps():
+    assert "Apple's GPU (MPS)" in explain_device_error(W["mps-placeholder"].message).cause
+    e = explain_device_error(W["mps-cat"].message)
+    assert (e.argument, e.operator) == ("tensors", "cat") and "mps:0" in e.cause

@@ -803,8 +803,8 @@ def _rule_conv_types(m: re.Match, _: str) -> dict | None:
 _fixed(rf"indices should be either on \w+ or on the same device as the indexed tensor \((?P<home>{_DEV})\)",
     "index-device", flags=re.IGNORECASE, devices=("{home}",), argument="indices", operator="index",
     cause=("the index tensor is on a device that is neither the CPU nor the indexed tensor's device ({home}). "
-           "Indices may live on the CPU or on the indexed tensor's device; a CUDA index into a CPU tensor "
-           "is not allowed."),
+           "Indices may live on the CPU or on the indexed tensor's device; an index on an accelerator (CUDA, "
+           "MPS) into a CPU tensor is not allowed."),
     fix="Move the index to the indexed tensor's device: table[idx.to('{home}')].",
 )
 

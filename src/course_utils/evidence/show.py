@@ -1,11 +1,12 @@
 """Show, on a machine that cannot run a GPU-only cell, what a GPU shows there: in words, then the evidence.
 
-Lesson: every notebook's GPU-only cells. The ``else`` branch of ``if needs_cuda(..., key=K):``
-prints the SKIPPED line and displays ``recorded(K)``, the one way the course shows a GPU result it
-did not compute here:
+Lesson: every notebook's GPU cells. A cell names its requirement once, ``if gpu := needs_cuda(...,
+key=K): ... else: display(gpu)`` or ``gpu = needs_accelerator(..., key=K)`` ... ``display(gpu)``;
+displaying an unmet requirement prints the SKIPPED line and displays ``recorded(K)``, the one way
+the course shows a GPU result it did not compute here:
 
-- first, in one or two plain sentences, what a GPU shows in that cell and why
-  (``sources.CLAIMS[K].says``);
+- first, in one or two plain sentences, what a GPU (or, for an accelerator cell, any accelerator)
+  shows in that cell and why (``sources.CLAIMS[K].says``);
 - then the output recorded for ``K`` on a real GPU, with its provenance ("recorded on NVIDIA H200,
   torch 2.11.0+cu130 (CUDA 13.0, driver ...), 2026-12-01"), from the package's ``recordings/``;
 - or, where no GPU run has recorded ``K`` yet, the PyTorch source that backs the sentences,

@@ -316,16 +316,17 @@ CLAIMS: dict[str, GpuClaim] = {
         "means the current one, which the block sets on entry and restores on exit.",
         (CURRENT_DEVICE_DEFAULT, DEVICE_SCOPE)),
     "02-round-trip": C(
-        "On a GPU, t.cuda() copies the tensor into GPU memory and .cpu() copies it back, so the cell prints "
-        "cuda:0 and cpu, `back is t` False (a new tensor) and `same values` True.",
+        "On an accelerator, t.to(device) copies the tensor into the accelerator's memory and .cpu() copies it back, "
+        "so the cell prints the device (cuda:0 on an NVIDIA GPU, mps:0 on a Mac) and cpu, `back is t` False (a new "
+        "tensor) and `same values` True.",
         (CUDA_COPY, CPU_COPY)),
     "02-cross-device-error": C(
-        "On a GPU, adding a CUDA tensor to a CPU tensor raises a RuntimeError that names both devices, cuda:0 and "
-        "cpu, in the message below. The fix is the same as with meta: move one operand.",
+        "On an accelerator, adding a tensor on it to a CPU tensor raises a RuntimeError that names both devices "
+        "(cuda:0 or mps:0, and cpu) in the message below. The fix is the same as with meta: move one operand.",
         (SAME_DEVICE,)),
     "02-numpy": C(
-        "On a GPU, .numpy() on a CUDA tensor raises the same TypeError as the meta tensor above, with the "
-        "device, cuda:0, in place of meta: NumPy can only read host memory, so call .cpu() first.",
+        "On an accelerator, .numpy() on a tensor there raises the same TypeError as the meta tensor above, with its "
+        "device (cuda:0, mps:0) in place of meta: NumPy can only read host memory, so call .cpu() first.",
         (TO_NUMPY,)),
     "02-default-vs-current": C(
         "On two GPUs, after torch.set_default_device(\"cuda:1\") a new tensor lands on cuda:1 while "
@@ -337,25 +338,28 @@ CLAIMS: dict[str, GpuClaim] = {
          CURRENT_DEVICE_DEFAULT)),
     # 03 model placement
     "03-module-cuda": C(
-        "On a GPU, net.cuda() and net.cpu() both return net itself, with its weight moved to cuda:0 and then back "
-        "to the CPU: a module moves in place, so `model = model.cuda()` is only a habit.",
+        "On an accelerator, net.to(device) and net.cpu() both return net itself, with its weight moved to the "
+        "accelerator (cuda:0, mps:0) and then back to the CPU: a module moves in place, so `model = model.to(device)` "
+        "is only a habit.",
         (IN_PLACE,)),
     "03-plain-attribute": C(
-        "On a GPU, the buggy model's plain tensor attributes stay on the CPU after .cuda(), so its forward pass "
-        "raises the cross-device RuntimeError below, naming cuda:0 and cpu. Registered as buffers they would move.",
+        "On an accelerator, the buggy model's plain tensor attributes stay on the CPU after .to(device), so its "
+        "forward pass raises the cross-device RuntimeError below, naming the accelerator and cpu. Registered as "
+        "buffers they would move.",
         (SAME_DEVICE,)),
     "03-model-input": C(
-        "On a GPU, a model on cuda:0 given a CPU input raises a RuntimeError that names the argument on the other "
-        "device (mat1, the input of nn.Linear's matrix product) and the CUDA kernel that checked it. Send the "
-        "input to the model's device.",
+        "On an accelerator, a model there given a CPU input raises a RuntimeError: on CUDA it names the argument on "
+        "the other device (mat1, the input of nn.Linear's matrix product) and the kernel that checked it, on MPS "
+        "\"Tensor for argument input is on cpu but expected on mps\". Send the input to the model's device.",
         (ARGUMENT_DEVICE, ARGUMENT_DEVICE_OLD)),
     "03-optimizer-before-cuda": C(
-        "On a GPU, an optimizer built before net.cuda() still holds the model's own weight (True), now on cuda:0: "
-        ".cuda() moves each parameter's data and keeps the Parameter object. A move to meta makes new ones.",
+        "On an accelerator, an optimizer built before net.to(device) still holds the model's own weight (True), now "
+        "on the accelerator: .to() moves each parameter's data and keeps the Parameter object. A move to meta makes "
+        "new ones.",
         (SET_DATA,)),
     "03-adam-state": C(
-        "On a GPU, Adam's averages from a step taken on the CPU stay on the CPU after net.cuda(), and the next "
-        "step raises the cross-device RuntimeError: moving a model does not move its optimizer's state.",
+        "On an accelerator, Adam's averages from a step taken on the CPU stay on the CPU after net.to(device), and "
+        "the next step raises the cross-device RuntimeError: moving a model does not move its optimizer's state.",
         (STATE_CAST, SAME_DEVICE)),
     "03-load-gpu-checkpoint": C(
         "On a GPU, torch.load without map_location puts each tensor back on the device it was saved from, so the "
@@ -401,13 +405,14 @@ CLAIMS: dict[str, GpuClaim] = {
         (DEVICE_SCOPE, DEVICE_OF)),
     # 05 error clinic
     "05-elementwise": C(
-        "On a GPU, the same mistake raises a RuntimeError whose message names both devices, cuda:0 and cpu, in the "
-        "format below, where meta's own check words it differently.",
+        "On an accelerator, the same mistake raises a RuntimeError whose message names both devices (cuda:0 or mps:0, "
+        "and cpu) in the format below, where meta's own check words it differently.",
         (SAME_DEVICE,)),
     "05-conv-cross-device": C(
-        "On a GPU, a convolution on cuda:0 given a CPU input raises RuntimeError: Input type (torch.FloatTensor) "
-        "and weight type (torch.cuda.FloatTensor) should be the same, and the reverse swaps the two. The message "
-        "names tensor types, not devices: torch.cuda.FloatTensor is a float32 tensor on a GPU.",
+        "On an accelerator, a convolution with its weights there and a CPU input raises, and so does the reverse: on "
+        "CUDA \"Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same\" and its "
+        "swap, on MPS the types MPSFloatType and torch.FloatTensor, or MPS's fallback message. The message names "
+        "tensor types, not devices.",
         (SourceQuote("aten/src/ATen/native/Convolution.cpp", "Input type ({input type}) and weight type ({weight type}) "
                      "should be the same{; a build with MKLDNN, which the macOS arm64 wheel is not, goes on: or input "
                      "should be a MKLDNN tensor and weight is a dense tensor}", "literal",
@@ -419,22 +424,23 @@ CLAIMS: dict[str, GpuClaim] = {
         "triggered' followed by the hint below.",
         (ASYNC_SUFFIX,)),
     "05-linear": C(
-        "On a GPU, nn.Linear on cuda:0 given a CPU input raises a RuntimeError naming mat1, cpu, cuda:0 and the "
-        "kernel wrapper_CUDA_addmm (PyTorch 2.8 and later; 2.7 words it the older way below).",
+        "On an accelerator, nn.Linear there given a CPU input raises a RuntimeError: on CUDA naming mat1, cpu, cuda:0 "
+        "and the kernel wrapper_CUDA_addmm (2.8 and later; 2.7 words it the older way below), on MPS \"Tensor for "
+        "argument input is on cpu but expected on mps\".",
         (ARGUMENT_DEVICE, ARGUMENT_DEVICE_OLD)),
     "05-cat": C(
         "On a GPU, torch.cat of a CUDA tensor and a CPU tensor raises the same kind of RuntimeError, naming the "
         "argument on the other device and the CUDA kernel of cat.",
         (ARGUMENT_DEVICE,)),
     "05-indexing": C(
-        "On a GPU, a CUDA tensor indexed by a CPU index works, but a CPU tensor indexed by a CUDA index raises: "
-        "the index may live on the CPU or with the tensor it indexes, nowhere else.",
+        "On an accelerator, a tensor there indexed by a CPU index works, but a CPU tensor indexed by an index on the "
+        "accelerator raises: the index may live on the CPU or with the tensor it indexes, nowhere else.",
         (SourceQuote("aten/src/ATen/native/IndexingUtils.h",
                      "indices should be either on {cpu} or on the same device as the indexed tensor ({device})", "literal"),)),
     "05-optimizer-state": C(
-        "On a GPU, an Adam step taken on the CPU leaves its state on the CPU after net.to(\"cuda\"), so the next "
-        "step raises the cross-device RuntimeError; opt.load_state_dict(opt.state_dict()) moves the averages to "
-        "cuda:0 and leaves each step counter on the CPU.",
+        "On an accelerator, an Adam step taken on the CPU leaves its state on the CPU after net.to(device), so the "
+        "next step raises the cross-device RuntimeError; opt.load_state_dict(opt.state_dict()) moves the averages to "
+        "the accelerator and leaves each step counter on the CPU.",
         (STATE_CAST,
          SourceQuote("torch/optim/adam.py", "# Deliberately host `step` on CPU if both capturable and fused are off.",
                      note="so the counters stay on the CPU and the update still lets them through"))),
@@ -446,13 +452,14 @@ CLAIMS: dict[str, GpuClaim] = {
                      "cuda-literal", "get_cuda_error_help, for cudaErrorInvalidDevice", since="2.9.1"),
          ASYNC_SUFFIX)),
     "05-numpy": C(
-        "On a GPU, .numpy() on a CUDA tensor raises TypeError with the device, cuda:0, in the message below, "
-        "exactly where meta stands in it on this machine: call .cpu() first.",
+        "On an accelerator, .numpy() on a tensor there raises TypeError with its device (cuda:0, mps:0) in the "
+        "message below, exactly where meta stands in it on this machine: call .cpu() first.",
         (TO_NUMPY,)),
     # 06 transfers and timing
     "06-sync-timing": C(
-        "On a GPU, the time without torch.cuda.synchronize() is only the launch of the matrix product, far less "
-        "than the time with it: a CUDA call queues its kernel and returns before the GPU has run it.",
+        "On an accelerator, the time without torch.accelerator.synchronize() is only the launch of the matrix "
+        "product, far less than the time with it: a call queues its kernel and returns before the device has run it "
+        "(CUDA and MPS alike).",
         (SYNCHRONIZE,)),
     "06-h2d-non-blocking": C(
         "On a GPU this prints True: a non_blocking copy from pinned memory and the sum after it run in order on "
@@ -504,19 +511,20 @@ CLAIMS: dict[str, GpuClaim] = {
         "On a GPU, x.cuda(0).device is device(type='cuda', index=0); below is this machine's x.device instead.",
         (CURRENT_DEVICE_DEFAULT,)),
     "07-square": C(
-        "On a GPU, y = x ** 2 with x on cuda:0 is on cuda:0 too, and printing it ends with device='cuda:0': a "
-        "tensor away from the default device prints its device.",
+        "On an accelerator, y = x ** 2 with x there is there too, and printing it ends with its device "
+        "(device='cuda:0', device='mps:0'): a tensor away from the default device prints its device.",
         (SourceQuote("torch/_tensor_str.py", "suffixes.append(\"device='\" + str(self.device) + \"'\")"),)),
     "07-add-cpu": C(
-        "On a GPU, y + x.cpu() raises the cross-device RuntimeError, naming cuda:0 and cpu.",
+        "On an accelerator, y + x.cpu() raises the cross-device RuntimeError, naming the accelerator (cuda:0, mps:0) "
+        "and cpu.",
         (SAME_DEVICE,)),
     "07-net-cuda": C(
         "On a GPU, after net.cuda() the first parameter is on cuda:0, and net is still the same object: a module "
         "moves in place.",
         (IN_PLACE, SET_DATA)),
     "07-model-input": C(
-        "On a GPU, the model on cuda:0 given a CPU input raises a RuntimeError naming mat1, cpu and cuda:0; given "
-        "its input on cuda:0 it returns an output on cuda:0.",
+        "On an accelerator, the model there given a CPU input raises a RuntimeError (on CUDA naming mat1, cpu and "
+        "cuda:0; on MPS the argument input and mps); given its input on the accelerator it returns an output there.",
         (ARGUMENT_DEVICE, ARGUMENT_DEVICE_OLD)),
     # 08 one process per device
     "08-every-rank-cuda0": C(
@@ -543,8 +551,9 @@ CLAIMS: dict[str, GpuClaim] = {
         (SAME_DEVICE,)),
     # 09 data loading and device memory
     "09-label-on-cpu": C(
-        "On a GPU, cross_entropy with the logits on cuda:0 and the labels on the CPU raises a RuntimeError naming "
-        "the argument on the other device (the target) and both devices; move the labels with y.to(device) too.",
+        "On an accelerator, cross_entropy with the logits there and the labels on the CPU raises a RuntimeError (on "
+        "CUDA naming the argument on the other device, the target, and both devices); move the labels with "
+        "y.to(device) too.",
         (ARGUMENT_DEVICE,)),
     "09-pinned-batch": C(
         "On a GPU, a DataLoader with pin_memory=True hands out batches in pinned (page-locked) memory: "
@@ -679,6 +688,29 @@ MAC_FACTS: dict[str, MacFact] = {
          SourceQuote("aten/src/ATen/native/mps/OperationUtils.mm", "Placeholder storage has not been allocated on MPS "
                      "device!", "mps-literal"),
          SAME_DEVICE)),
+    "mps-convolution": MacFact(
+        "A convolution on MPS words the cross-device error its own ways: an input on mps with weights on the CPU "
+        "fails the type check (an MPS tensor's type prints as MPSFloatType, since PyTorch renames only CPU and CUDA "
+        "types), and a CPU input with weights on mps stops in MPS's fallback for slow_conv2d_forward.",
+        (SourceQuote("aten/src/ATen/native/Convolution.cpp", "Input type ({input type}) and weight type ({weight type}) "
+                     "should be the same", "mps-literal", "_convolution's ConvBackend::Mps case, taken for an input on mps"),
+         SourceQuote("aten/src/ATen/mps/MPSFallback.mm", "slow_conv2d_forward_mps{}: input(device='{device}') and "
+                     "weight(device={device}')  must be on the same device", "mps-literal",
+                     "the fallback a CPU input with weights on mps reaches"))),
+    "mps-cat": MacFact(
+        "torch.cat of tensors on mps and on the CPU says so in torch 2.7.1 to 2.9.1; from 2.10.0 MPS's cat is a "
+        "Metal kernel whose library holds no device message, so the course shows CUDA's cat error only.",
+        (SourceQuote("aten/src/ATen/native/mps/operations/Shape.mm", "torch.cat(): all input tensors must be on the "
+                     "same device. Received {device} and {device}", "mps-literal", "cat_out_mps's device check",
+                     until="2.9.1"),)),
+    "mps-optimizer-per-tensor": MacFact(
+        "Optimizers have no multi-tensor (foreach) path on MPS, so state left on the CPU after model.to('mps') "
+        "fails in the per-tensor update, with one of MPS's cross-device wordings.",
+        (SourceQuote("torch/utils/_foreach_utils.py", "return [\"cuda\", \"xpu\", torch._C._get_privateuse1_backend_name()]",
+                     note="_get_foreach_kernels_supported_devices: no mps", until="2.8.0"),
+         SourceQuote("torch/utils/_foreach_utils.py",
+                     "return [\"cuda\", \"xpu\", \"mtia\", torch._C._get_privateuse1_backend_name()]",
+                     note="the same list with mtia added, still no mps", since="2.9.1"))),
     "mps-float64": MacFact(
         "MPS has no float64: moving a float64 tensor to mps, or creating an mps tensor as float64, raises an error "
         "that says so; use float32 there.",
