@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--before", action="store_true", help="the method the lesson used before issue 22")
     args = parser.parse_args(argv)
-    device = check_device()
+    device = check_device(None)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{'before' if args.before else 'lesson 06'} method on {device}"
           + (f" ({STAND_IN})" if device.type == "cpu" else "")

@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--budget must be a positive number of seconds, got {args.budget}")
     if args.rounds < 1:
         parser.error(f"--rounds must be at least 1, got {args.rounds}")
-    device = torch.device(args.device) if args.device else check_device()
+    device = torch.device(args.device) if args.device else check_device(None)
     if device.type == "cuda":
         if not torch.cuda.is_available():
             parser.error(f"--device {args.device}: CUDA is not available here.")

@@ -248,10 +248,10 @@ def test_the_installed_package_has_no_answers_for_a_notebook_to_import(tmp_path)
 
 # --------------------------------------------------------------------------- no helper of the package solves an exercise
 
-# What the sweep below finds today and leaves open, each with why; the test fails when one is fixed (shrink this)
-# or when a new one appears. devices.check_device() (lesson 06's "check the device once") with no argument is
-# the usable accelerator, else the CPU: exactly 01.1's best_device() and try-it 01.a's usable_device().
-KNOWN_OPEN = {("01.1", "course_utils.devices.check_device"), ("01.a", "course_utils.devices.check_device")}
+# What the sweep below finds and leaves open, each with why: none. The test fails when a helper starts to
+# solve an exercise. (devices.check_device(None), lesson 06's "check the device once", is the usable
+# accelerator, else the CPU: 01.1's best_device(); so its caller must pass None, and check_device() fails.)
+KNOWN_OPEN: set[tuple[str, str]] = set()
 _SLOW_S = 2.0  # a right answer's check takes well under a second (issue 25.3): a helper slower than this is cut off
 
 

@@ -438,10 +438,12 @@ def pick_device(prefer: str | None = None, *, announce: bool = True) -> torch.de
     return torch.device(choice.device)
 
 
-def check_device(device: str | torch.device | None = None) -> torch.device:
+def check_device(device: str | torch.device | None) -> torch.device:
     """``device`` checked against this machine; None: the usable accelerator, else the CPU.
 
-    Lesson: notebook 06 (the transfer lab checks its device once, then passes it on). A CUDA device
+    Lesson: notebook 06 (the transfer lab checks its device once, then passes it on). The caller
+    always says which device it means, ``None`` included: with no argument this would be exercise
+    01.1's answer, which the package must not hold (tests/test_case_tables.py). A CUDA device
     gets its index (the current device's when none is given); one this machine cannot use is a
     ValueError that says what it has, before any work starts.
     """
