@@ -78,8 +78,8 @@ def test_no_checks_module_exposes_a_solver_a_notebook_could_import():
 
 
 def test_every_exercise_and_try_it_has_its_answer_in_the_checkout():
-    missing = [id for id, ex in {**all_exercises(), **all_try_its()}.items() if not id.startswith("test.") and
-               not ex.answer]
+    missing = [id for id, ex in {**all_exercises(), **all_try_its()}.items() if id[:2].isdigit() and
+               not ex.answer]  # the course's own, not an exercise a test registered
     assert missing == []
     assert solutions_folder() == ROOT / "solutions"
 

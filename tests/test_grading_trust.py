@@ -13,8 +13,10 @@ planting one in the real venv would change every other test run on this machine.
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -208,3 +210,17 @@ def test_importing_the_answer_from_the_course_earns_nothing(tmp_path):
     [row] = result.rows
     assert {g.exercise: g.status for g in row.grades}["01.2"] != "pass", row
     assert row.passed_count == 0, row
+
+
+@pytest.mark.slow  # a child Python
+def test_the_judge_is_loaded_before_any_kernel_and_build_outputs_are_not_watched():
+    """Lazy checks would be read (and compiled into the checkout) after learner code ran: the batch loads them first."""
+    code = ("import sys; from course_utils.grading.batch import _load_the_judge; _load_the_judge(); "
+            "print(sorted(m for m in sys.modules if m.startswith('course_utils.checks.nb')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert done.returncode == 0, done.stderr
+    loaded = ast.literal_eval(done.stdout)  # a list of module names
+    assert len(loaded) == len(list((ROOT / "src" / "course_utils" / "checks").glob("nb[0-9][0-9].py"))) > 0, loaded
+    skipped = {p.name for p in busy_folders() if p.parent == checkout_of(__file__)}
+    assert {"build", "artifacts", "workspace"} <= skipped and ".venv" not in skipped and "src" not in skipped

@@ -3,7 +3,7 @@
 Lesson: the checks of notebooks 01 and 09, whose answers depend on what torch.cuda,
 torch.backends.mps (torch.xpu) and torch.accelerator answer, and the tests of ``preflight`` (``facts()``).
 ``simulated(SimulatedMachine(...))`` makes them answer as that machine would, for the length of a block,
-and puts everything back (``_guard.patched``).
+and puts everything back (``patched``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,19 @@ from dataclasses import dataclass
 
 import torch
 
-from course_utils.checks._guard import patched
+
+@contextlib.contextmanager
+def patched(owner, **fakes):
+    """Replace attributes of ``owner`` for the length of a block, then put the originals back, whatever
+    happened inside: how ``simulated`` makes torch answer as another machine would."""
+    originals = {name: getattr(owner, name) for name in fakes}
+    for name, fake in fakes.items():
+        setattr(owner, name, fake)
+    try:
+        yield
+    finally:
+        for name, original in originals.items():
+            setattr(owner, name, original)
 
 
 @dataclass(frozen=True)
@@ -78,7 +90,7 @@ def simulated(machine: SimulatedMachine):
     """Make torch's availability functions answer as ``machine`` would, for the length of a block.
 
     The answer is then run as on that machine, whatever this one is; everything is put back on
-    the way out (``_guard.patched``)."""
+    the way out (``patched``)."""
 
     def cuda_available() -> bool:
         return machine.cuda > 0

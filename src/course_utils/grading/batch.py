@@ -153,6 +153,22 @@ def _restore(previous: dict | None) -> None:
         signal.signal(signum, signal.SIG_DFL if handler is None else handler)  # None: a handler set outside Python
 
 
+def _load_the_judge() -> None:
+    """Import every module the judge uses, before any learner's kernel starts.
+
+    The checks load lazily (a lesson's module on its first check): in the grader that would read
+    a checks module, or compile its ``.pyc`` into the checkout, after learner code has run, and
+    without the sandbox that code could have changed the file first. Loaded now, the judge runs
+    only what it read before the batch began, and writes nothing into the watched trees.
+    """
+    import course_utils.boundary  # noqa: F401
+    import course_utils.checks.machines  # noqa: F401
+    import course_utils.scopes  # noqa: F401
+    from course_utils.checks import all_exercises
+
+    all_exercises()
+
+
 def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, limits: Limits = Limits(),  # noqa: B008 (frozen dataclass: one shared default is safe)
                 kernel_name: str | None = None, keep_scratch: bool = False,
                 progress: Callable[[int, int, SubmissionGrade], None] | None = None,
@@ -181,6 +197,7 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     # beside the batch's folder, not in it: no learner's folder can be named like it, and no file there is a stray
     staged = Path(tempfile.mkdtemp(prefix="course-grade-package-"))
     package = stage_package(staged)
+    _load_the_judge()
     watch = Watch([*python_trees(), *watched, package], skip=busy_folders())
     groups, cancelled, lock, looking = ProcessGroups(), threading.Event(), threading.Lock(), threading.Lock()
     rows: dict[int, SubmissionGrade] = {}

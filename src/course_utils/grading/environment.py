@@ -83,16 +83,23 @@ def busy_folders() -> list[Path]:
 
     Jupyter's runtime folder (connection files) and JupyterLab's workspaces and settings, which
     running programs write as they work; the base Python's own site-packages when this Python
-    does not read it (a venv without system site-packages): some 50,000 files here, half the walk.
+    does not read it (a venv without system site-packages): some 50,000 files here, half the walk;
+    and the course checkout's output folders (``build/``, ``artifacts/``, ``workspace/``,
+    ``transfer-results/``: git ignores them), which tests and the learner's Lab write while a batch
+    runs and from which no kernel and no check imports anything.
     """
+    import course_utils
+
+    own = checkout_of(course_utils.__file__)
+    outputs = [own / name for name in ("build", "artifacts", "workspace", "transfer-results")] if own else []
     skip = [Path(sysconfig.get_paths()["stdlib"]) / "site-packages"]
     on_path = {_resolved(p) for p in sys.path if p}
     skip = [p for p in skip if _resolved(p) not in on_path]
     try:
         from jupyter_core.paths import jupyter_config_path, jupyter_runtime_dir
     except ImportError:
-        return skip
-    return [*skip, Path(jupyter_runtime_dir()), *(Path(p) / "lab" for p in jupyter_config_path())]
+        return [*skip, *outputs]
+    return [*skip, *outputs, Path(jupyter_runtime_dir()), *(Path(p) / "lab" for p in jupyter_config_path())]
 
 
 def _outermost(paths: list[str | Path]) -> list[Path]:
