@@ -493,13 +493,13 @@ else:
 torch.load(workdir / "gpu1.pt", map_location={"cuda:1": here}, weights_only=True)["weight"].device
 
 # %% [markdown] tags=["deeper"]
-# And back: a checkpoint saved on the CPU loads onto a GPU with `map_location="cuda"` (here,
-# without a GPU, `"meta"` shows the same real move). Since PyTorch 2.6 `torch.load` defaults to
+# And back: a checkpoint saved on the CPU loads onto an accelerator with `map_location=device`
+# (`"cuda"`, `"mps"`; without one, `"meta"` shows the same real move). Since PyTorch 2.6 `torch.load` defaults to
 # `weights_only=True`, which loads tensors, dicts, lists and numbers but no arbitrary Python
 # objects; passing it explicitly says so.
 
 # %% tags=["deeper"]
-onto = "cuda" if torch.cuda.is_available() else "meta"
+onto = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("meta")  # lesson 01
 torch.load(workdir / "cpu.pt", map_location=onto, weights_only=True)["weight"].device
 
 # %% [markdown] tags=["deeper"]
