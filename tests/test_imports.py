@@ -41,6 +41,12 @@ def test_display_imports_neither_torch_nor_the_checks():
 
 
 @pytest.mark.slow  # a child Python
+def test_importing_the_checks_loads_neither_torch_nor_a_lesson():
+    """A notebook's first cell (and a grader's setup cell, under a per-cell time limit) stays quick."""
+    assert heavy_modules_after("from course_utils.checks import Wrong, call, check, exercise") == []
+
+
+@pytest.mark.slow  # a child Python
 def test_the_package_names_load_on_first_use():
     """``from course_utils import needs_cuda`` still works: the name's module is imported then, not before."""
     loaded = heavy_modules_after("import sys\nimport course_utils\nassert 'course_utils.devices' not in sys.modules\n"

@@ -24,8 +24,6 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-import torch
-
 from course_utils.check_cells import CHECK_MIME, CHECK_STATUSES, TRY_IT_ID
 from course_utils.display import OK, PROBLEM, Html, card, escape, markup, tag, truncate
 
@@ -153,6 +151,9 @@ def learner_accelerator() -> str | None:
     Lesson: every check that tries an answer on devices. Checks try the CPU and ``meta`` everywhere and add
     this device, so "it passes on my Mac" means it ran on the Mac's GPU: ``cuda:0`` with CUDA, ``mps:0`` on
     Apple silicon, ``xpu:0`` with an Intel GPU (an index, so it equals the device a tensor reports)."""
+    import torch  # here, not at the top: importing the checks (a notebook's first cell, a grader's setup cell)
+    # stays quick, and torch loads with the first check that needs it
+
     if torch.cuda.is_available():
         return "cuda:0"
     mps = getattr(torch.backends, "mps", None)
