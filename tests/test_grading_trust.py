@@ -96,7 +96,10 @@ def test_the_sandbox_hides_every_checkout_and_binds_back_only_the_environment(tm
     here = checkout_of(__file__)
     assert here is not None and here in course_checkouts()
     pairs = list(zip(argv, argv[1:]))
-    assert ("--tmpfs", str(here)) in pairs and ("--remount-ro", str(here)) in pairs
+    hiding = [Path(b) for a, b in pairs if a == "--tmpfs" and (here == Path(b) or here.is_relative_to(Path(b)))]
+    assert hiding, "the checkout, or a folder above it (/tmp for a clone there), is an empty tmpfs"
+    if hiding == [here]:
+        assert ("--remount-ro", str(here)) in pairs
     bound = [argv[i + 2] for i, a in enumerate(argv) if a == "--ro-bind" and argv[i + 1] != "/"]
     assert str(package.resolve()) in bound, "the staged package, under the hidden temp folder, is bound back"
     assert not any(Path(b).resolve() == (here / "src").resolve() or (Path(b) / "solutions").exists() for b in bound)
@@ -175,7 +178,9 @@ def test_without_the_sandbox_the_kernel_does_not_find_the_checkout_from_the_pack
 @needs_sandbox
 def test_the_sandbox_hides_solutions_wherever_the_checkout_lies(tmp_path):
     """Attack 6 under the sandbox: not from the package, not from sys.path, not by the checkout's own path."""
-    assert not str(ROOT).startswith(tempfile.gettempdir()), "the point: this checkout is not under /tmp"
+    if ROOT.resolve().is_relative_to(Path(tempfile.gettempdir()).resolve()):
+        pytest.skip("this checkout lies under the temporary folder, which the sandbox hides whole; the case this "
+                    "test is for, a checkout elsewhere, needs a clone outside it")
     extra = repr([*filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep)), str(ROOT), str(ROOT / "src"),
                   *(str(c) for c in course_checkouts())])
     (tmp_path / "submitted").mkdir()

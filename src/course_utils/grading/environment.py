@@ -75,7 +75,10 @@ def python_trees() -> list[Path]:
     if own is not None:
         wanted.append(own)
     temp = Path(tempfile.gettempdir()).resolve()
-    return [tree for tree in _outermost(wanted) if not temp.is_relative_to(tree)]
+    # Drop a folder that holds the temporary folder before merging nested ones: merged first, a checkout
+    # cloned under /tmp (and its .venv) would vanish into /tmp, and go unwatched with it.
+    wanted = [w for w in wanted if (path := _resolved(w)) is not None and not temp.is_relative_to(path)]
+    return _outermost(wanted)
 
 
 def busy_folders() -> list[Path]:
@@ -183,7 +186,8 @@ class Watch:
 
     def __init__(self, trees: list[Path], skip: list[Path] = ()):
         self.trees = _outermost(list(trees))
-        self.skip = frozenset(str(p) for p in map(_resolved, skip) if p is not None)
+        # resolved without asking that they exist: an output folder (build/) may appear during the batch
+        self.skip = frozenset(str(Path(p).resolve()) for p in skip)
         self._last = snapshot(self.trees, self.skip)
         self.changes: list[Change] = []
 
