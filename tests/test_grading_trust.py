@@ -229,3 +229,16 @@ def test_the_judge_is_loaded_before_any_kernel_and_build_outputs_are_not_watched
     assert len(loaded) == len(list((ROOT / "src" / "course_utils" / "checks").glob("nb[0-9][0-9].py"))) > 0, loaded
     skipped = {p.name for p in busy_folders() if p.parent == checkout_of(__file__)}
     assert {"build", "artifacts", "workspace"} <= skipped and ".venv" not in skipped and "src" not in skipped
+
+
+def test_an_output_folder_that_appears_during_the_batch_is_no_change(tmp_path):
+    """A fresh clone has no build/ until the tests make one, mid-batch: its parent's times change, nothing else."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "mod.py").write_text("x = 1\n")
+    watch = Watch([tmp_path], skip=[tmp_path / "build"])
+    (tmp_path / "build" / "executed").mkdir(parents=True)
+    (tmp_path / "build" / "executed" / "07.ipynb").write_text("{}")
+    assert watch.look(lambda: ["nobody"]) is None
+    (tmp_path / "src" / "evil.pth").write_text("import os\n")
+    change = watch.look(lambda: ["mallory"])
+    assert change is not None and change.paths == (f"new: {tmp_path / 'src' / 'evil.pth'}",)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import site
+import stat
 import sys
 import sysconfig
 import tempfile
@@ -115,10 +116,18 @@ def _outermost(paths: list[str | Path]) -> list[Path]:
     return sorted(found)
 
 
+def _record(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    if stat.S_ISDIR(st.st_mode):
+        return (0, 0, 0, st.st_ino, st.st_mode)
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
+
+
 def snapshot(trees: list[Path], skip: frozenset[str] = frozenset()) -> Snapshot:
     """Every file and folder under ``trees``, by path: its lstat (symbolic links are not followed).
 
-    A folder in ``skip`` is left out, with everything in it.
+    A folder in ``skip`` is left out, with everything in it. A folder is recorded by its inode and
+    mode only: what changes inside it is named by its own entries, and its times change also when
+    a skipped folder (``build/``, made by the tests during a batch) appears in it.
     """
     out: Snapshot = {}
     for top in trees:
@@ -126,7 +135,7 @@ def snapshot(trees: list[Path], skip: frozenset[str] = frozenset()) -> Snapshot:
             st = os.lstat(top)
         except OSError:
             continue
-        out[str(top)] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
+        out[str(top)] = _record(st)
         stack = [str(top)] if os.path.isdir(top) and not os.path.islink(top) else []
         while stack:
             folder = stack.pop()
@@ -139,7 +148,7 @@ def snapshot(trees: list[Path], skip: frozenset[str] = frozenset()) -> Snapshot:
                             st = entry.stat(follow_symlinks=False)
                         except OSError:
                             continue
-                        out[entry.path] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
+                        out[entry.path] = _record(st)
                         if entry.is_dir(follow_symlinks=False):
                             stack.append(entry.path)
             except OSError:
