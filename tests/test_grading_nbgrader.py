@@ -51,8 +51,9 @@ def _solved_release(release: Path, source: Path) -> nbformat.NotebookNode:
 
 
 def _run(nbgrader: Path, course: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
+    # without JUPYTER_PATH: nbgrader must find its templates as installed (make nbgrader-env), not through it;
     # nbgrader runs `alembic` from its own bin; no instructor-wide config may leak in
+    env = {k: v for k, v in os.environ.items() if k != "JUPYTER_PATH"}
     env["PATH"] = f"{nbgrader.parent}{os.pathsep}{env.get('PATH', '')}"
     env["JUPYTER_CONFIG_DIR"] = str(course / ".jupyter")
     return subprocess.run([str(nbgrader), *args], cwd=course, env=env, capture_output=True, text=True, timeout=900)

@@ -11,24 +11,14 @@ installed (``make nbgrader-env``); skipped otherwise, a failure in CI.
 from __future__ import annotations
 
 import csv
-import os
-import subprocess
-from pathlib import Path
 
 import nbformat
 import pytest
 from notebook_runner import ROOT
-from test_grading_nbgrader import NAME, _nbgrader_or_skip, _solved_release
+from test_grading_nbgrader import NAME, _nbgrader_or_skip, _run, _solved_release
 
 from course_utils.grading.nbgrader import main as convert
 from course_utils.grading.nbgrader import mark_submission
-
-
-def _run(nbgrader: Path, course: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "JUPYTER_PATH"}  # the fix, not a workaround, must hold
-    env["PATH"] = f"{nbgrader.parent}{os.pathsep}{env.get('PATH', '')}"
-    env["JUPYTER_CONFIG_DIR"] = str(course / ".jupyter")
-    return subprocess.run([str(nbgrader), *args], cwd=course, env=env, capture_output=True, text=True, timeout=900)
 
 
 def test_a_marked_check_cell_carries_the_sources_test_and_points():
