@@ -671,14 +671,24 @@ shown
 # ("By default, a Tensor lives in (host) memory. That is why no GPU marking appeared whenever we
 # printed a Tensor so far.")
 #
-# **True** (with the default device left on the CPU): `repr` adds `device=...` for any other
-# device.
+# **True**, whatever the default device: `repr` adds `device=...` for every tensor not on the
+# CPU. `torch/_tensor_str.py` compares the tensor's device with the default *tensor type*'s (the
+# CPU's, unless the deprecated `torch.set_default_tensor_type` chose a CUDA type), which
+# `set_default_device` does not change: inside `with torch.device("meta")` a new tensor lands on
+# `meta` and prints its device, and a CPU tensor still prints none (the same in PyTorch 2.8.0 and
+# 2.13.0's `_tensor_str.py`).
 #
 # **In the English d2l chapter?** No. It says "by default, tensors are created on the CPU" and
 # reads `x.device`; it says nothing about what a printout without a device means.
 
 # %% tags=["deeper"]
 torch.tensor([1, 2, 3]), torch.tensor([1, 2, 3], device="meta")
+
+# %% tags=["deeper"]
+with torch.device("meta"):  # meta is the default device inside this block
+    printed = repr(torch.ones(3)), repr(torch.ones(3, device="cpu"))
+assert "device='meta'" in printed[0] and "device=" not in printed[1], printed
+printed
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: B5, `.cuda()` copies; `.cuda()` equals `.cuda(0)`
@@ -740,8 +750,10 @@ shown
 # `torch.accelerator` instead, so a Mac's or an Intel GPU counts too (notebook 01). Taught in notebook 02.
 #
 # **In the English d2l chapter?** Creation with `device=` yes (`torch.ones(2, 3, device=try_gpu())`),
-# through its `try_gpu()` helper rather than this one-liner. `.to(device)` appears only for the
-# model (`net.to(device=try_gpu())`); tensors are moved with `.cuda(1)`.
+# through its `try_gpu()` helper rather than this one-liner. `.to(device)` moves the model
+# (`net.to(device=try_gpu())`, and `model.to(self.gpus[0])` in the trainer's `prepare_model`) and
+# the data: the trainer's `prepare_batch` moves each batch with `d2l.to(a, self.gpus[0])`, d2l's
+# name for `Tensor.to`. The chapter's single tensors are moved with `.cuda(1)`.
 
 # %% tags=["deeper"]
 device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")

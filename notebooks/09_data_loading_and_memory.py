@@ -119,7 +119,11 @@ xb.is_pinned(), [str(w.message) for w in caught]
 # ### Deeper: on a GPU, a pinned batch and one stall per step
 
 # %% [markdown] tags=["deeper"]
-# With an accelerator the same loader pins without a warning:
+# With an accelerator the same loader pins without a warning, for whichever accelerator
+# `torch.accelerator` reports (CUDA, XPU and others): pinned memory is not only CUDA's. The one
+# exception is MPS, where the loader turns pinning off and warns (the fact `mps-pin-memory`,
+# docs/mac.md). The line that decides it (shown in "Inside the DataLoader" below) asks
+# `torch.accelerator.is_available()`, not `torch.cuda`. On a GPU:
 
 # %% tags=["deeper"]
 if gpu := needs_cuda(1, what="a pinned batch", key="09-pinned-batch"):
@@ -289,12 +293,15 @@ else:
 
 # %% [markdown]
 # These counters are CUDA's. On a Mac, `torch.mps.current_allocated_memory()` counts live tensors
-# and `torch.mps.driver_allocated_memory()` all that Metal holds; MPS has no
-# `max_memory_allocated()` (the fact `mps-memory`, docs/mac.md):
+# and `torch.mps.driver_allocated_memory()` all that Metal holds; `torch.mps` has no
+# `max_memory_allocated()`. `torch.accelerator.max_memory_allocated()` exists from PyTorch 2.9.1
+# (not in 2.8.0), and MPS's allocator backs it only in newer macOS wheels (2.14.1's, not
+# 2.10.0's): the fact `mps-memory`, docs/mac.md. What this PyTorch has:
 
 # %%
-[(name, hasattr(torch.mps, name)) for name in ("current_allocated_memory", "driver_allocated_memory",
-                                                "max_memory_allocated")]
+mps_has = [(name, hasattr(torch.mps, name)) for name in ("current_allocated_memory", "driver_allocated_memory",
+                                                         "max_memory_allocated")]
+mps_has, torch.__version__, hasattr(torch.accelerator, "max_memory_allocated")
 
 # %% [markdown]
 # When an allocation does not fit, CUDA raises `torch.cuda.OutOfMemoryError`. Every build has
@@ -383,11 +390,16 @@ torch.cuda._is_in_bad_fork(), torch.cuda.is_initialized()
 # `cudaMalloc` and `cudaFree` synchronise the device and are slow, so PyTorch's CUDA caching
 # allocator (`c10/cuda/CUDACachingAllocator.cpp`) keeps freed blocks in pools per stream and
 # hands them out again. That is why `memory_reserved()` stays up after `del`, why
-# `nvidia-smi` shows more than `memory_allocated()`, and why every CUDA out-of-memory message
-# reports the memory "reserved by PyTorch but unallocated" and suggests
-# `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`. The suggestion is always printed; only its
-# wording is conditional: "If reserved but unallocated memory is large try setting ... to avoid
-# fragmentation" (`libc10_cuda.so` of PyTorch 2.7.1, 2.13.0 and 2.14.1). For the peak of a step, call
+# `nvidia-smi` shows more than `memory_allocated()`, and why the ordinary CUDA out-of-memory
+# message (*CUDA out of memory. Tried to allocate ...*, the one this lesson's cell gets) reports the
+# memory "reserved by PyTorch but unallocated" and suggests
+# `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` (`PYTORCH_ALLOC_CONF` in PyTorch 2.10.0, the
+# one release that names it so). That message always prints the suggestion; only its wording is
+# conditional: "If reserved but unallocated memory is large try setting ... to avoid
+# fragmentation" (`libc10_cuda.so` of PyTorch 2.7.1 to 2.14.1). Two other CUDA out-of-memory errors
+# carry no suggestion: a request for more than an exabyte (*CUDA out of memory. Tried to allocate
+# more than 1EB memory.*) and, from PyTorch 2.13.0, an allocation over the limit
+# `torch.cuda.set_per_process_memory_fraction` set. For the peak of a step, call
 # `torch.cuda.reset_peak_memory_stats()` before it and `torch.cuda.max_memory_allocated()` after;
 # `torch.cuda.memory_summary()` tabulates the same counters by pool, and
 # `torch.cuda.memory._record_memory_history()` with `torch.cuda.memory._dump_snapshot()` records

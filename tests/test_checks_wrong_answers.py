@@ -569,6 +569,11 @@ def pcie_one_encoding(gen, lanes):
     return _GTS[gen] * lanes * 128 / 130 / 8
 
 
+def pcie_halves_from_gen3(gen, lanes):  # "each generation doubles" run backwards from Gen3's 8 GT/s
+    rate = 8.0 * 2.0 ** (gen - 3)
+    return rate * lanes * (0.8 if gen <= 2 else 128 / 130) / 8
+
+
 # ----------------------------------------------------------------------------- 08
 
 
@@ -797,6 +802,7 @@ WRONG = [
     ("06.4", pcie_no_encoding, "encoding"),
     ("06.4", pcie_bits, "divide by 8"),
     ("06.4", pcie_one_encoding, "8b/10b"),
+    ("06.4", pcie_halves_from_gen3, "Gen2 signals 5 GT/s"),
     ("08.1", rank_device_no_index, "without an index"),
     ("08.1", rank_device_no_check, "ValueError"),
     ("08.1", rank_device_always_cuda, "expected cpu"),
@@ -872,6 +878,22 @@ def test_a_first_wrong_answer_gets_a_nudge_not_the_answer():
             given.append(f"{id} {answer.__name__}: the feedback spells out {leaked or 'the answer'}")
     ATTEMPTS.reset()
     assert not given, "\n".join(given)
+
+
+def test_the_pcie_hint_s_rates_pass_06_4():
+    """A learner who takes each generation's GT/s from 06.4's hint (Gen2 = 5, not half of Gen3's 8) passes."""
+    import re
+
+    from course_utils.checks import get_exercise
+
+    hint = get_exercise("06.4").hint
+    rates = {int(g): float(r) for g, r in re.findall(r"Gen([1-5]),? (?:signals )?(\d+(?:\.\d+)?)\b", hint)}
+    assert sorted(rates) == [1, 2, 3, 4, 5], (rates, hint)
+
+    def from_the_hint(gen, lanes):
+        return rates[gen] * lanes * (8 / 10 if gen <= 2 else 128 / 130) / 8
+
+    assert check("06.4", from_the_hint).passed, hint
 
 
 def test_every_exercise_has_at_least_two_wrong_answers():

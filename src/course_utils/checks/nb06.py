@@ -173,8 +173,8 @@ def _gbps(gbps) -> str:
     "The PCIe ceiling of a link",
     "pcie_ceiling_gbps",
     hint=("GB/s = transfers per second per lane × lanes × the share of bits that is data (the line encoding) ÷ "
-          "8. Gen1 to Gen2 use 8b/10b encoding, Gen3 to Gen5 128b/130b; each generation doubles the GT/s of the "
-          "one before (Gen3: 8)."),
+          "8. Per lane Gen1 signals 2.5, Gen2 5 and Gen3 8 GT/s, then each generation doubles (Gen4 16, Gen5 32); "
+          "Gen1 and Gen2 use 8b/10b encoding, Gen3 to Gen5 128b/130b."),
 )
 def _pcie_ceiling_gbps(pcie_ceiling_gbps) -> str:
     for gen in (1, 2, 3, 4, 5):
@@ -193,6 +193,10 @@ def _pcie_ceiling_gbps(pcie_ceiling_gbps) -> str:
                     raise Wrong(found, "GT/s count bits; divide by 8 for bytes.")
                 if gen <= 2 and math.isclose(got, rate * lanes * 128 / 130 / 8, rel_tol=1e-9):
                     raise Wrong(found, "Gen1 and Gen2 use 8b/10b encoding, not 128b/130b.")
+                halved_from_gen3 = 8 / 2 ** (3 - gen)  # Gen2 4 GT/s, Gen1 2: the doubling run backwards
+                if gen <= 2 and math.isclose(got, halved_from_gen3 * lanes * 8 / 10 / 8, rel_tol=1e-9):
+                    raise Wrong(found, "The doubling starts at Gen3: Gen2 signals 5 GT/s and Gen1 2.5, not half of "
+                                "the generation after (Gen2 to Gen3 is 1.6×).")
             raise Wrong(found)
     return "Right for Gen1 to Gen5 at x1 to x16: Gen5 x16 is 63.0 GB/s per direction, as an H100/H200 SXM gets."
 

@@ -435,7 +435,7 @@ CLAIMS: dict[str, GpuClaim] = {
     "05-indexing": C(
         "On an accelerator, a tensor there indexed by a CPU index works, but a CPU tensor indexed by an index on the "
         "accelerator raises: the index may live on the CPU or with the tensor it indexes, nowhere else.",
-        (SourceQuote("aten/src/ATen/native/IndexingUtils.h",
+        (SourceQuote("aten/src/ATen/native/TensorAdvancedIndexing.cpp",
                      "indices should be either on {cpu} or on the same device as the indexed tensor ({device})", "literal"),)),
     "05-optimizer-state": C(
         "On an accelerator, an Adam step taken on the CPU leaves its state on the CPU after net.to(device), so the "
@@ -445,9 +445,9 @@ CLAIMS: dict[str, GpuClaim] = {
          SourceQuote("torch/optim/adam.py", "# Deliberately host `step` on CPU if both capturable and fused are off.",
                      note="so the counters stay on the CPU and the update still lets them through"))),
     "05-invalid-ordinal": C(
-        "On a GPU, an index past the last visible GPU raises a RuntimeError (torch.AcceleratorError from 2.8): "
-        "'CUDA error: invalid device ordinal', and from PyTorch 2.9 the line below. Up to 2.12 the asynchronous-error hint "
-        "follows as well; from 2.13 it does not, since this error is not a kernel's.",
+        "On a GPU, an index past the last visible GPU raises a RuntimeError (torch.AcceleratorError from 2.8.0): "
+        "'CUDA error: invalid device ordinal', from 2.9.1 with the line below. The asynchronous-error hint follows up "
+        "to 2.12.0; 2.13.0 suggests CUDA_LOG_FILE=stderr instead, and 2.14.1 adds nothing.",
         (SourceQuote("c10/cuda/CUDAMiscFunctions.cpp", "GPU device may be out of range, do you have enough GPUs?",
                      "cuda-literal", "get_cuda_error_help, for cudaErrorInvalidDevice", since="2.9.1"),
          ASYNC_SUFFIX)),
@@ -512,7 +512,8 @@ CLAIMS: dict[str, GpuClaim] = {
         (CURRENT_DEVICE_DEFAULT,)),
     "07-square": C(
         "On an accelerator, y = x ** 2 with x there is there too, and printing it ends with its device "
-        "(device='cuda:0', device='mps:0'): a tensor away from the default device prints its device.",
+        "(device='cuda:0', device='mps:0'): a tensor not on the CPU prints its device, and set_default_device does "
+        "not change this.",
         (SourceQuote("torch/_tensor_str.py", "suffixes.append(\"device='\" + str(self.device) + \"'\")"),)),
     "07-add-cpu": C(
         "On an accelerator, y + x.cpu() raises the cross-device RuntimeError, naming the accelerator (cuda:0, mps:0) "
@@ -536,19 +537,21 @@ CLAIMS: dict[str, GpuClaim] = {
     "08-nccl-error": C(
         "On two GPUs, NCCL refuses two processes on one GPU: the collective fails with NCCL's own message, "
         "worded by the NCCL library installed with torch: 'Duplicate GPU detected : rank 0 and rank 1 both on "
-        "CUDA device ...' (torch 2.7.1's NCCL), 'Multiple Ranks are using the same GPU/Partition' (2.14.1's).",
-        (SourceQuote("NCCL's libnccl.so.2 (nvidia-nccl-cu12 2.26.2, installed with torch 2.7.1)",
+        "CUDA device ...' (the NCCL of torch 2.7.1 to 2.13.0), 'Multiple Ranks are using the same GPU/Partition' "
+        "(2.14.1's).",
+        (SourceQuote("NCCL's libnccl.so.2 (NCCL 2.26.2 with torch 2.7.1, 2.27.3 with 2.8.0, 2.29.7 with 2.13.0)",
                      "Duplicate GPU detected : rank {rank} and rank {rank} both on CUDA device {bus id}",
                      "nccl-literal", "NCCL's format string; the number at the end is the GPU's PCI bus id",
-                     until="2.7.1"),
+                     until="2.13.0"),
          SourceQuote("NCCL's libnccl.so.2 (nvidia-nccl-cu13 2.30.7, installed with torch 2.14.1)",
                      "Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable "
                      "this configuration.", "nccl-literal", "NCCL's message in the release torch 2.14.1 installs",
                      since="2.14.1"))),
     "08-ddp-device-ids": C(
         "On two GPUs, DDP accepts a model on cuda:1 with device_ids=[0] and moves each forward input to cuda:0, so "
-        "rank 1's forward pass raises the cross-device RuntimeError of notebook 05.",
-        (SAME_DEVICE,)),
+        "rank 1's nn.Linear raises the cross-device RuntimeError of notebook 05 in the dispatcher's wording, naming "
+        "the argument mat1 and the kernel wrapper_CUDA_addmm.",
+        (ARGUMENT_DEVICE, ARGUMENT_DEVICE_OLD)),
     # 09 data loading and device memory
     "09-label-on-cpu": C(
         "On an accelerator, cross_entropy with the logits there and the labels on the CPU raises a RuntimeError (on "
@@ -730,9 +733,11 @@ MAC_FACTS: dict[str, MacFact] = {
                      "backend and will fall back to run on the CPU.{} This may have performance implications.",
                      "mps-literal"))),
     "mps-pin-memory": MacFact(
-        "Pinned memory is a CUDA idea the DataLoader does not use on MPS: with pin_memory=True and MPS as the "
-        "accelerator it turns pinning off and warns.",
-        (SourceQuote("torch/utils/data/dataloader.py", "# Currently, pin_memory would raise error on the MPS backend "
+        "With pin_memory=True the DataLoader pins batches for whichever accelerator torch.accelerator reports (CUDA, "
+        "XPU and others), and turns pinning off, with a warning, only when that accelerator is MPS.",
+        (SourceQuote("torch/utils/data/dataloader.py", "self._pin_memory = loader.pin_memory and "
+                     "torch.accelerator.is_available()", note="_BaseDataLoaderIter: any accelerator, not only CUDA"),
+         SourceQuote("torch/utils/data/dataloader.py", "# Currently, pin_memory would raise error on the MPS backend "
                      "(see\n        # https://github.com/pytorch/pytorch/issues/86060), so forcibly\n        # disable "
                      "pin_memory on MPS. Remove this restriction once pinned\n        # memory allocation for MPS is fixed."),
          SourceQuote("torch/utils/data/dataloader.py", "\"'pin_memory' argument is set as true but not supported on MPS "
@@ -742,12 +747,16 @@ MAC_FACTS: dict[str, MacFact] = {
     "mps-memory": MacFact(
         "torch.mps has its own memory functions, not torch.cuda's: current_allocated_memory() (bytes in tensors), "
         "driver_allocated_memory() (all Metal holds for the process), recommended_max_memory() and empty_cache(); "
-        "there is no max_memory_allocated() or memory_summary().",
+        "torch.mps has no max_memory_allocated() or memory_summary(). torch.accelerator.max_memory_allocated() exists "
+        "from torch 2.9.1, but MPS's allocator backs it only in newer macOS wheels (2.14.1's, not 2.10.0's).",
         (SourceQuote("torch/mps/__init__.py", "Returns the current GPU memory occupied by tensors in bytes."),
          SourceQuote("torch/mps/__init__.py", "Returns total GPU memory allocated by Metal driver for the process in bytes."),
          SourceQuote("torch/mps/__init__.py", "Returns recommended max Working set size for GPU memory in bytes."),
          SourceQuote("torch/mps/__init__.py", "Releases all unoccupied cached memory currently held by the caching\n    "
-                     "allocator so that those can be used in other GPU applications."))),
+                     "allocator so that those can be used in other GPU applications."),
+         SourceQuote("torch/accelerator/memory.py", "Return the current :ref:`accelerator<accelerators>` maximum device "
+                     "memory occupied by tensors\n    in bytes for a given device index.", since="2.9.1",
+                     note="torch.accelerator's memory functions, absent from 2.8.0"))),
     "mps-synchronize": MacFact(
         "MPS runs asynchronously like CUDA: to time work on the GPU, call torch.mps.synchronize() (or "
         "torch.accelerator.synchronize()) before reading the clock.",
