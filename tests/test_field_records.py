@@ -145,3 +145,12 @@ def test_the_intro_counts_recordings_and_field_records_apart():
     assert f"recorded by the course (1 of {len(keys)} cells)" in both
     assert f"as reported in public, not run by the course (1 of {len(keys)} cells)" in both, "a recorded cell counts once"
     assert "none is recorded" in lesson_map.without_a_gpu(lesson, frozenset(), frozenset())
+
+
+def test_the_status_command_names_each_field_record(tmp_path):
+    from course_utils.evidence import __main__ as cli
+
+    said = cli.status(tmp_path)
+    record = RECORDS[0]
+    assert f"field record ({record.url}) + source quote" in said
+    assert f"{len({r.key for r in RECORDS})} more with a field record" in said.splitlines()[-1]

@@ -7,11 +7,12 @@ published (``url``), the date of the post that holds it, and the torch version a
 platform as the report states them. Nothing here was run by this course, and ``recorded(key)``
 says so in the label; a course recording of the same key replaces the field record.
 
-``POINTS[key]`` is what any GPU output of cell ``key`` must contain to show that cell's point (the
-words of the message, the device names); ``tests/test_field_records.py`` holds every record to it,
-to the release range of the cell's source quotes (a record from another release says how that
-release differed in ``differs``), and to its provenance fields. ``NO_RECORD`` names every GPU-only
-cell without a record and why.
+``POINTS[key]`` is what a report's excerpt must contain to show cell ``key``'s point (the words of
+the message, the device names, the numbers that make the point). ``tests/test_field_records.py``
+holds every record to it, to the release range of the cell's source quotes (a record from another
+release says how that release differed, in ``differs``) and to its provenance fields. (The recorder
+matches no pattern: it stores a cell's own output only when nbval passed the cell.) ``NO_RECORD``
+names every GPU-only cell without a record, and why.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ RECORDS: tuple[FieldRecord, ...] = (
       "print(torch._C._cuda_getDeviceCount())\n"
       "# result: 2",
       "https://github.com/pytorch/pytorch/issues/159641", "2025-08-01", "2.6.0+cu126",
-      "Ubuntu 22.04.5 LTS (x86_64), a CUDA 12.6 build of torch, two GPUs visible",
+      "a machine with two visible GPUs (models not named; Ubuntu 22.04.5 LTS, a CUDA 12.6 build)",
       "After the first count, setting CUDA_VISIBLE_DEVICES=0 in the process leaves the count at 2 (the report "
       "calls the C function behind torch.cuda.device_count, and writes the results as comments).",
       "The cell's quote, the comment on caching the count only after CUDA initialised, is read in 2.7.1 and "
@@ -102,7 +103,7 @@ RECORDS: tuple[FieldRecord, ...] = (
       f"{CUT}\n"
       "UserWarning: called a synchronizing CUDA operation (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:147.)",
       "https://github.com/pytorch/pytorch/issues/120996", "2024-03-01", "2.1.0+cu121",
-      "Ubuntu 22.04.3 LTS (x86_64), a CUDA 12.1 build of torch (the GPU is not named in the excerpt)",
+      "a CUDA GPU (not named in the excerpt; Ubuntu 22.04.3 LTS, a CUDA 12.1 build)",
       "The warning set_sync_debug_mode(1), that is \"warn\", prints for a synchronizing call, in its words; the "
       "call here is torch.tensor(3.14, device=dev), not .item().",
       "The line number in the warning (CUDAFunctions.cpp:147) is that release's source line."),
@@ -115,6 +116,18 @@ RECORDS: tuple[FieldRecord, ...] = (
       "NCCL's refusal of two ranks on one GPU, with the GPU's PCI bus id (a4000) at the end.",
       "Its NCCL words the refusal in the form of the quote from torch 2.7.1's NCCL, which the test checks; "
       "torch 2.14.1's NCCL words it differently."),
+    R("09-out-of-memory",
+      "RuntimeError: CUDA out of memory. Tried to allocate 26.00 MiB (GPU 0; 1024.00 MiB total capacity; 435.61 MiB "
+      "already allocated; 24.17 MiB free; 26.39 MiB cached)\n"
+      f"{CUT}\n"
+      "the Pytorch version is 1.2.0+cu92",
+      "https://github.com/pytorch/examples/issues/621", "2019-08-27", "1.2.0+cu92",
+      "a GPU of 1024 MiB total capacity (the model is not named)",
+      "The out-of-memory error says how much was asked for, the GPU's total capacity and what was free (the "
+      "version line is the reporter's reply of 2019-08-28 in the same thread).",
+      "torch 1.2.0 words the message in its older form, '(GPU 0; ... total capacity; ... already allocated; ... "
+      "free; ... cached)', and raises a plain RuntimeError; the cell's quotes, read in 2.7.1 and later, hold the "
+      "form 'GPU 0 has a total capacity of ... of which ... is free' and the expandable_segments hint."),
     R("09-forked-cuda",
       "Getting RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you "
       "must use the 'spawn' start method. working with colab. Here pytorch version is 1.7.0",
@@ -126,13 +139,14 @@ RECORDS: tuple[FieldRecord, ...] = (
 )
 del R
 
-# What any GPU output of cell ``key`` must contain to show the cell's point: a field record, and a recording.
+# What a report's excerpt must contain to show cell ``key``'s point (tests/test_field_records.py).
 POINTS: dict[str, re.Pattern[str]] = {
     "01-visible-devices-after-init": re.compile(r'CUDA_VISIBLE_DEVICES"?\]? ?= ?"0"[\s\S]*\b2\b'),
     "04-device-of-cuda": re.compile(r"device\(type='cpu'\)[\s\S]*device\(type='cuda', index=0\)"),
     "06-hidden-syncs": re.compile(r"called a synchronizing CUDA operation"),
     "08-nccl-error": re.compile(r"Duplicate GPU detected : rank \d+ and rank \d+ both on CUDA device [0-9a-f]+"
                                 r"|Multiple Ranks are using the same GPU"),
+    "09-out-of-memory": re.compile(r"CUDA out of memory\. Tried to allocate [\d.]+ [KMG]iB[\s\S]*total capacity"),
     "09-forked-cuda": re.compile(r"Cannot re-initialize CUDA in forked subprocess\. To use CUDA with multiprocessing, "
                                  r"you must use the 'spawn' start method"),
 }
@@ -195,7 +209,6 @@ NO_RECORD: dict[str, str] = {
     "09-label-on-cpu": _NO_VERSION,
     "09-memory-summary": ("The memory_summary() tables found in public (pytorch/pytorch#91854) were printed by an "
                           "unreleased branch, with no torch version to name."),
-    "09-out-of-memory": _NO_VERSION,
     "09-pinned-batch": _NOT_FOUND,
     "09-step-memory": _NOT_FOUND,
     "10-two-gpu-split": _NOT_FOUND,
