@@ -96,6 +96,18 @@ RECORDS: tuple[FieldRecord, ...] = (
       "one made on the current device lands on cuda:0: the block moves and makes nothing on the GPU by itself.",
       "The report's block is torch.cuda.device, not torch.cuda.device_of; device_of is a subclass of it "
       "(torch/cuda/__init__.py, `class device_of(device)`), which only picks the index from a tensor."),
+    R("05-indexing",
+      "mask = torch.full((3,), True, dtype=bool, device='cuda')\n"
+      "array = torch.tensor([1, 2, 3], dtype=torch.float32, device='cpu')\n"
+      "array = array[mask]\n"
+      "print(array)\n"
+      f"{CUT}\n"
+      "RuntimeError: indices should be either on cpu or on the same device as the indexed tensor (cpu)",
+      "https://github.com/pytorch/pytorch/issues/90194", "2022-12-05", "1.13.0",
+      "a CUDA GPU (the report names no model or platform)",
+      "A CPU tensor indexed by a mask on the GPU raises, and the message names the indexed tensor's device, cpu.",
+      "The report says the same code ran in 1.12.1 and fails from 1.13.0, where this check came in; the message "
+      "is the cell's quote word for word, which the test checks."),
     R("06-hidden-syncs",
       "torch.cuda.set_sync_debug_mode(1)\n"
       f"{CUT}\n"
@@ -107,6 +119,22 @@ RECORDS: tuple[FieldRecord, ...] = (
       "The warning set_sync_debug_mode(1), that is \"warn\", prints for a synchronizing call, in its words; the "
       "call here is torch.tensor(3.14, device=dev), not .item().",
       "The line number in the warning (CUDAFunctions.cpp:147) is that release's source line."),
+    R("07-square",
+      "my_tensor_gpu = torch.arange(3*3*3).view(3,3,3).to('cuda')\n"
+      "\n"
+      "# normal indexing\n"
+      "print(my_tensor_gpu[:,[2],2])\n"
+      "\n"
+      "# yields \n"
+      "# tensor([[ 8],\n"
+      "#         [17],\n"
+      "#         [26]], device='cuda:0')",
+      "https://github.com/pytorch/pytorch/issues/44311", "2020-09-08", "1.5.0",
+      "a CUDA GPU on Windows (the model is not named)",
+      "A tensor on the GPU prints its device at the end, device='cuda:0' (here the result of indexing, not of "
+      "x ** 2; the report writes the printed lines as comments).",
+      "torch 1.5.0 prints a tensor on the GPU with the same device='cuda:0' suffix that the cell's quote "
+      "(torch/_tensor_str.py, read in 2.7.1 and later) appends; the test checks the suffix."),
     R("08-nccl-error",
       "Environment: Pytorch 2.1.0 +Cuda 12.1\n"
       "Issue: Nccl error occures when training on mutiple GPUs in a single node\n"
@@ -143,7 +171,9 @@ del R
 POINTS: dict[str, re.Pattern[str]] = {
     "01-visible-devices-after-init": re.compile(r'CUDA_VISIBLE_DEVICES"?\]? ?= ?"0"[\s\S]*\b2\b'),
     "04-device-of-cuda": re.compile(r"device\(type='cpu'\)[\s\S]*device\(type='cuda', index=0\)"),
+    "05-indexing": re.compile(r"indices should be either on cpu or on the same device as the indexed tensor \(cpu\)"),
     "06-hidden-syncs": re.compile(r"called a synchronizing CUDA operation"),
+    "07-square": re.compile(r"device='cuda:\d+'\)"),
     "08-nccl-error": re.compile(r"Duplicate GPU detected : rank \d+ and rank \d+ both on CUDA device [0-9a-f]+"
                                 r"|Multiple Ranks are using the same GPU"),
     "09-out-of-memory": re.compile(r"CUDA out of memory\. Tried to allocate [\d.]+ [KMG]iB[\s\S]*total capacity"),
@@ -182,7 +212,6 @@ NO_RECORD: dict[str, str] = {
     "05-cat": _NO_VERSION,
     "05-conv-cross-device": _NO_VERSION,
     "05-elementwise": _NO_VERSION,
-    "05-indexing": _NO_VERSION,
     "05-invalid-ordinal": _NO_VERSION,
     "05-linear": _NO_VERSION,
     "05-numpy": _NO_VERSION,
@@ -200,7 +229,6 @@ NO_RECORD: dict[str, str] = {
     "07-model-input": _NO_VERSION,
     "07-net-cuda": _NOT_FOUND,
     "07-op-inside-device-of": _TWO_GPUS,
-    "07-square": _NOT_CITABLE,
     "07-two-gpu-transfer": _TWO_GPUS,
     "08-ddp-device-ids": _NOT_FOUND,
     "08-every-rank-cuda0": _NOT_FOUND,
