@@ -26,7 +26,7 @@
 # | 6 | 2 GPUs | 2 (2 GPUs); in Deeper: 1 (2 GPUs) |
 # | 7 | a CPU | none |
 #
-# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then shows what a real GPU printed as reported in public, not run by the course (1 of 3 cells), and folds away the PyTorch source behind it.
 # <!-- lesson-needs:end -->
 
 # %% [markdown] tags=["course-header"]

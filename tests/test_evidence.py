@@ -165,7 +165,9 @@ def test_without_a_gpu_the_output_opens_with_the_plain_sentence_and_folds_the_so
     shown = recorded(key, evidence_dir=tmp_path)
     text = str(shown)
     assert text.splitlines()[0] == CLAIMS[key].says
-    assert len(text.splitlines()) <= 3, "the plain-text form stays short: sentences, where the quotes are, how to print them"
+    field = len(shown.field.excerpt.splitlines()) + 2 if shown.field is not None else 0  # its label, excerpt, caveat
+    assert len(text.splitlines()) <= 3 + field, ("the plain-text form stays short: sentences, a field record where "
+                                                 "one exists, where the quotes are, how to print them")
     html = shown._repr_html_()
     assert html.count("<details>") == len(shown.quotes) and "<details open" not in html, "quotes folded, closed"
     assert html.index(html_escape(CLAIMS[key].says)) < html.index("Not yet recorded")
@@ -305,7 +307,7 @@ def test_a_wheel_ships_the_recordings_and_recorded_reads_them_from_a_plain_insta
     assert run.returncode == 0, run.stderr
     where, *shown = run.stdout.splitlines()
     assert where.startswith(str(site)), f"the child imported course_utils from {where}, not from the installed wheel"
-    assert "Recorded on 2x FAKE GPU B (fixture)" in "\n".join(shown) and "[2x-wheel-test.json]" in "\n".join(shown)
+    assert "Recorded by this course on 2x FAKE GPU B (fixture)" in "\n".join(shown) and "[2x-wheel-test.json]" in "\n".join(shown)
 
 
 # ----------------------------------------------------------------- selection and display, from the fixture
@@ -323,7 +325,7 @@ def test_a_recording_is_shown_with_its_provenance_and_a_fake_one_says_so():
     shown = recorded("04-set-device", evidence_dir=FIXTURE)
     text = str(shown)
     assert text.splitlines()[0] == CLAIMS["04-set-device"].says, "the plain sentences come first, recorded or not"
-    assert text.splitlines()[1].startswith("FAKE RUN (test fixture, not a real GPU): Recorded on 2x FAKE GPU B (fixture), "
+    assert text.splitlines()[1].startswith("FAKE RUN (test fixture, not a real GPU): Recorded by this course on 2x FAKE GPU B (fixture), "
                            "torch 0.0.0+fake (CUDA 0.0, driver 000.00), 2026-01-01 [fake-2x-gpu.json]:")
     assert "FAKE two-GPU output for 04-set-device" in text
     assert "FAKE RUN" in shown._repr_html_() and "04-set-device" in text

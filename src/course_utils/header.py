@@ -202,12 +202,15 @@ def expected(root: Path) -> dict[Path, str]:
     repo = repository(root)
     lessons = {Path(lesson.notebook).stem: lesson for lesson in lesson_map.scan_course(root)}
     recorded = _recorded_keys(root)
+    from course_utils.evidence.field_records import RECORDS
+
+    field = frozenset(r.key for r in RECORDS)
     texts = {}
     for py in headed_sources(root):
         text = py.read_text(encoding="utf-8")
         where = f"{py.parent.name}/{py.stem}.ipynb"
         if py.parent.name == "notebooks" and py.stem in lessons:
-            text = lesson_map.with_intro_block(text, lesson_map.intro_block(lessons[py.stem], recorded), where)
+            text = lesson_map.with_intro_block(text, lesson_map.intro_block(lessons[py.stem], recorded, field), where)
         texts[py] = with_header(text, repo, where)
     readme = root / "README.md"
     text = readme_with_table(readme.read_text(encoding="utf-8"), readme_table(repo, root))

@@ -222,38 +222,49 @@ NEEDS_START = "<!-- lesson-needs:start, written by make pairs -->"
 NEEDS_END = "<!-- lesson-needs:end -->"
 
 
-def intro_block(lesson: Lesson, recorded_keys: frozenset[str]) -> str:
+def intro_block(lesson: Lesson, recorded_keys: frozenset[str], field_keys: frozenset[str] = frozenset()) -> str:
     """The markdown block for a lesson's first cell: its parts, what each needs, and what a CPU shows."""
     lines = [NEEDS_START, "| Part | Runs for real with | GPU-only cells |", "|---|---|---|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in part_rows(lesson)]
     lines.append("")
-    lines.append(without_a_gpu(lesson, recorded_keys))
+    lines.append(without_a_gpu(lesson, recorded_keys, field_keys))
     lines.append(NEEDS_END)
     return "\n".join(lines)
 
 
-def without_a_gpu(lesson: Lesson, recorded_keys: frozenset[str]) -> str:
-    """One or two sentences, true for this lesson today: what a learner without a GPU sees."""
+def without_a_gpu(lesson: Lesson, recorded_keys: frozenset[str], field_keys: frozenset[str] = frozenset()) -> str:
+    """One or two sentences, true for this lesson today: what a learner without a GPU sees.
+
+    ``recorded_keys``: cells the course's own GPU run recorded; ``field_keys``: cells with a field record
+    (a public report of a real GPU's output, ``evidence.field_records``), shown where no recording is.
+    """
     n = len(lesson.cells)
     if n == 0:
         return "Without a GPU every cell runs for real."
     on_meta = sum(c.needs == "accelerator" for c in lesson.cells)
     if on_meta:
         first = f"{on_meta} cell{'s run' if on_meta > 1 else ' runs'} on any accelerator, else meta."
-        return first if on_meta == n else f"{first} {_skipped_sentence(lesson, recorded_keys)}"
-    return _skipped_sentence(lesson, recorded_keys)
+        return first if on_meta == n else f"{first} {_skipped_sentence(lesson, recorded_keys, field_keys)}"
+    return _skipped_sentence(lesson, recorded_keys, field_keys)
 
 
-def _skipped_sentence(lesson: Lesson, recorded_keys: frozenset[str]) -> str:
+def _skipped_sentence(lesson: Lesson, recorded_keys: frozenset[str], field_keys: frozenset[str] = frozenset()) -> str:
     cuda = [c for c in lesson.cells if c.needs == "cuda"]
     n = len(cuda)
     real = [c for c in cuda if c.key in recorded_keys]
+    field = [c for c in cuda if c.key in field_keys and c.key not in recorded_keys]
     said = "Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then"
-    if not real:
+    if not real and not field:
         return f"{said} folds away the PyTorch source behind it: none is recorded on a GPU yet."
     if len(real) == n:
         return f"{said} shows what a real GPU printed there."
-    return f"{said} shows what a real GPU printed ({len(real)} of {n} cells) or folds away the PyTorch source behind it."
+    shown = []
+    if real:
+        shown.append(f"recorded by the course ({len(real)} of {n} cells)")
+    if field:
+        shown.append(f"as reported in public, not run by the course ({len(field)} of {n} cells)")
+    rest = "behind every cell the course did not record" if real else "behind it"
+    return f"{said} shows what a real GPU printed {' or '.join(shown)}, and folds away the PyTorch source {rest}."
 
 
 def with_intro_block(text: str, block: str, where: str) -> str:

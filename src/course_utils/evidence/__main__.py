@@ -3,7 +3,7 @@
 Lesson: none; the last step of ``scripts/gpu-verify``.
 
     python -m course_utils.evidence merge build/gpu-verify/parts   # into the package's recordings/
-    python -m course_utils.evidence status            # which GPU cells are recorded, which quoted
+    python -m course_utils.evidence status            # which GPU cells are recorded, which have a field record
 
 ``merge`` asks this machine for its GPU name and count, the NVIDIA driver (``nvidia-smi``), CUDA and
 torch versions, and writes ``<count>x-<gpu-name>.json`` into ``course_utils/evidence/recordings/``
@@ -22,6 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from course_utils.evidence.field_records import field_record
 from course_utils.evidence.records import Cell, EvidenceFile, GpuMachine, default_dir, load
 from course_utils.evidence.sources import QUOTES
 
@@ -97,10 +98,15 @@ def status(evidence_dir: Path | None = None) -> str:
     lines = []
     for key, count in notebook_keys().items():
         where = [f.path.name for f in files if key in f.cells]
-        how = f"recorded ({', '.join(where)})" if where else ("source quote" if key in QUOTES else "NOTHING")
+        field = field_record(key)
+        quoted = "source quote" if key in QUOTES else "NOTHING"
+        how = (f"recorded ({', '.join(where)})" if where
+               else f"field record ({field.url}) + {quoted}" if field is not None else quoted)
         lines.append(f"{key:<34} {count} GPU{'s' if count != 1 else ' '}  {how}")
-    recorded = sum("recorded" in line for line in lines)
-    lines.append(f"{recorded} of {len(lines)} GPU cells recorded on a GPU; evidence folder {evidence_dir or default_dir()}")
+    recorded = sum("recorded (" in line for line in lines)
+    field = sum("field record (" in line for line in lines)
+    lines.append(f"{recorded} of {len(lines)} GPU cells recorded by the course on a GPU, {field} more with a field record (a public "
+                 f"report, not run by the course); evidence folder {evidence_dir or default_dir()}")
     return "\n".join(lines)
 
 

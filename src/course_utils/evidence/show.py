@@ -7,11 +7,15 @@ the course shows a GPU result it did not compute here:
 
 - first, in one or two plain sentences, what a GPU (or, for an accelerator cell, any accelerator)
   shows in that cell and why (``sources.CLAIMS[K].says``);
-- then the output recorded for ``K`` on a real GPU, with its provenance ("recorded on NVIDIA H200,
-  torch 2.11.0+cu130 (CUDA 13.0, driver ...), 2026-12-01"), from the package's ``recordings/``;
-- or, where no GPU run has recorded ``K`` yet, the PyTorch source that backs the sentences,
-  folded away (an HTML ``<details>``, closed until clicked); a passage an earlier cell of the same
-  notebook already showed is named, not repeated ("the same passage as for ... above, part 4").
+- then the output recorded for ``K`` by the course's own GPU run, with its provenance ("recorded by
+  this course on NVIDIA H200, torch 2.11.0+cu130 (CUDA 13.0, driver ...), 2026-12-01"), from the
+  package's ``recordings/``;
+- or, where no course run has recorded ``K`` yet, a field record when one exists: what a real GPU
+  printed there as someone published it, labelled with its GPU, torch version and link, and "not
+  run by this course" (``field_records.RECORDS``);
+- then, without a course recording, the PyTorch source that backs the sentences, folded away (an
+  HTML ``<details>``, closed until clicked); a passage an earlier cell of the same notebook already
+  showed is named, not repeated ("the same passage as for ... above, part 4").
 
 The plain-text form stays short and says where the quotes are (``.source`` prints them). A key
 with neither a recording nor a claim is a ValueError, so a notebook cannot show a GPU result from
@@ -23,7 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from course_utils.display import CAUTION, INFO, PROBLEM, card, markup, pre, tag
+from course_utils.display import CAUTION, INFO, PROBLEM, Html, card, escape, markup, pre, tag
+from course_utils.evidence.field_records import FieldRecord, field_record
 from course_utils.evidence.records import Cell, EvidenceFile, GpuMachine, load
 from course_utils.evidence.sources import CLAIMS, SourceQuote
 
@@ -52,22 +57,29 @@ class ShownBefore:
 
 @dataclass(frozen=True)
 class GpuEvidence:
-    """What a GPU shows in cell ``key``: plain sentences, then a recording or PyTorch's source."""
+    """What a GPU shows in cell ``key``: plain sentences, then the course's recording, or a field record
+    (a public report, not run here) and PyTorch's source."""
 
     key: str
     says: str
     recording: Recording | None
     quotes: tuple[SourceQuote, ...]  # shown here, folded
     shown_before: tuple[ShownBefore, ...] = ()  # shown by an earlier cell: named, not repeated
+    field: FieldRecord | None = None  # shown only without a recording: the course's own run replaces it
 
     @property
     def heading(self) -> str:
         if self.recording is None:
-            return "Not yet recorded on a GPU. Backed by PyTorch's source (a quote, not a run):"
+            return "Not yet recorded on a GPU by this course. Backed by PyTorch's source (a quote, not a run):"
         r = self.recording
         where = f" [{r.path.name}]" if r.path is not None else ""
         label = "FAKE RUN (test fixture, not a real GPU): " if r.fake else ""
-        return f"{label}Recorded on {r.machine.provenance}{where}:"
+        return f"{label}Recorded by this course on {r.machine.provenance}{where}:"
+
+    @property
+    def field_heading(self) -> str:
+        """``Field record (a public report): printed on ..., not run by this course:``, or "" without one."""
+        return f"Field record (a public report): {self.field.label}:" if self.field is not None else ""
 
     @property
     def source(self) -> str:
@@ -87,8 +99,13 @@ class GpuEvidence:
             lines.append(self.heading)
             lines += ["  " + line for line in self.recording.cell.output.rstrip("\n").splitlines()]
             return "\n".join(lines)
+        if self.field is not None:
+            lines.append(self.field_heading)
+            lines += ["  " + line for line in self.field.excerpt.splitlines()]
+            if self.field.caveat:
+                lines.append(f"({self.field.caveat})")
         where = [f"{q.file} ({q.releases})" for q in self.quotes] + [str(b) for b in self.shown_before]
-        lines.append(f"Not yet recorded on a GPU; backed by PyTorch's source: {'; '.join(where)}.")
+        lines.append(f"Not yet recorded on a GPU by this course; backed by PyTorch's source: {'; '.join(where)}.")
         if self.quotes:
             lines.append(f"The quotes are folded under this cell; print(recorded({self.key!r}).source) prints them.")
         return "\n".join(lines)
@@ -108,8 +125,18 @@ class GpuEvidence:
                 for q in self.quotes
             )
             named = (tag("div", tag("small", f"PyTorch's source: {b}.")) for b in self.shown_before)
-            body = markup(tag("div", tag("small", self.heading)), *folded, *named)
+            body = markup(*self._field_html(), tag("div", tag("small", self.heading)), *folded, *named)
         return card(tone, self.says, body)
+
+    def _field_html(self) -> tuple[str, ...]:
+        if self.field is None:
+            return ()
+        f = self.field
+        label = tag("small", f"Field record (a public report): printed on {f.gpu}" + (f" over {f.link}" if f.link else "")
+                    + f" with torch {f.torch}, as reported in ",
+                    Html(f"<a href='{escape(f.url)}'>{escape(f.url)}</a>"), f" ({f.date}); not run by this course:")
+        caveat = (tag("div", tag("small", f.caveat)),) if f.caveat else ()
+        return (tag("div", label), pre(f.excerpt), *caveat)
 
 
 def select(key: str, files: tuple[EvidenceFile, ...]) -> Recording | None:
@@ -145,7 +172,8 @@ def recorded(key: str, *, evidence_dir: Path | str | None = None) -> GpuEvidence
     if claim is None:
         return GpuEvidence(key=key, says="", recording=recording, quotes=())
     quotes, before = first_showings(key, claim.quotes, files)
-    return GpuEvidence(key=key, says=claim.says, recording=recording, quotes=quotes, shown_before=before)
+    field = field_record(key) if recording is None else None
+    return GpuEvidence(key=key, says=claim.says, recording=recording, quotes=quotes, shown_before=before, field=field)
 
 
 def first_showings(
