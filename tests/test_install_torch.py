@@ -217,3 +217,17 @@ def test_make_lets_the_script_choose_and_passes_a_named_torch_as_named(tmp_path,
     assert any(line.endswith('scripts/install_torch.py --torch "torch==2.13.0" --named') for line in named), named
     from_env = _make_n(tmp_path, target, env={"TORCH": "torch==2.7.1"})
     assert any(line.endswith('--torch "torch==2.7.1" --named') for line in from_env), from_env
+
+
+# ----------------------------------------------------------------- what README's first screen says
+
+
+def test_readmes_first_screen_says_what_each_command_installs():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    first = readme[readme.index("## Two commands"):readme.index("## What runs on your machine")]
+    for said in ("`make lab` PyTorch, JupyterLab", "`make test` the same plus the test tools", "**CPU wheel**",
+                 "Linux without an NVIDIA driver", "cannot be reached", "the ordinary wheel"):
+        assert said in first, f"README's first screen no longer says {said!r}"
+    details = readme[readme.index("## Installing in detail"):]
+    assert it.CPU_INDEX in details and f"{it.PROBE_SECONDS:.0f} seconds" in details
+    assert all(path in details for path, _ in it.DRIVER_FILES[:1]), "README names the driver signs the script reads"
