@@ -231,3 +231,10 @@ def test_readmes_first_screen_says_what_each_command_installs():
     details = readme[readme.index("## Installing in detail"):]
     assert it.CPU_INDEX in details and f"{it.PROBE_SECONDS:.0f} seconds" in details
     assert all(path in details for path, _ in it.DRIVER_FILES[:1]), "README names the driver signs the script reads"
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_the_matrix_names_its_torch_so_it_gets_the_build_it_tests(tmp_path):
+    # on Linux the matrix's ends are CUDA builds on purpose (docs/ci.md), even without a driver
+    lines = _make_n(tmp_path, "test-matrix", "MATRIX=2.9.1")
+    assert any(line.endswith('scripts/install_torch.py --torch "torch==2.9.1" --named') for line in lines), lines
