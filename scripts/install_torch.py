@@ -142,7 +142,8 @@ def reach(url: str, timeout: float = PROBE_SECONDS) -> str | None:
     cafile = os.environ.get("PIP_CERT") or None  # pip's own certificate setting, where there is one
     try:
         context = ssl.create_default_context(cafile=cafile)
-        with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=timeout, context=context):
+        # GET, as pip does (a HEAD could be refused where pip would be served); the body is not read
+        with urllib.request.urlopen(url, timeout=timeout, context=context):
             return None
     except urllib.error.HTTPError as error:
         return f"HTTP {error.code} {error.reason}"

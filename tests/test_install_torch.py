@@ -134,7 +134,7 @@ def test_the_installed_torch_is_read_from_this_environment():
 
 
 class _Index(http.server.BaseHTTPRequestHandler):
-    def do_HEAD(self):
+    def do_GET(self):
         self.send_response(200 if self.path == "/whl/cpu/torch/" else 404)
         self.end_headers()
 
