@@ -4,8 +4,10 @@
 # Setup creates .venv with the python3 on your PATH and installs this package: `make lab` with
 # what a learner needs (the `lab` extra), `make test` with the test tooling too (`test`), each
 # with a stamp of its own, so `make test` after `make lab` adds only the test tools.
-# Set TORCH to choose the PyTorch build, e.g. `make test TORCH=torch==2.13.0`;
-# by default pip picks the ordinary PyTorch for your machine (on Linux: the CUDA build).
+# PyTorch: scripts/install_torch.py chooses and says which. A torch already in .venv is kept; on
+# Linux without an NVIDIA driver it installs the CPU wheel from https://download.pytorch.org/whl/cpu
+# (pip's default index, the CUDA build, where that cannot be reached); elsewhere the ordinary wheel.
+# Set TORCH to name one yourself, installed as named from pip's index: `make test TORCH=torch==2.13.0`.
 # `make lab` copies the lessons and exercises the learner does not have yet into WORKSPACE
 # (git ignores it) and never overwrites a file there; see course_utils/workspace.py.
 #   make test-matrix   the lowest and highest supported PyTorch (see MATRIX), each in its own
@@ -14,6 +16,8 @@
 PYTHON ?= python3
 VENV   ?= .venv
 TORCH  ?= torch>=2.7.1
+# --named when TORCH came from the command line or the environment, not from the line above
+TORCH_CHOICE = --torch "$(TORCH)"$(if $(filter file,$(origin TORCH)),, --named)
 PYTEST_ARGS ?=
 # The tested range's ends besides CI's CPU wheel: on Linux both are CUDA builds from PyPI, which
 # on a machine without a driver is the "CUDA build, no driver" mode of notebook 01.
@@ -45,7 +49,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet "$(TORCH)"
+	$(BIN)/python scripts/install_torch.py $(TORCH_CHOICE)
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	@touch $(STAMP) $(LAB_STAMP)
 
@@ -53,7 +57,7 @@ $(STAMP): pyproject.toml
 $(LAB_STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet "$(TORCH)"
+	$(BIN)/python scripts/install_torch.py $(TORCH_CHOICE)
 	$(BIN)/python -m pip install --quiet -e ".[lab]"
 	@touch $(LAB_STAMP)
 

@@ -317,8 +317,8 @@ explain_device_error(new)
 # Concatenation needs every piece on one device, too. On CUDA the message names the argument
 # `tensors` in method `wrapper_CUDA_cat`. MPS up to 2.9.1 says *torch.cat(): all input tensors
 # must be on the same device. Received ...*; MPS's cat kernel of 2.10 and later has no such
-# message in its library, so the cell below stays CUDA's. The fix:
-# `torch.cat([t.to(device) for t in pieces])`.
+# message in its library, so the GPU cell after `meta`'s checks CUDA's wording only (without CUDA it
+# prints SKIPPED and says what CUDA shows). The fix: `torch.cat([t.to(device) for t in pieces])`.
 
 # %% tags=["deeper"]
 raises(lambda: torch.cat([c, m]), RuntimeError, match="is not on the expected device")
@@ -341,7 +341,8 @@ shown
 # index over; keep hot indices on the GPU), a CPU tensor indexed by a GPU index raises *indices
 # should be either on cpu or on the same device as the indexed tensor (cpu)*. `meta` follows the
 # allowed side; the forbidden side needs an accelerator (a `meta` index into a CPU tensor does not
-# raise, see below). The fix: `table[idx.to(table.device)]`.
+# raise: the row `cpu_table[meta_index]` in *Deeper: where `meta` does not behave like CUDA*).
+# The fix: `table[idx.to(table.device)]`.
 
 # %% tags=["deeper"]
 idx = torch.tensor([0, 2])
@@ -384,7 +385,8 @@ raises(lambda: c + torch.tensor(2.0, device="meta"), RuntimeError, match="not on
 # dtype except `step` tensors that can be CPU and float32/64...* You meet that message when the
 # state sits on **another accelerator** (a model moved from `cuda:0` to `cuda:1`). The check lets
 # float32 **CPU** tensors through (Adam's `step` counters live there), so state left on the CPU
-# fails later, in the update (see the GPU cell below). Here Adam's state is left on `meta` while
+# fails later, in the update (the accelerator cell at the end of this part runs it; without one it
+# says in words what happens). Here Adam's state is left on `meta` while
 # the parameters stay on the CPU, on the same `foreach` path, then on the per-tensor path:
 
 # %% tags=["deeper"]
@@ -527,7 +529,8 @@ display(gpu)
 # dense tensor*; a CUDA input takes cuDNN's, which ends at *should be the same*. With a bias,
 # `conv2d` first compares the input's and the bias's dtypes, in the short form *Input type (float)
 # and bias type (double)*. And `meta` is no help here: a convolution of a CPU input with `meta`
-# weights returns a CPU tensor of uninitialised memory, without an error (see the next part).
+# weights returns a CPU tensor of uninitialised memory, without an error (the cell below shows it;
+# the next part lists more such operations).
 #
 # On MPS, an input on `mps` takes the MPS backend, which makes the same type check; an MPS
 # tensor's type prints as `MPSFloatType`, since PyTorch renames only CPU and CUDA types to their

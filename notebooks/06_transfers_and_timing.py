@@ -247,8 +247,8 @@ explorer
 # - PCIe Gen3/4/5 x16 carry at best 15.75, 31.5 and 63.0 GB/s per direction (Deeper derives
 #   them, with side streams that hide a copy behind compute).
 #
-# **Exercises:** [`06_transfers_and_timing_exercises.ipynb`](06_transfers_and_timing_exercises.ipynb).
-# **Next:** [`07_claims_checked.ipynb`](07_claims_checked.ipynb).
+# **Exercises:** [06_transfers_and_timing_exercises.ipynb](06_transfers_and_timing_exercises.ipynb).
+# **Next:** [07_claims_checked.ipynb](07_claims_checked.ipynb).
 
 # %% [markdown] tags=["deeper"]
 # ## Deeper: events, hidden syncs, the helpers inside, streams and PCIe

@@ -187,7 +187,7 @@ print(TwoStage("cpu", "cpu")(torch.randn(5, 8)))
 
 # %% [markdown]
 # Forget the move and the second stage gets an input on the wrong device. `meta` words the error
-# differently from CUDA (whose message is in the next cell), and a few mixed `cpu`/`meta`
+# differently from CUDA (CUDA's wording is quoted after this cell), and a few mixed `cpu`/`meta`
 # operations, a matmul among them, give wrong values where CUDA raises (lesson 05, Deeper).
 
 # %% tags=["raises-exception"]

@@ -88,6 +88,21 @@ def test_a_busy_timing_is_not_compared_even_when_the_medians_happen_to_match():
     assert str(verdict).startswith("NOT COMPARABLE") and "loop" in str(verdict) and "quiet" in repr(verdict)
 
 
+def test_where_the_spread_decides_the_verdict_its_reason_comes_before_the_medians():
+    # issue 33: "3% apart (tolerance 10%)" read before NOT COMPARABLE's reason looked like a contradiction
+    close = compare(BUSY_S, [s * 1.03 for s in BUSY_S], names=("loop", "measure_copy"))
+    text = str(close)
+    assert close.verdict == "NOT COMPARABLE" and text.startswith("NOT COMPARABLE: the spread is too wide. IQR")
+    assert text.index("environmental influence") < text.index("medians") < text.index("3% apart")
+    assert "tolerance" not in text, "the tolerance is not tested when the spread is this wide"
+    fluctuating = (1.0e-3, 1.0e-3, 1.1e-3, 1.2e-3, 1.2e-3)
+    near = str(compare(fluctuating, [s * 1.13 for s in fluctuating]))
+    assert near.startswith("WITHIN THE NOISE: IQR") and near.index("system fluctuation") < near.index("medians")
+    # where the medians decide, they come first
+    steady = compare(STEADY_S, [s * 1.15 for s in STEADY_S])
+    assert str(steady).startswith("DISAGREE: first and second: medians") and str(steady).index("apart") < str(steady).index("spreads")
+
+
 def test_measure_copy_with_a_busy_clock_says_so_in_every_form():
     busy = measure_copy("h2h", 4096, device="cpu", repeats=5, number=1, clock=ScriptedClock(BUSY_S),
                         synchronize=lambda: None)

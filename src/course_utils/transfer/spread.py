@@ -155,22 +155,26 @@ class Agreement:
         return self.agree
 
     def __str__(self) -> str:
+        # The verdict, then its reason, then the numbers: where the spread decides (NOT COMPARABLE,
+        # WITHIN THE NOISE) it comes first, so a small gap read first cannot seem to contradict it.
         a, b = self.names
-        gap = (f"{a} and {b}: medians {fmt_time(self.first.median)} and {fmt_time(self.second.median)}, "
-               f"{self.difference:.0%} apart (tolerance {self.tolerance:.0%})")
+        medians = f"{a} and {b}: medians {fmt_time(self.first.median)} and {fmt_time(self.second.median)}"
+        gap = f"{medians}, {self.difference:.0%} apart (tolerance {self.tolerance:.0%})"
         shares = ", ".join(f"{name} {s.relative:.0%}" for name, s in zip(self.names, (self.first, self.second)))
         if self.verdict == "NOT COMPARABLE":
             noisy = [f"{name} {s.relative:.0%}" for name, s in zip(self.names, (self.first, self.second))
                      if not s.meaningful]
-            return (f"NOT COMPARABLE: {gap}. IQR as a share of the median: {', '.join(noisy)}, past the 25% at "
-                    "which torch.utils.benchmark warns of environmental influence. On a machine this busy "
-                    "two honest timings need not agree; run both again when it is quiet.")
+            return (f"NOT COMPARABLE: the spread is too wide. IQR as a share of the median: {', '.join(noisy)}, past "
+                    "the 25% at which torch.utils.benchmark warns of environmental influence: on a machine this busy "
+                    "a median is not a property of what was timed, so how close two are says nothing "
+                    f"({medians}, {self.difference:.0%} apart). Run both again when the machine is quiet.")
         if self.verdict == "AGREE":
             return f"AGREE: {gap}."
         if self.verdict == "WITHIN THE NOISE":
-            return (f"WITHIN THE NOISE: {gap}. IQR as a share of the median: {shares}, past the 10% at which "
-                    "torch.utils.benchmark warns of system fluctuation, and wider than the gap: this machine "
-                    f"is not quiet enough to test a {self.tolerance:.0%} agreement. Run both again when it is.")
+            return (f"WITHIN THE NOISE: IQR as a share of the median: {shares}, past the 10% at which "
+                    f"torch.utils.benchmark warns of system fluctuation, and wider than the {self.difference:.0%} "
+                    f"between the medians ({medians}): this machine is not quiet enough to test a "
+                    f"{self.tolerance:.0%} agreement. Run both again when it is.")
         return (f"DISAGREE: {gap}, more than their spreads ({shares}) explain. Something differs between "
                 "the two methods (threads, buffers, warm-up), or the machine changed between them.")
 
