@@ -911,4 +911,4 @@ raises(lambda: x_meta * torch.tensor([2]), RuntimeError, match="not on the expec
 #   opposite of its original.
 #
 # **Exercises:** lesson 07 has no exercises notebook; its two try-it cells are its practice.
-# **Next:** notebook 08, one process per device: [`08_one_process_per_device.ipynb`](08_one_process_per_device.ipynb).
+# **Next:** notebook 08, one process per device: [08_one_process_per_device.ipynb](08_one_process_per_device.ipynb).

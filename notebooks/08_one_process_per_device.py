@@ -367,5 +367,5 @@ worker_pids = [int(pid) for pid in hung.values("pid").values()]
 # - Mistakes: every process on `cuda:0`; a tensor the backend does not serve; wrong `device_ids`.
 # - Launch with a timeout; leave no process behind.
 #
-# **Exercises:** [`08_one_process_per_device_exercises.ipynb`](08_one_process_per_device_exercises.ipynb).
-# **Next:** [`09_data_loading_and_memory.ipynb`](09_data_loading_and_memory.ipynb).
+# **Exercises:** [08_one_process_per_device_exercises.ipynb](08_one_process_per_device_exercises.ipynb).
+# **Next:** [09_data_loading_and_memory.ipynb](09_data_loading_and_memory.ipynb).

@@ -434,5 +434,5 @@ torch.cuda.memory_allocated() if not torch.cuda.is_available() else "a GPU is he
 # - A step holds parameters, activations, gradients and optimizer state; `memory_reserved()`
 #   adds the allocator's cache. Fix an out-of-memory error by holding less, not with `empty_cache()`.
 #
-# **Exercises:** [`09_data_loading_and_memory_exercises.ipynb`](09_data_loading_and_memory_exercises.ipynb).
-# **Next:** [`10_models_bigger_than_a_device.ipynb`](10_models_bigger_than_a_device.ipynb).
+# **Exercises:** [09_data_loading_and_memory_exercises.ipynb](09_data_loading_and_memory_exercises.ipynb).
+# **Next:** [10_models_bigger_than_a_device.ipynb](10_models_bigger_than_a_device.ipynb).

@@ -274,7 +274,7 @@ placed.remove()
 # - A split model moves its activations; gradients and optimizer state stay with each parameter.
 # - A device map is a dict plus hooks that move inputs.
 #
-# **Exercises:** [`10_models_bigger_than_a_device_exercises.ipynb`](10_models_bigger_than_a_device_exercises.ipynb).
+# **Exercises:** [10_models_bigger_than_a_device_exercises.ipynb](10_models_bigger_than_a_device_exercises.ipynb).
 # **Next:** this is the last lesson. Back to [the course README](../README.md), where every lesson
 # is listed with what it covers.
 
