@@ -90,18 +90,52 @@ _OPTIMIZER_STATE_ARGS = "state_steps|exp_avgs|exp_avg_sqs|max_exp_avg_sqs|moment
 
 FAMILIES: tuple[Family, ...] = (
     # ------------------------------------------------------------------ wrappers: the error inside decides
-    Family("wrapped", MIXED, "Wrapper: DataParallel replica, pin-memory thread, DataLoader worker",
-           r"Caught (?P<etype>\w+) (?P<where>in replica (?P<replica>\d+) on device (?P<device>\d+)"
-           r"|in pin memory thread for device (?P<pin>\d+)|in DataLoader worker process (?P<worker>\d+))",
+    Family("wrapped-replica", MIXED, "Wrapper: DataParallel replica",
+           r"Caught (?P<etype>\w+) in replica (?P<replica>\d+) on device (?P<device>\d+)",
            "wrapped-error", reader="wrapped",
+           roles=dict(where="DataParallel's copy of the model on cuda:{device} (replica {replica})", device="cuda:{device}",
+                      operator="DataParallel",
+                      advice=(" Under nn.DataParallel each GPU runs forward() on its slice of the batch: tensors made "
+                              "inside forward() need device=x.device (never a fixed 'cuda:0' or .cuda()), and the model "
+                              "must be on device_ids[0] before it is wrapped. (DistributedDataParallel is the "
+                              "recommended replacement.)")),
+           cause=("{where} raised a {etype}; the error itself is the last line under 'Original Traceback' (paste it "
+                  "whole to have that explained)."),
+           fix=("Read the last line of the original traceback; if it is a device error, move the tensor it names to the "
+                "device of the replica's input (x.device)."),
            example="Caught RuntimeError in replica 1 on device 1. (then Original Traceback ...)",
            releases="read in 2.14.1", source="torch/_utils.py (ExceptionWrapper), torch/nn/parallel/parallel_apply.py"),
+    Family("wrapped-pin-thread", MIXED, "Wrapper: the DataLoader's pin-memory thread",
+           r"Caught (?P<etype>\w+) in pin memory thread for device (?P<pin>\d+)",
+           "wrapped-error", reader="wrapped",
+           roles=dict(where="the DataLoader's pin-memory thread (for cuda:{pin})", device="cuda:{pin}",
+                      advice=" With pin_memory=True the Dataset must return CPU tensors."),
+           cause="{where} raised a {etype}; the error itself is the last line under 'Original Traceback'.",
+           fix="Read the last line of the original traceback.",
+           example="Caught RuntimeError in pin memory thread for device 0.",
+           releases="read in 2.14.1", source="torch/utils/data/_utils/pin_memory.py, torch/_utils.py"),
+    Family("wrapped-worker", MIXED, "Wrapper: a DataLoader worker",
+           r"Caught (?P<etype>\w+) in DataLoader worker process (?P<worker>\d+)",
+           "wrapped-error", reader="wrapped", roles=dict(where="DataLoader worker process {worker}", advice=""),
+           cause="{where} raised a {etype}.", fix="Read the last line of the original traceback.",
+           example="Caught ValueError in DataLoader worker process 0.",
+           releases="read in 2.14.1", source="torch/utils/data/_utils/worker.py, torch/_utils.py"),
     # ------------------------------------------------------------------ two tensors on different devices
     Family("optimizer-state-new", MIXED, "Optimizer state on another device",
            rf"Expected all tensors to be on the same device, but got (?P<arg>{_OPTIMIZER_STATE_ARGS}) is on "
            rf"(?P<found>{DEV}), different from other tensors on (?P<home>{DEV})"
            rf"(?: \(when checking argument (?:for argument \w+ )?in method (?P<op>\w+)\))?",
-           "optimizer-state", reader="optimizer_state",
+           "optimizer-state", devices=("{found}", "{home}"), roles=dict(argument="arg", operator="op"),
+           cause=("the optimizer's own state (`{arg}`: the step counts or running averages it keeps per parameter) is "
+                  "on {found}, its parameters on {home}. You never pass `{arg}` yourself: the state came from an "
+                  "optimizer built before the model moved (it stepped once, then model.to(...) moved the parameters), "
+                  "or from a checkpoint loaded without map_location and given to optimizer.load_state_dict before the "
+                  "model was on its device."),
+           fix=("Fix it where the state came from: move the model first, then build the optimizer "
+                "(model.to('{home}'); opt = torch.optim.AdamW(model.parameters(), ...)); when resuming, "
+                "state = torch.load(path, map_location='{home}') after model.to('{home}'), then "
+                "opt.load_state_dict(state['optimizer']) (load_state_dict moves the state to each parameter's device). "
+                "For an optimizer already in memory, opt.load_state_dict(opt.state_dict()) does the same."),
            example="Expected all tensors to be on the same device, but got state_steps is on cpu, different from other "
                    "tensors on cuda:0 (when checking argument in method wrapper_CUDA___fused_adamw_)",
            releases="2.8.0 and later (read in 2.14.1)", source="libtorch_cpu.so, libtorch_cuda.so of the 2.14.1 wheel"),
@@ -109,7 +143,17 @@ FAMILIES: tuple[Family, ...] = (
            rf"Expected all tensors to be on the same device, but found at least two devices, (?P<home>{DEV}) and "
            rf"(?P<found>{DEV})! \(when checking ar(?:gu|ug)ment for argument (?P<arg>{_OPTIMIZER_STATE_ARGS}) "
            rf"in method (?P<op>\w+)\)",
-           "optimizer-state", reader="optimizer_state",
+           "optimizer-state", devices=("{found}", "{home}"), roles=dict(argument="arg", operator="op"),
+           cause=("the optimizer's own state (`{arg}`: the step counts or running averages it keeps per parameter) is "
+                  "on {found}, its parameters on {home}. You never pass `{arg}` yourself: the state came from an "
+                  "optimizer built before the model moved (it stepped once, then model.to(...) moved the parameters), "
+                  "or from a checkpoint loaded without map_location and given to optimizer.load_state_dict before the "
+                  "model was on its device."),
+           fix=("Fix it where the state came from: move the model first, then build the optimizer "
+                "(model.to('{home}'); opt = torch.optim.AdamW(model.parameters(), ...)); when resuming, "
+                "state = torch.load(path, map_location='{home}') after model.to('{home}'), then "
+                "opt.load_state_dict(state['optimizer']) (load_state_dict moves the state to each parameter's device). "
+                "For an optimizer already in memory, opt.load_state_dict(opt.state_dict()) does the same."),
            example="Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! (when "
                    "checking argument for argument state_steps in method wrapper_CUDA___fused_adam_)",
            releases="2.7.1 and earlier 2.x", source="the dispatcher's check as 2.7.1 words it"),
@@ -145,7 +189,13 @@ FAMILIES: tuple[Family, ...] = (
                   "https://github.com/pytorch/pytorch/issues/119665"),
     Family("pin", MIXED, "Pinning a tensor that is not on the CPU",
            r"cannot pin '(?P<type>[\w.]+)' only dense CPU tensors can be pinned|Only dense CPU tensors can be pinned",
-           "pin-needs-cpu", reader="pin",
+           "pin-needs-cpu", devices=("{pinned}",), roles=dict(compute="pin"),
+           cause=("pinning pages host (CPU) memory so it can be copied to a GPU quickly; this tensor{where}, so there "
+                  "is nothing to pin. Usually a Dataset (or collate_fn) that returns GPU tensors, given to a "
+                  "DataLoader(..., pin_memory=True), whose pin-memory step then fails."),
+           fix=("Let the Dataset return CPU tensors and move each batch in the training loop: "
+                "x = x.to(device, non_blocking=True) with pin_memory=True. If the data really lives on the GPU already, "
+                "drop pin_memory=True."),
            # W3: Python sees 'torch.cuda.FloatTensor': torch/csrc/Exceptions.cpp's processErrorMsg renames the
            # CPU and CUDA type names (CUDAFloatType) before the message reaches Python (issue 34)
            example="cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors can be pinned",
@@ -172,7 +222,7 @@ FAMILIES: tuple[Family, ...] = (
            releases="1.5-1.x (cuda/Shape.cu); MPS 2.7.1-2.9.1 (Shape.mm)", source="aten/src/ATen/native/cuda/Shape.cu"),
     Family("legacy-different-gpus", MIXED, "Old: THC",
            r"arguments are located on different GPUs",
-           "mixed-devices", reader="mixed", roles=dict(devices="*", fallback_devices=("cuda",)),
+           "mixed-devices", reader="mixed", roles=dict(devices="*", fallback=("cuda",)),
            cause=("the tensors of one CUDA operation are on different GPUs (or one is on the CPU); this old message names "
                   "neither. An operation runs on one device."),
            example="arguments are located on different GPUs at /pytorch/aten/src/THC/generic/THCTensorMathBlas.cu:255",
@@ -199,7 +249,17 @@ FAMILIES: tuple[Family, ...] = (
            source="aten/src/ATen/TensorIterator.cpp; adaption.cpp of 2.7.1"),
     Family("meta-wording", MIXED, "meta and fake tensors",
            rf"Tensor on device (?P<found>{DEV}) is not on the expected device (?P<home>{DEV})!?",
-           "mixed-devices", reader="meta_wording",
+           "mixed-devices", devices=("{found}", "{home}"),
+           # torch/_prims_common's check_same_device calls "expected" the first device it meets among the operation's
+           # tensors: for nn.Linear often the module's bias, so a model on meta and an input on the CPU reads
+           # "Tensor on device meta is not on the expected device cpu!". The message cannot say which is the model's.
+           cause=("one tensor of the operation is on {found} and another on {home}. This wording (PyTorch's "
+                  "check_same_device, used for meta and fake tensors) calls 'expected' the first device it met among "
+                  "the operation's tensors, which need not be your model's: the message does not say which tensor is "
+                  "the model's. (On CUDA the same mistake reads 'Expected all tensors to be on the same device'.)"),
+           fix=("Do not move a tensor just because the message calls its device unexpected. The rule: the input goes to "
+                "the model, x = x.to(next(model.parameters()).device), and tensors made inside forward() use "
+                "device=x.device. " + _FIND + " Ask the model where it is: next(model.parameters()).device."),
            example="Tensor on device cpu is not on the expected device meta!",
            releases="2.x (read in 2.13.0)", source="torch/_prims_common/__init__.py (check_same_device)"),
     Family("rnn-parameters", MIXED, "RNN input and parameters",
@@ -300,17 +360,29 @@ FAMILIES: tuple[Family, ...] = (
            releases="diffusers 0.42.1", source="diffusers/utils/torch_utils.py (randn_tensor)"),
     Family("collective-device", DISTRIBUTED, "Collective on the wrong device",
            r"Tensors must be CUDA and dense|No backend type associated with device type \w+",
-           "collective-device", reader="named_devices", roles=dict(fallback_devices=("cpu",)),
+           "collective-device", devices=("*",), roles=dict(fallback=("cpu",)),
            cause=("a torch.distributed collective got a tensor on a device its backend does not serve: NCCL takes only "
                   "CUDA tensors (on this process's GPU); gloo takes CPU tensors."),
            fix=("Move the tensor to this process's device first, t = t.to(torch.device('cuda', local_rank)), or "
                 "initialise the process group with backend='gloo' for CPU tensors (or 'cpu:gloo,cuda:nccl' for both)."),
            example="No backend type associated with device type cpu",
            releases="read in 2.13.0, 2.14.1", source="libtorch_cpu.so (c10d)"),
+    Family("same-device-cut-embedding", MIXED, "A message cut short, under an embedding lookup",
+           r"(?s)^(?=.*(?:index_select|[Ee]mbedding|argument for argument index\b|but got index\b))"
+           r".*?Expected all tensors to be on the same device",
+           "mixed-devices", devices=("*",), roles=dict(argument="index", operator="index_select"),
+           cause=("nn.Embedding looks its rows up with index_select, and the token ids (the `index`) and the embedding "
+                  "table (the layer's weight) are on different devices: usually the model is on the GPU and the batch "
+                  "of token ids is still on the CPU."),
+           fix=("Move the token ids to the embedding table's device: ids = ids.to(model.get_input_embeddings().weight"
+                ".device) (or next(model.parameters()).device); with Hugging Face, inputs = tokenizer(..., "
+                "return_tensors='pt').to(model.device). " + _FIND),
+           example="Expected all tensors to be on the same device, but got index is on cpu, different from other tensors on",
+           releases="any", source="the wordings above, cut before their devices"),
     Family("same-device-cut", MIXED, "A message cut short",
            r"Expected all tensors to be on the same device",
-           "mixed-devices", reader="cut_short",
-           example="Expected all tensors to be on the same device, but got index is on cpu, different from other tensors on",
+           "mixed-devices", reader="mixed", roles=dict(devices="*"),
+           example="Expected all tensors to be on the same device, but found at least two devices,",
            releases="any", source="the wordings above, cut before their devices"),
     Family("legacy-type", MIXED, "Old: type names",
            r"Expected object of type torch\.(?P<t1>[\w.]+) but found type torch\.(?P<t2>[\w.]+) "
@@ -391,12 +463,12 @@ FAMILIES: tuple[Family, ...] = (
            r"Torch not compiled with (?P<backend>XPU|MPS|HIP|MTIA) enabled"
            r"|PyTorch is not linked with support for (?P<linked>\w+) devices"
            r"|Cannot execute getNewGenerator\(\) without (?P<gen>\w+) backend",
-           "backend-not-in-build", reader="backend_word", roles=dict(groups=("backend", "linked", "gen")),
-           cause=("this PyTorch build has no {backend} support at all: 'mps' exists only in the macOS arm64 wheels, 'xpu' "
+           "backend-not-in-build", devices=("{name!l}",), roles=dict(alias=dict(name=("backend", "linked", "gen"))),
+           cause=("this PyTorch build has no {name!u} support at all: 'mps' exists only in the macOS arm64 wheels, 'xpu' "
                   "only in the XPU wheels, 'cuda' only in CUDA (or ROCm) builds. Something in the code asked for "
-                  "'{backend!l}'."),
+                  "'{name!l}'."),
            fix=("Use a device this build has: torch.accelerator.current_accelerator() (None means CPU only), or "
-                "torch.backends.mps.is_available() / torch.xpu.is_available() before choosing; for {backend} itself, "
+                "torch.backends.mps.is_available() / torch.xpu.is_available() before choosing; for {name!u} itself, "
                 "install the build that has it (pytorch.org/get-started)."),
            example="Torch not compiled with XPU enabled",
            releases="read in 2.13.0 (AssertionError from torch/xpu/__init__.py; 'not linked', libc10.so)",
@@ -427,16 +499,32 @@ FAMILIES: tuple[Family, ...] = (
            source="CUDA runtime; libc10_cuda.so"),
     # W2: 'Device index must be -1 or non-negative' is TORCH_INTERNAL_ASSERT_DEBUG_ONLY in c10/core/Device.h, in no
     # release library; releases raise these two (issue 34, read in the 2.13.0 CPU wheel and raised live by the tests)
-    Family("malformed-device-index", GPU, "Negative or malformed device index",
-           r"Device index must not be negative|Invalid device string: '(?P<string>[^']*)'",
-           "malformed-device-index", reader="device_string",
-           cause=("a device index must be a whole number from 0 (a negative index is never a device), and a device string "
-                  "is a type with an optional index: 'cuda', 'cuda:0', 'mps', 'cpu'."),
+    Family("negative-device-index", GPU, "Negative device index",
+           r"Device index must not be negative|Invalid device string: '(?P<type>[A-Za-z_]+):-\d+'",
+           "malformed-device-index", devices=("{type!l}",),
+           cause="a device index counts from 0: a negative index is never a device.",
            fix=("Write 'cuda' for the current device or 'cuda:N' with 0 <= N < torch.cuda.device_count(); build it from "
                 "a variable with torch.device('cuda', n) rather than by pasting strings."),
            example="Invalid device string: 'cuda:-2'",
            releases="2.7.1-2.14.1 (read in 2.13.0: libtorch_python.so, libc10.so)",
            source="torch.device('cuda', -2) and torch.device('cuda:-2'), raised live"),
+    Family("index-as-device-string", GPU, "An index where a device string is expected",
+           r"Invalid device string: '(?P<index>\d+)'",
+           "malformed-device-index",
+           cause=("'{index}' is an index, not a device string: a device string is a type with an optional index, "
+                  "'cuda', 'cuda:{index}'. (torch.device({index}) takes the int, not the string.)"),
+           fix=("Write 'cuda:{index}', or pass the int; if the string went to torch.autocast(device_type=...), pass the "
+                "type alone: device.type."),
+           example="Invalid device string: '0'", releases="read in 2.13.0, raised live (torch.autocast(device_type='0'))",
+           source="libc10.so (c10/core/Device.cpp)"),
+    Family("malformed-device-string", GPU, "A malformed device string",
+           r"Invalid device string: '(?P<string>(?P<type>[A-Za-z_]+)?[^']*)'",
+           "malformed-device-index", devices=("{type!l}",),
+           cause="'{string}' is not of the form type[:index], such as 'cuda', 'cuda:0', 'mps', 'cpu'.",
+           fix=("Build the device from its parts: torch.device('cuda', n), or f'cuda:{{n}}' with a whole number n "
+                "from 0 to torch.cuda.device_count() - 1."),
+           example="Invalid device string: 'cuda:0:1'", releases="read in 2.13.0, raised live",
+           source="libc10.so (c10/core/Device.cpp)"),
     Family("not-a-cuda-device", GPU, "A CUDA function given another device",
            rf"Expected a cuda device, but got: (?P<device>{DEV})",
            "not-a-cuda-device", devices=("{device}",),
@@ -512,12 +600,24 @@ FAMILIES: tuple[Family, ...] = (
            fix="Ask for a number of GPUs rather than their ids: Trainer(devices=1) or devices='auto'.",
            example="You requested gpu: [0, 1]\n But your machine only has: [0]",
            releases="lightning 2.6.6", source="lightning/fabric/utilities/device_parser.py"),
-    Family("ultralytics-device", LIBRARIES, "Ultralytics: an invalid device",
-           r"Invalid (?P<backend>[A-Z]+) 'device=(?P<device>[^']*)' requested\.(?P<rest>.*)",
-           "invalid-device-ordinal", reader="ultralytics", flags=re.DOTALL,
-           example="Invalid CUDA 'device=0' requested. Use 'device=cpu' or pass valid CUDA device(s) if available, ...",
+    Family("ultralytics-no-device", LIBRARIES, "Ultralytics: no device of that kind",
+           r"(?s)Invalid (?P<backend>[A-Z]+) 'device=(?P<device>[^']*)' requested\."
+           r"(?=.*(?:Backend is not available|is_available\(\): False|device_count\(\): 0\b))",
+           "no-gpu-visible", devices=("{backend!l}",),
+           cause="Ultralytics was asked for device={device}, and this process has no usable {backend} device.",
+           fix=("Pass device='cpu', or leave device unset (Ultralytics then picks a GPU if there is one); check "
+                "torch.cuda.is_available(), torch.cuda.device_count() and CUDA_VISIBLE_DEVICES."),
+           example="Invalid MPS 'device=mps' requested. Backend is not available.",
            releases="ultralytics 8.4.190", source="ultralytics/utils/torch_utils.py (select_device)"),
-    # ------------------------------------------------------------------ Apple's MPS, AMD's ROCm, Intel's XPU
+    Family("ultralytics-device", LIBRARIES, "Ultralytics: a device index past the last GPU",
+           r"Invalid (?P<backend>[A-Z]+) 'device=(?P<device>[^']*)' requested\.",
+           "invalid-device-ordinal", devices=("{backend!l}",),
+           cause=("Ultralytics was asked for device={device}, which names a {backend} device this process does not have "
+                  "(the visible ones are numbered from 0)."),
+           fix=("Pass device='cpu', or leave device unset (Ultralytics then picks a GPU if there is one); check "
+                "torch.cuda.is_available(), torch.cuda.device_count() and CUDA_VISIBLE_DEVICES."),
+           example="Invalid CUDA 'device=cuda:1' requested. Only 1 device(s) available.",
+           releases="ultralytics 8.4.190", source="ultralytics/utils/torch_utils.py (select_device)"),
     Family("mps-float64", BACKENDS, "MPS: no float64",
            r"Cannot convert a (?:MPS Tensor to float64 dtype|float64 Tensor to MPS) as the MPS framework doesn't support "
            r"float64|float64 is not supported on MPS",
@@ -586,8 +686,8 @@ FAMILIES: tuple[Family, ...] = (
                    "as the backend. Triton only supports devices of CUDA Capability >= 7.0, ...",
            releases="2.x (read in 2.13.0)", source="torch/_inductor/exc.py (GPUTooOldForTriton)"),
     Family("autocast-device-type", COMPILE, "autocast: a device where a device type is expected",
-           r"User specified an unsupported autocast device_type '(?P<given>[^']*)'",
-           "autocast-device-type", reader="autocast_type",
+           r"User specified an unsupported autocast device_type '(?P<given>(?P<device>[a-z]+:\d+)?[^']*)'",
+           "autocast-device-type", devices=("{device}",),
            cause=("torch.autocast(device_type=...) takes a device type, 'cuda', 'cpu', 'mps' or 'xpu', not a device "
                   "('cuda:0') nor an index ('0'); '{given}' is not one it knows."),
            fix=("Pass the type: torch.autocast(device_type=x.device.type) (or device.type for a torch.device). The "
@@ -607,7 +707,7 @@ FAMILIES: tuple[Family, ...] = (
            releases="read in 2.13.0", source="torch/amp/autocast_mode.py"),
     # ------------------------------------------------------------------ libraries around PyTorch
     Family("bnb-to", LIBRARIES, "Hugging Face: .to() on a bitsandbytes model",
-           r"`\.to` is not supported for `4-bit` or `8-bit` (?:bitsandbytes )?models",
+           r"`?\.to`? is not supported for `?4-bit`? or `?8-bit`? (?:bitsandbytes )?models",
            "library-placement",
            cause=("a model loaded in 4-bit or 8-bit with bitsandbytes was placed on its GPU when it was loaded "
                   "(device_map), and transformers refuses to move or cast it afterwards: the quantized weights only work "
@@ -687,19 +787,48 @@ FAMILIES: tuple[Family, ...] = (
            example="Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000",
            releases="NCCL 2.21.5-2.29.7; NCCL 2.30.7 says 'Multiple Ranks are using the same GPU'",
            source="libnccl.so.2 (init.cc) of nvidia-nccl-cu12 2.21.5 and nvidia-nccl-cu13 2.30.7"),
-    Family("ddp-device-ids", DISTRIBUTED, "DDP: device_ids with a CPU or multi-GPU module",
-           r"DistributedDataParallel device_ids and output_device arguments only work with (?P<what>[\w/ -]+?) modules"
-           r"(?: or CPU modules)?, but got device_ids (?P<ids>\[[^\]]*\]|\S+?),?(?: output_device (?P<out>\S+?),"
-           r"(?: and)? module parameters (?P<params>\{.*?\})\.)?",
-           "ddp-device", reader="ddp",
+    Family("ddp-split-module", DISTRIBUTED, "DDP: device_ids with a model split over GPUs",
+           r"DistributedDataParallel device_ids and output_device arguments only work with .*?but got device_ids "
+           r"(?P<ids>\[[^\]]*\]|\S+?),.*?module parameters (?P<params>\{[^}]*device\(type='(?!cpu)\w+', index=(?P<a>\d+)\)"
+           r"[^}]*device\(type='(?!cpu)\w+', index=(?!(?P=a)\))\d+\)[^}]*\})",
+           "ddp-device", devices=("*",), roles=dict(within="params"), flags=re.DOTALL,
+           cause=("the model is split over several GPUs ({params}; device_map='auto' or model parallelism), and "
+                  "device_ids={ids} is only for a model that sits on one GPU."),
+           fix=("Wrap a multi-GPU model without device_ids: DDP(model), each process owning its own set of GPUs; or "
+                "give each process one whole copy: load it with device_map={{'': local_rank}} and then "
+                "DDP(model, device_ids=[local_rank])."),
+           example="DistributedDataParallel device_ids and output_device arguments only work with single-device/"
+                   "multiple-device GPU modules or CPU modules, but got device_ids [1], output_device 1, and module "
+                   "parameters {device(type='cuda', index=0), device(type='cuda', index=1)}.",
+           releases="1.x-2.x", source="torch/nn/parallel/distributed.py"),
+    Family("ddp-cpu-module", DISTRIBUTED, "DDP: device_ids with a module on the CPU",
+           r"DistributedDataParallel device_ids and output_device arguments only work with .*?but got device_ids "
+           r"(?P<ids>\[[^\]]*\]|\S+?),.*?module parameters (?P<params>\{device\(type='cpu'\)\})",
+           "ddp-device", devices=("cpu",), flags=re.DOTALL,
+           cause=("the module is still on the CPU (its parameters: {params}) while device_ids={ids} asks DDP for a GPU: "
+                  "the model was wrapped before model.to(device), or this machine has no GPU (a CPU-only machine or a "
+                  "Mac, where DDP runs on the CPU)."),
+           fix=("On a GPU: model.to(torch.device('cuda', local_rank)) before DDP(model, device_ids=[local_rank]). "
+                "Without GPUs: DDP(model), no device_ids, with init_process_group('gloo')."),
            example="DistributedDataParallel device_ids and output_device arguments only work with single-device/"
                    "multiple-device GPU modules or CPU modules, but got device_ids [0], output_device 0, and module "
                    "parameters {device(type='cpu')}.",
            releases="1.x-2.x (read in 2.13.0, raised live)", source="torch/nn/parallel/distributed.py"),
+    Family("ddp-device-ids", DISTRIBUTED, "DDP: device_ids with a module not on one GPU",
+           r"DistributedDataParallel device_ids and output_device arguments only work with",
+           "ddp-device", devices=("*",),
+           cause=("device_ids (and output_device) are for a module whose parameters all sit on one GPU; this module is "
+                  "on the CPU or on several GPUs."),
+           fix=("Move the model to this process's GPU first, model.to(torch.device('cuda', local_rank)), then "
+                "DDP(model, device_ids=[local_rank]); for a model on the CPU or on several GPUs, DDP(model) without "
+                "device_ids."),
+           example="DistributedDataParallel device_ids and output_device arguments only work with single-device CUDA "
+                   "modules, but got device_ids 1",
+           releases="1.x wording (pytorch/pytorch#46821)", source="torch/nn/parallel/distributed.py"),
     Family("ddp-device-types", DISTRIBUTED, "DDP: a module on two kinds of device",
            r"DistributedDataParallel's input module must be on the same type of devices, but input module parameters "
-           r"locate in (?P<params>\{.*?\})",
-           "ddp-device", reader="named_devices", roles=dict(within="params"),
+           r"locate in (?P<params>\{[^}]*\})",
+           "ddp-device", devices=("*",), roles=dict(within="params"),
            cause=("DistributedDataParallel wraps a module whose parameters are on one kind of device; these are on "
                   "{params}: part of the model was not moved."),
            fix=("Move the whole model to this process's device before wrapping: model.to(device), then "
@@ -755,9 +884,13 @@ FAMILIES: tuple[Family, ...] = (
                 "torch.cuda.device(module_device(model)) from course_utils.placement."),
            example="'Linear' object has no attribute 'is_cuda'", releases="any", source="torch/cuda/__init__.py"),
     Family("to-context-manager", DID, ".to() given a context manager",
-           r"to\(\) received an invalid combination of arguments - got \((?P<got>[^)]*)\)",
-           "not-a-device", reader="to_context",
-           example="to() received an invalid combination of arguments - got (device_of), ...",
+           r"to\(\) received an invalid combination of arguments - got \((?P<got>(?:device_of|device)\b[^,)]*)",
+           "not-a-device",
+           cause=(".to() was given a {got} object. torch.cuda.device_of(...) and torch.cuda.device(...) are context "
+                  "managers that change the current CUDA device; they are not devices and cannot say where to move a "
+                  "tensor."),
+           fix="Pass a device: t1.to(t2.device) moves t1 to wherever t2 lives.",
+           example="to() received an invalid combination of arguments - got (device_of), but expected one of: ...",
            releases="any", source="raised live"),
     Family("forked-subprocess", DID, "Forked worker",
            r"Cannot re-initialize (?P<backend>CUDA|XPU|MTIA) in forked subprocess",
@@ -827,13 +960,27 @@ FAMILIES: tuple[Family, ...] = (
            releases="macOS arm64 wheels 2.x", source="https://github.com/pytorch/pytorch/issues/96814"),
     Family("gpu-out-of-memory", DID, "Out of memory (GPU: CUDA or ROCm)",
            r"(?P<backend>CUDA|HIP|XPU) out of memory|OutOfMemoryError",
-           "out-of-memory", reader="gpu_oom",
+           "out-of-memory", devices=("{gpu}",), roles=dict(compute="gpu_oom"),
+           cause=("the GPU ({name}) has no room for a new allocation{asked}: the tensors alive now (model, gradients, "
+                  "optimizer state, activations kept for backward, anything a variable still references), plus other "
+                  "processes on the same GPU, fill its memory. It is not a placement mistake, unless everything went "
+                  "to one GPU by accident (e.g. cuda:0 in every process)."),
+           fix=("Use a smaller batch, free what you no longer need (del t), wrap evaluation in torch.no_grad(), "
+                "accumulate loss.item() rather than the loss tensor (which keeps its graph), and check {tool} for "
+                "other processes. torch.{module}.empty_cache() only returns cached blocks, not live tensors: after "
+                "del, memory_allocated() falls at once and empty_cache() lowers memory_reserved(). "
+                "torch.{module}.max_memory_allocated() and torch.{module}.memory_summary() show the peak."),
            example="CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of ...",
            releases="CUDA: 2.7.1, 2.14.1; HIP: ROCm builds (torch.OutOfMemoryError)",
            source="c10/cuda/CUDACachingAllocator.cpp; https://github.com/Comfy-Org/ComfyUI/issues/9529"),
     Family("cpu-out-of-memory", DID, "Out of memory (CPU)",
            r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory): you tried to allocate (?P<nbytes>\d+) bytes",
-           "out-of-memory", devices=("cpu",), reader="cpu_oom",
+           "out-of-memory", devices=("cpu",), roles=dict(compute="gib"),
+           cause=("the host (CPU) memory allocator could not get {gib} from the operating system. Far more than the "
+                  "machine has usually means a wrong shape (a size multiplied in twice, an outer product of two long "
+                  "vectors); close to it means the data itself does not fit."),
+           fix=("Check the shape you asked for (print it before allocating). If it is right: work in chunks or "
+                "smaller batches, use a smaller dtype, and del tensors you no longer need."),
            example="DefaultCPUAllocator: can't allocate memory: you tried to allocate 4398046511104 bytes. ...",
            releases="2.7.1, 2.13.0, 2.14.1", source="c10/core/impl/alloc_cpu.cpp"),
     # ------------------------------------------------------------------ look-alikes: name a device or not, not placement
@@ -951,7 +1098,7 @@ MENTIONS: tuple[Mention, ...] = (
 
 # device(type='cuda', index=0) -> cuda:0, as repr(torch.device) prints inside messages
 DEVICE_REPR = re.compile(r"device\(type='(?P<type>\w+)'(?:, index=(?P<index>\d+))?\)")
-DEVICE_STRING = re.compile(r"(?<![\w./'-])(?P<type>cpu|cuda|mps|xpu|hip|meta|xla|npu|hpu|mtia|ipu|privateuseone|lazy)"
+DEVICE_STRING = re.compile(r"(?<![\w./-])(?P<type>cpu|cuda|mps|xpu|hip|meta|xla|npu|hpu|mtia|ipu|privateuseone)"
                            r"(?::(?P<index>\d+))?(?![\w/])", re.IGNORECASE)
 
 

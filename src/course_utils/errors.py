@@ -169,23 +169,44 @@ class _Fill(string.Formatter):
 _FILL = _Fill()
 
 
-def _groups(match: re.Match, message: str, **extra: str) -> dict[str, str]:
+def _values(m: re.Match, message: str, family: Family) -> dict[str, str] | None:
+    """What a row's templates may use: its groups ("" where one did not match), ``first_line``, the
+    ``alias`` roles (the first of several groups that matched) and what a ``compute`` role works out.
+    None when the compute role rejects the match (the next row is tried)."""
     text = message.strip()
-    values = {k: v for k, v in match.groupdict().items() if v is not None}
-    return {"first_line": text.splitlines()[0] if text else "", **values, **extra}
+    values = {k: v or "" for k, v in m.groupdict().items()}
+    values["first_line"] = text.splitlines()[0] if text else ""
+    for name, groups in family.roles.get("alias", {}).items():
+        values[name] = next((values[g] for g in groups if values.get(g)), "")
+    compute = family.roles.get("compute")
+    if compute:
+        extra = COMPUTE[compute](values, message)
+        if extra is None:
+            return None
+        values.update(extra)
+    return values
 
 
 def _fill(template: str, values: dict[str, str]) -> str:
     return _FILL.format(template, **values)
 
 
-def _filled(match: re.Match, message: str, family: Family, **extra: str) -> dict:
+def _filled(m: re.Match, message: str, family: Family) -> dict | None:
     """The explanation a row states in its own words, its templates filled from the match."""
-    values = _groups(match, message, **extra)
-    return dict(is_device_error=family.device_error, kind=family.kind,
-                devices=tuple(_fill(d, values) for d in family.devices) if family.device_error else _named(message)[0],
+    values = _values(m, message, family)
+    if values is None:
+        return None
+    roles = family.roles
+    if family.devices == ("*",):  # whatever the message (or the group named by ``within``) names
+        devices = _named(values.get(roles.get("within", ""), message) or message)[0] or roles.get("fallback", ())
+    else:
+        devices = tuple(d for d in (_fill(t, values) for t in family.devices) if d)
+    if not family.device_error:  # a look-alike keeps what the message names, so it is never "not a device error"
+        named = _named(message)
+        devices = named[0] or named[1]
+    return dict(is_device_error=family.device_error, kind=family.kind, devices=devices,
                 cause=_fill(family.cause, values), fix=_fill(family.fix, values),
-                argument=family.roles.get("argument"), operator=family.roles.get("operator"))
+                argument=_role(m, roles.get("argument")), operator=_op_name(_role(m, roles.get("operator"))))
 
 
 # --------------------------------------------------------------------------- what a message names
@@ -396,10 +417,10 @@ def _role(m: re.Match, spec) -> str | None:
 
 def _read_mixed(m: re.Match, message: str, family: Family) -> dict | None:
     """Two devices in one operation; ``roles`` say which group is which side."""
-    roles, values = family.roles, _groups(m, message)
+    roles, values = family.roles, _values(m, message, family)
     convert = {"legacy": _legacy_device, "type": _type_device}.get(roles.get("convert"), lambda d: d)
     if roles.get("devices") == "*":
-        devices = _named(message)[0] or tuple(roles.get("fallback_devices", ()))
+        devices = _named(message)[0] or tuple(roles.get("fallback", ()))
         result = _mixed(devices)
     else:
         devices = tuple(convert(_role(m, d)) for d in roles["devices"])
@@ -430,76 +451,27 @@ def _read_mixed(m: re.Match, message: str, family: Family) -> dict | None:
     return result
 
 
-def _read_wrapped(m: re.Match, message: str, _: Family) -> DeviceErrorExplanation:
-    """torch/_utils.py's ExceptionWrapper: DataParallel's replicas, the DataLoader's pin-memory thread and workers.
-
-    The error to explain is the last line of the original traceback, naming the caught type.
-    """
-    etype, groups = m.group("etype"), m.groupdict()
-    if groups["replica"] is not None:
-        where = f"DataParallel's copy of the model on cuda:{groups['device']} (replica {groups['replica']})"
-        device = f"cuda:{groups['device']}"
-        advice = (" Under nn.DataParallel each GPU runs forward() on its slice of the batch: tensors made inside "
-                  "forward() need device=x.device (never a fixed 'cuda:0' or .cuda()), and the model must be on "
-                  "device_ids[0] before it is wrapped. (DistributedDataParallel is the recommended replacement.)")
-    elif groups["pin"] is not None:
-        where, device = f"the DataLoader's pin-memory thread (for cuda:{groups['pin']})", f"cuda:{groups['pin']}"
-        advice = " With pin_memory=True the Dataset must return CPU tensors."
-    else:
-        where, device, advice = f"DataLoader worker process {groups['worker']}", None, ""
-    rest = message[m.end():]
-    lines = [i for i, line in enumerate(rest.splitlines()) if line.startswith(f"{etype}: ")]
+def _read_wrapped(m: re.Match, message: str, family: Family) -> DeviceErrorExplanation:
+    """torch/_utils.py's ExceptionWrapper: the error to explain is the last line of the original traceback."""
+    values, roles = _values(m, message, family), family.roles
+    etype, where, advice = values["etype"], _fill(roles["where"], values), _fill(roles["advice"], values)
+    device = _fill(roles.get("device", ""), values)
+    rest = message[m.end():].splitlines()
+    lines = [i for i, line in enumerate(rest) if line.startswith(f"{etype}: ")]
     if lines:  # the original error's own message: its last line naming the caught type, to the end
-        inner = explain_device_error("\n".join(rest.splitlines()[lines[-1]:])[len(etype) + 2:])
+        inner = explain_device_error("\n".join(rest[lines[-1]:])[len(etype) + 2:])
         if not inner.is_device_error:
             return inner
         return replace(inner, cause=f"in {where}: {inner.cause}", fix=inner.fix + advice)
-    if device is None:
+    if not device:
         return DeviceErrorExplanation(
             is_device_error=False, kind="not-a-device-error", devices=(), message=message, fix="",
             cause=(f"this line only says that {where} raised a {etype}; the error itself is the last line under "
                    "'Original Traceback'. Paste that to have it explained."))
     return DeviceErrorExplanation(
-        is_device_error=True, kind="wrapped-error", devices=(device,), message=message,
-        operator="DataParallel" if groups["replica"] is not None else None,
-        cause=(f"{where} raised a {etype}; the error itself is the last line under 'Original Traceback' (paste it "
-               "whole to have that explained)." + advice),
-        fix=("Read the last line of the original traceback; if it is a device error, move the tensor it names to "
-             "the device of the replica's input (x.device)." + advice))
-
-
-def _read_optimizer_state(m: re.Match, message: str, _: Family) -> dict:
-    found, home, arg, op = m.group("found"), m.group("home"), m.group("arg"), _op_name(m.group("op"))
-    return dict(
-        is_device_error=True, kind="optimizer-state", devices=(found, home), argument=arg, operator=op,
-        cause=(f"the optimizer's own state (`{arg}`: the step counts or running averages it keeps per parameter) is on "
-               f"{found}, its parameters on {home}. You never pass `{arg}` yourself: the state came from an optimizer "
-               "built before the model moved (it stepped once, then model.to(...) moved the parameters), or from a "
-               "checkpoint loaded without map_location and given to optimizer.load_state_dict before the model "
-               "was on its device."),
-        fix=(f"Fix it where the state came from: move the model first, then build the optimizer "
-             f"(model.to('{home}'); opt = torch.optim.AdamW(model.parameters(), ...)); when resuming, "
-             f"state = torch.load(path, map_location='{home}') after model.to('{home}'), then "
-             "opt.load_state_dict(state['optimizer']) (load_state_dict moves the state to each parameter's device). "
-             "For an optimizer already in memory, opt.load_state_dict(opt.state_dict()) does the same."),
-    )
-
-
-def _read_pin(m: re.Match, message: str, _: Family) -> dict | None:
-    type_name = m.group("type")
-    device = _type_device(type_name) if type_name else None
-    if device == "cpu" and type_name:
-        return None  # a sparse (or other layout) CPU tensor: a layout problem, not a device one
-    where = f" is already on {device}" if device else " is not in CPU memory"
-    return dict(
-        is_device_error=True, kind="pin-needs-cpu", devices=(device,) if device else (),
-        cause=(f"pinning pages host (CPU) memory so it can be copied to a GPU quickly; this tensor{where}, so there "
-               "is nothing to pin. Usually a Dataset (or collate_fn) that returns GPU tensors, given to a "
-               "DataLoader(..., pin_memory=True), whose pin-memory step then fails."),
-        fix=("Let the Dataset return CPU tensors and move each batch in the training loop: "
-             "x = x.to(device, non_blocking=True) with pin_memory=True. If the data really lives on the GPU already, "
-             "drop pin_memory=True."),
-    )
+        is_device_error=True, kind=family.kind, devices=(device,), message=message,
+        operator=roles.get("operator"), cause=_fill(family.cause, {**values, "where": where}) + advice,
+        fix=_fill(family.fix, values) + advice)
 
 
 def _read_legacy_expected(m: re.Match, message: str, _: Family) -> dict | None:
@@ -510,42 +482,6 @@ def _read_legacy_expected(m: re.Match, message: str, _: Family) -> dict | None:
     arg = "values" if m.group("value") else None
     return _mixed((want, got), arg, "index_put_" if arg else None, odd_one=got, home=want)
 
-
-def _read_meta_wording(m: re.Match, message: str, _: Family) -> dict:
-    # torch/_prims_common's check_same_device (meta and fake tensors, decompositions) calls "expected"
-    # the first device it meets among the operation's tensors. For nn.Linear that is often the
-    # module's bias: "Tensor on device meta is not on the expected device cpu!" is printed for a model
-    # on meta and an input on the CPU. So the message cannot say which side is the model's.
-    found, home = m.group("found"), m.group("home")
-    cause = (f"one tensor of the operation is on {found} and another on {home}. This wording (PyTorch's "
-             "check_same_device, used for meta and fake tensors) calls 'expected' the first device it met among "
-             "the operation's tensors, which need not be your model's: the message does not say which tensor "
-             "is the model's.")
-    if "meta" in (found, home):
-        cause += " (On CUDA the same mistake reads 'Expected all tensors to be on the same device'.)"
-    fix = ("Do not move a tensor just because the message calls its device unexpected. The rule: the input goes to "
-           "the model, x = x.to(next(model.parameters()).device), and tensors made inside forward() use "
-           f"device=x.device. {_FIND} Ask the model where it is: next(model.parameters()).device.")
-    return dict(is_device_error=True, kind="mixed-devices", devices=(found, home), cause=cause, fix=fix,
-                argument=None, operator=None)
-
-
-def _read_cut_short(m: re.Match, message: str, _: Family) -> dict:
-    """The full "same device" wordings are read by earlier rows; this is what is left of them when a paste is cut."""
-    devices = _named(message)[0]
-    argument = re.search(r"(?:argument for argument|but got) (\w+)", message)
-    if "index_select" in message or "embedding" in message.lower() or (argument and argument.group(1) == "index"):
-        named = f" ({' and '.join(devices)})" if devices else ""
-        return dict(
-            is_device_error=True, kind="mixed-devices", devices=devices, argument="index", operator="index_select",
-            cause=(f"nn.Embedding looks its rows up with index_select, and the token ids (the `index`) and the "
-                   f"embedding table (the layer's weight) are on different devices{named}: usually the model is on the "
-                   "GPU and the batch of token ids is still on the CPU."),
-            fix=("Move the token ids to the embedding table's device: ids = ids.to(model.get_input_embeddings().weight"
-                 ".device) (or next(model.parameters()).device); with Hugging Face, inputs = tokenizer(..., "
-                 "return_tensors='pt').to(model.device). " + _FIND),
-        )
-    return _mixed(devices, None, None)
 
 
 def _read_conv_types(m: re.Match, message: str, _: Family) -> dict | None:
@@ -565,150 +501,38 @@ def _read_conv_types(m: re.Match, message: str, _: Family) -> dict | None:
     return result
 
 
-def _read_named_devices(m: re.Match, message: str, family: Family) -> dict:
-    """A row whose devices are whatever the message (or one of its groups) names."""
-    values = _groups(m, message)
-    within = values.get(family.roles.get("within", ""), message)
-    devices = _named(within)[0] or tuple(family.roles.get("fallback_devices", ()))
-    return dict(is_device_error=True, kind=family.kind, devices=devices, cause=_fill(family.cause, values),
-                fix=_fill(family.fix, values), argument=None, operator=None)
+
+# What a ``compute`` role works out from a match, for templates to use; None rejects the match.
 
 
-def _read_backend_word(m: re.Match, message: str, family: Family) -> dict:
-    """Rows that name a backend in one of several groups: 'XPU', 'mps', 'MPS' -> the same explanation."""
-    word = next(m.group(g) for g in family.roles["groups"] if m.group(g))
-    result = _filled(m, message, family, backend=word.upper())
-    result["devices"] = (word.lower(),)
-    return result
+def _pin_values(values: dict[str, str], _: str) -> dict | None:
+    device = _type_device(values["type"]) if values["type"] else ""
+    if device == "cpu":
+        return None  # a sparse (or other layout) CPU tensor: a layout problem, not a device one
+    return dict(pinned=device, where=f" is already on {device}" if device else " is not in CPU memory")
 
 
-def _read_device_string(m: re.Match, message: str, family: Family) -> dict:
-    text = m.group("string")
-    result = _filled(m, message, family)
-    if text is None:  # torch.device('cuda', -2)
-        result["cause"] = "the device index is negative; " + result["cause"]
-        return result
-    parsed = DEVICE_STRING.fullmatch(text.split(":")[0]) if text else None
-    result["devices"] = (parsed["type"].lower(),) if parsed else ()
-    if text.lstrip("-").isdigit():
-        result["cause"] = (f"'{text}' is an index, not a device string (torch.device(0) takes the int 0, not the string "
-                           "'0'); " + result["cause"])
-        result["fix"] = ("Pass a device type with it, 'cuda:0', or the int itself; if the string went to "
-                         "torch.autocast(device_type=...), pass the type alone: device.type. " + result["fix"])
-    elif re.search(r":-\d", text):
-        result["cause"] = f"'{text}' has a negative index; " + result["cause"]
-    else:
-        result["cause"] = f"'{text}' is not of the form type[:index]; " + result["cause"]
-    return result
-
-
-def _read_autocast_type(m: re.Match, message: str, family: Family) -> dict:
-    result = _filled(m, message, family)
-    given = m.group("given")
-    parsed = DEVICE_STRING.fullmatch(given)
-    result["devices"] = (given.lower(),) if parsed else ()
-    return result
-
-
-def _read_ultralytics(m: re.Match, message: str, _: Family) -> dict:
-    # ultralytics/utils/torch_utils.py, select_device
-    backend, device, rest = m.group("backend"), m.group("device"), m.group("rest")
-    none = re.search(r"Backend is not available|is_available\(\): False|device_count\(\): 0\b", rest)
-    why = (f"this process has no usable {backend} device" if none else
-           f"device={device} names a {backend} device this process does not have (the visible ones are numbered from 0)")
-    return dict(
-        is_device_error=True, kind="no-gpu-visible" if none else "invalid-device-ordinal", devices=(backend.lower(),),
-        cause=f"Ultralytics was asked for device={device}, and {why}.",
-        fix=("Pass device='cpu', or leave device unset (Ultralytics then picks a GPU if there is one); check "
-             "torch.cuda.is_available(), torch.cuda.device_count() and CUDA_VISIBLE_DEVICES."),
-    )
-
-
-def _read_to_context(m: re.Match, message: str, _: Family) -> dict | None:
-    got = m.group("got")
-    if "device_of" not in got and not re.search(r"\bdevice\b", got):
-        return None
-    return dict(
-        is_device_error=True, kind="not-a-device", devices=(),
-        cause=(f".to() was given a {got.split(',')[0].strip()} object. torch.cuda.device_of(...) and "
-               "torch.cuda.device(...) are context managers that change the current CUDA device; they are not "
-               "devices and cannot say where to move a tensor."),
-        fix="Pass a device: t1.to(t2.device) moves t1 to wherever t2 lives.",
-    )
-
-
-def _read_gpu_oom(m: re.Match, message: str, _: Family) -> dict:
-    # c10/cuda/CUDACachingAllocator.cpp: "CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total
-    # capacity of ..." (older: "(GPU 0; 15.78 GiB total capacity; ...)"); ROCm builds say "HIP out of memory".
+def _gpu_oom_values(values: dict[str, str], message: str) -> dict:
+    # c10/cuda/CUDACachingAllocator.cpp: "CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has ..."; ROCm
+    # builds say "HIP out of memory" (the message may start with "torch.OutOfMemoryError: ", so search again)
     backend = re.search(r"(CUDA|HIP|XPU) out of memory", message)
     name = backend.group(1) if backend else "CUDA"
-    gpu = re.search(r"GPU (\d+)", message)
-    size = re.search(r"Tried to allocate (\d[\d.]* ?[KMGTP]?i?B)", message)
-    asked = f" (this allocation: {size.group(1)})" if size else ""
-    kind_of_device = "xpu" if name == "XPU" else "cuda"  # ROCm's AMD GPUs are 'cuda' devices in PyTorch
-    tool = {"HIP": "rocm-smi", "XPU": "xpu-smi"}.get(name, "nvidia-smi")
-    module = "xpu" if name == "XPU" else "cuda"
-    return dict(
-        is_device_error=True, kind="out-of-memory",
-        devices=(f"{kind_of_device}:{gpu.group(1)}",) if gpu else (kind_of_device,),
-        cause=(f"the GPU ({name}) has no room for a new allocation{asked}: the tensors alive now (model, gradients, "
-               "optimizer state, activations kept for backward, anything a variable still references), plus "
-               "other processes on the same GPU, fill its memory. It is not a placement mistake, unless "
-               "everything went to one GPU by accident (e.g. cuda:0 in every process)."),
-        fix=("Use a smaller batch, free what you no longer need (del t), wrap evaluation in torch.no_grad(), "
-             f"accumulate loss.item() rather than the loss tensor (which keeps its graph), and check {tool} "
-             f"for other processes. torch.{module}.empty_cache() only returns cached blocks, not live tensors: after "
-             "del, memory_allocated() falls at once and empty_cache() lowers memory_reserved(). "
-             f"torch.{module}.max_memory_allocated() and torch.{module}.memory_summary() show the peak."),
-    )
+    gpu, size = re.search(r"GPU (\d+)", message), re.search(r"Tried to allocate (\d[\d.]* ?[KMGTP]?i?B)", message)
+    module = "xpu" if name == "XPU" else "cuda"  # ROCm's AMD GPUs are 'cuda' devices in PyTorch
+    return dict(name=name, module=module, gpu=f"{module}:{gpu.group(1)}" if gpu else module,
+                asked=f" (this allocation: {size.group(1)})" if size else "",
+                tool={"HIP": "rocm-smi", "XPU": "xpu-smi"}.get(name, "nvidia-smi"))
 
 
-def _read_cpu_oom(m: re.Match, message: str, _: Family) -> dict:
-    # c10/core/impl/alloc_cpu.cpp: the host allocator's refusal (posix_memalign failed, or malloc returned NULL).
-    gib = f"{int(m.group('nbytes')) / 2**30:.1f} GiB"
-    return dict(
-        is_device_error=True, kind="out-of-memory", devices=("cpu",),
-        cause=(f"the host (CPU) memory allocator could not get {gib} from the operating system. "
-               "Far more than the machine has usually means a wrong shape (a size multiplied in twice, an "
-               "outer product of two long vectors); close to it means the data itself does not fit."),
-        fix=("Check the shape you asked for (print it before allocating). If it is right: work in chunks or "
-             "smaller batches, use a smaller dtype, and del tensors you no longer need."),
-    )
-
-
-def _read_ddp(m: re.Match, message: str, _: Family) -> dict:
-    """DDP's device_ids with a module on the CPU (a forgotten move, or no GPU at all) or split over several GPUs."""
-    params, ids = m.group("params") or "", m.group("ids")
-    devices = _named(params)[0]
-    accelerators = {d for d in devices if _is_accelerator(d)}
-    if len(accelerators) > 1:
-        cause = (f"the model is split over several GPUs ({', '.join(devices)}; device_map='auto' or model "
-                 f"parallelism), and device_ids={ids} is only for a model that sits on one GPU.")
-        fix = ("Wrap a multi-GPU model without device_ids: DDP(model), each process owning its own set of GPUs; or "
-               "give each process one whole copy: load it with device_map={'': local_rank} and then "
-               "DDP(model, device_ids=[local_rank]).")
-    elif devices and not accelerators:
-        cause = (f"the module is still on {devices[0]} (its parameters: {params}) while device_ids={ids} asks DDP for a "
-                 "GPU: the model was wrapped before model.to(device), or this machine has no GPU (a CPU-only "
-                 "machine or a Mac, where DDP runs on the CPU).")
-        fix = ("On a GPU: model.to(torch.device('cuda', local_rank)) before DDP(model, device_ids=[local_rank]). "
-               "Without GPUs: DDP(model), no device_ids, with init_process_group('gloo').")
-    else:
-        cause = ("device_ids (and output_device) are for a module whose parameters all sit on one GPU; this module is "
-                 "on the CPU or on several GPUs.")
-        fix = ("Move the model to this process's GPU first, model.to(torch.device('cuda', local_rank)), then "
-               "DDP(model, device_ids=[local_rank]); for a model on the CPU or on several GPUs, DDP(model) without "
-               "device_ids.")
-    return dict(is_device_error=True, kind="ddp-device", devices=devices, cause=cause, fix=fix)
-
-
-READERS = {
-    "mixed": _read_mixed, "wrapped": _read_wrapped, "optimizer_state": _read_optimizer_state, "pin": _read_pin,
-    "legacy_expected": _read_legacy_expected, "meta_wording": _read_meta_wording, "cut_short": _read_cut_short,
-    "conv_types": _read_conv_types, "named_devices": _read_named_devices, "backend_word": _read_backend_word,
-    "device_string": _read_device_string, "autocast_type": _read_autocast_type, "ultralytics": _read_ultralytics,
-    "to_context": _read_to_context, "gpu_oom": _read_gpu_oom, "cpu_oom": _read_cpu_oom, "ddp": _read_ddp,
+COMPUTE = {
+    "pin": _pin_values,
+    "gpu_oom": _gpu_oom_values,
+    "gib": lambda values, _: dict(gib=f"{int(values['nbytes']) / 2**30:.1f} GiB"),
 }
+
+
+READERS = {"mixed": _read_mixed, "wrapped": _read_wrapped, "legacy_expected": _read_legacy_expected,
+           "conv_types": _read_conv_types}
 _UNKNOWN = {f.reader for f in FAMILIES if f.reader} - READERS.keys()
 if _UNKNOWN:  # a row naming a reader the engine lacks is a bug in the table: fail at import, not on a learner's error
     raise ImportError(f"course_utils.error_families names readers the engine does not have: {sorted(_UNKNOWN)}")
