@@ -946,6 +946,20 @@ FAMILIES: tuple[Family, ...] = (
            example="the tail 'CUDA kernel errors might be asynchronously reported at some other API call, ...'",
            releases="every CUDA error in 2.7.1-2.12.0; from 2.13 only asynchronous kernel errors",
            source="c10/cuda/CUDAMiscFunctions.cpp"),
+    Family("cuda-error", DID, "Any other CUDA or HIP error",
+           r"(?P<backend>CUDA|HIP|cuda runtime) error(?: \(\d+\))? ?: (?P<what>[^\n]+?)(?: at /|\n|$)",
+           "cuda-error", devices=("cuda",),
+           cause=("a GPU call failed ({what}). The GPU reports a kernel's failure at a later call, so the line in the "
+                  "traceback may be innocent. Such errors usually come from an earlier kernel (an index out of range, "
+                  "a custom kernel writing out of bounds), from memory running out, or from the GPU and its driver (a "
+                  "driver that does not match the build, an unstable card); the message alone does not say which."),
+           fix=("Restart the kernel; rerun with CUDA_LAUNCH_BLOCKING=1 (on ROCm AMD_SERIALIZE_KERNEL=3) to find the "
+                "failing call; run the same step on the CPU, where a bug in the data or indices raises a clear error. "
+                "If the CPU run is fine: a smaller batch, nvidia-smi (or rocm-smi), and the driver against "
+                "torch.version.cuda."),
+           example="RuntimeError: CUDA error: unspecified launch failure",
+           releases="any CUDA build; 'cuda runtime error (4) : ...' in 0.x",
+           source="https://github.com/CSUBioGroup/PGMG/issues/3; 'CUDA error: ' in libc10_cuda.so of 2.7.1"),
     Family("mps-out-of-memory", DID, "Out of memory (MPS)",
            r"MPS backend out of memory",
            "out-of-memory", devices=("mps",),

@@ -306,7 +306,7 @@ def _mixed(devices: tuple[str, ...], argument: str | None = None, operator: str 
         accelerators = [d for d in devices if _is_accelerator(d)]
         target = accelerators[0] if accelerators else (devices[0] if devices else "one device")
         move = f"Put every tensor of this operation on one device, normally the accelerator: .to('{target}'). "
-    fix = move + _WHICH_SIDE + " Tensors made inside forward() need device=x.device. " + _FIND
+    fix = move + _WHICH_SIDE + " " + _FIND
     return dict(is_device_error=True, kind="mixed-devices", devices=devices, cause=cause, fix=fix,
                 argument=argument, operator=operator)
 
