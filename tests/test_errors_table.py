@@ -155,6 +155,11 @@ NEW = [
     ("RuntimeError: cuda runtime error (4) : unspecified launch failure at "
      "/home/ubuntu/pytorch/torch/lib/THC/THCTensorCopy.cu:85", "cuda-error", ("cuda",),
      "https://github.com/pytorch/pytorch/issues/2567"),
+    # --- the driver older than the build's CUDA (c10/cuda/CUDAFunctions.cpp), as pasted
+    ("RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver "
+     "by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx "
+     "Alternatively, go to: https://pytorch.org to install a PyTorch version that has been compiled with your version "
+     "of the CUDA driver.", "driver-too-old", ("cuda",), "https://github.com/lllyasviel/Fooocus/issues/1313"),
     # --- W2 (issue 34): the release wordings of a bad index, read in the 2.13.0 CPU wheel (also raised live below)
     ("Device index must not be negative", "malformed-device-index", (), "libtorch_python.so of 2.13.0"),
     ("Invalid device string: 'cuda:-2'", "malformed-device-index", ("cuda",), "libc10.so of 2.13.0"),
@@ -390,6 +395,9 @@ def test_no_tested_message_that_names_a_device_is_called_not_a_device_error():
      ("xpu:0",)),
     ("User specified an unsupported autocast device_type 'mps:0'", "autocast-device-type", ("mps:0",)),
     ("Invalid device string: 'cuda:0:1'", "malformed-device-index", ("cuda",)),
+    # constructed from torch/serialization.py's default_restore_location (2.13.0), a file saved on a Mac
+    ("don't know how to restore data location of torch.storage.UntypedStorage (tagged with mps)",
+     "checkpoint-device-unavailable", ("mps",)),
     ("Could not run 'torchvision::nms' with arguments from the 'CUDA' backend. This could be because the operator "
      "doesn't exist for this backend", "op-not-on-device", ("cuda",)),
     ("Expected a 'cuda:1' generator device but found 'cuda:0'", "generator-device", ("cuda:1", "cuda:0")),

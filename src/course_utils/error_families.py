@@ -450,6 +450,28 @@ FAMILIES: tuple[Family, ...] = (
            cause="the checkpoint was saved from a {backend!u} device, which this PyTorch does not support.",
            fix="torch.load(path, map_location='cpu').",
            example="The XPU device module is not registered", releases="2.x", source="torch/serialization.py"),
+    Family("driver-too-old", GPU, "The NVIDIA driver older than this build's CUDA",
+           r"NVIDIA driver on your system is too old(?: \(found version (?P<found>\d+)\))?"
+           r"|CUDA driver version is insufficient for CUDA runtime version",
+           "driver-too-old", devices=("cuda",),
+           cause=("this PyTorch was built with a newer CUDA than the installed NVIDIA driver supports, so it cannot use "
+                  "the GPU (torch.cuda.is_available() is False). Your tensors are not the problem."),
+           fix=("Compare nvidia-smi's 'CUDA Version' (the newest the driver supports) with torch.version.cuda, then "
+                "update the driver, or install a torch built for an older CUDA (pytorch.org/get-started, "
+                "e.g. the cu118 or cu121 index)."),
+           example="The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver by "
+                   "downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx ...",
+           releases="1.x-2.x CUDA builds (c10/cuda/CUDAFunctions.cpp)",
+           source="https://github.com/lllyasviel/Fooocus/issues/1313"),
+    Family("checkpoint-unknown-location", GPU, "Checkpoint tagged with a device this torch cannot restore",
+           r"don't know how to restore data location of \S+ \(tagged with (?P<tag>[\w:]+)\)",
+           "checkpoint-device-unavailable", devices=("{tag!l}",),
+           cause=("the checkpoint's tensors are tagged with the device they were saved from, {tag}, and this PyTorch "
+                  "cannot put them back there (no such backend in this build)."),
+           fix=("torch.load(path, map_location='cpu'), then model.to(device) for this machine's device; "
+                "checkpoint_locations(path) (course_utils.checkpoints) shows the tags inside a file."),
+           example="don't know how to restore data location of torch.storage.UntypedStorage (tagged with mps)",
+           releases="read in 2.13.0", source="torch/serialization.py (default_restore_location)"),
     Family("cuda-not-compiled", GPU, "CPU-only build",
            r"Torch not compiled with CUDA enabled|(?:PyTorch|Torch) (?:was )?compiled without CUDA support",
            "cuda-not-compiled", devices=("cuda",),
@@ -1047,7 +1069,7 @@ FAMILIES: tuple[Family, ...] = (
            r"|Input type \([\w.]+\) and (?:weight|bias) type \([\w.]+\) should be the same"
            r"|expected device \S+ and dtype \w+ but got device \S+ and dtype \w+"
            r"|Expected object of (?:type|backend) \S+ but (?:found type|got backend) \S+"
-           r"|does not support linear for non-float inputs",
+           r"|does not support linear for non-float inputs|to have one of the following scalar types",
            "dtype", device_error=False,
            cause=("the tensors' dtypes do not fit this operation (an integer tensor where floats are needed, float32 "
                   "against float64, half precision on a kernel without it); their device is fine."),
