@@ -598,7 +598,7 @@ FAMILIES: tuple[Family, ...] = (
            r"module 'torch' has no attribute '(?P<attr>accelerator|xpu|mps|mtia)'",
            "old-torch",
            cause=("torch.{attr} does not exist in this PyTorch: it is older than the code (torch.accelerator is not in "
-                  "2.5.1, for instance; every release this course supports, 2.7.1 and later, has it)."),
+                  "2.5.1, for instance)."),
            fix=("Upgrade torch (pip install -U torch), or write the older form: "
                 "torch.device('cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() "
                 "else 'cpu')."),
