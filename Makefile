@@ -98,6 +98,7 @@ pairs: $(STAMP)
 	$(BIN)/python -m course_utils.header --write
 	$(BIN)/python -m course_utils.pairing --write --dirs notebooks solutions
 	$(BIN)/python -m course_utils.exercises --write
+	$(BIN)/python -m course_utils.error_families --write
 
 exercises: $(STAMP)
 	$(BIN)/python -m course_utils.exercises --write

@@ -215,16 +215,24 @@ WORDINGS = [
             ("Cannot generate a ", " tensor from a generator of type "),
             "diffusers 0.42.1, diffusers/utils/torch_utils.py (randn_tensor)", "diffusers 0.42.1",
             "generator-device", ("cpu", "cuda")),
+    # W3 (issue 34): the C++ message says 'CUDAFloatType', but torch/csrc/Exceptions.cpp's processErrorMsg renames
+    # CPU and CUDA type names before Python sees them, so a learner reads 'torch.cuda.FloatTensor'
     Wording("pin-cuda", "Wrapper: pinning a tensor already on the GPU",
-            "cannot pin 'CUDAFloatType' only dense CPU tensors can be pinned",
+            "cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors can be pinned",
             ("cannot pin '", "' only dense CPU tensors can be pinned"),
-            "libtorch_cpu.so of the 2.13.0 CPU and 2.14.1 CUDA wheels (aten/src/ATen/native/Memory.cpp)",
-            "2.13.0, 2.14.1", "pin-needs-cpu", ("cuda",), installed="torch/lib/libtorch_cpu.so"),
+            "libtorch_cpu.so of the 2.7.1, 2.13.0 and 2.14.1 wheels (aten/src/ATen/native/Memory.cpp)",
+            "2.7.1 to 2.14.1", "pin-needs-cpu", ("cuda",), installed="torch/lib/libtorch_cpu.so"),
+    Wording("pin-cuda-renamed", "Wrapper: pinning a tensor already on the GPU",
+            "cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors can be pinned",
+            ("torch.cuda.FloatTensor",),
+            "libtorch_python.so of the 2.7.1, 2.13.0 and 2.14.1 wheels (processErrorMsg's table, which maps "
+            "CUDAFloatType to torch.cuda.FloatTensor)",
+            "2.7.1 to 2.14.1", "pin-needs-cpu", ("cuda",), installed="torch/lib/libtorch_python.so"),
     Wording("pin-thread", "Wrapper: pinning a tensor already on the GPU",
             "Caught RuntimeError in pin memory thread for device 0.\nOriginal Traceback (most recent call last):\n"
             "  File \"/usr/lib/python3/site-packages/torch/utils/data/_utils/pin_memory.py\", line 37, in do_one_step\n"
-            "    data = pin_memory(data, device)\nRuntimeError: cannot pin 'CUDAFloatType' only dense CPU tensors can be "
-            "pinned\n",
+            "    data = pin_memory(data, device)\nRuntimeError: cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors "
+            "can be pinned\n",
             ("Caught ", "in pin memory thread for device ", "cannot pin '", "' only dense CPU tensors can be pinned"),
             "torch 2.14.1: torch/utils/data/_utils/pin_memory.py, torch/_utils.py, libtorch_cpu.so", "2.14.1",
             "pin-needs-cpu", ("cuda",)),

@@ -128,12 +128,15 @@ def test_assembled_messages_are_explained(message, kind, devices):
 
 
 @pytest.mark.parametrize("given, weight, tail", CONV, ids=[f"{a}-{b}" for a, b, _ in CONV])
-def test_convolution_message_moves_the_input_to_the_weights(given, weight, tail):
+def test_convolution_message_keeps_the_work_on_the_gpu(given, weight, tail):
     e = explain_device_error(T["conv-1"] + given + T["conv-2"] + weight + tail)
     data, weights = ("cuda" if ".cuda." in given else "cpu"), ("cuda" if ".cuda." in weight else "cpu")
     assert (e.kind, e.devices, e.argument) == ("mixed-devices", (data, weights), "input")
     assert f"the module's weights are on {weights} and its input on {data}" in e.cause
-    assert e.fix.startswith(f"Move the input to the model: x = x.to('{weights}'")
+    if weights == "cpu":  # a model left on the CPU goes to its input's GPU, never the input to the CPU (issue 35)
+        assert e.fix.startswith(f"Move the model to the input's device: model.to('{data}')")
+    else:
+        assert e.fix.startswith(f"Move the input to the model: x = x.to('{weights}'")
     if "Half" in weight and "Half" not in given:
         assert "dtypes differ" in e.cause and "dtype=torch.half" in e.fix
 

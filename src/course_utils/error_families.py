@@ -1,0 +1,1206 @@
+"""What the error explainer knows: one row per family of device error, read by ``course_utils.errors``.
+
+Lesson: notebook 05 (the error clinic). ``explain_device_error`` tries the rows of ``FAMILIES`` in
+order and the first whose ``pattern`` is found (and whose reader, if it names one, accepts the
+match) explains the message; ``docs/error-messages.md`` is generated from the same rows
+(``python -m course_utils.error_families --write``, run by ``make pairs``), and a test fails when the page and the table drift.
+
+A row holds the knowledge, the engine only reads it:
+
+- ``pattern``: a regular expression with named groups (``found``, ``home``, ``backend``, ...).
+- ``kind``, ``devices``, ``cause``, ``fix``: the explanation. ``cause`` and ``fix`` are templates:
+  ``{name}`` is a group as the message wrote it, ``{name!l}`` lower-case, ``{name!u}`` upper-case,
+  ``{first_line}`` the message's first line; ``{{`` and ``}}`` are literal braces.
+- ``reader``: for the families whose explanation depends on the values (which argument is the
+  model's weight, whether a checkpoint's GPU count is zero), the name of one of the engine's few
+  readers, with ``roles`` saying which group plays which part. A reader may return nothing, and
+  the next row is tried (a convolution whose two types differ only in dtype is not a device error).
+- ``example``, ``releases``, ``source``: one wording with example values, the releases or library
+  versions it belongs to, and where it was read (a release file, a repository file, or a public
+  report's URL). ``tests/test_errors*.py`` and ``tests/errors_texts.py`` hold every tested wording
+  with its source.
+- ``device_error``: False for the look-alikes: messages about shapes, dtypes, autograd or loading
+  that may name a device but are not fixed by moving anything.
+
+``MENTIONS`` is what the engine says when no row matches but the message names a device or a
+device backend: what such a message usually means and what to check first, never an invented cause.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+DEV = r"[A-Za-z_]+(?::\d+)?"  # a device as messages print it: cpu, cuda:0, meta, mps:0, xla:0, privateuseone:0
+
+SECTIONS = (
+    "Two tensors on different devices",
+    "Is there a GPU at all?",
+    "Apple's MPS, AMD's ROCm, Intel's XPU",
+    "torch.compile and autocast",
+    "Libraries around PyTorch",
+    "Distributed training",
+    "What a device did",
+    "Look-alikes: about shapes, dtypes, autograd or loading",
+)
+MIXED, GPU, BACKENDS, COMPILE, LIBRARIES, DISTRIBUTED, DID, LOOKALIKE = SECTIONS
+
+_FIND = "find_device_mismatches(model, x) lists every culprit before the forward pass."
+_CPU_FALLBACK = "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')"
+_MOVE_INPUTS_TO_MODEL = ("Move the inputs to the model instead: inputs = inputs.to(model.device) (Hugging Face "
+                         "models have .device; for others next(model.parameters()).device).")
+
+
+@dataclass(frozen=True)
+class Family:
+    """One family of error messages: how to recognise it, what it means, what to change, where it was read."""
+
+    key: str
+    section: str
+    title: str
+    pattern: str
+    kind: str
+    devices: tuple[str, ...] = ()
+    cause: str = ""
+    fix: str = ""
+    example: str = ""
+    releases: str = ""
+    source: str = ""
+    reader: str | None = None
+    roles: dict = field(default_factory=dict, compare=False, hash=False)
+    flags: int = 0
+    device_error: bool = True
+
+    @property
+    def regex(self) -> re.Pattern:
+        return _compiled(self.pattern, self.flags)
+
+
+_CACHE: dict[tuple[str, int], re.Pattern] = {}
+
+
+def _compiled(pattern: str, flags: int) -> re.Pattern:
+    key = (pattern, flags)
+    if key not in _CACHE:
+        _CACHE[key] = re.compile(pattern, flags)
+    return _CACHE[key]
+
+
+_OPTIMIZER_STATE_ARGS = "state_steps|exp_avgs|exp_avg_sqs|max_exp_avg_sqs|momentum_buffer_list|state_sums"
+
+FAMILIES: tuple[Family, ...] = (
+    # ------------------------------------------------------------------ wrappers: the error inside decides
+    Family("wrapped-replica", MIXED, "Wrapper: DataParallel replica",
+           r"Caught (?P<etype>\w+) in replica (?P<replica>\d+) on device (?P<device>\d+)",
+           "wrapped-error", reader="wrapped",
+           roles=dict(where="DataParallel's copy of the model on cuda:{device} (replica {replica})", device="cuda:{device}",
+                      operator="DataParallel",
+                      advice=(" Under nn.DataParallel each GPU runs forward() on its slice of the batch: tensors made "
+                              "inside forward() need device=x.device (never a fixed 'cuda:0' or .cuda()), and the model "
+                              "must be on device_ids[0] before it is wrapped. (DistributedDataParallel is the "
+                              "recommended replacement.)")),
+           cause=("{where} raised a {etype}; the error itself is the last line under 'Original Traceback' (paste it "
+                  "whole to have that explained)."),
+           fix=("Read the last line of the original traceback; if it is a device error, move the tensor it names to the "
+                "device of the replica's input (x.device)."),
+           example="Caught RuntimeError in replica 1 on device 1. (then Original Traceback ...)",
+           releases="read in 2.14.1", source="torch/_utils.py (ExceptionWrapper), torch/nn/parallel/parallel_apply.py"),
+    Family("wrapped-pin-thread", MIXED, "Wrapper: the DataLoader's pin-memory thread",
+           r"Caught (?P<etype>\w+) in pin memory thread for device (?P<pin>\d+)",
+           "wrapped-error", reader="wrapped",
+           roles=dict(where="the DataLoader's pin-memory thread (for cuda:{pin})", device="cuda:{pin}",
+                      advice=" With pin_memory=True the Dataset must return CPU tensors."),
+           cause="{where} raised a {etype}; the error itself is the last line under 'Original Traceback'.",
+           fix="Read the last line of the original traceback.",
+           example="Caught RuntimeError in pin memory thread for device 0.",
+           releases="read in 2.14.1", source="torch/utils/data/_utils/pin_memory.py, torch/_utils.py"),
+    Family("wrapped-worker", MIXED, "Wrapper: a DataLoader worker",
+           r"Caught (?P<etype>\w+) in DataLoader worker process (?P<worker>\d+)",
+           "wrapped-error", reader="wrapped", roles=dict(where="DataLoader worker process {worker}", advice=""),
+           cause="{where} raised a {etype}.", fix="Read the last line of the original traceback.",
+           example="Caught ValueError in DataLoader worker process 0.",
+           releases="read in 2.14.1", source="torch/utils/data/_utils/worker.py, torch/_utils.py"),
+    # ------------------------------------------------------------------ two tensors on different devices
+    Family("optimizer-state-new", MIXED, "Optimizer state on another device",
+           rf"Expected all tensors to be on the same device, but got (?P<arg>{_OPTIMIZER_STATE_ARGS}) is on "
+           rf"(?P<found>{DEV}), different from other tensors on (?P<home>{DEV})"
+           rf"(?: \(when checking argument (?:for argument \w+ )?in method (?P<op>\w+)\))?",
+           "optimizer-state", devices=("{found}", "{home}"), roles=dict(argument="arg", operator="op"),
+           cause=("the optimizer's own state (`{arg}`: the step counts or running averages it keeps per parameter) is "
+                  "on {found}, its parameters on {home}. You never pass `{arg}` yourself: the state came from an "
+                  "optimizer built before the model moved (it stepped once, then model.to(...) moved the parameters), "
+                  "or from a checkpoint loaded without map_location and given to optimizer.load_state_dict before the "
+                  "model was on its device."),
+           fix=("Fix it where the state came from: move the model first, then build the optimizer "
+                "(model.to('{home}'); opt = torch.optim.AdamW(model.parameters(), ...)); when resuming, "
+                "state = torch.load(path, map_location='{home}') after model.to('{home}'), then "
+                "opt.load_state_dict(state['optimizer']) (load_state_dict moves the state to each parameter's device). "
+                "For an optimizer already in memory, opt.load_state_dict(opt.state_dict()) does the same."),
+           example="Expected all tensors to be on the same device, but got state_steps is on cpu, different from other "
+                   "tensors on cuda:0 (when checking argument in method wrapper_CUDA___fused_adamw_)",
+           releases="2.8.0 and later (read in 2.14.1)", source="libtorch_cpu.so, libtorch_cuda.so of the 2.14.1 wheel"),
+    Family("optimizer-state-old", MIXED, "Optimizer state on another device, 2.7 wording",
+           rf"Expected all tensors to be on the same device, but found at least two devices, (?P<home>{DEV}) and "
+           rf"(?P<found>{DEV})! \(when checking ar(?:gu|ug)ment for argument (?P<arg>{_OPTIMIZER_STATE_ARGS}) "
+           rf"in method (?P<op>\w+)\)",
+           "optimizer-state", devices=("{found}", "{home}"), roles=dict(argument="arg", operator="op"),
+           cause=("the optimizer's own state (`{arg}`: the step counts or running averages it keeps per parameter) is "
+                  "on {found}, its parameters on {home}. You never pass `{arg}` yourself: the state came from an "
+                  "optimizer built before the model moved (it stepped once, then model.to(...) moved the parameters), "
+                  "or from a checkpoint loaded without map_location and given to optimizer.load_state_dict before the "
+                  "model was on its device."),
+           fix=("Fix it where the state came from: move the model first, then build the optimizer "
+                "(model.to('{home}'); opt = torch.optim.AdamW(model.parameters(), ...)); when resuming, "
+                "state = torch.load(path, map_location='{home}') after model.to('{home}'), then "
+                "opt.load_state_dict(state['optimizer']) (load_state_dict moves the state to each parameter's device). "
+                "For an optimizer already in memory, opt.load_state_dict(opt.state_dict()) does the same."),
+           example="Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! (when "
+                   "checking argument for argument state_steps in method wrapper_CUDA___fused_adam_)",
+           releases="2.7.1 and earlier 2.x", source="the dispatcher's check as 2.7.1 words it"),
+    Family("mps-linear", MIXED, "MPS: an argument on the CPU",
+           rf"Tensor for argument (?P<arg>\w+) is on (?P<found>{DEV}) but expected on mps",
+           "mixed-devices", reader="mixed",
+           roles=dict(devices=("mps", "found"), arg="arg", op="linear", odd="found", home="mps", weights="mps-linear"),
+           example="Tensor for argument input is on cpu but expected on mps",
+           releases="2.4.0, 2.7.1 to 2.14.1 (macOS arm64)", source="aten/src/ATen/native/mps/operations/Linear.mm"),
+    # W15: the message is MPSFallback.mm's, as evidence/sources.py says (issue 34)
+    Family("mps-convolution", MIXED, "MPS: a convolution's input and weight",
+           rf"(?P<op>\w+): input\(device='(?P<data>{DEV})'\) and weight\(device='?(?P<weights>{DEV})'?\)\s+must be on "
+           r"the same device",
+           "mixed-devices", reader="mixed",
+           roles=dict(devices=("data", "weights"), arg="input", op="op", odd="data", home="weights", weights="weights"),
+           example="slow_conv2d_forward_mps: input(device='cpu') and weight(device=mps:0')  must be on the same device",
+           releases="2.7.1 to 2.14.1 (macOS arm64)", source="aten/src/ATen/mps/MPSFallback.mm"),
+    Family("fake-tensor-devices", COMPILE, "torch.compile: two devices found while tracing",
+           rf"Unhandled FakeTensor Device Propagation for (?P<op>[\w.]+), found two different devices "
+           rf"(?P<home>{DEV}), (?P<found>{DEV})",
+           "mixed-devices", reader="mixed",
+           roles=dict(devices=("home", "found"), op="op", odd="found", home="home"),
+           cause=("torch.compile (Dynamo) runs your code once on fake tensors to trace it, and found {op} with tensors on "
+                  "{home} and {found}: the same mistake an eager run makes, found while compiling. Usually a tensor "
+                  "made inside forward() without device= (torch.zeros(n), torch.arange(n)), a tensor attribute that is "
+                  "not a registered buffer (so model.to() left it behind), or an input that was not moved."),
+           fix=("Run the model once without torch.compile: the eager error names the argument. Then create tensors "
+                "inside forward() with device=x.device, register tensor attributes with self.register_buffer(...), and "
+                "move the inputs to the model's device. " + _FIND),
+           example="Unhandled FakeTensor Device Propagation for aten.mm.default, found two different devices cuda:0, cpu",
+           releases="2.x releases up to 2.12 (2.13.0 raises FakeTensorDeviceMismatchError with the TensorIterator wording)",
+           source="torch/_subclasses/fake_tensor.py (pytorch/pytorch#106172); "
+                  "https://github.com/pytorch/pytorch/issues/119665"),
+    Family("pin", MIXED, "Pinning a tensor that is not on the CPU",
+           r"cannot pin '(?P<type>[\w.]+)' only dense CPU tensors can be pinned|Only dense CPU tensors can be pinned",
+           "pin-needs-cpu", devices=("{pinned}",), roles=dict(compute="pin"),
+           cause=("pinning pages host (CPU) memory so it can be copied to a GPU quickly; this tensor{where}, so there "
+                  "is nothing to pin. Usually a Dataset (or collate_fn) that returns GPU tensors, given to a "
+                  "DataLoader(..., pin_memory=True), whose pin-memory step then fails."),
+           fix=("Let the Dataset return CPU tensors and move each batch in the training loop: "
+                "x = x.to(device, non_blocking=True) with pin_memory=True. If the data really lives on the GPU already, "
+                "drop pin_memory=True."),
+           # W3: Python sees 'torch.cuda.FloatTensor': torch/csrc/Exceptions.cpp's processErrorMsg renames the
+           # CPU and CUDA type names (CUDAFloatType) before the message reaches Python (issue 34)
+           example="cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors can be pinned",
+           releases="2.7.1 to 2.14.1 (meta tensors keep 'MetaFloatType')",
+           source="aten/src/ATen/native/Memory.cpp; the rename in libtorch_python.so (processErrorMsg)"),
+    Family("legacy-backend", MIXED, "Old: backend",
+           r"Expected object of backend (?P<want>\w+) but got backend (?P<got>\w+) for (?:argument #\d+ '(?P<arg>\w+)'"
+           r"|sequence element \d+ in sequence argument at position #\d+ '(?P<seq>\w+)')",
+           "mixed-devices", reader="mixed",
+           roles=dict(devices=("want", "got"), arg=("arg", "seq"), odd="got", home="want", convert="type"),
+           example="Expected object of backend CPU but got backend CUDA for argument #2 'mat2'",
+           releases="1.0-1.4 era", source="aten/src/ATen/Utils.h (checked_tensor_unwrap)"),
+    Family("legacy-expected-device", MIXED, "Old: expected device ... but got device ...",
+           rf"expected (?:device|backend) (?P<want>{DEV})(?: and dtype \w+)? but got (?:device|backend) "
+           rf"(?P<got>{DEV})(?: and dtype \w+)?(?P<value> for value tensor)?",
+           "mixed-devices", reader="legacy_expected",
+           example="expected device cuda:0 but got device cpu (index_put_: ... for value tensor)",
+           releases="1.1-1.5 era; '... for value tensor' still in 2.13.0",
+           source="aten/src/ATen/native/TensorIterator.cpp (compute_types)"),
+    Family("legacy-cat", MIXED, "Old: torch.cat",
+           rf"(?:torch\.cat\(\): )?[Aa]ll input tensors must be on the same device\. Received (?P<a>{DEV}) and (?P<b>{DEV})",
+           "mixed-devices", reader="mixed", roles=dict(devices=("a", "b"), arg="tensors", op="cat", odd="a", home="b"),
+           example="torch.cat(): all input tensors must be on the same device. Received cpu and mps:0",
+           releases="1.5-1.x (cuda/Shape.cu); MPS 2.7.1-2.9.1 (Shape.mm)", source="aten/src/ATen/native/cuda/Shape.cu"),
+    Family("legacy-different-gpus", MIXED, "Old: THC",
+           r"arguments are located on different GPUs",
+           "mixed-devices", reader="mixed", roles=dict(devices="*", fallback=("cuda",)),
+           cause=("the tensors of one CUDA operation are on different GPUs (or one is on the CPU); this old message names "
+                  "neither. An operation runs on one device."),
+           example="arguments are located on different GPUs at /pytorch/aten/src/THC/generic/THCTensorMathBlas.cu:255",
+           releases="0.4-1.x (THC)", source="aten/src/THC/THCGeneral.h.in (THCAssertSameGPU)"),
+    Family("same-device-new", MIXED, "Dispatcher check, new wording",
+           rf"Expected all tensors to be on the same device, but got (?P<arg>\w+) is on (?P<found>{DEV}), "
+           rf"different from other tensors on (?P<home>{DEV})"
+           rf"(?: \(when checking argument (?:for argument \w+ )?in method (?P<op>\w+)\))?",
+           "mixed-devices", reader="mixed",
+           roles=dict(devices=("found", "home"), arg="arg", op="op", odd="found", home="home", weights="infer"),
+           example="Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors "
+                   "on cuda:0 (when checking argument in method wrapper_CUDA_addmm)",
+           releases="2.8.0 and later (read in 2.13.0, 2.14.1)",
+           source="aten/src/ATen/core/op_registration/adaption.cpp (pytorch/pytorch#155085)"),
+    Family("same-device-old", MIXED, "Dispatcher check (2.7 and earlier) and TensorIterator",
+           rf"Expected all tensors to be on the same (?:common )?device, but found at least two devices, "
+           rf"(?P<home>{DEV}) and (?P<found>{DEV})!(?: \(when checking ar(?:gu|ug)ment for argument (?P<arg>\w+) "
+           rf"in method (?P<op>\w+)\))?",
+           "mixed-devices", reader="mixed",
+           roles=dict(devices=("home", "found"), arg="arg", op="op", odd="found", home="home", weights="infer",
+                      sides_only_with="arg"),
+           example="Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+           releases="TensorIterator: 1.x to 2.14.1; the dispatcher's: 2.7.1 and older (older spell it 'arugment')",
+           source="aten/src/ATen/TensorIterator.cpp; adaption.cpp of 2.7.1"),
+    Family("meta-wording", MIXED, "meta and fake tensors",
+           rf"Tensor on device (?P<found>{DEV}) is not on the expected device (?P<home>{DEV})!?",
+           "mixed-devices", devices=("{found}", "{home}"),
+           # torch/_prims_common's check_same_device calls "expected" the first device it meets among the operation's
+           # tensors: for nn.Linear often the module's bias, so a model on meta and an input on the CPU reads
+           # "Tensor on device meta is not on the expected device cpu!". The message cannot say which is the model's.
+           cause=("one tensor of the operation is on {found} and another on {home}. This wording (PyTorch's "
+                  "check_same_device, used for meta and fake tensors) calls 'expected' the first device it met among "
+                  "the operation's tensors, which need not be your model's: the message does not say which tensor is "
+                  "the model's. (On CUDA the same mistake reads 'Expected all tensors to be on the same device'.)"),
+           fix=("Do not move a tensor just because the message calls its device unexpected. The rule: the input goes to "
+                "the model, x = x.to(next(model.parameters()).device), and tensors made inside forward() use "
+                "device=x.device. " + _FIND + " Ask the model where it is: next(model.parameters()).device."),
+           example="Tensor on device cpu is not on the expected device meta!",
+           releases="2.x (read in 2.13.0)", source="torch/_prims_common/__init__.py (check_same_device)"),
+    Family("rnn-parameters", MIXED, "RNN input and parameters",
+           rf"Input and parameter tensors are not at the same device, found input tensor at (?P<a>{DEV}) "
+           rf"and parameter tensor at (?P<b>{DEV})",
+           "mixed-devices", reader="mixed",
+           roles=dict(devices=("a", "b"), arg="input", op="RNN", odd="a", home="b", weights="b"),
+           example="Input and parameter tensors are not at the same device, found input tensor at cpu and parameter "
+                   "tensor at cuda:0",
+           releases="1.x-2.x", source="aten/src/ATen/native/RNN.cpp"),
+    Family("cross-device-copy", MIXED, "out= on another device",
+           rf"Attempting to copy from device (?P<a>{DEV}) to device (?P<b>{DEV}), but cross-device copies",
+           "mixed-devices", reader="mixed", roles=dict(devices=("a", "b"), arg="out", odd="a", home="b"),
+           cause=("the result would have to be copied from {a} into an out= tensor on {b}, and this operation does not "
+                  "copy across devices."),
+           fix="Pass an out= tensor on {a}, or drop out= and move the result with .to().",
+           example="Attempting to copy from device cuda:0 to device cpu, but cross-device copies are not allowed!",
+           releases="2.x", source="aten/src/ATen/native/Resize.h"),
+    Family("foreach-optimizer", MIXED, "Foreach optimizer state",
+           r"Tensors of the same index must be on the same device and the same dtype",
+           "optimizer-state",
+           cause=("a multi-tensor (foreach) optimizer step found a parameter and its state (e.g. Adam's exp_avg, "
+                  "SGD's momentum_buffer) on different devices (or dtypes). Typical cause: the model was moved to another "
+                  "accelerator (cuda:0 to cuda:1, say) after the optimizer had already stepped, so its state stayed "
+                  "behind. (State left on the CPU passes this check, which lets float32 CPU tensors through for the "
+                  "step counters, and fails in the update instead: 'Expected all tensors to be on the same device'.)"),
+           fix=("Move the model before creating the optimizer. If the state already exists, "
+                "optimizer.load_state_dict(optimizer.state_dict()) moves it to each parameter's device; when resuming, "
+                "load the checkpoint's optimizer state after model.to(device)."),
+           example="Tensors of the same index must be on the same device and the same dtype except `step` tensors ...",
+           releases="read in 2.13.0", source="libtorch_python.so of the 2.13.0 wheel"),
+    Family("rnn-hidden", MIXED, "RNN input and hidden state",
+           rf"Input and hidden tensors are not at the same device, found input tensor at (?P<a>{DEV}) "
+           rf"and hidden tensor at (?P<b>{DEV})",
+           "mixed-devices", reader="mixed",
+           roles=dict(devices=("a", "b"), arg="hx", op="RNN", odd="b", home="a"),
+           fix=("Create the initial hidden (and cell) state on the input's device: h0 = torch.zeros(..., device=x.device), "
+                "or pass no state at all (PyTorch then makes zeros on the right device)."),
+           example="Input and hidden tensors are not at the same device, found input tensor at cuda:0 and hidden tensor at cpu",
+           releases="1.x-2.x", source="aten/src/ATen/native/RNN.cpp"),
+    Family("data-parallel", MIXED, "DataParallel, model not moved",
+           rf"module must have its parameters and buffers on device (?P<home>{DEV}) \(device_ids\[0\]\) "
+           rf"but found one of them on device: (?P<found>{DEV})",
+           "mixed-devices", reader="mixed",
+           roles=dict(devices=("home", "found"), op="DataParallel", odd="found", home="home"),
+           cause=("nn.DataParallel replicates the model from {home} (device_ids[0]), but a parameter or buffer of the "
+                  "model is still on {found}."),
+           fix=("Move the model before wrapping it: model = nn.DataParallel(model.to('{home}'), device_ids=...). "
+                "placement_report(model) lists any tensor left behind (a plain tensor attribute needs register_buffer)."),
+           example="module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them "
+                   "on device: cpu",
+           releases="1.x-2.x", source="torch/nn/parallel/data_parallel.py"),
+    Family("legacy-argument-on", MIXED, "Old: cuDNN argument checks (CPU/GPU)",
+           r"Tensor for argument #\d+ '(?P<arg>\w+)' is on (?P<found>CPU|GPU)\b.*?, but expected (?:it|them) "
+           r"to be on (?P<want>CPU|GPU)(?: \(while checking arguments for (?P<op>\w+)\))?",
+           "mixed-devices", reader="mixed",
+           roles=dict(devices=("want", "found"), arg="arg", op="op", odd="found", home="want", weights="infer",
+                      convert="legacy"),
+           example="Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)",
+           releases="1.x era", source="aten/src/ATen/TensorUtils.cpp"),
+    Family("legacy-same-device", MIXED, "Old: cuDNN argument checks (device numbers)",
+           r"Expected tensor for argument #\d+ '(?P<a1>\w+)' to have the same device as tensor for argument "
+           r"#\d+ '(?P<a2>\w+)'; but device (?P<d1>-?\d+) does not equal (?P<d2>-?\d+)"
+           r"(?: \(while checking arguments for (?P<op>\w+)\))?",
+           "mixed-devices", reader="mixed",
+           roles=dict(devices=("d2", "d1"), arg="a1", op="op", odd="d1", home="d2", weights="named-weight",
+                      convert="legacy"),
+           example="Expected tensor for argument #1 'input' to have the same device as tensor for argument #2 'weight'; "
+                   "but device 0 does not equal 1 (while checking arguments for cudnn_convolution)",
+           releases="1.x era", source="aten/src/ATen/TensorUtils.cpp (checkSameGPU)"),
+    Family("mps-placeholder", MIXED, "MPS: a tensor that is not on mps",
+           r"Placeholder storage has not been allocated on MPS device",
+           "mixed-devices", reader="mixed", roles=dict(devices=("mps", "cpu"), odd="cpu", home="mps"),
+           cause=("an operation running on Apple's GPU (MPS) was given a tensor that is still on the CPU: usually the input "
+                  "was not moved, or part of the model (a plain tensor attribute) was left behind. This is MPS's wording "
+                  "of the cross-device error."),
+           example="Placeholder storage has not been allocated on MPS device!",
+           releases="every macOS arm64 wheel 2.7.1-2.14.1", source="aten/src/ATen/native/mps/OperationUtils.mm"),
+    Family("generator-device", MIXED, "A generator of another device",
+           r"Expected a '(?P<want>[\w:]+)' (?:device type for generator|generator device) but found '(?P<got>[\w:]+)'",
+           "generator-device", devices=("{want}", "{got}"),
+           cause=("a random operation ran on {want} but was given a random-number generator on {got}. Typical cause: "
+                  "torch.set_default_device('{want}') (or `with torch.device(...)`) is in effect, and a DataLoader with "
+                  "shuffle=True (RandomSampler, randperm) or a torch.Generator() made elsewhere lives on {got}."),
+           fix=("Pass a generator on the same device, e.g. DataLoader(..., generator=torch.Generator(device='{want}')), "
+                "or avoid a global default device: create tensors with device= instead."),
+           example="Expected a 'mps:0' generator device but found 'cpu'",
+           releases="'device type for generator': read in 2.13.0, 2.14.1; 'generator device': read in 2.13.0",
+           source="libtorch_cpu.so (check_generator); https://github.com/pytorch/pytorch/issues/110820"),
+    Family("generator-diffusers", LIBRARIES, "Diffusers: a generator of another device",
+           r"Cannot generate a (?P<device>\w+(?::\d+)?) tensor from a generator of type (?P<gen>\w+)",
+           "generator-device", devices=("{device}", "{gen}"),
+           cause=("Diffusers' randn_tensor was asked for noise on {device} with a torch.Generator made on {gen}; it accepts a "
+                  "generator on the pipeline's device, or on the CPU, but not a {gen} generator for a {device} tensor."),
+           fix=("Make the generator where the pipeline runs, torch.Generator(device=pipe.device).manual_seed(0), or on the "
+                "CPU, torch.Generator('cpu').manual_seed(0) (the same seed then gives the same image on any device)."),
+           example="Cannot generate a cpu tensor from a generator of type cuda.",
+           releases="diffusers 0.42.1", source="diffusers/utils/torch_utils.py (randn_tensor)"),
+    Family("collective-device", DISTRIBUTED, "Collective on the wrong device",
+           r"Tensors must be CUDA and dense|No backend type associated with device type \w+",
+           "collective-device", devices=("*",), roles=dict(fallback=("cpu",)),
+           cause=("a torch.distributed collective got a tensor on a device its backend does not serve: NCCL takes only "
+                  "CUDA tensors (on this process's GPU); gloo takes CPU tensors."),
+           fix=("Move the tensor to this process's device first, t = t.to(torch.device('cuda', local_rank)), or "
+                "initialise the process group with backend='gloo' for CPU tensors (or 'cpu:gloo,cuda:nccl' for both)."),
+           example="No backend type associated with device type cpu",
+           releases="read in 2.13.0, 2.14.1", source="libtorch_cpu.so (c10d)"),
+    Family("same-device-cut-embedding", MIXED, "A message cut short, under an embedding lookup",
+           r"(?s)^(?=.*(?:index_select|[Ee]mbedding|argument for argument index\b|but got index\b))"
+           r".*?Expected all tensors to be on the same device",
+           "mixed-devices", devices=("*",), roles=dict(argument="index", operator="index_select"),
+           cause=("nn.Embedding looks its rows up with index_select, and the token ids (the `index`) and the embedding "
+                  "table (the layer's weight) are on different devices: usually the model is on the GPU and the batch "
+                  "of token ids is still on the CPU."),
+           fix=("Move the token ids to the embedding table's device: ids = ids.to(model.get_input_embeddings().weight"
+                ".device) (or next(model.parameters()).device); with Hugging Face, inputs = tokenizer(..., "
+                "return_tensors='pt').to(model.device). " + _FIND),
+           example="Expected all tensors to be on the same device, but got index is on cpu, different from other tensors on",
+           releases="any", source="the wordings above, cut before their devices"),
+    Family("same-device-cut", MIXED, "A message cut short",
+           r"Expected all tensors to be on the same device",
+           "mixed-devices", reader="mixed", roles=dict(devices="*"),
+           example="Expected all tensors to be on the same device, but found at least two devices,",
+           releases="any", source="the wordings above, cut before their devices"),
+    Family("legacy-type", MIXED, "Old: type names",
+           r"Expected object of type torch\.(?P<t1>[\w.]+) but found type torch\.(?P<t2>[\w.]+) "
+           r"for argument #\d+ '(?P<arg>\w+)'",
+           "mixed-devices", reader="mixed",
+           roles=dict(devices=("t1", "t2"), arg="arg", odd="t2", home="t1", convert="type", note="legacy-type"),
+           example="Expected object of type torch.cuda.LongTensor but found type torch.LongTensor for argument #3 'other'",
+           releases="0.4-1.0 era", source="aten/src/ATen (0.4-1.0)"),
+    Family("legacy-device-type", MIXED, "Old: device type",
+           r"Expected object of device type (?P<want>\w+) but got device type (?P<got>\w+) "
+           r"for argument #\d+ '(?P<arg>\w+)'(?: in call to (?P<op>\w+))?",
+           "mixed-devices", reader="mixed",
+           roles=dict(devices=("want", "got"), arg="arg", op="op", odd="got", home="want"),
+           example="Expected object of device type cuda but got device type cpu for argument #1 'self' in call to _th_addmm",
+           releases="1.x era", source="aten/src/ATen (1.x)"),
+    Family("conv-types", MIXED, "Convolution as a type mismatch",
+           r"Input type \((?P<t1>[\w.]+)\) and (?P<what>weight|bias) type \((?P<t2>[\w.]+)\) should be the same",
+           "mixed-devices", reader="conv_types",
+           example="Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same or input "
+                   "should be a MKLDNN tensor and weight is a dense tensor",
+           releases="2.7.1-2.14.1 (MPS: 'MPSFloatType', not renamed)",
+           source="aten/src/ATen/native/Convolution.cpp (check_input_same_type_as_parameters)"),
+    Family("index-device", MIXED, "Indexing",
+           rf"indices should be either on \w+ or on the same device as the indexed tensor \((?P<home>{DEV})\)",
+           "index-device", devices=("{home}",), flags=re.IGNORECASE, roles=dict(argument="indices", operator="index"),
+           cause=("the index tensor is on a device that is neither the CPU nor the indexed tensor's device ({home}). "
+                  "Indices may live on the CPU or on the indexed tensor's device; an index on an accelerator (CUDA, "
+                  "MPS) into a CPU tensor is not allowed."),
+           fix="Move the index to the indexed tensor's device: table[idx.to('{home}')].",
+           example="indices should be either on cpu or on the same device as the indexed tensor (cuda:1)",
+           releases="read in 2.13.0, 2.14.1", source="aten/src/ATen/native/TensorAdvancedIndexing.cpp"),
+    # ------------------------------------------------------------------ is there a GPU at all?
+    Family("checkpoint-no-backend", GPU, "Checkpoint from a GPU, no such GPU here",
+           r"Attempting to deserialize object on a (?P<backend>[A-Za-z0-9]+) device but torch\.\w+\.is_available\(\) is False",
+           "checkpoint-device-unavailable", devices=("{backend!l}",),
+           cause=("the checkpoint was saved from tensors on {backend!u}, and torch.load puts every tensor back on "
+                  "the device it was saved from, but this machine has no usable {backend!u} device."),
+           fix=("Tell torch.load where to put the tensors: torch.load(path, map_location='cpu'), or this machine's "
+                "device: torch.load(path, map_location=device); then model.to(device)."),
+           example="Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. ...",
+           releases="read in 2.13.0", source="torch/serialization.py"),
+    Family("checkpoint-none-counted", GPU, "Checkpoint from GPU N, no GPU here",
+           r"Attempting to deserialize object on (?P<backend>[A-Za-z0-9]+) device (?P<index>\d+) but "
+           r"torch\.\w+\.device_count\(\) is 0\b",
+           "checkpoint-device-unavailable", devices=("{backend!l}:{index}",),
+           cause=("the checkpoint holds tensors saved from {backend!l}:{index}, and torch.load restores them there, but "
+                  "this machine has no {backend!u} device at all (device_count() is 0)."),
+           fix=("torch.load(path, map_location='cpu'), or this machine's device: map_location=device (never a "
+                "'{backend!l}:N' index: there is none here)."),
+           example="Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. ...",
+           releases="read in 2.13.0", source="torch/serialization.py (validate_cuda_device)"),
+    Family("checkpoint-past-count", GPU, "Checkpoint from GPU N, fewer GPUs here",
+           r"Attempting to deserialize object on (?P<backend>[A-Za-z0-9]+) device (?P<index>\d+) but "
+           r"torch\.\w+\.device_count\(\) is (?P<count>\d+)",
+           "checkpoint-device-unavailable", devices=("{backend!l}:{index}",),
+           cause=("the checkpoint holds tensors saved from {backend!l}:{index}, and torch.load restores them there, but "
+                  "this machine has only {count} {backend!u} device(s)."),
+           fix=("torch.load(path, map_location='cpu') and then model.to(device), or map them to a GPU that exists: "
+                "map_location='{backend!l}:0' or a dict such as map_location={{'{backend!l}:{index}': '{backend!l}:0'}}."),
+           example="Attempting to deserialize object on CUDA device 1 but torch.cuda.device_count() is 1. ...",
+           releases="read in 2.13.0", source="torch/serialization.py (validate_cuda_device)"),
+    Family("checkpoint-not-registered", GPU, "Checkpoint from a device this PyTorch lacks",
+           r"The (?P<backend>[A-Za-z0-9]+) device module is not registered",
+           "checkpoint-device-unavailable", devices=("{backend!l}",),
+           cause="the checkpoint was saved from a {backend!u} device, which this PyTorch does not support.",
+           fix="torch.load(path, map_location='cpu').",
+           example="The XPU device module is not registered", releases="2.x", source="torch/serialization.py"),
+    Family("driver-too-old", GPU, "The NVIDIA driver older than this build's CUDA",
+           r"NVIDIA driver on your system is too old(?: \(found version (?P<found>\d+)\))?"
+           r"|CUDA driver version is insufficient for CUDA runtime version",
+           "driver-too-old", devices=("cuda",),
+           cause=("this PyTorch was built with a newer CUDA than the installed NVIDIA driver supports, so it cannot use "
+                  "the GPU (torch.cuda.is_available() is False). Your tensors are not the problem."),
+           fix=("Compare nvidia-smi's 'CUDA Version' (the newest the driver supports) with torch.version.cuda, then "
+                "update the driver, or install a torch built for an older CUDA (pytorch.org/get-started, "
+                "e.g. the cu118 or cu121 index)."),
+           example="The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver by "
+                   "downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx ...",
+           releases="1.x-2.x CUDA builds (c10/cuda/CUDAFunctions.cpp)",
+           source="https://github.com/lllyasviel/Fooocus/issues/1313"),
+    Family("checkpoint-unknown-location", GPU, "Checkpoint tagged with a device this torch cannot restore",
+           r"don't know how to restore data location of \S+ \(tagged with (?P<tag>[\w:]+)\)",
+           "checkpoint-device-unavailable", devices=("{tag!l}",),
+           cause=("the checkpoint's tensors are tagged with the device they were saved from, {tag}, and this PyTorch "
+                  "cannot put them back there (no such backend in this build)."),
+           fix=("torch.load(path, map_location='cpu'), then model.to(device) for this machine's device; "
+                "checkpoint_locations(path) (course_utils.checkpoints) shows the tags inside a file."),
+           example="don't know how to restore data location of torch.storage.UntypedStorage (tagged with mps)",
+           releases="read in 2.13.0", source="torch/serialization.py (default_restore_location)"),
+    Family("cuda-not-compiled", GPU, "CPU-only build",
+           r"Torch not compiled with CUDA enabled|(?:PyTorch|Torch) (?:was )?compiled without CUDA support",
+           "cuda-not-compiled", devices=("cuda",),
+           cause=("this PyTorch is a CPU-only build: it cannot use CUDA at all, whatever GPU the machine has. "
+                  "Something asked for CUDA: .cuda(), device='cuda', torch.cuda.current_device(), ..."),
+           fix=("Write device-agnostic code: " + _CPU_FALLBACK + ". To use an NVIDIA GPU, install a CUDA build of "
+                "torch (pytorch.org/get-started)."),
+           example="Torch not compiled with CUDA enabled",
+           releases="read in 2.13.0, 2.14.1", source="torch/cuda/__init__.py"),
+    Family("backend-not-in-build", GPU, "A backend this build does not have (XPU, MPS, ...)",
+           r"Torch not compiled with (?P<backend>XPU|MPS|HIP|MTIA) enabled"
+           r"|PyTorch is not linked with support for (?P<linked>\w+) devices"
+           r"|Cannot execute getNewGenerator\(\) without (?P<gen>\w+) backend",
+           "backend-not-in-build", devices=("{name!l}",), roles=dict(alias=dict(name=("backend", "linked", "gen"))),
+           cause=("this PyTorch build has no {name!u} support at all: 'mps' exists only in the macOS arm64 wheels, 'xpu' "
+                  "only in the XPU wheels, 'cuda' only in CUDA (or ROCm) builds. Something in the code asked for "
+                  "'{name!l}'."),
+           fix=("Use a device this build has: torch.accelerator.current_accelerator() (None means CPU only), or "
+                "torch.backends.mps.is_available() / torch.xpu.is_available() before choosing; for {name!u} itself, "
+                "install the build that has it (pytorch.org/get-started)."),
+           example="Torch not compiled with XPU enabled",
+           releases="read in 2.13.0 (AssertionError from torch/xpu/__init__.py; 'not linked', libc10.so)",
+           source="torch/xpu/__init__.py, libc10.so of the 2.13.0 CPU wheel"),
+    Family("no-cuda-driver", GPU, "No driver",
+           r"Found no NVIDIA driver on your system",
+           "no-cuda-driver", devices=("cuda",),
+           cause="this PyTorch is built for CUDA, but no NVIDIA driver is installed (or no GPU is present).",
+           fix="Check `nvidia-smi`. Without a GPU, write device-agnostic code: " + _CPU_FALLBACK + ".",
+           example="Found no NVIDIA driver on your system. ...", releases="read in 2.14.1", source="libc10_cuda.so"),
+    Family("no-accelerator", GPU, "No accelerator",
+           r"Cannot access accelerator device when none is available",
+           "no-accelerator",
+           cause=("the code asked for an accelerator device by index (.cuda(1), .to(1), device=1, pin_memory()), and this "
+                  "machine (or this CPU-only build) has none."),
+           fix="Ask torch.accelerator.is_available() (or torch.cuda.is_available()) first, and fall back to 'cpu'.",
+           example="Cannot access accelerator device when none is available.",
+           releases="read in 2.13.0, 2.14.1", source="libtorch_python.so"),
+    Family("invalid-device-ordinal", GPU, "Device index past the last GPU",
+           r"invalid device ordinal|Invalid device id",
+           "invalid-device-ordinal", flags=re.IGNORECASE,
+           cause=("a device index past the last visible GPU, such as a hard-coded 'cuda:1' on a one-GPU machine "
+                  "(CUDA_VISIBLE_DEVICES renumbers the visible GPUs from 0)."),
+           fix=("Do not hard-code indices: use torch.device('cuda') (the current device), or check "
+                "index < torch.cuda.device_count() first."),
+           example="CUDA error: invalid device ordinal",
+           releases="'Invalid device id' read in 2.13.0, 2.14.1; from 2.9 followed by 'GPU device may be out of range'",
+           source="CUDA runtime; libc10_cuda.so"),
+    # W2: 'Device index must be -1 or non-negative' is TORCH_INTERNAL_ASSERT_DEBUG_ONLY in c10/core/Device.h, in no
+    # release library; releases raise these two (issue 34, read in the 2.13.0 CPU wheel and raised live by the tests)
+    Family("negative-device-index", GPU, "Negative device index",
+           r"Device index must not be negative|Invalid device string: '(?P<type>[A-Za-z_]+):-\d+'",
+           "malformed-device-index", devices=("{type!l}",),
+           cause="a device index counts from 0: a negative index is never a device.",
+           fix=("Write 'cuda' for the current device or 'cuda:N' with 0 <= N < torch.cuda.device_count(); build it from "
+                "a variable with torch.device('cuda', n) rather than by pasting strings."),
+           example="Invalid device string: 'cuda:-2'",
+           releases="2.7.1-2.14.1 (read in 2.13.0: libtorch_python.so, libc10.so)",
+           source="torch.device('cuda', -2) and torch.device('cuda:-2'), raised live"),
+    Family("index-as-device-string", GPU, "An index where a device string is expected",
+           r"Invalid device string: '(?P<index>\d+)'",
+           "malformed-device-index",
+           cause=("'{index}' is an index, not a device string: a device string is a type with an optional index, "
+                  "'cuda', 'cuda:{index}'. (torch.device({index}) takes the int, not the string.)"),
+           fix=("Write 'cuda:{index}', or pass the int; if the string went to torch.autocast(device_type=...), pass the "
+                "type alone: device.type."),
+           example="Invalid device string: '0'", releases="read in 2.13.0, raised live (torch.autocast(device_type='0'))",
+           source="libc10.so (c10/core/Device.cpp)"),
+    Family("malformed-device-string", GPU, "A malformed device string",
+           r"Invalid device string: '(?P<string>(?P<type>[A-Za-z_]+)?[^']*)'",
+           "malformed-device-index", devices=("{type!l}",),
+           cause="'{string}' is not of the form type[:index], such as 'cuda', 'cuda:0', 'mps', 'cpu'.",
+           fix=("Build the device from its parts: torch.device('cuda', n), or f'cuda:{{n}}' with a whole number n "
+                "from 0 to torch.cuda.device_count() - 1."),
+           example="Invalid device string: 'cuda:0:1'", releases="read in 2.13.0, raised live",
+           source="libc10.so (c10/core/Device.cpp)"),
+    Family("not-a-cuda-device", GPU, "A CUDA function given another device",
+           rf"Expected a cuda device, but got: (?P<device>{DEV})",
+           "not-a-cuda-device", devices=("{device}",),
+           cause="a torch.cuda function (such as torch.cuda.device) was given {device}, which is not a CUDA device.",
+           fix="Give it a CUDA device or index; for device-agnostic code, use contextlib.nullcontext() off CUDA.",
+           example="Expected a cuda device, but got: cpu", releases="read in 2.13.0", source="torch/cuda/__init__.py"),
+    Family("bad-device-string", GPU, "An unknown device type",
+           r"Expected one of [\w, ]+ device type at start of device string: (?P<name>\S+)",
+           "bad-device-string",
+           cause="'{name}' is not a device type PyTorch knows.",
+           fix="Use 'cpu', 'cuda', 'cuda:0', 'mps' or 'meta' (NVIDIA GPUs are 'cuda', never 'gpu').",
+           example="Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, "
+                   "vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: gpu",
+           releases="read in 2.13.0", source="libc10.so (c10/core/Device.cpp)"),
+    Family("no-gpu-visible", GPU, "No GPU visible",
+           r"No CUDA GPUs are available|no CUDA-capable device is detected",
+           "no-gpu-visible", devices=("cuda",),
+           cause=("this PyTorch has CUDA, but the process sees no GPU: CUDA_VISIBLE_DEVICES hides them (it is empty, or "
+                  "names a GPU that does not exist), the container or job was started without GPUs (docker --gpus, a "
+                  "Slurm/Kubernetes request), or the notebook's runtime has no GPU (Colab: Runtime > Change runtime type)."),
+           fix=("Check what the process sees: nvidia-smi, echo $CUDA_VISIBLE_DEVICES, torch.cuda.device_count(). "
+                "Write device-agnostic code that falls back to the CPU: " + _CPU_FALLBACK + "."),
+           example="No CUDA GPUs are available", releases="read in 2.14.1; the runtime's: CUDA 12 (12.6.77)",
+           source="c10/cuda/CUDAFunctions.cpp; libcudart.so.12"),
+    Family("gpu-architecture", GPU, "GPU architecture not in this build",
+           r"no kernel image is available for execution on the device|with CUDA capability sm_(?P<arch>\d+) is not "
+           r"compatible with the current PyTorch installation",
+           "gpu-architecture", devices=("cuda",),
+           cause=("this PyTorch build has no compiled kernels for this GPU's architecture: the GPU is older than the build "
+                  "supports (its CUDA capability was dropped) or newer than the build (a new generation needs a newer CUDA "
+                  "build). Nothing is wrong with your tensors."),
+           fix=("Compare torch.cuda.get_device_capability() with torch.cuda.get_arch_list(), then install a torch build "
+                "whose list has your GPU's sm_XY (pytorch.org/get-started: a newer CUDA variant for a new GPU, an older "
+                "release for an old one). Until then, run on the CPU."),
+           example="CUDA error: no kernel image is available for execution on the device",
+           releases="CUDA 12 runtime; the warning read in 2.13.0, 2.14.1", source="libcudart.so.12; torch/cuda/__init__.py"),
+    Family("no-xpu-device", GPU, "No XPU visible",
+           r"No XPU devices are available|XPU device count is zero",
+           "no-gpu-visible", devices=("xpu",), flags=re.IGNORECASE,
+           cause=("this PyTorch has Intel XPU support, but the process sees no XPU: the GPU driver or Level Zero runtime is "
+                  "missing or too old, the user may not access the GPU (Linux: the render and video groups), or "
+                  "ZE_AFFINITY_MASK hides it."),
+           fix=("Check what the process sees: torch.xpu.is_available(), torch.xpu.device_count(), xpu-smi or "
+                "clinfo; on Linux add yourself to the render group. Fall back to the CPU: device = "
+                "torch.device('xpu' if torch.xpu.is_available() else 'cpu')."),
+           example="RuntimeError: No XPU devices are available",
+           releases="XPU builds 2.x", source="https://github.com/intel/torch-xpu-ops/issues/4787"),
+    Family("old-torch-module", GPU, "A device API newer than this PyTorch",
+           r"module 'torch' has no attribute '(?P<attr>accelerator|xpu|mps|mtia)'",
+           "old-torch",
+           cause=("torch.{attr} does not exist in this PyTorch: it is older than the code (torch.accelerator is not in "
+                  "2.5.1, for instance)."),
+           fix=("Upgrade torch (pip install -U torch), or write the older form: "
+                "torch.device('cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() "
+                "else 'cpu')."),
+           example="module 'torch' has no attribute 'accelerator'",
+           releases="torch 2.5.1 and older", source="https://github.com/pytorch/tutorials/issues/3263"),
+    Family("lightning-accelerator", LIBRARIES, "Lightning: no GPU for the requested accelerator",
+           r"`(?P<accelerator>\w+)Accelerator` can not run on your system since the accelerator is not available"
+           r"|GPUs requested but none are available",
+           "no-gpu-visible", devices=("cuda",),
+           cause=("PyTorch Lightning was asked for a GPU accelerator (Trainer(accelerator='gpu'/'cuda', devices=...)) and "
+                  "this machine (or process) has none that torch can use."),
+           fix=("Let Lightning choose: Trainer(accelerator='auto', devices='auto') runs on the CPU when no GPU is there; "
+                "or check torch.cuda.is_available() and nvidia-smi if you expected one."),
+           example="`CUDAAccelerator` can not run on your system since the accelerator is not available. ...",
+           releases="lightning 2.6.6", source="lightning/pytorch/trainer/connectors/accelerator_connector.py"),
+    Family("lightning-gpu-ids", LIBRARIES, "Lightning: GPU ids past the last GPU",
+           r"You requested gpu: (?P<asked>\[[^\]]*\])\s*But your machine only has: (?P<has>\[[^\]]*\])",
+           "invalid-device-ordinal", devices=("cuda",),
+           cause=("Lightning was asked for GPUs {asked}, and this process sees only {has} (CUDA_VISIBLE_DEVICES renumbers "
+                  "the visible GPUs from 0)."),
+           fix="Ask for a number of GPUs rather than their ids: Trainer(devices=1) or devices='auto'.",
+           example="You requested gpu: [0, 1]\n But your machine only has: [0]",
+           releases="lightning 2.6.6", source="lightning/fabric/utilities/device_parser.py"),
+    Family("ultralytics-no-device", LIBRARIES, "Ultralytics: no device of that kind",
+           r"(?s)Invalid (?P<backend>[A-Z]+) 'device=(?P<device>[^']*)' requested\."
+           r"(?=.*(?:Backend is not available|is_available\(\): False|device_count\(\): 0\b))",
+           "no-gpu-visible", devices=("{backend!l}",),
+           cause="Ultralytics was asked for device={device}, and this process has no usable {backend} device.",
+           fix=("Pass device='cpu', or leave device unset (Ultralytics then picks a GPU if there is one); check "
+                "torch.cuda.is_available(), torch.cuda.device_count() and CUDA_VISIBLE_DEVICES."),
+           example="Invalid MPS 'device=mps' requested. Backend is not available.",
+           releases="ultralytics 8.4.190", source="ultralytics/utils/torch_utils.py (select_device)"),
+    Family("ultralytics-device", LIBRARIES, "Ultralytics: a device index past the last GPU",
+           r"Invalid (?P<backend>[A-Z]+) 'device=(?P<device>[^']*)' requested\.",
+           "invalid-device-ordinal", devices=("{backend!l}",),
+           cause=("Ultralytics was asked for device={device}, which names a {backend} device this process does not have "
+                  "(the visible ones are numbered from 0)."),
+           fix=("Pass device='cpu', or leave device unset (Ultralytics then picks a GPU if there is one); check "
+                "torch.cuda.is_available(), torch.cuda.device_count() and CUDA_VISIBLE_DEVICES."),
+           example="Invalid CUDA 'device=cuda:1' requested. Only 1 device(s) available.",
+           releases="ultralytics 8.4.190", source="ultralytics/utils/torch_utils.py (select_device)"),
+    Family("mps-float64", BACKENDS, "MPS: no float64",
+           r"Cannot convert a (?:MPS Tensor to float64 dtype|float64 Tensor to MPS) as the MPS framework doesn't support "
+           r"float64|float64 is not supported on MPS",
+           "mps-float64", devices=("mps",),
+           cause=("Apple's GPU (MPS) has no float64 (double) arithmetic, so a float64 tensor cannot go to 'mps'. Float64 "
+                  "usually comes from NumPy (its arrays are float64 by default) or from torch.tensor of Python floats "
+                  "with dtype=torch.float64, or .double()."),
+           fix=("Convert to float32 as you move: t.to('mps', dtype=torch.float32) (for a model: model.float().to('mps')); "
+                "from NumPy, torch.from_numpy(a).float(). Keep float64 work on the CPU."),
+           example="Cannot convert a float64 Tensor to MPS as the MPS framework doesn't support float64. ...",
+           releases="2.7.1-2.14.1 (macOS arm64)", source="libtorch_cpu.dylib; fact mps-float64 in docs/mac.md"),
+    Family("dtype-on-backend", BACKENDS, "A dtype the backend has not got (float8 on MPS)",
+           r"Trying to convert (?P<dtype>\w+) to the (?P<backend>\w+) backend but it does not have support for that dtype",
+           "dtype-unsupported-on-device", devices=("{backend!l}",),
+           cause=("the {backend} backend has no {dtype} tensors, so this tensor (often a checkpoint's weights stored in "
+                  "{dtype}, such as an fp8 model) cannot be moved there."),
+           fix=("Load the weights in a dtype the device has (float16 or bfloat16 on MPS: pick an fp16/bf16 checkpoint, "
+                "or t.to(torch.float16) before .to('{backend!l}')), or run this model where {dtype} exists (CUDA GPUs "
+                "with fp8 support, or the CPU)."),
+           example="Trying to convert Float8_e4m3fn to the MPS backend but it does not have support for that dtype.",
+           releases="macOS arm64 wheels (reported on 2.7.0)", source="https://github.com/pytorch/pytorch/issues/148420"),
+    Family("mps-unimplemented", BACKENDS, "MPS: an operator not implemented",
+           r"The operator '(?P<op>[\w:.]+)' is not current(?:ly)? implemented for the MPS device",
+           "op-not-on-device", devices=("mps",),
+           cause=("this PyTorch has no MPS kernel for {op}: your tensors are where they should be, but Apple's GPU "
+                  "cannot run this one operation in this release."),
+           fix=("Let PyTorch run just this operation on the CPU: set PYTORCH_ENABLE_MPS_FALLBACK=1 before torch is "
+                "imported (in the shell, or os.environ at the very top of the notebook, then restart the kernel); it is "
+                "slower for that op. A newer torch may implement it; or move this step to the CPU yourself."),
+           example="The operator 'aten::_slow_conv2d_forward' is not currently implemented for the MPS device. ...",
+           releases="macOS arm64 wheels, 1.12 onwards (docs/mac.md records the fallback)",
+           source="https://github.com/pytorch/pytorch/issues/86195"),
+    Family("backend-kernel-missing", BACKENDS, "No kernel of an operation for this backend",
+           r"Could not run '(?P<op>[\w:.]+)' with arguments from the '(?P<backend>CUDA|MPS|XPU|HIP|Meta|CPU|XLA|HPU|MTIA"
+           r"|PrivateUse1)' backend",
+           "op-not-on-device", devices=("{backend!l}",),
+           cause=("this PyTorch (or the extension that defines {op}) has no {backend} kernel for {op}: either the build has "
+                  "no {backend} support at all (a CPU-only build asked for 'cuda', 'mps' or 'hip'), or an extension was "
+                  "built without it (torchvision's ops from a build that does not match torch's CUDA)."),
+           fix=("Check the build: torch.__version__, torch.version.cuda, torch.version.hip, torch.cuda.is_available(), "
+                "torch.backends.mps.is_available(); install matching torch and torchvision builds from the same index "
+                "(pytorch.org/get-started), or run this operation on a device the build has."),
+           example="Could not run 'aten::empty.memory_format' with arguments from the 'MPS' backend. ...",
+           releases="read live in 2.13.0 (CPU wheel, device='mps' and device='hip')",
+           source="aten/src/ATen/core/dispatch/OperatorEntry.cpp (reportError), raised live"),
+    Family("hip-invalid-function", BACKENDS, "ROCm/CUDA: no kernel for this GPU",
+           r"(?P<backend>HIP|CUDA) error: invalid device function",
+           "gpu-architecture", devices=("cuda",), flags=re.IGNORECASE,
+           cause=("the GPU could not run a kernel of this build: it has none compiled for this GPU's architecture (an AMD "
+                  "gfx target, or an NVIDIA sm_XY, that the build does not list). On ROCm this is common with consumer "
+                  "GPUs the build does not support. (PyTorch calls AMD GPUs 'cuda' devices.)"),
+           fix=("Compare the GPU (rocminfo or torch.cuda.get_device_properties(0).gcnArchName; nvidia-smi) with "
+                "torch.cuda.get_arch_list(), and install a build that lists it. On ROCm, a close supported target can be "
+                "forced with HSA_OVERRIDE_GFX_VERSION (e.g. 10.3.0 for RDNA2 cards): a workaround, not a fix."),
+           example="HIP error: invalid device function",
+           releases="ROCm builds (reported on 2.10.0.dev rocm7.0)", source="https://github.com/pytorch/pytorch/issues/164346"),
+    # ------------------------------------------------------------------ torch.compile and autocast
+    Family("triton-gpu-too-old", COMPILE, "torch.compile: GPU too old for Triton",
+           r"Found (?P<gpu>.+?) which is too old to be supported by the triton GPU compiler",
+           "compile-gpu-too-old", devices=("cuda",),
+           cause=("torch.compile's default backend (inductor) generates Triton kernels, and Triton needs CUDA capability "
+                  "7.0 or newer; {gpu} is older. Eager PyTorch still runs on it."),
+           fix=("Do not compile on this GPU (drop torch.compile, or set TORCHDYNAMO_DISABLE=1), or compile without "
+                "Triton: torch.compile(model, backend='aot_eager'). A GPU of capability 7.0+ runs inductor."),
+           example="Found Tesla P100-PCIE-16GB which is too old to be supported by the triton GPU compiler, which is used "
+                   "as the backend. Triton only supports devices of CUDA Capability >= 7.0, ...",
+           releases="2.x (read in 2.13.0)", source="torch/_inductor/exc.py (GPUTooOldForTriton)"),
+    Family("autocast-device-type", COMPILE, "autocast: a device where a device type is expected",
+           r"User specified an unsupported autocast device_type '(?P<given>(?P<device>[a-z]+:\d+)?[^']*)'",
+           "autocast-device-type", devices=("{device}",),
+           cause=("torch.autocast(device_type=...) takes a device type, 'cuda', 'cpu', 'mps' or 'xpu', not a device "
+                  "('cuda:0') nor an index ('0'); '{given}' is not one it knows."),
+           fix=("Pass the type: torch.autocast(device_type=x.device.type) (or device.type for a torch.device). The "
+                "index does not matter: autocast applies to the current device of that type."),
+           example="User specified an unsupported autocast device_type 'cuda:0'",
+           releases="torch/amp/autocast_mode.py (read in 2.13.0)",
+           source="https://github.com/speechbrain/speechbrain/issues/2881"),
+    Family("bf16-unsupported", COMPILE, "autocast: bfloat16 on a GPU without it",
+           r"Current CUDA Device does not support bfloat16",
+           "dtype-unsupported-on-device", devices=("cuda",),
+           cause=("autocast was asked for bfloat16, and this GPU has no bfloat16 support (GPUs before NVIDIA's Ampere, "
+                  "CUDA capability below 8.0: V100, T4, RTX 20xx, P100)."),
+           fix=("Use float16 with a GradScaler: torch.autocast('cuda', dtype=torch.float16) and "
+                "torch.amp.GradScaler('cuda'); or choose at run time: dtype = torch.bfloat16 if "
+                "torch.cuda.is_bf16_supported() else torch.float16."),
+           example="Current CUDA Device does not support bfloat16. Please switch dtype to float16.",
+           releases="read in 2.13.0", source="torch/amp/autocast_mode.py"),
+    # ------------------------------------------------------------------ libraries around PyTorch
+    Family("bnb-to", LIBRARIES, "Hugging Face: .to() on a bitsandbytes model",
+           r"`?\.to`? is not supported for `?4-bit`? or `?8-bit`? (?:bitsandbytes )?models",
+           "library-placement",
+           cause=("a model loaded in 4-bit or 8-bit with bitsandbytes was placed on its GPU when it was loaded "
+                  "(device_map), and transformers refuses to move or cast it afterwards: the quantized weights only work "
+                  "where they were quantized."),
+           fix=("Do not call model.to(...) or model.cuda(); choose the GPU when loading: from_pretrained(..., "
+                "quantization_config=..., device_map={{'': 0}}) (or device_map='auto'). " + _MOVE_INPUTS_TO_MODEL),
+           example="`.to` is not supported for `4-bit` or `8-bit` bitsandbytes models. Please use the model as it is, ...",
+           releases="transformers 4.3x-4.5x", source="https://github.com/huggingface/transformers/issues/38717"),
+    Family("accelerate-offloaded-to", LIBRARIES, "Accelerate: .to() on an offloaded model",
+           r"You can't move a model that has some modules offloaded to cpu or disk",
+           "library-placement", devices=("cpu",),
+           cause=("the model was dispatched by Accelerate (device_map='auto' or a device_map with 'cpu' or 'disk'): some "
+                  "weights live on the CPU or on disk and hooks bring them to the GPU layer by layer. Moving the whole "
+                  "model would break that."),
+           fix=("Leave the model where it is and move only the inputs: inputs = inputs.to(model.device) (the device of the "
+                "first layer; model.hf_device_map shows the rest). To have it all on one GPU, load it with "
+                "device_map={{'': 0}} when it fits, or a smaller or quantized model when it does not."),
+           example="You can't move a model that has some modules offloaded to cpu or disk.",
+           releases="accelerate 1.15.0.dev0 (commit 16cb6eb)", source="accelerate src/accelerate/big_modeling.py"),
+    Family("offload-folder", LIBRARIES, "Hugging Face: weights offloaded to disk need a folder",
+           r"had weights offloaded to the disk\. Please provide an `offload_folder`|We need an `offload_dir` to dispatch "
+           r"this model|will be offloaded to disk, please pass along an `offload_folder`",
+           "offload-folder",
+           cause=("device_map='auto' found that the model does not fit in the GPU and CPU memory it may use, and put "
+                  "some layers on 'disk'; disk offload needs a folder to write them to."),
+           fix=("If you accept slow generation, give it one: from_pretrained(..., device_map='auto', "
+                "offload_folder='offload'). Better: a model that fits (smaller, float16/bfloat16 instead of float32, or "
+                "quantized), or more memory via max_memory={{0: '20GiB', 'cpu': '30GiB'}}."),
+           example="The current `device_map` had weights offloaded to the disk. Please provide an `offload_folder` for "
+                   "them. ...",
+           releases="transformers 4.x; accelerate 1.15.0.dev0",
+           source="https://github.com/haotian-liu/LLaVA/issues/1553; accelerate big_modeling.py, utils/modeling.py"),
+    Family("bnb-dispatched", LIBRARIES, "bitsandbytes: modules dispatched to the CPU or disk",
+           r"Some modules are dispatched on the CPU or the disk",
+           "offload-quantized", devices=("cpu",),
+           cause=("the quantized model does not fit in the GPU memory that is free, so device_map='auto' would put some "
+                  "layers on the CPU or disk, which bitsandbytes' 4-bit/8-bit layers cannot run from."),
+           fix=("Free GPU memory (other models, other processes: nvidia-smi) or load a smaller model. To run the rest "
+                "on the CPU in 32-bit, set BitsAndBytesConfig(llm_int8_enable_fp32_cpu_offload=True) and pass a "
+                "device_map that names which modules go to 'cpu'."),
+           example="Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the "
+                   "quantized model. ...",
+           releases="transformers 4.x", source="https://github.com/unslothai/unsloth/issues/1629"),
+    Family("bnb-cpu-only", LIBRARIES, "bitsandbytes without GPU support",
+           r"bitsandbytes was compiled without GPU support|not available in CPU-only version of bitsandbytes",
+           "library-no-gpu", devices=("cuda",),
+           cause=("the bitsandbytes installed has no GPU library for this machine (a CPU-only install, or no matching "
+                  "CUDA build found), so 8-bit optimizers and quantization cannot run on the GPU."),
+           fix=("Check torch.cuda.is_available() first (no GPU: bitsandbytes' GPU features are not for this machine); "
+                "with a GPU, reinstall a current bitsandbytes (pip install -U bitsandbytes) and run "
+                "python -m bitsandbytes to see what it found."),
+           example="The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers, 8-bit "
+                   "multiplication, and GPU quantization are unavailable.",
+           releases="bitsandbytes 0.3x-0.4x (warning); 0.50 'CPU-only version' (bitsandbytes/cextension.py)",
+           source="https://github.com/bitsandbytes-foundation/bitsandbytes/issues/719"),
+    Family("vllm-device-type", LIBRARIES, "vLLM: no device it can use",
+           r"Failed to infer device type",
+           "no-gpu-visible",
+           cause=("vLLM looked for a platform it supports (an NVIDIA or AMD GPU through torch and its driver library, "
+                  "a TPU, an XPU, ...) and found none it could use: no GPU visible to the process (container without "
+                  "--gpus, CUDA_VISIBLE_DEVICES), a CPU-only torch, or a broken NVIDIA management library."),
+           fix=("Check what the process sees: nvidia-smi, python -c \"import torch; print(torch.cuda.is_available())\"; "
+                "in Docker run with --gpus all. VLLM_LOGGING_LEVEL=DEBUG shows how vLLM decided."),
+           example="RuntimeError: Failed to infer device type",
+           releases="vLLM 0.6-0.8", source="https://github.com/vllm-project/vllm/issues/12847 (vllm/config.py)"),
+    # ------------------------------------------------------------------ distributed training
+    Family("duplicate-gpu", DISTRIBUTED, "NCCL: two ranks on one GPU",
+           r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>[0-9a-fA-F]+)"
+           r"|Multiple Ranks are using the same GPU",
+           "duplicate-gpu", devices=("cuda",),
+           cause=("NCCL found two processes (ranks) of one job on the same GPU. Each rank must own one GPU: every process "
+                  "used the default cuda:0, because it never chose its own device."),
+           # W9: torchrun's --nproc-per-node takes 'gpu' (one process per visible GPU; torch/distributed/run.py)
+           fix=("In each process, before init_process_group or any CUDA work: local_rank = int(os.environ['LOCAL_RANK']); "
+                "torch.cuda.set_device(local_rank); device = torch.device('cuda', local_rank). Launch no more processes "
+                "per node than GPUs: torchrun --nproc-per-node=gpu starts one per visible GPU."),
+           example="Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000",
+           releases="NCCL 2.21.5-2.29.7; NCCL 2.30.7 says 'Multiple Ranks are using the same GPU'",
+           source="libnccl.so.2 (init.cc) of nvidia-nccl-cu12 2.21.5 and nvidia-nccl-cu13 2.30.7"),
+    Family("ddp-split-module", DISTRIBUTED, "DDP: device_ids with a model split over GPUs",
+           r"DistributedDataParallel device_ids and output_device arguments only work with .*?but got device_ids "
+           r"(?P<ids>\[[^\]]*\]|\S+?),.*?module parameters (?P<params>\{[^}]*device\(type='(?!cpu)\w+', index=(?P<a>\d+)\)"
+           r"[^}]*device\(type='(?!cpu)\w+', index=(?!(?P=a)\))\d+\)[^}]*\})",
+           "ddp-device", devices=("*",), roles=dict(within="params"), flags=re.DOTALL,
+           cause=("the model is split over several GPUs ({params}; device_map='auto' or model parallelism), and "
+                  "device_ids={ids} is only for a model that sits on one GPU."),
+           fix=("Wrap a multi-GPU model without device_ids: DDP(model), each process owning its own set of GPUs; or "
+                "give each process one whole copy: load it with device_map={{'': local_rank}} and then "
+                "DDP(model, device_ids=[local_rank])."),
+           example="DistributedDataParallel device_ids and output_device arguments only work with single-device/"
+                   "multiple-device GPU modules or CPU modules, but got device_ids [1], output_device 1, and module "
+                   "parameters {device(type='cuda', index=0), device(type='cuda', index=1)}.",
+           releases="1.x-2.x", source="torch/nn/parallel/distributed.py"),
+    Family("ddp-cpu-module", DISTRIBUTED, "DDP: device_ids with a module on the CPU",
+           r"DistributedDataParallel device_ids and output_device arguments only work with .*?but got device_ids "
+           r"(?P<ids>\[[^\]]*\]|\S+?),.*?module parameters (?P<params>\{device\(type='cpu'\)\})",
+           "ddp-device", devices=("cpu",), flags=re.DOTALL,
+           cause=("the module is still on the CPU (its parameters: {params}) while device_ids={ids} asks DDP for a GPU: "
+                  "the model was wrapped before model.to(device), or this machine has no GPU (a CPU-only machine or a "
+                  "Mac, where DDP runs on the CPU)."),
+           fix=("On a GPU: model.to(torch.device('cuda', local_rank)) before DDP(model, device_ids=[local_rank]). "
+                "Without GPUs: DDP(model), no device_ids, with init_process_group('gloo')."),
+           example="DistributedDataParallel device_ids and output_device arguments only work with single-device/"
+                   "multiple-device GPU modules or CPU modules, but got device_ids [0], output_device 0, and module "
+                   "parameters {device(type='cpu')}.",
+           releases="1.x-2.x (read in 2.13.0, raised live)", source="torch/nn/parallel/distributed.py"),
+    Family("ddp-device-ids", DISTRIBUTED, "DDP: device_ids with a module not on one GPU",
+           r"DistributedDataParallel device_ids and output_device arguments only work with",
+           "ddp-device", devices=("*",),
+           cause=("device_ids (and output_device) are for a module whose parameters all sit on one GPU; this module is "
+                  "on the CPU or on several GPUs."),
+           fix=("Move the model to this process's GPU first, model.to(torch.device('cuda', local_rank)), then "
+                "DDP(model, device_ids=[local_rank]); for a model on the CPU or on several GPUs, DDP(model) without "
+                "device_ids."),
+           example="DistributedDataParallel device_ids and output_device arguments only work with single-device CUDA "
+                   "modules, but got device_ids 1",
+           releases="1.x wording (pytorch/pytorch#46821)", source="torch/nn/parallel/distributed.py"),
+    Family("ddp-device-types", DISTRIBUTED, "DDP: a module on two kinds of device",
+           r"DistributedDataParallel's input module must be on the same type of devices, but input module parameters "
+           r"locate in (?P<params>\{[^}]*\})",
+           "ddp-device", devices=("*",), roles=dict(within="params"),
+           cause=("DistributedDataParallel wraps a module whose parameters are on one kind of device; these are on "
+                  "{params}: part of the model was not moved."),
+           fix=("Move the whole model to this process's device before wrapping: model.to(device), then "
+                "DDP(model, device_ids=[local_rank]) on a GPU, or DDP(model) on the CPU. "
+                "placement_report(model) shows what stayed behind."),
+           example="DistributedDataParallel's input module must be on the same type of devices, but input module "
+                   "parameters locate in {'meta', 'cpu'}.",
+           releases="read in 2.13.0, raised live", source="torch/nn/parallel/distributed.py"),
+    Family("nccl-without-gpu", DISTRIBUTED, "NCCL without a GPU",
+           r"ProcessGroupNCCL is only supported with GPUs, no GPUs found|Distributed package doesn't have NCCL built in",
+           "nccl-without-gpu", devices=("cuda",),
+           cause=("backend='nccl' was asked for, and NCCL needs NVIDIA GPUs: this process sees none (CUDA_VISIBLE_DEVICES, "
+                  "a job or container without GPUs), or this PyTorch has no NCCL at all (CPU-only, macOS and Windows "
+                  "builds)."),
+           fix=("On a machine without GPUs use gloo: dist.init_process_group('gloo') (or choose: 'nccl' if "
+                "torch.cuda.is_available() else 'gloo'); if you expected GPUs, check nvidia-smi and "
+                "torch.cuda.device_count() inside the job."),
+           example="ProcessGroupNCCL is only supported with GPUs, no GPUs found!",
+           releases="1.x-2.x; 'doesn't have NCCL built in' read in 2.13.0 (torch/distributed/distributed_c10d.py)",
+           source="https://github.com/meta-llama/codellama/issues/125"),
+    # ------------------------------------------------------------------ what a device did
+    Family("numpy-needs-cpu", DID, "NumPy needs the CPU",
+           rf"can't convert (?P<device>{DEV}) (?:device type )?tensor to numpy",
+           "numpy-needs-cpu", devices=("{device!l}",),
+           cause="NumPy arrays live in host (CPU) memory; the tensor is on {device!l}, so .numpy() cannot share it.",
+           fix="Copy it to the CPU first: t.detach().cpu().numpy() (detach() too if it requires grad).",
+           example="can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory "
+                   "first.",
+           releases="read in 2.13.0 (libtorch_python.so); 1.x: 'can't convert CUDA tensor to numpy'",
+           source="torch/csrc/utils/tensor_numpy.cpp"),
+    Family("meta-has-no-data", DID, "meta has no data",
+           r"Cannot copy out of meta tensor|cannot be called on meta tensors",
+           "meta-has-no-data", devices=("meta",),
+           cause="a meta tensor has a shape and a dtype but no data, so there is nothing to copy or read.",
+           fix=("Build the tensor on a real device (or materialise a meta model with model.to_empty(device=...) "
+                "and then initialise or load its weights)."),
+           example="Tensor.item() cannot be called on meta tensors", releases="read in 2.13.0, raised live",
+           source="libtorch_cpu.so"),
+    Family("no-device-attribute", DID, "A module has no .device",
+           r"'(?P<cls>\w+)' object has no attribute 'device'",
+           "no-device-attribute",
+           cause=("a {cls} object has no .device. An nn.Module has no single device (its parameters each have one); "
+                  "lists, tuples and dicts have none either."),
+           fix=("For a model, ask a parameter: next(model.parameters()).device; for a container, ask the tensors in it. "
+                "placement_report(model) shows every tensor of a model and its device."),
+           example="'Linear' object has no attribute 'device'", releases="any", source="raised live"),
+    Family("device-of-needs-tensor", DID, "torch.cuda.device_of given a module",
+           r"'(?P<cls>\w+)' object has no attribute 'is_cuda'",
+           "device-of-needs-tensor",
+           cause=("torch.cuda.device_of accepts a tensor or a storage (it reads obj.is_cuda); a {cls} has no is_cuda. "
+                  "An nn.Module in particular is not accepted."),
+           fix=("Pass a tensor: torch.cuda.device_of(next(model.parameters())), or use "
+                "torch.cuda.device(module_device(model)) from course_utils.placement."),
+           example="'Linear' object has no attribute 'is_cuda'", releases="any", source="torch/cuda/__init__.py"),
+    Family("to-context-manager", DID, ".to() given a context manager",
+           r"to\(\) received an invalid combination of arguments - got \((?P<got>(?:device_of|device)\b[^,)]*)",
+           "not-a-device",
+           cause=(".to() was given a {got} object. torch.cuda.device_of(...) and torch.cuda.device(...) are context "
+                  "managers that change the current CUDA device; they are not devices and cannot say where to move a "
+                  "tensor."),
+           fix="Pass a device: t1.to(t2.device) moves t1 to wherever t2 lives.",
+           example="to() received an invalid combination of arguments - got (device_of), but expected one of: ...",
+           releases="any", source="raised live"),
+    Family("forked-subprocess", DID, "Forked worker",
+           r"Cannot re-initialize (?P<backend>CUDA|XPU|MTIA) in forked subprocess",
+           "forked-subprocess", devices=("{backend!l}",),
+           cause=("this process is a fork of one that had already started {backend}, and a forked child cannot start it "
+                  "again: the fork copied the parent's memory but not its {backend} context. Usually a DataLoader worker "
+                  "(num_workers > 0 forks on Linux with Python 3.13 and older; 3.14 starts them with forkserver) whose "
+                  "Dataset or collate_fn calls .cuda() / .to('cuda'), or a multiprocessing.Pool or Process doing the same."),
+           fix=("Keep CUDA out of the workers: let the Dataset return CPU tensors and move each batch in the training "
+                "loop (x = x.to(device, non_blocking=True), with DataLoader(..., pin_memory=True)). If a worker really "
+                "must use the GPU, start workers with spawn: DataLoader(..., multiprocessing_context='spawn'), or "
+                "torch.multiprocessing.set_start_method('spawn') under if __name__ == '__main__':."),
+           example="Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the "
+                   "'spawn' start method",
+           releases="2.7.1, 2.13.0, 2.14.1", source="torch/cuda/__init__.py (_lazy_init)"),
+    Family("device-side-assert", DID, "Device-side assert",
+           r"device-side assert triggered",
+           "device-side-assert", devices=("cuda",),
+           cause=("an assertion failed inside a CUDA kernel, almost always an index out of range: a class label "
+                  "< 0 or >= the number of classes in cross_entropy / nll_loss, a token id >= num_embeddings in "
+                  "nn.Embedding, an index past the end in indexing or gather. Kernels run asynchronously, so the "
+                  "error is reported at a later call, and the line in the traceback may be innocent. The CUDA "
+                  "context is now unusable: every later CUDA call in this process fails the same way."),
+           fix=("Restart the kernel (nothing on the GPU works until you do). Then find the line: run with "
+                "CUDA_LAUNCH_BLOCKING=1 set before CUDA starts (in the shell, or os.environ at the very top) so the "
+                "error is raised where the kernel was launched, or run the same step on the CPU, where the same bug "
+                "raises at once with a clear message (e.g. 'Target 7 is out of bounds.'). Then check the values: "
+                "0 <= y.min() and y.max() < num_classes."),
+           example="CUDA error: device-side assert triggered", releases="CUDA 12 and 13 runtimes",
+           source="libcudart (cudaGetErrorString)"),
+    Family("cuda-library-failure", DID, "cuBLAS and cuDNN failures",
+           r"(?P<lib>CUBLAS|CUDNN)_STATUS_(?P<status>[A-Z_]+)",
+           "cuda-library-failure", devices=("cuda",), flags=re.IGNORECASE,
+           cause=("a {lib!u} call on the GPU failed ({lib!u}_STATUS_{status!u}). It is rarely the library itself: "
+                  "EXECUTION_FAILED is most often an earlier kernel's error reported late (an index out of range, as "
+                  "in a device-side assert), ALLOC_FAILED or NOT_INITIALIZED most often memory running out, and any "
+                  "of them can mean a torch build that does not match the GPU or driver."),
+           fix=("Rerun with CUDA_LAUNCH_BLOCKING=1 (set before CUDA starts) to find the real line, and run the same step "
+                "on the CPU, where an index out of range raises a clear error; check the token ids and labels against "
+                "the layer sizes; then try a smaller batch, and compare torch.version.cuda with nvidia-smi's driver. "
+                "For cuDNN, torch.backends.cudnn.enabled = False tells whether cuDNN is involved."),
+           example="CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb, m, n, k, "
+                   "&alpha, a, lda, b, ldb, &beta, c, ldc)`",
+           releases="CUDA builds 1.x-2.x", source="https://github.com/seeyourmind/TKGElib/issues/9"),
+    Family("reported-late", DID, "Any CUDA or HIP error reported late",
+           r"(?P<backend>CUDA|HIP) kernel errors might be asynchronously reported",
+           "cuda-error-reported-late", devices=("cuda",),
+           cause=("a {backend} call failed ({first_line}). Kernels run asynchronously, so the error may belong to an "
+                  "earlier kernel than the line in the traceback, and the GPU context may now be unusable."),
+           fix=("Restart the kernel, then rerun with CUDA_LAUNCH_BLOCKING=1 (on ROCm: AMD_SERIALIZE_KERNEL=3), set "
+                "before the GPU starts, so the error is raised at the call that caused it, or run the same step on the "
+                "CPU for a clear message."),
+           example="the tail 'CUDA kernel errors might be asynchronously reported at some other API call, ...'",
+           releases="every CUDA error in 2.7.1-2.12.0; from 2.13 only asynchronous kernel errors",
+           source="c10/cuda/CUDAMiscFunctions.cpp"),
+    Family("cuda-error", DID, "Any other CUDA or HIP error",
+           r"(?P<backend>CUDA|HIP|cuda runtime) error(?: \(\d+\))? ?: (?P<what>[^\n]+?)(?: at /|\n|$)",
+           "cuda-error", devices=("cuda",),
+           cause=("a GPU call failed ({what}). The GPU reports a kernel's failure at a later call, so the line in the "
+                  "traceback may be innocent. Such errors usually come from an earlier kernel (an index out of range, "
+                  "a custom kernel writing out of bounds), from memory running out, or from the GPU and its driver (a "
+                  "driver that does not match the build, an unstable card); the message alone does not say which."),
+           fix=("Restart the kernel; rerun with CUDA_LAUNCH_BLOCKING=1 (on ROCm AMD_SERIALIZE_KERNEL=3) to find the "
+                "failing call; run the same step on the CPU, where a bug in the data or indices raises a clear error. "
+                "If the CPU run is fine: a smaller batch, nvidia-smi (or rocm-smi), and the driver against "
+                "torch.version.cuda."),
+           example="RuntimeError: CUDA error: unspecified launch failure",
+           releases="any CUDA build; 'cuda runtime error (4) : ...' in 0.x",
+           source="https://github.com/CSUBioGroup/PGMG/issues/3; 'CUDA error: ' in libc10_cuda.so of 2.7.1"),
+    Family("mps-out-of-memory", DID, "Out of memory (MPS)",
+           r"MPS backend out of memory",
+           "out-of-memory", devices=("mps",),
+           cause=("Apple's GPU shares the Mac's memory with everything else, and PyTorch's MPS allocator stops at a limit "
+                  "(the 'max allowed' figure): your tensors plus the 'other allocations' reached it. It is not a "
+                  "placement mistake."),
+           fix=("Use a smaller batch or model (float16 halves it), del what you no longer need and call "
+                "torch.mps.empty_cache(), close other apps. PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 removes the limit, but "
+                "the message itself warns it may cause system failure."),
+           example="MPS backend out of memory (MPS allocated: 9.57 GiB, other allocations: 17.35 GiB, max allowed: "
+                   "27.20 GiB). Tried to allocate 292.50 MiB on private pool. ...",
+           releases="macOS arm64 wheels 2.x", source="https://github.com/pytorch/pytorch/issues/96814"),
+    Family("gpu-out-of-memory", DID, "Out of memory (GPU: CUDA or ROCm)",
+           r"(?P<backend>CUDA|HIP|XPU) out of memory|OutOfMemoryError",
+           "out-of-memory", devices=("{gpu}",), roles=dict(compute="gpu_oom"),
+           cause=("the GPU ({name}) has no room for a new allocation{asked}: the tensors alive now (model, gradients, "
+                  "optimizer state, activations kept for backward, anything a variable still references), plus other "
+                  "processes on the same GPU, fill its memory. It is not a placement mistake, unless everything went "
+                  "to one GPU by accident (e.g. cuda:0 in every process)."),
+           fix=("Use a smaller batch, free what you no longer need (del t), wrap evaluation in torch.no_grad(), "
+                "accumulate loss.item() rather than the loss tensor (which keeps its graph), and check {tool} for "
+                "other processes. torch.{module}.empty_cache() only returns cached blocks, not live tensors: after "
+                "del, memory_allocated() falls at once and empty_cache() lowers memory_reserved(). "
+                "torch.{module}.max_memory_allocated() and torch.{module}.memory_summary() show the peak."),
+           example="CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of ...",
+           releases="CUDA: 2.7.1, 2.14.1; HIP: ROCm builds (torch.OutOfMemoryError)",
+           source="c10/cuda/CUDACachingAllocator.cpp; https://github.com/Comfy-Org/ComfyUI/issues/9529"),
+    Family("cpu-out-of-memory", DID, "Out of memory (CPU)",
+           r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory): you tried to allocate (?P<nbytes>\d+) bytes",
+           "out-of-memory", devices=("cpu",), roles=dict(compute="gib"),
+           cause=("the host (CPU) memory allocator could not get {gib} from the operating system. Far more than the "
+                  "machine has usually means a wrong shape (a size multiplied in twice, an outer product of two long "
+                  "vectors); close to it means the data itself does not fit."),
+           fix=("Check the shape you asked for (print it before allocating). If it is right: work in chunks or "
+                "smaller batches, use a smaller dtype, and del tensors you no longer need."),
+           example="DefaultCPUAllocator: can't allocate memory: you tried to allocate 4398046511104 bytes. ...",
+           releases="2.7.1, 2.13.0, 2.14.1", source="c10/core/impl/alloc_cpu.cpp"),
+    # ------------------------------------------------------------------ look-alikes: name a device or not, not placement
+    Family("lookalike-shape", LOOKALIKE, "Shapes",
+           r"shapes cannot be multiplied|size mismatch, m1|The size of tensor a \(\d+\) must match|Expected \d+D "
+           r"\(unbatched\) or \d+D \(batched\) input|to have \d+ channels, but got \d+ channels",
+           "shape", device_error=False,
+           cause=("the shapes of the operands do not fit (rows and columns of a matmul, a layer's in_features, the channel "
+                  "count of a convolution). Moving tensors will not fix it."),
+           fix="Print the shapes (x.shape, layer.weight.shape) before the failing line, and fix the one that is wrong.",
+           example="mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)", releases="raised live in 2.13.0",
+           source="libtorch_cpu.so"),
+    Family("lookalike-state-dict", LOOKALIKE, "Loading a state_dict of other sizes",
+           r"Error\(s\) in loading state_dict|size mismatch for [\w.]+: copying a param",
+           "state-dict", device_error=False,
+           cause=("the checkpoint's tensors do not fit this model's (other sizes, missing or extra keys): a different "
+                  "architecture or configuration, not a device."),
+           fix="Build the model with the configuration the checkpoint was saved from; compare the keys and shapes listed.",
+           example="Error(s) in loading state_dict for Linear: size mismatch for weight: copying a param with shape "
+                   "torch.Size([3, 2]) from checkpoint, the shape in current model is torch.Size([2, 2]).",
+           releases="raised live in 2.13.0", source="torch/nn/modules/module.py (load_state_dict)"),
+    Family("lookalike-index", LOOKALIKE, "An index out of range (CPU)",
+           r"index out of range in self|index -?\d+ is out of bounds|Target -?\d+ is out of bounds",
+           "index-out-of-range", device_error=False,
+           cause=("an index is past the end: a token id >= num_embeddings in nn.Embedding, a class label >= the number of "
+                  "classes, an index past a dimension. (On a GPU the same bug is a 'device-side assert'.)"),
+           fix="Check the values against the sizes: ids.max() < embedding.num_embeddings, 0 <= y.min(), y.max() < classes.",
+           example="index out of range in self", releases="raised live in 2.13.0", source="libtorch_cpu.so"),
+    Family("lookalike-weights-only", LOOKALIKE, "torch.load's weights_only",
+           r"Weights only load failed",
+           "weights-only", device_error=False,
+           cause=("torch.load (weights_only=True by default since 2.6) met a Python object it will not unpickle. This is "
+                  "about what the file holds, not where its tensors go."),
+           fix=("If you trust the file: torch.load(path, weights_only=False), or allow the class with "
+                "torch.serialization.add_safe_globals([...]); map_location does not change this."),
+           example="Weights only load failed. In PyTorch 2.6, we changed the default value of the `weights_only` argument "
+                   "in `torch.load` from `False` to `True`. ...",
+           releases="2.6 and later (raised live in 2.13.0)", source="torch/serialization.py"),
+    Family("lookalike-autograd", LOOKALIKE, "Autograd",
+           r"modified by an inplace operation|does not require grad and does not have a grad_fn|Trying to backward through "
+           r"the graph a second time|grad can be implicitly created only for scalar outputs",
+           "autograd", device_error=False,
+           cause="a gradient cannot be computed as asked: the graph or the tensors' requires_grad, not their device.",
+           fix=("Read the message's hint: clone() before an in-place change, requires_grad=True on what you "
+                "differentiate, retain_graph=True for a second backward, loss.sum() before backward()."),
+           example="element 0 of tensors does not require grad and does not have a grad_fn",
+           releases="raised live in 2.13.0", source="torch/csrc/autograd"),
+    Family("lookalike-dtype", LOOKALIKE, "Dtypes",
+           r"not implemented for '\w+'|expected scalar type \w+ but found \w+|expected both vectors to have same dtype"
+           r"|Input type \([\w.]+\) and (?:weight|bias) type \([\w.]+\) should be the same"
+           r"|expected device \S+ and dtype \w+ but got device \S+ and dtype \w+"
+           r"|Expected object of (?:type|backend) \S+ but (?:found type|got backend) \S+"
+           r"|does not support linear for non-float inputs|to have one of the following scalar types",
+           "dtype", device_error=False,
+           cause=("the tensors' dtypes do not fit this operation (an integer tensor where floats are needed, float32 "
+                  "against float64, half precision on a kernel without it); their device is fine."),
+           fix="Convert the dtype: x.float(), x.long(), or model.to(x.dtype) / x.to(next(model.parameters()).dtype).",
+           example="dot : expected both vectors to have same dtype, but found Long and Float",
+           releases="raised live in 2.13.0", source="libtorch_cpu.so"),
+    Family("lookalike-sparse-pin", LOOKALIKE, "Pinning a sparse tensor",
+           r"cannot pin 'Sparse\w+' only dense CPU tensors can be pinned",
+           "layout", device_error=False,
+           cause="only dense tensors can be pinned; this one is sparse (its layout, not its device, is the problem).",
+           fix="Pin a dense copy (t.to_dense().pin_memory()) or leave pin_memory off for this data.",
+           example="cannot pin 'SparseCPUFloatType' only dense CPU tensors can be pinned",
+           releases="read in 2.13.0", source="aten/src/ATen/native/Memory.cpp"),
+)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A device or backend a message may name, what a message naming it usually means, and what to check first."""
+
+    label: str  # how the explanation names it
+    pattern: str
+    means: str
+    check: str
+    flags: int = 0
+
+
+MENTIONS: tuple[Mention, ...] = (
+    Mention("ROCm/HIP", r"\bHIP\b|\bROCm\b|\bhipErr\w*|\bhip(?::\d+)?\b",
+            "the AMD GPU stack (ROCm); PyTorch calls AMD GPUs 'cuda' devices",
+            "torch.version.hip, torch.cuda.is_available(), rocm-smi; rerun with AMD_SERIALIZE_KERNEL=3 to find the call"),
+    Mention("cuDNN", r"\bcudnn\w*", "NVIDIA's convolution library, on the GPU",
+            "torch.backends.cudnn.version(); whether it passes with torch.backends.cudnn.enabled = False", re.IGNORECASE),
+    Mention("cuBLAS", r"\bcublas\w*", "NVIDIA's matrix library, on the GPU",
+            "rerun with CUDA_LAUNCH_BLOCKING=1; run the same step on the CPU", re.IGNORECASE),
+    Mention("NCCL", r"\bNCCL\b", "the library GPUs use to talk to each other in distributed training",
+            "NCCL_DEBUG=INFO, that each rank calls torch.cuda.set_device(local_rank), nvidia-smi"),
+    Mention("MPS", r"\bMPS\b|\bmps(?::\d+)?\b|\bMPS\w*Type\b|\bMetal\b",
+            "Apple's GPU (Metal Performance Shaders)",
+            "torch.backends.mps.is_available(); whether the same step runs on the CPU; PYTORCH_ENABLE_MPS_FALLBACK=1 "
+            "for an operation MPS lacks"),
+    Mention("XPU", r"\bXPU\b|\bxpu(?::\d+)?\b", "Intel's GPU", "torch.xpu.is_available(), torch.xpu.device_count()",
+            re.IGNORECASE),
+    Mention("XLA", r"\bxla(?::\d+)?\b|\bXLA\b|\bTPU\b", "an XLA device (TPU) through torch_xla",
+            "that every tensor and the model are on the same xla device (torch_xla's device), not on cpu"),
+    Mention("meta", r"\bmeta(?::\d+)?\b(?! tensor data)|\bMeta\w*Type\b",
+            "the meta device: tensors with a shape and no data",
+            "which tensors are on meta (placement_report(model)); a meta model needs to_empty() and real weights"),
+    Mention("CUDA", r"\bCUDA\b|\bcuda(?::\d+)?\b|torch\.cuda\.\w+Tensor|\bCUDA\w*Type\b|\bnvidia\b|\bnvcc\b",
+            "an NVIDIA GPU through CUDA",
+            "torch.cuda.is_available(), torch.version.cuda, nvidia-smi; rerun with CUDA_LAUNCH_BLOCKING=1 to find the "
+            "failing call", re.IGNORECASE),
+    Mention("GPU", r"\bGPUs?\b|\bgpu(?::\d+)?\b", "a GPU (the message does not say which kind)",
+            "torch.accelerator.current_accelerator() and nvidia-smi (or rocm-smi) to see what this process has",
+            re.IGNORECASE),
+    Mention("accelerator", r"\baccelerators?\b", "an accelerator (CUDA, MPS, XPU, ...)",
+            "torch.accelerator.is_available() and torch.accelerator.current_accelerator()", re.IGNORECASE),
+    Mention("cpu", r"\bcpu(?::\d+)?\b|device\(type='cpu'\)|\bCPU\w*Type\b",
+            "the CPU as a device (host memory)",
+            "which of the tensors involved are on the CPU and which are not: print(t.device) for each", re.IGNORECASE),
+)
+
+# device(type='cuda', index=0) -> cuda:0, as repr(torch.device) prints inside messages
+DEVICE_REPR = re.compile(r"device\(type='(?P<type>\w+)'(?:, index=(?P<index>\d+))?\)")
+DEVICE_STRING = re.compile(r"(?<![\w./-])(?P<type>cpu|cuda|mps|xpu|hip|meta|xla|npu|hpu|mtia|ipu|privateuseone)"
+                           r"(?::(?P<index>\d+))?(?![\w/])", re.IGNORECASE)
+
+
+SHORT_TRACEBACKS = """## Short tracebacks
+
+A deliberate error in a lesson raises deep inside torch's own Python code; `m + c` with `m` on
+`meta` printed about 100 lines of `torch/_prims_common`, `torch/_decomp` and `torch/_dynamo`
+frames before its message. Each lesson with a deliberate error loads
+`%load_ext course_utils.tracebacks` in its imports cell: the frames inside torch's package folder
+are folded into one line (`... 12 frames inside torch hidden: run %tb for the full traceback`),
+keeping the learner's lines, chained exceptions and the `ExceptionType: message` line. `%tb` shows
+the whole original traceback; `%unload_ext course_utils.tracebacks` restores IPython's handling.
+It composes with `%load_ext course_utils.errors` in either order (the explanation goes under the
+short traceback). `tests/test_notebook_tracebacks.py` runs every such lesson and checks that each
+deliberate error's message is within the first 15 lines of its output.
+"""
+
+
+def _markdown_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown() -> str:
+    """docs/error-messages.md, from FAMILIES: one table per section, a row per family."""
+    lines = [
+        "# The error messages the explainer knows",
+        "",
+        "<!-- Generated from src/course_utils/error_families.py by `python -m course_utils.error_families`; "
+        "do not edit by hand (tests/test_errors_table.py fails when they differ). -->",
+        "",
+        "`explain_device_error(exc_or_message)` and `%load_ext course_utils.errors` (lesson 05) read a",
+        "PyTorch error and say which devices are involved, why, and what to change. They try the families",
+        "below in order; the first whose pattern is found explains the message. A message that matches no",
+        "family but names a device or a device backend (`cuda:1`, `mps`, `device(type='cpu')`,",
+        "`torch.cuda.FloatTensor`, CUDA, ROCm, NCCL, cuDNN, GPU, ...) is never called \"not a device error\":",
+        "the explanation says no family matched, names what the message names, what that usually means",
+        "and what to check first. Only a message that names no device is answered \"not a device error\".",
+        "",
+        "Every wording was read from its source, not typed from memory: a release's files, a library's",
+        "source, or a public report (its URL). `tests/errors_texts.py` and `tests/test_errors*.py` test each",
+        "wording with its source. Where the model's side can be told (`addmm`'s `mat2`, a convolution's",
+        "`weight`, MPS's `Linear`), the fix moves the input to the model, or the model to the input's",
+        "accelerator when the model was left on the CPU: never the work to the CPU.",
+    ]
+    for section in SECTIONS:
+        rows = [f for f in FAMILIES if f.section == section]
+        lines += ["", f"## {section}", "", "| Family | Wording (example values filled in) | Releases | Read in |",
+                  "|---|---|---|---|"]
+        for f in rows:
+            lines.append(f"| {_markdown_cell(f.title)} | `{_markdown_cell(f.example)}` | {_markdown_cell(f.releases)} "
+                         f"| {_markdown_cell(f.source)} |")
+    lines += ["", "## When no family matches", "",
+              "| The message names | Usually means | Check first |", "|---|---|---|"]
+    for m in MENTIONS:
+        lines.append(f"| {_markdown_cell(m.label)} | {_markdown_cell(m.means)} | {_markdown_cell(m.check)} |")
+    lines += ["", SHORT_TRACEBACKS]
+    return "\n".join(lines)
+
+
+DOC = "docs/error-messages.md"
+
+if __name__ == "__main__":  # python -m course_utils.error_families --write  (from the repository root; make pairs)
+    import sys
+    from pathlib import Path
+
+    if sys.argv[1:] == ["--write"]:
+        Path(DOC).write_text(render_markdown(), encoding="utf-8")
+    else:
+        print(render_markdown(), end="")

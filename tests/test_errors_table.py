@@ -1,0 +1,479 @@
+"""errors: the table of families (issue 35): new families with their real wordings, never "not a device error"
+for a message that names a device, advice in the order of what is likely, look-alikes kept out, and
+docs/error-messages.md generated from the table.
+
+Every wording below says where it was read, next to it: a file of the installed torch (the 2.13.0
+CPU wheel, raised live where the CPU can raise it), a library's source at a named commit, or the
+public report (its URL) where a learner pasted it. Wordings marked "constructed" are filled in from
+a format string read in the source named; they test that a rule generalises beyond one text.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+import torch
+from errors_texts import LOOK_ALIKES, WORDINGS
+from torch import nn
+
+from course_utils import error_families
+from course_utils.errors import explain_device_error
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = Path(torch.__file__).resolve().parents[1]
+
+
+def caught(action):
+    try:
+        action()
+    except BaseException as exc:  # the test wants the real exception object
+        return exc
+    raise AssertionError("expected the action to raise")
+
+
+# --------------------------------------------------------------------------- the new families, as learners paste them
+
+ACCELERATE = "huggingface/accelerate src/accelerate/big_modeling.py at 16cb6eb (1.15.0.dev0)"
+BNB = "bitsandbytes-foundation/bitsandbytes bitsandbytes/cextension.py at 95f9af3 (0.50.2.dev0)"
+
+# (message, kind, devices, source)
+NEW = [
+    # --- Apple's MPS beyond placement
+    ("The operator 'aten::_slow_conv2d_forward' is not currently implemented for the MPS device. If you want this op "
+     "to be added in priority during the prototype phase of this feature, please comment on "
+     "https://github.com/pytorch/pytorch/issues/77764. As a temporary fix, you can set the environment variable "
+     "`PYTORCH_ENABLE_MPS_FALLBACK=1` to use the CPU as a fallback for this op. WARNING: this will be slower than "
+     "running natively on MPS.", "op-not-on-device", ("mps",), "https://github.com/pytorch/pytorch/issues/86195"),
+    ("NotImplementedError: The operator 'aten::_index_put_impl_' is not current implemented for the MPS device. If you "
+     "want this op to be added in priority during the prototype phase of this feature, please comment on "
+     "https://github.com/pytorch/pytorch/issues/77764. As a temporary fix, you can set the environment variable "
+     "`PYTORCH_ENABLE_MPS_FALLBACK=1` to use the CPU as a fallback for this op. WARNING: this will be slower than "
+     "running natively on MPS.", "op-not-on-device", ("mps",), "https://github.com/invoke-ai/InvokeAI/pull/232"),
+    ("MPS backend out of memory (MPS allocated: 7.43 GB, other allocations: 24.46 GB, max allowed: 32.00 GB). Tried to "
+     "allocate 129.21 MB on private pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory "
+     "allocations (may cause system failure).", "out-of-memory", ("mps",),
+     "https://github.com/pytorch/pytorch/issues/96814"),
+    ("Expected a 'mps:0' generator device but found 'cpu'", "generator-device", ("mps:0", "cpu"),
+     "https://github.com/pytorch/pytorch/issues/110820 (title); the piece \"' generator device but found '\" is in "
+     "libtorch_cpu.so of 2.13.0"),
+    ("Trying to convert Float8_e4m3fn to the MPS backend but it does not have support for that dtype.",
+     "dtype-unsupported-on-device", ("mps",), "https://github.com/pytorch/pytorch/issues/148420"),
+    # --- AMD's ROCm (HIP)
+    ("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 1.88 GiB. GPU 0 has a total capacity of 23.98 GiB of "
+     "which 1.70 GiB is free. Of the allocated memory 21.65 GiB is allocated by PyTorch, and 279.78 MiB is reserved by "
+     "PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory "
+     "Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)", "out-of-memory",
+     ("cuda:0",), "https://github.com/Tongyi-MAI/Z-Image/issues/103"),
+    ("HIP out of memory. Tried to allocate 432.00 MiB. GPU 0 has a total capacity of 15.92 GiB of which 7.12 GiB is "
+     "free. Of the allocated memory 8.08 GiB is allocated by PyTorch, and 321.96 MiB is reserved by PyTorch but "
+     "unallocated. If reserved but unallocated memory is large try setting PYTORCH_HIP_ALLOC_CONF=expandable_segments:"
+     "True to avoid fragmentation.  See documentation for Memory Management  "
+     "(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)", "out-of-memory", ("cuda:0",),
+     "https://github.com/Comfy-Org/ComfyUI/issues/9529"),
+    ("HIP error: invalid device function", "gpu-architecture", ("cuda",),
+     "https://github.com/pytorch/pytorch/issues/164346 (title)"),
+    ("HIP error: Invalid device function\nHIP kernel errors might be asynchronously reported at some other API call, so "
+     "the stacktrace below might be incorrect.\nFor debugging consider passing AMD_SERIALIZE_KERNEL=3\nComplie with "
+     "'TORCH_USE_HIP_DSA' to enable device-side assertions.", "gpu-architecture", ("cuda",),
+     "https://github.com/ROCm/legacy-rocm-build/issues/5264"),
+    # --- Intel's XPU, and device APIs newer than the installed torch
+    ("No XPU devices are available", "no-gpu-visible", ("xpu",), "https://github.com/intel/torch-xpu-ops/issues/4787"),
+    ("module 'torch' has no attribute 'accelerator'", "old-torch", (),
+     "https://github.com/pytorch/tutorials/issues/3263 (torch 2.5.1)"),
+    # --- torch.compile and autocast
+    ("Unhandled FakeTensor Device Propagation for aten.mm.default, found two different devices cuda:0, cpu",
+     "mixed-devices", ("cuda:0", "cpu"), "https://github.com/pytorch/pytorch/issues/119665"),
+    ("Unhandled FakeTensor Device Propagation for aten.copy_.default, found two different devices cpu, cuda:0",
+     "mixed-devices", ("cpu", "cuda:0"), "https://github.com/pytorch/pytorch/pull/106172"),
+    ("RuntimeError: Unhandled FakeTensor Device Propagation for torchvision.deform_conv2d.default, found two different "
+     "devices cuda:0, cpu", "mixed-devices", ("cuda:0", "cpu"), "https://github.com/pytorch/TensorRT/issues/3556"),
+    ("Found NVIDIA GeForce GTX 1080 which is too old to be supported by the triton GPU compiler, which is used as the "
+     "backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability 6.1",
+     "compile-gpu-too-old", ("cuda",), "https://github.com/karpathy/nanoGPT/issues/157; torch/_inductor/exc.py (2.13.0)"),
+    ("User specified an unsupported autocast device_type 'cuda:0'", "autocast-device-type", ("cuda:0",),
+     "https://github.com/XPixelGroup/DiffBIR/issues/26"),
+    ("User specified an unsupported autocast device_type '0'", "autocast-device-type", (),
+     "https://github.com/speechbrain/speechbrain/issues/2881"),
+    ("Current CUDA Device does not support bfloat16. Please switch dtype to float16.", "dtype-unsupported-on-device",
+     ("cuda",), "https://github.com/karpathy/nanoGPT/pull/277; torch/amp/autocast_mode.py (2.13.0)"),
+    # --- libraries around PyTorch
+    ("`.to` is not supported for `4-bit` or `8-bit` bitsandbytes models. Please use the model as it is, since the model "
+     "has already been set to the correct devices and casted to the correct `dtype`.", "library-placement", (),
+     "https://github.com/huggingface/transformers/issues/38717"),
+    (".to is not supported for 4-bit or 8-bit models. Please use the model as it is, since the model has already been "
+     "set to the correct devices and casted to the correct dtype", "library-placement", (),
+     "https://github.com/huggingface/transformers/issues/29303 (title; transformers 4.31.0)"),
+    ("You can't move a model that has some modules offloaded to cpu or disk.", "library-placement", ("cpu",), ACCELERATE),
+    ("The current `device_map` had weights offloaded to the disk. Please provide an `offload_folder` for them. "
+     "Alternatively, make sure you have `safetensors` installed if the model you are using offers the weights in this "
+     "format.", "offload-folder", (), "https://github.com/haotian-liu/LLaVA/issues/1553"),
+    ("We need an `offload_dir` to dispatch this model according to this `device_map`, the following submodules need to "
+     "be offloaded: model.layers.30, lm_head.", "offload-folder", (), "constructed: " + ACCELERATE + " (its f-string)"),
+    ("Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the quantized model. "
+     "If you want to dispatch the model on the CPU or the disk while keeping these modules in 32-bit, you need to set "
+     "`llm_int8_enable_fp32_cpu_offload=True` and pass a custom `device_map` to `from_pretrained`. Check "
+     "https://huggingface.co/docs/transformers/main/en/main_classes/quantization#offload-between-cpu-and-gpu for more "
+     "details.", "offload-quantized", ("cpu",), "https://github.com/unslothai/unsloth/issues/1629"),
+    ("The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers, 8-bit multiplication, "
+     "and GPU quantization are unavailable.", "library-no-gpu", ("cuda",),
+     "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/719"),
+    ("Method 'cadam32bit_grad_fp32' not available in CPU-only version of bitsandbytes.\nReinstall with GPU support or "
+     "use CUDA-enabled hardware.", "library-no-gpu", ("cuda",), "constructed: " + BNB + " (its f-string)"),
+    ("RuntimeError: Failed to infer device type", "no-gpu-visible", (),
+     "https://github.com/vllm-project/vllm/issues/12847 (vllm/config.py, per https://github.com/ai-dynamo/dynamo/issues/391)"),
+    # --- distributed training
+    ("ValueError: DistributedDataParallel device_ids and output_device arguments only work with single-device/multiple-"
+     "device GPU modules or CPU modules, but got device_ids [0], output_device 0, and module parameters "
+     "{device(type='cpu')}.", "ddp-device", ("cpu",), "https://github.com/pytorch/pytorch/issues/100243"),
+    ("[rank7]: ValueError: DistributedDataParallel device_ids and output_device arguments only work with "
+     "single-device/multiple-device GPU modules or CPU modules, but got device_ids [7], output_device None, and module "
+     "parameters {device(type='cpu')}.", "ddp-device", ("cpu",),
+     "https://github.com/ultralytics/ultralytics/pull/15701 (DDP on a CPU-only Mac)"),
+    ("ValueError: DistributedDataParallel device_ids and output_device arguments only work with single-device/multiple-"
+     "device GPU modules or CPU modules, but got device_ids [1], output_device 1, and module parameters "
+     "{device(type='cuda', index=0), \ndevice(type='cuda', index=1)}.", "ddp-device", ("cuda:0", "cuda:1"),
+     "https://github.com/chenyiwan/chatglm-6b-fine-tuning/issues/11 (a model split over two GPUs)"),
+    ("DistributedDataParallel device_ids and output_device arguments only work with single-device CUDA modules, but "
+     "got device_ids 1", "ddp-device", ("cuda",), "https://github.com/pytorch/pytorch/issues/46821 (the 1.x wording)"),
+    ("RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!", "nccl-without-gpu", ("cuda",),
+     "https://github.com/meta-llama/codellama/issues/125"),
+    # --- cuBLAS and cuDNN
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb, m, n, k, "
+     "&alpha, a, lda, b, ldb, &beta, c, ldc)`", "cuda-library-failure", ("cuda",),
+     "https://github.com/seeyourmind/TKGElib/issues/9"),
+    ("CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, n, k, &falpha, a, "
+     "CUDA_R_16F, lda, b, CUDA_R_16F, ldb, &fbeta, c, CUDA_R_16F, ldc, CUDA_R_32F, CUBLAS_GEMM_DFALT_TENSOR_OP)`",
+     "cuda-library-failure", ("cuda",), "https://github.com/SevaSk/ecoute/issues/121"),
+    ("cuDNN error: CUDNN_STATUS_EXECUTION_FAILED", "cuda-library-failure", ("cuda",),
+     "https://github.com/pytorch/examples/issues/729"),
+    # --- any other CUDA error, as 2.13+ prints those that are not asynchronous (no tail), and as 0.x printed them
+    ("RuntimeError: CUDA error: unspecified launch failure", "cuda-error", ("cuda",),
+     "https://github.com/CSUBioGroup/PGMG/issues/3"),
+    ("RuntimeError: cuda runtime error (4) : unspecified launch failure at "
+     "/home/ubuntu/pytorch/torch/lib/THC/THCTensorCopy.cu:85", "cuda-error", ("cuda",),
+     "https://github.com/pytorch/pytorch/issues/2567"),
+    # --- the driver older than the build's CUDA (c10/cuda/CUDAFunctions.cpp), as pasted
+    ("RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver "
+     "by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx "
+     "Alternatively, go to: https://pytorch.org to install a PyTorch version that has been compiled with your version "
+     "of the CUDA driver.", "driver-too-old", ("cuda",), "https://github.com/lllyasviel/Fooocus/issues/1313"),
+    # --- W2 (issue 34): the release wordings of a bad index, read in the 2.13.0 CPU wheel (also raised live below)
+    ("Device index must not be negative", "malformed-device-index", (), "libtorch_python.so of 2.13.0"),
+    ("Invalid device string: 'cuda:-2'", "malformed-device-index", ("cuda",), "libc10.so of 2.13.0"),
+    # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
+    ("Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
+     "map_location to map your storages to an existing device.", "checkpoint-device-unavailable", ("cuda:0",),
+     "constructed: torch/serialization.py of 2.13.0 (its f-string)"),
+]
+
+
+@pytest.mark.parametrize("message, kind, devices, source", NEW, ids=[f"{i:02d}-{n[1]}" for i, n in enumerate(NEW)])
+def test_new_families_are_explained(message, kind, devices, source):
+    e = explain_device_error(message)
+    assert e.is_device_error, f"not recognised ({source}): {e}"
+    assert (e.kind, e.devices) == (kind, devices), f"{source}: {e}"
+    assert e.cause and e.fix and "Not a device error" not in str(e)
+
+
+def _raised_here():
+    """Errors this CPU wheel (2.13.0) raises for the families above, exactly as a learner meets them."""
+    return [
+        (lambda: torch.device("cuda", -2), "malformed-device-index", ()),
+        (lambda: torch.device("cuda:-2"), "malformed-device-index", ("cuda",)),
+        (lambda: torch.device("cuda:x"), "malformed-device-index", ("cuda",)),
+        (lambda: torch.autocast(device_type="0"), "malformed-device-index", ()),
+        (lambda: torch.xpu._lazy_init(), "backend-not-in-build", ("xpu",)),  # AssertionError, torch/xpu/__init__.py
+        (lambda: torch.Generator(device="mps"), "backend-not-in-build", ("mps",)),
+        (lambda: torch.ones(2).to(torch.float8_e4m3fn).to("mps"), "backend-not-in-build", ("mps",)),
+        (lambda: torch.ones(1, device="mps"), "op-not-on-device", ("mps",)),  # the dispatcher: no MPS kernel here
+        (lambda: torch.ones(1, device="hip"), "op-not-on-device", ("hip",)),
+    ]
+
+
+@pytest.mark.parametrize("index", range(len(_raised_here())))
+def test_families_raised_live_by_this_torch(index):
+    action, kind, devices = _raised_here()[index]
+    exc = caught(action)
+    e = explain_device_error(exc)
+    assert e.is_device_error and (e.kind, e.devices) == (kind, devices), f"{type(exc).__name__}: {exc}\n{e}"
+
+
+def test_w2_the_debug_only_assert_is_gone_and_the_release_wordings_are_raised():
+    assert "Device index must be -1 or non-negative" not in (ROOT / "docs" / "error-messages.md").read_text()
+    assert str(caught(lambda: torch.device("cuda", -2))) == "Device index must not be negative"
+    assert str(caught(lambda: torch.device("cuda:-2"))) == "Invalid device string: 'cuda:-2'"
+
+
+@pytest.fixture
+def gloo():
+    """A one-process gloo group in this process, destroyed afterwards."""
+    import torch.distributed as dist
+
+    if not dist.is_available():
+        pytest.skip("this torch has no torch.distributed")
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    yield dist
+    dist.destroy_process_group()
+
+
+def test_ddp_around_a_cpu_module_and_a_two_device_module_live(gloo):
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    e = explain_device_error(caught(lambda: DDP(nn.Linear(2, 2), device_ids=[0])))
+    assert (e.kind, e.devices) == ("ddp-device", ("cpu",)) and "before DDP(model, device_ids=[local_rank])" in e.fix
+    assert "Without GPUs: DDP(model), no device_ids" in e.fix
+    split = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2, device="meta"))
+    e = explain_device_error(caught(lambda: DDP(split)))
+    assert (e.kind, set(e.devices)) == ("ddp-device", {"meta", "cpu"}) and "model.to(device)" in e.fix
+
+
+@pytest.mark.filterwarnings("ignore:Attempted to get default timeout for nccl backend")
+def test_nccl_missing_from_this_build_is_explained_live(gloo):
+    exc = caught(lambda: gloo.new_group(backend="nccl"))
+    if "NCCL built in" not in str(exc):
+        pytest.skip(f"this torch has NCCL: {exc}")
+    e = explain_device_error(exc)
+    assert e.kind == "nccl-without-gpu" and "gloo" in e.fix
+
+
+# --------------------------------------------------------------------------- what each new family tells the learner
+
+
+def test_mps_unimplemented_op_gives_the_fallback_and_when_to_set_it():
+    e = explain_device_error(NEW[0][0])
+    assert "PYTORCH_ENABLE_MPS_FALLBACK=1" in e.fix and "before torch is imported" in e.fix
+    assert "aten::_slow_conv2d_forward" in e.cause
+
+
+def test_out_of_memory_names_the_right_tools_for_each_gpu():
+    hip = explain_device_error(NEW[5][0])
+    assert "rocm-smi" in hip.fix and "HIP" in hip.cause and "1.88 GiB" in hip.cause
+    mps = explain_device_error(NEW[2][0])
+    assert "torch.mps.empty_cache()" in mps.fix and "system failure" in mps.fix
+
+
+def test_compile_and_autocast_fixes():
+    fake = explain_device_error(NEW[11][0])
+    assert "torch.compile" in fake.cause and "without torch.compile" in fake.fix and "register_buffer" in fake.fix
+    old_gpu = explain_device_error(NEW[14][0])
+    assert "capability 7.0" in old_gpu.cause and "aot_eager" in old_gpu.fix
+    autocast = explain_device_error(NEW[15][0])
+    assert "device_type=x.device.type" in autocast.fix
+    assert "is_bf16_supported()" in explain_device_error(NEW[17][0]).fix
+
+
+def test_library_placement_moves_the_inputs_not_the_model():
+    for i in (18, 19, 20):
+        e = explain_device_error(NEW[i][0])
+        assert "inputs = inputs.to(model.device)" in e.fix and not e.fix.startswith("Move the model")
+    assert "offload_folder='offload'" in explain_device_error(NEW[21][0]).fix
+    assert "llm_int8_enable_fp32_cpu_offload=True" in explain_device_error(NEW[23][0]).fix
+
+
+def test_ddp_and_nccl_fixes_say_which_case_is_which():
+    split = explain_device_error(NEW[29][0])
+    assert "split over several GPUs" in split.cause and "without device_ids" in split.fix
+    assert "gloo" in explain_device_error(NEW[31][0]).fix
+
+
+def test_cublas_and_cudnn_failures_point_at_the_real_causes():
+    for i in (32, 34):
+        e = explain_device_error(NEW[i][0])
+        assert "CUDA_LAUNCH_BLOCKING=1" in e.fix and "index out of range" in e.cause and "memory" in e.cause
+
+
+# --------------------------------------------------------------------------- advice in the order of what is likely
+
+
+def test_a_checkpoint_from_a_gpu_on_a_machine_without_one_goes_to_the_cpu_first():
+    none_here = explain_device_error(NEW[-1][0])
+    assert none_here.fix.startswith("torch.load(path, map_location='cpu')") and "'cuda:0'" not in none_here.fix
+    fewer = explain_device_error("Attempting to deserialize object on CUDA device 1 but torch.cuda.device_count() is 1. "
+                                 "Please use torch.load with map_location to map your storages to an existing device.")
+    assert fewer.fix.startswith("torch.load(path, map_location='cpu')")  # torch/serialization.py, 2.13.0
+    unavailable = explain_device_error(
+        "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running "
+        "on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to "
+        "the CPU.")
+    assert "map_location='cpu'" in unavailable.fix and "cuda:0" not in unavailable.fix
+
+
+@pytest.mark.parametrize("message, first", [
+    # weights on the CPU, input on an accelerator: the model moves (issue 34's note, issue 35 point 3)
+    ("Expected all tensors to be on the same device, but got mat2 is on cpu, different from other tensors on cuda:0 "
+     "(when checking argument in method wrapper_CUDA_addmm)", "Move the model to the input's device: model.to('cuda:0')"),
+    ("Tensor for argument weight is on cpu but expected on mps", "Move the model to the input's device: model.to('mps')"),
+    ("Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same",
+     "Move the model to the input's device: model.to('cuda')"),
+    # weights on an accelerator, input on the CPU: the input moves to the model
+    ("Tensor for argument input is on cpu but expected on mps", "Move the input to the model: x = x.to('mps')"),
+    ("Input and parameter tensors are not at the same device, found input tensor at cpu and parameter tensor at cuda:0",
+     "Move the input to the model: x = x.to('cuda:0')"),
+])
+def test_model_and_input_apart_the_work_stays_on_the_accelerator(message, first):
+    e = explain_device_error(message)
+    assert e.fix.startswith(first), e.fix
+    assert "x = x.to('cpu')" not in e.fix
+
+
+@pytest.mark.parametrize("message", [
+    "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",  # TensorIterator
+    "Expected all tensors to be on the same device, but found at least two devices, mps:0 and cpu!",
+    "Unhandled FakeTensor Device Propagation for aten.mm.default, found two different devices cuda:0, cpu",
+])
+def test_where_the_side_is_unknown_the_explanation_shows_how_to_tell(message):
+    e = explain_device_error(message)
+    assert "Which side is wrong?" in e.fix or "without torch.compile" in e.fix
+    assert ".to('cpu')" not in e.fix.split("Which side")[0]
+
+
+# --------------------------------------------------------------------------- never false: a device named is a device error
+
+# Constructed: a property test. Each device or backend word the issue names, in sentences no family knows.
+NAMES = ["cuda:1", "mps", "xpu:0", "hip", "meta", "xla:0", "cpu", "device(type='cuda', index=0)",
+         "torch.cuda.FloatTensor", "CUDAFloatType", "MPSFloatType", "CUDA", "MPS", "XPU", "ROCm", "HIP", "NCCL",
+         "cuDNN", "cuBLAS", "accelerator", "GPU"]
+SENTENCES = ["Something unexpected happened on {}.", "{} error: the frobnicator refused", "cannot reticulate ({})",
+             "Error while running step 3 with {} enabled"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_message_naming_a_device_or_backend_is_never_called_not_a_device_error(name):
+    for sentence in SENTENCES:
+        e = explain_device_error(sentence.format(name))
+        assert e.is_device_error and "Not a device error" not in str(e) + e._repr_html_(), e
+        if e.kind == "unrecognised-device-message":  # "CUDA error: ..." is a family of its own
+            assert "none of the device-error families" in e.cause and e.fix.startswith("Check first:")
+
+
+def test_the_fallback_names_two_devices_and_how_to_tell_which_side():
+    # constructed: a wording no row knows, naming two devices
+    e = explain_device_error("Frobnicate failed: operand on cuda:0 but accumulator on cpu")
+    assert e.devices == ("cuda:0", "cpu") and "most often about tensors of one operation on different devices" in e.cause
+    assert "Which side is wrong?" in e.fix and "does not guess" in e.cause
+
+
+def _every_tested_message():
+    from test_errors import SOURCE_MESSAGES
+    from test_errors_torch_texts import MESSAGES
+
+    yield from (m[0] for m in SOURCE_MESSAGES)
+    yield from (m[0] for m in MESSAGES)
+    yield from (w.message for w in WORDINGS)
+    yield from (m for m, _ in LOOK_ALIKES)
+    yield from (m[0] for m in NEW)
+    yield from (f.example for f in error_families.FAMILIES)
+
+
+def test_no_tested_message_that_names_a_device_is_called_not_a_device_error():
+    from course_utils.errors import _named  # the engine's own reading of what a message names
+
+    for message in _every_tested_message():
+        devices, backends = _named(message)
+        if devices or backends:
+            assert "Not a device error" not in str(explain_device_error(message)), message
+
+
+# --------------------------------------------------------------------------- generalisation: variants of each family
+
+
+@pytest.mark.parametrize("message, kind, devices", [
+    # constructed from torch/_subclasses/fake_tensor.py's format (as quoted in pytorch/pytorch#106172)
+    ("Unhandled FakeTensor Device Propagation for aten.add.Tensor, found two different devices cuda:0, cuda:7",
+     "mixed-devices", ("cuda:0", "cuda:7")),
+    ("Unhandled FakeTensor Device Propagation for aten.index.Tensor, found two different devices xla:0, cpu",
+     "mixed-devices", ("xla:0", "cpu")),
+    # constructed: MPS's fallback message with another operator; MPS and HIP OOM with other sizes
+    ("The operator 'aten::upsample_bicubic2d.out' is not currently implemented for the MPS device.", "op-not-on-device",
+     ("mps",)),
+    ("HIP out of memory. Tried to allocate 2.00 MiB. GPU 3 has a total capacity of 255.98 GiB", "out-of-memory",
+     ("cuda:3",)),
+    ("XPU out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 15.11 GiB", "out-of-memory",
+     ("xpu:0",)),
+    ("User specified an unsupported autocast device_type 'mps:0'", "autocast-device-type", ("mps:0",)),
+    ("Invalid device string: 'cuda:0:1'", "malformed-device-index", ("cuda",)),
+    # constructed from torch/serialization.py's default_restore_location (2.13.0), a file saved on a Mac
+    ("don't know how to restore data location of torch.storage.UntypedStorage (tagged with mps)",
+     "checkpoint-device-unavailable", ("mps",)),
+    ("Could not run 'torchvision::nms' with arguments from the 'CUDA' backend. This could be because the operator "
+     "doesn't exist for this backend", "op-not-on-device", ("cuda",)),
+    ("Expected a 'cuda:1' generator device but found 'cuda:0'", "generator-device", ("cuda:1", "cuda:0")),
+    ("cuDNN error: CUDNN_STATUS_NOT_INITIALIZED", "cuda-library-failure", ("cuda",)),
+    ("DistributedDataParallel device_ids and output_device arguments only work with single-device/multiple-device GPU "
+     "modules or CPU modules, but got device_ids [2], output_device 2, and module parameters {device(type='cuda', "
+     "index=2), device(type='cuda', index=3)}.", "ddp-device", ("cuda:2", "cuda:3")),
+], ids=lambda v: v if isinstance(v, str) and len(v) < 30 else None)
+def test_families_generalise_to_unseen_values(message, kind, devices):
+    e = explain_device_error(message)
+    assert e.is_device_error and (e.kind, e.devices) == (kind, devices), e
+
+
+# --------------------------------------------------------------------------- look-alikes stay out
+
+
+LIVE_LOOK_ALIKES = [
+    (lambda: torch.ones(2, 3) @ torch.ones(4, 5), "shape"),
+    (lambda: torch.ones(2, dtype=torch.long) @ torch.ones(2), "dtype"),
+    (lambda: (torch.ones(2) * 2).sum().backward(), "autograd"),
+    (lambda: nn.Linear(2, 2).load_state_dict({"weight": torch.ones(3, 2), "bias": torch.ones(2)}), "state-dict"),
+    (lambda: nn.Embedding(3, 2)(torch.tensor([5])), "index-out-of-range"),
+    (lambda: torch.load(io.BytesIO(_pickle_of_a_function()), weights_only=True), "weights-only"),
+]
+
+
+def _pickle_of_a_function() -> bytes:
+    import pickle
+
+    return pickle.dumps(io.BytesIO, protocol=2)  # a global weights_only refuses
+
+
+@pytest.mark.parametrize("index", range(len(LIVE_LOOK_ALIKES)))
+def test_look_alikes_raised_live_are_not_cross_device_errors(index):
+    action, kind = LIVE_LOOK_ALIKES[index]
+    exc = caught(action)
+    e = explain_device_error(exc)
+    assert not e.is_device_error and e.kind == kind, f"{type(exc).__name__}: {exc}\n{e}"
+
+
+def test_cpu_ram_exhaustion_is_its_own_family_not_a_cross_device_error():
+    # c10/core/impl/alloc_cpu.cpp (2.7.1, 2.13.0, 2.14.1); raised live in test_errors_torch_texts (slow)
+    e = explain_device_error("DefaultCPUAllocator: can't allocate memory: you tried to allocate 4398046511104 bytes. "
+                             "Error code 12 (Cannot allocate memory)")
+    assert (e.kind, e.devices) == ("out-of-memory", ("cpu",)) and "4096.0 GiB" in e.cause
+
+
+def test_a_look_alike_on_a_gpu_says_what_it_is_about():
+    # libtorch_cpu.so (2.13.0): autograd's version check on a CUDA tensor (tests/errors_texts.py LOOK_ALIKES)
+    e = explain_device_error(LOOK_ALIKES[2][0])
+    assert not e.is_device_error and e.kind == "autograd" and e.devices == ("cuda",)
+    assert str(e).splitlines()[1].startswith("  Names cuda, but the problem is not where tensors are (autograd)")
+
+
+# --------------------------------------------------------------------------- the table and its page
+
+
+def test_docs_page_is_generated_from_the_table():
+    page = (ROOT / "docs" / "error-messages.md").read_text(encoding="utf-8")
+    assert page == error_families.render_markdown(), (
+        "docs/error-messages.md differs from the table: run `make pairs` (or python -m course_utils.error_families "
+        "--write)")
+
+
+def test_every_row_is_whole_and_explains_its_own_example():
+    keys = [f.key for f in error_families.FAMILIES]
+    assert len(keys) == len(set(keys)), "duplicate family keys"
+    for f in error_families.FAMILIES:
+        assert f.section in error_families.SECTIONS and f.example and f.releases and f.source, f.key
+        assert f.regex.search(f.example), f"{f.key}: its pattern does not find its own example"
+        assert f.reader or (f.cause and f.fix), f"{f.key}: a row without a reader states its cause and fix"
+        e = explain_device_error(f.example)
+        if f.reader != "wrapped":  # a wrapper's first line alone is explained by what it carries
+            assert e.is_device_error == f.device_error, f"{f.key}: {e}"
+
+
+def test_the_engine_is_small_and_the_knowledge_is_in_the_table():
+    engine = (ROOT / "src" / "course_utils" / "errors.py").read_text(encoding="utf-8")
+    assert engine.count("\n") < 600 and len(error_families.FAMILIES) >= 80
