@@ -25,7 +25,7 @@
 # | 5 | a CPU | none |
 # | 6 | a CPU | none |
 #
-# Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then folds away the PyTorch source behind it: none is recorded on a GPU yet.
+# Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then folds away the PyTorch source behind it.
 # <!-- lesson-needs:end -->
 
 # %% [markdown] tags=["course-header"]

@@ -90,7 +90,8 @@ def test_an_intro_without_its_markers_is_an_error_that_says_where_they_go(course
 def test_the_without_a_gpu_paragraph_is_true_about_recordings():
     lesson = next(n for n in lesson_map.course() if n.number == "02")
     keys = [c.key for c in lesson.cells if c.needs == "cuda"]
-    assert "none is recorded on a GPU yet" in lesson_map.without_a_gpu(lesson, frozenset())
+    nothing = lesson_map.without_a_gpu(lesson, frozenset())
+    assert "folds away the PyTorch source behind it" in nothing and "real GPU" not in nothing
     assert "shows what a real GPU printed there" in lesson_map.without_a_gpu(lesson, frozenset(keys))
     assert f"(1 of {len(keys)} cells)" in lesson_map.without_a_gpu(lesson, frozenset(keys[:1]))
 

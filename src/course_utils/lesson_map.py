@@ -253,18 +253,18 @@ def _skipped_sentence(lesson: Lesson, recorded_keys: frozenset[str], field_keys:
     n = len(cuda)
     real = [c for c in cuda if c.key in recorded_keys]
     field = [c for c in cuda if c.key in field_keys and c.key not in recorded_keys]
-    said = "Without a GPU, each GPU-only cell prints SKIPPED, says in words what a GPU shows, then"
+    said = "Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then"
     if not real and not field:
-        return f"{said} folds away the PyTorch source behind it: none is recorded on a GPU yet."
+        # "Not yet recorded on a GPU by this course" heads the folded quote in the cell itself.
+        return f"{said} folds away the PyTorch source behind it."
     if len(real) == n:
         return f"{said} shows what a real GPU printed there."
     shown = []
     if real:
         shown.append(f"recorded by the course ({len(real)} of {n} cells)")
     if field:
-        shown.append(f"as reported in public, not run by the course ({len(field)} of {n} cells)")
-    rest = "behind every cell the course did not record" if real else "behind it"
-    return f"{said} shows what a real GPU printed {' or '.join(shown)}, and folds away the PyTorch source {rest}."
+        shown.append(f"from a public report, not run by the course ({len(field)} of {n} cells)")
+    return f"{said} shows a real GPU's output {' or '.join(shown)} and folds away the PyTorch source."
 
 
 def with_intro_block(text: str, block: str, where: str) -> str:
