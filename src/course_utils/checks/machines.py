@@ -1,7 +1,8 @@
 """Simulated machines: run a learner's answer as on a GPU server, a Mac or a laptop, on any machine.
 
 Lesson: the checks of notebooks 01 and 09, whose answers depend on what torch.cuda,
-torch.backends.mps (torch.xpu) and torch.accelerator answer, and the tests of ``preflight`` (``facts()``).
+torch.backends.mps (torch.xpu) and torch.accelerator answer, and the tests of ``preflight`` (``facts()``);
+notebook 04's simulated cells (``course_utils.simulation``), which also need the current CUDA device to move.
 ``simulated(SimulatedMachine(...))`` makes them answer as that machine would, for the length of a block,
 and puts everything back (``patched``).
 """
@@ -75,6 +76,38 @@ def _cuda_unavailable(machine: SimulatedMachine) -> BaseException:
     return AssertionError("Torch not compiled with CUDA enabled")
 
 
+class _CurrentDevice:
+    """The current CUDA device of one ``simulated`` block: it starts at ``machine.current`` and ends with the block."""
+
+    def __init__(self, machine: SimulatedMachine):
+        self.machine = machine
+        self.index = machine.current
+
+    def _check(self, index: int) -> None:
+        if index >= self.machine.cuda:
+            raise RuntimeError(f"simulated machine {self.machine.name!r}: there is no cuda:{index}, it has "
+                               f"{self.machine.cuda} GPU(s); a real one raises a CUDA error (invalid device ordinal)")
+
+    def exchange(self, index: int) -> int:
+        """torch.cuda._exchange_device and _maybe_exchange_device (torch/csrc/cuda/Module.cpp): a negative
+        index is a no-op that returns -1; otherwise make ``index`` current and return the one it replaced.
+        (``maybe`` differs only in when the driver makes a context: the index a program reads is the same.)"""
+        if index < 0:
+            return -1
+        self._check(index)
+        previous, self.index = self.index, index
+        return previous
+
+    def set_device(self, device) -> None:
+        """torch.cuda.set_device, line for line: no-op for a negative index, else torch._C._cuda_setDevice."""
+        from torch.cuda._utils import _get_device_index
+
+        index = _get_device_index(device)
+        if index >= 0:
+            self._check(index)
+            self.index = index
+
+
 # The machine a checker's ``with simulated(...)`` block is simulating in this thread, so that the grader's
 # judge (course_utils.boundary) can re-enter the same one in the kernel around the learner's call.
 _ACTIVE: contextvars.ContextVar[SimulatedMachine | None] = contextvars.ContextVar("simulated_machine", default=None)
@@ -91,6 +124,7 @@ def simulated(machine: SimulatedMachine):
 
     The answer is then run as on that machine, whatever this one is; everything is put back on
     the way out (``patched``)."""
+    state = _CurrentDevice(machine)
 
     def cuda_available() -> bool:
         return machine.cuda > 0
@@ -101,7 +135,7 @@ def simulated(machine: SimulatedMachine):
     def current_device() -> int:
         if machine.cuda == 0:
             raise _cuda_unavailable(machine)
-        return machine.current
+        return state.index
 
     def mps_available() -> bool:
         return machine.mps
@@ -129,6 +163,11 @@ def simulated(machine: SimulatedMachine):
         stack.callback(_ACTIVE.reset, token)
         stack.enter_context(patched(torch.cuda, is_available=cuda_available, device_count=cuda_count,
                                     current_device=current_device))
+        if machine.cuda:
+            # The current device moves as torch/cuda/__init__.py moves it: torch.cuda.device and device_of
+            # call these two on entry and exit, set_device calls torch._C._cuda_setDevice.
+            stack.enter_context(patched(torch.cuda, _exchange_device=state.exchange,
+                                        _maybe_exchange_device=state.exchange, set_device=state.set_device))
         stack.enter_context(patched(torch.backends.mps, is_available=mps_available))
         if hasattr(torch, "xpu"):
             stack.enter_context(patched(torch.xpu, is_available=xpu_available))
