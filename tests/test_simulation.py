@@ -171,3 +171,39 @@ def test_the_source_the_simulation_follows_is_in_the_installed_torch(source, pas
     assert source in SOURCES
     text = (Path(torch.__file__).parent.parent / source).read_text(encoding="utf-8")
     assert passage in text
+
+
+# --------------------------------------------------------------------------- no answer to 04.1 and 04.2
+
+
+def simulate_on_the_simulated_gpus(start, program):
+    """A 04.2 'answer' that runs the program instead of applying the rules: the check must refuse it."""
+    return on_simulated_gpus(run_program, program, gpus=4, start=start).value
+
+
+def predictions_on_the_simulated_gpus():
+    after = on_simulated_gpus(run_program, LISTING).value
+    return [after[i] for i, step in enumerate(LISTING) if step[0] == "read"]
+
+
+@pytest.mark.parametrize(("exercise", "answer"), [("04.2", simulate_on_the_simulated_gpus),
+                                                  ("04.1", predictions_on_the_simulated_gpus)])
+def test_the_simulated_gpus_cannot_answer_the_exercises_on_the_rules(exercise, answer):
+    from course_utils.checks import check
+
+    result = check(exercise, answer)
+    assert result.status != "pass"
+    assert f"switched off while exercise {exercise} is checked" in str(result)
+    assert on_simulated_gpus(run_program, [("device", 1), ("exit",)]).value == [1, 0]  # and on again after
+
+
+def test_the_switch_goes_through_the_graders_boundary():
+    """course-grade calls the answer in the kernel: the switch must travel there with the request."""
+    import pickle
+
+    from course_utils import boundary
+    from course_utils.checks.machines import NoSimulatedGPUs
+
+    assert pickle.loads(pickle.dumps(NoSimulatedGPUs("04.2"))).exercise == "04.2"
+    there = boundary.grade("04.2", boundary.local_channel({"simulate": simulate_on_the_simulated_gpus}))
+    assert there.status == "fail" and "switched off while exercise 04.2 is checked" in there.message

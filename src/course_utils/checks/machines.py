@@ -14,6 +14,7 @@ import contextvars
 from dataclasses import dataclass
 
 import torch
+from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack
 
 
 @contextlib.contextmanager
@@ -118,12 +119,31 @@ def active_machine() -> SimulatedMachine | None:
     return _ACTIVE.get()
 
 
+class NoSimulatedGPUs(TorchFunctionMode):
+    """Around the learner's call in exercises 04.1 and 04.2: a simulated machine with GPUs refuses to start.
+
+    Their answers are the scoping rules themselves; running the program on the simulated GPUs would
+    hand them over. A mode (it passes every call through) so that the grader's judge
+    (course_utils.boundary) re-enters it in the kernel, around the answer, as it does other course modes."""
+
+    def __init__(self, exercise: str):
+        super().__init__()
+        self.exercise = exercise
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+
 @contextlib.contextmanager
 def simulated(machine: SimulatedMachine):
     """Make torch's availability functions answer as ``machine`` would, for the length of a block.
 
     The answer is then run as on that machine, whatever this one is; everything is put back on
     the way out (``patched``)."""
+    refused = [m for m in _get_current_function_mode_stack() if isinstance(m, NoSimulatedGPUs)]
+    if refused and machine.cuda:
+        raise RuntimeError(f"the simulated GPUs are switched off while exercise {refused[0].exercise} is checked: "
+                           "its answer is the rules themselves. Work them out from the lesson (parts 2 to 5).")
     state = _CurrentDevice(machine)
 
     def cuda_available() -> bool:
