@@ -8,8 +8,10 @@ must show the sequences its text predicts.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
+import nbformat
 import pytest
 import torch
 from torch import nn
@@ -21,6 +23,7 @@ from course_utils.scopes import run_scopes
 from course_utils.simulation import SOURCES, SimulatedRun, on_simulated_gpus
 
 ROOT = Path(__file__).resolve().parents[1]
+LESSON = ROOT / "notebooks" / "04_current_device.ipynb"
 LABEL = "SIMULATED (built from PyTorch's source: torch/cuda/__init__.py, torch/cuda/_utils.py, torch/utils/_device.py)"
 
 
@@ -171,6 +174,70 @@ def test_the_source_the_simulation_follows_is_in_the_installed_torch(source, pas
     assert source in SOURCES
     text = (Path(torch.__file__).parent.parent / source).read_text(encoding="utf-8")
     assert passage in text
+
+
+# --------------------------------------------------------------------------- the lesson's simulated cells
+
+
+def _lesson_values() -> tuple[dict[str, SimulatedRun], dict[str, object]]:
+    """Run lesson 04's code cells in this process, as Run All would: the value each simulated cell ends on,
+    by the call it shows, and the lesson's namespace (its functions)."""
+    namespace: dict[str, object] = {"display": lambda *args, **kwargs: None}
+    values = {}
+    for cell in nbformat.read(LESSON, as_version=4).cells:
+        tags = cell.metadata.get("tags", [])
+        if cell.cell_type != "code" or "course-header" in tags or "raises-exception" in tags:
+            continue
+        source = "\n".join(line for line in cell.source.splitlines() if not line.startswith("%"))
+        tree = ast.parse(source)
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        exec(compile(tree, str(LESSON), "exec"), namespace)  # noqa: S102 (the course's own lesson)
+        if last is not None:
+            value = eval(compile(ast.Expression(last.value), str(LESSON), "eval"), namespace)  # noqa: S307
+            if isinstance(value, SimulatedRun):
+                values[value.program] = value
+    return values, namespace
+
+
+def test_the_lessons_simulated_cells_show_what_its_text_predicts():
+    values, _ = _lesson_values()
+    expected = {
+        "ask_each_gpu(where_new_cuda_tensors_go)": {
+            "cuda:0 current": {".cuda()": "cuda:0", 'device="cuda"': "cuda:0"},
+            "cuda:1 current": {".cuda()": "cuda:1", 'device="cuda"': "cuda:1"}},
+        "switch_for_a_block(1)": (1, 1, 0),
+        "inside_device_of_a_gpu_tensor()": (0, "cpu", "cuda:0"),
+        "set_device_inside_blocks()": (0, 1),
+        "default_versus_current()": (0, "cuda:1", "cuda:0"),
+    }
+    assert {k: v.value for k, v in values.items() if k in expected} == expected
+    trace = values["nested_trace()"].value
+    # the prediction in the lesson's text: 0 1 1 0 1 1 on the way in, 1 0 1 1 0 on the way out
+    assert trace.cuda_devices == (0, 1, 1, 0, 1, 1, 1, 0, 1, 1, 0)
+    assert [d for d in trace.default_devices] == ["cpu"] * 5 + ["cuda:0"] + ["cpu"] * 5
+    assert all(str(v).startswith(LABEL) for v in values.values()) and len(values) == 6
+    assert values["inside_device_of_a_gpu_tensor()"].start == 1
+
+
+@pytest.mark.cuda(2)
+def test_on_two_real_gpus_the_lessons_programs_agree_with_the_simulation():
+    """The same functions, run for real and simulated: the simulation is right only where these agree."""
+    values, lesson = _lesson_values()
+    original = torch.cuda.current_device()
+    try:
+        torch.cuda.set_device(0)
+        real = {
+            "switch_for_a_block(1)": lesson["switch_for_a_block"](1),
+            "set_device_inside_blocks()": lesson["set_device_inside_blocks"](),
+            "default_versus_current()": lesson["default_versus_current"](),
+            "nested_trace()": lesson["nested_trace"]().cuda_devices,
+        }
+        torch.cuda.set_device(1)  # as the simulated cell starts it
+        real["inside_device_of_a_gpu_tensor()"] = lesson["inside_device_of_a_gpu_tensor"]()
+    finally:
+        torch.cuda.set_device(original)
+    simulated = {k: (v.value.cuda_devices if k == "nested_trace()" else v.value) for k, v in values.items() if k in real}
+    assert simulated == real
 
 
 # --------------------------------------------------------------------------- no answer to 04.1 and 04.2
