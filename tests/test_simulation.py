@@ -100,6 +100,15 @@ def test_a_moved_tensor_keeps_its_values_and_comes_back_as_a_plain_cpu_tensor():
     assert on_simulated_gpus(program).value == ("cuda:1", "cuda:1", True, [0.0, 2.0, 4.0], "cuda:1")
 
 
+def test_moves_to_other_devices_are_real_ones():
+    def program():
+        x = torch.ones(2)
+        return [str(t.device) for t in (x.to("meta"), x.to(torch.device("meta")), x.cpu(), x.to("cpu"),
+                                        torch.ones(1, device="cuda").to("meta"), x.to(torch.float64))]
+
+    assert on_simulated_gpus(program).value == ["meta", "meta", "cpu", "cpu", "meta", "cpu"]
+
+
 # --------------------------------------------------------------------------- what it refuses, and what it leaves
 
 
@@ -240,7 +249,7 @@ def test_on_two_real_gpus_the_lessons_programs_agree_with_the_simulation():
     assert simulated == real
 
 
-# --------------------------------------------------------------------------- no answer to 04.1 and 04.2
+# --------------------------------------------------------------------------- no answer to 04.1, 04.2 and 04.3
 
 
 def simulate_on_the_simulated_gpus(start, program):
@@ -253,8 +262,25 @@ def predictions_on_the_simulated_gpus():
     return [after[i] for i, step in enumerate(LISTING) if step[0] == "read"]
 
 
+def landing_device_on_the_simulated_gpus(spec, current):
+    def land():
+        x = torch.ones(1)
+        return str((x.cuda() if spec is None else x.cuda(spec) if isinstance(spec, int) else x.to(spec)).device)
+
+    return on_simulated_gpus(land, gpus=4, start=current).value
+
+
+def test_the_simulated_gpus_would_answer_04_3_outside_its_check():
+    """So the switch below is needed: on the simulated GPUs the shortcut gets every case of 04.3 right."""
+    from course_utils.checks.nb04 import LANDING_CASES
+
+    assert all(landing_device_on_the_simulated_gpus(spec, current) == expected
+               for spec, current, expected in LANDING_CASES)
+
+
 @pytest.mark.parametrize(("exercise", "answer"), [("04.2", simulate_on_the_simulated_gpus),
-                                                  ("04.1", predictions_on_the_simulated_gpus)])
+                                                  ("04.1", predictions_on_the_simulated_gpus),
+                                                  ("04.3", landing_device_on_the_simulated_gpus)])
 def test_the_simulated_gpus_cannot_answer_the_exercises_on_the_rules(exercise, answer):
     from course_utils.checks import check
 

@@ -149,9 +149,9 @@ def _cuda_index(device: torch.device) -> int:
     return index
 
 
-def _moved(t: torch.Tensor, device: torch.device | None) -> torch.Tensor:
-    if device is None or (device.type != "cuda" and not isinstance(t, _SimulatedCudaTensor)):
-        return t
+def _moved(t: torch.Tensor, device: torch.device) -> torch.Tensor:
+    if device.type != "cuda" and not isinstance(t, _SimulatedCudaTensor):
+        return torch.Tensor.to(t, device)  # a real move (to meta, or the CPU): this mode is off inside its handler
     if isinstance(t, torch.nn.Parameter):
         raise RuntimeError("simulated machine: moving a module's parameters is not simulated (the module would keep "
                            "them in host memory and say so); the lesson's programs move tensors only.")

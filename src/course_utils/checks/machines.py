@@ -120,7 +120,7 @@ def active_machine() -> SimulatedMachine | None:
 
 
 class NoSimulatedGPUs(TorchFunctionMode):
-    """Around the learner's call in exercises 04.1 and 04.2: a simulated machine with GPUs refuses to start.
+    """Around the learner's call in exercises 04.1 to 04.3: a simulated machine with GPUs refuses to start.
 
     Their answers are the scoping rules themselves; running the program on the simulated GPUs would
     hand them over. A mode (it passes every call through) so that the grader's judge

@@ -4,8 +4,8 @@ The scoping rules are checked against tables of programs and what ``torch.cuda.d
 makes of them (``LISTING_ANSWERS``, ``_cases_nb04.SIMULATE_CASES``, ``LANDING_CASES``), so every
 check runs on a CPU-only machine. The tests hold the tables to a reference model
 (``tests/answer_references.py``), and that model to real GPUs where two are present. The lesson's
-simulated GPUs (``course_utils.simulation``) would run a program and so answer 04.1 and 04.2: those
-two checks call the answer under ``NoSimulatedGPUs``, which switches them off.
+simulated GPUs (``course_utils.simulation``) would run a program and so answer 04.1 to 04.3: those
+checks call the answer under ``NoSimulatedGPUs``, which switches them off.
 
 A *program* is a list of steps, each a tuple:
 
@@ -132,7 +132,8 @@ LANDING_CASES = (
 )
 def _landing_device(landing_device) -> str:
     for spec, current, expected in LANDING_CASES:
-        got = call(landing_device, spec, current)
+        with NoSimulatedGPUs("04.3"):
+            got = call(landing_device, spec, current)
         if text(got) != expected:
             shown = "x.cuda()" if spec is None else (f"x.cuda({spec})" if isinstance(spec, int) else f"x.to({spec!r})")
             raise Wrong(f"With cuda:{current} current, {shown} lands on {expected}; you said {got!r}.")
