@@ -19,7 +19,7 @@
 # |---|---|---|
 # | 1 | 1 GPU | 1 (1 GPU) |
 # | 2 | a CPU | none |
-# | 3 | 1 GPU | in Deeper: 1 (1 GPU) |
+# | 3 | 1 GPU | 1 (1 GPU) |
 # | 4 | 2 GPUs | 1 (2 GPUs) |
 # | 5 | 2 GPUs | 1 (2 GPUs); in Deeper: 1 (2 GPUs) |
 #
@@ -54,6 +54,7 @@ from course_utils.checks import check
 from course_utils.claims import raises
 from course_utils.devices import needs_cuda
 from course_utils.scopes import run_scopes, trace_current_device
+from course_utils.simulation import on_simulated_gpus
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
@@ -64,26 +65,37 @@ torch.__version__, torch.cuda.is_available(), torch.cuda.device_count()
 #
 # A process with CUDA has one current CUDA device, an index (`torch.cuda.current_device()`).
 # `.cuda()`, `device="cuda"`, the current stream and the memory statistics use it when you name no
-# index. The cell asks each of them, with each GPU made current in turn.
+# index. The cell asks each, making each GPU current in turn.
 
 # %%
-def what_the_current_device_decides() -> dict[str, str]:
-    return {
-        ".cuda()": str(torch.ones(1).cuda().device),
-        'device="cuda"': str(torch.ones(1, device="cuda").device),
-        "current_stream()": str(torch.cuda.current_stream().device),
-        "memory_allocated()": f"{torch.cuda.memory_allocated()} bytes",
-        "mem_get_info() free": f"{torch.cuda.mem_get_info()[0] / 2**30:.1f} GiB",
-    }
+def where_new_cuda_tensors_go() -> dict[str, str]:
+    return {".cuda()": str(torch.ones(1).cuda().device), 'device="cuda"': str(torch.ones(1, device="cuda").device)}
 
-if gpu := needs_cuda(1, what="asking each GPU in turn", key="04-each-gpu"):
-    result = {}
+def what_the_current_device_decides() -> dict[str, str]:
+    return {**where_new_cuda_tensors_go(),
+            "current_stream()": str(torch.cuda.current_stream().device),
+            "memory_allocated()": f"{torch.cuda.memory_allocated()} bytes",
+            "mem_get_info() free": f"{torch.cuda.mem_get_info()[0] / 2**30:.1f} GiB"}
+
+def ask_each_gpu(question) -> dict[str, dict[str, str]]:
+    answers = {}
     for i in range(torch.cuda.device_count()):
         with torch.cuda.device(i):
-            result[f"cuda:{i} current"] = what_the_current_device_decides()
+            answers[f"cuda:{i} current"] = question()
+    return answers
+
+if gpu := needs_cuda(1, what="asking each GPU in turn", key="04-each-gpu"):
+    result = ask_each_gpu(what_the_current_device_decides)
 else:
     result = gpu
 result
+
+# %% [markdown]
+# Without GPUs, watch the same loop on the exercise checks' two simulated GPUs, built from
+# PyTorch's source: never a run, and no streams or memory.
+
+# %%
+on_simulated_gpus(ask_each_gpu, where_new_cuda_tensors_go)
 
 # %% [markdown]
 # Without CUDA there is no current device, and each of these raises.
@@ -115,11 +127,14 @@ torch.cuda.memory_allocated(), torch.cuda.max_memory_allocated()
 # no-op, so this cell runs on any machine and switches where there are two GPUs.
 
 # %%
-index = 1 if torch.cuda.device_count() >= 2 else -1  # -1: a scope that switches nothing
-current = torch.cuda.current_device if torch.cuda.is_available() else (lambda: "no CUDA")
-with torch.cuda.device(index):
-    inside = current()
-index, inside, current()
+def switch_for_a_block(index: int) -> tuple:
+    current = torch.cuda.current_device if torch.cuda.is_available() else (lambda: "no CUDA")
+    with torch.cuda.device(index):
+        inside = current()
+    return index, inside, current()
+
+display(switch_for_a_block(1 if torch.cuda.device_count() >= 2 else -1))  # -1: a scope that switches nothing
+on_simulated_gpus(switch_for_a_block, 1)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the source of `torch.cuda.device`, and `None`
@@ -154,7 +169,7 @@ run_scopes([("device(0)", lambda: torch.cuda.device(0))])
 # ## 3. `torch.cuda.device_of(t)`: switch to a tensor's GPU
 #
 # The same switch, with the index read from a tensor; for a CPU tensor it is a no-op. It moves
-# no data, and it takes tensors, not modules:
+# no data and takes tensors, not modules:
 
 # %%
 x = torch.randn(4, 3)
@@ -173,6 +188,21 @@ model = nn.Linear(4, 3)
 with torch.cuda.device_of(next(model.parameters())):
     inside_model_scope = next(model.parameters()).device
 inside_model_scope
+
+# %% [markdown]
+# With `g` on `cuda:0` the block makes 0 current; `x` stays on the CPU.
+
+# %%
+def inside_device_of_a_gpu_tensor() -> tuple:
+    g = torch.ones(2, device="cuda:0")
+    with torch.cuda.device_of(g):
+        return torch.cuda.current_device(), str(x.device), str(torch.ones(1, device="cuda").device)
+
+if gpu := needs_cuda(1, what="device_of on a CUDA tensor", key="04-device-of-cuda"):
+    display(inside_device_of_a_gpu_tensor())
+else:
+    display(gpu)
+on_simulated_gpus(inside_device_of_a_gpu_tensor, start=1)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: what `device_of` is
@@ -196,28 +226,15 @@ with trace_current_device() as t:
         pass
 type(d), d.idx, repr(d)[:40], t
 
-# %% [markdown] tags=["deeper"]
-# With a GPU, inside `device_of(g)` (g on `cuda:0`) a CPU tensor stays on the CPU: only tensors
-# *created* without an index land on the current device.
-
-# %% tags=["deeper"]
-if gpu := needs_cuda(1, what="device_of on a CUDA tensor", key="04-device-of-cuda"):
-    g = torch.ones(2, device="cuda:0")
-    with torch.cuda.device_of(g):
-        on_gpu = (torch.cuda.current_device(), str(x.device), str(torch.ones(1, device="cuda").device))
-else:
-    on_gpu = gpu
-on_gpu
-
 # %% [markdown]
 # ## 4. `torch.cuda.set_device(i)`: switch for good, almost
 #
 # `set_device` has no block and nothing restores it, so its docs prefer `torch.cuda.device`. But an
 # enclosing `with torch.cuda.device(i)` restores, on exit, what was current at entry: it undoes a
-# `set_device` made inside. Inside `device(-1)`, which restores nothing, it stays. On two GPUs:
+# `set_device` made inside. Inside `device(-1)`, which restores nothing, it stays.
 
 # %%
-if gpu := needs_cuda(2, what="set_device inside a scope", key="04-set-device"):
+def set_device_inside_blocks() -> tuple[int, int]:
     torch.cuda.set_device(0)
     with torch.cuda.device(0):
         torch.cuda.set_device(1)
@@ -226,10 +243,13 @@ if gpu := needs_cuda(2, what="set_device inside a scope", key="04-set-device"):
         torch.cuda.set_device(1)
     after_device_minus_1 = torch.cuda.current_device()
     torch.cuda.set_device(0)  # leave the notebook as it was
-    shown = (after_device_0, after_device_minus_1)
+    return after_device_0, after_device_minus_1
+
+if gpu := needs_cuda(2, what="set_device inside a scope", key="04-set-device"):
+    display(set_device_inside_blocks())
 else:
-    shown = gpu
-shown
+    display(gpu)
+on_simulated_gpus(set_device_inside_blocks)
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: the docstring, and `torch.accelerator.device_index`
@@ -277,8 +297,7 @@ else:
 # ## 5. `with torch.device(...)`: the default device, a different thing
 #
 # A `torch.device` is a context manager too, but it sets the *default device*: where factory
-# functions (`torch.ones`, a new layer's parameters) put tensors when you pass no `device=`. The
-# current CUDA device stays as it was.
+# functions (`torch.ones`, a new layer's parameters) put tensors when you pass no `device=`.
 
 # %%
 with torch.device("meta"):
@@ -295,21 +314,23 @@ def zeros_where(x):
 check("04.a")
 
 # %% [markdown]
-# On two GPUs the difference is plain: inside `with torch.device("cuda:1")`, `torch.ones(1)` goes
-# to `cuda:1`, but `.cuda()` follows the current device, still 0.
+# Inside `with torch.device("cuda:1")`, `torch.ones(1)` goes to `cuda:1`, but `.cuda()` follows the
+# current device, still 0.
 
 # %%
-if gpu := needs_cuda(2, what="torch.device('cuda:1') versus the current device", key="04-torch-device-scope"):
+def default_versus_current() -> tuple[int, str, str]:
     with torch.device("cuda:1"):
-        seen = (torch.cuda.current_device(), str(torch.ones(1).device), str(torch.empty(1, device="cpu").cuda().device))
+        return torch.cuda.current_device(), str(torch.ones(1).device), str(torch.empty(1, device="cpu").cuda().device)
+
+if gpu := needs_cuda(2, what="torch.device('cuda:1') versus the current device", key="04-torch-device-scope"):
+    display(default_versus_current())
 else:
-    seen = gpu
-seen
+    display(gpu)
+on_simulated_gpus(default_versus_current)
 
 # %% [markdown]
-# `run_scopes` enters blocks one inside the other and records both devices at every step (the
-# exercises use it). Entering `torch.device("cuda:0")` works even without CUDA: it only records a
-# default.
+# `run_scopes` enters blocks one inside the other and records both devices at every step.
+# Entering `torch.device("cuda:0")` works even without CUDA: it only records a default.
 
 # %%
 run_scopes([("torch.device('cuda:0')", torch.device("cuda:0")), ("device_of(x)", torch.cuda.device_of(x))])
@@ -350,27 +371,36 @@ torch.__version__, read_inside, "sees the block" if TorchVersion(torch.__version
 # the cell runs the half it can (the CPU tensor's `device_of` and `torch.device('meta')`).
 
 # %% tags=["deeper"]
-if gpu := needs_cuda(2, what="the nested-scope trace", key="04-nested-trace"):
+def nested_trace():
     t1 = torch.ones(1, device="cuda:1")
     torch.cuda.set_device(0)
-    trace = run_scopes([
+    return run_scopes([
         ("device(1)", torch.cuda.device(1)),
         ("device_of(cpu tensor)", torch.cuda.device_of(x)),
         ("device(0)", torch.cuda.device(0)),
         ("device_of(t1)", torch.cuda.device_of(t1)),
         ("torch.device('cuda:0')", torch.device("cuda:0")),
     ])
+
+if gpu := needs_cuda(2, what="the nested-scope trace", key="04-nested-trace"):
+    trace = nested_trace()
 else:
     display(gpu)
     trace = run_scopes([("device_of(cpu tensor)", torch.cuda.device_of(x)), ("torch.device('meta')", torch.device("meta"))])
 trace
+
+# %% [markdown] tags=["deeper"]
+# The whole trace, on the simulated two GPUs: check the prediction against it.
+
+# %% tags=["deeper"]
+on_simulated_gpus(nested_trace)
 
 # %% [markdown]
 # ## Summary
 #
 # - The current CUDA device decides where `.cuda()`, `device="cuda"` and the memory statistics go.
 # - `with torch.cuda.device(i)` switches it for a block; `torch.cuda.device_of(t)` reads `i` from a
-#   tensor (a no-op for CPU tensors). `-1` is a no-op everywhere.
+#   tensor (a no-op for CPU tensors).
 # - `torch.cuda.set_device` has no block, but an enclosing block's exit undoes it.
 # - `with torch.device(...)` sets the default device for new tensors, never the current CUDA device.
 #

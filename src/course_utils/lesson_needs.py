@@ -63,7 +63,7 @@ LESSONS = (
      ),
      (
          ('04-each-gpu', 1, 'asking each GPU in turn', '1', False, 'cuda'),
-         ('04-device-of-cuda', 1, 'device_of on a CUDA tensor', '3', True, 'cuda'),
+         ('04-device-of-cuda', 1, 'device_of on a CUDA tensor', '3', False, 'cuda'),
          ('04-set-device', 2, 'set_device inside a scope', '4', False, 'cuda'),
          ('04-torch-device-scope', 2, "torch.device('cuda:1') versus the current device", '5', False, 'cuda'),
          ('04-nested-trace', 2, 'the nested-scope trace', '5', True, 'cuda'),

@@ -1,7 +1,8 @@
 """Simulated machines: run a learner's answer as on a GPU server, a Mac or a laptop, on any machine.
 
 Lesson: the checks of notebooks 01 and 09, whose answers depend on what torch.cuda,
-torch.backends.mps (torch.xpu) and torch.accelerator answer, and the tests of ``preflight`` (``facts()``).
+torch.backends.mps (torch.xpu) and torch.accelerator answer, and the tests of ``preflight`` (``facts()``);
+notebook 04's simulated cells (``course_utils.simulation``), which also need the current CUDA device to move.
 ``simulated(SimulatedMachine(...))`` makes them answer as that machine would, for the length of a block,
 and puts everything back (``patched``).
 """
@@ -13,6 +14,7 @@ import contextvars
 from dataclasses import dataclass
 
 import torch
+from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack
 
 
 @contextlib.contextmanager
@@ -75,6 +77,38 @@ def _cuda_unavailable(machine: SimulatedMachine) -> BaseException:
     return AssertionError("Torch not compiled with CUDA enabled")
 
 
+class _CurrentDevice:
+    """The current CUDA device of one ``simulated`` block: it starts at ``machine.current`` and ends with the block."""
+
+    def __init__(self, machine: SimulatedMachine):
+        self.machine = machine
+        self.index = machine.current
+
+    def _check(self, index: int) -> None:
+        if index >= self.machine.cuda:
+            raise RuntimeError(f"simulated machine {self.machine.name!r}: there is no cuda:{index}, it has "
+                               f"{self.machine.cuda} GPU(s); a real one raises a CUDA error (invalid device ordinal)")
+
+    def exchange(self, index: int) -> int:
+        """torch.cuda._exchange_device and _maybe_exchange_device (torch/csrc/cuda/Module.cpp): a negative
+        index is a no-op that returns -1; otherwise make ``index`` current and return the one it replaced.
+        (``maybe`` differs only in when the driver makes a context: the index a program reads is the same.)"""
+        if index < 0:
+            return -1
+        self._check(index)
+        previous, self.index = self.index, index
+        return previous
+
+    def set_device(self, device) -> None:
+        """torch.cuda.set_device, line for line: no-op for a negative index, else torch._C._cuda_setDevice."""
+        from torch.cuda._utils import _get_device_index
+
+        index = _get_device_index(device)
+        if index >= 0:
+            self._check(index)
+            self.index = index
+
+
 # The machine a checker's ``with simulated(...)`` block is simulating in this thread, so that the grader's
 # judge (course_utils.boundary) can re-enter the same one in the kernel around the learner's call.
 _ACTIVE: contextvars.ContextVar[SimulatedMachine | None] = contextvars.ContextVar("simulated_machine", default=None)
@@ -85,12 +119,32 @@ def active_machine() -> SimulatedMachine | None:
     return _ACTIVE.get()
 
 
+class NoSimulatedGPUs(TorchFunctionMode):
+    """Around the learner's call in exercises 04.1 to 04.3: a simulated machine with GPUs refuses to start.
+
+    Their answers are the scoping rules themselves; running the program on the simulated GPUs would
+    hand them over. A mode (it passes every call through) so that the grader's judge
+    (course_utils.boundary) re-enters it in the kernel, around the answer, as it does other course modes."""
+
+    def __init__(self, exercise: str):
+        super().__init__()
+        self.exercise = exercise
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+
 @contextlib.contextmanager
 def simulated(machine: SimulatedMachine):
     """Make torch's availability functions answer as ``machine`` would, for the length of a block.
 
     The answer is then run as on that machine, whatever this one is; everything is put back on
     the way out (``patched``)."""
+    refused = [m for m in _get_current_function_mode_stack() if isinstance(m, NoSimulatedGPUs)]
+    if refused and machine.cuda:
+        raise RuntimeError(f"the simulated GPUs are switched off while exercise {refused[0].exercise} is checked: "
+                           "its answer is the rules themselves. Work them out from the lesson (parts 2 to 5).")
+    state = _CurrentDevice(machine)
 
     def cuda_available() -> bool:
         return machine.cuda > 0
@@ -101,7 +155,7 @@ def simulated(machine: SimulatedMachine):
     def current_device() -> int:
         if machine.cuda == 0:
             raise _cuda_unavailable(machine)
-        return machine.current
+        return state.index
 
     def mps_available() -> bool:
         return machine.mps
@@ -129,6 +183,11 @@ def simulated(machine: SimulatedMachine):
         stack.callback(_ACTIVE.reset, token)
         stack.enter_context(patched(torch.cuda, is_available=cuda_available, device_count=cuda_count,
                                     current_device=current_device))
+        if machine.cuda:
+            # The current device moves as torch/cuda/__init__.py moves it: torch.cuda.device and device_of
+            # call these two on entry and exit, set_device calls torch._C._cuda_setDevice.
+            stack.enter_context(patched(torch.cuda, _exchange_device=state.exchange,
+                                        _maybe_exchange_device=state.exchange, set_device=state.set_device))
         stack.enter_context(patched(torch.backends.mps, is_available=mps_available))
         if hasattr(torch, "xpu"):
             stack.enter_context(patched(torch.xpu, is_available=xpu_available))

@@ -2,9 +2,10 @@
 
 The scoping rules are checked against tables of programs and what ``torch.cuda.device``'s source
 makes of them (``LISTING_ANSWERS``, ``_cases_nb04.SIMULATE_CASES``, ``LANDING_CASES``), so every
-check runs on a CPU-only machine and the package holds no simulator that would answer 04.2. The
-tests hold the tables to a reference model (``tests/answer_references.py``), and that model to
-real GPUs where two are present.
+check runs on a CPU-only machine. The tests hold the tables to a reference model
+(``tests/answer_references.py``), and that model to real GPUs where two are present. The lesson's
+simulated GPUs (``course_utils.simulation``) would run a program and so answer 04.1 to 04.3: those
+checks call the answer under ``NoSimulatedGPUs``, which switches them off.
 
 A *program* is a list of steps, each a tuple:
 
@@ -25,6 +26,7 @@ from torch.overrides import TorchFunctionMode
 
 from course_utils.checks._cases_nb04 import SIMULATE_CASES
 from course_utils.checks._core import LearnerRaised, Wrong, call, exercise, same, text, try_it
+from course_utils.checks.machines import NoSimulatedGPUs
 from course_utils.scopes import default_device, read_devices
 
 STEP_KINDS = ("device", "device_of", "torch.device", "set_device", "exit", "read")
@@ -67,7 +69,8 @@ _WHY = {
           "device(-1) do nothing; torch.device(...) only sets the default device."),
 )
 def _predictions(predictions) -> str:
-    got = call(predictions)
+    with NoSimulatedGPUs("04.1"):
+        got = call(predictions)
     expected = list(LISTING_ANSWERS)
     if not isinstance(got, (list, tuple)) or len(got) != len(expected):
         raise Wrong(f"predictions() should return a list of {len(expected)} integers (a to h), got {got!r}.")
@@ -90,7 +93,8 @@ def _predictions(predictions) -> str:
 def _simulate(simulate) -> str:
     for start, steps, after in SIMULATE_CASES:
         program, expected = list(steps), list(after)
-        got = call(simulate, start, [tuple(s) for s in program])
+        with NoSimulatedGPUs("04.2"):
+            got = call(simulate, start, [tuple(s) for s in program])
         if not same(list(got), expected):
             raise Wrong(
                 f"simulate({start}, {program}) returned {list(got)!r}; torch.cuda's rules give {expected!r}.",
@@ -128,7 +132,8 @@ LANDING_CASES = (
 )
 def _landing_device(landing_device) -> str:
     for spec, current, expected in LANDING_CASES:
-        got = call(landing_device, spec, current)
+        with NoSimulatedGPUs("04.3"):
+            got = call(landing_device, spec, current)
         if text(got) != expected:
             shown = "x.cuda()" if spec is None else (f"x.cuda({spec})" if isinstance(spec, int) else f"x.to({spec!r})")
             raise Wrong(f"With cuda:{current} current, {shown} lands on {expected}; you said {got!r}.")
