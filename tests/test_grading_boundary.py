@@ -15,6 +15,7 @@ from test_checks_wrong_answers import WRONG, _solution_functions
 
 from course_utils import boundary
 from course_utils.checks import all_exercises, check, get_exercise
+from course_utils.handover import handover_folder
 from course_utils.scopes import default_device
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -100,23 +101,126 @@ def test_a_reply_cannot_carry_code():
     assert result.status == "fail" and not hasattr(sys, "_course_boundary_pwned"), result
 
 
-@pytest.mark.slow  # one kernel per exercise notebook
-def test_every_solution_earns_full_marks_from_course_grade(tmp_path):
-    """The same proof against real kernels: what the local channel cannot show (process-wide state such
-    as torch's random generator) shows here."""
+# ----------------------------------------------------------------------------- files a check hands over
+
+
+def _load_onto_recording(seen: list):
+    """03.3's course answer, noting each path it was handed and whether it could read it there."""
+    load_onto = _solution_functions(ROOT / "solutions" / "03_model_placement_exercises.py")["load_onto"]
+
+    def recording(path, device, make_model):
+        seen.append((pathlib.Path(path), pathlib.Path(path).is_file()))
+        return load_onto(path, device, make_model)
+
+    return recording
+
+
+def test_a_checkpoint_is_handed_over_in_the_submissions_handover_folder(tmp_path):
+    """03.3 hands the answer checkpoint files: written where the kernel reads them, and removed after."""
+    seen: list = []
+    result = boundary.grade("03.3", boundary.local_channel({"load_onto": _load_onto_recording(seen)}),
+                            handover=tmp_path)
+    assert result.passed, result
+    assert seen and all(readable and path.is_relative_to(tmp_path.resolve()) for path, readable in seen), seen
+    assert list(tmp_path.iterdir()) == [], "the check's folder is removed once the check is done"
+
+
+def test_without_a_handover_folder_the_files_go_to_the_temporary_folder():
+    """nbgrader's kernel and a learner's own notebook share this machine's temporary folder."""
+    import tempfile
+
+    seen: list = []
+    result = boundary.grade("03.3", boundary.local_channel({"load_onto": _load_onto_recording(seen)}))
+    assert result.passed, result
+    assert all(readable and path.is_relative_to(pathlib.Path(tempfile.gettempdir()).resolve()) for path, readable in seen)
+    with handover_folder("x-") as folder:
+        assert folder.is_dir() and folder.name.startswith("x-")
+    assert not folder.exists()
+
+
+def _handing(how: str):
+    """A checker that hands the answer a file in a way the kernel may not be able to read."""
+    import tempfile
+
+    from course_utils.checks import call
+
+    def checker(take):
+        with tempfile.TemporaryDirectory() as tmp:  # the judge's own temporary folder: not the kernel's
+            path = pathlib.Path(tmp) / "data.pt"
+            path.write_bytes(b"")
+            handed = {"path": path, "str": str(path), "relative": pathlib.Path("data.pt"),
+                      "nested": {"files": [path]}}[how]
+            call(take, handed)
+        return "handed over"
+
+    return checker
+
+
+@pytest.mark.parametrize("how", ["path", "str", "relative", "nested"])
+def test_a_path_not_made_with_handover_folder_is_the_courses_bug(how, tmp_path, monkeypatch):
+    """Never the learner's fail (``call`` would blame them for any Exception), and their code never runs."""
+    from course_utils.checks import _core
+
+    monkeypatch.setitem(_core._REGISTRY, "hand.1", _core.Exercise("hand.1", "Hand over", "take", _handing(how), ""))
+    calls: list = []
+    result = boundary.grade("hand.1", boundary.local_channel({"take": calls.append}), handover=tmp_path)
+    assert result.status == "error" and "course bug" in result.message, result
+    assert "handover_folder" in result.message and calls == []
+
+
+def test_a_path_in_a_handover_folder_crosses(tmp_path, monkeypatch):
+    from course_utils.checks import _core, call
+
+    def checker(take):
+        with handover_folder() as folder:
+            (folder / "data.pt").write_bytes(b"x")
+            if call(take, {"file": folder / "data.pt", "text": str(folder / "data.pt")}) != (b"x", b"x"):
+                raise _core.Wrong("the file was not read")
+        return "read"
+
+    monkeypatch.setitem(_core._REGISTRY, "hand.2", _core.Exercise("hand.2", "Hand over", "take", checker, ""))
+
+    def take(files):
+        return files["file"].read_bytes(), pathlib.Path(files["text"]).read_bytes()
+
+    result = boundary.grade("hand.2", boundary.local_channel({"take": take}), handover=tmp_path)
+    assert result.passed, result
+
+
+@pytest.mark.slow  # one kernel per exercise notebook and option set
+@pytest.mark.parametrize("options", [(), ("--sandbox", "require")], ids=["default-options", "sandbox-require"])
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name[:2])
+def test_every_solution_earns_full_marks_from_course_grade(path, options, tmp_path, capsys):
+    """The same proof against real kernels, as an instructor runs ``course-grade`` (issue 33): with its
+    default options (under bubblewrap where it works) and with ``--sandbox require``. What the local
+    channel cannot show shows here: process-wide state such as torch's random generator, and a file
+    a check hands over that the sandboxed kernel cannot read."""
+    import csv
+    import os
     import shutil
 
-    from course_utils.grading import Limits, grade_batch
+    from course_utils.grading import main
+    from course_utils.grading.bubblewrap import probe
+    from course_utils.grading.spec import read_spec
 
-    failed = []
-    for path in SOLUTIONS:
-        one = tmp_path / path.stem
-        one.mkdir()
-        shutil.copy(path.with_suffix(".ipynb"), one / "solution.ipynb")
-        result = grade_batch(ROOT / "exercises" / path.with_suffix(".ipynb").name, one, jobs=1,
-                             limits=Limits(cell_timeout=120, total_timeout=900), sandbox="off")
-        failed += [str(g) for r in result.rows for g in r.grades if not g.passed]
-    assert not failed, "\n".join(failed)
+    isolation = probe("auto")
+    if options and not isolation.sandboxed:
+        if os.environ.get("COURSE_SANDBOX_REQUIRED") == "1":  # CI installs bubblewrap: a skip would hide a failure
+            pytest.fail(f"COURSE_SANDBOX_REQUIRED=1, but no sandbox is available: {isolation.reason}")
+        pytest.skip(f"needs a working bubblewrap: {isolation.reason}")
+    exercise = ROOT / "exercises" / path.with_suffix(".ipynb").name
+    (tmp_path / "submitted").mkdir()
+    shutil.copy(path.with_suffix(".ipynb"), tmp_path / "submitted" / "solution.ipynb")
+    code = main([str(exercise), str(tmp_path / "submitted"), "--out", str(tmp_path / "out"), *options])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert err.startswith("course-grade: sandbox: bubblewrap" if isolation.sandboxed else
+                          "course-grade: sandbox: NONE"), err
+    with open(tmp_path / "out" / "grades.csv", encoding="utf-8", newline="") as handle:
+        [row] = list(csv.DictReader(handle))
+    details = (tmp_path / "out" / "details.csv").read_text(encoding="utf-8")
+    assert int(row["total"]) == len(read_spec(exercise).exercises) > 0, row
+    assert row["passed"] == row["total"] and not row["reason"], details
 
 
 def test_a_reply_cannot_rebuild_a_class_that_would_run_code():

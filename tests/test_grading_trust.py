@@ -14,6 +14,7 @@ planting one in the real venv would change every other test run on this machine.
 from __future__ import annotations
 
 import ast
+import errno
 import os
 import shutil
 import subprocess
@@ -105,6 +106,18 @@ def test_the_sandbox_hides_every_checkout_and_binds_back_only_the_environment(tm
     assert not any(Path(b).resolve() == (here / "src").resolve() or (Path(b) / "solutions").exists() for b in bound)
 
 
+def test_the_handover_folder_is_bound_read_only_at_its_own_path(tmp_path):
+    """Where the judge writes what a check hands over (issue 33): the kernel reads it at the judge's path."""
+    scratch = make_scratch(tmp_path, "learner")
+    argv = bwrap_argv("bwrap", scratch.own, scratch.work, tmp_path, None, scratch.handover)
+    own, handover = str(scratch.own.resolve()), str(scratch.handover.resolve())
+    at = argv.index("--bind")
+    assert argv[at:at + 3] == ["--bind", own, own] and argv.count("--bind") == 1, "nothing else becomes writable"
+    assert argv[at + 3:at + 6] == ["--ro-bind", handover, handover], "read-only, over the writable folder"
+    with pytest.raises(ValueError, match="inside the submission's own folder"):
+        bwrap_argv("bwrap", scratch.own, scratch.work, tmp_path, None, tmp_path / "elsewhere")
+
+
 def test_a_planted_file_is_named_and_a_touched_one_too(tmp_path):
     site = tmp_path / "site-packages"
     (site / "pkg").mkdir(parents=True)
@@ -189,6 +202,33 @@ def test_the_sandbox_hides_solutions_wherever_the_checkout_lies(tmp_path):
     [row] = result.rows
     assert [g.status for g in row.grades] == ["fail", "pass"], row
     assert result.changed_files == ()
+
+
+@pytest.mark.slow  # a child Python under bubblewrap
+@needs_sandbox
+def test_a_sandboxed_kernel_reads_what_is_handed_over_and_nothing_of_the_judges():
+    """The kernel reads the handover folder at the judge's path, cannot write there, and sees neither the
+    judge's temporary folder nor the rest of the batch's."""
+    root = Path(tempfile.mkdtemp(prefix="cg-", dir="/tmp"))  # a batch folder, under the /tmp the sandbox hides
+    judges = Path(tempfile.mkdtemp(prefix="cg-judge-", dir="/tmp"))
+    try:
+        scratch = make_scratch(root, "learner")
+        (scratch.handover / "ckpt.pt").write_bytes(b"weights")
+        (judges / "ckpt.pt").write_bytes(b"the judge's")
+        (root / "other.pt").write_bytes(b"another learner's")
+        code = (f"import pathlib\nprint(pathlib.Path({str(scratch.handover / 'ckpt.pt')!r}).read_bytes())\n"
+                f"print([pathlib.Path(p).exists() for p in ({str(judges / 'ckpt.pt')!r}, {str(root / 'other.pt')!r})])\n"
+                f"try:\n    pathlib.Path({str(scratch.handover / 'planted')!r}).write_text('x')\n    print('wrote')\n"
+                "except OSError as exc:\n    print(exc.errno)\n"
+                f"pathlib.Path({str(scratch.work / 'mine')!r}).write_text('x')\n")
+        argv = bwrap_argv(SANDBOX.bwrap, scratch.own, scratch.work, root, None, scratch.handover)
+        done = subprocess.run([*argv, sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split("\n")[:3] == ["b'weights'", "[False, False]", str(errno.EROFS)], done.stdout
+        assert (scratch.work / "mine").is_file() and not (scratch.handover / "planted").exists()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(judges, ignore_errors=True)
 
 
 @pytest.mark.slow

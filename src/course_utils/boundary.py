@@ -13,6 +13,12 @@ as (type, message). Objects the judge sent come back as references to its own or
 The learner's kernel may rewrite or forge the request cell and its reply: all it can send is data,
 which the checker compares with values it computed itself, in a process the learner's code never
 ran in. ``serve`` is what runs in the kernel; ``call_remote`` and ``decode_reply`` run in the judge.
+
+A file or folder a checker hands to the learner's function (a checkpoint to load) crosses as its
+path, so it must lie where the kernel can read it at that same path: the checker writes it in a
+``course_utils.handover.handover_folder``, which, when grading, lies in the submission's own
+handover folder (under bubblewrap the kernel sees it there, read-only; the judge's temporary
+folder it never sees). A call that hands any other path is refused as the course's bug.
 """
 
 from __future__ import annotations
@@ -29,6 +35,9 @@ import types
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+
+from course_utils.handover import UnreachablePath, judging_into, refuse_unreachable
 
 REPLY_MIME = "application/vnd.course-utils.answer+b64"
 REPLY_CAP = 16 * 1024 * 1024  # bytes of one reply, before base64: a bigger one is the learner's failure
@@ -695,6 +704,7 @@ class RemoteAnswer:
         from course_utils.scopes import default_device
 
         self.calls += 1
+        refuse_unreachable(_tracked([args, kwargs]))  # a path the kernel may not read: the course's bug
         before = default_device()
         request, tracked = encode_request("call", self.name, args, kwargs, current_ambient())
         reply = decode_reply(self.channel(request), tracked)
@@ -779,36 +789,51 @@ def local_channel(namespace: dict) -> Channel:
 # ----------------------------------------------------------------------------- one exercise, judged
 
 
-def grade(exercise_id: str, channel: Channel):
+def grade(exercise_id: str, channel: Channel, handover: Path | None = None):
     """Judge exercise ``exercise_id`` in this process, its answer running behind ``channel``: a CheckResult.
 
+    ``handover``: a folder the kernel reads at the same path (``course-grade``: the submission's
+    ``Scratch.handover``), where the checker's ``handover_folder`` puts the files it hands over;
+    None (nbgrader, whose kernel shares this machine's temporary folder): the temporary folder.
     ``ChannelLost`` (the kernel timed out or died) goes through to the runner."""
     import torch
 
-    from course_utils.checks._core import UNSET, CheckResult, check_value, get_exercise, missing, run_checker
+    from course_utils.checks._core import CheckResult, get_exercise
     from course_utils.scopes import default_device
 
     ex = get_exercise(exercise_id)
     start = default_device()
     try:
-        if ex.kind == "value":
-            found = probe(ex.function, channel, "value")
-            if found.get("unsendable"):
-                return CheckResult(ex.id, ex.title, "fail", f"`{ex.function}` cannot be graded: "
-                                        f"{_short(found['unsendable'], 300)}.", ex.hint)
-            value = found["value"] if found.get("defined") else UNSET
-            return check_value(ex, Ellipsis if found.get("ellipsis") else value)
-        found = probe(ex.function, channel)
-        if found.get("defined") is not True or found.get("type") == "NoneType":
-            syntax = found.get("syntax")
-            return missing(ex, syntax if isinstance(syntax, str) else None)
-        if found.get("callable") is not True:
-            return CheckResult(ex.id, ex.title, "fail", f"`{ex.function}` should be a function, but it is a "
-                                    f"{_short(found.get('type'), 80)}.", f"Define it with `def {ex.function}(...):`.")
-        return run_checker(ex, RemoteAnswer(ex.function, channel))
+        with judging_into(handover):
+            return _judge(ex, channel)
     except BadReply as bad:
         return CheckResult(ex.id, ex.title, "fail", f"The grader could not read your notebook's answer: {bad}.",
                                 "Hand in the notebook without code that changes how its cells run.")
+    except UnreachablePath as bug:
+        return CheckResult(ex.id, ex.title, "error", f"The check handed your function a path your notebook may not "
+                           f"be able to read ({_short(bug.path, 300)}): it was not made with handover_folder. "
+                           "This is a course bug.", "Please report it with this message; your answer may well be right.")
     finally:
         if default_device() != start:  # an answer's set_default_device was mirrored here: undo it
             torch.set_default_device(None if start == torch.device("cpu") else start)
+
+
+def _judge(ex, channel: Channel):
+    """``grade``'s work: probe for the learner's name, then run the checker on it (or check the value)."""
+    from course_utils.checks._core import UNSET, CheckResult, check_value, missing, run_checker
+
+    if ex.kind == "value":
+        found = probe(ex.function, channel, "value")
+        if found.get("unsendable"):
+            return CheckResult(ex.id, ex.title, "fail", f"`{ex.function}` cannot be graded: "
+                                    f"{_short(found['unsendable'], 300)}.", ex.hint)
+        value = found["value"] if found.get("defined") else UNSET
+        return check_value(ex, Ellipsis if found.get("ellipsis") else value)
+    found = probe(ex.function, channel)
+    if found.get("defined") is not True or found.get("type") == "NoneType":
+        syntax = found.get("syntax")
+        return missing(ex, syntax if isinstance(syntax, str) else None)
+    if found.get("callable") is not True:
+        return CheckResult(ex.id, ex.title, "fail", f"`{ex.function}` should be a function, but it is a "
+                                f"{_short(found.get('type'), 80)}.", f"Define it with `def {ex.function}(...):`.")
+    return run_checker(ex, RemoteAnswer(ex.function, channel))

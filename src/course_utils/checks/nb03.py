@@ -8,14 +8,13 @@ and adds CUDA cases where a GPU is present.
 from __future__ import annotations
 
 import contextlib
-import tempfile
-from pathlib import Path
 
 import torch
 from torch import nn
 
 from course_utils.checkpoints import retag_checkpoint
 from course_utils.checks._core import LearnerRaised, Wrong, accelerator_targets, call, exercise, meta_case, try_it
+from course_utils.handover import handover_folder
 from course_utils.placement import placement_report
 
 # --------------------------------------------------------------------------- 03.1
@@ -185,12 +184,13 @@ def _load_onto(load_onto) -> str:
     expected = {k: v.clone() for k, v in trained.state_dict().items()}
     # meta is the second device of a machine without a GPU: a model left on the CPU shows there
     targets = ["cpu", "meta"] + accelerator_targets()
-    with tempfile.TemporaryDirectory(prefix="check-03.3-") as tmp:
-        cpu_file = Path(tmp) / "saved_on_cpu.pt"
+    # a folder the learner's kernel reads at the same path, sandboxed or not (the judge's /tmp it may not see)
+    with handover_folder(prefix="check-03.3-") as tmp:
+        cpu_file = tmp / "saved_on_cpu.pt"
         torch.save(trained.state_dict(), cpu_file)
         files = {"saved on the CPU": cpu_file}
         for tag in ("cuda:0", "cuda:1"):
-            files[f"saved on {tag}"] = Path(tmp) / f"saved_on_{tag.replace(':', '')}.pt"
+            files[f"saved on {tag}"] = tmp / f"saved_on_{tag.replace(':', '')}.pt"
             retag_checkpoint(cpu_file, files[f"saved on {tag}"], {"cpu": tag})
         for what, path in files.items():
             for device in targets:

@@ -95,7 +95,8 @@ def grade_one(submission: Submission, spec: ExerciseSpec, *, batch_root: Path, l
         scratch = make_scratch(batch_root, submission.slug)
         shutil.copyfile(submission.path, scratch.work / f"{submission.slug}{submission.path.suffix}")
         sandboxed = isolation is not None and isolation.sandboxed
-        launch = Launch(tuple(bwrap_argv(isolation.bwrap, scratch.own, scratch.work, batch_root, package)),
+        launch = Launch(tuple(bwrap_argv(isolation.bwrap, scratch.own, scratch.work, batch_root, package,
+                                         scratch.handover)),
                         ipc_path(scratch.root)) if sandboxed else Launch()
         runs, events = asyncio.run(run_steps(plan.steps, kernel_name=kernel_name, scratch=scratch,
                                              env=kernel_env(scratch, threads, package), limits=limits, groups=groups,

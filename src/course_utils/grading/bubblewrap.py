@@ -124,12 +124,15 @@ def _aliases(hidden: tuple[Path, ...]) -> list[tuple[Path, Path]]:
 
 
 def bwrap_argv(bwrap: str, own: Path, work: Path, batch_root: Path | None = None,
-               package: Path | None = None) -> list[str]:
+               package: Path | None = None, handover: Path | None = None) -> list[str]:
     """The bwrap command line that runs a kernel with ``own`` writable and ``work`` as its folder.
 
     ``/tmp``, the batch's folder (so no learner sees another's scratch folder) and every course
     checkout are empty tmpfs mounts; what the kernel needs to read from under them is bound back
     read-only: the Python environment, and ``package``, the staged copy of course_utils.
+    ``handover`` (a folder inside ``own``: where the judge writes the files a check hands to the
+    learner's function) is bound read-only at its own path: the kernel reads them where the judge
+    wrote them, and cannot change them.
     """
     checkouts = course_checkouts()
     hidden = [Path("/tmp"), Path(tempfile.gettempdir()).resolve(), *checkouts]
@@ -148,10 +151,16 @@ def bwrap_argv(bwrap: str, own: Path, work: Path, batch_root: Path | None = None
         if top in checkouts:
             argv += ["--remount-ro", str(top)]
     own = Path(own).resolve()
+    argv += ["--bind", str(own), str(own)]
+    if handover is not None:
+        handover = Path(handover).resolve()
+        if not _under(handover, own) or handover == own:
+            raise ValueError(f"the handover folder must lie inside the submission's own folder {own}; got {handover}")
+        argv += ["--ro-bind", str(handover), str(handover)]
     # ipykernel exits when its parent looks gone (parent pid 1); in its own process namespace the
     # parent is bwrap's init, pid 1. JPY_PARENT_PID=1 turns that poll off; --die-with-parent and the
     # process namespace do its job instead.
-    argv += ["--bind", str(own), str(own), "--chdir", str(Path(work).resolve()), "--setenv", "JPY_PARENT_PID", "1",
+    argv += ["--chdir", str(Path(work).resolve()), "--setenv", "JPY_PARENT_PID", "1",
              "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
              "--die-with-parent", "--new-session", "--"]
     return argv

@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import nbformat
 from jupyter_client.manager import AsyncKernelManager
@@ -202,15 +203,19 @@ class _Kernel:
             self.log.close()
 
 
-Judge = Callable[[str, Callable[[bytes], bytes]], dict]  # (exercise id, channel) -> the verdict's fields
+# (exercise id, channel, handover folder) -> the verdict's fields; the handover folder is where the
+# checker writes files it hands to the learner's function, read by the kernel at the same path
+Judge = Callable[[str, Callable[[bytes], bytes], Path], dict]
 
 # Checkers patch process-wide state while they run (a simulated machine replaces torch.cuda's
 # functions): one judges at a time in this process, whichever job's kernel it talks to.
 _JUDGING = threading.Lock()
 
 
-def judge_in_this_process(exercise_id: str, channel: Callable[[bytes], bytes]) -> dict:
-    """The default judge: the course's checker, here, calling the learner's function in the kernel."""
+def judge_in_this_process(exercise_id: str, channel: Callable[[bytes], bytes], handover: Path | None = None) -> dict:
+    """The default judge: the course's checker, here, calling the learner's function in the kernel.
+
+    ``handover``: the submission's ``Scratch.handover`` (``boundary.grade``)."""
     from course_utils.boundary import grade
     from course_utils.checks import all_exercises
 
@@ -220,7 +225,7 @@ def judge_in_this_process(exercise_id: str, channel: Callable[[bytes], bytes]) -
                 "message": f"The grader has no check {exercise_id!r} (known: {', '.join(known) or 'none'}); the "
                            "checks it judges with are the course's own (course_utils/checks/nbNN.py)."}
     with _JUDGING:
-        result = grade(exercise_id, channel)
+        result = grade(exercise_id, channel, handover)
     return {"status": result.status, "title": result.title, "message": result.message, "hint": result.hint}
 
 
@@ -324,7 +329,7 @@ async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scrat
 
         run = runs[i]
         try:
-            run.result = await loop.run_in_executor(None, judge, steps[i].exercise, channel)
+            run.result = await loop.run_in_executor(None, judge, steps[i].exercise, channel, scratch.handover)
         except ChannelLost as lost:
             run.status, run.detail = lost.status, lost.detail
             return f"{lost.status}: {lost.detail}"

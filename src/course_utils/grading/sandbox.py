@@ -23,7 +23,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-SCRATCH_PARTS = ("work", "home", "tmp", "runtime", "kernel.log", "kernel.json", "writes.log")
+SCRATCH_PARTS = ("work", "home", "tmp", "runtime", "handover", "kernel.log", "kernel.json", "writes.log")
 _SOCKET = re.compile(r"k-\d+$")  # the kernel's ipc sockets under bubblewrap (see bubblewrap.ipc_path)
 MAX_WRITES = 50  # paths kept from a submission's write log
 
@@ -53,6 +53,14 @@ class Scratch:
     @property
     def runtime(self) -> Path:
         return self.root / "runtime"
+
+    @property
+    def handover(self) -> Path:
+        """Where the judge writes the files a check hands to the learner's function (``boundary.handover_folder``).
+
+        The kernel reads them at the same path; under bubblewrap this folder is bound read-only, so
+        the kernel cannot change a file while the judge writes it, nor plant a link for it to write through."""
+        return self.root / "handover"
 
     @property
     def log(self) -> Path:
@@ -99,7 +107,7 @@ class Scratch:
 
 def make_scratch(batch_root: Path, slug: str) -> Scratch:
     scratch = Scratch(batch_root / slug / "scratch")
-    for folder in (scratch.work, scratch.home, scratch.tmp, scratch.runtime):
+    for folder in (scratch.work, scratch.home, scratch.tmp, scratch.runtime, scratch.handover):
         folder.mkdir(parents=True)
     return scratch
 
