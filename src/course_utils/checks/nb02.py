@@ -167,7 +167,8 @@ class _OnSimulatedGPU(torch.Tensor):
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if func is torch.Tensor.device.__get__:
+        # == and not `is`: each read of a property's __get__ makes a new method-wrapper object
+        if func == torch.Tensor.device.__get__:
             return torch.device("cuda", 0)
         if func is torch.Tensor.numpy and not kwargs.get("force", False):
             # the message of torch/csrc/utils/tensor_numpy.cpp for a CUDA tensor
