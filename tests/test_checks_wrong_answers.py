@@ -412,6 +412,26 @@ def _model_device(model):
     return None
 
 
+def _rebuilt(container, items):
+    """``container``'s type made from ``items``: a namedtuple takes them one by one (the right way)."""
+    return type(container)(*items) if hasattr(container, "_fields") else type(container)(items)
+
+
+def to_device_namedtuple_from_iterable(model, *inputs):
+    device = _model_device(model)
+
+    def move(x):
+        if isinstance(x, torch.Tensor):
+            return x.to(device)
+        if isinstance(x, (list, tuple)):
+            return type(x)(move(v) for v in x)  # a namedtuple's class takes its fields one by one: TypeError
+        if isinstance(x, dict):
+            return {k: move(v) for k, v in x.items()}
+        return x
+
+    return inputs if device is None else tuple(move(x) for x in inputs)
+
+
 def to_device_top_level_only(model, *inputs):
     device = _model_device(model)
     if device is None:
@@ -444,7 +464,7 @@ def to_device_parameters_only(model, *inputs):
         if isinstance(x, torch.Tensor):
             return x.to(device)
         if isinstance(x, (list, tuple)):
-            return type(x)(move(v) for v in x)
+            return _rebuilt(x, [move(v) for v in x])
         if isinstance(x, dict):
             return {k: move(v) for k, v in x.items()}
         return x
@@ -655,7 +675,18 @@ def to_device_blocking(batch, device):
     if isinstance(batch, dict):
         return {k: to_device_blocking(v, device) for k, v in batch.items()}
     if isinstance(batch, (list, tuple)):
-        return type(batch)(to_device_blocking(v, device) for v in batch)
+        return _rebuilt(batch, [to_device_blocking(v, device) for v in batch])
+    return batch
+
+
+def to_device_namedtuple_from_iterable_09(batch, device):
+    """09.1's first reference answer: right for lists and tuples, a TypeError for a namedtuple (issue 33)."""
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=True)
+    if isinstance(batch, dict):
+        return {k: to_device_namedtuple_from_iterable_09(v, device) for k, v in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device_namedtuple_from_iterable_09(v, device) for v in batch)
     return batch
 
 
@@ -778,6 +809,7 @@ WRONG = [
     ("05.2", to_device_top_level_only, "inputs[1][0]"),
     ("05.2", to_device_tuples_become_lists, "tuples as tuples"),
     ("05.2", to_device_parameters_only, "buffers"),
+    ("05.2", to_device_namedtuple_from_iterable, "__new__() missing"),
     ("05.3", index_always_table, "index may stay"),
     ("05.3", index_always_stays, "must move"),
     ("05.3", index_compares_types, "cuda:1"),
@@ -814,6 +846,7 @@ WRONG = [
     ("09.1", to_device_top_level, "recurse"),
     ("09.1", to_device_lists, "tuple stays a tuple"),
     ("09.1", to_device_in_place, "changed the batch"),
+    ("09.1", to_device_namedtuple_from_iterable_09, "__new__() missing"),
     ("09.2", held_four_times, "frozen"),
     ("09.2", held_numel, "element_size"),
     ("09.2", held_no_grads, "gradients"),

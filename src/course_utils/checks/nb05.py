@@ -6,6 +6,7 @@ written with ``retag_checkpoint``) and adds CUDA cases where a GPU is present.
 
 from __future__ import annotations
 
+import collections
 import io
 
 import torch
@@ -103,7 +104,8 @@ def _same_structure(got, original, device: torch.device, path: str) -> None:
     if isinstance(original, (list, tuple, dict)):
         if type(got) is not type(original) or len(got) != len(original):
             raise Wrong(f"{path} was a {type(original).__name__} of {len(original)}; you returned {got!r}.",
-                        "Rebuild lists as lists, tuples as tuples and dicts as dicts, recursively.")
+                        "Rebuild lists as lists, tuples as tuples (a namedtuple as its own class, which takes its "
+                        "fields as separate arguments) and dicts as dicts, recursively.")
         items = original.items() if isinstance(original, dict) else enumerate(original)
         for key, value in items:
             if isinstance(original, dict) and key not in got:
@@ -112,6 +114,10 @@ def _same_structure(got, original, device: torch.device, path: str) -> None:
         return
     if got is not original:
         raise Wrong(f"{path} ({original!r}) is not a tensor and should be returned as it is, got {got!r}.")
+
+
+# A namedtuple is a tuple the inputs may hold; at module level, so the grader's kernel finds it by name.
+Pair = collections.namedtuple("Pair", ["first", "second"])
 
 
 @exercise(
@@ -127,6 +133,7 @@ def _to_model_device(to_model_device) -> str:
         (torch.zeros(1, 3), 7),
         [torch.arange(3), "label", None],
         {"mask": torch.ones(2, dtype=torch.bool), "meta": {"ids": [torch.tensor([1, 2])], "lr": 0.1}},
+        Pair(torch.full((2,), 3.0), "second"),
     )
     devices = ["meta", "cpu"] + accelerator_targets()
     for device in devices:
