@@ -89,6 +89,43 @@ def test_result_carries_structured_data_for_the_grader():
     assert "&lt;" in CheckResult("x", "<t>", "pass", "<m>")._repr_mimebundle_()["text/html"]
 
 
+def test_each_status_has_its_own_look_and_only_pass_passes():
+    """Every status renders, in HTML and plain text, with its word; a check not attempted yet (the cell as
+    shipped) is the learner's turn: neither FAIL nor red, yet never a pass (issue 33.2)."""
+    from course_utils.check_cells import CHECK_STATUSES
+    from course_utils.checks._core import LOOKS
+    from course_utils.display import OK, PROBLEM, TO_DO
+
+    assert set(LOOKS) == set(CHECK_STATUSES)
+    shown = {}
+    for status in CHECK_STATUSES:
+        result = CheckResult("01.a", "t", status, "m", "h")
+        bundle = result._repr_mimebundle_()
+        look = LOOKS[status]
+        assert bundle["text/plain"].startswith(f"{look.word} [01.a] t: m"), bundle["text/plain"]
+        assert f"{look.symbol} {look.word}" in bundle["text/html"] and f"solid {look.tone}" in bundle["text/html"] \
+            or look.dashed and f"dashed {look.tone}" in bundle["text/html"]
+        assert f"course-check-{status}" in bundle["text/html"]
+        assert result.passed is (status == "pass") and bundle[CHECK_MIME]["passed"] is (status == "pass")
+        shown[status] = (bundle["text/plain"].split(" [")[0], look.tone)
+    assert shown["pass"] == ("PASS", OK) and shown["fail"] == ("FAIL", PROBLEM)
+    assert shown["not-attempted"] == ("TO DO", TO_DO) and TO_DO not in (OK, PROBLEM)
+    todo = CheckResult("01.a", "t", "not-attempted", "m", "h")._repr_mimebundle_()
+    assert "FAIL" not in todo["text/plain"] + todo["text/html"] and "✘" not in todo["text/html"]
+    assert "✎ TO DO" in todo["text/html"] and "dashed" in todo["text/html"] and "hint: h" in todo["text/plain"]
+    # a status nobody wrote a look for shows as a failure, never as a pass
+    assert str(CheckResult("01.a", "t", "new-status", "m")).startswith("FAIL")
+
+
+def test_an_untouched_stub_and_a_shipped_try_it_show_to_do_never_pass():
+    def double(x):
+        raise NotImplementedError()
+
+    for result in (check("test.1", double), check("09.c", ...)):
+        assert result.status == "not-attempted" and not result.passed, result
+        assert str(result).startswith("TO DO") and "FAIL" not in str(result)
+
+
 def test_every_registered_exercise_names_its_function():
     for ex in all_exercises().values():
         assert ex.function.isidentifier(), ex

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from course_utils.check_cells import CHECK_MIME, CHECK_STATUSES, TRY_IT_ID
-from course_utils.display import OK, PROBLEM, Html, card, escape, markup, tag, truncate
+from course_utils.display import OK, PROBLEM, TO_DO, Html, card, escape, markup, tag, truncate
 
 _CODE = re.compile(r"`([^`]+)`")
 
@@ -38,6 +38,29 @@ def _plain(text: str) -> str:
 def _html(text: str) -> Html:
     """Text shown as HTML: escaped, and `code` set in <code>."""
     return Html(_CODE.sub(r"<code>\1</code>", escape(text)))
+
+
+@dataclass(frozen=True)
+class Look:
+    """How a result of one status shows: its word in plain text, its symbol and tone in HTML."""
+
+    word: str
+    symbol: str
+    tone: str
+    dashed: bool = False  # a dashed bar: nothing judged yet, the learner's turn
+
+
+# One row per status (check_cells.CHECK_STATUSES). "not-attempted" is what an untouched cell shows on a
+# first Run All: the learner's turn, not a mistake, so it neither says FAIL nor shows red (issue 33.2);
+# it still never counts as a pass (``passed`` is true for "pass" only).
+LOOKS = {
+    "pass": Look("PASS", "✔", OK),
+    "fail": Look("FAIL", "✘", PROBLEM),
+    "not-attempted": Look("TO DO", "✎", TO_DO, dashed=True),
+    "missing": Look("FAIL", "✘", PROBLEM),
+    "error": Look("FAIL", "✘", PROBLEM),
+    "tampered": Look("TAMPERED", "✘", PROBLEM),
+}
 
 
 @dataclass(frozen=True)
@@ -60,9 +83,13 @@ class CheckResult:
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "passed": self.passed}
 
+    @property
+    def look(self) -> Look:
+        """How this result shows (``LOOKS``); an unknown status shows as a failure, never as a pass."""
+        return LOOKS.get(self.status, LOOKS["fail"])
+
     def __str__(self) -> str:
-        mark = "PASS" if self.passed else ("TAMPERED" if self.status == "tampered" else "FAIL")
-        text = f"{mark} [{self.exercise}] {_plain(self.title)}: {_plain(self.message)}"
+        text = f"{self.look.word} [{self.exercise}] {_plain(self.title)}: {_plain(self.message)}"
         if self.note:
             text += f"\n  note: {_plain(self.note)}"
         if self.hint and not self.passed:
@@ -77,8 +104,7 @@ class CheckResult:
         return str(self)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
-        tone = OK if self.passed else PROBLEM
-        mark = "✔ PASS" if self.passed else ("✘ TAMPERED" if self.status == "tampered" else "✘ FAIL")
+        look = self.look
         hint = (
             tag("div", tag("i", "Hint:"), " ", _html(self.hint), style="margin-top:.3em")
             if self.hint and not self.passed
@@ -89,8 +115,10 @@ class CheckResult:
                if self.ask and not self.answer else "")
         answer = (tag("div", tag("i", "Answer:"), tag("pre", self.answer, style="margin:.2em 0 0 0"),
                       style="margin-top:.3em") if self.answer else "")
-        title = markup(tag("span", mark, colour=tone), f" [{self.exercise}] ", _html(self.title))
-        html_text = card(tone, title, tag("div", _html(self.message)), note, hint, ask, answer)
+        title = markup(tag("span", f"{look.symbol} {look.word}", colour=look.tone), f" [{self.exercise}] ",
+                       _html(self.title))
+        html_text = card(look.tone, title, tag("div", _html(self.message)), note, hint, ask, answer,
+                         dashed=look.dashed, css_class=f"course-check course-check-{self.status}")
         return {"text/plain": str(self), "text/html": html_text, CHECK_MIME: self.to_dict()}
 
 
