@@ -221,15 +221,33 @@ def test_the_answer_shows_when_asked_for(attempts):
     assert "<pre" in result._repr_mimebundle_()["text/html"] and "stuck?" not in str(result)
 
 
-def test_the_answer_shows_with_the_third_wrong_answer_and_reset_forgets(attempts):
-    from course_utils.checks._core import REVEAL_AFTER
+def test_repeated_wrong_answers_offer_the_answer_and_never_show_it(attempts):
+    """Issue 33.3: three different mistakes at 09.1 printed its whole answer. Now no number of wrong answers
+    shows it; from the OFFER_AFTER-th one the offer counts them, and only show_answer=True shows the answer."""
+    from course_utils.checks._core import OFFER_AFTER
 
-    shown = [bool(check("03.3", _loads_before_moving).answer) for _ in range(REVEAL_AFTER)]
-    assert shown == [False] * (REVEAL_AFTER - 1) + [True]
-    assert attempts.wrong("03.3") == REVEAL_AFTER and attempts.wrong("03.2") == 0
-    assert "this was 1" in str(check("03.4", lambda optimizer: None))  # counted per exercise
+    results = [check("03.3", _loads_before_moving) for _ in range(OFFER_AFTER + 2)]
+    assert [r.answer for r in results] == [""] * (OFFER_AFTER + 2)
+    assert all('check("03.3", show_answer=True)' in str(r) for r in results)
+    assert [f"wrong answer {n} to 03.3" in str(r) for n, r in enumerate(results, 1)] == \
+        [False] * (OFFER_AFTER - 1) + [True] * 3
+    assert attempts.wrong("03.3") == OFFER_AFTER + 2 and attempts.wrong("03.2") == 0
+    assert "wrong answer" not in str(check("03.4", lambda optimizer: None))  # counted per exercise
     attempts.reset("03.3")
-    assert check("03.3", _loads_before_moving).answer == ""
+    assert "wrong answer 1 to" not in str(check("03.3", _loads_before_moving))
+    assert check("03.3", _loads_before_moving, show_answer=True).answer == get_exercise("03.3").answer
+
+
+def test_different_mistakes_never_bring_the_answer(attempts):
+    """The report's case: three distinct wrong attempts at 09.1, and none of them prints the solution."""
+    import test_checks_wrong_answers as wrong
+
+    answer = get_exercise("09.1").answer
+    for mistake in (wrong.to_device_blocking, wrong.to_device_top_level, wrong.to_device_lists,
+                    wrong.to_device_in_place):
+        result = check("09.1", mistake)
+        assert result.status == "fail" and result.answer == "" and answer not in str(result), str(result)
+    assert attempts.wrong("09.1") == 4
 
 
 def test_only_a_wrong_answer_counts_towards_the_answer(attempts):

@@ -1,10 +1,12 @@
 """The check machinery: a registry of exercises, a runner that never crashes, a result type.
 
 Hints come in steps. A wrong answer gets a message that names the mistake and a *hint*, a nudge
-that does not hand over the answer. The exercise's *answer* is shown only when the learner asks
-for it, ``check("03.3", show_answer=True)`` (every FAIL says so), or with the ``REVEAL_AFTER``-th
-wrong answer to the same exercise in this kernel. ``ATTEMPTS`` counts those wrong answers: the
-one piece of state the checks keep between calls (a restart forgets it; ``ATTEMPTS.reset()`` too).
+that hands over neither the answer's code nor the value the check expected. The exercise's
+*answer* is shown only when the learner asks for it, ``check("03.3", show_answer=True)``: every
+FAIL offers it, and from the ``OFFER_AFTER``-th wrong answer to the same exercise in this kernel
+the offer says how many tries that was; it never shows the answer by itself (three *different*
+mistakes are not a request for it). ``ATTEMPTS`` counts those wrong answers: the one piece of
+state the checks keep between calls (a restart forgets it; ``ATTEMPTS.reset()`` too).
 Warnings that the answer raises while it is checked are caught and summarised in one line, except
 those of a case the check runs on ``meta`` only because this machine may have no second device
 (``meta_case``): they are the check's doing, not the learner's.
@@ -74,7 +76,7 @@ class CheckResult:
     hint: str = ""  # a nudge: what to look at, never the whole answer
     note: str = ""  # one line about warnings the answer raised while it was checked
     ask: str = ""  # on a fail: how to see the answer (check(..., show_answer=True)), until it is shown
-    answer: str = ""  # the course's answer: only when asked for, or after REVEAL_AFTER wrong answers
+    answer: str = ""  # the course's answer: only when asked for (show_answer=True)
 
     @property
     def passed(self) -> bool:
@@ -361,19 +363,19 @@ def get_exercise(id: str) -> Exercise:
 
 UNSET = object()
 
-REVEAL_AFTER = 3  # the wrong answer to one exercise, in one kernel, that brings its answer
+OFFER_AFTER = 3  # from this wrong answer to one exercise, in one kernel, the offer of the answer counts the tries
 
 
 class Attempts:
-    """Wrong answers per exercise in this kernel: what moves a check's help from nudge to answer.
+    """Wrong answers per exercise in this kernel: what makes a check's offer of the answer plainer.
 
     The one piece of state the checks keep between calls, in one object, ``ATTEMPTS``. Only a
     "fail" counts (not an untouched stub, a missing function or a course bug). A restarted kernel
     starts from nothing; ``ATTEMPTS.reset()`` forgets every exercise, ``reset("03.3")`` one.
     """
 
-    def __init__(self, reveal_after: int = REVEAL_AFTER):
-        self.reveal_after = reveal_after
+    def __init__(self, offer_after: int = OFFER_AFTER):
+        self.offer_after = offer_after
         self._wrong: dict[str, int] = {}
 
     def wrong(self, id: str) -> int:
@@ -392,7 +394,7 @@ class Attempts:
             self._wrong.pop(id, None)
 
     def __repr__(self) -> str:
-        return f"Attempts(reveal_after={self.reveal_after}, wrong={self._wrong})"
+        return f"Attempts(offer_after={self.offer_after}, wrong={self._wrong})"
 
 
 ATTEMPTS = Attempts()
@@ -417,8 +419,8 @@ def check(id: str, answer: Callable | None = None, *, show_answer: bool = False)
     With no ``answer``, look up the function the exercise asks for in the caller's namespace
     (the notebook), so that an undefined or misspelt function gives a "missing" result, and a
     definition that did not even compile gives its SyntaxError. A wrong answer's result carries
-    a nudge (``hint``) and says how to ask for the answer (``ask``); the answer itself comes with
-    ``show_answer=True`` or the ``REVEAL_AFTER``-th wrong answer (``ATTEMPTS`` counts them).
+    a nudge (``hint``) and says how to ask for the answer (``ask``); the answer itself comes only with
+    ``show_answer=True`` (``ATTEMPTS`` counts wrong answers, for the wording of the offer).
     Warnings raised while the answer runs are caught and summarised in ``note``.
     """
     namespace = sys._getframe(1).f_globals
@@ -429,17 +431,18 @@ def check(id: str, answer: Callable | None = None, *, show_answer: bool = False)
 
 
 def _in_steps(result: CheckResult, caught: list[warnings.WarningMessage], show_answer: bool) -> CheckResult:
-    """The result with its warnings note, and the answer shown or offered, as the steps say."""
+    """The result with its warnings note, and the answer shown (when asked for) or offered (on a fail)."""
     ex = _REGISTRY.get(result.exercise)
     wrong = ATTEMPTS.record_wrong(result.exercise) if result.status == "fail" else 0
     note, ask, shown = _warnings_note(caught), "", ""
-    wanted = show_answer or wrong >= ATTEMPTS.reveal_after
+    wanted = show_answer
     answer = ex.answer if ex is not None and (wanted or result.status == "fail") else ""  # read from solutions/
     if answer and wanted:
         shown = answer
     elif answer and result.status == "fail":
-        ask = (f'in a new cell, run `check("{ex.id}", show_answer=True)` to see an answer; it also shows with '
-               f"wrong answer {ATTEMPTS.reveal_after} (this was {wrong}).")
+        run = f'run `check("{ex.id}", show_answer=True)` in a new cell to see an answer'
+        ask = (f"That was wrong answer {wrong} to {ex.id}: {run}, then compare it with yours."
+               if wrong >= ATTEMPTS.offer_after else f"{run[0].upper()}{run[1:]}.")
     elif ex is not None and (wanted or result.status == "fail") and _answer_elsewhere(ex.id):
         ask = _answer_elsewhere(ex.id)
     elif show_answer:
