@@ -79,7 +79,7 @@ def _fix_for(fix_for) -> str:
         if type(got) is not str or got not in FIXES:
             raise Wrong(f"fix_for(...) returned {got!r}, which is not one of {', '.join(FIXES)}.")
         if got != expected:
-            raise Wrong(f"For the message {message.splitlines()[0]!r} you chose {got!r}; the fix is {expected!r}.")
+            raise Wrong(f"For the message {message.splitlines()[0]!r} you chose {got!r}, which is not its fix.")
     return f"The right fix for all {len(MESSAGES)} messages, old wordings and new."
 
 
@@ -183,7 +183,7 @@ def _index_device(index_device) -> str:
     for table, index, expected in INDEX_CASES:
         got = call(index_device, table, index)
         if text(got) != expected:
-            raise Wrong(f"index_device({table!r}, {index!r}) returned {got!r}; the index must be on {expected}.")
+            raise Wrong(f"index_device({table!r}, {index!r}) returned {got!r}, which is not where the index should be.")
     return f"Right for all {len(INDEX_CASES)} pairs: indices may live on the CPU or on the table's device."
 
 

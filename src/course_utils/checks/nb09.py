@@ -122,7 +122,7 @@ def _param_bytes(value) -> str:
         raise Wrong(f"{int(got)} is how many parameter tensors the model has, not their bytes.")
     if got == params[0].numel() * params[0].element_size():
         raise Wrong(f"{int(got):,} bytes is the first weight alone.", "Sum over model.parameters().")
-    raise Wrong(f"`param_bytes` is {value!r}; the parameters hold {expected:,} bytes.")
+    raise Wrong(f"`param_bytes` is {value!r}, which is not the bytes the model's parameters hold.")
 
 
 # --------------------------------------------------------------------------- 09.1
@@ -292,7 +292,8 @@ def _held_bytes(held_bytes) -> str:
         expected = storage_bytes(params) + storage_bytes(grads) + storage_bytes(state)
         answer = call(held_bytes, model, optimizer)
         got = number(answer)
-        found = f"For {name}: held_bytes returned {answer!r}; parameters, gradients and optimizer state hold {expected:,} bytes."
+        found = (f"For {name}: held_bytes returned {answer!r}, which is not the bytes its parameters, gradients "
+                 "and optimizer state hold.")
         if got == expected:
             continue
         if got is None:
