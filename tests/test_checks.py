@@ -388,3 +388,36 @@ def test_every_exercise_answer_passes_its_check():
         exec(compile(ex.answer, f"<answer {id}>", "exec"), namespace)
         result = check(id, namespace[ex.function])
         assert result.passed, result
+
+
+def test_the_answers_that_move_batches_take_a_dataloaders_namedtuple_batch():
+    """Issue 33.4: 09.1's answer, shown by show_answer=True, raised TypeError (Sample.__new__() missing an
+    argument) on a DataLoader batch that is a namedtuple, and 05.2's had the same line. A real DataLoader's
+    namedtuple batch now goes through both answers, stays that namedtuple, and every tensor moves."""
+    import collections
+    import contextlib
+    import io
+    import statistics
+
+    from torch import nn
+    from torch.utils.data import DataLoader
+
+    Sample = collections.namedtuple("Sample", ["x", "y"])
+
+    class Samples(torch.utils.data.Dataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            return Sample(torch.full((3,), float(i)), i)
+
+    batch = next(iter(DataLoader(Samples(), batch_size=2)))
+    assert type(batch) is Sample  # what default_collate makes of namedtuple samples
+    namespace = {"torch": torch, "nn": nn, "io": io, "contextlib": contextlib, "statistics": statistics}
+    for id in ("09.1", "05.2"):
+        ex = get_exercise(id)
+        exec(compile(ex.answer, f"<answer {id}>", "exec"), namespace)
+    moved = namespace["to_device"]({"batch": batch, "step": 1}, torch.device("meta"))["batch"]
+    (model_moved,) = namespace["to_model_device"](nn.Linear(3, 1, device="meta"), batch)
+    for got in (moved, model_moved):
+        assert type(got) is Sample and got.x.device.type == "meta" and got.y.device.type == "meta", got
