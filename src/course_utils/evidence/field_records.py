@@ -205,6 +205,20 @@ RECORDS: tuple[FieldRecord, ...] = (
       "The report quotes only the error's first line; the cell's quote adds 'GPU device may be out of range, do you "
       "have enough GPUs?' from 2.9.1 on, and from 2.8.0 the error is a torch.AcceleratorError, a RuntimeError "
       "subclass (the cell's sentence)."),
+    R("05-conv-cross-device",
+      "I ran your notebook and ran into an error \n"
+      "\n"
+      "RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same\n"
+      "\n"
+      "I thought the error was becuse I was on pytorcg 0.3.1, I have now upgraded to pytorch version 0.4.0.\n"
+      "The error still occured.",
+      "https://github.com/KeremTurgutlu/deeplearning/issues/2", "2018-05-04", "0.4.0",
+      "a CUDA GPU (the report names no model or platform)",
+      "A convolution with its input on the GPU and its weights on the CPU raises, and the message names tensor "
+      "types (torch.cuda.FloatTensor, torch.FloatTensor), not devices; this is the swap of the cell's first case.",
+      "The reporter saw it in 0.3.1 and again in 0.4.0; the sentence is that of the cell's quote from "
+      "aten/src/ATen/native/Convolution.cpp (read in 2.7.1 and later), which the test checks, and the report "
+      "carries no more of the message than that sentence."),
 )
 del R
 
@@ -217,6 +231,9 @@ POINTS: dict[str, re.Pattern[str]] = {
     "02-cross-device-error": _CROSS_DEVICE,
     "05-elementwise": _CROSS_DEVICE,
     "07-add-cpu": _CROSS_DEVICE,
+    "05-conv-cross-device": re.compile(r"Input type \((?:torch\.cuda\.FloatTensor\) and weight type \(torch\.FloatTensor"
+                                       r"|torch\.FloatTensor\) and weight type \(torch\.cuda\.FloatTensor)\) "
+                                       r"should be the same"),
     "05-invalid-ordinal": re.compile(r"CUDA error: invalid device ordinal"),
     "04-device-of-cuda": re.compile(r"device\(type='cpu'\)[\s\S]*device\(type='cuda', index=0\)"),
     "05-indexing": re.compile(r"indices should be either on cpu or on the same device as the indexed tensor \(cpu\)"),
@@ -257,7 +274,6 @@ NO_RECORD: dict[str, str] = {
     "04-torch-device-scope": _TWO_GPUS,
     "05-async-assert": _NO_VERSION,
     "05-cat": _NO_VERSION,
-    "05-conv-cross-device": _NO_VERSION,
     "05-linear": _NO_VERSION,
     "05-numpy": _NO_VERSION,
     "05-optimizer-state": _NOT_FOUND,
