@@ -61,7 +61,7 @@ class CheckResult:
         return {**asdict(self), "passed": self.passed}
 
     def __str__(self) -> str:
-        mark = "PASS" if self.passed else ("TAMPERED" if self.status == "tampered" else "FAIL")
+        mark = "PASS" if self.passed else "FAIL"
         text = f"{mark} [{self.exercise}] {_plain(self.title)}: {_plain(self.message)}"
         if self.note:
             text += f"\n  note: {_plain(self.note)}"
@@ -78,7 +78,7 @@ class CheckResult:
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
         tone = OK if self.passed else PROBLEM
-        mark = "✔ PASS" if self.passed else ("✘ TAMPERED" if self.status == "tampered" else "✘ FAIL")
+        mark = "✔ PASS" if self.passed else "✘ FAIL"
         hint = (
             tag("div", tag("i", "Hint:"), " ", _html(self.hint), style="margin-top:.3em")
             if self.hint and not self.passed
