@@ -96,3 +96,8 @@ def test_a_new_row_is_read_by_the_engine():
     bad = Advice("bad", "bad", lambda f: True, "note", "{no_such_value}")
     with pytest.raises(KeyError, match="no_such_value.*neither a MachineFacts field nor in WORDS"):
         findings(CPU, (bad,))
+
+
+def test_the_headline_counts_gpus_in_words_that_agree():
+    assert "(1 CUDA GPU)</p>" in preflight(cuda(1))._repr_html_() and "(0 CUDA GPUs)</p>" in preflight(CPU)._repr_html_()
+    assert str(preflight(cuda(1))).startswith("This machine: one-gpu (1 CUDA GPU)\n")

@@ -133,7 +133,8 @@ class Preflight:
         on = (f"Runs on {self.accelerator} for real: {', '.join(self.accelerator_notebooks) or 'none yet'}",
               LINE_BREAK) if self.accelerator else ()
         return markup(
-            tag("p", tag("b", f"This machine: {self.level}"), f" ({self.gpu_count} CUDA GPUs)"), tag("ul", items),
+            tag("p", tag("b", f"This machine: {self.level}"), f" ({self.gpu_count} CUDA GPU{'s' if self.gpu_count != 1 else ''})"),
+            tag("ul", items),
             tag("p", *on, f"Runs every cell: {full}", LINE_BREAK, f"Runs to the end, skipping GPU-only cells: {partial}"),
         )
 
