@@ -61,7 +61,6 @@ LOOKS = {
     "not-attempted": Look("TO DO", "✎", TO_DO, dashed=True),
     "missing": Look("FAIL", "✘", PROBLEM),
     "error": Look("FAIL", "✘", PROBLEM),
-    "tampered": Look("TAMPERED", "✘", PROBLEM),
 }
 
 
