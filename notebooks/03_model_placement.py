@@ -24,7 +24,7 @@
 # | 4 | 1 accelerator | in Deeper: 2 (1 accelerator) |
 # | 5 | 2 GPUs | in Deeper: 1 (1 GPU) and 1 (2 GPUs) |
 #
-# 5 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then folds away the PyTorch source behind it.
+# 5 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then a real GPU's output from a public report, not run here (1 of 2 cells), then the folded PyTorch source.
 # <!-- lesson-needs:end -->
 #
 # Without a GPU the second device is `meta` (shapes, no data). "Deeper" sections are optional.

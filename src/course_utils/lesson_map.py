@@ -264,7 +264,8 @@ def _skipped_sentence(lesson: Lesson, recorded_keys: frozenset[str], field_keys:
         shown.append(f"recorded by the course ({len(real)} of {n} cells)")
     if field:
         shown.append(f"from a public report, not run here ({len(field)} of {n} cells)")
-    return f"{said} shows a real GPU's output {' or '.join(shown)} and folds away the PyTorch source."
+    # Two words shorter than "shows ... and folds away the PyTorch source": the first eight lessons' core is capped.
+    return f"{said} a real GPU's output {' or '.join(shown)}, then the folded PyTorch source."
 
 
 def with_intro_block(text: str, block: str, where: str) -> str:

@@ -77,6 +77,24 @@ _PATCHMATCH_GPU = "a CUDA GPU (the report names no model or platform; CUDA 11.1)
 _PATCHMATCH_DIFFERS = ("torch 1.8.1 words the message as the cell's quote from aten/src/ATen/TensorIterator.cpp (read in "
                        "2.7.1 and later) does, which the test checks.")
 
+# One report backs both .numpy() cells: NumPy converting a tensor on the GPU, through Tensor.__array__.
+_NUMPY_URL = "https://github.com/JCBrouwer/OptimalTextures/issues/2"
+_NUMPY_EXCERPT = (
+    "Out of the box (using conda python 3.8.5 and pytorch 1.8.1) was getting this error:\n"
+    "```\n"
+    "TypeError: can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory "
+    "first.\n"
+    "```\n"
+    "With this trace:\n"
+    f"{CUT}\n"
+    "  File \".../torch/tensor.py\", line 621, in __array__\n"
+    "    return self.numpy()")
+_NUMPY_GPU = "a CUDA GPU (the report names no model or platform; conda Python 3.8.5)"
+_NUMPY_DIFFERS = ("torch 1.8.1 words the message as the cell's quote from torch/csrc/utils/tensor_numpy.cpp (read in "
+                  "2.7.1 and later) does, which the test checks; there NumPy's asarray reached .numpy() through "
+                  "Tensor.__array__ (torch/tensor.py in that release's trace; torch/_tensor.py in 2.13.0, where "
+                  "__array__ still returns self.numpy()).")
+
 R = FieldRecord
 RECORDS: tuple[FieldRecord, ...] = (
     R("01-visible-devices-after-init",
@@ -219,6 +237,40 @@ RECORDS: tuple[FieldRecord, ...] = (
       "The reporter saw it in 0.3.1 and again in 0.4.0; the sentence is that of the cell's quote from "
       "aten/src/ATen/native/Convolution.cpp (read in 2.7.1 and later), which the test checks, and the report "
       "carries no more of the message than that sentence."),
+    R("02-numpy", _NUMPY_EXCERPT, _NUMPY_URL, "2021-04-16", "1.8.1", _NUMPY_GPU,
+      "Converting a tensor on the GPU to NumPy raises TypeError naming its device, cuda:0, and says to call .cpu() "
+      "first (the conversion is NumPy's, through Tensor.__array__, which calls .numpy(); the same report backs cell "
+      "05-numpy).",
+      _NUMPY_DIFFERS),
+    R("05-numpy", _NUMPY_EXCERPT, _NUMPY_URL, "2021-04-16", "1.8.1", _NUMPY_GPU,
+      "A tensor on the GPU refuses the conversion to NumPy with TypeError, cuda:0 where the cell shows meta in the "
+      "same message (the call is NumPy's asarray, which reaches .numpy(); the same report backs cell 02-numpy).",
+      _NUMPY_DIFFERS),
+    R("03-load-cuda1-checkpoint",
+      "```python\n"
+      "import torch\n"
+      "torch.cuda.set_device(1)\n"
+      "model = torch.nn.Linear(10, 10)\n"
+      "model.cuda()\n"
+      "torch.save(model.state_dict(), \"a.pth\")\n"
+      "\n"
+      "torch.cuda.set_device(2)\n"
+      "print(torch.load(\"a.pth\")[\"weight\"].device)\n"
+      f"{CUT}\n"
+      "```\n"
+      "\n"
+      "```\n"
+      "cuda:1\n"
+      f"{CUT}\n"
+      "```\n"
+      "(pytorch=1.4.0)",
+      "https://github.com/pytorch/pytorch/issues/35289", "2020-03-24", "1.4.0",
+      "a machine with at least three GPUs (the models are not named)",
+      "A state dict saved from cuda:1 and loaded without map_location comes back on cuda:1, even with cuda:2 the "
+      "current device; the report does not show the one-GPU machine's RuntimeError.",
+      "The cell's quotes, torch.load's docstring and message in torch/serialization.py, are read in 2.7.1 and "
+      "later; the report shows the same rule at work in 1.4.0 (its other two lines, cut here, are about "
+      "map_location, whose 1.4.0 behaviour the thread reports fixed after that release)."),
 )
 del R
 
@@ -226,6 +278,9 @@ del R
 # The cross-device message of TensorIterator, naming an accelerator and the CPU (either order).
 _CROSS_DEVICE = re.compile(r"Expected all tensors to be on the same device, but found at least two devices, "
                            r"(?:(?:cuda|mps):\d+ and cpu|cpu and (?:cuda|mps):\d+)!")
+# The .numpy() refusal of TO_NUMPY, naming an accelerator.
+_TO_NUMPY = re.compile(r"can't convert (?:cuda|mps):\d+ device type tensor to numpy\. Use Tensor\.cpu\(\) to copy the "
+                       r"tensor to host memory first\.")
 POINTS: dict[str, re.Pattern[str]] = {
     "01-visible-devices-after-init": re.compile(r'CUDA_VISIBLE_DEVICES"?\]? ?= ?"0"[\s\S]*\b2\b'),
     "02-cross-device-error": _CROSS_DEVICE,
@@ -244,6 +299,12 @@ POINTS: dict[str, re.Pattern[str]] = {
     "09-out-of-memory": re.compile(r"CUDA out of memory\. Tried to allocate [\d.]+ [KMG]iB[\s\S]*total capacity"),
     "09-forked-cuda": re.compile(r"Cannot re-initialize CUDA in forked subprocess\. To use CUDA with multiprocessing, "
                                  r"you must use the 'spawn' start method"),
+    "02-numpy": _TO_NUMPY,
+    "05-numpy": _TO_NUMPY,
+    # The checkpoint saved from cuda:1 comes back on cuda:1, or (one GPU) the load names device 1 and a count of 1.
+    "03-load-cuda1-checkpoint": re.compile(r"torch\.load\([^)]*\)(?:\[\"weight\"\])?\.device\)[\s\S]*^(?:as saved: )?cuda:1$"
+                                           r"|Attempting to deserialize object on CUDA device 1 but "
+                                           r"torch\.cuda\.device_count\(\) is 1\.", re.M),
 }
 
 # Why a GPU-only cell has no field record yet (searched: GitHub issue threads and stored web pages, twice on 2026-12-03).
@@ -258,11 +319,9 @@ NO_RECORD: dict[str, str] = {
     "01-gpu-properties": _NOT_CITABLE,
     "02-cuda-in-device-scope": _TWO_GPUS,
     "02-default-vs-current": _TWO_GPUS,
-    "02-numpy": _NO_VERSION,
     "02-round-trip": _NOT_FOUND,
     "02-tensor-on-gpu": _NOT_CITABLE,
     "03-adam-state": _NOT_FOUND,
-    "03-load-cuda1-checkpoint": _NO_VERSION,
     "03-load-gpu-checkpoint": _NOT_FOUND,
     "03-model-input": _NO_VERSION,
     "03-module-cuda": _NOT_FOUND,
@@ -275,7 +334,6 @@ NO_RECORD: dict[str, str] = {
     "05-async-assert": _NO_VERSION,
     "05-cat": _NO_VERSION,
     "05-linear": _NO_VERSION,
-    "05-numpy": _NO_VERSION,
     "05-optimizer-state": _NOT_FOUND,
     "06-d2h-non-blocking": _NOT_FOUND,
     "06-events": _NOT_FOUND,
