@@ -307,7 +307,8 @@ POINTS: dict[str, re.Pattern[str]] = {
                                            r"torch\.cuda\.device_count\(\) is 1\.", re.M),
 }
 
-# Why a GPU-only cell has no field record yet (searched: GitHub issue threads and stored web pages, twice on 2026-12-03).
+# Why a GPU-only cell has no field record yet (searched: GitHub issue threads, stored web pages and public
+# repositories' files, three times on 2026-12-03).
 _NO_VERSION = ("Public reports of this message abound, but none found states the torch version beside it, and a "
                "record without its torch version is worse than none.")
 _TWO_GPUS = ("No public report found that shows this cell's point: the behaviour of the current or default device "
@@ -322,23 +323,34 @@ NO_RECORD: dict[str, str] = {
     "02-round-trip": _NOT_FOUND,
     "02-tensor-on-gpu": _NOT_CITABLE,
     "03-adam-state": _NOT_FOUND,
-    "03-load-gpu-checkpoint": _NOT_FOUND,
+    "03-load-gpu-checkpoint": ("The one report found of torch.load without map_location, pytorch/pytorch#35289 (torch 1.4.0), "
+                               "loads a cuda:1 checkpoint (cell 03-load-cuda1-checkpoint's record); none found of a cuda:0 "
+                               "checkpoint coming back on cuda:0 beside its torch version."),
     "03-model-input": _NO_VERSION,
     "03-module-cuda": _NOT_FOUND,
     "03-optimizer-before-cuda": _NOT_FOUND,
-    "03-plain-attribute": _NO_VERSION,
+    "03-plain-attribute": ("Near misses only: pytorch/pytorch#43815 (torch 1.5.1) prints a tensor held in a plain dict "
+                           "staying on cpu while the registered buffer moves to cuda:0, but no forward error; "
+                           "gdalsanto/flamo#30 shows the forward error of plain tensor attributes left on the CPU, "
+                           "without a torch version."),
     "04-each-gpu": _TWO_GPUS,
     "04-nested-trace": _TWO_GPUS,
     "04-set-device": _TWO_GPUS,
     "04-torch-device-scope": _TWO_GPUS,
-    "05-async-assert": _NO_VERSION,
+    "05-async-assert": ("Reports of the error surfacing at a later call (WangYueFt/dcp#30, at loss.item()) name no torch "
+                        "version; those that name one (pytorch/pytorch#55027, torch 1.8.1) show only the failed-assert "
+                        "lines in their searchable text."),
     "05-cat": _NO_VERSION,
     "05-linear": _NO_VERSION,
     "05-optimizer-state": _NOT_FOUND,
-    "06-d2h-non-blocking": _NOT_FOUND,
+    "06-d2h-non-blocking": ("The one public output of this call found, pytorch/pytorch#39694 (2020-06-09, naming no "
+                            "release), prints is_pinned() False, the opposite of the cell's point for the releases "
+                            "it quotes; none found of the current behaviour beside a torch version."),
     "06-events": _NOT_FOUND,
     "06-h2d-non-blocking": _NOT_FOUND,
-    "06-sync-timing": _NOT_FOUND,
+    "06-sync-timing": ("The measurements found name no torch version: TristanBilot/mlx-benchmark#21 (2024-02-25, an "
+                       "RTX 4090: MatMul 0.03 ms without torch.cuda.synchronize(), 1.36 ms with) and the Colab Tesla "
+                       "T4 run of mryab/efficient-dl-systems' week01_intro/seminar.ipynb (2026-01-19)."),
     "07-cuda-vs-cuda0": _TWO_GPUS,
     "07-cuda0-cuda1": _TWO_GPUS,
     "07-cuda0-device": _NOT_CITABLE,
@@ -350,7 +362,9 @@ NO_RECORD: dict[str, str] = {
     "07-two-gpu-transfer": _TWO_GPUS,
     "08-ddp-device-ids": _NOT_FOUND,
     "08-every-rank-cuda0": _NOT_FOUND,
-    "09-allocated-reserved": _NOT_FOUND,
+    "09-allocated-reserved": ("mryab/efficient-dl-systems' week01_intro/seminar.ipynb (a Colab Tesla T4 run, committed "
+                              "2026-01-19) prints memory_allocated() 0 and memory_reserved() 33554432 after its tensor "
+                              "is freed, then 0 after empty_cache(), but names no torch version."),
     "09-item-sync": _NOT_FOUND,
     "09-label-on-cpu": _NO_VERSION,
     "09-memory-summary": ("The memory_summary() tables found in public (pytorch/pytorch#91854) were printed by an "
