@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from course_utils.evidence import mac_page
+from course_utils.evidence import mac_page, sources
 from course_utils.evidence.sources import MAC_FACTS, MAC_WHEEL_TAGS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +37,7 @@ def test_the_page_lists_every_fact_and_every_release_once():
 def test_wheel_rows_group_consecutive_releases_with_the_same_tag_and_floor(monkeypatch):
     tags = {"2.7.1": "macosx_11_0_arm64", "2.8.0": "macosx_11_0_arm64", "2.10.0": "macosx_11_0_arm64",
             "2.9.1": "macosx_11_0_arm64", "2.12.0": "macosx_14_0_arm64"}
-    monkeypatch.setattr(mac_page, "MAC_WHEEL_TAGS", tags)
+    monkeypatch.setattr(sources, "MAC_WHEEL_TAGS", tags)
     assert mac_page.wheel_rows() == [
         (("2.7.1", "2.8.0"), "macosx_11_0_arm64", (13, 0)),
         (("2.9.1", "2.10.0"), "macosx_11_0_arm64", (14, 0)),  # 2.10.0 after 2.9.1: releases sort as numbers
@@ -50,15 +50,27 @@ def test_wheel_rows_group_consecutive_releases_with_the_same_tag_and_floor(monke
 
 
 def test_an_older_macos_whose_newest_wheel_has_working_mps_says_so(monkeypatch):
-    monkeypatch.setattr(mac_page, "MAC_WHEEL_TAGS", {"2.7.1": "macosx_11_0_arm64", "2.8.0": "macosx_14_0_arm64"})
+    monkeypatch.setattr(sources, "MAC_WHEEL_TAGS", {"2.7.1": "macosx_11_0_arm64", "2.8.0": "macosx_14_0_arm64"})
     assert mac_page.older_macos_lines() == [
         "So on macOS 13.0, `pip install torch` picks 2.7.1 (no newer tested release has a wheel for it), whose MPS works there."]
+
+
+def test_a_raised_floor_below_every_wheel_says_nothing_installs(monkeypatch):
+    monkeypatch.setattr(sources, "MAC_WHEEL_TAGS", {"2.7.1": "macosx_14_0_arm64", "2.8.0": "macosx_14_5_arm64"})
+    assert mac_page.older_macos_lines() == ["On macOS 13.0 no tested release installs."]
+
+
+def test_newest_mps_release_reads_both_tables():
+    assert sources.newest_mps_release((13, 6)) == "2.8.0"  # installs up to 2.11.0; MPS works up to 2.8.0
+    assert sources.newest_mps_release((13, 6), installable=True) == "2.11.0"
+    assert sources.newest_mps_release((12, 7)) is None  # every tested release's MPS needs macOS 13 or later
+    assert sources.newest_mps_release((15, 0)) == max(MAC_WHEEL_TAGS, key=lambda v: tuple(map(int, v.split("."))))
 
 
 @pytest.mark.parametrize("tag", ["macosx_14_0_x86_64", "macosx_14_arm64", "manylinux_2_28_aarch64"])
 def test_a_tag_that_is_not_a_macos_arm64_wheel_is_a_clear_error(tag):
     with pytest.raises(ValueError, match="looks like 'macosx_14_0_arm64'"):
-        mac_page.wheel_floor(tag)
+        sources.wheel_floor(tag)
 
 
 def test_a_page_without_its_markers_is_refused_with_what_to_do():

@@ -10,32 +10,22 @@ between its marker lines; the prose around them is the author's:
 - the facts list: each fact's sentence, then the passages of PyTorch that back it and the releases of each.
 
 ``python -m course_utils.evidence.mac_page --write`` rewrites the blocks (``make pairs``), ``--check`` says
-whether the page is current; ``tests/test_mac_facts.py`` fails when the page and the tables drift.
+whether the page is current; ``tests/test_mac_page.py`` fails when the page and the tables drift.
 """
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
-from course_utils.evidence.sources import INTEL_MAC_NEWEST, MAC_FACTS, MAC_WHEEL_TAGS, mps_needs_macos
+from course_utils.evidence import sources  # the tables, read as sources.X so a test can swap one
 
 DOC = "docs/mac.md"
 FACTS_START = "<!-- mac-facts:start, generated from MAC_FACTS by make pairs (evidence.mac_page) -->"
 FACTS_END = "<!-- mac-facts:end -->"
 WHEELS_START = "<!-- mac-wheels:start, generated from MAC_WHEEL_TAGS and MPS_NEEDS_MACOS by make pairs (evidence.mac_page) -->"
 WHEELS_END = "<!-- mac-wheels:end -->"
-_TAG = re.compile(r"macosx_(\d+)_(\d+)_arm64")
 _OLDEST_ARM64_MACOS = (11, 0)  # Apple silicon shipped with macOS 11: a macosx_11_0 wheel installs on every such Mac
-
-
-def wheel_floor(tag: str) -> tuple[int, int]:
-    """The oldest macOS a wheel's platform tag installs on: ``macosx_14_0_arm64`` is (14, 0)."""
-    match = _TAG.fullmatch(tag)
-    if match is None:
-        raise ValueError(f"a macOS arm64 wheel tag looks like 'macosx_14_0_arm64'; MAC_WHEEL_TAGS holds {tag!r}.")
-    return int(match.group(1)), int(match.group(2))
 
 
 def _macos(version: tuple[int, int]) -> str:
@@ -49,8 +39,8 @@ def _in_order(releases) -> list[str]:
 def wheel_rows() -> list[tuple[tuple[str, ...], str, tuple[int, int]]]:
     """(releases, wheel tag, macOS their MPS needs), one row per run of consecutive releases that share both."""
     rows: list[tuple[list[str], str, tuple[int, int]]] = []
-    for version in _in_order(MAC_WHEEL_TAGS):
-        tag, needs = MAC_WHEEL_TAGS[version], mps_needs_macos(version)
+    for version in _in_order(sources.MAC_WHEEL_TAGS):
+        tag, needs = sources.MAC_WHEEL_TAGS[version], sources.mps_needs_macos(version)
         if rows and rows[-1][1:] == (tag, needs):
             rows[-1][0].append(version)
         else:
@@ -58,20 +48,14 @@ def wheel_rows() -> list[tuple[tuple[str, ...], str, tuple[int, int]]]:
     return [(tuple(versions), tag, needs) for versions, tag, needs in rows]
 
 
-def _newest(releases) -> str | None:
-    ordered = _in_order(releases)
-    return ordered[-1] if ordered else None
-
-
 def older_macos_lines() -> list[str]:
     """For each macOS a newer wheel refuses (the major before each raised floor): which torch pip picks there,
     and the newest whose MPS works there."""
-    floors = sorted({wheel_floor(tag) for tag in MAC_WHEEL_TAGS.values()})
+    floors = sorted({sources.wheel_floor(tag) for tag in sources.MAC_WHEEL_TAGS.values()})
     lines = []
     for floor in floors[1:]:
         older = (floor[0] - 1, 0)
-        installs = [v for v, tag in MAC_WHEEL_TAGS.items() if wheel_floor(tag) <= older]
-        picks, works = _newest(installs), _newest(v for v in installs if mps_needs_macos(v) <= older)
+        picks, works = sources.newest_mps_release(older, installable=True), sources.newest_mps_release(older)
         if picks is None:
             lines.append(f"On {_macos(older)} no tested release installs.")
             continue
@@ -79,7 +63,7 @@ def older_macos_lines() -> list[str]:
         if works == picks:
             lines.append(line + "whose MPS works there.")
         else:
-            needs = _macos(mps_needs_macos(picks))
+            needs = _macos(sources.mps_needs_macos(picks))
             lines.append(line + f"whose MPS needs {needs}: the newest torch with a working MPS there is {works or 'none'}.")
     return lines
 
@@ -88,11 +72,11 @@ def wheels_markdown() -> str:
     """docs/mac.md's table of the wheel each release gives a Mac, and what that means on an older macOS."""
     out = [WHEELS_START, "| torch | macOS arm64 wheel tag | MPS needs |", "|---|---|---|"]
     for versions, tag, needs in wheel_rows():
-        floor = wheel_floor(tag)
+        floor = sources.wheel_floor(tag)
         only = "" if floor <= _OLDEST_ARM64_MACOS else f" (pip installs it only on macOS {floor[0]} or later)"
         out.append(f"| {', '.join(versions)} | `{tag}`{only} | {_macos(needs)} |")
     out += ["", *older_macos_lines(),
-            f"No tested release has an Intel (x86_64) macOS wheel; the newest that has one is {INTEL_MAC_NEWEST}.",
+            f"No tested release has an Intel (x86_64) macOS wheel; the newest that has one is {sources.INTEL_MAC_NEWEST}.",
             WHEELS_END]
     return "\n".join(out)
 
@@ -100,7 +84,7 @@ def wheels_markdown() -> str:
 def facts_markdown() -> str:
     """docs/mac.md's list of the Mac facts with the passages and releases behind each."""
     out = [FACTS_START]
-    for key, fact in MAC_FACTS.items():
+    for key, fact in sources.MAC_FACTS.items():
         out.append(f"- **{key}**: {fact.says}")
         for q in fact.quotes:
             out.append(f"  - {q.label}" + ("" if "\n" in q.shown else f": `` {q.shown} ``"))

@@ -781,4 +781,20 @@ def mps_needs_macos(version: str) -> tuple[int, int]:
     return need
 
 
+def wheel_floor(tag: str) -> tuple[int, int]:
+    """The oldest macOS a wheel's platform tag installs on: ``macosx_14_0_arm64`` is (14, 0)."""
+    match = re.fullmatch(r"macosx_(\d+)_(\d+)_arm64", tag)
+    if match is None:
+        raise ValueError(f"a macOS arm64 wheel tag looks like 'macosx_14_0_arm64'; MAC_WHEEL_TAGS holds {tag!r}.")
+    return int(match.group(1)), int(match.group(2))
+
+
+def newest_mps_release(macos: tuple[int, int], installable: bool = False) -> str | None:
+    """The newest tested release pip installs on ``macos`` (MAC_WHEEL_TAGS) and, unless ``installable``, whose MPS
+    works there too (MPS_NEEDS_MACOS); None when there is none."""
+    found = [v for v, tag in MAC_WHEEL_TAGS.items()
+             if wheel_floor(tag) <= macos and (installable or mps_needs_macos(v) <= macos)]
+    return max(found, key=_release) if found else None
+
+
 MAC_QUOTES: tuple[SourceQuote, ...] = tuple(q for fact in MAC_FACTS.values() for q in fact.quotes)
