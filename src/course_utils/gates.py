@@ -118,10 +118,11 @@ def needs_accelerator(device, *, what: str = "this cell", key: str | None = None
         raise ValueError("needs_accelerator(device) takes the lesson's device, decided once in its first code cell "
                          "(device = pick_device()); got None. Pass that device: needs_accelerator(device, what=...).")
     dev = as_device(device, "needs_accelerator(device)")
-    cuda_here = torch.cuda.device_count() if torch.cuda.is_available() else 0
-    if dev.type == "cuda" and (dev.index or 0) >= cuda_here:
-        raise ValueError(f"needs_accelerator(device): the lesson's device is {str(dev)!r}, but this machine has {cuda_here} "
-                         "CUDA GPU(s). Decide it with device = pick_device(), which takes what this machine has.")
+    if dev.type == "cuda":  # a device this machine lacks fails here, in words, not in the cell's first kernel
+        cuda_here = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if (dev.index or 0) >= cuda_here:
+            raise ValueError(f"needs_accelerator(device): the lesson's device is {str(dev)!r}, but this machine has "
+                             f"{cuda_here} CUDA GPU(s). Decide it with device = pick_device(), which takes what this machine has.")
     if dev.type not in _NOT_AN_ACCELERATOR:
         return Requirement(True, f"Ran {what} on {dev}, the lesson's accelerator.", key, dev)
     return Requirement(
