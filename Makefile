@@ -110,12 +110,14 @@ test-releases:
 
 # Authoring: edit the .py side, then rebuild the .ipynb side and the exercises. First the
 # Colab/Kaggle header of every lesson and solution (and README's link table) is (re)written from
-# [project.urls] in pyproject.toml; `make exercises` points each exercise's header at itself.
+# [project.urls] in pyproject.toml; `make exercises` points each exercise's header at itself. Last the
+# pages generated from tables: docs/error-messages.md (error_families) and docs/mac.md's blocks (evidence.mac_page).
 pairs: $(STAMP)
 	$(BIN)/python -m course_utils.header --write
 	$(BIN)/python -m course_utils.pairing --write --dirs notebooks solutions
 	$(BIN)/python -m course_utils.exercises --write
 	$(BIN)/python -m course_utils.error_families --write
+	$(BIN)/python -m course_utils.evidence.mac_page --write
 
 exercises: $(STAMP)
 	$(BIN)/python -m course_utils.exercises --write

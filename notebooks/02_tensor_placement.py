@@ -56,10 +56,12 @@ from torch.torch_version import TorchVersion
 
 from course_utils.checks import check
 from course_utils.claims import raises
-from course_utils.devices import needs_accelerator, needs_cuda
+from course_utils.devices import pick_device
+from course_utils.gates import needs_accelerator, needs_cuda
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
+device = pick_device()  # lesson 01's idiom: decided once, carried everywhere below
 torch.__version__
 
 # %% [markdown]
@@ -166,7 +168,7 @@ else:
 # On any accelerator (CUDA, MPS, XPU) the round trip is a real copy each way; meta has no data to copy back.
 
 # %% tags=["deeper"]
-if gpu := needs_accelerator(what="the CPU -> accelerator -> CPU round trip", key="02-round-trip"):
+if gpu := needs_accelerator(device, what="the CPU -> accelerator -> CPU round trip", key="02-round-trip"):
     there = t.to(gpu.device)
     back = there.cpu()
     print(there.device, back.device, "back is t:", back is t, "same values:", torch.equal(back, t))
@@ -219,7 +221,7 @@ a + torch.ones(3)
 # On an accelerator the same mistake says *Expected all tensors to be on the same device* (notebook 05).
 
 # %%
-if gpu := needs_accelerator(what="the cross-device error on an accelerator", key="02-cross-device-error"):
+if gpu := needs_accelerator(device, what="the cross-device error on an accelerator", key="02-cross-device-error"):
     print(raises(lambda: torch.ones(3, device=gpu.device) + torch.ones(3), RuntimeError,
                  match="Expected all tensors to be on the same device"))
 else:
@@ -259,7 +261,7 @@ m.numpy()
 # On an accelerator the message names it (`cuda:0`, `mps:0`); the fix is the same, `.cpu()` first.
 
 # %%
-gpu = needs_accelerator(what="the .numpy() error for a tensor on a device", key="02-numpy")
+gpu = needs_accelerator(device, what="the .numpy() error for a tensor on a device", key="02-numpy")
 print(raises(lambda: torch.ones(2, device=gpu.device).numpy(), TypeError, match="device type tensor to numpy"))
 display(gpu)
 
@@ -400,7 +402,7 @@ check("02.b")
 # %% tags=["deeper"]
 from course_utils.evidence.sources import MAC_FACTS
 
-if torch.backends.mps.is_available():
+if device.type == "mps":
     print(raises(lambda: t.double().to("mps"), (TypeError, RuntimeError), match="float64"))
     shown = t.double().float().to("mps").dtype
 else:

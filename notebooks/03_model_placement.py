@@ -54,12 +54,14 @@ from torch import nn
 
 from course_utils.checks import check
 from course_utils.claims import raises
-from course_utils.devices import needs_accelerator, needs_cuda
 from course_utils.checkpoints import checkpoint_locations, retag_checkpoint
+from course_utils.devices import pick_device
+from course_utils.gates import needs_accelerator, needs_cuda
 from course_utils.placement import module_device, placement_report
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
+device = pick_device()  # lesson 01's idiom: decided once, carried everywhere below
 torch.__version__
 
 # %% [markdown]
@@ -83,7 +85,7 @@ model, t = nn.Linear(3, 2), torch.ones(2)
 # changes in place.
 
 # %% tags=["deeper"]
-gpu = needs_accelerator(what="Module.to(device) in place", key="03-module-cuda")
+gpu = needs_accelerator(device, what="Module.to(device) in place", key="03-module-cuda")
 net = nn.Linear(3, 2)
 print(f"net.to({str(gpu.device)!r}) is net:", net.to(gpu.device) is net, "| weight on", net.weight.device)
 if gpu:  # meta holds no values to copy back
@@ -162,7 +164,7 @@ placement_report(buggy)
 # the same device, but found at least two devices, cuda:0 and cpu!* (`mps:0` on a Mac).
 
 # %% tags=["deeper"]
-if gpu := needs_accelerator(what="the plain-attribute bug on an accelerator", key="03-plain-attribute"):
+if gpu := needs_accelerator(device, what="the plain-attribute bug on an accelerator", key="03-plain-attribute"):
     on_gpu = Standardize([0.5, 1.0, 2.0], [1.0, 2.0, 4.0]).to(gpu.device)
     print(raises(lambda: on_gpu(torch.ones(2, 3, device=gpu.device)), RuntimeError,
                  match="Expected all tensors to be on the same device"))
@@ -219,7 +221,7 @@ meta_model(x)
 # cpu ...*; on MPS: *Tensor for argument input is on cpu but expected on mps*.
 
 # %%
-if gpu := needs_accelerator(what="the model-on-accelerator, input-on-CPU error", key="03-model-input"):
+if gpu := needs_accelerator(device, what="the model-on-accelerator, input-on-CPU error", key="03-model-input"):
     model_on_device = nn.Linear(3, 2).to(gpu.device)
     print(raises(lambda: model_on_device(torch.ones(1, 3)), RuntimeError,
                  match="Expected all tensors to be on the same device|Tensor for argument input is on cpu but expected on mps"))
@@ -339,7 +341,7 @@ to_meta.to("meta")
 sgd.param_groups[0]["params"][0] is to_meta.weight, sgd.param_groups[0]["params"][0].device
 
 # %% tags=["deeper"]
-if gpu := needs_accelerator(what="the optimizer built before model.to(device)", key="03-optimizer-before-cuda"):
+if gpu := needs_accelerator(device, what="the optimizer built before model.to(device)", key="03-optimizer-before-cuda"):
     net = nn.Linear(3, 2)
     sgd = torch.optim.SGD(net.parameters(), lr=0.1)
     net.to(gpu.device)  # CUDA, MPS, XPU: dense tensors like the CPU's, so the Parameter objects stay
@@ -372,7 +374,7 @@ adam.step()
 # from a file or from `state_dict()` a moment ago.
 
 # %% tags=["deeper"]
-if gpu := needs_accelerator(what="Adam state left on the CPU", key="03-adam-state"):
+if gpu := needs_accelerator(device, what="Adam state left on the CPU", key="03-adam-state"):
     net, adam = adam_after_one_step()
     net.to(gpu.device)
     net(torch.randn(4, 3, device=gpu.device)).sum().backward()
@@ -483,14 +485,13 @@ ways = {
 
 # %% tags=["deeper"]
 retag_checkpoint(workdir / "cpu.pt", workdir / "gpu1.pt", {"cpu": "cuda:1"})
-here = "cuda:0" if torch.cuda.is_available() else "cpu"
 if gpu := needs_cuda(2, what="loading a cuda:1 checkpoint as saved", key="03-load-cuda1-checkpoint"):
     print("as saved:", torch.load(workdir / "gpu1.pt", weights_only=True)["weight"].device)
 else:
     display(gpu)
     print(raises(lambda: torch.load(workdir / "gpu1.pt", weights_only=True), RuntimeError,
                  match="Attempting to deserialize object on"))
-torch.load(workdir / "gpu1.pt", map_location={"cuda:1": here}, weights_only=True)["weight"].device
+torch.load(workdir / "gpu1.pt", map_location={"cuda:1": str(device)}, weights_only=True)["weight"].device
 
 # %% [markdown] tags=["deeper"]
 # And back: a checkpoint saved on the CPU loads onto an accelerator with `map_location=device`
@@ -499,7 +500,7 @@ torch.load(workdir / "gpu1.pt", map_location={"cuda:1": here}, weights_only=True
 # objects; passing it explicitly says so.
 
 # %% tags=["deeper"]
-onto = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("meta")  # lesson 01
+onto = torch.device("meta") if device.type == "cpu" else device  # the lesson's device; meta stands in for the CPU's
 torch.load(workdir / "cpu.pt", map_location=onto, weights_only=True)["weight"].device
 
 # %% [markdown] tags=["deeper"]

@@ -52,13 +52,15 @@ from torch import nn
 
 from course_utils.checks import check
 from course_utils.claims import raises
-from course_utils.devices import needs_cuda
+from course_utils.devices import pick_device
+from course_utils.gates import needs_cuda
 from course_utils.scopes import run_scopes, trace_current_device
 from course_utils.simulation import on_simulated_gpus
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
-torch.__version__, torch.cuda.is_available(), torch.cuda.device_count()
+device = pick_device()  # lesson 01's idiom; this lesson's GPU cells are CUDA's own, gated by a GPU count
+torch.__version__, torch.cuda.device_count()
 
 # %% [markdown]
 # ## 1. The current device: what plain `"cuda"` means

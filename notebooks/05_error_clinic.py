@@ -56,12 +56,14 @@ from torch import nn
 
 from course_utils.checks import check
 from course_utils.claims import ClaimFailed, raises
-from course_utils.devices import needs_accelerator, needs_cuda
 from course_utils.checkpoints import retag_checkpoint
+from course_utils.devices import pick_device
+from course_utils.gates import needs_accelerator, needs_cuda
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
-torch.__version__, torch.cuda.device_count() if torch.cuda.is_available() else 0
+device = pick_device()  # lesson 01's idiom: decided once, carried everywhere below
+torch.__version__
 
 # %% [markdown]
 # ## 1. Mixing devices
@@ -84,7 +86,7 @@ m + c
 # On an accelerator the same mistake reads *Expected all tensors to be on the same device*:
 
 # %%
-if gpu := needs_accelerator(what="the elementwise cross-device message", key="05-elementwise"):
+if gpu := needs_accelerator(device, what="the elementwise cross-device message", key="05-elementwise"):
     g = torch.ones(3, device=gpu.device)
     shown = raises(lambda: g + c, RuntimeError, match="Expected all tensors to be on the same device")
 else:
@@ -171,7 +173,7 @@ F.conv2d(images, torch.rand(4, 3, 3, 3, dtype=torch.float64))
 # On an accelerator, both ways round (Apple's MPS names its type `MPSFloatType`):
 
 # %%
-if gpu := needs_accelerator(what="the convolution's cross-device message", key="05-conv-cross-device"):
+if gpu := needs_accelerator(device, what="the convolution's cross-device message", key="05-conv-cross-device"):
     conv_on_device = nn.Conv2d(3, 4, 3).to(gpu.device)
     print(raises(lambda: conv_on_device(images), RuntimeError,  # MPS: "slow_conv2d_forward_mps: ... must be on the same device"
                  match=r"Input type \(torch\.FloatTensor\) and weight type \(\S+\) should be the same|must be on the same device"))
@@ -297,7 +299,7 @@ x = torch.rand(2, 3)
 raises(lambda: model(x), RuntimeError, match="is not on the expected device")
 
 # %% tags=["deeper"]
-if gpu := needs_accelerator(what="the nn.Linear message on an accelerator", key="05-linear"):
+if gpu := needs_accelerator(device, what="the nn.Linear message on an accelerator", key="05-linear"):
     model_on_device = nn.Linear(3, 1).to(gpu.device)
     shown = raises(lambda: model_on_device(x), RuntimeError,
                    match="Expected all tensors to be on the same device|Tensor for argument input is on cpu but expected on mps")
@@ -349,7 +351,7 @@ idx = torch.tensor([0, 2])
 m[idx]
 
 # %% tags=["deeper"]
-if gpu := needs_accelerator(what="indexing across devices", key="05-indexing"):
+if gpu := needs_accelerator(device, what="indexing across devices", key="05-indexing"):
     table = torch.arange(5.0)
     allowed = table.to(gpu.device)[idx]  # a tensor on the accelerator, a CPU index: fine
     shown = raises(lambda: table[idx.to(gpu.device)], (RuntimeError, IndexError), match="indices should be either on")
@@ -425,7 +427,7 @@ meta_opt.load_state_dict(cpu_opt.state_dict())
 # in `torch/utils/_foreach_utils.py` lists no `mps`), so there the per-tensor update raises it.
 
 # %% tags=["deeper"]
-if gpu := needs_accelerator(what="the optimizer-state error", key="05-optimizer-state"):
+if gpu := needs_accelerator(device, what="the optimizer-state error", key="05-optimizer-state"):
     net = nn.Linear(3, 2)
     opt = torch.optim.Adam(net.parameters())
     net(torch.ones(1, 3)).sum().backward()
@@ -513,7 +515,7 @@ shown
 # message a GPU tensor gets, with its device (`cuda:0`) in place of `meta`.
 
 # %% tags=["deeper"]
-gpu = needs_accelerator(what="the .numpy() message for a tensor on a device", key="05-numpy")
+gpu = needs_accelerator(device, what="the .numpy() message for a tensor on a device", key="05-numpy")
 print(raises(lambda: torch.ones(2, device=gpu.device).numpy(), TypeError, match="device type tensor to numpy"))
 display(gpu)
 

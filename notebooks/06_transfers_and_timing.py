@@ -51,9 +51,10 @@ import warnings
 
 import torch
 
-from course_utils import needs_cuda, pick_device, raises
-from course_utils.devices import needs_accelerator
 from course_utils.checks import check
+from course_utils.claims import raises
+from course_utils.devices import pick_device
+from course_utils.gates import needs_accelerator, needs_cuda
 
 device = pick_device()  # lesson 01's idiom: decided once, carried everywhere below
 
@@ -78,7 +79,7 @@ print("CPU matmul:", Spread.of(seconds))
 # waiting and you measure the launch; `torch.accelerator.synchronize()` waits for the queue.
 
 # %%
-if gpu := needs_accelerator(what="the real wrong-vs-right timing", key="06-sync-timing"):
+if gpu := needs_accelerator(device, what="the real wrong-vs-right timing", key="06-sync-timing"):
     a = torch.randn(4096, 4096, device=gpu.device)
     b = torch.randn_like(a)
     torch.mm(a, b); torch.accelerator.synchronize()

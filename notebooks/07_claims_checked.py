@@ -48,12 +48,14 @@ from torch import nn
 
 from course_utils.checks import check
 from course_utils.claims import raises
-from course_utils.devices import needs_accelerator, needs_cuda, pick_device
+from course_utils.devices import pick_device
 from course_utils.errors import explain_device_error
+from course_utils.gates import needs_accelerator, needs_cuda
 from course_utils.scopes import run_scopes, trace_current_device
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
+device = pick_device()  # lesson 01's idiom: decided once, carried everywhere below
 GPUS = torch.cuda.device_count() if torch.cuda.is_available() else 0
 torch.__version__, GPUS
 
@@ -107,7 +109,6 @@ def restored_after_block():
 
 
 index = torch.cuda.current_device() if torch.cuda.is_available() else 0  # an int, as on a GPU machine
-device = pick_device(announce=False)  # lesson 01's idiom: decided once, carried (said in 01)
 part_a = ClaimTable((
     article("A1", "device_of(t) tells which CUDA device t is on", "false", taught="02, 04",
             proof=lambda: holds(not isinstance(torch.cuda.device_of(tensor), torch.device),
@@ -177,8 +178,8 @@ check("07.a")
 # `tensor.device` (or `tensor.get_device()`, `-1` on the CPU). Taught in notebooks 02 and 04.
 
 # %% tags=["deeper"]
-device = torch.cuda.device_of(tensor)
-type(device), str(device)[:35], tensor.device, tensor.get_device()
+article_device = torch.cuda.device_of(tensor)  # the article's `device = ...`; our `device` stays the lesson's
+type(article_device), str(article_device)[:35], tensor.device, tensor.get_device()
 
 # %% [markdown] tags=["deeper"]
 # The article prints 「Tensor が割り当てられている CUDA デバイス: cuda:0」 ("CUDA device the Tensor
@@ -186,7 +187,7 @@ type(device), str(device)[:35], tensor.device, tensor.get_device()
 # CPU; nothing in the example puts it on a GPU, and `device_of` prints an object address:
 
 # %% tags=["deeper"]
-f"Tensor が割り当てられている CUDA デバイス: {device}"  # "CUDA device the Tensor is allocated on: ..."
+f"Tensor が割り当てられている CUDA デバイス: {article_device}"  # "CUDA device the Tensor is allocated on: ..."
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: A2, `device_of` switches the current CUDA device
@@ -516,7 +517,6 @@ shown
 # notebooks 02 and 04.
 
 # %% tags=["deeper"]
-device = pick_device(announce=False)  # lesson 01's idiom
 torch.device("cpu"), torch.device("cuda", 1), torch.ones(3, device=device).device, nn.Linear(4, 3).to(device).weight.device
 
 # %% [markdown]
@@ -756,7 +756,6 @@ shown
 # name for `Tensor.to`. The chapter's single tensors are moved with `.cuda(1)`.
 
 # %% tags=["deeper"]
-device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
 torch.tensor([1, 2, 3], device=device).device, torch.tensor([1, 2, 3]).to(device).device
 
 # %% [markdown] tags=["deeper"]
@@ -776,7 +775,7 @@ y_meta = x_meta ** 2
 y_meta.device
 
 # %% tags=["deeper"]
-if gpu := needs_accelerator(what="y = x ** 2 on an accelerator", key="07-square"):
+if gpu := needs_accelerator(device, what="y = x ** 2 on an accelerator", key="07-square"):
     x_gpu = x.to(gpu.device)
     y_gpu = x_gpu ** 2
     shown = y_gpu
@@ -806,7 +805,7 @@ shown
 raises(lambda: y_meta + x, RuntimeError, match="not on the expected device")
 
 # %% tags=["deeper"]
-if gpu := needs_accelerator(what="z = y + x.cpu() on an accelerator", key="07-add-cpu"):
+if gpu := needs_accelerator(device, what="z = y + x.cpu() on an accelerator", key="07-add-cpu"):
     shown = raises(lambda: y_gpu + x_gpu.cpu(), RuntimeError, match="Expected all tensors to be on the same device")
 else:
     shown = gpu
@@ -874,7 +873,7 @@ print(raises(lambda: net(torch.rand(2, 3)), RuntimeError, match="not on the expe
 net(torch.rand(2, 3).to("meta")).shape
 
 # %% tags=["deeper"]
-if gpu := needs_accelerator(what="the model on an accelerator, the input on the CPU", key="07-model-input"):
+if gpu := needs_accelerator(device, what="the model on an accelerator, the input on the CPU", key="07-model-input"):
     net_on_device = nn.Linear(3, 1).to(gpu.device)
     print(raises(lambda: net_on_device(torch.rand(2, 3)), RuntimeError, match="Expected all tensors to be on the same device|Tensor for argument input is on cpu but expected on mps"))
     shown = net_on_device(torch.rand(2, 3).to(gpu.device))

@@ -51,15 +51,17 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.torch_version import TorchVersion
 
-from course_utils import needs_cuda
 from course_utils.checks import check
+from course_utils.devices import pick_device
 from course_utils.distributed import local_accelerator, source_quote
+from course_utils.gates import needs_cuda
 from course_utils.launch import find_script
 from course_utils.launch import launch, launch_machines
 from course_utils.processes import process_alive
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
+device = pick_device()  # lesson 01's idiom, for this notebook's process; each torchrun process picks its own
 torch.__version__, dist.is_available()
 
 # %% [markdown]

@@ -50,8 +50,9 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from course_utils import check, needs_cuda, pick_device, raises
-from course_utils.devices import needs_accelerator
+from course_utils import check, raises
+from course_utils.devices import pick_device
+from course_utils.gates import needs_accelerator, needs_cuda
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
@@ -86,7 +87,7 @@ nn.functional.cross_entropy(logits, yb)
 # the message names both devices:
 
 # %%
-if gpu := needs_accelerator(what="the label left on the CPU", key="09-label-on-cpu"):
+if gpu := needs_accelerator(device, what="the label left on the CPU", key="09-label-on-cpu"):
     gpu_logits = nn.Linear(8, 3).to(gpu.device)(xb.to(gpu.device))
     print(raises(lambda: nn.functional.cross_entropy(gpu_logits, yb), RuntimeError, match="device"))
 else:

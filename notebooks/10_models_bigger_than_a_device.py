@@ -55,7 +55,8 @@ from torch import nn
 from course_utils.bigmodels import dispatch, still_on_meta
 from course_utils.checks import check
 from course_utils.claims import raises
-from course_utils.devices import needs_cuda, pick_device
+from course_utils.devices import pick_device
+from course_utils.gates import needs_cuda
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 

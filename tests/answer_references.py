@@ -17,7 +17,7 @@ import torch
 from torch import nn
 
 from course_utils.checks.nb04 import LISTING, STEP_KINDS
-from course_utils.devices import needs_cuda
+from course_utils.gates import needs_cuda
 
 # --------------------------------------------------------------------------- 01.2 and 01.b
 

@@ -281,14 +281,47 @@ def test_a_skipped_requirement_displays_its_line_then_the_evidence():
         needs_cuda(1, key="Set Device")
 
 
-def test_needs_accelerator_runs_on_the_accelerator_or_on_meta_and_says_which():
-    on_mps = needs_accelerator(what="a tensor on a device", key="02-tensor-on-gpu", accelerator=torch.device("mps"))
+def test_needs_accelerator_runs_on_the_lessons_accelerator_or_on_meta_and_says_which():
+    on_mps = needs_accelerator(torch.device("mps"), what="a tensor on a device", key="02-tensor-on-gpu")
     assert on_mps and on_mps.device == torch.device("mps") and "on mps" in str(on_mps) and on_mps.evidence() is None
-    bare = needs_accelerator(what="a tensor on a device", key="02-tensor-on-gpu", accelerator=None)
-    assert not bare and bare.device == torch.device("meta") and "device is meta" in str(bare)
-    assert "no data" in str(bare) and str(bare.evidence()) in repr(bare)
-    here = needs_accelerator(what="x")
-    assert here.device == (usable_accelerator() or torch.device("meta"))
+    assert needs_accelerator("xpu:0", what="x").device == torch.device("xpu", 0)  # a name works as well as a device
+    for not_one in ("cpu", torch.device("meta")):
+        bare = needs_accelerator(not_one, what="a tensor on a device", key="02-tensor-on-gpu")
+        assert not bare and bare.device == torch.device("meta") and "device is meta" in str(bare)
+        assert "no data" in str(bare) and str(bare.evidence()) in repr(bare)
+
+
+def test_needs_accelerator_takes_the_lessons_device_and_never_chooses_one(monkeypatch):
+    """The gate runs where the lesson decided, even where the machine has more: a lesson told
+    pick_device("cpu") on a GPU machine runs its accelerator cells on meta, and nothing asks torch again."""
+    import course_utils.devices as devices
+
+    def ask(*args, **kwargs):
+        raise AssertionError("needs_accelerator chose a device again")
+
+    monkeypatch.setattr(devices, "usable_accelerator", ask)
+    monkeypatch.setattr(torch.accelerator, "current_accelerator", ask)
+    assert needs_accelerator(torch.device("cpu"), what="x").device == torch.device("meta")
+    assert needs_accelerator(torch.device("mps"), what="x").device == torch.device("mps")
+    with pytest.raises(ValueError, match=r"lesson's device, decided once.*device = pick_device\(\)"):
+        needs_accelerator(None, what="x")
+    with pytest.raises(TypeError, match="expects a device name or torch.device"):
+        needs_accelerator(1.5, what="x")
+    with pytest.raises(TypeError):
+        needs_accelerator(what="x")  # the device is required: no default that would choose one
+
+
+def test_needs_accelerator_refuses_a_cuda_device_this_machine_lacks():
+    have = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    with pytest.raises(ValueError, match=rf"lesson's device is 'cuda:{have}', but this machine has {have} CUDA GPU.*pick_device"):
+        needs_accelerator(f"cuda:{have}", what="x")  # one past the last GPU: missing on every machine
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_needs_accelerator_runs_on_the_lessons_cuda_device():
+    here = torch.device("cuda", torch.cuda.current_device())
+    ran = needs_accelerator(here, what="x")
+    assert ran and ran.device == here and f"on {here}" in str(ran)
 
 
 # ----------------------------------------------------------------- this machine

@@ -77,8 +77,8 @@ def test_an_accelerator_cell_runs_on_its_requirements_device_never_on_cuda_by_na
     ('if gpu := needs_cuda(1, what="x", key="02-x"):\n    pass\nelse:\n    print(gpu)\n', False),  # str(): no evidence
     ('if gpu := needs_cuda(1, what="x", key="02-x"):\n    pass\nelse:\n    shown = gpu\n', False),  # never shown
     ('if needs_cuda(1, what="x", key="02-x"):\n    pass\nelse:\n    display(recorded("02-x"))\n', False),
-    ('gpu = needs_accelerator(what="x", key="02-x")\nx = torch.ones(1, device=gpu.device)\ndisplay(gpu)\n', True),
-    ('gpu = needs_accelerator(what="x", key="02-x")\nx = torch.ones(1, device=gpu.device)\nprint(gpu)\n', False),
+    ('gpu = needs_accelerator(device, what="x", key="02-x")\nx = torch.ones(1, device=gpu.device)\ndisplay(gpu)\n', True),
+    ('gpu = needs_accelerator(device, what="x", key="02-x")\nx = torch.ones(1, device=gpu.device)\nprint(gpu)\n', False),
 ])
 def test_the_scanner_wants_the_requirement_displayed(cell, shows):
     (found,) = gpu_cells_in_source(cell)

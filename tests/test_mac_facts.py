@@ -21,8 +21,6 @@ from torch.torch_version import TorchVersion
 
 from course_utils.evidence.sources import (
     MAC_FACTS,
-    MAC_FACTS_END,
-    MAC_FACTS_START,
     MAC_QUOTES,
     MAC_WHEEL_TAGS,
     MPS_NEEDS_MACOS,
@@ -30,7 +28,6 @@ from course_utils.evidence.sources import (
     SourceQuote,
     fragment_problem,
     installed_text_contains,
-    mac_facts_markdown,
     mps_libraries,
     mps_needs_macos,
 )
@@ -127,12 +124,3 @@ def test_the_explainers_mps_wordings_are_in_every_tested_macos_wheel(key, pieces
 
 def test_there_are_mps_wordings_to_check():
     assert len(MPS_WORDINGS) >= 7
-
-
-def test_docs_mac_lists_exactly_the_recorded_facts():
-    text = (Path(__file__).resolve().parents[1] / "docs/mac.md").read_text(encoding="utf-8")
-    start, end = text.find(MAC_FACTS_START), text.find(MAC_FACTS_END)
-    assert 0 <= start < end, f"docs/mac.md should hold the lines {MAC_FACTS_START!r} ... {MAC_FACTS_END!r}"
-    assert text[start:end + len(MAC_FACTS_END)] == mac_facts_markdown(), (
-        "docs/mac.md's list of Mac facts is stale: replace it with the output of `PYTHONPATH=src python -c "
-        "'from course_utils.evidence.sources import mac_facts_markdown; print(mac_facts_markdown())'`")

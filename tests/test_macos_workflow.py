@@ -56,4 +56,4 @@ def test_it_says_whether_mps_was_usable_and_its_python_is_valid():
     assert len(snippets) >= 3
     for code in snippets:
         ast.parse(code)
-    assert "from course_utils.devices import preflight" in runs
+    assert "from course_utils.readiness import preflight" in runs

@@ -44,7 +44,7 @@ MACHINES = {
     "torch newer than tested": (replace(CPU, torch_version="2.15.0"), ["cpu-only", "torch-newer-than-tested"]),
     "Mac with MPS": (replace(MAC, mps_available=True, accelerators=(AcceleratorInfo(0, "mps", "Apple M2 (Metal)"),)),
                      ["mps"]),
-    "Mac on macOS 13": (replace(MAC, macos_version="13.6"), ["mac-too-old-for-mps-13"]),
+    "Mac on macOS 13": (replace(MAC, macos_version="13.6"), ["mac-too-old-for-mps-older-torch"]),
     "Mac on macOS 12": (replace(MAC, macos_version="12.7"), ["mac-too-old-for-mps"]),
     "Mac in a virtual machine": (replace(MAC, virtual_machine=True), ["mac-virtual-machine"]),
     "Mac, MPS unavailable": (MAC, ["mps-unavailable"]),

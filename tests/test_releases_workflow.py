@@ -17,8 +17,8 @@ import yaml
 from test_macos_workflow import make_targets
 from torch.torch_version import TorchVersion
 
-from course_utils.devices import TESTED_TORCH
 from course_utils.evidence.sources import RELEASES
+from course_utils.readiness import TESTED_TORCH
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = ROOT / ".github/workflows/releases.yml"

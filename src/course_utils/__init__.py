@@ -5,8 +5,8 @@ Each module has one job; import what a notebook needs from here or from the modu
 - ``devices``: which device to use (``pick_device``, or ``usable_accelerator``); ``machine``: what this
   machine has, as data (``collect_facts``); ``machine_report``: that, ready to show (``device_report``);
   ``readiness``: what of the course it can run, and what to do about the rest (``preflight``); ``gates``: for
-  GPU cells, ``needs_cuda`` (CUDA only) and ``needs_accelerator`` (any accelerator, ``meta`` standing in
-  without one).
+  GPU cells, ``needs_cuda`` (a count of CUDA GPUs) and ``needs_accelerator`` (the lesson's ``device`` when it
+  is an accelerator, ``meta`` standing in for the CPU).
 - ``placement``: where a model's tensors live (``placement_report``, ``module_device``).
 - ``checkpoints``: the device tags of a checkpoint (``checkpoint_locations``, ``retag_checkpoint``).
 - ``scopes``: the current CUDA device and default device at each step of nested blocks.

@@ -4,7 +4,9 @@ Lesson: notebook 01 (device query) teaches the idiom by hand, with PyTorch's own
 
     device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
 
-Each name here has one job:
+then ``device = pick_device()``, the same choice said in words; every later lesson's first code cell
+makes it, and its cells carry ``device`` (``.to(device)``, ``map_location=device``, the gates of its
+GPU cells: ``needs_accelerator(device, ...)``). Each name here has one job:
 
 - ``usable_accelerator()``: the accelerator torch can use here (CUDA with its index, MPS, XPU), or None.
 - ``pick_device()``: a notebook's device, decided once and said in words (``choose_device``: the words).
@@ -14,13 +16,12 @@ Each name here has one job:
 "The accelerator" is never torch's *default device* (where factories create tensors, notebooks 02 and
 04): that one is ``scopes.default_device()``. What the machine has lives in ``machine``, the report
 in ``machine_report``, what of the course it can run in ``readiness``, and the GPU cells' gates
-(``needs_cuda``, ``needs_accelerator``) in ``gates``; lessons import those from here too, as they
-always have (``from course_utils.devices import needs_cuda``): each loads on first use.
+(``needs_cuda``, ``needs_accelerator``) in ``gates``: import those from their modules (or from
+``course_utils``).
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 
 import torch
@@ -146,28 +147,3 @@ def check_device(device: str | torch.device | None) -> torch.device:
             raise ValueError(f"device={str(dev)!r}, but only {torch.cuda.device_count()} CUDA device(s) are visible.")
         dev = torch.device("cuda", index)
     return dev
-
-
-# Names lessons and older code import from here, and the module of their job: loaded on first use (PEP 562),
-# so importing the chooser loads neither the report nor the preflight.
-_ELSEWHERE = {
-    "AcceleratorInfo": "machine",
-    "GIB": "machine",
-    "DeviceReport": "machine_report",
-    "device_report": "machine_report",
-    "Finding": "readiness",
-    "Preflight": "readiness",
-    "TESTED_TORCH": "readiness",
-    "preflight": "readiness",
-    "Requirement": "gates",
-    "needs_accelerator": "gates",
-    "needs_cuda": "gates",
-}
-
-
-def __getattr__(name: str):
-    """``from course_utils.devices import needs_cuda``: the name from the module of its job."""
-    home = _ELSEWHERE.get(name)
-    if home is None:
-        raise AttributeError(f"module 'course_utils.devices' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"course_utils.{home}"), name)

@@ -1,8 +1,12 @@
 """The gates of GPU cells: ``needs_cuda`` (CUDA only) and ``needs_accelerator`` (any accelerator, ``meta`` without one).
 
-Lessons import them as ``from course_utils.devices import needs_cuda`` (devices finds them here) or
-``from course_utils import needs_cuda``. ``make pairs`` reads these calls in the lessons to count each
-lesson's GPU cells (``course_utils.lesson_map``), which ``preflight()`` reports.
+A lesson decides its device once, in its first code cell (``device = pick_device()``, lesson 01's
+idiom), and its gates take that: ``needs_accelerator(device, ...)`` runs the cell on the lesson's
+device, or on ``meta`` when that is the CPU; ``needs_cuda(count, ...)`` takes the number of CUDA GPUs
+a cell needs. Neither chooses a device again. Lessons import them from here
+(``from course_utils.gates import needs_accelerator, needs_cuda``) or from ``course_utils``.
+``make pairs`` reads these calls in the lessons to count each lesson's GPU cells
+(``course_utils.lesson_map``), which ``preflight()`` reports.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from dataclasses import dataclass
 
 import torch
 
-from course_utils.devices import usable_accelerator
+from course_utils.devices import as_device
 from course_utils.display import CAUTION, OK, markup, require_int, tag
 from course_utils.machine import MachineFacts
 
@@ -24,13 +28,14 @@ class Requirement:
     A cell names its needs and its evidence key once: ``if gpu := needs_cuda(1, what=..., key=...):``
     and, in the ``else`` branch, ``display(gpu)``: the SKIPPED line, then what a GPU shows there
     (``course_utils.evidence.recorded(key)``: plain words, then a real GPU's output or the PyTorch
-    source behind them, folded). ``needs_accelerator`` also carries the ``device`` to run on.
+    source behind them, folded). ``needs_accelerator`` also carries the ``device`` to run on: the
+    lesson's accelerator, or ``meta``.
     """
 
     met: bool
     reason: str
     key: str | None = None  # the cell's evidence key: its GPU output is recorded under it
-    device: torch.device | None = None  # needs_accelerator: the accelerator, or meta when there is none
+    device: torch.device | None = None  # needs_accelerator: the lesson's accelerator, or meta for a CPU lesson
 
     def __bool__(self) -> bool:
         return self.met
@@ -71,7 +76,9 @@ def needs_cuda(
     memory, NCCL, ``CUDA_LAUNCH_BLOCKING``, the caching allocator. Use as ``if gpu := needs_cuda(2,
     what="...", key="04-set-device"):`` with ``display(gpu)`` in the ``else`` branch (see
     ``Requirement``). ``key`` names the cell in the evidence files; a GPU run records the cell's
-    output under it. ``make pairs`` counts these cells for ``preflight()``.
+    output under it. ``make pairs`` counts these cells for ``preflight()``. It takes a count, not the
+    lesson's ``device``: such a cell names its CUDA devices itself (``"cuda"``, ``cuda:1``), and the
+    gate counts this machine's CUDA GPUs (``facts``' for tests) without choosing one.
     """
     require_int("needs_cuda(count)", count, minimum=0, expected="should be a whole number of GPUs, 0 or more",
                 hint="Example: needs_cuda(2, what='the two-GPU demo').")
@@ -86,30 +93,42 @@ def needs_cuda(
     )
 
 
-_ASK = object()  # needs_accelerator's default: ask this machine
+# Device types that are not an accelerator: a cell on them runs on meta instead.
+_NOT_AN_ACCELERATOR = ("cpu", "meta")
 
 
-def needs_accelerator(*, what: str = "this cell", key: str | None = None, accelerator=_ASK) -> Requirement:
-    """The device for a cell whose point holds on every accelerator: the machine's, else ``meta``.
+def needs_accelerator(device, *, what: str = "this cell", key: str | None = None) -> Requirement:
+    """The device for a cell whose point holds on every accelerator: the lesson's ``device``, else ``meta``.
 
     For creating tensors on a device, ``.to()`` and its copies, results living with their operands,
     moving a model and its optimizer, ``map_location``, the cross-device errors, timing a copy, and
-    materializing what was built on ``meta``. CUDA, MPS and XPU all count (``usable_accelerator()``).
-    Use as ``gpu = needs_accelerator(what="...", key="03-module-cuda")``, run the cell on
-    ``gpu.device`` and end it with ``display(gpu)``: it says which device ran the cell and, on
-    ``meta`` (shapes and dtypes, no data, no real copies), what an accelerator shows there. Where
-    meta cannot make the point (a copy's values, a timing), gate it like ``needs_cuda``:
-    ``if gpu := needs_accelerator(...): ... else: display(gpu)``, showing meta's answer there.
-    ``accelerator`` is for tests: the device ``usable_accelerator()`` would return.
+    materializing what was built on ``meta``. ``device`` is the lesson's own, decided once in its
+    first code cell (``device = pick_device()``); the gate does not choose again. On an accelerator
+    (CUDA, MPS, XPU, ...) the cell runs there; on the CPU (a machine without an accelerator, or a
+    lesson told ``pick_device("cpu")``) it runs on ``meta``. Use as ``gpu = needs_accelerator(device,
+    what="...", key="03-module-cuda")``, run the cell on ``gpu.device`` and end it with
+    ``display(gpu)``: it says which device ran the cell and, on ``meta`` (shapes and dtypes, no data,
+    no real copies), what an accelerator shows there. Where meta cannot make the point (a copy's
+    values, a timing), gate it like ``needs_cuda``: ``if gpu := needs_accelerator(device, ...): ...
+    else: display(gpu)``, showing meta's answer there. A CUDA device this machine cannot use is a
+    ValueError before the cell runs.
     """
     _check_key("needs_accelerator", key)
-    found = usable_accelerator() if accelerator is _ASK else accelerator
-    if found is not None:
-        return Requirement(True, f"Ran {what} on {found}, this machine's accelerator.", key, found)
+    if device is None:
+        raise ValueError("needs_accelerator(device) takes the lesson's device, decided once in its first code cell "
+                         "(device = pick_device()); got None. Pass that device: needs_accelerator(device, what=...).")
+    dev = as_device(device, "needs_accelerator(device)")
+    if dev.type == "cuda":  # a device this machine lacks fails here, in words, not in the cell's first kernel
+        cuda_here = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if (dev.index or 0) >= cuda_here:
+            raise ValueError(f"needs_accelerator(device): the lesson's device is {str(dev)!r}, but this machine has "
+                             f"{cuda_here} CUDA GPU(s). Decide it with device = pick_device(), which takes what this machine has.")
+    if dev.type not in _NOT_AN_ACCELERATOR:
+        return Requirement(True, f"Ran {what} on {dev}, the lesson's accelerator.", key, dev)
     return Requirement(
         False,
-        f"NO ACCELERATOR for {what}: this machine has no CUDA, MPS or XPU device, so the cell's device is meta, "
-        "which keeps shapes and dtypes but holds no data (no values, no real copies or kernels).",
+        f"NO ACCELERATOR for {what}: the lesson's device is {dev.type}, not an accelerator (CUDA, MPS, XPU), so the "
+        "cell's device is meta, which keeps shapes and dtypes but holds no data (no values, no real copies or kernels).",
         key,
         torch.device("meta"),
     )

@@ -4,7 +4,7 @@ Lesson: none; the authoring rule behind ``Requirement`` and ``recorded``. A GPU 
 needs and its evidence key once, and shows the requirement, which shows the recording:
 
 - CUDA only: ``if gpu := needs_cuda(N, what=..., key="K"):`` ... ``else: display(gpu)``;
-- any accelerator: ``gpu = needs_accelerator(what=..., key="K")``, the cell on ``gpu.device``,
+- any accelerator: ``gpu = needs_accelerator(device, what=..., key="K")`` (the lesson's device), the cell on ``gpu.device``,
   then ``display(gpu)``.
 
 ``hand_typed_results`` lists the string constants in such an ``else`` branch (and anywhere in the
@@ -70,7 +70,8 @@ def _name(call: ast.Call) -> str:
 
 def _info(call: ast.Call, gated: bool, shows: bool) -> NeedsCall:
     needs = NEEDS[_name(call)]
-    count = call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else 1
+    # needs_cuda's first argument is its GPU count; needs_accelerator's is the lesson's device (one accelerator).
+    count = call.args[0].value if needs == "cuda" and call.args and isinstance(call.args[0], ast.Constant) else 1
     words = {kw.arg: kw.value.value for kw in call.keywords if isinstance(kw.value, ast.Constant)}
     key = words.get("key")
     return NeedsCall(count, None if key is None else str(key), gated, shows, needs, str(words.get("what", "this cell")))

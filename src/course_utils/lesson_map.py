@@ -2,7 +2,7 @@
 
 Lesson: none; what the course says about itself (``preflight()`` in notebook 01, README's tables,
 each lesson's intro table). ``scan_course`` reads ``notebooks/NN_*.py`` and finds every GPU cell
-(``gpu_cells``: ``if gpu := needs_cuda(N, ...)``, ``gpu = needs_accelerator(...)``), the part
+(``gpu_cells``: ``if gpu := needs_cuda(N, ...)``, ``gpu = needs_accelerator(device, ...)``), the part
 it sits in (``## 3. Title``) and whether it is a ``deeper`` cell. ``make pairs`` writes the result into ``course_utils/lesson_needs.py``
 (a generated module, so a pip install on Colab has it without the notebooks) and into the
 tables; ``python -m course_utils.header`` (``make check-pairs``, ``tests/test_header.py``)

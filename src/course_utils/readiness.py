@@ -177,6 +177,13 @@ def _mps_unavailable(f: MachineFacts) -> bool:
     return _gpus(f) == 0 and f.mps_built and not f.mps_available
 
 
+def _mps_here(f: MachineFacts) -> str | None:
+    """The newest tested torch that installs on this Mac's macOS and whose MPS works there (the Mac tables)."""
+    from course_utils.evidence.sources import newest_mps_release  # read only on a Mac
+
+    return newest_mps_release(_macos_tuple(f.macos_version)) if f.macos_version else None
+
+
 def _macos_too_old(f: MachineFacts) -> bool:
     return _mps_unavailable(f) and bool(f.macos_version) and _macos_tuple(f.macos_version) < _mps_needs(f)
 
@@ -210,6 +217,7 @@ WORDS: dict[str, Callable[[MachineFacts], str]] = {
                         else "the build's accelerator"),
     "intel_mac_newest": _intel_mac_newest,
     "mps_needs": lambda f: "{}.{}".format(*_mps_needs(f)),
+    "mps_here": lambda f: _mps_here(f) or "none",
     "mps_said": _mps_said,
     "mps_warned": lambda f: f" torch warned: {f.mps_warning!r}." if f.mps_warning else "",
     "macos": lambda f: f.macos_version or "version unknown",
@@ -311,14 +319,14 @@ FINDINGS: tuple[Advice, ...] = (
         "Install the ordinary macOS arm64 wheel from PyPI (`pip install --force-reinstall torch`), then restart the "
         "kernel. Until then every notebook runs to the end on the CPU.",
     ),
-    # torch 2.8.0 is the last release whose MPS works on macOS 13 (MAC_FACTS["mps-macos-version"]).
+    # An older torch whose MPS works on this macOS, where the tables have one (2.8.0 on macOS 13: MAC_WHEEL_TAGS,
+    # MPS_NEEDS_MACOS, docs/mac.md).
     Advice(
-        "mac-too-old-for-mps-13", "mac",
-        lambda f: _macos_too_old(f) and _mps_needs(f) >= (14, 0) and _macos_tuple(f.macos_version) >= (13, 0),
+        "mac-too-old-for-mps-older-torch", "mac", lambda f: _macos_too_old(f) and _mps_here(f) is not None,
         "problem", _MPS_UNAVAILABLE,
-        "Update macOS (System Settings > General > Software Update) or keep this macOS and install torch 2.8.0, the "
-        "last release whose MPS works on macOS 13 (`pip install 'torch==2.8.0'`), then restart the kernel. "
-        + _CPU_UNTIL,
+        "Update macOS (System Settings > General > Software Update) or keep this macOS and install torch {mps_here}, "
+        "the newest release whose MPS works on macOS {macos_version} (`pip install 'torch=={mps_here}'`), then restart "
+        "the kernel. " + _CPU_UNTIL,
     ),
     Advice(
         "mac-too-old-for-mps", "mac", _macos_too_old, "problem", _MPS_UNAVAILABLE,

@@ -43,12 +43,12 @@ class SimulatedMachine:
     xpu: bool = False  # an Intel GPU through torch.xpu
 
     def facts(self, **changes):
-        """This machine as ``devices.MachineFacts``, for ``preflight`` and the report (a Mac: macOS 15, arm64).
+        """This machine as ``machine.MachineFacts``, for ``preflight`` and the report (a Mac: macOS 15, arm64).
 
         ``changes`` override any field: ``mac.facts(mps_available=False, macos_version="13.6")``."""
         from dataclasses import replace
 
-        from course_utils.devices import AcceleratorInfo, MachineFacts
+        from course_utils.machine import AcceleratorInfo, MachineFacts
 
         gpus = tuple(AcceleratorInfo(i, "cuda", "NVIDIA H100 80GB HBM3", (9, 0)) for i in range(self.cuda))
         mps = (AcceleratorInfo(0, "mps", "Apple M2 (Metal)"),) if self.mps else ()

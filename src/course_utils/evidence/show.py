@@ -1,7 +1,7 @@
 """Show, on a machine that cannot run a GPU-only cell, what a GPU shows there: in words, then the evidence.
 
 Lesson: every notebook's GPU cells. A cell names its requirement once, ``if gpu := needs_cuda(...,
-key=K): ... else: display(gpu)`` or ``gpu = needs_accelerator(..., key=K)`` ... ``display(gpu)``;
+key=K): ... else: display(gpu)`` or ``gpu = needs_accelerator(device, ..., key=K)`` ... ``display(gpu)``;
 displaying an unmet requirement prints the SKIPPED line and displays ``recorded(K)``, the one way
 the course shows a GPU result it did not compute here:
 

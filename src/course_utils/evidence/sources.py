@@ -656,6 +656,7 @@ _MPS_MACOS_14_LOWER = SourceQuote("aten/src/ATen/mps/EmptyTensor.cpp",
                                   "`sw_vers`", "mps-literal", "the same check, with macOS spelled as Apple does",
                                   since="2.12.0")
 
+# One row per Mac fact; docs/mac.md lists them, written by evidence.mac_page (make pairs).
 MAC_FACTS: dict[str, MacFact] = {
     "mps-built-available": MacFact(
         "torch.backends.mps.is_built() says whether this torch contains the MPS backend (every macOS arm64 wheel does, "
@@ -780,19 +781,20 @@ def mps_needs_macos(version: str) -> tuple[int, int]:
     return need
 
 
+def wheel_floor(tag: str) -> tuple[int, int]:
+    """The oldest macOS a wheel's platform tag installs on: ``macosx_14_0_arm64`` is (14, 0)."""
+    match = re.fullmatch(r"macosx_(\d+)_(\d+)_arm64", tag)
+    if match is None:
+        raise ValueError(f"a macOS arm64 wheel tag looks like 'macosx_14_0_arm64'; MAC_WHEEL_TAGS holds {tag!r}.")
+    return int(match.group(1)), int(match.group(2))
+
+
+def newest_mps_release(macos: tuple[int, int], installable: bool = False) -> str | None:
+    """The newest tested release pip installs on ``macos`` (MAC_WHEEL_TAGS) and, unless ``installable``, whose MPS
+    works there too (MPS_NEEDS_MACOS); None when there is none."""
+    found = [v for v, tag in MAC_WHEEL_TAGS.items()
+             if wheel_floor(tag) <= macos and (installable or mps_needs_macos(v) <= macos)]
+    return max(found, key=_release) if found else None
+
+
 MAC_QUOTES: tuple[SourceQuote, ...] = tuple(q for fact in MAC_FACTS.values() for q in fact.quotes)
-
-
-MAC_FACTS_START = "<!-- mac-facts:start, generated from MAC_FACTS by evidence.sources.mac_facts_markdown() -->"
-MAC_FACTS_END = "<!-- mac-facts:end -->"
-
-
-def mac_facts_markdown() -> str:
-    """docs/mac.md's list of the Mac facts with the passages and releases behind each (tests/test_mac_facts.py)."""
-    out = [MAC_FACTS_START]
-    for key, fact in MAC_FACTS.items():
-        out.append(f"- **{key}**: {fact.says}")
-        for q in fact.quotes:
-            out.append(f"  - {q.label}" + ("" if "\n" in q.shown else f": `` {q.shown} ``"))
-    out.append(MAC_FACTS_END)
-    return "\n".join(out)
