@@ -19,19 +19,21 @@ import torch
 from errors_texts import LOOK_ALIKES, MACOS, WORDINGS
 from torch.torch_version import TorchVersion
 
-from course_utils.evidence.sources import (
-    MAC_FACTS,
+from course_authoring.quotes import (
     MAC_FACTS_END,
     MAC_FACTS_START,
+    fragment_problem,
+    installed_text_contains,
+    mac_facts_markdown,
+    mps_libraries,
+)
+from course_utils.evidence.sources import (
+    MAC_FACTS,
     MAC_QUOTES,
     MAC_WHEEL_TAGS,
     MPS_NEEDS_MACOS,
     RELEASES,
     SourceQuote,
-    fragment_problem,
-    installed_text_contains,
-    mac_facts_markdown,
-    mps_libraries,
     mps_needs_macos,
 )
 
@@ -135,4 +137,4 @@ def test_docs_mac_lists_exactly_the_recorded_facts():
     assert 0 <= start < end, f"docs/mac.md should hold the lines {MAC_FACTS_START!r} ... {MAC_FACTS_END!r}"
     assert text[start:end + len(MAC_FACTS_END)] == mac_facts_markdown(), (
         "docs/mac.md's list of Mac facts is stale: replace it with the output of `PYTHONPATH=src python -c "
-        "'from course_utils.evidence.sources import mac_facts_markdown; print(mac_facts_markdown())'`")
+        "'from course_authoring.quotes import mac_facts_markdown; print(mac_facts_markdown())'`")

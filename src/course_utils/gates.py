@@ -2,7 +2,7 @@
 
 Lessons import them as ``from course_utils.devices import needs_cuda`` (devices finds them here) or
 ``from course_utils import needs_cuda``. ``make pairs`` reads these calls in the lessons to count each
-lesson's GPU cells (``course_utils.lesson_map``), which ``preflight()`` reports.
+lesson's GPU cells (``course_utils.lessons``, written by ``make pairs``), which ``preflight()`` reports.
 """
 
 from __future__ import annotations
