@@ -1,10 +1,11 @@
 """Every course function, module and command that a doc or docstring names exists (issue 32.5).
 
-Reads CONTRIBUTING.md, docs/*.md and the three wings' docstrings for names in backticks that look like the course's:
-``course_utils.x`` (``course_grader.x``, ``course_authoring.x``), ``make x``, ``name()``, a file of the repository (``src/course_utils/devices.py``) and the names
-in CONTRIBUTING's module table. A ``name()`` passes when the package defines it, or PyTorch (torch,
-torch.Tensor, torch.nn.Module, torch.cuda, torch.accelerator...) or Python's builtins have it: PyTorch's names are
-checked against torch itself, not listed here.
+Reads CONTRIBUTING.md, docs/*.md and the three wings' docstrings for names in backticks that look like the
+course's: ``course_utils.x`` (``course_grader.x``, ``course_authoring.x``), ``make x``, ``name()``, a file of
+the repository (``src/course_utils/devices.py``) and the names in CONTRIBUTING's module table. A ``name()``
+passes when the package defines it, or PyTorch (torch, torch.Tensor, torch.nn.Module, torch.cuda,
+torch.accelerator...) or Python's builtins have it: PyTorch's names are checked against torch itself, not
+listed here.
 """
 
 import ast
@@ -50,7 +51,7 @@ def course_names() -> set[str]:
                 names.add(node.arg)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 names.add(node.id)
-        names.add(path.stem)
+        names.add(path.stem if path.stem != "__init__" else path.parent.name)
     return names
 
 
@@ -112,7 +113,8 @@ def missing_names() -> list[str]:
                 last = name.rpartition(".")[2]
                 if "." in name:  # torch.cuda.init(), time.perf_counter(), or a method of a course variable: module.to()
                     first = name.partition(".")[0]
-                    known = in_torch(name) or any(resolves(f"{w.name}.{name}") for w in WINGS) or (first in defined and (last in defined or in_torch(last)))
+                    known = (in_torch(name) or any(resolves(f"{w.name}.{name}") for w in WINGS)
+                             or (first in defined and (last in defined or in_torch(last))))
                 else:
                     known = last in defined or in_torch(last)
                 if not known:
