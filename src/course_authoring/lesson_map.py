@@ -6,7 +6,9 @@ each lesson's intro table). ``scan_course`` reads ``notebooks/NN_*.py`` and find
 it sits in (``## 3. Title``) and whether it is a ``deeper`` cell. ``make pairs`` writes the result into ``course_utils/lesson_needs.py``
 (a generated module, so a pip install on Colab has it without the notebooks) and into the
 tables; ``python -m course_authoring.header`` (``make check-pairs``, ``tests/test_header.py``)
-reports any of them that disagrees with the notebooks.
+reports any of them that disagrees with the notebooks. The types it fills (``Lesson``, ``Part``,
+``GpuCell``) and ``course()``, which reads the generated module back, live in the learner's
+package (``course_utils.lessons``): ``preflight()`` and ``recorded()`` need them on Colab too.
 """
 
 from __future__ import annotations
