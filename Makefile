@@ -1,15 +1,17 @@
 # The course's commands. The two that matter:
 #   make lab    set up (first time) and open your workspace in JupyterLab
 #   make test   set up (first time) and run every test, notebook and exercise check
-# Setup creates .venv with the python3 on your PATH and installs this package: `make lab` with
-# what a learner needs (the `lab` extra), `make test` with the test tooling too (`test`), each
-# with a stamp of its own, so `make test` after `make lab` adds only the test tools.
+# Setup creates .venv with the python3 on your PATH and installs the course, editable: `make lab`
+# the learner's package with what a learner needs (the `lab` extra) and the authors' tools (its
+# workspace copier), `make test` all three wings (learner, grader, authoring: docs/authoring.md,
+# "Three wings") with the test tooling too (`test`), each with a stamp of its own, so `make test`
+# after `make lab` adds only the test tools and the grader.
 # PyTorch: scripts/install_torch.py chooses and says which. A torch already in .venv is kept; on
 # Linux without an NVIDIA driver it installs the CPU wheel from https://download.pytorch.org/whl/cpu
 # (pip's default index, the CUDA build, where that cannot be reached); elsewhere the ordinary wheel.
 # Set TORCH to name one yourself, installed as named from pip's index: `make test TORCH=torch==2.13.0`.
 # `make lab` copies the lessons and exercises the learner does not have yet into WORKSPACE
-# (git ignores it) and never overwrites a file there; see course_utils/workspace.py.
+# (git ignores it) and never overwrites a file there; see course_authoring/workspace.py.
 #   make test-matrix   the lowest and highest supported PyTorch (see MATRIX), each in its own
 #                      .venv-torch-X.Y.Z, created once and reused, without the browser test
 #   make test-releases the same on every supported release (MATRIX_ALL), one after another
@@ -35,6 +37,10 @@ MATRIX_DROP ?=
 # Colab install cell's fresh venv (it always installs the local CPU wheel 2.13.0).
 NO_BROWSER := --ignore=tests/browser -m "not browser" --ignore=tests/test_grading_nbgrader.py \
               --deselect tests/test_header.py::test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter
+# The instructors' and the authors' distributions (src/course_grader, src/course_authoring), each
+# built from a pyproject.toml of its own; the root pyproject.toml builds the learner's, course-utils.
+WINGS  := -e ./wings/grader -e ./wings/authoring
+WING_FILES := pyproject.toml wings/grader/pyproject.toml wings/authoring/pyproject.toml
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.course-installed
 LAB_STAMP := $(VENV)/.course-lab-installed
@@ -53,25 +59,26 @@ NBGRADER_STAMP := $(NBGRADER_VENV)/.nbgrader-installed
 
 setup: $(STAMP)
 
-# Everything: the course package with its lab and test extras (make test, make pairs, CI).
-$(STAMP): pyproject.toml
+# Everything: the three wings, the learner's with its lab and test extras (make test, make pairs, CI).
+$(STAMP): $(WING_FILES)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python scripts/install_torch.py $(TORCH_CHOICE)
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[test]" $(WINGS)
 	@touch $(STAMP) $(LAB_STAMP)
 
-# What a learner needs: the course package with JupyterLab and Jupytext, no test tooling.
-$(LAB_STAMP): pyproject.toml
+# What a learner needs: the course package with JupyterLab and Jupytext, no test tooling; and the
+# authors' tools, whose workspace copier `make lab` runs (no grader).
+$(LAB_STAMP): $(WING_FILES)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python scripts/install_torch.py $(TORCH_CHOICE)
-	$(BIN)/python -m pip install --quiet -e ".[lab]"
+	$(BIN)/python -m pip install --quiet -e ".[lab]" -e ./wings/authoring
 	@touch $(LAB_STAMP)
 
 # The learner's own copies, then JupyterLab on them. The copy step writes only missing files.
 workspace: $(LAB_STAMP)
-	$(BIN)/python -m course_utils.workspace --root . --workspace $(WORKSPACE)
+	$(BIN)/python -m course_authoring.workspace --root . --workspace $(WORKSPACE)
 
 lab: workspace
 	cd $(WORKSPACE) && $(abspath $(BIN))/jupyter lab --port=$(PORT) $(ROOT_FLAG) 01_device_query.ipynb
@@ -110,21 +117,20 @@ test-releases:
 
 # Authoring: edit the .py side, then rebuild the .ipynb side and the exercises. First the
 # Colab/Kaggle header of every lesson and solution (and README's link table) is (re)written from
-# [project.urls] in pyproject.toml; `make exercises` points each exercise's header at itself. Last the
-# pages generated from tables: docs/error-messages.md (error_families) and docs/mac.md's blocks (evidence.mac_page).
+# [project.urls] in pyproject.toml; `make exercises` points each exercise's header at itself.
 pairs: $(STAMP)
-	$(BIN)/python -m course_utils.header --write
-	$(BIN)/python -m course_utils.pairing --write --dirs notebooks solutions
-	$(BIN)/python -m course_utils.exercises --write
-	$(BIN)/python -m course_utils.error_families --write
-	$(BIN)/python -m course_utils.evidence.mac_page --write
+	$(BIN)/python -m course_authoring.header --write
+	$(BIN)/python -m course_authoring.pairing --write --dirs notebooks solutions
+	$(BIN)/python -m course_authoring.exercises --write
+	$(BIN)/python -m course_authoring.error_docs --write
+	$(BIN)/python -m course_authoring.mac_page --write
 
 exercises: $(STAMP)
-	$(BIN)/python -m course_utils.exercises --write
+	$(BIN)/python -m course_authoring.exercises --write
 
 check-pairs: $(STAMP)
-	$(BIN)/python -m course_utils.header
-	$(BIN)/python -m course_utils.pairing
+	$(BIN)/python -m course_authoring.header
+	$(BIN)/python -m course_authoring.pairing
 
 # The course as a static website in build/site/ (docs/authoring.md, "The website"): README, every
 # lesson and exercise with the outputs of one execution (make test's nbval run when it has one for
@@ -132,12 +138,12 @@ check-pairs: $(STAMP)
 SITE_STAMP := $(VENV)/.course-site-installed
 .PHONY: site test-site
 
-$(SITE_STAMP): pyproject.toml $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[test,site]"
+$(SITE_STAMP): $(WING_FILES) $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[test,site]" $(WINGS)
 	@touch $(SITE_STAMP)
 
 site: $(SITE_STAMP)
-	$(BIN)/python -m course_utils.site
+	$(BIN)/python -m course_authoring.site
 
 # The site in Chromium (tests/browser/test_site.py): every page, link and anchor, the lessons'
 # outputs, search. Builds first; the tests fail here, rather than skip, without a current build.
@@ -146,14 +152,14 @@ test-site: site
 
 # Never the workspace: it holds the learner's answers.
 clean:
-	rm -rf $(VENV) $(NBGRADER_VENV) .venv-torch-* .pytest_cache build src/*.egg-info
+	rm -rf $(VENV) $(NBGRADER_VENV) .venv-torch-* .pytest_cache build src/*.egg-info wings/*/build
 
 nbgrader-env: $(NBGRADER_STAMP)
 
 # Again when the overlay changes (it also links .venv's nbconvert templates, which generate_feedback needs).
-$(NBGRADER_STAMP): $(STAMP) src/course_utils/grading/nbgrader.py
+$(NBGRADER_STAMP): $(STAMP) src/course_grader/nbgrader.py
 	@test -x $(NBGRADER_VENV)/bin/python || $(BIN)/python -m venv $(NBGRADER_VENV)
-	$(BIN)/python -m course_utils.grading.nbgrader --overlay $(NBGRADER_VENV)
+	$(BIN)/python -m course_grader.nbgrader --overlay $(NBGRADER_VENV)
 	$(NBGRADER_VENV)/bin/python -m pip install --quiet "$(NBGRADER)"
 	@touch $(NBGRADER_STAMP)
 

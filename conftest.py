@@ -96,16 +96,16 @@ def pytest_runtest_makereport(item, call):
             )
 
 
-# The website (`make site`, course_utils.site) shows each notebook with the outputs of one
+# The website (`make site`, course_authoring.site) shows each notebook with the outputs of one
 # execution: nbval's, when `make test` has run it. After a notebook's last cell, its outputs are
-# written to build/executed/ (course_utils.executed), stamped with what they were run from.
+# written to build/executed/ (course_authoring.executed), stamped with what they were run from.
 _EXECUTED_OUTPUTS = pytest.StashKey[dict]()
 
 
 def pytest_runtest_teardown(item, nextitem):
     if not isinstance(getattr(item, "options", None), dict) or not hasattr(item.parent, "nb"):
         return  # not an nbval cell
-    from course_utils.executed import record_nbval_cell
+    from course_authoring.executed import record_nbval_cell
 
     collected = item.parent.stash.setdefault(_EXECUTED_OUTPUTS, {})
     record_nbval_cell(item, nextitem, Path(__file__).parent, collected)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from jupyter_server.services.contents.manager import ContentsManager
 
-from course_utils.pairing import twin_names
+from course_authoring.pairing import twin_names
 
 c = get_config()  # noqa: F821  (Jupyter's config loader defines it)
 c.ContentsManager.hide_globs = list(ContentsManager.class_traits()["hide_globs"].default()) + twin_names(Path(__file__).parent)

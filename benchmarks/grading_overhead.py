@@ -59,7 +59,7 @@ def run_plain(path: Path, shutdown: str = "graceful") -> float:
 
 def grade(folder: Path, out: Path) -> tuple[float, dict[str, dict]]:
     """Run the whole command, course-grade 01 FOLDER --jobs 1; return its wall time and its rows."""
-    command = "import sys; from course_utils.grading import main; sys.exit(main())"
+    command = "import sys; from course_grader import main; sys.exit(main())"
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", command, "01", str(folder), "--out", str(out), "--jobs", "1", "--quiet"],
                    check=True, cwd=ROOT)

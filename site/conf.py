@@ -1,5 +1,5 @@
 """Sphinx configuration of the course's website; `make site` copies this folder into
-build/site-src/ beside the staged pages (course_utils.site), so paths here are relative to it."""
+build/site-src/ beside the staged pages (course_authoring.site), so paths here are relative to it."""
 
 import json
 import sys
@@ -7,7 +7,7 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))  # course_site.py, the course's small extension
-# Written by course_utils.site from the repository: README's title, [project.urls] Repository.
+# Written by course_authoring.site from the repository: README's title, [project.urls] Repository.
 SETTINGS = json.loads((HERE / "course-site-settings.json").read_text(encoding="utf-8"))
 
 project = SETTINGS["title"]

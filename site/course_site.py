@@ -1,6 +1,6 @@
 """The course's small Sphinx extension: pages teach as the notebooks do.
 
-Lesson: none; this serves the website (course_utils.site, docs/authoring.md "The website").
+Lesson: none; this serves the website (course_authoring.site, docs/authoring.md "The website").
 On every notebook page (the notebook's tags are read from the page's own source):
 
 - the cells tagged ``deeper`` are folded, each block in an HTML ``<details>`` whose summary is

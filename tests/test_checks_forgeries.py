@@ -13,7 +13,7 @@ import pytest
 import torch
 from torch import nn
 
-from course_utils import boundary
+from course_grader import boundary
 from course_utils.checks import check
 from course_utils.checks._core import same, text
 

@@ -1,7 +1,9 @@
 """The package and tests pass the ruff configuration in pyproject.toml (house style, issue 16); no module
 imports another's private name, each class name means one thing, and the imports run one way: no circle
-between modules, none between the package's rooms (its top-level modules and folders), and no lesson's
-checks import another lesson's (issue 24)."""
+between modules, none between the package's rooms (its top-level modules and folders), no lesson's
+checks import another lesson's (issue 24), and the three wings (issue 32.1) import downwards only: the
+learner's ``course_utils`` neither wing above it, the grader ``course_utils`` only, the authors' tools
+``course_utils`` (and the grader nowhere)."""
 
 import ast
 import shutil
@@ -23,6 +25,11 @@ def test_ruff_passes():
 # ------------------------------------------------------------------ names that cross modules (issue 24)
 
 PACKAGE = ROOT / "src" / "course_utils"
+# The three wings, learner's first (issue 32.1): each may import the wings before it, never one after it.
+WINGS = (PACKAGE, ROOT / "src" / "course_grader", ROOT / "src" / "course_authoring")
+# What each wing may import of the others: the grader the learner's package; the authors' tools the learner's
+# package only (they build lessons, exercises and the site; nothing of theirs grades).
+MAY_IMPORT = {"course_utils": set(), "course_grader": {"course_utils"}, "course_authoring": {"course_utils"}}
 
 
 def _module_name(path: Path, root: Path) -> str:
@@ -30,14 +37,20 @@ def _module_name(path: Path, root: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def private_imports(root: Path = PACKAGE) -> list[str]:
+def _files(roots: Path | tuple[Path, ...]) -> list[tuple[Path, Path]]:
+    """(root, file) for every .py file of one package or of several (the wings)."""
+    roots = (roots,) if isinstance(roots, Path) else roots
+    return [(root, path) for root in roots for path in sorted(root.rglob("*.py"))]
+
+
+def private_imports(roots: Path | tuple[Path, ...] = WINGS) -> list[str]:
     """Every ``from course_utils.X import _name`` in a module other than X: a private name is its
     module's business, so a neighbour that needs it asks for a public one."""
     found = []
-    for path in sorted(root.rglob("*.py")):
+    for root, path in _files(roots):
         here = _module_name(path, root)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("course_utils"):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("course_utils", "course_grader", "course_authoring")):
                 if node.module == here:
                     continue
                 for alias in node.names:
@@ -46,13 +59,13 @@ def private_imports(root: Path = PACKAGE) -> list[str]:
     return found
 
 
-def repeated_class_names(root: Path = PACKAGE) -> dict[str, list[str]]:
-    """Class names defined in more than one place in the package, with where."""
+def repeated_class_names(roots: Path | tuple[Path, ...] = WINGS) -> dict[str, list[str]]:
+    """Class names defined in more than one place in the package (the wings), with where."""
     where: dict[str, list[str]] = {}
-    for path in sorted(root.rglob("*.py")):
+    for root, path in _files(roots):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ClassDef):
-                where.setdefault(node.name, []).append(f"{path.relative_to(root)}:{node.lineno}")
+                where.setdefault(node.name, []).append(f"{path.relative_to(root.parent)}:{node.lineno}")
     return {name: places for name, places in where.items() if len(places) > 1}
 
 
@@ -80,10 +93,10 @@ def test_the_name_rules_find_what_they_forbid(tmp_path):
 # ------------------------------------------------------------------ imports run one way (issue 24)
 
 
-def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
-    """Which course modules each module of the package imports, anywhere in it (a function's lazy
-    import counts: it runs too). ``from course_utils import executed`` imports the module ``executed``."""
-    modules = {_module_name(path, root): path for path in sorted(root.rglob("*.py"))}
+def import_graph(roots: Path | tuple[Path, ...] = WINGS) -> dict[str, set[str]]:
+    """Which course modules each module of the package (the wings) imports, anywhere in it (a function's
+    lazy import counts: it runs too). ``from course_utils import executed`` imports the module ``executed``."""
+    modules = {_module_name(path, root): path for root, path in _files(roots)}
     graph: dict[str, set[str]] = {}
     for here, path in modules.items():
         package = here if path.name == "__init__.py" else here.rpartition(".")[0]
@@ -170,6 +183,24 @@ def test_no_import_runs_back_up_between_rooms():
                        "the module that closes the circle into the room it serves:\n" + "\n".join(", ".join(c) for c in found))
 
 
+def wing_crossings(graph: dict[str, set[str]]) -> list[str]:
+    """Imports from one wing into another that ``MAY_IMPORT`` does not allow (the learner's package into a wing
+    above it, the grader into the authors' tools), or into a top-level name that is no wing."""
+    def wing(module: str) -> str:
+        return module.partition(".")[0]
+
+    return [f"{source} imports {target}" for source, targets in sorted(graph.items()) for target in sorted(targets)
+            if wing(target) != wing(source) and wing(target) not in MAY_IMPORT.get(wing(source), set())]
+
+
+def test_the_wings_import_downwards_only():
+    graph = import_graph()
+    assert {m.partition(".")[0] for m in graph} == set(MAY_IMPORT), "each wing is a package of src/"
+    found = wing_crossings(graph)
+    assert not found, ("the learner's package imports no grader or authoring code, the grader no authoring code "
+                       "(move the shared part down into course_utils):\n" + "\n".join(found))
+
+
 def test_no_lessons_checks_import_another_lessons():
     found = lesson_check_imports(import_graph())
     assert not found, "put what two lessons share in checks/machines.py (or a module of its own):\n" + "\n".join(found)
@@ -193,3 +224,10 @@ def test_the_import_rules_find_what_they_forbid(tmp_path):
     assert circles(graph) == [["course_utils.a", "course_utils.b"]]
     assert circles(rooms(graph)) == [["course_utils.a", "course_utils.b"], ["course_utils.plots", "course_utils.transfer"]]
     assert lesson_check_imports(graph) == ["course_utils.checks.nb01 imports course_utils.checks.nb02"]
+    grader = tmp_path / "course_grader"
+    grader.mkdir()
+    (grader / "__init__.py").write_text("")
+    (grader / "judge.py").write_text("from course_utils.a import x\n")
+    (pkg / "c.py").write_text("def f():\n    import course_grader.judge\n")
+    graph = import_graph((pkg, grader))
+    assert wing_crossings(graph) == ["course_utils.c imports course_grader.judge"]

@@ -128,7 +128,8 @@ def test_preflight_cpu_only_runs_everything_to_the_end():
 
 
 def test_preflight_lists_what_the_notebooks_need_not_a_typed_table():
-    from course_utils.lesson_map import course, scan_course
+    from course_authoring.lesson_map import scan_course
+    from course_utils.lessons import course
 
     assert course() == scan_course(ROOT), "lesson_needs.py is stale: run `make pairs`"
     one = preflight(cuda_machine(1))

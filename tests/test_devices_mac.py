@@ -18,7 +18,7 @@ import course_utils.readiness as readiness
 from course_utils.checks._core import accelerator_targets, all_try_its, learner_accelerator
 from course_utils.checks.machines import SimulatedMachine, simulated
 from course_utils.evidence.sources import INTEL_MAC_NEWEST, MAC_FACTS
-from course_utils.lesson_map import GpuCell, Lesson, course
+from course_utils.lessons import GpuCell, Lesson, course
 from course_utils.machine import MachineFacts, collect_facts
 from course_utils.readiness import preflight, runs_on_any_accelerator, skipped_cells
 

@@ -1,10 +1,11 @@
 """Every course function, module and command that a doc or docstring names exists (issue 32.5).
 
-Reads CONTRIBUTING.md, docs/*.md and the package's docstrings for names in backticks that look like the course's:
-``course_utils.x``, ``make x``, ``name()``, a file of the repository (``src/course_utils/devices.py``) and the names
-in CONTRIBUTING's module table. A ``name()`` passes when the package defines it, or PyTorch (torch,
-torch.Tensor, torch.nn.Module, torch.cuda, torch.accelerator...) or Python's builtins have it: PyTorch's names are
-checked against torch itself, not listed here.
+Reads CONTRIBUTING.md, docs/*.md and the three wings' docstrings for names in backticks that look like the
+course's: ``course_utils.x`` (``course_grader.x``, ``course_authoring.x``), ``make x``, ``name()``, a file of
+the repository (``src/course_utils/devices.py``) and the names in CONTRIBUTING's module table. A ``name()``
+passes when the package defines it, or PyTorch (torch, torch.Tensor, torch.nn.Module, torch.cuda,
+torch.accelerator...) or Python's builtins have it: PyTorch's names are checked against torch itself, not
+listed here.
 """
 
 import ast
@@ -17,8 +18,10 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "course_utils"
+# The learner's package and its two neighbours (issue 32.1): a doc may name any of them.
+WINGS = (SRC, ROOT / "src" / "course_grader", ROOT / "src" / "course_authoring")
 QUOTED = re.compile(r"``?([^`\n]+?)``?")
-MODULE = re.compile(r"^course_utils(?:\.\w+)+$")
+MODULE = re.compile(r"^course_(?:utils|grader|authoring)(?:\.\w+)+$")
 PATH = re.compile(r"^(?:src|tests|scripts|docs|notebooks|solutions|exercises)/[\w/.-]+\.\w+$")
 MAKE = re.compile(r"^make ([\w-]+)")
 CALL = re.compile(r"^([A-Za-z_][\w.]*)\(\)$")
@@ -29,7 +32,7 @@ TORCH_HOMES = (torch, torch.Tensor, torch.nn.Module, torch.cuda, torch.accelerat
 def texts():
     for path in [ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]:
         yield path.relative_to(ROOT), path.read_text()
-    for path in sorted(SRC.rglob("*.py")):
+    for path in sorted(p for wing in WINGS for p in wing.rglob("*.py")):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -40,7 +43,7 @@ def texts():
 
 def course_names() -> set[str]:
     names = set()
-    for path in SRC.rglob("*.py"):
+    for path in (p for wing in WINGS for p in wing.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 names.add(node.name)
@@ -48,7 +51,7 @@ def course_names() -> set[str]:
                 names.add(node.arg)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 names.add(node.id)
-        names.add(path.stem)
+        names.add(path.stem if path.stem != "__init__" else path.parent.name)
     return names
 
 
@@ -110,7 +113,8 @@ def missing_names() -> list[str]:
                 last = name.rpartition(".")[2]
                 if "." in name:  # torch.cuda.init(), time.perf_counter(), or a method of a course variable: module.to()
                     first = name.partition(".")[0]
-                    known = in_torch(name) or resolves(f"course_utils.{name}") or (first in defined and (last in defined or in_torch(last)))
+                    known = (in_torch(name) or any(resolves(f"{w.name}.{name}") for w in WINGS)
+                             or (first in defined and (last in defined or in_torch(last))))
                 else:
                     known = last in defined or in_torch(last)
                 if not known:

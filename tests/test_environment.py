@@ -17,7 +17,7 @@ import nbformat
 import pytest
 import yaml
 
-from course_utils import workspace as ws
+from course_authoring import workspace as ws
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,7 +73,7 @@ def _dry_run(*args, tmp_path):
 def test_make_lab_installs_the_lab_extra_only_then_opens_the_workspace(tmp_path):
     out, venv = _dry_run("lab", tmp_path=tmp_path)
     assert '-e ".[lab]"' in out and ".[test]" not in out
-    assert f"course_utils.workspace --root . --workspace {tmp_path / 'ws'}" in out
+    assert f"course_authoring.workspace --root . --workspace {tmp_path / 'ws'}" in out
     assert f"cd {tmp_path / 'ws'} && " in out and "jupyter lab" in out and "01_device_query.ipynb" in out
     # make lab's stamp does not stand for the test extras: make test installs them afterwards
     venv.mkdir()
@@ -191,7 +191,7 @@ def test_make_workspace_twice_keeps_an_edited_copy(tmp_path):
 
 def test_make_exercises_keeps_a_notebook_someone_ran(tmp_path):
     """exercises/ is generated, but a learner who worked there must not lose it to `make exercises`."""
-    from course_utils.exercises import LearnersFile, write_all
+    from course_authoring.exercises import LearnersFile, write_all
 
     solutions, exercises = tmp_path / "solutions", tmp_path / "exercises"
     solutions.mkdir()

@@ -18,6 +18,7 @@ import torch
 from errors_texts import LOOK_ALIKES, WORDINGS
 from torch import nn
 
+from course_authoring import error_docs
 from course_utils import error_families
 from course_utils.errors import explain_device_error
 
@@ -457,8 +458,8 @@ def test_a_look_alike_on_a_gpu_says_what_it_is_about():
 
 def test_docs_page_is_generated_from_the_table():
     page = (ROOT / "docs" / "error-messages.md").read_text(encoding="utf-8")
-    assert page == error_families.render_markdown(), (
-        "docs/error-messages.md differs from the table: run `make pairs` (or python -m course_utils.error_families "
+    assert page == error_docs.render_markdown(), (
+        "docs/error-messages.md differs from the table: run `make pairs` (or python -m course_authoring.error_docs "
         "--write)")
 
 

@@ -20,11 +20,12 @@ import pytest
 import torch
 from torch.torch_version import TorchVersion
 
+from course_authoring import evidence as cli
+from course_authoring.gpu_cells import NeedsCall, gpu_cells_in_source, hand_typed_results
+from course_authoring.quotes import fragment_problem, installed_text_contains, nccl_libraries
 from course_utils import needs_cuda, recorded
-from course_utils.evidence import __main__ as cli
 from course_utils.evidence import load, parse, records, select
-from course_utils.evidence.sources import CLAIMS, RELEASES, SourceQuote, fragment_problem, installed_text_contains, nccl_libraries
-from course_utils.gpu_cells import NeedsCall, gpu_cells_in_source, hand_typed_results
+from course_utils.evidence.sources import CLAIMS, RELEASES, SourceQuote
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "evidence"
@@ -182,7 +183,7 @@ def html_escape(text):
 
 
 def test_no_quote_is_shown_twice_in_one_notebook(tmp_path):
-    from course_utils.lesson_map import course
+    from course_utils.lessons import course
 
     for lesson in course():
         shown_in_full: dict = {}
@@ -391,7 +392,7 @@ def test_a_fake_gpu_run_records_the_gpu_cells_and_merges_a_fake_file(tmp_path):
     env = {k: v for k, v in env.items() if not k.startswith("PYTEST_XDIST") and k != "COURSE_REQUIRE_CUDA"}
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "99_fake.ipynb", "-q", "-c", os.devnull, "--rootdir", str(tmp_path),
-         "-p", "course_utils.evidence.recorder", "--nbval-lax", "--nbval-current-env", "-n", "1",
+         "-p", "course_authoring.recorder", "--nbval-lax", "--nbval-current-env", "-n", "1",
          "-p", "no:cacheprovider"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
@@ -413,7 +414,7 @@ def test_a_fake_gpu_run_records_the_gpu_cells_and_merges_a_fake_file(tmp_path):
 @pytest.mark.slow  # a child Python that imports torch
 def test_the_recorder_refuses_to_run_without_a_folder(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "COURSE_EVIDENCE_PARTS"}
-    run = subprocess.run([sys.executable, "-m", "pytest", "-c", os.devnull, "-p", "course_utils.evidence.recorder",
+    run = subprocess.run([sys.executable, "-m", "pytest", "-c", os.devnull, "-p", "course_authoring.recorder",
                           "--co", "-q"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode != 0 and "COURSE_EVIDENCE_PARTS" in run.stdout + run.stderr
 

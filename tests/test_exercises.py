@@ -10,8 +10,8 @@ import re
 import pytest
 from notebook_runner import ROOT, check_cell_ids, check_results
 
+from course_authoring.exercises import MarkerError, clear_solutions, stale
 from course_utils.checks import all_exercises
-from course_utils.exercises import MarkerError, clear_solutions, stale
 
 SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))
 EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))
@@ -49,7 +49,7 @@ def test_staleness_is_detected(tmp_path):
     exercises.mkdir()
     (solutions / "a.py").write_text("# %%\ndef f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION\n")
     assert any("missing" in p for p in stale(solutions, exercises))
-    from course_utils.exercises import write_all
+    from course_authoring.exercises import write_all
 
     write_all(solutions, exercises)
     assert stale(solutions, exercises) == []

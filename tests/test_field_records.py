@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from torch.torch_version import TorchVersion
 
-from course_utils import lesson_map, recorded
+from course_authoring import lesson_map
+from course_utils import lessons, recorded
 from course_utils.evidence.field_records import (
     CUT,
     FIELD_END,
@@ -137,7 +138,7 @@ def test_a_course_recording_replaces_the_field_record_and_says_which_it_is(tmp_p
 
 
 def test_the_intro_counts_recordings_and_field_records_apart():
-    lesson = next(n for n in lesson_map.course() if n.number == "08")
+    lesson = next(n for n in lessons.course() if n.number == "08")
     keys = [c.key for c in lesson.cells if c.needs == "cuda"]
     said = lesson_map.without_a_gpu(lesson, frozenset(), frozenset(keys[:1]))
     assert f"from a public report, not run here (1 of {len(keys)} cells)" in said and "recorded by" not in said
@@ -148,7 +149,7 @@ def test_the_intro_counts_recordings_and_field_records_apart():
 
 
 def test_the_status_command_names_each_field_record(tmp_path):
-    from course_utils.evidence import __main__ as cli
+    from course_authoring import evidence as cli
 
     said = cli.status(tmp_path)
     record = RECORDS[0]

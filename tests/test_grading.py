@@ -35,22 +35,22 @@ from grading_fixtures import (
 )
 from notebook_runner import ROOT
 
-from course_utils.check_cells import check_cell_id
-from course_utils.grading import Limits, grade_batch, main, write_reports
-from course_utils.grading.bubblewrap import SandboxUnavailable, probe
-from course_utils.grading.cli import ProgressBar
-from course_utils.grading.plan import binds, build_plan
-from course_utils.grading.report import _safe, feedback_text, markdown, prepare_out
-from course_utils.grading.results import ExerciseGrade, Submission, SubmissionGrade
-from course_utils.grading.runner import _CappedClient
-from course_utils.grading.spec import find_exercise_notebook, read_spec
-from course_utils.grading.submissions import (
+from course_grader import Limits, grade_batch, main, write_reports
+from course_grader.bubblewrap import SandboxUnavailable, probe
+from course_grader.cli import ProgressBar
+from course_grader.plan import binds, build_plan
+from course_grader.report import _safe, feedback_text, markdown, prepare_out
+from course_grader.results import ExerciseGrade, Submission, SubmissionGrade
+from course_grader.runner import _CappedClient
+from course_grader.spec import find_exercise_notebook, read_spec
+from course_grader.submissions import (
     InvalidSubmission,
     find_submissions,
     printable,
     read_code_cells,
     slug,
 )
+from course_utils.check_cells import check_cell_id
 
 EXERCISE_01 = ROOT / "exercises" / "01_device_query_exercises.ipynb"
 SOLUTION_01 = ROOT / "solutions" / "01_device_query_exercises.ipynb"
@@ -70,7 +70,7 @@ def test_spec_of_the_real_exercise_notebook():
 
 def test_no_code_of_the_grader_runs_in_the_kernel_but_the_request_cell():
     """Check steps carry no source: the grader judges in its own process (boundary.py)."""
-    from course_utils.boundary import request_cell
+    from course_grader.boundary import request_cell
 
     spec = read_spec(EXERCISE_01)
     steps = build_plan(spec, []).steps
@@ -189,7 +189,7 @@ def test_output_is_capped_per_cell_and_errors_are_cut_not_dropped():
 def test_progress_bar_writes_one_line_per_submission_off_a_terminal(tmp_path):
     import io
 
-    from course_utils.grading.results import Submission, SubmissionGrade
+    from course_grader.results import Submission, SubmissionGrade
 
     stream = io.StringIO()
     ProgressBar(stream)(3, 10, SubmissionGrade(Submission("ann", "ann.ipynb", "ann", None), ()))
@@ -214,7 +214,7 @@ def test_cli_refuses_to_write_into_the_submissions(tmp_path, capsys):
 
 
 def test_nbgrader_copy_marks_answer_and_test_cells():
-    from course_utils.grading.nbgrader import mark_for_nbgrader
+    from course_grader.nbgrader import mark_for_nbgrader
 
     original = nbformat.read(SOLUTION_01, as_version=4)
     marked = mark_for_nbgrader(original, points=2)
@@ -490,7 +490,7 @@ def _row(learner: str, *grades: ExerciseGrade, notes=()) -> SubmissionGrade:
 
 
 def test_an_earlier_report_is_replaced_whole_and_a_foreign_folder_refused(tmp_path):
-    from course_utils.grading.results import BatchResult
+    from course_grader.results import BatchResult
 
     out = tmp_path / "out"
     first = BatchResult("ex.ipynb", ("g.1",), (_row("ann", ExerciseGrade("g.1", "T", "pass", "ok")),
@@ -591,7 +591,7 @@ def _gone(pid: int) -> bool:
 
 
 def test_sigterm_is_handled_as_ctrl_c():
-    from course_utils.grading.cli import _interrupt
+    from course_grader.cli import _interrupt
 
     with pytest.raises(KeyboardInterrupt):
         _interrupt(signal.SIGTERM, None)
@@ -601,7 +601,7 @@ def test_while_a_batch_runs_ctrl_c_only_sets_a_flag_and_the_handlers_come_back()
     """A KeyboardInterrupt raised inside the executor's locks could leave one held and hang the clean-up."""
     import threading
 
-    from course_utils.grading import batch
+    from course_grader import batch
 
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signal handlers can only be set from the main thread, and this test runs in another")
@@ -625,7 +625,7 @@ def test_ctrl_c_kills_every_kernel_and_writes_no_report(tmp_path, signum):
     (tmp_path / "submitted").mkdir()
     write(tmp_path / "submitted" / "loop.ipynb", notebook(cells(extra={
         2: f"import os\nopen({str(marker)!r}, 'w').write(str(os.getpid()))\nwhile True:\n    pass"})))
-    command = "import sys; from course_utils.grading import main; sys.exit(main())"
+    command = "import sys; from course_grader import main; sys.exit(main())"
     grader = subprocess.Popen([sys.executable, "-c", command, str(exercise), str(tmp_path / "submitted"),
                                "--out", str(tmp_path / "out"), "--cell-timeout", "300", "--quiet",
                                "--sandbox", "off"],  # the marker is written by absolute path, outside it
@@ -651,8 +651,8 @@ def test_ctrl_c_kills_every_kernel_and_writes_no_report(tmp_path, signum):
 def test_nbgrader_test_cells_fail_on_the_stub_with_the_checks_message(tmp_path):
     from nbclient import NotebookClient
 
-    from course_utils.exercises import clear_solutions
-    from course_utils.grading.nbgrader import mark_for_nbgrader
+    from course_authoring.exercises import clear_solutions
+    from course_grader.nbgrader import mark_for_nbgrader
 
     nb = mark_for_nbgrader(nbformat.read(SOLUTION_01, as_version=4))
     for cell in nb.cells:  # what nbgrader generate_assignment hands out

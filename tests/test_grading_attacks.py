@@ -19,7 +19,7 @@ import shutil
 import nbformat
 import pytest
 
-from course_utils.grading import Limits, grade_batch
+from course_grader import Limits, grade_batch
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXERCISES = ROOT / "exercises"

@@ -13,7 +13,7 @@ import pytest
 import torch
 from test_checks_wrong_answers import WRONG, _solution_functions
 
-from course_utils import boundary
+from course_grader import boundary
 from course_utils.checks import all_exercises, check, get_exercise
 from course_utils.handover import handover_folder
 from course_utils.scopes import default_device
@@ -199,9 +199,9 @@ def test_every_solution_earns_full_marks_from_course_grade(path, options, tmp_pa
     import os
     import shutil
 
-    from course_utils.grading import main
-    from course_utils.grading.bubblewrap import probe
-    from course_utils.grading.spec import read_spec
+    from course_grader import main
+    from course_grader.bubblewrap import probe
+    from course_grader.spec import read_spec
 
     isolation = probe("auto")
     if options and not isolation.sandboxed:

@@ -3,8 +3,8 @@ installed (issue 24): from any folder of a checkout, with the package installed 
 
 from pathlib import Path
 
-from course_utils.grading.cli import exercise_folders
-from course_utils.grading.spec import find_exercise_notebook
+from course_grader.cli import exercise_folders
+from course_grader.spec import find_exercise_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -20,9 +20,9 @@ import nbformat
 import pytest
 from notebook_runner import ROOT
 
-from course_utils.exercises import BEGIN, END
-from course_utils.grading.nbgrader import main as convert
-from course_utils.grading.nbgrader import mark_submission
+from course_grader.nbgrader import main as convert
+from course_grader.nbgrader import mark_submission
+from course_utils.check_cells import BEGIN, END
 
 NAME = "01_device_query_exercises"
 NBGRADER = Path(os.environ.get("COURSE_NBGRADER", ROOT / ".venv-nbgrader" / "bin" / "nbgrader"))
@@ -125,7 +125,7 @@ def test_the_config_written_puts_the_fallback_before_overwrite_cells(tmp_path):
              "--config", str(tmp_path)])
     config = (tmp_path / "nbgrader_config.py").read_text(encoding="utf-8")
     order = [line.strip().strip('",') for line in config.splitlines() if line.strip().startswith('"')]
-    assert order.index("course_utils.grading.nbgrader.MarkCourseCells") < order.index(
+    assert order.index("course_grader.nbgrader.MarkCourseCells") < order.index(
         "nbgrader.preprocessors.OverwriteCells")
     compile(config, "nbgrader_config.py", "exec")
     shutil.rmtree(tmp_path / "source")

@@ -17,8 +17,8 @@ import pytest
 from notebook_runner import ROOT
 from test_grading_nbgrader import NAME, _nbgrader_or_skip, _run, _solved_release
 
-from course_utils.grading.nbgrader import main as convert
-from course_utils.grading.nbgrader import mark_submission
+from course_grader.nbgrader import main as convert
+from course_grader.nbgrader import mark_submission
 
 
 def test_a_marked_check_cell_carries_the_sources_test_and_points():

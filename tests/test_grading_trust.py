@@ -26,11 +26,11 @@ import pytest
 from grading_fixtures import ANSWERS, cells, exercise_notebook, notebook, write
 from notebook_runner import ROOT
 
-import course_utils.grading.batch as batch
-from course_utils.grading import Limits, grade_batch, main
-from course_utils.grading.bubblewrap import bwrap_argv, course_checkouts, probe
-from course_utils.grading.environment import Watch, busy_folders, checkout_of, differences, python_trees, snapshot
-from course_utils.grading.sandbox import kernel_env, make_scratch, stage_package
+import course_grader.batch as batch
+from course_grader import Limits, grade_batch, main
+from course_grader.bubblewrap import bwrap_argv, course_checkouts, probe
+from course_grader.environment import Watch, busy_folders, checkout_of, differences, python_trees, snapshot
+from course_grader.sandbox import kernel_env, make_scratch, stage_package
 
 SANDBOX = probe("auto")
 needs_sandbox = pytest.mark.skipif(not SANDBOX.sandboxed, reason=f"needs a working bubblewrap: {SANDBOX.reason}")
@@ -82,6 +82,8 @@ def _grade(root: Path, sandbox: str, jobs: int = 1):
 def test_the_staged_package_is_outside_every_checkout_and_first_on_the_path(tmp_path):
     package = stage_package(tmp_path)
     assert (package / "course_utils" / "checks" / "nb01.py").is_file()
+    # the kernel answers the judge with course_grader.boundary.serve_cell: the grader's package is staged too
+    assert (package / "course_grader" / "boundary.py").is_file() and not (package / "course_authoring").exists()
     assert not (package / "solutions").exists() and checkout_of(str(package / "course_utils" / "__init__.py")) is None
     assert list((package / "course_utils" / "checks" / "__pycache__").glob("nb01.*.pyc")), "compiled once, here"
     assert not os.access(package / "course_utils" / "checks" / "nb01.py", os.W_OK) or os.geteuid() == 0
@@ -260,7 +262,7 @@ def test_importing_the_answer_from_the_course_earns_nothing(tmp_path):
 @pytest.mark.slow  # a child Python
 def test_the_judge_is_loaded_before_any_kernel_and_build_outputs_are_not_watched():
     """Lazy checks would be read (and compiled into the checkout) after learner code ran: the batch loads them first."""
-    code = ("import sys; from course_utils.grading.batch import _load_the_judge; _load_the_judge(); "
+    code = ("import sys; from course_grader.batch import _load_the_judge; _load_the_judge(); "
             "print(sorted(m for m in sys.modules if m.startswith('course_utils.checks.nb')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT / "src")})

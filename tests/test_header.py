@@ -10,9 +10,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_utils import header
-from course_utils.exercises import exercise_texts
-from course_utils.header import HeaderError, Repository, repository, retarget, with_header
+from course_authoring import header
+from course_authoring.exercises import exercise_texts
+from course_authoring.header import HeaderError, Repository, repository, retarget, with_header
 
 ROOT = Path(__file__).resolve().parents[1]
 REPO = Repository("someone", "course")
@@ -196,6 +196,10 @@ def test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter(tmp_pat
         nbformat.v4.new_code_cell("import course_utils, torch\nprint(course_utils.__file__)\n"
                                   "from course_utils.launch import find_script\n"  # notebook 08's scripts came too
                                   "print(find_script('scripts/ddp_basics.py').stat().st_size > 0)\n"
+                                  # the learner's distribution only: no grader, no authors' tools, none of their dependencies
+                                  "import importlib.util\n"
+                                  "print([n for n in ('course_grader', 'course_authoring', 'jupytext', 'nbgrader') "
+                                  "if importlib.util.find_spec(n)])\n"
                                   "print(course_utils.preflight().level)"),
         nbformat.v4.new_code_cell(_install_cell()),  # a second run: course_utils imports now, so nothing
     ]
@@ -216,6 +220,7 @@ def test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter(tmp_pat
     assert f"installed course_utils from {source}" in text[0]
     assert str(venv) in text[1] and text[1].strip().endswith(("cpu-only", "one-gpu", "multi-gpu", "mps"))
     assert text[1].splitlines()[1] == "True", text[1]
+    assert text[1].splitlines()[2] == "[]", text[1]
     assert text[2] == ""
     after = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True,
                            text=True, check=True, env=fresh).stdout

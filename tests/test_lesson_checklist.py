@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from course_utils.header import README_END, README_START, TAG
-from course_utils.lesson_map import COVERS_TABLE, LESSONS_TABLE, NEEDS_END, NEEDS_START
+from course_authoring.header import README_END, README_START, TAG
+from course_authoring.lesson_map import COVERS_TABLE, LESSONS_TABLE, NEEDS_END, NEEDS_START
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from course_utils import header, lesson_map
+from course_authoring import header, lesson_map
+from course_utils import lessons
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,26 +32,26 @@ def course_copy(tmp_path):
 
 
 def test_the_generated_module_matches_the_notebooks():
-    assert lesson_map.course() == lesson_map.scan_course(ROOT), "run `make pairs`"
-    assert [lesson.number for lesson in lesson_map.course()] == [p.name[:2] for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))]
+    assert lessons.course() == lesson_map.scan_course(ROOT), "run `make pairs`"
+    assert [lesson.number for lesson in lessons.course()] == [p.name[:2] for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))]
 
 
 def test_every_gpu_cell_is_found_with_its_part_and_count():
-    by_key = {c.key: (lesson.number, c) for lesson in lesson_map.course() for c in lesson.cells}
+    by_key = {c.key: (lesson.number, c) for lesson in lessons.course() for c in lesson.cells}
     # 01: the per-GPU property listing (part 1, core) and the in-process CUDA_VISIBLE_DEVICES demo (part 4, deeper).
-    assert by_key["01-gpu-properties"][1] == lesson_map.GpuCell("01-gpu-properties", 1, "the per-GPU property listing", "1", False)
+    assert by_key["01-gpu-properties"][1] == lessons.GpuCell("01-gpu-properties", 1, "the per-GPU property listing", "1", False)
     assert by_key["01-visible-devices-after-init"][1].gpus == 2 and by_key["01-visible-devices-after-init"][1].deeper
     assert by_key["07-device-of-switch"][1].part == "A"
     # any accelerator: gated (if gpu := needs_accelerator(...)) and not (gpu = needs_accelerator(...))
     assert by_key["02-round-trip"][1].needs == by_key["03-module-cuda"][1].needs == "accelerator"
     assert by_key["03-module-cuda"][1].what == "Module.to(device) in place" and by_key["04-set-device"][1].needs == "cuda"
     assert all(key.startswith(number + "-") for key, (number, _) in by_key.items())
-    assert sum(len(lesson.cells) for lesson in lesson_map.course()) == len(by_key)
+    assert sum(len(lesson.cells) for lesson in lessons.course()) == len(by_key)
 
 
 def test_readme_and_intro_say_what_the_notebooks_need():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for lesson in lesson_map.course():
+    for lesson in lessons.course():
         assert f"| {lesson.number} | `notebooks/{Path(lesson.notebook).name}` |" in readme
         row = next(line for line in readme.splitlines() if line.startswith(f"| {lesson.number} | `notebooks/"))
         assert row.endswith(f"| {lesson_map.runs_for_real_with(lesson.cells)} |"), row
@@ -88,7 +89,7 @@ def test_an_intro_without_its_markers_is_an_error_that_says_where_they_go(course
 
 
 def test_the_without_a_gpu_paragraph_is_true_about_recordings():
-    lesson = next(n for n in lesson_map.course() if n.number == "02")
+    lesson = next(n for n in lessons.course() if n.number == "02")
     keys = [c.key for c in lesson.cells if c.needs == "cuda"]
     nothing = lesson_map.without_a_gpu(lesson, frozenset())
     assert "folds away the PyTorch source behind it" in nothing and "real GPU" not in nothing
@@ -97,10 +98,10 @@ def test_the_without_a_gpu_paragraph_is_true_about_recordings():
 
 
 def test_accelerator_cells_are_counted_apart_from_cuda_cells():
-    cells = (lesson_map.GpuCell("02-a", 1, "a tensor on a device", "1", False, "accelerator"),
-             lesson_map.GpuCell("02-b", 1, "the current CUDA device", "1", False),
-             lesson_map.GpuCell("02-c", 2, "two GPUs", "2", True))
-    lesson = lesson_map.Lesson("02", "t", "notebooks/02_x.ipynb", (lesson_map.Part("1", "One"), lesson_map.Part("2", "Two")), cells)
+    cells = (lessons.GpuCell("02-a", 1, "a tensor on a device", "1", False, "accelerator"),
+             lessons.GpuCell("02-b", 1, "the current CUDA device", "1", False),
+             lessons.GpuCell("02-c", 2, "two GPUs", "2", True))
+    lesson = lessons.Lesson("02", "t", "notebooks/02_x.ipynb", (lessons.Part("1", "One"), lessons.Part("2", "Two")), cells)
     assert lesson_map.cell_counts(cells) == "1 needs 1 accelerator, 1 needs 1 GPU, 1 needs 2 GPUs"
     assert lesson_map.runs_for_real_with(cells[:1]) == "1 accelerator" and lesson_map.runs_for_real_with(cells) == "2 GPUs"
     assert lesson_map.part_rows(lesson) == [("1", "1 GPU", "1 (1 accelerator) and 1 (1 GPU)"), ("2", "2 GPUs", "in Deeper: 1 (2 GPUs)")]
@@ -109,6 +110,6 @@ def test_accelerator_cells_are_counted_apart_from_cuda_cells():
     assert [c.key for c in lesson.skipped_with(1)] == ["02-c"]
     said = lesson_map.without_a_gpu(lesson, frozenset())
     assert said.startswith("1 cell runs on any accelerator, else meta.") and "SKIPPED" in said
-    only = lesson_map.Lesson("02", "t", "notebooks/02_x.ipynb", (), cells[:1])
+    only = lessons.Lesson("02", "t", "notebooks/02_x.ipynb", (), cells[:1])
     assert "SKIPPED" not in lesson_map.without_a_gpu(only, frozenset())
     assert "'accelerator')" in lesson_map.module_text((lesson,))

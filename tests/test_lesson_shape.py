@@ -128,7 +128,7 @@ def deeper_placement_problems(path: pathlib.Path) -> list[str]:
     """Cells that folding would get wrong: a ``deeper`` cell outside every Deeper block (it would
     stay open), and a core cell under a Deeper heading (folding would hide it; ``make pairs``
     then leaves that block open instead)."""
-    from course_utils.pairing import deeper_blocks
+    from course_authoring.pairing import deeper_blocks
 
     cells = _cells(path)
     blocks = deeper_blocks(cells)
@@ -159,7 +159,7 @@ def test_deeper_material_sits_under_a_deeper_heading_and_nothing_else_does(path)
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name[:2])
 def test_a_deeper_heading_cell_holds_only_its_heading(path):
     """JupyterLab folds the cells below a heading, not the heading cell: prose in it stays open."""
-    from course_utils.pairing import deeper_blocks
+    from course_authoring.pairing import deeper_blocks
 
     cells = _cells(path)
     open_words = []
@@ -218,7 +218,7 @@ def workspace_link_problems(markdown: str) -> list[str]:
 
     ``make lab`` copies the lessons (notebooks/) and the exercises (exercises/) side by side into
     one folder, so a link names a notebook by its bare name, and that name must exist in
-    notebooks/ or exercises/ (the website resolves it the same way: course_utils.site). A folder
+    notebooks/ or exercises/ (the website resolves it the same way: course_authoring.site). A folder
     in the link, or a name in neither, opens nothing in the workspace. ``#part-K`` must be a part
     of the lesson linked, ``#exercise-NN-K`` an exercise that exists."""
     from course_utils.checks import all_exercises

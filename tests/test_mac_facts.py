@@ -19,6 +19,11 @@ import torch
 from errors_texts import LOOK_ALIKES, MACOS, WORDINGS
 from torch.torch_version import TorchVersion
 
+from course_authoring.quotes import (
+    fragment_problem,
+    installed_text_contains,
+    mps_libraries,
+)
 from course_utils.evidence.sources import (
     MAC_FACTS,
     MAC_QUOTES,
@@ -26,9 +31,6 @@ from course_utils.evidence.sources import (
     MPS_NEEDS_MACOS,
     RELEASES,
     SourceQuote,
-    fragment_problem,
-    installed_text_contains,
-    mps_libraries,
     mps_needs_macos,
 )
 

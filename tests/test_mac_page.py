@@ -1,6 +1,6 @@
 """docs/mac.md's wheel table and facts list are written from the Mac facts' tables (issue 32, item 2).
 
-Lesson: none; ``course_utils.evidence.mac_page``, run by ``make pairs``. The page on disk must be what the
+Lesson: none; ``course_authoring.mac_page``, run by ``make pairs``. The page on disk must be what the
 engine writes from ``MAC_FACTS``, ``MAC_WHEEL_TAGS`` and ``MPS_NEEDS_MACOS`` now, and the engine's rules
 (grouping releases, reading wheel tags, the older-macOS lines) are checked on made-up tables.
 """
@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from course_utils.evidence import mac_page, sources
+from course_authoring import mac_page
+from course_utils.evidence import sources
 from course_utils.evidence.sources import MAC_FACTS, MAC_WHEEL_TAGS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,7 +23,7 @@ PAGE = ROOT / mac_page.DOC
 
 def test_docs_mac_is_what_the_tables_write():
     text = PAGE.read_text(encoding="utf-8")
-    assert mac_page.render(text) == text, "docs/mac.md is stale: run `make pairs` (python -m course_utils.evidence.mac_page --write)"
+    assert mac_page.render(text) == text, "docs/mac.md is stale: run `make pairs` (python -m course_authoring.mac_page --write)"
 
 
 def test_the_page_lists_every_fact_and_every_release_once():
@@ -94,6 +95,6 @@ def test_check_mode_fails_on_a_stale_page(tmp_path):
     (tmp_path / "docs").mkdir()
     stale = PAGE.read_text(encoding="utf-8").replace("| 2.7.1, 2.8.0 |", "| 2.7.1 |")
     (tmp_path / "docs" / "mac.md").write_text(stale, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "course_utils.evidence.mac_page", "--check"], cwd=tmp_path,
+    done = subprocess.run([sys.executable, "-m", "course_authoring.mac_page", "--check"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and "stale: run make pairs" in done.stderr

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import nbformat
 
-from course_utils.pairing import HEADING_COLLAPSED, check_tree, compare_pair, deeper_blocks, write_pair
+from course_authoring.pairing import HEADING_COLLAPSED, check_tree, compare_pair, deeper_blocks, write_pair
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -161,7 +161,7 @@ def test_a_cell_tagged_hide_input_opens_with_its_source_folded_and_drift_is_caug
 
 
 def test_the_learners_workspace_keeps_the_folding(tmp_path):
-    from course_utils.workspace import sync
+    from course_authoring.workspace import sync
 
     (tmp_path / "notebooks").mkdir()
     py = tmp_path / "notebooks" / "01_demo.py"

@@ -295,7 +295,7 @@ def test_the_switch_goes_through_the_graders_boundary():
     """course-grade calls the answer in the kernel: the switch must travel there with the request."""
     import pickle
 
-    from course_utils import boundary
+    from course_grader import boundary
     from course_utils.checks.machines import NoSimulatedGPUs
 
     assert pickle.loads(pickle.dumps(NoSimulatedGPUs("04.2"))).exercise == "04.2"

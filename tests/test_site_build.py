@@ -1,4 +1,4 @@
-"""The website's building blocks (course_utils.site, course_utils.executed), without Sphinx or a kernel.
+"""The website's building blocks (course_authoring.site, course_authoring.executed), without Sphinx or a kernel.
 
 The built site itself is tested in a browser: tests/browser/test_site.py (`make test-site`)."""
 
@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
-from course_utils import executed, site
-from course_utils.header import Repository
+from course_authoring import executed, site
+from course_authoring.header import Repository
 
 ROOT = Path(__file__).resolve().parents[1]
 REPO = Repository("owner", "course")
@@ -183,14 +183,15 @@ def test_a_notebook_that_failed_under_nbval_leaves_no_copy(tmp_path):
     assert _run(_nbval_items(source, [[error], []], exception_ok={0}), tmp_path) is not None  # deliberate
 
 
-def test_the_key_follows_the_package_but_not_the_site_tools(tmp_path, monkeypatch):
+def test_the_key_follows_the_learners_package_and_the_site_tools_live_outside_it(tmp_path, monkeypatch):
     package = tmp_path / "course_utils"
     package.mkdir()
-    for name in ("__init__.py", "checks.py", "site.py"):
+    for name in ("__init__.py", "checks.py"):
         (package / name).write_text("# v1\n")
     monkeypatch.setattr(executed.course_utils, "__file__", str(package / "__init__.py"))
     before = executed.package_digest()
-    (package / "site.py").write_text("# v2\n")
+    (tmp_path / "site.py").write_text("# beside the package, as course_authoring is\n")
     assert executed.package_digest() == before
     (package / "checks.py").write_text("# v2\n")
     assert executed.package_digest() != before
+    assert Path(executed.__file__).parent.name == "course_authoring", "the site's tools are no part of the key's package"

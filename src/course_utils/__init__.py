@@ -1,5 +1,11 @@
 """Helpers for the course on where PyTorch tensors and models live, and how to move them.
 
+The learner's package: what the lessons and exercise notebooks import, and nothing else (issue 32.1).
+Its neighbours under ``src/`` depend on it, never the other way round: ``course_grader`` is the
+instructors' ``course-grade`` (the judge, the process boundary, the sandbox, the nbgrader bridge) and
+``course_authoring`` the authors' tools (``make pairs``, the exercises, the headers, the lesson map,
+the website, the quote verifier); each is a distribution of its own (docs/authoring.md, "Three wings").
+
 Each module has one job; import what a notebook needs from here or from the module itself:
 
 - ``devices``: which device to use (``pick_device``, or ``usable_accelerator``); ``machine``: what this
@@ -21,9 +27,9 @@ Each module has one job; import what a notebook needs from here or from the modu
 - ``claims``: ``raises`` proves "this raises" with the real message.
 - ``evidence``: ``recorded`` shows what a real GPU printed in a GPU-only cell, with provenance.
 - ``checks``: ``check`` grades an exercise answer with a pass or a fail and a hint.
-- ``grading``: ``course-grade``, batch grading of a class's submissions; ``boundary``: how the grader
-  judges in its own process while the learner's answers run in the kernel.
-- ``pairing`` and ``exercises``: authoring tools behind ``make pairs`` and ``make exercises``.
+- ``check_cells``: which cells are check cells and what a check shows (the checks write it, the grader
+  reads it); ``handover``: files a check hands to the learner's function; ``lessons``: the lessons and
+  their GPU-only cells as ``make pairs`` last scanned them (``lesson_needs``, generated).
 - ``display``: the tone colours and escaped HTML pieces every ``_repr_html_`` is built from,
   ``truncate`` and ``require_int``; it imports nothing of the course, so any module may use it.
 

@@ -1,11 +1,11 @@
 """Which cells of a notebook are check cells, and what a check shows: the one detector every tool uses.
 
-Lesson: none; shared by the grader (``grading.spec``, ``grading.plan``, ``grading.nbgrader``),
+Lesson: none; shared by the grader (``course_grader.spec``, ``course_grader.plan``, ``course_grader.nbgrader``),
 the root ``conftest.py`` (solutions must pass, try-its must be wired) and the tests (exercise
 ids, the browser's PASS rule). Two kinds:
 
 - an **exercise check cell** holds only a check call, ``check("01.2")`` or ``check('01.2');``,
-  comments allowed around it; the nbgrader test-cell form ``grading.nbgrader`` writes counts too;
+  comments allowed around it; the nbgrader test-cell form ``course_grader.nbgrader`` writes counts too;
 - a **try-it cell** (tag ``try-it``) holds the learner's line(s) and ends with ``check("01.a")``.
 
 A check shows its result as data under ``CHECK_MIME`` with one of ``CHECK_STATUSES``; the checks
@@ -27,6 +27,11 @@ CHECK_STATUSES = ("pass", "fail", "not-attempted", "missing", "error")
 CHECK_CALL = re.compile(r"""^\s*check\(\s*(["'])([^"']+)\1\s*\)\s*;?\s*(#[^\n]*)?\s*$""")
 # the same check as an nbgrader test cell (see grading/nbgrader.py)
 NBGRADER_CHECK = re.compile(r"""^result = check\((["'])([^"']+)\1\)\nassert result\.passed, str\(result\)$""")
+# nbgrader's solution markers and the stub it writes in their place: how a solution cell of ``solutions/``
+# marks its answer (``course_authoring.exercises`` writes the stub; the grader reads the markers).
+BEGIN = "### BEGIN SOLUTION"
+END = "### END SOLUTION"
+STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")
 # Try-it ids have a letter where exercises have a number: "01.a" is a try-it of lesson 01.
 TRY_IT_ID = re.compile(r"^\d\d\.[a-z]$")
 

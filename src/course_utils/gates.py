@@ -6,7 +6,7 @@ device, or on ``meta`` when that is the CPU; ``needs_cuda(count, ...)`` takes th
 a cell needs. Neither chooses a device again. Lessons import them from here
 (``from course_utils.gates import needs_accelerator, needs_cuda``) or from ``course_utils``.
 ``make pairs`` reads these calls in the lessons to count each lesson's GPU cells
-(``course_utils.lesson_map``), which ``preflight()`` reports.
+(``course_authoring.lesson_map`` writes ``course_utils.lesson_needs``), which ``preflight()`` reports.
 """
 
 from __future__ import annotations

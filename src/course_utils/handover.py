@@ -3,11 +3,11 @@
 Lesson: none; this is for the checks (``checks/nbNN.py``) and the grader. A checker that hands the
 learner's function a file or a folder (03.3's checkpoints) passes its path. In a learner's own
 notebook the checker and the answer share a process, and any path works; when grading, the
-checker runs in the grader (``course_utils.boundary``) and the answer in the learner's kernel,
+checker runs in the grader (``course_grader.boundary``) and the answer in the learner's kernel,
 which under bubblewrap has a ``/tmp`` of its own and never sees the grader's. So a checker writes
 such files in ``with handover_folder(prefix) as folder:``: when grading, a fresh folder in the
 submission's handover folder, which the kernel reads at the same path (read-only under
-bubblewrap, ``grading.sandbox.Scratch.handover``); otherwise one in the temporary folder. The
+bubblewrap, ``course_grader.sandbox.Scratch.handover``); otherwise one in the temporary folder. The
 boundary refuses a call that hands any other path (``refuse_unreachable``): a course bug, caught
 by the tests without a sandbox too.
 """

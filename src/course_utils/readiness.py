@@ -7,7 +7,7 @@ and the advice, both templates filled from the facts (``WORDS`` names the values
 applies is said. A new finding is a new row and its test (tests/test_preflight.py), not new code.
 
 What each lesson needs (0, 1 or 2 GPUs for every cell to run for real) is computed from the lessons' own
-``needs_cuda`` cells by ``make pairs`` (``course_utils.lesson_map``); cells that need more than the machine
+``needs_cuda`` cells by ``make pairs`` (``course_utils.lessons``); cells that need more than the machine
 has still run: they say what they skipped and why.
 """
 
@@ -34,7 +34,7 @@ KAGGLE_GPU = "Kaggle: Settings > Accelerator > GPU T4 x2"
 
 
 def _lessons():
-    from course_utils.lesson_map import course
+    from course_utils.lessons import course
 
     return course()
 
@@ -43,7 +43,7 @@ def runs_on_any_accelerator(cell) -> bool:
     """Whether one of a lesson's GPU-only cells runs for real on any accelerator (MPS, XPU), not only CUDA.
 
     Lesson: notebook 01 (``preflight`` on a Mac). The one place that reads the lessons' mark for it (issue
-    27.1's device idiom: a ``needs_accelerator(...)`` cell rather than ``needs_cuda(...)``); ``lesson_map``
+    27.1's device idiom: a ``needs_accelerator(...)`` cell rather than ``needs_cuda(...)``); ``course_utils.lessons``
     records it as ``GpuCell.needs == "accelerator"``. Any other cell is CUDA-only, as ``needs_cuda`` says.
     """
     return getattr(cell, "needs", "cuda") == "accelerator"

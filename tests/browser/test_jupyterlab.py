@@ -248,8 +248,8 @@ def test_a_lesson_opens_with_its_deeper_blocks_folded(lab_window, artifacts):
     (pairing off there): opened in Lab, every foldable Deeper block is hidden under its heading,
     which says how many cells it hides; every core cell is shown; a click on the heading's toggle
     shows the block."""
-    from course_utils.pairing import deeper_blocks, notebook_from_py
-    from course_utils.workspace import JUPYTEXT_CONFIG, JUPYTEXT_TEXT
+    from course_authoring.pairing import deeper_blocks, notebook_from_py
+    from course_authoring.workspace import JUPYTEXT_CONFIG, JUPYTEXT_TEXT
 
     lab = lab_window.server
     folder = lab.root / "workspace"

@@ -39,9 +39,9 @@ EXERCISES = sorted(p.stem for p in (ROOT / "exercises").glob("*.ipynb"))
 def site_dir():
     """build/site/, when it was built from the files as they are now."""
     try:
-        from course_utils.site import INFO_FILE, sources_digest
+        from course_authoring.site import INFO_FILE, sources_digest
     except ImportError as exc:  # pragma: no cover
-        pytest.fail(f"course_utils.site does not import: {exc}")
+        pytest.fail(f"course_authoring.site does not import: {exc}")
     info_file = SITE / INFO_FILE
     reason = None
     if not info_file.is_file():

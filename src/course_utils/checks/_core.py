@@ -147,7 +147,7 @@ class LearnerRaised(Exception):
 def call(fn: Callable, *args, **kwargs):
     """Call the learner's code from a checker, keeping its exceptions apart from the checker's.
 
-    When grading, ``fn`` is a ``course_utils.boundary.RemoteAnswer``: the call runs in the learner's
+    When grading, ``fn`` is a ``course_grader.boundary.RemoteAnswer``: the call runs in the learner's
     kernel and raises, here, what the learner's code raised there."""
     _CALLS[0] += 1
     try:
@@ -479,7 +479,7 @@ def run_checker(ex: Exercise, answer: Callable) -> CheckResult:
     """Run ``ex``'s checker on ``answer`` and turn how it ended into a result.
 
     ``answer`` is the learner's function, or, when grading, a stand-in that runs it in the
-    learner's kernel (``course_utils.boundary.RemoteAnswer``): the checker cannot tell them apart."""
+    learner's kernel (``course_grader.boundary.RemoteAnswer``): the checker cannot tell them apart."""
     id = ex.id
     try:
         _CALLS[0] = 0

@@ -110,7 +110,7 @@ class _CurrentDevice:
 
 
 # The machine a checker's ``with simulated(...)`` block is simulating in this thread, so that the grader's
-# judge (course_utils.boundary) can re-enter the same one in the kernel around the learner's call.
+# judge (course_grader.boundary) can re-enter the same one in the kernel around the learner's call.
 _ACTIVE: contextvars.ContextVar[SimulatedMachine | None] = contextvars.ContextVar("simulated_machine", default=None)
 
 
@@ -124,7 +124,7 @@ class NoSimulatedGPUs(TorchFunctionMode):
 
     Their answers are the scoping rules themselves; running the program on the simulated GPUs would
     hand them over. A mode (it passes every call through) so that the grader's judge
-    (course_utils.boundary) re-enters it in the kernel, around the answer, as it does other course modes."""
+    (course_grader.boundary) re-enters it in the kernel, around the answer, as it does other course modes."""
 
     def __init__(self, exercise: str):
         super().__init__()

@@ -146,7 +146,7 @@ class _ToCalls(TorchFunctionMode):
 
 
 # A DataLoader's collate keeps a namedtuple sample a namedtuple (of batched fields), so a batch can hold one;
-# at module level, so the grader's kernel finds the class by name (course_utils.boundary).
+# at module level, so the grader's kernel finds the class by name (course_grader.boundary).
 Sample = collections.namedtuple("Sample", ["features", "weight"])
 
 

@@ -3,8 +3,9 @@
 Lesson: every notebook's GPU-only cells. ``records`` reads and writes the evidence files,
 ``sources`` says in plain words what each GPU-only cell shows, with the PyTorch source behind it,
 ``field_records`` holds what real GPUs printed there as others published it, ``show.recorded`` is the one
-helper a notebook calls to show either, ``recorder`` is the pytest plugin that records cell
-outputs during a GPU run, and ``python -m course_utils.evidence`` merges a run into a file.
+helper a notebook calls to show either. The authors' side lives in ``course_authoring``: ``recorder``, the
+pytest plugin that records cell outputs during a GPU run, ``evidence`` (``python -m course_authoring.evidence``),
+which merges a run into a file, and ``quotes``, which verifies each quote against an installed torch.
 """
 
 from course_utils.evidence.field_records import RECORDS, FieldRecord, field_record

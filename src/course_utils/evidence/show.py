@@ -184,7 +184,7 @@ def first_showings(
     An earlier cell shows its quotes only while it has no recording; the order and parts come from
     the notebooks, as ``make pairs`` last scanned them (``course_utils.lesson_needs``).
     """
-    from course_utils.lesson_map import course
+    from course_utils.lessons import course
 
     lesson = next((n for n in course() if key.startswith(n.number + "-")), None)
     keys = [c.key for c in lesson.cells] if lesson is not None else []

@@ -9,23 +9,20 @@ first, then a GPU recording where one exists, else the quotes folded away.
 Each quote names its file in the PyTorch repository and the releases that hold it verbatim
 (``since``, ``until``), read in the release wheels 2.7.1, 2.8.0, 2.9.1, 2.10.0, 2.11.0, 2.12.0,
 2.13.0 and 2.14.1; ``tests/test_evidence.py`` checks, on whatever torch is installed, that every
-quote whose label covers it is there (Python in the installed ``.py`` file, C++ messages in the
-compiled libraries, where the compiler keeps string literals) and that each is whole, not a
-fragment.
+quote whose label covers it is there and that each is whole, not a fragment, with the authors'
+verifier ``course_authoring.quotes`` (which reads Python in the installed ``.py`` file, C++ messages
+in the compiled libraries): this module is the data a lesson shows, and ships to learners.
 """
 
 from __future__ import annotations
 
-import ast
-import mmap
 import re
 import textwrap
 from dataclasses import dataclass
-from pathlib import Path
 
 # The releases the quotes were read in (the course's test matrix runs 2.7.1, 2.13.0 and 2.14.1).
 RELEASES = ("2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.1")
-_PLACEHOLDER = re.compile(r"\{[^{}]*\}")  # a value the message fills in at run time ({device}), or {}
+PLACEHOLDER = re.compile(r"\{[^{}]*\}")  # a value the message fills in at run time ({device}), or {}
 
 
 def _release(version: str):
@@ -78,101 +75,7 @@ class SourceQuote:
     @property
     def pieces(self) -> list[str]:
         """For a C++ message: its literal pieces between the {placeholders}, each looked for verbatim."""
-        return [p for p in _PLACEHOLDER.split(self.text) if len(p.strip()) >= 4]
-
-
-# --------------------------------------------------------------------------- the rules a quote obeys
-
-
-def _parses_as_code(text: str) -> bool:
-    lines = text.split("\n")
-    for indent in range(0, 17, 4):  # a quote starts at its first character; its block kept its indentation
-        try:
-            ast.parse(textwrap.dedent("\n".join([" " * indent + lines[0]] + lines[1:])))
-            return True
-        except SyntaxError:
-            continue
-    return False
-
-
-def fragment_problem(quote: SourceQuote) -> str | None:
-    """Why ``quote`` is a fragment that needs the source to parse, or None when it is whole.
-
-    Whole means: at least five words, starting at a word, a value or a quotation mark (not at
-    ``") and weight type ("``), and either a complete sentence (ending ``.``, ``!`` or ``?``), a
-    whole message with its run-time values marked ``{what}``, or complete lines of code.
-    """
-    text = quote.text.rstrip()  # a leading space is the middle of a message: keep it to catch it
-    prose = re.sub(r"(?m)^\s*# ?", "", text)  # a comment block reads as its sentences
-    if len(re.findall(r"\w+", prose)) < 5:
-        return "fewer than five words"
-    if not re.match(r"[\w`'\"{#]", text):
-        return f"starts in the middle of something ({text[:12]!r})"
-    if re.search(r"[.!?](\s|$)", prose) or (quote.kind != "python" and _PLACEHOLDER.search(text)):
-        return None
-    if quote.kind == "python" and _parses_as_code(text):
-        return None
-    return "no complete sentence, message or line of code"
-
-
-def installed_text_contains(quote: SourceQuote, torch_dir: Path | None = None) -> bool:
-    """Whether the torch at ``torch_dir`` (default: the installed one) holds ``quote`` verbatim.
-
-    Python: whitespace-insensitive, since docstrings re-wrap between releases. C++: every piece
-    of the message between its {placeholders}, byte for byte, in one of the libraries.
-    """
-    if torch_dir is None:
-        import torch
-
-        torch_dir = Path(torch.__file__).resolve().parent
-    if quote.kind == "python":
-        path = torch_dir.parent / quote.file
-        if not path.is_file():
-            return False
-        squash = lambda s: re.sub(r"\s+", " ", s).strip()  # noqa: E731
-        return squash(quote.text) in squash(path.read_text(encoding="utf-8"))
-    if quote.kind in ("literal", "cuda-literal"):
-        return all(_in_some_library(piece.encode(), compiled_libraries(torch_dir)) for piece in quote.pieces)
-    if quote.kind == "mps-literal":
-        libraries = mps_libraries(torch_dir)
-        return bool(libraries) and all(_in_some_library(piece.encode(), libraries) for piece in quote.pieces)
-    if quote.kind == "nccl-literal":
-        libraries = nccl_libraries(torch_dir)
-        return bool(libraries) and all(_in_some_library(piece.encode(), libraries) for piece in quote.pieces)
-    raise ValueError("SourceQuote.kind must be 'python', 'literal', 'cuda-literal', 'nccl-literal' or "
-                     f"'mps-literal', found {quote.kind!r}.")
-
-
-def compiled_libraries(torch_dir: Path) -> list[Path]:
-    """torch's compiled libraries: ``lib/*.so*`` on Linux, ``lib/*.dylib`` in a macOS wheel."""
-    lib = torch_dir / "lib"
-    return sorted(lib.glob("*.so*")) + sorted(lib.glob("*.dylib"))
-
-
-def mps_libraries(torch_dir: Path) -> list[Path]:
-    """The libraries that hold Apple's MPS backend: a macOS wheel's ``.dylib`` files (none on Linux)."""
-    return sorted((torch_dir / "lib").glob("*.dylib"))
-
-
-def nccl_libraries(torch_dir: Path) -> list[Path]:
-    """The NCCL libraries pip installed beside a CUDA build of torch (none beside a CPU build)."""
-    nvidia = torch_dir.parent / "nvidia"
-    return sorted(nvidia.glob("**/libnccl.so*")) if nvidia.is_dir() else []
-
-
-def _in_some_library(needle: bytes, libraries: list[Path]) -> bool:
-    for lib in libraries:
-        with open(lib, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            if mm.find(needle) != -1:
-                return True
-            # GCC may build a short std::string from 16-byte chunks, the last overlapping the one
-            # before it (2.12 and later: "...do you have eno" then "ave enough GPUs?"): all but at
-            # most the last 16 bytes in one run, and those 16 bytes as a chunk of their own.
-            if len(needle) > 32 and mm.find(needle[-16:]) != -1 and any(
-                mm.find(needle[:n]) != -1 for n in range(len(needle) - 16, len(needle))
-            ):
-                return True
-    return False
+        return [p for p in PLACEHOLDER.split(self.text) if len(p.strip()) >= 4]
 
 
 # ----------------------------------------------------------------- passages several cells rely on
@@ -656,7 +559,7 @@ _MPS_MACOS_14_LOWER = SourceQuote("aten/src/ATen/mps/EmptyTensor.cpp",
                                   "`sw_vers`", "mps-literal", "the same check, with macOS spelled as Apple does",
                                   since="2.12.0")
 
-# One row per Mac fact; docs/mac.md lists them, written by evidence.mac_page (make pairs).
+# One row per Mac fact; docs/mac.md lists them, written by course_authoring.mac_page (make pairs).
 MAC_FACTS: dict[str, MacFact] = {
     "mps-built-available": MacFact(
         "torch.backends.mps.is_built() says whether this torch contains the MPS backend (every macOS arm64 wheel does, "

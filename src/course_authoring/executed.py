@@ -1,6 +1,6 @@
 """One execution per notebook: the executed copies that `make test` leaves for `make site`.
 
-Lesson: none; this serves the course's website (``course_utils.site``, docs/authoring.md "The
+Lesson: none; this serves the course's website (``course_authoring.site``, docs/authoring.md "The
 website"). ``make test`` runs every lesson under nbval, which already holds each cell's outputs
 (``IPyNbCell.test_outputs``); the root conftest.py hands each finished notebook to
 :func:`record_nbval_cell`, which writes it, outputs included, to
@@ -41,17 +41,13 @@ class Executed:
     executed_by: str  # "nbval" (make test) or "nbclient" (make site)
 
 
-# The website's own tools: no notebook imports them, so editing them keeps every execution valid.
-NOT_RUN_BY_NOTEBOOKS = ("executed.py", "site.py")
-
-
 def package_digest() -> str:
-    """SHA-256 over the course package's Python sources that notebooks run, in a fixed order."""
+    """SHA-256 over the learner's package's Python sources (what notebooks run), in a fixed order.
+
+    The website's own tools live in ``course_authoring``, outside it: editing them keeps every execution valid."""
     package = Path(course_utils.__file__).parent
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):
-        if path.relative_to(package).as_posix() in NOT_RUN_BY_NOTEBOOKS:
-            continue
         digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 

@@ -20,16 +20,16 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import replace
 from pathlib import Path
 
+from course_grader.bubblewrap import Isolation, bwrap_argv, ipc_path, probe
+from course_grader.environment import Change, Watch, busy_folders, python_trees
+from course_grader.plan import build_plan
+from course_grader.results import BatchResult, Submission, SubmissionGrade
+from course_grader.runner import Launch, Limits, StepRun, run_steps
+from course_grader.sandbox import Scratch, changed, fingerprint, kernel_env, make_scratch, remove, stage_package
+from course_grader.spec import ExerciseSpec, read_spec
+from course_grader.submissions import InvalidSubmission, find_submissions, read_code_cells
+from course_grader.verdict import judge, unrunnable
 from course_utils.display import require_int
-from course_utils.grading.bubblewrap import Isolation, bwrap_argv, ipc_path, probe
-from course_utils.grading.environment import Change, Watch, busy_folders, python_trees
-from course_utils.grading.plan import build_plan
-from course_utils.grading.results import BatchResult, Submission, SubmissionGrade
-from course_utils.grading.runner import Launch, Limits, StepRun, run_steps
-from course_utils.grading.sandbox import Scratch, changed, fingerprint, kernel_env, make_scratch, remove, stage_package
-from course_utils.grading.spec import ExerciseSpec, read_spec
-from course_utils.grading.submissions import InvalidSubmission, find_submissions, read_code_cells
-from course_utils.grading.verdict import judge, unrunnable
 from course_utils.processes import ProcessGroups
 
 
@@ -162,7 +162,7 @@ def _load_the_judge() -> None:
     without the sandbox that code could have changed the file first. Loaded now, the judge runs
     only what it read before the batch began, and writes nothing into the watched trees.
     """
-    import course_utils.boundary  # noqa: F401
+    import course_grader.boundary  # noqa: F401
     import course_utils.checks.machines  # noqa: F401
     import course_utils.scopes  # noqa: F401
     from course_utils.checks import all_exercises

@@ -2,21 +2,21 @@
 
 Lesson: none; this is the instructors' tool (``course-grade``). An exercise's grade comes from
 one place: the verdict the grader's own process reached, running the course's checker against
-answers the kernel sent back as data (``course_utils.boundary``). Nothing the kernel displays is read
+answers the kernel sent back as data (``course_grader.boundary``). Nothing the kernel displays is read
 as a result; a PASS the learner's cells displayed (or stored in the file) is only compared with
 the verdict, to flag a faked one.
 """
 
 from __future__ import annotations
 
-from course_utils.boundary import REPLY_MIME
+from course_grader.boundary import REPLY_MIME
+from course_grader.plan import Plan, Step
+from course_grader.results import ExerciseGrade, Submission, SubmissionGrade
+from course_grader.runner import StepRun
+from course_grader.spec import ExerciseSpec
+from course_grader.submissions import LearnerCell
 from course_utils.check_cells import CHECK_MIME
 from course_utils.display import truncate
-from course_utils.grading.plan import Plan, Step
-from course_utils.grading.results import ExerciseGrade, Submission, SubmissionGrade
-from course_utils.grading.runner import StepRun
-from course_utils.grading.spec import ExerciseSpec
-from course_utils.grading.submissions import LearnerCell
 
 MAX_NOTES = 20
 NOTE_LIMIT = 300

@@ -9,7 +9,7 @@ Lesson: none; this is the instructors' tool (``course-grade``). The learner's ow
 4. for each exercise, a check step, placed right after the last learner cell that defines the
    exercise's function (at the end when none does). A check step is no cell of code: the grader
    runs the exercise's checker in its own process and calls the learner's function in the kernel
-   through ``course_utils.boundary`` (one small request cell per call, whose reply is data).
+   through ``course_grader.boundary`` (one small request cell per call, whose reply is data).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import ast
 import re
 from dataclasses import dataclass
 
+from course_grader.spec import ExerciseSpec
+from course_grader.submissions import LearnerCell
 from course_utils.check_cells import check_cell_id
 from course_utils.display import truncate
-from course_utils.grading.spec import ExerciseSpec
-from course_utils.grading.submissions import LearnerCell
 
 # Without a sandbox, a process started in a session of its own outlives the kill of the kernel's
 # process group: name the cell that may start one, for the instructor to look at (it grades nothing).

@@ -7,7 +7,7 @@ re-runs the cells before the lost one (their outputs are not kept twice) and goe
 it, at most ``max_restarts`` times. Outputs are capped per cell as they arrive, so a learner who
 prints a gigabyte costs one message in memory, not a gigabyte per cell in the results.
 
-A check step runs no code of the grader's in the kernel: the judge (``course_utils.boundary.grade``)
+A check step runs no code of the grader's in the kernel: the judge (``course_grader.boundary.grade``)
 runs the exercise's checker here, in a worker thread, and each call of the learner's function
 becomes a small request cell executed in the kernel on this event loop; its reply is data. The
 check's time limit (``cell_timeout``) covers all its requests together.
@@ -30,10 +30,10 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from traitlets import List, Unicode
 
-from course_utils.boundary import REPLY_CAP, REPLY_MIME, ChannelLost, request_cell
+from course_grader.boundary import REPLY_CAP, REPLY_MIME, ChannelLost, request_cell
+from course_grader.plan import Step
+from course_grader.sandbox import Scratch
 from course_utils.display import truncate
-from course_utils.grading.plan import Step
-from course_utils.grading.sandbox import Scratch
 from course_utils.processes import ProcessGroups, kill_group, signal_name
 
 OUTPUT_CAP = 64 * 1024  # characters of output kept per cell
@@ -216,7 +216,7 @@ def judge_in_this_process(exercise_id: str, channel: Callable[[bytes], bytes], h
     """The default judge: the course's checker, here, calling the learner's function in the kernel.
 
     ``handover``: the submission's ``Scratch.handover`` (``boundary.grade``)."""
-    from course_utils.boundary import grade
+    from course_grader.boundary import grade
     from course_utils.checks import all_exercises
 
     known = all_exercises()

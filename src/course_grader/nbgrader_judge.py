@@ -8,7 +8,7 @@ checker's expected values. ``JudgeCourseChecks`` replaces nbgrader's ``Execute``
 except the course's test cells (``result = check("NN.K")`` / ``assert result.passed, ...``, whose
 source nbgrader's ``OverwriteCells`` has already put back from the source notebook). For those,
 the course's checker runs here, in nbgrader's own process, and calls the learner's function in the
-kernel through ``course_utils.boundary``; the verdict becomes the cell's only output: a stream
+kernel through ``course_grader.boundary``; the verdict becomes the cell's only output: a stream
 for a pass, an error (0 points, with the check's message and hint) for anything else.
 
 This module imports nbgrader; nothing else of the course does.
@@ -19,12 +19,12 @@ from __future__ import annotations
 import nbformat
 from nbgrader.preprocessors import Execute
 
-from course_utils.boundary import ChannelLost, grade, request_cell
+from course_grader.boundary import ChannelLost, grade, request_cell
 from course_utils.check_cells import check_cell_id
 
 
 def _reply(outputs) -> bytes:
-    from course_utils.grading.runner import reply_of
+    from course_grader.runner import reply_of
 
     return reply_of(list(outputs))
 

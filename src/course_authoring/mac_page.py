@@ -9,7 +9,7 @@ between its marker lines; the prose around them is the author's:
   on the older macOS a newer wheel refuses;
 - the facts list: each fact's sentence, then the passages of PyTorch that back it and the releases of each.
 
-``python -m course_utils.evidence.mac_page --write`` rewrites the blocks (``make pairs``), ``--check`` says
+``python -m course_authoring.mac_page --write`` rewrites the blocks (``make pairs``), ``--check`` says
 whether the page is current; ``tests/test_mac_page.py`` fails when the page and the tables drift.
 """
 
@@ -21,9 +21,9 @@ from pathlib import Path
 from course_utils.evidence import sources  # the tables, read as sources.X so a test can swap one
 
 DOC = "docs/mac.md"
-FACTS_START = "<!-- mac-facts:start, generated from MAC_FACTS by make pairs (evidence.mac_page) -->"
+FACTS_START = "<!-- mac-facts:start, generated from MAC_FACTS by make pairs (course_authoring.mac_page) -->"
 FACTS_END = "<!-- mac-facts:end -->"
-WHEELS_START = "<!-- mac-wheels:start, generated from MAC_WHEEL_TAGS and MPS_NEEDS_MACOS by make pairs (evidence.mac_page) -->"
+WHEELS_START = "<!-- mac-wheels:start, generated from MAC_WHEEL_TAGS and MPS_NEEDS_MACOS by make pairs (course_authoring.mac_page) -->"
 WHEELS_END = "<!-- mac-wheels:end -->"
 _OLDEST_ARM64_MACOS = (11, 0)  # Apple silicon shipped with macOS 11: a macosx_11_0 wheel installs on every such Mac
 
@@ -106,7 +106,7 @@ def render(page: str) -> str:
     return page
 
 
-if __name__ == "__main__":  # python -m course_utils.evidence.mac_page --write | --check  (from the repository root; make pairs)
+if __name__ == "__main__":  # python -m course_authoring.mac_page --write | --check  (from the repository root; make pairs)
     path = Path(DOC)
     text = path.read_text(encoding="utf-8")
     if sys.argv[1:] == ["--write"]:

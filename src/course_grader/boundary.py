@@ -458,7 +458,7 @@ def serve_cell(request_b64: str) -> None:
 
 def request_cell(request: bytes) -> str:
     """The source of the cell the runner executes in the kernel for one request."""
-    return ("from course_utils.boundary import serve_cell as _course_grade_serve\n"
+    return ("from course_grader.boundary import serve_cell as _course_grade_serve\n"
             f"_course_grade_serve({base64.b64encode(request).decode('ascii')!r})\n"
             "del _course_grade_serve\n")
 

@@ -1,9 +1,9 @@
-"""``python -m course_utils.evidence``: turn a GPU run's recordings into an evidence file, or list coverage.
+"""``python -m course_authoring.evidence``: turn a GPU run's recordings into an evidence file, or list coverage.
 
 Lesson: none; the last step of ``scripts/gpu-verify``.
 
-    python -m course_utils.evidence merge build/gpu-verify/parts   # into the package's recordings/
-    python -m course_utils.evidence status            # which GPU cells are recorded, which have a field record
+    python -m course_authoring.evidence merge build/gpu-verify/parts   # into the package's recordings/
+    python -m course_authoring.evidence status            # which GPU cells are recorded, which have a field record
 
 ``merge`` asks this machine for its GPU name and count, the NVIDIA driver (``nvidia-smi``), CUDA and
 torch versions, and writes ``<count>x-<gpu-name>.json`` into ``course_utils/evidence/recordings/``
@@ -77,7 +77,7 @@ def merge(parts: Path, out: Path, fake: bool = False) -> Path:
     """Write this machine's evidence file from a run's recordings; return its path."""
     cells = read_parts(parts)
     if not cells:
-        raise SystemExit(f"merge: nothing recorded in {parts}: did the run load -p course_utils.evidence.recorder?")
+        raise SystemExit(f"merge: nothing recorded in {parts}: did the run load -p course_authoring.recorder?")
     machine = this_machine(fake)
     slug = ("fake-" if fake else "") + machine.slug
     out.mkdir(parents=True, exist_ok=True)
@@ -88,7 +88,7 @@ def merge(parts: Path, out: Path, fake: bool = False) -> Path:
 
 def notebook_keys() -> dict[str, int]:
     """Every evidence key in the course's lessons, with the GPUs its cell needs (as ``make pairs`` last scanned them)."""
-    from course_utils.lesson_map import course
+    from course_utils.lessons import course
 
     return {cell.key: cell.gpus for lesson in course() for cell in lesson.cells}
 
@@ -111,7 +111,7 @@ def status(evidence_dir: Path | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m course_utils.evidence", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m course_authoring.evidence", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     m = sub.add_parser("merge", help="write this machine's evidence file from a run's recordings")
     m.add_argument("parts", type=Path)

@@ -15,7 +15,7 @@ and becomes, in ``exercises/``, the same cell with the solution replaced by::
         raise NotImplementedError()
 
 which is exactly what nbgrader's ``ClearSolutions`` writes, so instructors who run nbgrader can
-use ``solutions/`` as its source folder. ``python -m course_utils.exercises`` without ``--write``
+use ``solutions/`` as its source folder. ``python -m course_authoring.exercises`` without ``--write``
 only reports exercise notebooks that are stale (exit 1).
 """
 
@@ -28,12 +28,10 @@ from pathlib import Path
 
 import nbformat
 
-from course_utils.header import retarget
-from course_utils.pairing import keep_py_newer, notebook_from_text
+from course_authoring.header import retarget
+from course_authoring.pairing import keep_py_newer, notebook_from_text
+from course_utils.check_cells import BEGIN, END, STUB
 
-BEGIN = "### BEGIN SOLUTION"
-END = "### END SOLUTION"
-STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")
 _MARKER = re.compile(r"^(\s*)(### BEGIN SOLUTION|### END SOLUTION)\s*$")
 
 
@@ -69,7 +67,7 @@ def exercise_texts(solution_py: Path) -> tuple[str, str]:
 
     The markers are whole lines, so the ``.py`` side is cleared as text (keeping the author's
     layout byte for byte) and the ``.ipynb`` side is built from it, exactly as ``make pairs``
-    builds every other pair. The Colab/Kaggle header (``course_utils.header``) is pointed at the
+    builds every other pair. The Colab/Kaggle header (``course_authoring.header``) is pointed at the
     exercise notebook, so its links open the exercise rather than the answers.
     """
     py_text = clear_solutions(solution_py.read_text(encoding="utf-8"), where=str(solution_py)) + "\n"

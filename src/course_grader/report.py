@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 
 # summary_text lives with BatchResult (it is its __str__); imported here for write_reports and cli.
-from course_utils.grading.results import BatchResult, SubmissionGrade, summary_text
+from course_grader.results import BatchResult, SubmissionGrade, summary_text
 
 CELL_LIMIT = 2000
 

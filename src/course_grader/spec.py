@@ -15,8 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from course_utils.check_cells import check_cell_id
-from course_utils.exercises import BEGIN, STUB
+from course_utils.check_cells import BEGIN, STUB, check_cell_id
 
 HEADING = re.compile(r"^#+\s*Exercise\s+(\S+?)\s*[·:\-–—]\s*(.+?)\s*$", re.M)
 

@@ -16,7 +16,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from course_utils.grading.results import Submission
+from course_grader.results import Submission
 
 MAX_BYTES = 50 * 1024 * 1024  # a notebook bigger than this is refused, not read into memory
 SKIP = (".ipynb_checkpoints", "__pycache__")

@@ -1,7 +1,7 @@
 """The learner's workspace: their own copies of the lessons and exercises, never overwritten.
 
 Lesson: none; this is what ``make lab`` runs before it opens JupyterLab in the workspace.
-``python -m course_utils.workspace --root . --workspace workspace`` copies into the workspace
+``python -m course_authoring.workspace --root . --workspace workspace`` copies into the workspace
 (a folder git ignores) every lesson ``notebooks/NN_*.ipynb``, every exercise
 ``exercises/NN_*_exercises.ipynb`` and the ``scripts/`` notebook 08 launches, but only the ones
 missing there: a file the learner already has is never replaced. When the course has changed a

@@ -72,7 +72,7 @@ def course_checkouts() -> list[Path]:
     bound back read-only.
     """
     import course_utils
-    from course_utils.grading.environment import checkout_of
+    from course_grader.environment import checkout_of
 
     found = {checkout_of(p) for p in (course_utils.__file__, sys.prefix, os.path.realpath(sys.prefix),
                                       *(p for p in sys.path if p))}

@@ -22,13 +22,13 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from course_grader.batch import cores, grade_batch
+from course_grader.bubblewrap import MODES, probe
+from course_grader.report import prepare_out, summary_text, write_reports
+from course_grader.results import SubmissionGrade
+from course_grader.runner import Limits
+from course_grader.spec import find_exercise_notebook
 from course_utils.display import require_int
-from course_utils.grading.batch import cores, grade_batch
-from course_utils.grading.bubblewrap import MODES, probe
-from course_utils.grading.report import prepare_out, summary_text, write_reports
-from course_utils.grading.results import SubmissionGrade
-from course_utils.grading.runner import Limits
-from course_utils.grading.spec import find_exercise_notebook
 
 
 class ProgressBar:

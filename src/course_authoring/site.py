@@ -4,7 +4,7 @@ Lesson: none; this is the course's publishing tool. It builds ``build/site/`` in
 
 1. **One execution per notebook.** Each lesson (``notebooks/``) and exercise (``exercises/``)
    notebook is taken from ``build/executed/`` when an execution of exactly this notebook and
-   this course package is there (nbval's, left by ``make test``; see ``course_utils.executed``),
+   this course package is there (nbval's, left by ``make test``; see ``course_authoring.executed``),
    and executed with nbclient otherwise (then saved there too).
 2. **Staging**, in ``build/site-src/``, laid out as the repository is: ``index.md`` (README),
    ``docs/*.md``, ``CONTRIBUTING.md``, and each executed notebook prepared for reading
@@ -16,7 +16,7 @@ Lesson: none; this is the course's publishing tool. It builds ``build/site/`` in
    part anchors and compact errors are the small extension ``site/course_site.py``), which
    never executes anything itself and downloads nothing.
 
-``python -m course_utils.site`` runs all three; ``--jobs`` executes that many notebooks at once.
+``python -m course_authoring.site`` runs all three; ``--jobs`` executes that many notebooks at once.
 """
 
 from __future__ import annotations
@@ -37,10 +37,10 @@ from pathlib import Path
 
 import nbformat
 
-from course_utils import executed
-from course_utils.exercises import STUB
-from course_utils.header import TAG as HEADER_TAG
-from course_utils.header import Repository, repository
+from course_authoring import executed
+from course_authoring.header import TAG as HEADER_TAG
+from course_authoring.header import Repository, repository
+from course_utils.check_cells import STUB
 
 SITE_DIR = Path("site")  # conf.py, the extension, the stylesheet: copied into the staging folder
 STAGE_DIR = Path("build") / "site-src"
@@ -162,7 +162,7 @@ def build_provenance() -> Provenance:
 def workspace_neighbour(page: str, name: str, staged: dict[str, str]) -> str | None:
     """The notebook a bare link ``name`` on notebook ``page`` opens in the learner's workspace.
 
-    ``make lab`` copies lessons and exercises side by side into one folder (course_utils.workspace),
+    ``make lab`` copies lessons and exercises side by side into one folder (course_authoring.workspace),
     so a lesson links its exercises as ``01_device_query_exercises.ipynb``, a file that sits in
     ``exercises/``, not beside the lesson, in the repository. Returns the repository path of the
     notebook that name means (``exercises/01_device_query_exercises.ipynb``), or None: ``page`` is

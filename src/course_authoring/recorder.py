@@ -1,10 +1,10 @@
 """pytest plugin: during a GPU run, record what every GPU-only notebook cell printed.
 
 Lesson: none; this is the machinery behind ``scripts/gpu-verify``. Load it with
-``-p course_utils.evidence.recorder`` and set ``COURSE_EVIDENCE_PARTS`` to a folder. For every
+``-p course_authoring.recorder`` and set ``COURSE_EVIDENCE_PARTS`` to a folder. For every
 nbval cell that holds ``needs_cuda(N, ..., key="K")``, passed, and ran its GPU branch (this
 machine has N GPUs or more), one JSON line ``{"key", "notebook", "output"}`` is appended to
-``records.jsonl`` there. ``python -m course_utils.evidence merge`` turns that into an evidence file.
+``records.jsonl`` there. ``python -m course_authoring.evidence merge`` turns that into an evidence file.
 
 Only the pytest process that reports results writes (the controller under pytest-xdist), and
 only after every other hook has judged the cell, so a cell that the suite's rules fail (a
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from course_utils.gpu_cells import gpu_cells_in_source
+from course_authoring.gpu_cells import gpu_cells_in_source
 
 ENV_PARTS = "COURSE_EVIDENCE_PARTS"
 PROPERTY = "course_evidence"
@@ -44,7 +44,7 @@ def output_text(outputs) -> str:
 def pytest_configure(config):
     folder = os.environ.get(ENV_PARTS)
     if not folder:
-        raise pytest.UsageError(f"-p course_utils.evidence.recorder needs {ENV_PARTS} set to a folder for the "
+        raise pytest.UsageError(f"-p course_authoring.recorder needs {ENV_PARTS} set to a folder for the "
                                 "recorded outputs, e.g. build/gpu-verify/parts (scripts/gpu-verify sets it).")
     # An xdist worker has `workerinput`; it forwards its reports to the controller, which writes.
     if not hasattr(config, "workerinput"):

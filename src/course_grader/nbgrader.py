@@ -5,7 +5,7 @@ Lesson: none; this is for instructors who already run nbgrader. ``solutions/`` u
 cell metadata: the cell holding a solution region must be an "Autograded answer" cell, and a
 graded check an "Autograder tests" cell. This writes a copy with both::
 
-    python -m course_utils.grading.nbgrader solutions/01_device_query_exercises.ipynb \\
+    python -m course_grader.nbgrader solutions/01_device_query_exercises.ipynb \\
         source/ps01/01_device_query_exercises.ipynb
 
 Each ``check("NN.K")`` cell becomes a locked test cell worth ``--points`` (default 1)::
@@ -38,15 +38,14 @@ import nbformat
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool, Float
 
-from course_utils.check_cells import check_cell_id
-from course_utils.exercises import BEGIN
+from course_utils.check_cells import BEGIN, check_cell_id
 
 SCHEMA_VERSION = 3
 
 # The nbgrader_config.py that --config writes: the release copy gets its answers cleared as
 # `make exercises` does, and autograde first marks submissions that lost nbgrader's metadata.
 NBGRADER_CONFIG = """\
-# nbgrader_config.py for the course's exercises (written by python -m course_utils.grading.nbgrader --config).
+# nbgrader_config.py for the course's exercises (written by python -m course_grader.nbgrader --config).
 c = get_config()  # noqa: F821
 c.CourseDirectory.root = {root!r}
 # Submissions made from exercises/ or solutions/ carry no nbgrader metadata: mark their check cells
@@ -54,15 +53,15 @@ c.CourseDirectory.root = {root!r}
 c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
-    "course_utils.grading.nbgrader.MarkCourseCells",
+    "course_grader.nbgrader.MarkCourseCells",
     "nbgrader.preprocessors.OverwriteKernelspec",
     "nbgrader.preprocessors.OverwriteCells",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 # The course's test cells are judged in nbgrader's own process, never in the learner's kernel: the
-# learner's code could rewrite a test cell as it runs (see course_utils/grading/nbgrader_judge.py).
+# learner's code could rewrite a test cell as it runs (see course_grader/nbgrader_judge.py).
 c.Autograde.autograde_preprocessors = [
-    "course_utils.grading.nbgrader_judge.JudgeCourseChecks",
+    "course_grader.nbgrader_judge.JudgeCourseChecks",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
@@ -162,7 +161,7 @@ def mark_submission(nb: nbformat.NotebookNode, points: float = 1) -> tuple[nbfor
 class MarkCourseCells(Preprocessor):
     """nbgrader autograde preprocessor: grade a submission that lost nbgrader's metadata, loudly.
 
-    Configured by ``python -m course_utils.grading.nbgrader --config`` (before ``OverwriteCells``
+    Configured by ``python -m course_grader.nbgrader --config`` (before ``OverwriteCells``
     in ``c.Autograde.sanitize_preprocessors``). A notebook with nbgrader metadata passes unchanged.
     One without gets its check cells marked (``mark_submission``) and a WARNING in nbgrader's log
     naming the file; one without any check cell stops the autograde with an error that says why.

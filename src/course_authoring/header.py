@@ -12,10 +12,10 @@ module writes, right after each notebook's title cell (which stays first), two c
 
 It also writes the same links into README.md, between two marker comments, and what each
 lesson needs, computed from its GPU cells (``needs_cuda``, ``needs_accelerator``; see
-``course_utils.lesson_map``): the generated module ``course_utils/lesson_needs.py`` that
+``course_authoring.lesson_map``): the generated module ``course_utils/lesson_needs.py`` that
 ``preflight()`` reads, the table in each lesson's first cell, and the last column of README's
 two lesson tables.
-``python -m course_utils.header --write`` rewrites them (idempotent: old header cells are
+``python -m course_authoring.header --write`` rewrites them (idempotent: old header cells are
 removed and fresh ones inserted, so a notebook that lost them in a merge gets them back);
 without ``--write`` it only reports files whose header or README table is missing or stale.
 A fork changes the address in ``pyproject.toml`` and runs ``make pairs``.
@@ -29,8 +29,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from course_utils import lesson_map
-from course_utils.lesson_map import MakePairsError
+from course_authoring import lesson_map
+from course_authoring.lesson_map import MakePairsError
 
 try:
     import tomllib

@@ -1,8 +1,8 @@
 """Jupytext pairs: every notebook is NAME.py (py:percent, the side authors edit) plus NAME.ipynb.
 
-Lesson: none; this is the course's authoring tool. ``python -m course_utils.pairing --write``
+Lesson: none; this is the course's authoring tool. ``python -m course_authoring.pairing --write``
 (``make pairs``) rebuilds every ``.ipynb`` from its ``.py``, with no outputs and stable cell ids.
-``python -m course_utils.pairing`` (no flag) only compares, and exits 1 listing every drift.
+``python -m course_authoring.pairing`` (no flag) only compares, and exits 1 listing every drift.
 
 Comparing cell content is the only honest check: file times lie after a clone, and
 ``jupytext --sync`` silently keeps whichever side is newer.

@@ -146,26 +146,31 @@ def kernel_env(scratch: Scratch, threads: int | None = None, package: Path | Non
     return env
 
 
-PACKAGE = "package"  # <folder>/package/course_utils: the copy of the course's package the kernels import
+PACKAGE = "package"  # <folder>/package/course_utils and course_grader: the copies of the course's packages the kernels import
+# What a grading kernel imports of the course: the learner's package (the checks, the course's records)
+# and the grader's (boundary.serve_cell answers the judge's requests in the kernel).
+STAGED = ("course_utils", "course_grader")
 
 
 def stage_package(folder: Path) -> Path:
-    """A copy of the installed ``course_utils`` in ``folder``, compiled and read-only; the path to put on sys.path.
+    """A copy of the installed ``course_utils`` and ``course_grader`` in ``folder``, compiled and read-only;
+    the path to put on sys.path.
 
-    A kernel that imports the checkout's ``course_utils`` finds the checkout (``solutions/``, the
-    tests' reference answers, the grader's own files) from ``course_utils.__file__`` (issue 25,
-    attack 6). The copy holds the package only: the answers are not in it (``checks.answers``).
+    A kernel that imports the checkout's packages finds the checkout (``solutions/``, the tests'
+    reference answers, the grader's own files) from ``course_utils.__file__`` (issue 25, attack 6).
+    The copy holds the packages only: the answers are not in it (``checks.answers``).
     It is compiled here once, so the kernels write no ``__pycache__`` into it, and made read-only;
     a change to it is still found (``environment.Watch``), and the sandbox mounts it read-only.
     """
     import compileall
-
-    import course_utils
+    import importlib
 
     root = Path(folder) / PACKAGE
-    shutil.copytree(Path(course_utils.__file__).resolve().parent, root / "course_utils",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    compileall.compile_dir(root / "course_utils", quiet=1, workers=1)
+    for name in STAGED:
+        package = importlib.import_module(name)
+        shutil.copytree(Path(package.__file__).resolve().parent, root / name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        compileall.compile_dir(root / name, quiet=1, workers=1)
     for folder, _dirs, files in os.walk(root, topdown=False):
         for name in files:
             os.chmod(os.path.join(folder, name), stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
