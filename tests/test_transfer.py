@@ -125,6 +125,16 @@ def test_time_copy_copies_the_data_and_restores_threads():
     assert (result.direction, result.nbytes, result.pinned, result.device, result.stand_in) == ("h2h", 1000, False, "cpu", True)
 
 
+def test_time_copy_reads_direction_device_and_pinning_from_the_tensors():
+    """On the meta device, so that the h2d and d2d readings are tested without an accelerator (a meta tensor
+    cannot be copied out of, so d2h is left to the CUDA tests)."""
+    timing = Timing(repeats=2, number=1, instruments=Instruments(synchronize=lambda: None))
+    h2d = time_copy(torch.empty(8, device="meta"), torch.ones(8), timing=timing)
+    assert (h2d.direction, h2d.device, h2d.pinned, h2d.stand_in, h2d.nbytes) == ("h2d", "meta", False, False, 32)
+    d2d = time_copy(torch.empty(8, device="meta"), torch.empty(8, device="meta"), timing=timing)
+    assert (d2d.direction, d2d.pinned, len(d2d.seconds)) == ("d2d", None, 2)
+
+
 @pytest.mark.parametrize(
     "dst, src, kwargs, error, match",
     [
@@ -460,6 +470,14 @@ def test_cuda_copies_are_real_and_not_stand_ins():
         t = measure_copy(direction, 2**20, device="cuda", pinned=pinned, non_blocking=True, timing=Timing(budget_s=0.05))
         assert not t.stand_in and t.direction == direction and t.device.startswith("cuda:") and t.gbps > 0.01
         assert STAND_IN not in str(t)
+
+
+@pytest.mark.cuda
+def test_time_copy_on_cuda_reads_the_pinned_host_side():
+    for direction, pinned in (("h2d", False), ("h2d", True), ("d2h", True), ("d2d", None)):
+        dst, src = make_buffers(direction, 2**20, torch.device("cuda"), bool(pinned))
+        t = time_copy(dst, src, timing=Timing(budget_s=0.05))
+        assert (t.direction, t.pinned, t.stand_in) == (direction, pinned, False) and t.device.startswith("cuda")
 
 
 @pytest.mark.cuda
