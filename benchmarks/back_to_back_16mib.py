@@ -1,7 +1,7 @@
 """Lesson 06's two timings of one 16 MiB copy, back to back: do they agree, and if not, does the output say why?
 
 Each run times the copy as notebook 06's core does (one intra-op thread, a warm-up copy into
-the fresh destination, 30 synchronized samples), then with ``measure_copy`` on the same
+the fresh destination, 30 synchronized samples), then with ``time_copy`` on the same
 buffers, and prints both bandwidths with their spread (IQR as a share of the median) and
 ``compare``'s verdict: AGREE (medians within 10%), DISAGREE, or NOT COMPARABLE (a spread past
 the 25% at which ``torch.utils.benchmark`` warns of environmental influence).
@@ -24,7 +24,7 @@ import time
 import torch
 
 from course_utils.devices import check_device
-from course_utils.transfer import Spread, compare, measure_copy, torch_threads
+from course_utils.transfer import Spread, compare, measure_copy, time_copy, torch_threads
 from course_utils.transfer.results import STAND_IN
 
 
@@ -43,7 +43,7 @@ def one_run(device: torch.device, before: bool) -> str:
             sync()
             seconds.append(time.perf_counter() - start)
     loop = Spread.of(seconds)
-    one = measure_copy("h2d", src.nbytes, device=device, buffers=None if before else (dst, src))
+    one = measure_copy("h2d", src.nbytes, device=device) if before else time_copy(dst, src)
     verdict = compare(loop, one, names=("loop", "measure_copy"))
     return (f"loop {src.nbytes / loop.median / 1e9:6.1f} GB/s (IQR {loop.relative:5.0%})   "
             f"measure_copy {one.gbps:6.1f} GB/s (IQR {one.spread.relative:5.0%})   "

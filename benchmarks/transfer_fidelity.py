@@ -1,6 +1,6 @@
 """Does course_utils.transfer measure what torch.utils.benchmark.Timer measures? Same copy, side by side.
 
-For each size, the same preallocated buffers are timed by the course helper (``measure_copy``)
+For each size, the same preallocated buffers are timed by the course helper (``time_copy``)
 and by ``torch.utils.benchmark.Timer``, in alternating order, and the ratios of the medians are
 printed. Timer runs twice: with the helper's block size (``Timer.timeit(number)`` repeated, the
 like-for-like comparison; goal: within 10%) and with its own ``blocked_autorange()``.
@@ -25,8 +25,9 @@ import torch
 import torch.utils.benchmark as benchmark
 
 from course_utils.devices import check_device
-from course_utils.transfer.measure import KIB, MIB, make_buffers, measure_copy
+from course_utils.transfer.measure import KIB, MIB, make_buffers, time_copy
 from course_utils.transfer.results import STAND_IN, fmt_bytes, fmt_seconds
+from course_utils.transfer.timing import Timing
 
 SIZES = (4 * KIB, 64 * KIB, 1 * MIB, 16 * MIB, 64 * MIB)
 
@@ -57,7 +58,7 @@ def compare(device: torch.device, direction: str, pinned: bool, nbytes: int, bud
     plan = {}
 
     def run_helper():
-        result = measure_copy(direction, nbytes, device=device, pinned=pinned, budget_s=budget_s, buffers=(dst, src))
+        result = time_copy(dst, src, timing=Timing(budget_s=budget_s))
         plan["number"], plan["blocks"] = result.copies_per_block, len(result.seconds)
         helper.append(result.median)
 

@@ -147,15 +147,15 @@ print(f"warm-up copy: {first * 1e3:.2f} ms, not counted")
 print(f"{src.nbytes / loop.median / 1e9:.1f} GB/s ({what}); {loop}")
 
 # %% [markdown]
-# `measure_copy` does the same, every sample kept. Two honest timings of the same copy agree:
-# medians within 10%. On a busy machine they need not, and `compare` says so:
+# `time_copy` does the same into the same buffers, every sample kept. Two honest timings of the
+# same copy agree: medians within 10%. On a busy machine they need not, and `compare` says so:
 
 # %%
-from course_utils.transfer import compare, measure_copy
+from course_utils.transfer import compare, time_copy
 
-one = measure_copy("h2d", src.nbytes, device=device, buffers=(dst, src))
+one = time_copy(dst, src)
 print(one)
-compare(loop, one, names=("the loop above", "measure_copy"))
+compare(loop, one, names=("the loop above", "time_copy"))
 
 # %% [markdown]
 # **Try it.** Finish `copy_into`: copy `src` into the existing tensor `dst` and return `dst`.
@@ -338,9 +338,11 @@ one.seconds[:4], one.median, one.iqr, one.gbps, Transfer.from_dict(one.to_dict()
 # breaking on the CPU.
 
 # %% tags=["deeper"]
+from course_utils.transfer import Instruments, Timing, measure_copy
+
 log = []
-measure_copy("h2d", 4096, device=device, repeats=2, number=1,
-             clock=lambda: log.append("clock") or time.perf_counter(), synchronize=lambda: log.append("sync"))
+logged = Instruments(clock=lambda: log.append("clock") or time.perf_counter(), synchronize=lambda: log.append("sync"))
+measure_copy("h2d", 4096, device=device, timing=Timing(repeats=2, number=1, instruments=logged))
 log
 
 # %% [markdown] tags=["deeper"]

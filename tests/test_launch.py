@@ -326,7 +326,7 @@ def test_a_failing_rank_gives_a_result_not_an_exception(tmp_path):
 
 
 def test_machine_commands_meet_at_one_address_with_their_own_node_rank(tmp_path):
-    commands = [L.torchrun_command("s.py", 2, log_dir=tmp_path, nnodes=2, node_rank=n, master_port=29999)
+    commands = [L.torchrun_command("s.py", 2, log_dir=tmp_path, node=L.Node(2, n, 29999))
                 for n in (0, 1)]
     for node, command in enumerate(commands):
         assert "--standalone" not in command
@@ -344,11 +344,16 @@ def test_machine_commands_meet_at_one_address_with_their_own_node_rank(tmp_path)
     ({"nnodes": 2, "node_rank": 2, "master_port": 29999}, "node_rank should be 0 to 1"),
     ({"nnodes": 2, "node_rank": 0, "master_port": None}, "free_port"),
     ({"nnodes": 0, "node_rank": 0, "master_port": 29999}, "number of machines"),
+    ({"nnodes": 1, "node_rank": 0, "master_port": 29999}, "2 or more"),
 ])
 def test_bad_machine_arguments_are_clear_errors(kwargs, message):
-    script = COURSE_SCRIPTS / "two_machines.py"
     with pytest.raises(ValueError, match=message):
-        launch(script, **kwargs)
+        L.Node(**kwargs)
+
+
+def test_a_node_that_is_not_a_node_is_a_clear_error():
+    with pytest.raises(TypeError, match="node should be a Node"):
+        launch(COURSE_SCRIPTS / "two_machines.py", node=(2, 0, 29999))
 
 
 def test_launch_machines_wants_two_or_more():
@@ -382,6 +387,6 @@ def test_two_machines_form_one_group_and_leave_nothing_behind():
 def test_a_machine_whose_partner_never_comes_is_killed_at_the_timeout(tmp_path):
     """One machine of two started alone waits at the rendezvous for ever: the timeout must end it all."""
     script = COURSE_SCRIPTS / "two_machines.py"
-    result = launch(script, nproc=2, timeout=15, nnodes=2, node_rank=0, master_port=L.free_port())
+    result = launch(script, nproc=2, timeout=15, node=L.Node(2, 0, L.free_port()))
     assert result.timed_out and result.returncode is None
     assert result.leftover_pids == ()

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from course_utils.transfer import STAND_IN, Transfer, sweep  # noqa: E402
+from course_utils.transfer import STAND_IN, Transfer, Variants, sweep  # noqa: E402
 from course_utils.transfer.ceilings import PcieLink, pcie_ceiling  # noqa: E402
 from course_utils.transfer.plots import NOISE_LABEL, NOT_PCIE_NOTE, blocking_verdict, plot_bandwidth, plot_variants  # noqa: E402
 from course_utils.transfer.results import MeasuringMachine, Sweep  # noqa: E402
@@ -154,7 +154,7 @@ def test_variant_bars_of_a_stand_in_mark_what_needs_an_accelerator(ax):
 
 def test_a_real_cpu_sweep_plots_and_no_global_setting_changes():
     before = dict(matplotlib.rcParams)
-    result = sweep("cpu", sizes=(4096, 65536), budget_s=0.1)
+    result = sweep("cpu", variants=Variants(sizes=(4096, 65536)), budget_s=0.1)
     a = plot_bandwidth(result)  # no ax: a new pyplot figure
     b = plot_variants(result)
     try:

@@ -3,7 +3,7 @@
 import pytest
 from torch.utils.benchmark.utils import common as benchmark_common
 
-from course_utils.transfer import AGREE_TOLERANCE, Spread, Sweep, Transfer, compare, measure_copy
+from course_utils.transfer import AGREE_TOLERANCE, Instruments, Spread, Sweep, Timing, Transfer, compare, measure_copy
 from course_utils.transfer.overlap import Overlap
 from course_utils.transfer.pinning import PinningCost
 from course_utils.transfer.results import machine_info
@@ -104,14 +104,14 @@ def test_where_the_spread_decides_the_verdict_its_reason_comes_before_the_median
 
 
 def test_measure_copy_with_a_busy_clock_says_so_in_every_form():
-    busy = measure_copy("h2h", 4096, device="cpu", repeats=5, number=1, clock=ScriptedClock(BUSY_S),
-                        synchronize=lambda: None)
+    busy = measure_copy("h2h", 4096, device="cpu",
+                        timing=Timing(repeats=5, number=1, instruments=Instruments(ScriptedClock(BUSY_S), lambda: None)))
     assert busy.seconds == pytest.approx(BUSY_S)
     assert not busy.spread.meaningful
     assert "environmental influence" in str(busy) and "environmental influence" in busy._repr_html_()
     assert busy.row()["IQR"].endswith(f"({busy.spread.relative:.0%})")
-    steady = measure_copy("h2h", 4096, device="cpu", repeats=5, number=1, clock=ScriptedClock(STEADY_S),
-                          synchronize=lambda: None)
+    steady = measure_copy("h2h", 4096, device="cpu",
+                          timing=Timing(repeats=5, number=1, instruments=Instruments(ScriptedClock(STEADY_S), lambda: None)))
     assert "WARNING" not in str(steady) and "Spread" not in steady._repr_html_()
     assert compare(steady, Transfer("h2h", 4096, False, False, "cpu", STEADY_S, stand_in=True)).agree
     result = Sweep((busy, steady), machine_info("cpu"))

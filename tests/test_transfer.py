@@ -11,9 +11,12 @@ import torch
 from course_utils.transfer import (
     STAND_IN,
     FakeAsyncDevice,
+    Instruments,
     Skipped,
     Sweep,
+    Timing,
     Transfer,
+    Variants,
     ceiling_table,
     detect_stale_read,
     link_info,
@@ -25,6 +28,7 @@ from course_utils.transfer import (
     sweep,
     synchronizer,
     time_blocks,
+    time_copy,
 )
 from course_utils.transfer.__main__ import main as cli_main
 from course_utils.transfer.ceilings import PcieLink, parse_link_csv
@@ -61,7 +65,7 @@ class Recorder:
 
 def test_time_blocks_syncs_before_every_clock_read_and_around_every_block():
     r = Recorder()
-    samples = time_blocks(r.op, repeats=2, number=3, warmup=1, clock=r.clock, synchronize=r.sync)
+    samples = time_blocks(r.op, repeats=2, number=3, warmup=1, instruments=Instruments(r.clock, r.sync))
     block = ["sync", "clock", "op", "op", "op", "sync", "clock"]
     assert r.log == ["op"] + block + block
     assert samples == (1 / 3, 1 / 3)  # one clock tick per block, divided by 3 calls
@@ -69,7 +73,7 @@ def test_time_blocks_syncs_before_every_clock_read_and_around_every_block():
 
 def test_time_blocks_reports_progress_and_rejects_bad_counts():
     seen = []
-    time_blocks(lambda: None, repeats=3, progress=lambda done, total: seen.append((done, total)))
+    time_blocks(lambda: None, repeats=3, instruments=Instruments(progress=lambda done, total: seen.append((done, total))))
     assert seen == [(1, 3), (2, 3), (3, 3)]
     for bad in (dict(repeats=0), dict(repeats=2, number=0), dict(repeats=1.5), dict(repeats=True)):
         with pytest.raises(ValueError, match="must be an integer"):
@@ -96,7 +100,7 @@ def test_synchronizer_is_a_no_op_on_the_cpu():
 
 
 def test_measure_copy_without_accelerator_is_a_labelled_stand_in():
-    result = measure_copy("h2d", 64 * 1024, device="cpu", repeats=4, number=2)
+    result = measure_copy("h2d", 64 * 1024, device="cpu", timing=Timing(repeats=4, number=2))
     assert result.stand_in and result.direction == "h2h" and result.device == "cpu"
     assert result.pinned is False and len(result.seconds) == 4 and result.copies_per_block == 2
     assert result.gbps > 0
@@ -107,21 +111,45 @@ def test_measure_copy_without_accelerator_is_a_labelled_stand_in():
 
 def test_measure_copy_uses_the_injected_clock_and_synchronize():
     r = Recorder()
-    result = measure_copy("h2h", 4096, device="cpu", repeats=5, number=1, clock=r.clock, synchronize=r.sync)
+    result = measure_copy("h2h", 4096, device="cpu", timing=Timing(repeats=5, number=1, instruments=Instruments(r.clock, r.sync)))
     assert r.log.count("sync") == 10 and r.log.count("clock") == 10
     assert result.seconds == (1.0,) * 5
 
 
-def test_measure_copy_copies_the_data_and_restores_threads():
+def test_time_copy_copies_the_data_and_restores_threads():
     threads = torch.get_num_threads()
     dst, src = make_buffers("h2h", 1000, torch.device("cpu"), False)
-    measure_copy("h2h", 1000, device="cpu", buffers=(dst, src), budget_s=0.01)
+    result = time_copy(dst, src, timing=Timing(budget_s=0.01))
     assert torch.equal(dst, src) and int(src[0]) == 1
     assert torch.get_num_threads() == threads
+    assert (result.direction, result.nbytes, result.pinned, result.device, result.stand_in) == ("h2h", 1000, False, "cpu", True)
+
+
+def test_time_copy_reads_direction_device_and_pinning_from_the_tensors():
+    """On the meta device, so that the h2d and d2d readings are tested without an accelerator (a meta tensor
+    cannot be copied out of, so d2h is left to the CUDA tests)."""
+    timing = Timing(repeats=2, number=1, instruments=Instruments(synchronize=lambda: None))
+    h2d = time_copy(torch.empty(8, device="meta"), torch.ones(8), timing=timing)
+    assert (h2d.direction, h2d.device, h2d.pinned, h2d.stand_in, h2d.nbytes) == ("h2d", "meta", False, False, 32)
+    d2d = time_copy(torch.empty(8, device="meta"), torch.empty(8, device="meta"), timing=timing)
+    assert (d2d.direction, d2d.pinned, len(d2d.seconds)) == ("d2d", None, 2)
+
+
+@pytest.mark.parametrize(
+    "dst, src, kwargs, error, match",
+    [
+        (torch.empty(3, dtype=torch.uint8), torch.empty(4, dtype=torch.uint8), {}, ValueError, "pass buffers of the same size"),
+        (torch.empty(3), [0.0, 1.0, 2.0], {}, TypeError, "needs two tensors"),
+        (torch.empty(3), torch.empty(3), dict(non_blocking="yes"), TypeError, "non_blocking must be True or False"),
+    ],
+)
+def test_time_copy_bad_input_says_what_to_do(dst, src, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        time_copy(dst, src, **kwargs)
 
 
 def test_measure_copy_plans_repeats_from_the_budget():
-    result = measure_copy("h2h", 4096, device="cpu", budget_s=0.02)
+    result = measure_copy("h2h", 4096, device="cpu", timing=Timing(budget_s=0.02))
     assert 3 <= len(result.seconds) <= 30 and result.copies_per_block >= 1
 
 
@@ -134,12 +162,10 @@ def test_measure_copy_plans_repeats_from_the_budget():
         (dict(nbytes=1.5), ValueError, "positive integer"),
         (dict(non_blocking="yes"), TypeError, "non_blocking must be True or False"),
         (dict(pinned=True), ValueError, "Pass pinned=False"),
-        (dict(buffers=(torch.empty(3, dtype=torch.uint8), torch.empty(3, dtype=torch.uint8))), ValueError,
-         "pass buffers of that size"),
     ],
 )
 def test_measure_copy_bad_input_says_what_to_do(kwargs, error, match):
-    args = dict(direction="h2d", nbytes=4096, device="cpu", repeats=1, number=1)
+    args = dict(direction="h2d", nbytes=4096, device="cpu", timing=Timing(repeats=1, number=1))
     with pytest.raises(error, match=match):
         measure_copy(**{**args, **kwargs})
 
@@ -204,7 +230,7 @@ def test_transfer_words():
 
 
 def test_sweep_on_cpu_is_a_stand_in_everywhere_and_round_trips():
-    result = sweep("cpu", sizes=(4096, 65536), budget_s=0.2)
+    result = sweep("cpu", variants=Variants(sizes=(4096, 65536)), budget_s=0.2)
     assert isinstance(result, Sweep) and result.stand_in and result.machine.stand_in
     assert len(result.results) == 4  # 2 sizes × blocking/non_blocking
     assert {r.direction for r in result.results} == {"h2h"} and all(r.stand_in for r in result.results)
@@ -220,14 +246,14 @@ def test_sweep_on_cpu_is_a_stand_in_everywhere_and_round_trips():
 
 
 def test_sweep_says_what_it_could_not_measure_and_checks_its_input():
-    result = sweep("cpu", sizes=(4096,), directions=("h2d", "d2h"), non_blocking=(False,), budget_s=0.05)
+    result = sweep("cpu", variants=Variants(sizes=(4096,), directions=("h2d", "d2h"), non_blocking=(False,)), budget_s=0.05)
     assert len(result.results) == 1 and any("stand-in" in s for s in result.skipped)
     with pytest.raises(ValueError, match="positive"):
         sweep("cpu", budget_s=0)
     with pytest.raises(ValueError, match="sizes is empty"):
-        sweep("cpu", sizes=())
+        sweep("cpu", variants=Variants(sizes=()))
     with pytest.raises(ValueError, match="needs a CUDA device"):
-        sweep("cpu", sizes=(4096,), pinned=(False, True))
+        sweep("cpu", variants=Variants(sizes=(4096,), pinned=(False, True)))
 
 
 def test_sweep_checks_its_device_once_not_once_per_measurement(monkeypatch):
@@ -236,13 +262,14 @@ def test_sweep_checks_its_device_once_not_once_per_measurement(monkeypatch):
     calls = []
     real = measure.check_device
     monkeypatch.setattr(measure, "check_device", lambda device=None: calls.append(device) or real(device))
-    result = sweep("cpu", sizes=(4096, 8192), budget_s=0.1)
+    result = sweep("cpu", variants=Variants(sizes=(4096, 8192)), budget_s=0.1)
     assert len(result.results) == 4 and calls == ["cpu"]
 
 
 def test_sweep_gives_each_variant_a_share_of_the_budget():
     r = Recorder()  # every clock read advances 1 s: each estimate is ~1 s, so every plan is the minimum
-    result = sweep("cpu", sizes=(4096, 8192), non_blocking=(False,), budget_s=3.0, clock=r.clock, synchronize=r.sync)
+    result = sweep("cpu", variants=Variants(sizes=(4096, 8192), non_blocking=(False,)), budget_s=3.0,
+                   instruments=Instruments(r.clock, r.sync))
     assert [len(t.seconds) for t in result.results] == [3, 3]
     assert [t.copies_per_block for t in result.results] == [1, 1]
 
@@ -440,9 +467,17 @@ def test_cli_cuda_without_cuda(capsys):
 @pytest.mark.cuda
 def test_cuda_copies_are_real_and_not_stand_ins():
     for direction, pinned in (("h2d", False), ("h2d", True), ("d2h", True), ("d2d", None)):
-        t = measure_copy(direction, 2**20, device="cuda", pinned=pinned, non_blocking=True, budget_s=0.05)
+        t = measure_copy(direction, 2**20, device="cuda", pinned=pinned, non_blocking=True, timing=Timing(budget_s=0.05))
         assert not t.stand_in and t.direction == direction and t.device.startswith("cuda:") and t.gbps > 0.01
         assert STAND_IN not in str(t)
+
+
+@pytest.mark.cuda
+def test_time_copy_on_cuda_reads_the_pinned_host_side():
+    for direction, pinned in (("h2d", False), ("h2d", True), ("d2h", True), ("d2d", None)):
+        dst, src = make_buffers(direction, 2**20, torch.device("cuda"), bool(pinned))
+        t = time_copy(dst, src, timing=Timing(budget_s=0.05))
+        assert (t.direction, t.pinned, t.stand_in) == (direction, pinned, False) and t.device.startswith("cuda")
 
 
 @pytest.mark.cuda

@@ -17,14 +17,14 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from course_grader.bubblewrap import Isolation, bwrap_argv, ipc_path, probe
 from course_grader.environment import Change, Watch, busy_folders, python_trees
 from course_grader.plan import build_plan
 from course_grader.results import BatchResult, Submission, SubmissionGrade
-from course_grader.runner import Launch, Limits, StepRun, run_steps
+from course_grader.runner import KernelSetup, Launch, Limits, StepRun, run_steps
 from course_grader.sandbox import Scratch, changed, fingerprint, kernel_env, make_scratch, remove, stage_package
 from course_grader.spec import ExerciseSpec, read_spec
 from course_grader.submissions import InvalidSubmission, find_submissions, read_code_cells
@@ -72,15 +72,27 @@ def _write_flags(scratch: Scratch, runs: list[StepRun], sandboxed: bool) -> tupl
     return tuple(flags)
 
 
-def grade_one(submission: Submission, spec: ExerciseSpec, *, batch_root: Path, limits: Limits, kernel_name: str,
-              groups: ProcessGroups, cancelled: threading.Event, threads: int | None = None,
-              keep_scratch: bool = False, isolation: Isolation | None = None,
-              package: Path | None = None) -> SubmissionGrade:
-    """Grade one submission in its own scratch folder and kernel; never raises.
+@dataclass(frozen=True)
+class Job:
+    """What every submission of a batch is graded with: its folder, limits and kernel, the process groups to kill
+    and the flag that cancels, the threads each kernel may use, the sandbox, and ``package``, the staged copy of
+    course_utils the kernel imports (``sandbox.stage_package``)."""
 
-    ``package``: the staged copy of course_utils the kernel imports (``sandbox.stage_package``).
-    """
+    batch_root: Path
+    limits: Limits
+    kernel_name: str
+    groups: ProcessGroups
+    cancelled: threading.Event
+    threads: int | None = None
+    keep_scratch: bool = False
+    isolation: Isolation | None = None
+    package: Path | None = None
+
+
+def grade_one(submission: Submission, spec: ExerciseSpec, job: Job) -> SubmissionGrade:
+    """Grade one submission in its own scratch folder and kernel; never raises."""
     start = time.monotonic()
+    batch_root, isolation, package = job.batch_root, job.isolation, job.package
     if submission.path is None:
         return unrunnable(submission, spec, "invalid", submission.problem,
                           f"Hand in one notebook named {spec.path.name}.")
@@ -98,11 +110,11 @@ def grade_one(submission: Submission, spec: ExerciseSpec, *, batch_root: Path, l
         launch = Launch(tuple(bwrap_argv(isolation.bwrap, scratch.own, scratch.work, batch_root, package,
                                          scratch.handover)),
                         ipc_path(scratch.root)) if sandboxed else Launch()
-        runs, events = asyncio.run(run_steps(plan.steps, kernel_name=kernel_name, scratch=scratch,
-                                             env=kernel_env(scratch, threads, package), limits=limits, groups=groups,
-                                             cancelled=cancelled, launch=launch))
-        row = judge(submission, spec, plan, runs, events, cells, time.monotonic() - start)
-        row = replace(row, flags=row.flags + _write_flags(scratch, runs, sandboxed))
+        setup = KernelSetup(job.kernel_name, scratch, kernel_env(scratch, job.threads, package), job.limits, job.groups, launch)
+        runs, events = asyncio.run(run_steps(plan.steps, setup, cancelled=job.cancelled))
+        seconds = time.monotonic() - start
+        row = judge(submission, spec, plan, runs, events, cells)
+        row = replace(row, flags=row.flags + _write_flags(scratch, runs, sandboxed), seconds=seconds)
         strays = scratch.strays()
         if strays:
             row = replace(row, flags=row.flags + (
@@ -112,7 +124,7 @@ def grade_one(submission: Submission, spec: ExerciseSpec, *, batch_root: Path, l
         return unrunnable(submission, spec, "error", f"the grader failed on this submission ({type(exc).__name__}: "
                           f"{exc}); this is a bug in the grader, please report it", "", time.monotonic() - start)
     finally:
-        if scratch is not None and not keep_scratch:
+        if scratch is not None and not job.keep_scratch:
             remove(scratch.own)
 
 
@@ -170,7 +182,7 @@ def _load_the_judge() -> None:
     all_exercises()
 
 
-def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, limits: Limits = Limits(),  # noqa: B008 (frozen dataclass: one shared default is safe)
+def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, limits: Limits = Limits(),  # noqa: B008, PLR0913 (a frozen default; the keywords are course-grade's API, which cli.py and tests call)
                 kernel_name: str | None = None, keep_scratch: bool = False,
                 progress: Callable[[int, int, SubmissionGrade], None] | None = None,
                 sandbox: str | Isolation = "auto") -> BatchResult:
@@ -199,84 +211,100 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     staged = Path(tempfile.mkdtemp(prefix="course-grade-package-"))
     package = stage_package(staged)
     _load_the_judge()
-    watch = Watch([*python_trees(), *watched, package], skip=busy_folders())
-    groups, cancelled, lock, looking = ProcessGroups(), threading.Event(), threading.Lock(), threading.Lock()
-    rows: dict[int, SubmissionGrade] = {}
-    running: set[str] = set()
-    suspects: set[str] = set()  # whose kernels ran since the last clean look at the watched trees
-    seen_strays: set[str] = set()
-    strays_all: list[str] = []
-    threads = max(1, cores() // jobs) if jobs > 1 else None
+    job = Job(batch_root, limits, kernel_name or spec.kernel_name, ProcessGroups(), threading.Event(),
+              threads=max(1, cores() // jobs) if jobs > 1 else None, keep_scratch=keep_scratch, isolation=isolation,
+              package=package)
+    batch = _Batch(spec, found, job, Watch([*python_trees(), *watched, package], skip=busy_folders()))
+    try:
+        rows = batch.run(jobs, progress)
+    finally:
+        if not keep_scratch:
+            remove(batch_root)
+        remove(staged)
+    after = fingerprint(watched)
+    changes = [*changed(before, after), *(str(c) for c in batch.watch.changes)]
+    return BatchResult(str(spec.path), spec.ids, _one_title_each(spec, rows), jobs,
+                       time.monotonic() - start, tuple(changes), tuple(batch.strays), str(isolation))
 
-    def work(k: int, sub: Submission) -> SubmissionGrade:
-        with lock:
-            running.add(sub.learner)
-            suspects.add(sub.learner)
+
+class _Batch:
+    """A batch's submissions graded side by side, one job per thread; each row is looked at, as it comes, for
+    files left outside its scratch folder and (without a sandbox) for changes to the watched trees."""
+
+    def __init__(self, spec: ExerciseSpec, found: list[Submission], job: Job, watch: Watch):
+        self.spec, self.found, self.job, self.watch = spec, found, job, watch
+        self.lock, self.looking = threading.Lock(), threading.Lock()
+        self.rows: dict[int, SubmissionGrade] = {}
+        self.running: set[str] = set()
+        self.suspects: set[str] = set()  # whose kernels ran since the last clean look at the watched trees
+        self.seen_strays: set[str] = set()
+        self.strays: list[str] = []
+
+    def run(self, jobs: int, progress: Callable[[int, int, SubmissionGrade], None] | None) -> list[SubmissionGrade]:
+        """Every submission's row, in the submissions' order; on Ctrl-C or an error every kernel is stopped first."""
+        job = self.job
+        pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="course-grade")
+        interrupted = threading.Event()
+        previous = _on_interrupt(interrupted.set)
         try:
-            row = grade_one(sub, spec, batch_root=batch_root, limits=limits, kernel_name=kernel_name or spec.kernel_name,
-                            groups=groups, cancelled=cancelled, threads=threads, keep_scratch=keep_scratch,
-                            isolation=isolation, package=package)
+            futures = {pool.submit(self.work, sub): k for k, sub in enumerate(self.found)}
+            pending, done = set(futures), 0
+            while pending:
+                finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    k, done = futures[future], done + 1
+                    with self.lock:
+                        self.rows[k] = self.new_strays(future.result())
+                    if progress:
+                        progress(done, len(self.found), self.rows[k])
+                if interrupted.is_set():
+                    raise KeyboardInterrupt
+            if job.isolation.sandboxed:
+                self.watch.look(list)  # the sandbox keeps all of it read-only: one look, before the staged package goes
+        except BaseException:
+            job.cancelled.set()
+            job.groups.kill_all()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
         finally:
-            with lock:
-                running.discard(sub.learner)
-        return looked_at(row)  # in this thread, before it takes the next submission
+            _restore(previous)
+            pool.shutdown(wait=True)
+            job.groups.kill_all()
+        return [self.rows[k] for k in sorted(self.rows)]
 
-    def new_strays(row: SubmissionGrade) -> SubmissionGrade:
+    def work(self, sub: Submission) -> SubmissionGrade:
+        with self.lock:
+            self.running.add(sub.learner)
+            self.suspects.add(sub.learner)
+        try:
+            row = grade_one(sub, self.spec, self.job)
+        finally:
+            with self.lock:
+                self.running.discard(sub.learner)
+        return self.looked_at(row)  # in this thread, before it takes the next submission
+
+    def new_strays(self, row: SubmissionGrade) -> SubmissionGrade:
         """Files the learner's code left in the batch folder, outside every scratch folder."""
-        names = set(os.listdir(batch_root)) - {s.slug for s in found} - seen_strays
+        names = set(os.listdir(self.job.batch_root)) - {s.slug for s in self.found} - self.seen_strays
         if not names:
             return row
-        seen_strays.update(names)
-        strays_all.extend(sorted(names))
+        self.seen_strays.update(names)
+        self.strays.extend(sorted(names))
+        running = self.running
         others = f" (or by one running at the same time: {', '.join(sorted(running))})" if running else ""
         return replace(row, flags=row.flags + (
             f"wrote outside its working folder: {', '.join(sorted(names)[:5])} appeared three levels above it, "
             f"in the grader's temporary folder{others}",))
 
-    def ran_since_last_look() -> list[str]:
-        with lock:
-            during = sorted(suspects)
-            suspects.intersection_update(running)
+    def ran_since_last_look(self) -> list[str]:
+        with self.lock:
+            during = sorted(self.suspects)
+            self.suspects.intersection_update(self.running)
         return during
 
-    def looked_at(row: SubmissionGrade) -> SubmissionGrade:
+    def looked_at(self, row: SubmissionGrade) -> SubmissionGrade:
         """Without a sandbox: whether the watched trees changed while this row's kernel (and others) ran."""
-        if not isolation.sandboxed:
-            with looking:
-                watch.look(ran_since_last_look)
-        return _untrusted(row, watch.changes[0]) if watch.changes else row
-
-    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="course-grade")
-    interrupted = threading.Event()
-    previous = _on_interrupt(interrupted.set)
-    try:
-        futures = {pool.submit(work, k, sub): k for k, sub in enumerate(found)}
-        pending, done = set(futures), 0
-        while pending:
-            finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-            for future in finished:
-                k, done = futures[future], done + 1
-                with lock:
-                    rows[k] = new_strays(future.result())
-                if progress:
-                    progress(done, len(found), rows[k])
-            if interrupted.is_set():
-                raise KeyboardInterrupt
-        if isolation.sandboxed:
-            watch.look(list)  # the sandbox keeps all of it read-only: one look, before the staged package goes
-    except BaseException:
-        cancelled.set()
-        groups.kill_all()
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    finally:
-        _restore(previous)
-        pool.shutdown(wait=True)
-        groups.kill_all()
-        if not keep_scratch:
-            remove(batch_root)
-        remove(staged)
-    after = fingerprint(watched)
-    changes = [*changed(before, after), *(str(c) for c in watch.changes)]
-    return BatchResult(str(spec.path), spec.ids, _one_title_each(spec, [rows[k] for k in sorted(rows)]), jobs,
-                       time.monotonic() - start, tuple(changes), tuple(strays_all), str(isolation))
+        if not self.job.isolation.sandboxed:
+            with self.looking:
+                self.watch.look(self.ran_since_last_look)
+        return _untrusted(row, self.watch.changes[0]) if self.watch.changes else row

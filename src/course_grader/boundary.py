@@ -36,6 +36,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from course_utils.handover import UnreachablePath, judging_into, refuse_unreachable
 
@@ -351,7 +352,6 @@ def serve(request: bytes, namespace: dict) -> bytes:
     import torch
 
     req = pickle.loads(request)  # from the judge, which is trusted
-    reply: dict = {}
     tracked = req["tracked"]
     for k, grad in req.get("grads", ()):  # pickling a tensor leaves its .grad behind
         tracked[k].grad = grad
@@ -359,59 +359,74 @@ def serve(request: bytes, namespace: dict) -> bytes:
     name = req["name"]
     if req["kind"] == "probe":
         fn = namespace.get(name, _MISSING)
-        reply["probe"] = {"defined": fn is not _MISSING, "callable": callable(fn) if fn is not _MISSING else False,
-                          "type": type(fn).__name__, "syntax": _syntax_error(name)}
+        reply = {"probe": {"defined": fn is not _MISSING, "callable": callable(fn) if fn is not _MISSING else False,
+                           "type": type(fn).__name__, "syntax": _syntax_error(name)}}
     elif req["kind"] == "value":
         value = namespace.get(name, _MISSING)
-        reply["probe"] = {"defined": value is not _MISSING, "ellipsis": value is Ellipsis}
+        reply = {"probe": {"defined": value is not _MISSING, "ellipsis": value is Ellipsis}}
         if value is not _MISSING and value is not Ellipsis:
-            try:
-                reply["result"] = enc.value(value)
-            except BadReply as bad:
-                reply["unsendable"] = str(bad)
+            reply.update(_encoded(enc, value))
     else:
-        fn = namespace.get(name)
-        ambient: Ambient = req["ambient"]
-        context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
-        if (None if context is None else str(context.device)) != ambient.default:
-            torch.set_default_device(ambient.default)
-        if ambient.rng is not None:
-            torch.set_rng_state(ambient.rng)
-        try:
-            with contextlib.ExitStack() as stack, warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # the judge summarises nothing of these; the learner saw them
-                if ambient.machine is not None:
-                    from course_utils.checks.machines import simulated
-
-                    stack.enter_context(simulated(ambient.machine))
-                for kind, what in ambient.modes:
-                    stack.enter_context(torch.device(what) if kind == "device" else what)
-                result = fn(*req["args"], **req["kwargs"])
-        except BaseException as exc:  # noqa: BLE001 (the learner's SystemExit too: it is their failure)
-            reply["raised"] = {"type": _exc_name(exc), "message": _short(exc),
-                               "stub": isinstance(exc, NotImplementedError) and not exc.args,
-                               "cause": _exc_name(exc.__cause__) if exc.__cause__ is not None else None,
-                               "where": _where(exc)}
-        else:
-            try:
-                reply["result"] = enc.value(result)
-            except BadReply as bad:
-                reply["unsendable"] = str(bad)
-        after = {}
-        for k, obj in enumerate(tracked):
-            try:
-                state = enc.after_value(_Unref(obj) if type(obj) in (list, dict, collections.OrderedDict,
-                                                                     collections.defaultdict, set) else obj)
-            except BadReply:
-                continue
-            if state is not None:
-                after[k] = state
-        reply["after"] = after
-        reply["default_device"] = str(_default_device())
-        reply["rng"] = torch.get_rng_state()
+        reply = _call(namespace.get(name), req, enc)
     buffer = io.BytesIO()
     torch.save(reply, buffer)
     return buffer.getvalue()
+
+
+def _encoded(enc: _Encoder, value) -> dict:
+    """``{"result": ...}``, or ``{"unsendable": why}`` where ``value`` cannot travel back."""
+    try:
+        return {"result": enc.value(value)}
+    except BadReply as bad:
+        return {"unsendable": str(bad)}
+
+
+def _call(fn, req: dict, enc: _Encoder) -> dict:
+    """Call the learner's ``fn`` under the request's ambient state; the reply: its result or what it raised,
+    the tracked objects after the call, the default device and the random state."""
+    import torch
+
+    ambient: Ambient = req["ambient"]
+    context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
+    if (None if context is None else str(context.device)) != ambient.default:
+        torch.set_default_device(ambient.default)
+    if ambient.rng is not None:
+        torch.set_rng_state(ambient.rng)
+    try:
+        with contextlib.ExitStack() as stack, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the judge summarises nothing of these; the learner saw them
+            if ambient.machine is not None:
+                from course_utils.checks.machines import simulated
+
+                stack.enter_context(simulated(ambient.machine))
+            for kind, what in ambient.modes:
+                stack.enter_context(torch.device(what) if kind == "device" else what)
+            result = fn(*req["args"], **req["kwargs"])
+    except BaseException as exc:  # noqa: BLE001 (the learner's SystemExit too: it is their failure)
+        reply = {"raised": {"type": _exc_name(exc), "message": _short(exc),
+                            "stub": isinstance(exc, NotImplementedError) and not exc.args,
+                            "cause": _exc_name(exc.__cause__) if exc.__cause__ is not None else None,
+                            "where": _where(exc)}}
+    else:
+        reply = _encoded(enc, result)
+    reply["after"] = _after(enc, req["tracked"])
+    reply["default_device"] = str(_default_device())
+    reply["rng"] = torch.get_rng_state()
+    return reply
+
+
+def _after(enc: _Encoder, tracked: list) -> dict:
+    """The state of each tracked object after the call, by index; objects whose state cannot travel are left out."""
+    after = {}
+    for k, obj in enumerate(tracked):
+        try:
+            state = enc.after_value(_Unref(obj) if type(obj) in (list, dict, collections.OrderedDict,
+                                                                 collections.defaultdict, set) else obj)
+        except BadReply:
+            continue
+        if state is not None:
+            after[k] = state
+    return after
 
 
 _MISSING = object()
@@ -500,7 +515,6 @@ class _Decoder:
         return self.tracked[k]
 
     def value(self, data, depth: int = 0):
-        torch = self.torch
         if depth > MAX_DEPTH:
             raise BadReply("the reply is nested too deeply")
         if type(data) in _PLAIN:
@@ -508,67 +522,94 @@ class _Decoder:
         if type(data) is not dict or "@" not in data:
             raise BadReply(f"the reply holds an unexpected {type(data).__name__}")
         tag = data["@"]
-        if tag == "ref":
-            return self.ref(data["k"])
-        if tag == "t":
-            if type(data["v"]) not in (torch.device, torch.dtype):
-                raise BadReply("the reply's device or dtype is not one")
-            return data["v"]
-        if tag == "size":
-            return torch.Size([int(x) for x in data["v"]])
-        if tag == "tensor":
-            t = self._tensor(data["v"])
-            if data.get("param"):
-                return torch.nn.Parameter(t, requires_grad=bool(data.get("rg")))
-            return t.requires_grad_(True) if data.get("rg") and t.is_floating_point() else t
-        if tag == "view":
-            base = self.ref(data["k"])
-            if not isinstance(base, torch.Tensor):
-                raise BadReply("the reply's view is of something that is not a tensor")
-            try:
-                return base.detach().as_strided([int(x) for x in data["size"]], [int(x) for x in data["stride"]],
-                                                int(data["offset"]))
-            except Exception as exc:
-                raise BadReply(f"the reply's view does not fit its tensor ({exc})") from None
-        if tag in ("ndarray", "ndview"):
-            array = self._tensor(data["v"]).numpy()
-            if tag == "ndview":
-                base = self.ref(data["k"])
-                if isinstance(base, torch.Tensor) and tuple(base.shape) == array.shape:
-                    with torch._C.DisableTorchFunctionSubclass():
-                        return torch.Tensor.numpy(base.detach())
-            return array
-        if tag == "npscalar":
-            import numpy as np
+        decode = self._BY_TAG.get(tag) if type(tag) is str else None  # a list as a tag is no key either
+        if decode is None:
+            raise BadReply(f"the reply holds an unknown tag {tag!r}")
+        return decode(self, data, depth)
 
-            return np.dtype(str(data["dtype"])).type(data["v"])
-        if tag in ("list", "tuple", "set", "frozenset"):
-            items = [self.value(x, depth + 1) for x in self._list(data["v"])]
-            return {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[tag](items)
-        if tag == "namedtuple":
-            cls = self._class(str(data["cls"]))
-            if not _is_course_namedtuple(cls):
-                raise BadReply(f"the reply names {data['cls']}, which is not one of the course's namedtuples")
-            items = [self.value(x, depth + 1) for x in self._list(data["v"])]
-            if len(items) != len(cls._fields):
-                raise BadReply(f"the reply's {cls.__name__} has {len(items)} fields, not {len(cls._fields)}")
-            return cls(*items)
-        if tag in ("dict", "OrderedDict", "defaultdict"):
-            pairs = [(self.value(k, depth + 1), self.value(v, depth + 1)) for k, v in self._pairs(data["v"])]
-            if tag == "defaultdict":
-                factory = {"dict": dict, "list": list, "int": int}.get(data.get("f"))
-                return collections.defaultdict(factory, pairs)
-            return (dict if tag == "dict" else collections.OrderedDict)(pairs)
-        if tag == "obj":
-            cls = self._class(str(data["cls"]))
-            obj = cls.__new__(cls)
-            if isinstance(obj, torch.nn.Module):  # the attributes every module has, before the ones sent
-                torch.nn.Module.__init__(obj)
-            obj.__dict__.update(self._attrs(data["v"], depth))
-            return obj
-        if tag == "exc":
-            return _exception(str(data["type"]), " ".join(str(a) for a in self._list(data["args"])))
-        raise BadReply(f"the reply holds an unknown tag {tag!r}")
+    # One method per tag the encoder writes, looked up in _BY_TAG below.
+
+    def _ref_tag(self, data, depth):
+        return self.ref(data["k"])
+
+    def _torch_value(self, data, depth):
+        if type(data["v"]) not in (self.torch.device, self.torch.dtype):
+            raise BadReply("the reply's device or dtype is not one")
+        return data["v"]
+
+    def _size(self, data, depth):
+        return self.torch.Size([int(x) for x in data["v"]])
+
+    def _tensor_tag(self, data, depth):
+        t = self._tensor(data["v"])
+        if data.get("param"):
+            return self.torch.nn.Parameter(t, requires_grad=bool(data.get("rg")))
+        return t.requires_grad_(True) if data.get("rg") and t.is_floating_point() else t
+
+    def _view(self, data, depth):
+        base = self.ref(data["k"])
+        if not isinstance(base, self.torch.Tensor):
+            raise BadReply("the reply's view is of something that is not a tensor")
+        try:
+            return base.detach().as_strided([int(x) for x in data["size"]], [int(x) for x in data["stride"]],
+                                            int(data["offset"]))
+        except Exception as exc:
+            raise BadReply(f"the reply's view does not fit its tensor ({exc})") from None
+
+    def _ndarray(self, data, depth):
+        torch = self.torch
+        array = self._tensor(data["v"]).numpy()
+        if data["@"] == "ndview":
+            base = self.ref(data["k"])
+            if isinstance(base, torch.Tensor) and tuple(base.shape) == array.shape:
+                with torch._C.DisableTorchFunctionSubclass():
+                    return torch.Tensor.numpy(base.detach())
+        return array
+
+    def _npscalar(self, data, depth):
+        import numpy as np
+
+        return np.dtype(str(data["dtype"])).type(data["v"])
+
+    def _sequence(self, data, depth):
+        items = [self.value(x, depth + 1) for x in self._list(data["v"])]
+        return {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[data["@"]](items)
+
+    def _namedtuple(self, data, depth):
+        cls = self._class(str(data["cls"]))
+        if not _is_course_namedtuple(cls):
+            raise BadReply(f"the reply names {data['cls']}, which is not one of the course's namedtuples")
+        items = [self.value(x, depth + 1) for x in self._list(data["v"])]
+        if len(items) != len(cls._fields):
+            raise BadReply(f"the reply's {cls.__name__} has {len(items)} fields, not {len(cls._fields)}")
+        return cls(*items)
+
+    def _mapping(self, data, depth):
+        tag = data["@"]
+        pairs = [(self.value(k, depth + 1), self.value(v, depth + 1)) for k, v in self._pairs(data["v"])]
+        if tag == "defaultdict":
+            factory = {"dict": dict, "list": list, "int": int}.get(data.get("f"))
+            return collections.defaultdict(factory, pairs)
+        return (dict if tag == "dict" else collections.OrderedDict)(pairs)
+
+    def _object(self, data, depth):
+        cls = self._class(str(data["cls"]))
+        obj = cls.__new__(cls)
+        if isinstance(obj, self.torch.nn.Module):  # the attributes every module has, before the ones sent
+            self.torch.nn.Module.__init__(obj)
+        obj.__dict__.update(self._attrs(data["v"], depth))
+        return obj
+
+    def _exception_tag(self, data, depth):
+        return _exception(str(data["type"]), " ".join(str(a) for a in self._list(data["args"])))
+
+    _BY_TAG: ClassVar[dict[str, Callable]] = {
+        "ref": _ref_tag, "t": _torch_value, "size": _size, "tensor": _tensor_tag, "view": _view,
+        "ndarray": _ndarray, "ndview": _ndarray, "npscalar": _npscalar,
+        "list": _sequence, "tuple": _sequence, "set": _sequence, "frozenset": _sequence,
+        "namedtuple": _namedtuple, "dict": _mapping, "OrderedDict": _mapping, "defaultdict": _mapping,
+        "obj": _object, "exc": _exception_tag,
+    }
 
     def _tensor(self, t):
         if type(t) is not self.torch.Tensor:

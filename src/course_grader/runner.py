@@ -153,15 +153,28 @@ def _exit_text(code: int | None, sandboxed: bool = False) -> str:
     return f"the kernel exited with code {code}"
 
 
+@dataclass(frozen=True)
+class KernelSetup:
+    """Where and how a submission's kernels run: the kernel, its scratch folder and environment, the limits,
+    the process groups to kill at the end, and how to start it (``Launch``)."""
+
+    kernel_name: str
+    scratch: Scratch
+    env: dict
+    limits: Limits
+    groups: ProcessGroups
+    launch: Launch = Launch()
+
+
 class _Kernel:
     """One kernel life: start it in the scratch folder, run cells, and always kill its process group."""
 
-    def __init__(self, nb, kernel_name: str, scratch: Scratch, env: dict, limits: Limits, groups: ProcessGroups,
-                 launch: Launch = Launch()):
+    def __init__(self, nb, setup: KernelSetup):
+        launch = setup.launch
         extra = {"kernel_manager_class": _SandboxedKernelManager} if launch.sandboxed else {}
-        self.client = _CappedClient(nb, limits.output_cap, kernel_name=kernel_name, allow_errors=True,
+        self.client = _CappedClient(nb, setup.limits.output_cap, kernel_name=setup.kernel_name, allow_errors=True,
                                     interrupt_on_timeout=False, record_timing=False, startup_timeout=120, **extra)
-        self.scratch, self.env, self.groups, self.launch = scratch, env, groups, launch
+        self.scratch, self.env, self.groups, self.launch = setup.scratch, setup.env, setup.groups, launch
         self.pgid: int | None = None
         self.log = None
 
@@ -241,40 +254,121 @@ def reply_of(outputs: list) -> bytes:
         return b""
 
 
-async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scratch, env: dict, limits: Limits,
-                    groups: ProcessGroups, cancelled: threading.Event | None = None,
-                    launch: Launch = Launch(), judge: Judge = judge_in_this_process,
-                    ) -> tuple[list[StepRun], list[str]]:
+async def run_steps(steps: tuple[Step, ...], setup: KernelSetup, *, cancelled: threading.Event | None = None,
+                    judge: Judge = judge_in_this_process) -> tuple[list[StepRun], list[str]]:
     """Run every step; return what happened to each, and the kernel restarts in words."""
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s.source) for s in steps])
-    runs = [StepRun() for _ in steps]
-    events: list[str] = []
-    deadline = time.monotonic() + limits.total_timeout
-    cancelled = cancelled or threading.Event()
-    kernel: _Kernel | None = None
-    lives = 0
+    return await _Steps(steps, setup, cancelled or threading.Event(), judge).run()
 
-    async def execute(k: _Kernel, i: int, keep: bool) -> str | None:
+
+class _Steps:
+    """One submission's steps on a succession of kernels: a kernel lost to a timeout or a crash is replaced,
+    the steps before it are replayed, and the rest go on, until the limits say stop."""
+
+    def __init__(self, steps: tuple[Step, ...], setup: KernelSetup, cancelled: threading.Event, judge: Judge):
+        self.steps, self.setup, self.limits, self.cancelled, self.judge = steps, setup, setup.limits, cancelled, judge
+        self.nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s.source) for s in steps])
+        self.runs = [StepRun() for _ in steps]
+        self.events: list[str] = []
+        self.deadline = time.monotonic() + setup.limits.total_timeout
+        self.lives = 0
+
+    async def run(self) -> tuple[list[StepRun], list[str]]:
+        kernel: _Kernel | None = None
+        i = 0
+        try:
+            while i < len(self.steps):
+                if self._must_stop(i):
+                    break
+                if kernel is None:
+                    kernel = await self._fresh_kernel(i)
+                    if kernel is None:
+                        break
+                    if await self._replay(kernel, i):
+                        await kernel.stop()
+                        kernel = None
+                        continue
+                lost = await self._execute(kernel, i, keep=True)
+                if lost:
+                    await kernel.stop()
+                    kernel = None
+                    self._note_loss(i)
+                i += 1
+        finally:
+            if kernel is not None:
+                await kernel.stop()
+        return self.runs, self.events
+
+    def _must_stop(self, i: int) -> bool:
+        """Whether grading stops before step i (interrupted, or out of time); the steps left say why."""
+        if self.cancelled.is_set():
+            self._give_up(i, "grading was interrupted", "error")
+            return True
+        if time.monotonic() >= self.deadline:
+            self._give_up(i, f"the submission's total limit of {self.limits.total_timeout:g} s was used up", "timeout")
+            return True
+        return False
+
+    def _give_up(self, start: int, why: str, cause: str) -> None:
+        for run in self.runs[start:]:
+            if run.status == "not-run":
+                run.detail, run.cause = why, cause
+
+    async def _fresh_kernel(self, i: int) -> _Kernel | None:
+        """A started kernel for step i; None, with the steps left marked, when there may be no other."""
+        if self.lives > self.limits.max_restarts:
+            self._give_up(i, f"the kernel was lost {self.lives} times; the grader stopped restarting it", "crashed")
+            return None
+        self.lives += 1
+        kernel = _Kernel(self.nb, self.setup)
+        try:
+            await kernel.start()
+        except Exception as exc:
+            await kernel.stop()
+            self._give_up(i, f"the kernel did not start ({type(exc).__name__}: {truncate(str(exc), 300)})", "error")
+            return None
+        return kernel
+
+    async def _replay(self, kernel: _Kernel, i: int) -> bool:
+        """Rebuild in a new kernel the state the lost one had before step i; True if this kernel was lost too."""
+        for k in range(i):
+            if self.cancelled.is_set():
+                return True  # grading was interrupted
+            if self.steps[k].replay and self.runs[k].status in ("ok", "error"):
+                lost = await self._execute(kernel, k, keep=False)
+                if lost:
+                    if time.monotonic() < self.deadline and not self.cancelled.is_set():
+                        run = self.runs[k]
+                        run.status, run.detail = lost.split(": ", 1)  # lost for itself
+                        self.events.append(f"{self.steps[k].label} was lost when re-run after a restart: {run.detail}")
+                    return True
+        return False
+
+    def _note_loss(self, i: int) -> None:
+        goes_on = (i + 1 < len(self.steps) and self.lives <= self.limits.max_restarts and not self.cancelled.is_set()
+                   and time.monotonic() < self.deadline)
+        self.events.append(f"{self.steps[i].label}: {self.runs[i].detail}" + (
+            "; the grader restarted the kernel, re-ran the cells before it and went on without it" if goes_on else ""))
+
+    async def _execute(self, k: _Kernel, i: int, keep: bool) -> str | None:
         """Run step i; return None, or why the kernel was lost ("timeout: ..." / "died: ...")."""
-        if steps[i].kind == "check":
-            return await judge_step(k, i)
-        cell, run = nb.cells[i], runs[i]
-        left = deadline - time.monotonic()
+        if self.steps[i].kind == "check":
+            return await self._judge_step(k, i)
+        cell, run, limits = self.nb.cells[i], self.runs[i], self.limits
+        left = self.deadline - time.monotonic()
         # the grader's first cell and the instructor's setup cells import the course (torch and
         # all): they get at least SETUP_TIMEOUT, so a short --cell-timeout only bites learner code
-        per_cell = max(limits.cell_timeout, SETUP_TIMEOUT) if steps[i].kind in ("preamble", "setup") else limits.cell_timeout
-        limit = min(per_cell, left)
-        k.client.timeout = max(1, math.ceil(limit))
+        per_cell = max(limits.cell_timeout, SETUP_TIMEOUT) if self.steps[i].kind in ("preamble", "setup") else limits.cell_timeout
+        k.client.timeout = max(1, math.ceil(min(per_cell, left)))
         kept_outputs = cell.outputs
         lost = None
         try:
-            await k.client.async_execute_cell(cell, i, store_history=steps[i].kind != "check")
+            await k.client.async_execute_cell(cell, i, store_history=self.steps[i].kind != "check")
         except CellTimeoutError:
             lost = ("timeout: it ran past the submission's total limit of "
                     f"{limits.total_timeout:g} s" if left < per_cell else
                     f"timeout: it ran past the limit of {per_cell:g} s per cell")
         except DeadKernelError:
-            lost = f"died: {_exit_text(k.exit_code(), launch.sandboxed)}"
+            lost = f"died: {_exit_text(k.exit_code(), self.setup.launch.sandboxed)}"
         except Exception as exc:  # a broken channel, a protocol error: the kernel is unusable
             lost = f"died: the kernel stopped answering ({type(exc).__name__}: {truncate(str(exc), 200)})"
         if not keep:
@@ -291,45 +385,18 @@ async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scrat
             run.status = "ok"
         return lost
 
-    async def judge_step(k: _Kernel, i: int) -> str | None:
+    async def _judge_step(self, k: _Kernel, i: int) -> str | None:
         """Judge step i's exercise here, its answer called in kernel k; None, or why the kernel was lost."""
         loop = asyncio.get_running_loop()
-        left = deadline - time.monotonic()
-        limit = min(limits.cell_timeout, left)
-        ends: list[float] = []  # set at the first request: waiting for another job's judge is not this check's time
-
-        async def ask(request: bytes) -> bytes:
-            if not ends:
-                ends.append(time.monotonic() + limit)
-            remaining = ends[0] - time.monotonic()
-            if remaining <= 0 or cancelled.is_set():
-                raise ChannelLost("timeout", _over(limit, left))
-            # the request cell sits after the steps while it runs (nbclient writes outputs by index)
-            cell = nbformat.v4.new_code_cell(request_cell(request))
-            nb.cells.append(cell)
-            index = len(nb.cells) - 1
-            k.client.timeout = max(1, math.ceil(remaining))
-            try:
-                await k.client.async_execute_cell(cell, index, store_history=False)
-            except CellTimeoutError:
-                raise ChannelLost("timeout", _over(limit, left)) from None
-            except DeadKernelError:
-                raise ChannelLost("died", _exit_text(k.exit_code(), launch.sandboxed)) from None
-            except Exception as exc:
-                raise ChannelLost("died", f"the kernel stopped answering ({type(exc).__name__}: "
-                                          f"{truncate(str(exc), 200)})") from None
-            finally:
-                del nb.cells[index:]
-                k.client.used.pop(index, None)
-                k.client.capped.discard(index)
-            return reply_of(list(cell.get("outputs", [])))
+        left = self.deadline - time.monotonic()
+        clock = _CheckClock(min(self.limits.cell_timeout, left), left)
 
         def channel(request: bytes) -> bytes:
-            return asyncio.run_coroutine_threadsafe(ask(request), loop).result()
+            return asyncio.run_coroutine_threadsafe(self._ask(k, request, clock), loop).result()
 
-        run = runs[i]
+        run = self.runs[i]
         try:
-            run.result = await loop.run_in_executor(None, judge, steps[i].exercise, channel, scratch.handover)
+            run.result = await loop.run_in_executor(None, self.judge, self.steps[i].exercise, channel, self.setup.scratch.handover)
         except ChannelLost as lost:
             run.status, run.detail = lost.status, lost.detail
             return f"{lost.status}: {lost.detail}"
@@ -340,64 +407,48 @@ async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scrat
         run.status = "ok"
         return None
 
-    def _over(limit: float, left: float) -> str:
-        return (f"it ran past the submission's total limit of {limits.total_timeout:g} s" if left < limits.cell_timeout
+    async def _ask(self, k: _Kernel, request: bytes, clock: _CheckClock) -> bytes:
+        """One request of the judge, run as a cell in kernel k; its reply's bytes, or ChannelLost."""
+        remaining = clock.remaining()
+        if remaining <= 0 or self.cancelled.is_set():
+            raise ChannelLost("timeout", self._over(clock))
+        # the request cell sits after the steps while it runs (nbclient writes outputs by index)
+        nb = self.nb
+        cell = nbformat.v4.new_code_cell(request_cell(request))
+        nb.cells.append(cell)
+        index = len(nb.cells) - 1
+        k.client.timeout = max(1, math.ceil(remaining))
+        try:
+            await k.client.async_execute_cell(cell, index, store_history=False)
+        except CellTimeoutError:
+            raise ChannelLost("timeout", self._over(clock)) from None
+        except DeadKernelError:
+            raise ChannelLost("died", _exit_text(k.exit_code(), self.setup.launch.sandboxed)) from None
+        except Exception as exc:
+            raise ChannelLost("died", f"the kernel stopped answering ({type(exc).__name__}: "
+                                      f"{truncate(str(exc), 200)})") from None
+        finally:
+            del nb.cells[index:]
+            k.client.used.pop(index, None)
+            k.client.capped.discard(index)
+        return reply_of(list(cell.get("outputs", [])))
+
+    def _over(self, clock: _CheckClock) -> str:
+        limits = self.limits
+        return (f"it ran past the submission's total limit of {limits.total_timeout:g} s" if clock.left < limits.cell_timeout
                 else f"it ran past the limit of {limits.cell_timeout:g} s per cell")
 
-    def give_up(start: int, why: str, cause: str) -> None:
-        for run in runs[start:]:
-            if run.status == "not-run":
-                run.detail, run.cause = why, cause
 
-    i = 0
-    try:
-        while i < len(steps):
-            if cancelled.is_set():
-                give_up(i, "grading was interrupted", "error")
-                break
-            if time.monotonic() >= deadline:
-                give_up(i, f"the submission's total limit of {limits.total_timeout:g} s was used up", "timeout")
-                break
-            if kernel is None:
-                if lives > limits.max_restarts:
-                    give_up(i, f"the kernel was lost {lives} times; the grader stopped restarting it", "crashed")
-                    break
-                lives += 1
-                kernel = _Kernel(nb, kernel_name, scratch, env, limits, groups, launch)
-                try:
-                    await kernel.start()
-                except Exception as exc:
-                    await kernel.stop()
-                    give_up(i, f"the kernel did not start ({type(exc).__name__}: {truncate(str(exc), 300)})", "error")
-                    break
-                for k in range(i):  # rebuild the state the lost kernel had
-                    if cancelled.is_set():
-                        lost = "died: grading was interrupted"
-                        break
-                    if steps[k].replay and runs[k].status in ("ok", "error"):
-                        lost = await execute(kernel, k, keep=False)
-                        if lost:
-                            if time.monotonic() < deadline and not cancelled.is_set():
-                                runs[k].status, runs[k].detail = lost.split(": ", 1)  # lost for itself
-                                events.append(f"{steps[k].label} was lost when re-run after a restart: {runs[k].detail}")
-                            break
-                else:
-                    lost = None
-                if lost:
-                    await kernel.stop()
-                    kernel = None
-                    continue
-            lost = await execute(kernel, i, keep=True)
-            if lost:
-                await kernel.stop()
-                kernel = None
-                goes_on = (i + 1 < len(steps) and lives <= limits.max_restarts and not cancelled.is_set()
-                           and time.monotonic() < deadline)
-                events.append(f"{steps[i].label}: {runs[i].detail}" + (
-                    "; the grader restarted the kernel, re-ran the cells before it and went on without it"
-                    if goes_on else ""))
-            i += 1
-    finally:
-        if kernel is not None:
-            await kernel.stop()
-    return runs, events
+@dataclass
+class _CheckClock:
+    """One check's time: ``limit`` seconds from its first request (waiting for another job's judge is not
+    this check's time); ``left``: what the submission had left when the check began."""
+
+    limit: float
+    left: float
+    ends: float | None = None
+
+    def remaining(self) -> float:
+        if self.ends is None:
+            self.ends = time.monotonic() + self.limit
+        return self.ends - time.monotonic()

@@ -56,8 +56,10 @@ def _claimed_passes(outputs) -> set[str]:
 
 
 def judge(submission: Submission, spec: ExerciseSpec, plan: Plan, runs: list[StepRun], events: list[str],
-          cells: list[LearnerCell], seconds: float) -> SubmissionGrade:
-    """The grades and notes of one submission, from the plan it ran and what happened to each step."""
+          cells: list[LearnerCell]) -> SubmissionGrade:
+    """The grades and notes of one submission, from the plan it ran and what happened to each step.
+
+    Its ``seconds`` are 0: the caller, who timed the run, sets them."""
     notes, flags = list(plan.notes), list(plan.flags)
     titles = {e.id: e.title for e in spec.exercises}
     steps = plan.steps
@@ -82,7 +84,7 @@ def judge(submission: Submission, spec: ExerciseSpec, plan: Plan, runs: list[Ste
     if len(notes) > MAX_NOTES:
         notes = notes[:MAX_NOTES] + [f"... and {len(notes) - MAX_NOTES} more"]
     ordered = tuple(grades[i] for i in spec.ids)
-    return SubmissionGrade(submission, ordered, tuple(_cut(n) for n in notes), tuple(_cut(f) for f in flags), seconds)
+    return SubmissionGrade(submission, ordered, tuple(_cut(n) for n in notes), tuple(_cut(f) for f in flags))
 
 
 def unrunnable(submission: Submission, spec: ExerciseSpec, status: str, why: str, hint: str = "",

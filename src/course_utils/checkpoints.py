@@ -136,33 +136,7 @@ def _retag_pickle(data: bytes, mapping: dict[str, str]) -> tuple[bytes, list[str
     ops = list(pickletools.genops(data))
     end = [ops[i + 1][2] if i + 1 < len(ops) else len(data) for i in range(len(ops))]
     memo: dict[int, str] = {}
-    marks: list[int] = []
-    locations: list[int] = []
-    for i, (op, arg, _pos) in enumerate(ops):
-        if op.name in _PUTS and i and ops[i - 1][0].name in _STRINGS:
-            memo[arg] = ops[i - 1][1]
-        if op.name == "MARK":
-            marks.append(i)
-            continue
-        if op.name not in _MARK_ENDS:
-            continue
-        start = marks.pop()
-        after = i + 1
-        while after < len(ops) and ops[after][0].name in _PUTS:
-            after += 1
-        if op.name != "TUPLE" or after == len(ops) or ops[after][0].name != "BINPERSID":
-            continue
-        items = []
-        for j in range(start + 1, i):
-            name = ops[j][0].name
-            if name in _PUTS and items:
-                continue
-            if name not in _RECORD_OPS:
-                raise ValueError(f"unexpected {name} in a storage record: not a checkpoint this helper understands")
-            items.append(j)
-        if len(items) != 5 or _value(ops[items[0]], memo) != "storage":
-            raise ValueError("unexpected storage record layout: not a checkpoint this helper understands")
-        locations.append(items[3])
+    locations = _storage_locations(ops, memo)
     found: list[str] = []
     kept_old: dict[int, str] = {}  # memo index -> the old string, where a retagged literal was memoised
     edits: list[tuple[int, int, bytes]] = []
@@ -181,6 +155,44 @@ def _retag_pickle(data: bytes, mapping: dict[str, str]) -> tuple[bytes, list[str
     for start, stop, replacement in sorted(edits, reverse=True):
         out[start:stop] = replacement
     return bytes(out), found
+
+
+def _storage_locations(ops: list, memo: dict[int, str]) -> list[int]:
+    """The index in ``ops`` of each storage record's location item; fills ``memo`` with the memoised strings."""
+    marks: list[int] = []
+    locations: list[int] = []
+    for i, (op, arg, _pos) in enumerate(ops):
+        if op.name in _PUTS and i and ops[i - 1][0].name in _STRINGS:
+            memo[arg] = ops[i - 1][1]
+        if op.name == "MARK":
+            marks.append(i)
+            continue
+        if op.name not in _MARK_ENDS:
+            continue
+        start = marks.pop()
+        after = i + 1
+        while after < len(ops) and ops[after][0].name in _PUTS:
+            after += 1
+        if op.name != "TUPLE" or after == len(ops) or ops[after][0].name != "BINPERSID":
+            continue
+        items = _record_items(ops, start, i)
+        if len(items) != 5 or _value(ops[items[0]], memo) != "storage":
+            raise ValueError("unexpected storage record layout: not a checkpoint this helper understands")
+        locations.append(items[3])
+    return locations
+
+
+def _record_items(ops: list, start: int, stop: int) -> list[int]:
+    """The indexes of a persistent-id tuple's items between its MARK (``start``) and TUPLE (``stop``)."""
+    items = []
+    for j in range(start + 1, stop):
+        name = ops[j][0].name
+        if name in _PUTS and items:
+            continue
+        if name not in _RECORD_OPS:
+            raise ValueError(f"unexpected {name} in a storage record: not a checkpoint this helper understands")
+        items.append(j)
+    return items
 
 
 def _value(op_arg_pos, memo: dict[int, str]):

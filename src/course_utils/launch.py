@@ -243,20 +243,40 @@ def _last_lines(text: str, n: int) -> str:
 # --------------------------------------------------------------------------- launching
 
 
+@dataclass(frozen=True)
+class Node:
+    """One machine of several on this computer: ``node_rank`` of ``nnodes``, meeting at 127.0.0.1:``master_port``.
+
+    Lesson: notebook 08. ``launch_machines`` gives each of its torchruns one; ``launch(node=None)``
+    is a machine on its own."""
+
+    nnodes: int
+    node_rank: int
+    master_port: int | None
+
+    def __post_init__(self):
+        require_int("nnodes", self.nnodes, minimum=2, expected="should be a number of machines, 2 or more",
+                    hint="Leave node=None for one machine; launch_machines() starts several.")
+        if not isinstance(self.node_rank, int) or not 0 <= self.node_rank < self.nnodes:
+            raise ValueError(f"node_rank should be 0 to {self.nnodes - 1} for {self.nnodes} machines; got {self.node_rank!r}.")
+        if not isinstance(self.master_port, int) or not 0 < self.master_port < 65536:
+            raise ValueError(f"master_port should be the port machine 0 listens on (free_port() finds one); "
+                             f"got {self.master_port!r}.")
+
+
 def torchrun_command(script: str | Path, nproc: int, args: tuple[str, ...] = (), *, log_dir: str | Path,
-                     python: str | None = None, nnodes: int = 1, node_rank: int = 0,
-                     master_port: int | None = None) -> list[str]:
+                     python: str | None = None, node: Node | None = None) -> list[str]:
     """The torchrun command line ``launch`` runs: ``nproc`` processes on this machine.
 
-    With ``nnodes=1``, a standalone rendezvous on a free local port. With ``nnodes > 1``, one
-    machine (``node_rank``) of several that meet at 127.0.0.1:``master_port``: the static
+    With ``node=None``, a standalone rendezvous on a free local port. With a ``Node``, one
+    machine (``node.node_rank``) of several that meet at 127.0.0.1:``node.master_port``: the static
     rendezvous (``--master-addr``/``--master-port``, every torchrun from 2.7.1 to 2.14.1 has it),
     which gives machine 0 RANKs 0 .. nproc-1, machine 1 the next ones, and so on."""
-    if nnodes == 1:
+    if node is None:
         meeting = ["--standalone", "--nnodes", "1"]  # a rendezvous on localhost, on a free port
     else:
-        meeting = ["--nnodes", str(nnodes), "--node-rank", str(node_rank),
-                   "--master-addr", "127.0.0.1", "--master-port", str(master_port)]
+        meeting = ["--nnodes", str(node.nnodes), "--node-rank", str(node.node_rank),
+                   "--master-addr", "127.0.0.1", "--master-port", str(node.master_port)]
     return [
         python or sys.executable, "-m", "torch.distributed.run",
         *meeting,
@@ -330,9 +350,7 @@ def launch(
     timeout: float = 120.0,
     env: Mapping[str, str] | None = None,
     python: str | None = None,
-    nnodes: int = 1,
-    node_rank: int = 0,
-    master_port: int | None = None,
+    node: Node | None = None,
 ) -> LaunchResult:
     """Run ``script`` under torchrun with ``nproc`` processes; return every rank's output.
 
@@ -341,49 +359,26 @@ def launch(
     result says ``timed_out``. However the run ends (success, a failing rank, a timeout, an
     exception or Ctrl-C in the notebook), no process it started is left running.
 
-    ``nnodes``, ``node_rank`` and ``master_port`` make this launch one machine of several on
-    this computer; ``launch_machines`` starts them all.
+    ``node`` (a ``Node``) makes this launch one machine of several on this computer;
+    ``launch_machines`` starts them all.
     """
     script_path = find_script(script)
     require_int("nproc", nproc, expected="should be a number of processes, 1 or more", hint="The course uses 2.")
     if not isinstance(timeout, (int, float)) or timeout <= 0:
         raise ValueError(f"timeout should be a number of seconds above 0; got {timeout!r}.")
-    if nnodes != 1:
-        require_int("nnodes", nnodes, expected="should be a number of machines, 1 or more",
-                    hint="Leave it at 1 for one machine; launch_machines() starts several.")
-        if not isinstance(node_rank, int) or not 0 <= node_rank < nnodes:
-            raise ValueError(f"node_rank should be 0 to {nnodes - 1} for {nnodes} machines; got {node_rank!r}.")
-        if not isinstance(master_port, int) or not 0 < master_port < 65536:
-            raise ValueError(f"master_port should be the port machine 0 listens on (free_port() finds one); "
-                             f"got {master_port!r}.")
+    if node is not None and not isinstance(node, Node):
+        raise TypeError(f"node should be a Node(nnodes, node_rank, master_port) or None; got {node!r}.")
     _check_torchrun(python)
 
     tag = uuid.uuid4().hex
-    child_env = dict(os.environ)
-    child_env.update({"OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1", TAG_VARIABLE: tag})
-    if sys.platform.startswith("linux") and "GLOO_SOCKET_IFNAME" not in child_env and Path("/sys/class/net/lo").exists():
-        child_env["GLOO_SOCKET_IFNAME"] = "lo"  # keep gloo's traffic on the loopback interface
-    child_env.update(env or {})
-
     with tempfile.TemporaryDirectory(prefix="course-torchrun-") as log_dir:
-        command = torchrun_command(script_path, nproc, tuple(args), log_dir=log_dir, python=python,
-                                   nnodes=nnodes, node_rank=node_rank, master_port=master_port)
+        command = torchrun_command(script_path, nproc, tuple(args), log_dir=log_dir, python=python, node=node)
         started = time.monotonic()
         proc = subprocess.Popen(
-            command, env=child_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            command, env=_child_env(tag, env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             text=True, errors="replace", **new_session(),
         )
-        timed_out = False
-        try:
-            output = _wait(proc, timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            terminate_tagged(proc, TAG_VARIABLE, tag)
-            output = _drain(proc)
-        except BaseException:  # an error here, or KeyboardInterrupt: clean up, then let it through
-            terminate_tagged(proc, TAG_VARIABLE, tag)
-            _drain(proc)
-            raise
+        timed_out, output = _wait_or_kill(proc, timeout, tag)
         seconds = time.monotonic() - started
         leftovers = terminate_tagged(proc, TAG_VARIABLE, tag)  # anything a rank left behind (a daemon child, say)
         ranks = _read_ranks(Path(log_dir), nproc, output or "", proc.returncode, timed_out)
@@ -393,6 +388,29 @@ def launch(
         seconds=seconds, timeout=float(timeout), ranks=ranks, launcher_output=output or "",
         leftover_pids=tuple(leftovers),
     )
+
+
+def _child_env(tag: str, env: Mapping[str, str] | None) -> dict[str, str]:
+    """The environment of torchrun and its ranks: one thread each, unbuffered, tagged, plus ``env``."""
+    child_env = dict(os.environ)
+    child_env.update({"OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1", TAG_VARIABLE: tag})
+    if sys.platform.startswith("linux") and "GLOO_SOCKET_IFNAME" not in child_env and Path("/sys/class/net/lo").exists():
+        child_env["GLOO_SOCKET_IFNAME"] = "lo"  # keep gloo's traffic on the loopback interface
+    child_env.update(env or {})
+    return child_env
+
+
+def _wait_or_kill(proc: subprocess.Popen, timeout: float, tag: str) -> tuple[bool, str]:
+    """``(timed_out, output)``: torchrun's output once it ends, or at ``timeout`` with its processes killed."""
+    try:
+        return False, _wait(proc, timeout)
+    except subprocess.TimeoutExpired:
+        terminate_tagged(proc, TAG_VARIABLE, tag)
+        return True, _drain(proc)
+    except BaseException:  # an error here, or KeyboardInterrupt: clean up, then let it through
+        terminate_tagged(proc, TAG_VARIABLE, tag)
+        _drain(proc)
+        raise
 
 
 def free_port() -> int:
@@ -458,8 +476,7 @@ def launch_machines(script: str | Path, *args: str, machines: int = 2, nproc: in
 
     def run(node: int) -> None:
         try:
-            results[node] = launch(script, *args, nproc=nproc, timeout=timeout, env=env,
-                                   nnodes=machines, node_rank=node, master_port=port)
+            results[node] = launch(script, *args, nproc=nproc, timeout=timeout, env=env, node=Node(machines, node, port))
         except BaseException as exc:  # handed to the caller below
             results[node] = exc
 

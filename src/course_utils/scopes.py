@@ -221,45 +221,15 @@ def run_scopes(scopes: Sequence[tuple[str, Any]], *, body: Callable[[], Any] | N
     with its error, the scopes inside it are skipped, and the ones already entered are left in
     order, so the trace always shows what was restored.
     """
-    if isinstance(scopes, (str, bytes)) or not isinstance(scopes, Sequence):
-        raise TypeError(
-            f"run_scopes expects a list of (label, context manager) pairs, got {type(scopes).__name__}. "
-            "Try run_scopes([('device(1)', torch.cuda.device(1)), ('device_of(x)', torch.cuda.device_of(x))])."
-        )
-    pairs = []
-    for i, item in enumerate(scopes):
-        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
-            raise TypeError(
-                f"run_scopes: item {i} should be a (label, context manager) pair, got {item!r}. "
-                "Label each scope: ('device(1)', torch.cuda.device(1))."
-            )
-        if not (callable(item[1]) or (hasattr(item[1], "__enter__") and hasattr(item[1], "__exit__"))):
-            raise TypeError(
-                f"run_scopes: scope {item[0]!r} should be a context manager, or a function returning one, "
-                f"got {type(item[1]).__name__}: {item[1]!r}."
-            )
-        pairs.append(item)
-
+    pairs = _checked_scopes(scopes)
     tracer = DeviceTracer()
     tracer.mark("before")
     entered: list[tuple[str, Any]] = []
     failure: BaseException | None = None
     try:
         for label, manager in pairs:
-            try:
-                cm = manager if _is_manager(manager) else manager()
-                if not _is_manager(cm):
-                    raise _NotAManager(
-                        f"scope {label!r}: the function returned {type(cm).__name__}, which is not a context manager."
-                    )
-                cm.__enter__()
-            except _NotAManager as exc:
-                raise TypeError(str(exc)) from None
-            except Exception as exc:  # recorded, not raised: the trace shows what this machine did
-                cuda, default = read_devices()
-                tracer._steps.append(
-                    ScopeStep(f"enter {label}", cuda, default, tracer._depth, error=f"{type(exc).__name__}: {exc}")
-                )
+            cm = _enter(label, manager, tracer)
+            if cm is None:
                 break
             entered.append((label, cm))
             tracer._depth += 1
@@ -280,6 +250,45 @@ def run_scopes(scopes: Sequence[tuple[str, Any]], *, body: Callable[[], Any] | N
             if failure is None:
                 tracer.mark(f"after {label}")
     return tracer.trace
+
+
+def _checked_scopes(scopes: Sequence[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """``scopes`` as a list of ``(label, manager)`` pairs; a TypeError that shows the form where it is not one."""
+    if isinstance(scopes, (str, bytes)) or not isinstance(scopes, Sequence):
+        raise TypeError(
+            f"run_scopes expects a list of (label, context manager) pairs, got {type(scopes).__name__}. "
+            "Try run_scopes([('device(1)', torch.cuda.device(1)), ('device_of(x)', torch.cuda.device_of(x))])."
+        )
+    pairs = []
+    for i, item in enumerate(scopes):
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
+            raise TypeError(
+                f"run_scopes: item {i} should be a (label, context manager) pair, got {item!r}. "
+                "Label each scope: ('device(1)', torch.cuda.device(1))."
+            )
+        if not (callable(item[1]) or (hasattr(item[1], "__enter__") and hasattr(item[1], "__exit__"))):
+            raise TypeError(
+                f"run_scopes: scope {item[0]!r} should be a context manager, or a function returning one, "
+                f"got {type(item[1]).__name__}: {item[1]!r}."
+            )
+        pairs.append(item)
+    return pairs
+
+
+def _enter(label: str, manager: Any, tracer: DeviceTracer) -> Any:
+    """Enter one scope and return its context manager; None, with the error recorded in ``tracer``, if entering raised."""
+    try:
+        cm = manager if _is_manager(manager) else manager()
+        if not _is_manager(cm):
+            raise _NotAManager(f"scope {label!r}: the function returned {type(cm).__name__}, which is not a context manager.")
+        cm.__enter__()
+    except _NotAManager as exc:
+        raise TypeError(str(exc)) from None
+    except Exception as exc:  # recorded, not raised: the trace shows what this machine did
+        cuda, default = read_devices()
+        tracer._steps.append(ScopeStep(f"enter {label}", cuda, default, tracer._depth, error=f"{type(exc).__name__}: {exc}"))
+        return None
+    return cm
 
 
 class _NotAManager(Exception):

@@ -163,21 +163,6 @@ def simulated(machine: SimulatedMachine):
     def xpu_available() -> bool:
         return machine.xpu
 
-    def accelerator_available() -> bool:
-        return machine.cuda > 0 or machine.mps or machine.xpu
-
-    def current_accelerator(check_available: bool = False):
-        kind = "cuda" if machine.cuda else "mps" if machine.mps else "xpu" if machine.xpu else None
-        usable = torch.device(kind) if kind else None
-        if usable is None and not check_available and machine.no_cuda == "no-driver":
-            # A CUDA build names the accelerator it is built for even where none works
-            # (torch/accelerator/__init__.py: check_available=False skips the run-time check).
-            return torch.device("cuda")
-        return usable
-
-    def accelerator_count() -> int:
-        return machine.cuda or int(machine.mps or machine.xpu)
-
     with contextlib.ExitStack() as stack:
         token = _ACTIVE.set(machine)
         stack.callback(_ACTIVE.reset, token)
@@ -193,6 +178,26 @@ def simulated(machine: SimulatedMachine):
             stack.enter_context(patched(torch.xpu, is_available=xpu_available))
         accelerator = getattr(torch, "accelerator", None)
         if accelerator is not None and hasattr(accelerator, "current_accelerator"):
-            stack.enter_context(patched(accelerator, is_available=accelerator_available,
-                                        current_accelerator=current_accelerator, device_count=accelerator_count))
+            stack.enter_context(patched(accelerator, **_accelerator_answers(machine)))
         yield machine
+
+
+def _accelerator_answers(machine: SimulatedMachine) -> dict:
+    """What ``torch.accelerator``'s ``is_available``, ``current_accelerator`` and ``device_count`` answer on ``machine``."""
+
+    def is_available() -> bool:
+        return machine.cuda > 0 or machine.mps or machine.xpu
+
+    def current_accelerator(check_available: bool = False):
+        kind = "cuda" if machine.cuda else "mps" if machine.mps else "xpu" if machine.xpu else None
+        usable = torch.device(kind) if kind else None
+        if usable is None and not check_available and machine.no_cuda == "no-driver":
+            # A CUDA build names the accelerator it is built for even where none works
+            # (torch/accelerator/__init__.py: check_available=False skips the run-time check).
+            return torch.device("cuda")
+        return usable
+
+    def device_count() -> int:
+        return machine.cuda or int(machine.mps or machine.xpu)
+
+    return {"is_available": is_available, "current_accelerator": current_accelerator, "device_count": device_count}

@@ -19,6 +19,7 @@ import torch
 from course_utils.devices import check_device
 from course_utils.transfer.measure import sweep
 from course_utils.transfer.results import STAND_IN_NOTE, Sweep
+from course_utils.transfer.timing import Instruments
 
 
 def _positive_float(text: str) -> float:
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\r  measured {done}/{total}", end="", file=sys.stderr, flush=True)
 
     print(f"Measuring copies on {dev} (about {budget:g} s)...", file=sys.stderr)
-    result = sweep(dev, quick=args.quick, budget_s=budget, progress=progress)
+    result = sweep(dev, quick=args.quick, budget_s=budget, instruments=Instruments(progress=progress))
     print(file=sys.stderr)
     print(result)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -16,6 +16,7 @@ import torch
 from course_utils.display import require_int
 from course_utils.transfer.measure import MIB, SIZES, can_pin, measure_copy
 from course_utils.transfer.results import STAND_IN, Transfer, fmt_bytes
+from course_utils.transfer.timing import Instruments, Timing
 
 EXPLORER_DIRECTIONS = ("h2d", "d2h", "d2d")
 
@@ -81,7 +82,7 @@ Measure = Callable[[ExplorerPlan, Callable[[int, int], None]], Transfer]
 def default_measure(plan: ExplorerPlan, progress: Callable[[int, int], None]) -> Transfer:
     """Measure a plan quickly (about 0.3 s of copying), reporting progress per timed block."""
     return measure_copy(plan.direction, plan.request.nbytes, device=plan.device, pinned=plan.pinned,
-                        non_blocking=plan.request.non_blocking, budget_s=0.3, progress=progress)
+                        non_blocking=plan.request.non_blocking, timing=Timing(budget_s=0.3, instruments=Instruments(progress=progress)))
 
 
 def describe(result: Transfer, plan: ExplorerPlan) -> str:

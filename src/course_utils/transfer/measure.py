@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import torch
 
@@ -24,7 +25,7 @@ from course_utils.devices import check_device
 from course_utils.display import require_int
 from course_utils.transfer.ceilings import link_info
 from course_utils.transfer.results import DIRECTIONS, Sweep, Transfer, machine_info
-from course_utils.transfer.timing import Clock, Progress, Synchronize, estimate_call, plan_blocks, synchronizer, time_blocks
+from course_utils.transfer.timing import Instruments, Synchronize, Timing, estimate_call, plan_blocks, synchronizer, time_blocks
 
 KIB, MIB = 2**10, 2**20
 # 4 KiB to 256 MiB in powers of 4: from "all latency" to "all bandwidth".
@@ -60,6 +61,41 @@ def _check_request(direction: str, nbytes: int, pinned, non_blocking) -> None:
         raise TypeError(f"non_blocking must be True or False, got {non_blocking!r}.")
 
 
+@dataclass(frozen=True)
+class _Copy:
+    """One copy as it will be measured: the fields a ``Transfer`` records besides its timings."""
+
+    direction: str
+    nbytes: int
+    pinned: bool | None
+    non_blocking: bool
+    device: torch.device
+
+    @property
+    def stand_in(self) -> bool:
+        return self.device.type == "cpu"
+
+
+def _fit_copy(dev: torch.device, direction: str, nbytes: int, pinned, non_blocking: bool) -> _Copy:
+    """The copy asked for, on ``dev`` as it is: the h2h stand-in without an accelerator, ``pinned=None`` for d2d."""
+    stand_in = dev.type == "cpu"
+    if stand_in:
+        direction = "h2h"
+    if direction == "d2d":
+        if pinned:
+            raise ValueError("pinned=True makes no sense for a d2d copy: it has no host side. Pass pinned=None.")
+        pinned = None
+    elif pinned and not can_pin(dev):
+        raise ValueError(
+            f"pinned=True needs a CUDA device; the copy runs on {dev}, where this course does not pin memory"
+            + (" (no accelerator: the copy is a host-memory stand-in)." if stand_in else ".")
+            + " Pass pinned=False."
+        )
+    else:
+        pinned = bool(pinned)
+    return _Copy(direction, nbytes, pinned, non_blocking, dev)
+
+
 def make_buffers(direction: str, nbytes: int, device: torch.device, pinned: bool) -> tuple[torch.Tensor, torch.Tensor]:
     """``(dst, src)`` for one copy, allocated and written once (so no page fault is timed later)."""
     host = torch.device("cpu")
@@ -87,144 +123,151 @@ def measure_copy(
     device: str | torch.device | None = None,
     pinned: bool | None = False,
     non_blocking: bool = False,
-    budget_s: float = 0.5,
-    repeats: int | None = None,
-    number: int | None = None,
-    warmup: int = 1,
-    clock: Clock = time.perf_counter,
-    synchronize: Synchronize | None = None,
-    progress: Progress | None = None,
-    buffers: tuple[torch.Tensor, torch.Tensor] | None = None,
-    num_threads: int | None = None,
+    timing: Timing = Timing(),  # noqa: B008 (frozen dataclass: one shared default is safe)
 ) -> Transfer:
-    """Time ``dst.copy_(src, non_blocking=non_blocking)`` for one direction and size.
+    """Time ``dst.copy_(src, non_blocking=non_blocking)`` for one direction and size, in fresh buffers.
 
     ``direction``: "h2d", "d2h", "d2d" or "h2h". ``pinned``: pin the host side (CUDA only).
-    ``repeats``/``number`` (timed blocks, copies per block) are planned from ``budget_s`` when
-    not given. On the CPU the copy is a host-memory stand-in (see the module docstring).
-    ``clock`` and ``synchronize`` are for tests; ``buffers=(dst, src)`` reuses allocated buffers.
-    ``num_threads``: torch's intra-op threads while timing; the stand-in defaults to 1 (like
-    ``torch.utils.benchmark.Timer``), because a multi-threaded host copy on a busy machine waits
-    for descheduled threads and measures the scheduler. Host-device copies do not use them.
+    ``timing``: the blocks, the budget they are planned from, threads, and the clock and
+    synchronize (for tests). On the CPU the copy is a host-memory stand-in (see the module
+    docstring). To time buffers you already have, use ``time_copy(dst, src)``.
     """
     _check_request(direction, nbytes, pinned, non_blocking)
-    return _measure(check_device(device), direction, nbytes, pinned, non_blocking, budget_s, repeats, number, warmup,
-                    clock, synchronize, progress, buffers, num_threads)
+    copy = _fit_copy(check_device(device), direction, nbytes, pinned, non_blocking)
+    return _measure(copy, make_buffers(copy.direction, nbytes, copy.device, bool(copy.pinned)), timing)
 
 
-def _measure(dev, direction, nbytes, pinned, non_blocking, budget_s, repeats, number, warmup, clock, synchronize,
-             progress, buffers, num_threads) -> Transfer:
-    # measure_copy after its checks, on a device already checked once (sweep checks it once for all sizes).
-    stand_in = dev.type == "cpu"
-    if stand_in:
-        direction = "h2h"
-    if direction == "d2d":
-        if pinned:
-            raise ValueError("pinned=True makes no sense for a d2d copy: it has no host side. Pass pinned=None.")
-        pinned = None
-    elif pinned and not can_pin(dev):
-        raise ValueError(
-            f"pinned=True needs a CUDA device; the copy runs on {dev}, where this course does not pin memory"
-            + (" (no accelerator: the copy is a host-memory stand-in)." if stand_in else ".")
-            + " Pass pinned=False."
-        )
-    else:
-        pinned = bool(pinned)
-    sync = synchronizer(dev) if synchronize is None else synchronize
-    dst, src = buffers if buffers is not None else make_buffers(direction, nbytes, dev, bool(pinned))
-    if dst.nbytes != nbytes or src.nbytes != nbytes:
-        raise ValueError(f"buffers hold {dst.nbytes} and {src.nbytes} bytes, but nbytes={nbytes}; pass buffers of that size.")
-    with torch_threads(1 if (stand_in and num_threads is None) else num_threads):
-        seconds, number = _time_copy(dst, src, non_blocking, budget_s, repeats, number, warmup, clock, sync, progress)
-    return Transfer(direction, nbytes, pinned, non_blocking, str(dev), seconds, stand_in, number)
+def time_copy(dst: torch.Tensor, src: torch.Tensor, *, non_blocking: bool = False,
+              timing: Timing = Timing()) -> Transfer:  # noqa: B008 (frozen dataclass: one shared default is safe)
+    """Time ``dst.copy_(src, non_blocking=non_blocking)`` into buffers already allocated, as ``measure_copy`` does.
+
+    The direction, device and pinning are read from the tensors: both on the CPU is the h2h stand-in,
+    a CPU side is the host side (``pinned`` is whether it is pinned), two accelerator tensors are d2d.
+    """
+    if not (isinstance(dst, torch.Tensor) and isinstance(src, torch.Tensor)):
+        raise TypeError(f"time_copy needs two tensors, dst and src; got {type(dst).__name__} and {type(src).__name__}.")
+    if dst.nbytes != src.nbytes:
+        raise ValueError(f"dst holds {dst.nbytes} bytes and src {src.nbytes}; pass buffers of the same size "
+                         "(e.g. dst = torch.empty_like(src, device=device)).")
+    if not isinstance(non_blocking, bool):
+        raise TypeError(f"non_blocking must be True or False, got {non_blocking!r}.")
+    host_dst, host_src = dst.device.type == "cpu", src.device.type == "cpu"
+    direction = {(True, True): "h2h", (False, True): "h2d", (True, False): "d2h", (False, False): "d2d"}[(host_dst, host_src)]
+    dev = src.device if host_dst else dst.device
+    host = dst if host_dst else src
+    pinned = None if direction == "d2d" else (direction != "h2h" and host.is_pinned())
+    return _measure(_Copy(direction, src.nbytes, pinned, non_blocking, dev), (dst, src), timing)
 
 
-def _time_copy(dst, src, non_blocking, budget_s, repeats, number, warmup, clock, sync, progress):
-    # A partial, not a Python closure: one less Python frame per copy, which matters for 4 KiB.
-    one_copy = functools.partial(dst.copy_, src, non_blocking=non_blocking)
+def _measure(copy: _Copy, buffers: tuple[torch.Tensor, torch.Tensor], timing: Timing) -> Transfer:
+    # One copy, checked, into its buffers; sweep calls this once per variant on a device checked once.
+    dst, src = buffers
+    sync = synchronizer(copy.device) if timing.instruments.synchronize is None else timing.instruments.synchronize
+    # the stand-in defaults to 1 thread (like torch.utils.benchmark.Timer): a multi-threaded host copy
+    # on a busy machine waits for descheduled threads and measures the scheduler
+    threads = 1 if (copy.stand_in and timing.num_threads is None) else timing.num_threads
+    with torch_threads(threads):
+        seconds, number = _time_copy(functools.partial(dst.copy_, src, non_blocking=copy.non_blocking), timing, sync)
+    return Transfer(copy.direction, copy.nbytes, copy.pinned, copy.non_blocking, str(copy.device), seconds, copy.stand_in, number)
 
+
+def _time_copy(one_copy: Callable[[], object], timing: Timing, sync: Synchronize) -> tuple[tuple[float, ...], int]:
+    # ``one_copy`` is a partial, not a Python closure: one less Python frame per copy, which matters for 4 KiB.
+    repeats, number, warmup = timing.repeats, timing.number, timing.warmup
+    instruments = replace(timing.instruments, synchronize=sync)
     if repeats is None or number is None:
         for _ in range(warmup):
             one_copy()
-        estimate = estimate_call(one_copy, clock=clock, synchronize=sync)
-        planned_number, planned_repeats = plan_blocks(estimate, budget_s)
+        estimate = estimate_call(one_copy, clock=instruments.clock, synchronize=sync)
+        planned_number, planned_repeats = plan_blocks(estimate, timing.budget_s)
         number = planned_number if number is None else number
         repeats = planned_repeats if repeats is None else repeats
         warmup = 0  # already warm
-    seconds = time_blocks(one_copy, repeats=repeats, number=number, warmup=warmup, clock=clock,
-                          synchronize=sync, progress=progress)
-    return seconds, number
+    return time_blocks(one_copy, repeats=repeats, number=number, warmup=warmup, instruments=instruments), number
 
 
-def sweep(
-    device: str | torch.device | None = None,
-    *,
-    sizes: tuple[int, ...] | None = None,
-    directions: tuple[str, ...] | None = None,
-    pinned: tuple[bool, ...] | None = None,
-    non_blocking: tuple[bool, ...] = (False, True),
-    budget_s: float = 4.5,
-    quick: bool = False,
-    ask_link: bool = True,
-    clock: Clock = time.perf_counter,
-    synchronize: Synchronize | None = None,
-    progress: Progress | None = None,
-) -> Sweep:
-    """Measure every variant at every size within about ``budget_s`` seconds (allocation included).
+@dataclass(frozen=True)
+class Variants:
+    """What a ``sweep`` measures; ``None`` picks what this device can do.
 
-    Defaults: sizes 4 KiB to 256 MiB in powers of 4 (``quick``: up to 16 MiB); directions
-    h2d, d2h and d2d on an accelerator, the h2h stand-in without one; pageable and pinned host
-    memory on CUDA; blocking and non_blocking. Each variant gets an equal share of the budget
-    left, so big copies get few repeats and small ones many (at least 3 each, which may overrun
-    a tiny budget). ``progress(done, total)`` is called after each measurement.
+    ``sizes``: bytes (default: 4 KiB to 256 MiB in powers of 4, or to 16 MiB with ``quick``);
+    ``directions``: h2d, d2h and d2d on an accelerator, the h2h stand-in without one; ``pinned``:
+    pageable and pinned host memory on CUDA; ``non_blocking``: both.
     """
-    if not (budget_s > 0):
-        raise ValueError(f"budget_s must be a positive number of seconds, got {budget_s!r}.")
-    dev = check_device(device)  # once: every measurement below uses this device as it is
+
+    sizes: tuple[int, ...] | None = None
+    directions: tuple[str, ...] | None = None
+    pinned: tuple[bool, ...] | None = None
+    non_blocking: tuple[bool, ...] = (False, True)
+
+
+def _plan_sweep(dev: torch.device, variants: Variants, quick: bool) -> tuple[list[_Copy], list[str]]:
+    """Every copy a sweep measures on ``dev``, smallest first, and what was left out and why."""
     stand_in = dev.type == "cpu"
-    sizes = tuple(QUICK_SIZES if quick else SIZES) if sizes is None else tuple(sizes)
+    sizes = tuple(QUICK_SIZES if quick else SIZES) if variants.sizes is None else tuple(variants.sizes)
     if not sizes:
         raise ValueError("sizes is empty; pass at least one size in bytes, e.g. sizes=(4096, 2**20).")
     for size in sizes:
         _check_request("h2d", size, False, False)
     skipped: list[str] = []
+    directions = variants.directions
     if directions is None:
         directions = ("h2h",) if stand_in else ("h2d", "d2h", "d2d")
     elif stand_in and any(d != "h2h" for d in directions):
         skipped.append(f"{', '.join(d for d in directions if d != 'h2h')}: no accelerator, so every copy is "
                        "the host-memory stand-in (h2h)")
         directions = ("h2h",)
+    pinned = variants.pinned
     if pinned is None:
         pinned = (False, True) if can_pin(dev) else (False,)
         if not can_pin(dev):
             skipped.append(f"pinned host memory: this course pins memory for CUDA devices only, and the copies run on {dev}")
     elif True in pinned and not can_pin(dev):
         raise ValueError(f"pinned=(..., True, ...) needs a CUDA device; the copies run on {dev}. Pass pinned=(False,).")
+    copies = [_Copy(direction, size, pin, nb, dev)
+              for size in sorted(sizes) for direction in directions
+              for pin in ((None,) if direction == "d2d" else pinned) for nb in variants.non_blocking]
+    return copies, skipped
 
-    configs = []
-    for size in sorted(sizes):
-        for direction in directions:
-            for pin in ((None,) if direction == "d2d" else pinned):
-                for nb in non_blocking:
-                    configs.append((size, direction, pin, nb))
-    sync = synchronizer(dev) if synchronize is None else synchronize
+
+def sweep(
+    device: str | torch.device | None = None,
+    *,
+    quick: bool = False,
+    budget_s: float = 4.5,
+    variants: Variants = Variants(),  # noqa: B008 (frozen dataclass: one shared default is safe)
+    ask_link: bool = True,
+    instruments: Instruments = Instruments(),  # noqa: B008 (frozen dataclass: one shared default is safe)
+) -> Sweep:
+    """Measure every variant at every size within about ``budget_s`` seconds (allocation included).
+
+    ``variants`` (``Variants``) says what to measure; by default sizes 4 KiB to 256 MiB in powers of 4
+    (``quick``: up to 16 MiB), every direction, pinning and non_blocking this device has. Each variant
+    gets an equal share of the budget left, so big copies get few repeats and small ones many (at
+    least 3 each, which may overrun a tiny budget). ``instruments``: the clock and synchronize (for
+    tests), and ``progress(done, total)``, called after each measurement.
+    """
+    if not (budget_s > 0):
+        raise ValueError(f"budget_s must be a positive number of seconds, got {budget_s!r}.")
+    dev = check_device(device)  # once: every measurement below uses this device as it is
+    copies, skipped = _plan_sweep(dev, variants, quick)
+    clock = instruments.clock
+    each = Timing(instruments=Instruments(clock, synchronizer(dev) if instruments.synchronize is None else instruments.synchronize))
     started = clock()
     spent = 0.0
     results = []
     buffers: dict = {}
-    for i, (size, direction, pin, nb) in enumerate(configs):
+    for i, copy in enumerate(copies):
         before = clock()  # allocation counts against the budget too: the sweep must end on time
-        key = (size, direction, pin)
+        key = (copy.nbytes, copy.direction, copy.pinned)
         if key not in buffers:
             buffers.clear()  # free the previous buffers before allocating the next
-            buffers[key] = make_buffers(direction, size, dev, bool(pin))
-        share = max((budget_s - spent - (clock() - before)) / (len(configs) - i), 1e-6)
-        results.append(
-            _measure(dev, direction, size, pin, nb, share, None, None, 1, clock, sync, None, buffers[key], None)
-        )
+            buffers[key] = make_buffers(copy.direction, copy.nbytes, dev, bool(copy.pinned))
+        share = max((budget_s - spent - (clock() - before)) / (len(copies) - i), 1e-6)
+        results.append(_measure(copy, buffers[key], replace(each, budget_s=share)))
         spent += clock() - before
-        if progress is not None:
-            progress(i + 1, len(configs))
+        if instruments.progress is not None:
+            instruments.progress(i + 1, len(copies))
     buffers.clear()
     link = link_info(dev.index or 0) if (ask_link and dev.type == "cuda") else None
     return Sweep(tuple(results), machine_info(dev, link), tuple(skipped), budget_s, clock() - started)

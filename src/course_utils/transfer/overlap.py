@@ -27,7 +27,7 @@ from course_utils.display import markup, table, tag
 from course_utils.transfer.measure import MIB
 from course_utils.transfer.results import Skipped, fmt_bytes, fmt_seconds
 from course_utils.transfer.spread import noise_note, with_spread
-from course_utils.transfer.timing import Clock, synchronizer, time_blocks
+from course_utils.transfer.timing import Clock, Instruments, synchronizer, time_blocks
 
 
 def to_device_on_side_stream(host: torch.Tensor, device: torch.device, side: torch.cuda.Stream) -> torch.Tensor:
@@ -148,7 +148,7 @@ def measure_overlap(
             compute()
             main.wait_stream(side)
 
-        kwargs = dict(repeats=repeats, clock=clock, synchronize=sync)
+        kwargs = dict(repeats=repeats, instruments=Instruments(clock, sync))
         copy_s = time_blocks(copy, **kwargs)
         compute_s = time_blocks(compute, **kwargs)
         serial_s = time_blocks(serial, **kwargs)

@@ -31,7 +31,7 @@ from course_utils.display import markup, table, tag
 from course_utils.transfer.measure import MIB, can_pin
 from course_utils.transfer.results import Skipped, fmt_bytes, fmt_seconds
 from course_utils.transfer.spread import noise_note, with_spread
-from course_utils.transfer.timing import Clock, Synchronize, synchronizer, time_blocks
+from course_utils.transfer.timing import Clock, Instruments, Synchronize, synchronizer, time_blocks
 
 
 @dataclass(frozen=True, repr=False)
@@ -137,7 +137,7 @@ def measure_pinning(
     start = clock()
     pinned = pageable.pin_memory()
     pin_first_s = clock() - start
-    pin_seconds = time_blocks(pageable.pin_memory, repeats=repeats, warmup=0, clock=clock)
-    pageable_seconds = time_blocks(lambda: dst.copy_(pageable), repeats=repeats, clock=clock, synchronize=sync)
-    pinned_seconds = time_blocks(lambda: dst.copy_(pinned), repeats=repeats, clock=clock, synchronize=sync)
+    pin_seconds = time_blocks(pageable.pin_memory, repeats=repeats, warmup=0, instruments=Instruments(clock))
+    pageable_seconds = time_blocks(lambda: dst.copy_(pageable), repeats=repeats, instruments=Instruments(clock, sync))
+    pinned_seconds = time_blocks(lambda: dst.copy_(pinned), repeats=repeats, instruments=Instruments(clock, sync))
     return PinningCost(nbytes, str(dev), pin_first_s, pin_seconds, pageable_seconds, pinned_seconds)

@@ -82,7 +82,29 @@ def plot_bandwidth(
     items, sweep_link = _unpack(results)
     ax = _axes(ax)
     link = link if link is not None else sweep_link
-    stand_in = any(r.stand_in for r in items)
+    _draw_variants(ax, items)
+    if highlight is not None:
+        ax.plot([highlight.nbytes], [highlight.gbps_best], marker="o", markersize=14, markerfacecolor="none",
+                markeredgecolor="black", linestyle="none", label=f"latest: {highlight.gbps_best:.2f} GB/s (best)")
+    ceilings = list(reference_ceilings() if ceilings is None else ceilings)
+    if link is not None and link.ceiling_max is not None and link.ceiling_max not in ceilings:
+        ceilings.append(link.ceiling_max)
+    _draw_ceilings(ax, ceilings, link, items)
+    ax.set_yscale("log")
+    # Plain numbers (20, 30, 60) rather than 2 x 10^1: bandwidths span only a decade or two.
+    ax.yaxis.set_major_formatter(ScalarFormatter())
+    ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
+    ax.set_ylabel("GB/s (10⁹ bytes/s): line = fastest sample,\nband = middle half of samples")
+    if items:
+        _size_axis(ax, [r.nbytes for r in items])
+    ax.set_title(title or _title("Copy bandwidth against size", items))
+    ax.grid(True, which="major", alpha=0.3)
+    _legend_outside(ax)
+    return ax
+
+
+def _draw_variants(ax, items: list[Transfer]) -> None:
+    """One line per variant through its fastest samples, the IQR band around it, a cross on each noisy point."""
     groups: dict = {}
     for r in items:
         groups.setdefault(r.label, []).append(r)
@@ -99,12 +121,11 @@ def plot_bandwidth(
             ax.plot([r.nbytes for r in noisy], [r.gbps_best for r in noisy], marker="x", markersize=10,
                     color=line.get_color(), linestyle="none", label=None if noise_labelled else NOISE_LABEL)
             noise_labelled = True
-    if highlight is not None:
-        ax.plot([highlight.nbytes], [highlight.gbps_best], marker="o", markersize=14, markerfacecolor="none",
-                markeredgecolor="black", linestyle="none", label=f"latest: {highlight.gbps_best:.2f} GB/s (best)")
-    ceilings = list(reference_ceilings() if ceilings is None else ceilings)
-    if link is not None and link.ceiling_max is not None and link.ceiling_max not in ceilings:
-        ceilings.append(link.ceiling_max)
+
+
+def _draw_ceilings(ax, ceilings: list[Ceiling], link: PcieLink | None, items: list[Transfer]) -> None:
+    """The PCIe ceilings as horizontal lines (this machine's link in black); for the stand-in, a note that they do not apply."""
+    stand_in = any(r.stand_in for r in items)
     suffix = " (reference only: not what was measured)" if stand_in else ""
     for i, c in enumerate(ceilings):
         mine = link is not None and link.ceiling_max == c
@@ -118,17 +139,6 @@ def plot_bandwidth(
                         textcoords="axes fraction", fontsize="small", va="bottom",
                         bbox=dict(facecolor="white", edgecolor="grey", alpha=0.9),
                         arrowprops=dict(arrowstyle="->", color="grey"))
-    ax.set_yscale("log")
-    # Plain numbers (20, 30, 60) rather than 2 x 10^1: bandwidths span only a decade or two.
-    ax.yaxis.set_major_formatter(ScalarFormatter())
-    ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
-    ax.set_ylabel("GB/s (10⁹ bytes/s): line = fastest sample,\nband = middle half of samples")
-    if items:
-        _size_axis(ax, [r.nbytes for r in items])
-    ax.set_title(title or _title("Copy bandwidth against size", items))
-    ax.grid(True, which="major", alpha=0.3)
-    _legend_outside(ax)
-    return ax
 
 
 def plot_variants(results: Sweep | Iterable[Transfer], ax=None, *, nbytes: int | None = None,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import torch
 
@@ -50,21 +51,52 @@ def synchronizer(device: str | torch.device) -> Synchronize:
     raise ValueError(f"No way to synchronize a {dev.type!r} device in torch {torch.__version__}; pass synchronize=...")
 
 
+@dataclass(frozen=True)
+class Instruments:
+    """What a measurement reads the time with, waits with, and reports to; tests inject their own.
+
+    ``synchronize=None``: the device's own (``synchronizer(device)``; ``no_sync`` where no device is
+    named, as in ``time_blocks``). ``progress(done, total)``, when given, is called after each step.
+    """
+
+    clock: Clock = time.perf_counter
+    synchronize: Synchronize | None = None
+    progress: Progress | None = None
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How to time one measurement: the blocks (or the budget to plan them from), threads, instruments.
+
+    ``repeats``/``number`` (timed blocks, calls per block) are planned from ``budget_s`` when not
+    given; ``warmup`` untimed calls come first. ``num_threads``: torch's intra-op threads while timing
+    (``None``: the measurement's default).
+    """
+
+    budget_s: float = 0.5
+    repeats: int | None = None
+    number: int | None = None
+    warmup: int = 1
+    num_threads: int | None = None
+    instruments: Instruments = Instruments()
+
+
 def time_blocks(
     fn: Callable[[], object],
     *,
     repeats: int,
     number: int = 1,
     warmup: int = 1,
-    clock: Clock = time.perf_counter,
-    synchronize: Synchronize = no_sync,
-    progress: Progress | None = None,
+    instruments: Instruments = Instruments(),  # noqa: B008 (frozen dataclass: one shared default is safe)
 ) -> tuple[float, ...]:
     """Seconds per call of ``fn``, one sample per timed block of ``number`` calls.
 
     Runs ``fn`` ``warmup`` times untimed (first calls pay one-off costs: page faults, caches,
-    lazy initialisation), then ``repeats`` blocks, each bracketed by ``synchronize()``.
+    lazy initialisation), then ``repeats`` blocks, each bracketed by ``synchronize()``
+    (``instruments.synchronize``, or ``no_sync`` when it is None).
     """
+    clock, progress = instruments.clock, instruments.progress
+    synchronize = no_sync if instruments.synchronize is None else instruments.synchronize
     for name, value in (("repeats", repeats), ("number", number)):
         require_int(name, value, expected="must be an integer, 1 or more", hint="plan_blocks() picks both for a time budget.")
     require_int("warmup", warmup, minimum=0, expected="must be an integer, 0 or more", hint="The default, 1, pays the one-off costs.")
