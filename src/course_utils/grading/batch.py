@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import queue
 import shutil
 import signal
 import tempfile
@@ -23,9 +24,10 @@ from pathlib import Path
 from course_utils.display import require_int
 from course_utils.grading.bubblewrap import Isolation, bwrap_argv, ipc_path, probe
 from course_utils.grading.environment import Change, Watch, busy_folders, python_trees
+from course_utils.grading.judges import start_judges
 from course_utils.grading.plan import build_plan
 from course_utils.grading.results import BatchResult, Submission, SubmissionGrade
-from course_utils.grading.runner import Launch, Limits, StepRun, run_steps
+from course_utils.grading.runner import Judge, Launch, Limits, StepRun, judge_in_this_process, run_steps
 from course_utils.grading.sandbox import Scratch, changed, fingerprint, kernel_env, make_scratch, remove, stage_package
 from course_utils.grading.spec import ExerciseSpec, read_spec
 from course_utils.grading.submissions import InvalidSubmission, find_submissions, read_code_cells
@@ -75,10 +77,11 @@ def _write_flags(scratch: Scratch, runs: list[StepRun], sandboxed: bool) -> tupl
 def grade_one(submission: Submission, spec: ExerciseSpec, *, batch_root: Path, limits: Limits, kernel_name: str,
               groups: ProcessGroups, cancelled: threading.Event, threads: int | None = None,
               keep_scratch: bool = False, isolation: Isolation | None = None,
-              package: Path | None = None) -> SubmissionGrade:
+              package: Path | None = None, judge_with: Judge = judge_in_this_process) -> SubmissionGrade:
     """Grade one submission in its own scratch folder and kernel; never raises.
 
-    ``package``: the staged copy of course_utils the kernel imports (``sandbox.stage_package``).
+    ``package``: the staged copy of course_utils the kernel imports (``sandbox.stage_package``);
+    ``judge_with``: the judge (``grade_batch`` gives each job a judge process of its own).
     """
     start = time.monotonic()
     if submission.path is None:
@@ -100,7 +103,7 @@ def grade_one(submission: Submission, spec: ExerciseSpec, *, batch_root: Path, l
                         ipc_path(scratch.root)) if sandboxed else Launch()
         runs, events = asyncio.run(run_steps(plan.steps, kernel_name=kernel_name, scratch=scratch,
                                              env=kernel_env(scratch, threads, package), limits=limits, groups=groups,
-                                             cancelled=cancelled, launch=launch))
+                                             cancelled=cancelled, launch=launch, judge=judge_with))
         row = judge(submission, spec, plan, runs, events, cells, time.monotonic() - start)
         row = replace(row, flags=row.flags + _write_flags(scratch, runs, sandboxed))
         strays = scratch.strays()
@@ -125,6 +128,14 @@ def _one_title_each(spec: ExerciseSpec, rows: list[SubmissionGrade]) -> tuple[Su
             titles[g.exercise] = titles.get(g.exercise) or g.title
     return tuple(replace(r, grades=tuple(replace(g, title=titles.get(g.exercise, g.title)) for g in r.grades))
                  for r in rows)
+
+
+def _limits_text(limits: Limits, judges: list) -> str:
+    """The limits every submission had, for the summary."""
+    return (f"limits per submission: {limits.cell_timeout:g} s per cell, {limits.total_timeout:g} s in all, "
+            f"{limits.judge_timeout:g} s of judge time (its answers' time in its checks); judge: "
+            + ("one process per job, so a slow submission holds up only its own job" if judges else
+               "in the grader, one check at a time across jobs"))
 
 
 def _untrusted(row: SubmissionGrade, first: Change) -> SubmissionGrade:
@@ -212,11 +223,14 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
         with lock:
             running.add(sub.learner)
             suspects.add(sub.learner)
+        mine = free.get() if judges else judge_in_this_process  # one per job: this thread's, until it is done
         try:
             row = grade_one(sub, spec, batch_root=batch_root, limits=limits, kernel_name=kernel_name or spec.kernel_name,
                             groups=groups, cancelled=cancelled, threads=threads, keep_scratch=keep_scratch,
-                            isolation=isolation, package=package)
+                            isolation=isolation, package=package, judge_with=mine)
         finally:
+            if judges:
+                free.put(mine)
             with lock:
                 running.discard(sub.learner)
         return looked_at(row)  # in this thread, before it takes the next submission
@@ -246,6 +260,10 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
                 watch.look(ran_since_last_look)
         return _untrusted(row, watch.changes[0]) if watch.changes else row
 
+    judges = start_judges(jobs)  # forked now, holding the loaded judge: before any kernel or job thread starts
+    free: queue.SimpleQueue = queue.SimpleQueue()
+    for one in judges:
+        free.put(one)
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="course-grade")
     interrupted = threading.Event()
     previous = _on_interrupt(interrupted.set)
@@ -273,10 +291,12 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
         _restore(previous)
         pool.shutdown(wait=True)
         groups.kill_all()
+        for one in judges:
+            one.close()
         if not keep_scratch:
             remove(batch_root)
         remove(staged)
     after = fingerprint(watched)
     changes = [*changed(before, after), *(str(c) for c in watch.changes)]
     return BatchResult(str(spec.path), spec.ids, _one_title_each(spec, [rows[k] for k in sorted(rows)]), jobs,
-                       time.monotonic() - start, tuple(changes), tuple(strays_all), str(isolation))
+                       time.monotonic() - start, tuple(changes), tuple(strays_all), str(isolation), _limits_text(limits, judges))
