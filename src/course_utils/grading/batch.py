@@ -23,6 +23,7 @@ from pathlib import Path
 
 from course_utils.display import require_int
 from course_utils.grading.bubblewrap import Isolation, bwrap_argv, ipc_path, probe
+from course_utils.grading.copies import Published, flag_copies, published_solution
 from course_utils.grading.environment import Change, Watch, busy_folders, python_trees
 from course_utils.grading.judges import start_judges
 from course_utils.grading.plan import build_plan
@@ -130,6 +131,16 @@ def _one_title_each(spec: ExerciseSpec, rows: list[SubmissionGrade]) -> tuple[Su
                  for r in rows)
 
 
+def _copies(row: SubmissionGrade, sub: Submission, published: Published) -> SubmissionGrade:
+    """The row, flagged where its answers are the published solution's (its grades unchanged)."""
+    if sub.path is None or not published.functions:
+        return row
+    try:
+        return flag_copies(row, published, read_code_cells(sub.path))
+    except InvalidSubmission:
+        return row
+
+
 def _limits_text(limits: Limits, judges: list) -> str:
     """The limits every submission had, for the summary."""
     return (f"limits per submission: {limits.cell_timeout:g} s per cell, {limits.total_timeout:g} s in all, "
@@ -199,6 +210,7 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     start = time.monotonic()
     isolation = sandbox if isinstance(sandbox, Isolation) else probe(sandbox)
     spec = read_spec(Path(exercise))
+    published = published_solution(spec)
     found = find_submissions(Path(submissions), spec.path.name)
     if jobs is not None:
         require_int("jobs", jobs, expected="must be at least 1", hint=f"Leave it out to use one per core ({cores()}).")
@@ -233,7 +245,7 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
                 free.put(mine)
             with lock:
                 running.discard(sub.learner)
-        return looked_at(row)  # in this thread, before it takes the next submission
+        return looked_at(_copies(row, sub, published))  # in this thread, before it takes the next submission
 
     def new_strays(row: SubmissionGrade) -> SubmissionGrade:
         """Files the learner's code left in the batch folder, outside every scratch folder."""
@@ -299,4 +311,5 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     after = fingerprint(watched)
     changes = [*changed(before, after), *(str(c) for c in watch.changes)]
     return BatchResult(str(spec.path), spec.ids, _one_title_each(spec, [rows[k] for k in sorted(rows)]), jobs,
-                       time.monotonic() - start, tuple(changes), tuple(strays_all), str(isolation), _limits_text(limits, judges))
+                       time.monotonic() - start, tuple(changes), tuple(strays_all), str(isolation), _limits_text(limits, judges),
+                       str(published))

@@ -113,6 +113,7 @@ class BatchResult:
     strays: tuple[str, ...] = field(default=())  # files that appeared outside any scratch folder
     isolation: str = ""  # how the kernels were isolated, in words (bubblewrap, or none and why)
     limits: str = ""  # the time limits each submission had, in words
+    copies: str = ""  # where copies of the published solution were looked for, in words
 
     def counts(self) -> dict[str, Counter]:
         """How many submissions got each status, per exercise id."""
@@ -140,11 +141,14 @@ def summary_text(result: BatchResult) -> str:
     rows = result.rows
     lines = [f"course-grade: {Path(result.exercise_notebook).name}, {len(rows)} submission(s), "
              f"{result.jobs} job(s), {result.seconds:.1f} s", *([result.isolation] if result.isolation else []),
-             *([result.limits] if result.limits else []),
+             *([result.limits] if result.limits else []), *([result.copies] if result.copies else []),
              "", *table, "",
              "all statuses: " + (", ".join(f"{s} {everything[s]}" for s in GRADE_STATUSES if everything[s]) or "none"),
              f"passed every exercise: {sum(r.passed_count == r.total and r.total > 0 for r in rows)} of {len(rows)}"]
     flagged = [r for r in rows if r.flags]
+    copies = sum(any(f.startswith("copy of the published solution") for f in r.flags) for r in rows)
+    if copies:
+        lines.append(f"copies of the published solution (flagged, not failed): {copies} of {len(rows)}")
     if flagged:
         lines += ["", "flagged for a look (see the reason column of grades.csv):"]
         lines += [f"  {r.submission.learner}: {f}" for r in flagged for f in r.flags]
