@@ -109,3 +109,36 @@ def test_a_huge_reply_and_a_huge_message_keep_the_reports_small(tmp_path):
     assert rows["solved"].passed_count == 2
     written = write_reports(result, tmp_path / "out")
     assert max(path.stat().st_size for path in written) < 200_000, {p.name: p.stat().st_size for p in written}
+
+
+def test_a_judge_process_judges_and_passes_on_a_lost_kernel():
+    """The judge process answers as the grader's own judge does, and a kernel lost mid-check reaches the runner."""
+    import multiprocessing
+
+    from course_utils.boundary import ChannelLost, local_channel
+    from course_utils.grading.judges import JudgeProcess
+    from course_utils.grading.runner import judge_in_this_process
+
+    namespace: dict = {}
+    exec("def double(x):\n    return 2 * x\n", namespace)
+    judge = JudgeProcess(multiprocessing.get_context("fork"))
+    try:
+        assert judge("g.1", local_channel(namespace)) == judge_in_this_process("g.1", local_channel(namespace))
+        assert judge("g.1", local_channel(namespace))["status"] == "pass"
+
+        def lost(request: bytes) -> bytes:
+            raise ChannelLost("timeout", "it ran past the limit")
+
+        with pytest.raises(ChannelLost, match="it ran past the limit"):
+            judge("g.1", lost)
+        assert judge("g.1", local_channel(namespace))["status"] == "pass", "in step after a lost check"
+
+        def broken(request: bytes) -> bytes:
+            raise RuntimeError("relay broke")
+
+        with pytest.raises(RuntimeError, match="relay broke"):
+            judge("g.1", broken)
+        assert judge("g.1", local_channel(namespace))["status"] == "pass", "in step after a broken relay"
+    finally:
+        judge.close()
+    assert not judge.process.is_alive()

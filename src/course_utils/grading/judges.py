@@ -41,6 +41,7 @@ def _receive(conn, alive) -> object:
 def _serve(conn, parent: int) -> None:
     """The judge process: judge each (exercise id, handover folder) it is sent, until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's to handle; it ends this process
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the grader's handler (it raises KeyboardInterrupt)
     import torch
 
     from course_utils.grading.runner import judge_here
@@ -107,6 +108,10 @@ class JudgeProcess:
                     answer = ("reply", channel(message[1]))
                 except ChannelLost as lost:
                     answer = ("lost", lost.status, lost.detail)
+                except BaseException as exc:  # the relay broke: end the judge's check first, so the two stay in step
+                    self.conn.send(("lost", "died", f"the grader stopped relaying ({type(exc).__name__})"))
+                    self._finish()
+                    raise
                 self.conn.send(answer)
             elif kind == "done":
                 return message[1]
@@ -114,6 +119,11 @@ class JudgeProcess:
                 raise ChannelLost(message[1], message[2])
             else:
                 raise RuntimeError(f"the judge failed ({message[1]})")
+
+    def _finish(self) -> None:
+        """Wait for the judge to end the check in progress, answering any further request as lost."""
+        while (message := _receive(self.conn, self.process.is_alive)) is not None and message[0] == "ask":
+            self.conn.send(("lost", "died", "the grader stopped relaying"))
 
     def _give_up(self, why: str):
         self.lost = why
