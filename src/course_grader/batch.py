@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import queue
 import shutil
 import signal
 import tempfile
@@ -21,10 +22,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from course_grader.bubblewrap import Isolation, bwrap_argv, ipc_path, probe
+from course_grader.copies import Published, flag_copies, published_solution
 from course_grader.environment import Change, Watch, busy_folders, python_trees
+from course_grader.judges import start_judges
 from course_grader.plan import build_plan
 from course_grader.results import BatchResult, Submission, SubmissionGrade
-from course_grader.runner import KernelSetup, Launch, Limits, StepRun, run_steps
+from course_grader.runner import Judge, KernelSetup, Launch, Limits, StepRun, judge_in_this_process, run_steps
 from course_grader.sandbox import Scratch, changed, fingerprint, kernel_env, make_scratch, remove, stage_package
 from course_grader.spec import ExerciseSpec, read_spec
 from course_grader.submissions import InvalidSubmission, find_submissions, read_code_cells
@@ -87,6 +90,7 @@ class Job:
     keep_scratch: bool = False
     isolation: Isolation | None = None
     package: Path | None = None
+    judge_with: Judge = judge_in_this_process  # grade_batch gives each job a judge process of its own (judges)
 
 
 def grade_one(submission: Submission, spec: ExerciseSpec, job: Job) -> SubmissionGrade:
@@ -111,7 +115,7 @@ def grade_one(submission: Submission, spec: ExerciseSpec, job: Job) -> Submissio
                                          scratch.handover)),
                         ipc_path(scratch.root)) if sandboxed else Launch()
         setup = KernelSetup(job.kernel_name, scratch, kernel_env(scratch, job.threads, package), job.limits, job.groups, launch)
-        runs, events = asyncio.run(run_steps(plan.steps, setup, cancelled=job.cancelled))
+        runs, events = asyncio.run(run_steps(plan.steps, setup, cancelled=job.cancelled, judge=job.judge_with))
         seconds = time.monotonic() - start
         row = judge(submission, spec, plan, runs, events, cells)
         row = replace(row, flags=row.flags + _write_flags(scratch, runs, sandboxed), seconds=seconds)
@@ -137,6 +141,24 @@ def _one_title_each(spec: ExerciseSpec, rows: list[SubmissionGrade]) -> tuple[Su
             titles[g.exercise] = titles.get(g.exercise) or g.title
     return tuple(replace(r, grades=tuple(replace(g, title=titles.get(g.exercise, g.title)) for g in r.grades))
                  for r in rows)
+
+
+def _copies(row: SubmissionGrade, sub: Submission, published: Published) -> SubmissionGrade:
+    """The row, flagged where its answers are the published solution's (its grades unchanged)."""
+    if sub.path is None or not published.functions:
+        return row
+    try:
+        return flag_copies(row, published, read_code_cells(sub.path))
+    except InvalidSubmission:
+        return row
+
+
+def _limits_text(limits: Limits, judges: list) -> str:
+    """The limits every submission had, for the summary."""
+    return (f"limits per submission: {limits.cell_timeout:g} s per cell, {limits.total_timeout:g} s in all, "
+            f"{limits.judge_timeout:g} s of judge time (its answers' time in its checks); judge: "
+            + ("one process per job, so a slow submission holds up only its own job" if judges else
+               "in the grader, one check at a time across jobs"))
 
 
 def _untrusted(row: SubmissionGrade, first: Change) -> SubmissionGrade:
@@ -200,6 +222,7 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     start = time.monotonic()
     isolation = sandbox if isinstance(sandbox, Isolation) else probe(sandbox)
     spec = read_spec(Path(exercise))
+    published = published_solution(spec)
     found = find_submissions(Path(submissions), spec.path.name)
     if jobs is not None:
         require_int("jobs", jobs, expected="must be at least 1", hint=f"Leave it out to use one per core ({cores()}).")
@@ -214,7 +237,7 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     job = Job(batch_root, limits, kernel_name or spec.kernel_name, ProcessGroups(), threading.Event(),
               threads=max(1, cores() // jobs) if jobs > 1 else None, keep_scratch=keep_scratch, isolation=isolation,
               package=package)
-    batch = _Batch(spec, found, job, Watch([*python_trees(), *watched, package], skip=busy_folders()))
+    batch = _Batch(spec, found, job, Watch([*python_trees(), *watched, package], skip=busy_folders()), published)
     try:
         rows = batch.run(jobs, progress)
     finally:
@@ -224,15 +247,18 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     after = fingerprint(watched)
     changes = [*changed(before, after), *(str(c) for c in batch.watch.changes)]
     return BatchResult(str(spec.path), spec.ids, _one_title_each(spec, rows), jobs,
-                       time.monotonic() - start, tuple(changes), tuple(batch.strays), str(isolation))
+                       time.monotonic() - start, tuple(changes), tuple(batch.strays), str(isolation),
+                       _limits_text(limits, batch.judges), str(published))
 
 
 class _Batch:
     """A batch's submissions graded side by side, one job per thread; each row is looked at, as it comes, for
     files left outside its scratch folder and (without a sandbox) for changes to the watched trees."""
 
-    def __init__(self, spec: ExerciseSpec, found: list[Submission], job: Job, watch: Watch):
-        self.spec, self.found, self.job, self.watch = spec, found, job, watch
+    def __init__(self, spec: ExerciseSpec, found: list[Submission], job: Job, watch: Watch, published: Published):
+        self.spec, self.found, self.job, self.watch, self.published = spec, found, job, watch, published
+        self.judges: list = []
+        self.free: queue.SimpleQueue = queue.SimpleQueue()  # the judge processes no job thread holds now
         self.lock, self.looking = threading.Lock(), threading.Lock()
         self.rows: dict[int, SubmissionGrade] = {}
         self.running: set[str] = set()
@@ -243,6 +269,9 @@ class _Batch:
     def run(self, jobs: int, progress: Callable[[int, int, SubmissionGrade], None] | None) -> list[SubmissionGrade]:
         """Every submission's row, in the submissions' order; on Ctrl-C or an error every kernel is stopped first."""
         job = self.job
+        self.judges = start_judges(jobs)  # forked now, holding the loaded judge: before any kernel or job thread starts
+        for one in self.judges:
+            self.free.put(one)
         pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="course-grade")
         interrupted = threading.Event()
         previous = _on_interrupt(interrupted.set)
@@ -270,18 +299,23 @@ class _Batch:
             _restore(previous)
             pool.shutdown(wait=True)
             job.groups.kill_all()
+            for one in self.judges:
+                one.close()
         return [self.rows[k] for k in sorted(self.rows)]
 
     def work(self, sub: Submission) -> SubmissionGrade:
         with self.lock:
             self.running.add(sub.learner)
             self.suspects.add(sub.learner)
+        mine = self.free.get() if self.judges else judge_in_this_process  # one per job: this thread's, until it is done
         try:
-            row = grade_one(sub, self.spec, self.job)
+            row = grade_one(sub, self.spec, replace(self.job, judge_with=mine))
         finally:
+            if self.judges:
+                self.free.put(mine)
             with self.lock:
                 self.running.discard(sub.learner)
-        return self.looked_at(row)  # in this thread, before it takes the next submission
+        return self.looked_at(_copies(row, sub, self.published))  # in this thread, before it takes the next submission
 
     def new_strays(self, row: SubmissionGrade) -> SubmissionGrade:
         """Files the learner's code left in the batch folder, outside every scratch folder."""

@@ -41,7 +41,10 @@ from typing import ClassVar
 from course_utils.handover import UnreachablePath, judging_into, refuse_unreachable
 
 REPLY_MIME = "application/vnd.course-utils.answer+b64"
-REPLY_CAP = 16 * 1024 * 1024  # bytes of one reply, before base64: a bigger one is the learner's failure
+REPLY_CAP = 4 * 1024 * 1024  # bytes of one reply, before base64: a bigger one is the learner's failure
+# What the runner hands the judge in place of a reply it dropped for its size (it never reads one
+# whole): the marker, then the size in bytes. A kernel that sends these bytes itself only gets that fail.
+_OVERSIZED = b"course-grade: oversized reply of "
 MAX_DEPTH = 40
 
 # Classes whose instances may come back as new objects (state only, rebuilt here with __new__):
@@ -481,10 +484,19 @@ def request_cell(request: bytes) -> str:
 # ----------------------------------------------------------------------------- reading the reply (judge)
 
 
+def oversized_reply(size: int) -> bytes:
+    """What the runner passes on in place of a reply of ``size`` bytes that it dropped unread."""
+    return _OVERSIZED + str(int(size)).encode("ascii")
+
+
 def load_reply(data: bytes) -> dict:
     """Read a reply with torch's safe loader; ``BadReply`` when it is not the data the judge expects."""
     import torch
 
+    if isinstance(data, bytes) and data.startswith(_OVERSIZED):
+        size = data[len(_OVERSIZED):].decode("ascii", "replace")
+        raise BadReply(f"your function's reply was about {size} bytes, more than the {REPLY_CAP // 2**20} MiB the "
+                       "grader reads, so all of it was left out; return what the exercise asks for, not more")
     if not isinstance(data, bytes) or len(data) > REPLY_CAP:
         raise BadReply(f"the reply is larger than the grader accepts ({REPLY_CAP // 2**20} MiB)")
     try:

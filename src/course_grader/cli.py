@@ -78,6 +78,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--jobs", type=int, default=None, help=f"kernels at once (default: one per core, {cores()})")
     parser.add_argument("--cell-timeout", type=float, default=60.0, help="seconds per cell (default 60)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per submission (default 600)")
+    parser.add_argument("--judge-timeout", type=float, default=Limits.judge_timeout,
+                        help="seconds the checks of one submission may wait, in all, for its functions to return "
+                        f"(default {Limits.judge_timeout:g}); a submission that uses them up is flagged, and no "
+                        "other submission waits for it")
     parser.add_argument("--kernel", help="kernel name (default: the exercise notebook's, usually python3)")
     parser.add_argument("--sandbox", choices=MODES, default="auto",
                         help="run each kernel under bubblewrap: auto (where it works; default), require (refuse "
@@ -94,8 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         exercise = find_exercise_notebook(args.exercise, exercise_folders(Path.cwd()))
         if args.jobs is not None:
             require_int("--jobs", args.jobs, expected="must be at least 1", hint=f"Leave it out to use one per core ({cores()}).")
-        if args.cell_timeout <= 0 or args.timeout <= 0:
-            raise ValueError("--cell-timeout and --timeout must be positive numbers of seconds")
+        if args.cell_timeout <= 0 or args.timeout <= 0 or args.judge_timeout <= 0:
+            raise ValueError("--cell-timeout, --timeout and --judge-timeout must be positive numbers of seconds")
         if not args.submissions.is_dir():
             raise ValueError(f"{args.submissions} is not a folder; give the folder that holds the submissions")
         out = args.out or Path("grades") / exercise.stem
@@ -118,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"course-grade: {isolation}", file=sys.stderr)
     if replaced and not args.quiet:
         print(f"course-grade: {replaced}", file=sys.stderr)
-    limits = Limits(cell_timeout=args.cell_timeout, total_timeout=args.timeout)
+    limits = Limits(cell_timeout=args.cell_timeout, total_timeout=args.timeout, judge_timeout=args.judge_timeout)
     progress = None if args.quiet else ProgressBar()
     previous = signal.signal(signal.SIGTERM, _interrupt)  # a kill from a batch system: clean up as for Ctrl-C
     try:

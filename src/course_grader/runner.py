@@ -30,7 +30,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from traitlets import List, Unicode
 
-from course_grader.boundary import REPLY_CAP, REPLY_MIME, ChannelLost, request_cell
+from course_grader.boundary import REPLY_CAP, REPLY_MIME, ChannelLost, oversized_reply, request_cell
 from course_grader.plan import Step
 from course_grader.sandbox import Scratch
 from course_utils.display import truncate
@@ -55,6 +55,7 @@ class StepRun:
     detail: str = ""  # why it timed out, died or did not run
     cause: str = ""  # for a step that did not run: "timeout", "crashed" or "error"
     result: dict | None = None  # for a check step that ran: the judge's verdict (status, title, message, hint)
+    slow: bool = False  # stopped, or never judged, because the submission's judge time was used up
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,9 @@ class Limits:
 
     cell_timeout: float = 60.0
     total_timeout: float = 600.0
+    # seconds the judge may spend on one submission's checks in all, its answers' time in the kernel
+    # included: a submission whose answers are slow uses up its own, and no other's (issues 38, 39)
+    judge_timeout: float = 120.0
     output_cap: int = OUTPUT_CAP
     max_restarts: int = 3
 
@@ -92,6 +96,7 @@ class _CappedClient(NotebookClient):
         self.cap = cap
         self.used: dict[int, int] = {}
         self.capped: set[int] = set()
+        self.dropped: dict[int, int] = {}  # cell index -> size (in base64 characters) of a reply dropped unread
 
     def process_message(self, msg, cell, cell_index):
         kind = msg.get("msg_type", "")
@@ -108,7 +113,12 @@ class _CappedClient(NotebookClient):
             content = {**content, "evalue": truncate(str(content.get("evalue", "")), ERROR_TEXT_CAP), "traceback": trace}
             return {**msg, "content": content}
         if kind == "display_data" and REPLY_MIME in (content.get("data") or {}):
-            return msg if _size(content, REPLY_TEXT_CAP) <= REPLY_TEXT_CAP else None
+            size = _size(content, REPLY_TEXT_CAP)
+            if size <= REPLY_TEXT_CAP:
+                return msg
+            reply = (content.get("data") or {}).get(REPLY_MIME)
+            self.dropped[index] = len(reply) if isinstance(reply, str) else size
+            return None
         left = self.cap - self.used.get(index, 0)
         size = _size(content, max(left, 0) + 1)
         if size <= left:
@@ -228,8 +238,16 @@ _JUDGING = threading.Lock()
 def judge_in_this_process(exercise_id: str, channel: Callable[[bytes], bytes], handover: Path | None = None) -> dict:
     """The default judge: the course's checker, here, calling the learner's function in the kernel.
 
-    ``handover``: the submission's ``Scratch.handover`` (``boundary.grade``)."""
+    ``handover``: the submission's ``Scratch.handover`` (``boundary.grade``). One at a time in this
+    process; ``course-grade`` gives each job a judge process of its own instead (``judges``)."""
+    with _JUDGING:
+        return judge_here(exercise_id, channel, handover)
+
+
+def judge_here(exercise_id: str, channel: Callable[[bytes], bytes], handover: Path | None = None) -> dict:
+    """``judge_in_this_process`` without the lock: for a process that judges one exercise at a time anyway."""
     from course_grader.boundary import grade
+    from course_grader.results import MESSAGE_LIMIT, cut_with_note
     from course_utils.checks import all_exercises
 
     known = all_exercises()
@@ -237,9 +255,9 @@ def judge_in_this_process(exercise_id: str, channel: Callable[[bytes], bytes], h
         return {"status": "error", "title": "", "hint": "Check the exercise notebook: is it from this course's exercises/?",
                 "message": f"The grader has no check {exercise_id!r} (known: {', '.join(known) or 'none'}); the "
                            "checks it judges with are the course's own (course_utils/checks/nbNN.py)."}
-    with _JUDGING:
-        result = grade(exercise_id, channel, handover)
-    return {"status": result.status, "title": result.title, "message": result.message, "hint": result.hint}
+    result = grade(exercise_id, channel, handover)
+    return {"status": result.status, "title": result.title, "message": cut_with_note(result.message, MESSAGE_LIMIT),
+            "hint": cut_with_note(result.hint, MESSAGE_LIMIT)}
 
 
 def reply_of(outputs: list) -> bytes:
@@ -271,6 +289,7 @@ class _Steps:
         self.events: list[str] = []
         self.deadline = time.monotonic() + setup.limits.total_timeout
         self.lives = 0
+        self.judged = 0.0  # seconds of judge time this submission has used, from each check's first request to its verdict
 
     async def run(self) -> tuple[list[StepRun], list[str]]:
         kernel: _Kernel | None = None
@@ -389,21 +408,29 @@ class _Steps:
         """Judge step i's exercise here, its answer called in kernel k; None, or why the kernel was lost."""
         loop = asyncio.get_running_loop()
         left = self.deadline - time.monotonic()
-        clock = _CheckClock(min(self.limits.cell_timeout, left), left)
+        judge_left = self.limits.judge_timeout - self.judged
+        clock = _CheckClock(min(self.limits.cell_timeout, left, judge_left), left, judge_left)
 
         def channel(request: bytes) -> bytes:
             return asyncio.run_coroutine_threadsafe(self._ask(k, request, clock), loop).result()
 
         run = self.runs[i]
+        if judge_left <= 0:  # used up by the checks before: this one is not judged, and the kernel is kept
+            run.detail, run.cause, run.slow = self._judge_time_used(), "timeout", True
+            return None
         try:
             run.result = await loop.run_in_executor(None, self.judge, self.steps[i].exercise, channel, self.setup.scratch.handover)
         except ChannelLost as lost:
             run.status, run.detail = lost.status, lost.detail
+            run.slow = lost.status == "timeout" and judge_left <= min(self.limits.cell_timeout, left)
             return f"{lost.status}: {lost.detail}"
         except Exception as exc:  # the judge itself broke: a grader bug, never a pass
             run.result = {"status": "error", "title": "", "hint": "This is a bug in the grader; please report it.",
                           "message": f"The grader could not judge this exercise ({type(exc).__name__}: "
                                      f"{truncate(str(exc), 300)})."}
+        finally:
+            if clock.started is not None:
+                self.judged += time.monotonic() - clock.started
         run.status = "ok"
         return None
 
@@ -431,24 +458,38 @@ class _Steps:
             del nb.cells[index:]
             k.client.used.pop(index, None)
             k.client.capped.discard(index)
+            dropped = k.client.dropped.pop(index, None)
+        if dropped is not None:  # too big to read: the judge says so, with its size, as the learner's failure
+            return oversized_reply(dropped * 3 // 4)
         return reply_of(list(cell.get("outputs", [])))
 
     def _over(self, clock: _CheckClock) -> str:
         limits = self.limits
+        if clock.judge_left <= min(limits.cell_timeout, clock.left):
+            return (f"its answers used up the submission's judge time of {limits.judge_timeout:g} s "
+                    "(the time the checks may wait for its functions to return)")
         return (f"it ran past the submission's total limit of {limits.total_timeout:g} s" if clock.left < limits.cell_timeout
                 else f"it ran past the limit of {limits.cell_timeout:g} s per cell")
+
+    def _judge_time_used(self) -> str:
+        return (f"the submission's judge time of {self.limits.judge_timeout:g} s was used up by the checks before "
+                "(its answers were that slow to return)")
 
 
 @dataclass
 class _CheckClock:
     """One check's time: ``limit`` seconds from its first request (waiting for another job's judge is not
-    this check's time); ``left``: what the submission had left when the check began."""
+    this check's time); ``left``: what the submission had left when the check began; ``judge_left``: what
+    was left of its judge time (``Limits.judge_timeout``), charged from ``started``, the first request."""
 
     limit: float
     left: float
+    judge_left: float = math.inf
+    started: float | None = None
     ends: float | None = None
 
     def remaining(self) -> float:
         if self.ends is None:
-            self.ends = time.monotonic() + self.limit
+            self.started = time.monotonic()
+            self.ends = self.started + self.limit
         return self.ends - time.monotonic()
