@@ -23,6 +23,7 @@ from pathlib import Path
 from course_utils.display import require_int
 from course_utils.grading.bubblewrap import Isolation, bwrap_argv, ipc_path, probe
 from course_utils.grading.environment import Change, Watch, busy_folders, python_trees
+from course_utils.grading.manifest import ModifiedCourse, Verification, verify_imported, verify_package
 from course_utils.grading.plan import build_plan
 from course_utils.grading.results import BatchResult, Submission, SubmissionGrade
 from course_utils.grading.runner import Launch, Limits, StepRun, run_steps
@@ -127,6 +128,23 @@ def _one_title_each(spec: ExerciseSpec, rows: list[SubmissionGrade]) -> tuple[Su
                  for r in rows)
 
 
+def _verify_the_course(package: Path | None = None) -> Verification:
+    """The course's package against its manifest, then everything the judge imports (``manifest``).
+
+    Called before the judge is loaded and before any kernel starts: the judge's lazily loaded
+    checks are read only after their files were compared."""
+    found = verify_package(package)
+    _load_the_judge()
+    compared, mismatches = verify_imported(package)
+    return Verification(found.source, found.mismatches + tuple(mismatches), found.files + compared)
+
+
+def _modified(row: SubmissionGrade, verification: Verification) -> SubmissionGrade:
+    """The row of a submission graded with course code that is not what was released (--allow-modified-course)."""
+    return replace(row, flags=row.flags + (
+        f"not trustworthy: graded with a modified course, {verification} (see summary.txt)",))
+
+
 def _untrusted(row: SubmissionGrade, first: Change) -> SubmissionGrade:
     """The row of a submission graded after the checkout, the environment or a submission changed."""
     return replace(row, flags=row.flags + (
@@ -173,7 +191,7 @@ def _load_the_judge() -> None:
 def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, limits: Limits = Limits(),  # noqa: B008 (frozen dataclass: one shared default is safe)
                 kernel_name: str | None = None, keep_scratch: bool = False,
                 progress: Callable[[int, int, SubmissionGrade], None] | None = None,
-                sandbox: str | Isolation = "auto") -> BatchResult:
+                sandbox: str | Isolation = "auto", allow_modified_course: bool = False) -> BatchResult:
     """Grade every submission in ``submissions`` against the exercise notebook ``exercise``.
 
     ``jobs`` kernels run at once (default: one per core). ``progress(done, total, row)`` is
@@ -184,6 +202,11 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     ``BatchResult.changed_files``. Without the sandbox the course checkout, the Python environment
     and the submissions are also looked at after each submission (``environment.Watch``): a change
     is named there too, and every submission graded from then on is flagged as not trustworthy.
+
+    Before the first kernel, the course's code (the checks, the staged package's files, every
+    module the judge imports) is compared with its manifest (``manifest``): a difference raises
+    ``ModifiedCourse`` naming the files, unless ``allow_modified_course``, which grades, flags
+    every row and reports the difference in ``changed_files``.
     """
     start = time.monotonic()
     isolation = sandbox if isinstance(sandbox, Isolation) else probe(sandbox)
@@ -196,9 +219,14 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     before = fingerprint(watched)
     batch_root = Path(tempfile.mkdtemp(prefix="course-grade-"))
     # beside the batch's folder, not in it: no learner's folder can be named like it, and no file there is a stray
+    verification = _verify_the_course()
+    if not verification.clean and not allow_modified_course:
+        remove(batch_root)
+        raise ModifiedCourse(f"refusing to grade: {verification}. Restore what the course released (`git status` "
+                             "and `git checkout -- src` in a checkout, a reinstall otherwise), or grade anyway with "
+                             "--allow-modified-course, which flags every row")
     staged = Path(tempfile.mkdtemp(prefix="course-grade-package-"))
     package = stage_package(staged)
-    _load_the_judge()
     watch = Watch([*python_trees(), *watched, package], skip=busy_folders())
     groups, cancelled, lock, looking = ProcessGroups(), threading.Event(), threading.Lock(), threading.Lock()
     rows: dict[int, SubmissionGrade] = {}
@@ -219,6 +247,7 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
         finally:
             with lock:
                 running.discard(sub.learner)
+        row = row if verification.clean else _modified(row, verification)
         return looked_at(row)  # in this thread, before it takes the next submission
 
     def new_strays(row: SubmissionGrade) -> SubmissionGrade:
@@ -277,6 +306,8 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
             remove(batch_root)
         remove(staged)
     after = fingerprint(watched)
-    changes = [*changed(before, after), *(str(c) for c in watch.changes)]
+    changes = [*([] if verification.clean else [f"before grading: {verification}"]), *changed(before, after),
+               *(str(c) for c in watch.changes)]
     return BatchResult(str(spec.path), spec.ids, _one_title_each(spec, [rows[k] for k in sorted(rows)]), jobs,
-                       time.monotonic() - start, tuple(changes), tuple(strays_all), str(isolation))
+                       time.monotonic() - start, tuple(changes), tuple(strays_all), str(isolation),
+                       f"verified: {verification}")

@@ -101,6 +101,7 @@ class BatchResult:
     changed_files: tuple[str, ...] = ()  # instructor files that changed while grading (should be none)
     strays: tuple[str, ...] = field(default=())  # files that appeared outside any scratch folder
     isolation: str = ""  # how the kernels were isolated, in words (bubblewrap, or none and why)
+    verified: str = ""  # what the course's code was compared with before the first kernel (grading.manifest)
 
     def counts(self) -> dict[str, Counter]:
         """How many submissions got each status, per exercise id."""
@@ -128,6 +129,7 @@ def summary_text(result: BatchResult) -> str:
     rows = result.rows
     lines = [f"course-grade: {Path(result.exercise_notebook).name}, {len(rows)} submission(s), "
              f"{result.jobs} job(s), {result.seconds:.1f} s", *([result.isolation] if result.isolation else []),
+             *([result.verified] if result.verified else []),
              "", *table, "",
              "all statuses: " + (", ".join(f"{s} {everything[s]}" for s in GRADE_STATUSES if everything[s]) or "none"),
              f"passed every exercise: {sum(r.passed_count == r.total and r.total > 0 for r in rows)} of {len(rows)}"]
