@@ -23,6 +23,7 @@ from pathlib import Path
 from course_utils.display import require_int
 from course_utils.grading.bubblewrap import Isolation, bwrap_argv, ipc_path, probe
 from course_utils.grading.environment import Change, Watch, busy_folders, python_trees
+from course_utils.grading.kernel_boot import dumpable, is_dumpable
 from course_utils.grading.manifest import ModifiedCourse, Verification, verify_imported, verify_package
 from course_utils.grading.plan import build_plan
 from course_utils.grading.results import BatchResult, Submission, SubmissionGrade
@@ -73,6 +74,17 @@ def _write_flags(scratch: Scratch, runs: list[StepRun], sandboxed: bool) -> tupl
     return tuple(flags)
 
 
+def _unsandboxed_ipc(scratch: Scratch) -> str:
+    """Unix sockets in the submission's own folder (mode 0700) where the OS has them and the path fits, else ""
+    (TCP on localhost; the key still never touches the disk)."""
+    if os.name != "posix":
+        return ""
+    try:
+        return ipc_path(scratch.root)
+    except ValueError:
+        return ""
+
+
 def grade_one(submission: Submission, spec: ExerciseSpec, *, batch_root: Path, limits: Limits, kernel_name: str,
               groups: ProcessGroups, cancelled: threading.Event, threads: int | None = None,
               keep_scratch: bool = False, isolation: Isolation | None = None,
@@ -98,12 +110,19 @@ def grade_one(submission: Submission, spec: ExerciseSpec, *, batch_root: Path, l
         sandboxed = isolation is not None and isolation.sandboxed
         launch = Launch(tuple(bwrap_argv(isolation.bwrap, scratch.own, scratch.work, batch_root, package,
                                          scratch.handover)),
-                        ipc_path(scratch.root)) if sandboxed else Launch()
+                        ipc_path(scratch.root), private=True) if sandboxed else Launch(
+                            ipc=_unsandboxed_ipc(scratch), private=True)
+        intruders: list[str] = []
         runs, events = asyncio.run(run_steps(plan.steps, kernel_name=kernel_name, scratch=scratch,
                                              env=kernel_env(scratch, threads, package), limits=limits, groups=groups,
-                                             cancelled=cancelled, launch=launch))
+                                             cancelled=cancelled, launch=launch, intruders=intruders))
         row = judge(submission, spec, plan, runs, events, cells, time.monotonic() - start)
         row = replace(row, flags=row.flags + _write_flags(scratch, runs, sandboxed))
+        if intruders:
+            shown = ", ".join(dict.fromkeys(intruders))
+            row = replace(row, flags=row.flags + (
+                f"not trustworthy: another process sent requests to this submission's kernel ({shown}); "
+                "a neighbour's code may have changed its answers: regrade it with --sandbox require",))
         strays = scratch.strays()
         if strays:
             row = replace(row, flags=row.flags + (
@@ -278,6 +297,11 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="course-grade")
     interrupted = threading.Event()
     previous = _on_interrupt(interrupted.set)
+    # Without the sandbox, a kernel runs as this user: it could read every kernel's key from this process's
+    # memory (/proc/<pid>/mem, ptrace). Not while the batch runs; as it was afterwards.
+    was_dumpable = is_dumpable()
+    if was_dumpable and not isolation.sandboxed:
+        dumpable(False)
     try:
         futures = {pool.submit(work, k, sub): k for k, sub in enumerate(found)}
         pending, done = set(futures), 0
@@ -301,6 +325,8 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     finally:
         _restore(previous)
         pool.shutdown(wait=True)
+        if was_dumpable:
+            dumpable(True)
         groups.kill_all()
         if not keep_scratch:
             remove(batch_root)

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import math
+import os
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -28,7 +31,7 @@ import nbformat
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
-from traitlets import List, Unicode
+from traitlets import Bool, List, Unicode
 
 from course_utils.boundary import REPLY_CAP, REPLY_MIME, ChannelLost, request_cell
 from course_utils.display import truncate
@@ -121,21 +124,55 @@ class _CappedClient(NotebookClient):
         return None
 
 
-class _SandboxedKernelManager(AsyncKernelManager):
-    """A kernel manager that starts the kernel behind a command prefix (bwrap ... --), over ipc sockets."""
+def _boot_source() -> str:
+    """``kernel_boot``'s source, run with ``python -c``: no package import comes before its first instruction."""
+    from course_utils.grading import kernel_boot
+
+    return Path(kernel_boot.__file__).read_text(encoding="utf-8")
+
+
+class _PrivateKernelManager(AsyncKernelManager):
+    """A kernel manager that starts the kernel behind a command prefix (bwrap ... --) and, with
+    ``key_by_stdin``, through ``kernel_boot``: the connection file it writes then holds no key."""
 
     sandbox_prefix = List(Unicode())
+    key_by_stdin = Bool(False)
 
     def format_kernel_cmd(self, extra_arguments=None):
-        return [*self.sandbox_prefix, *super().format_kernel_cmd(extra_arguments)]
+        cmd = super().format_kernel_cmd(extra_arguments)
+        if self.key_by_stdin:
+            at = cmd.index("ipykernel_launcher")
+            # "-m ipykernel_launcher -f FILE" becomes "-c <kernel_boot>": the settings come through stdin
+            cmd = [*cmd[:at - 1], "-c", _boot_source()]
+        return [*self.sandbox_prefix, *cmd]
+
+    def write_connection_file(self, **kwargs):
+        if not self.key_by_stdin:
+            return super().write_connection_file(**kwargs)
+        key = self.session.key
+        self.session.key = b""  # on disk: ports and transport only
+        try:
+            return super().write_connection_file(**kwargs)
+        finally:
+            self.session.key = key
+
+
+def boots_privately(argv: list[str]) -> bool:
+    """Whether a kernel spec's command is ipykernel's (``python -m ipykernel_launcher``), which ``kernel_boot`` replaces."""
+    return os.name == "posix" and "ipykernel_launcher" in argv and argv.index("ipykernel_launcher") > 0 and (
+        argv[argv.index("ipykernel_launcher") - 1] == "-m")
 
 
 @dataclass(frozen=True)
 class Launch:
-    """How to start a submission's kernels: plainly, or behind ``prefix`` with Unix sockets at ``ipc``."""
+    """How to start a submission's kernels: plainly, or behind ``prefix``, with Unix sockets at ``ipc``.
+
+    ``private``: the key reaches the kernel through its stdin, never a file (``kernel_boot``), where
+    the kernel spec is ipykernel's."""
 
     prefix: tuple[str, ...] = ()  # e.g. bwrap's command line, ending in "--"
     ipc: str = ""  # the socket path prefix (ZeroMQ ipc transport); "" for TCP on localhost
+    private: bool = False
 
     @property
     def sandboxed(self) -> bool:
@@ -157,29 +194,63 @@ class _Kernel:
     """One kernel life: start it in the scratch folder, run cells, and always kill its process group."""
 
     def __init__(self, nb, kernel_name: str, scratch: Scratch, env: dict, limits: Limits, groups: ProcessGroups,
-                 launch: Launch = Launch()):
-        extra = {"kernel_manager_class": _SandboxedKernelManager} if launch.sandboxed else {}
+                 launch: Launch = Launch(), intruders: list[str] | None = None):
         self.client = _CappedClient(nb, limits.output_cap, kernel_name=kernel_name, allow_errors=True,
-                                    interrupt_on_timeout=False, record_timing=False, startup_timeout=120, **extra)
+                                    interrupt_on_timeout=False, record_timing=False, startup_timeout=120,
+                                    kernel_manager_class=_PrivateKernelManager)
         self.scratch, self.env, self.groups, self.launch = scratch, env, groups, launch
         self.pgid: int | None = None
         self.log = None
+        self.intruders: list[str] = [] if intruders is None else intruders  # requests the grader did not send
 
     async def start(self) -> None:
         client = self.client
-        client.km = client.create_kernel_manager()
-        if self.launch.sandboxed:
-            # inside the sandbox's network namespace a TCP port is out of reach: talk over Unix sockets
-            # in the submission's own folder, and keep the connection file there too
-            client.km.transport = "ipc"
-            client.km.ip = self.launch.ipc
-            client.km.connection_file = str(self.scratch.root / "kernel.json")
-            client.km.sandbox_prefix = list(self.launch.prefix)
+        client.km = km = client.create_kernel_manager()
+        # the connection file in the submission's own folder (mode 0700), not in the user's runtime folder
+        km.connection_file = str(self.scratch.root / "kernel.json")
+        if self.launch.ipc:
+            # Unix sockets in the submission's own folder: no TCP port any local process can reach (and,
+            # inside the sandbox's network namespace, a TCP port would be out of the grader's reach)
+            km.transport = "ipc"
+            km.ip = self.launch.ipc
+        km.sandbox_prefix = list(self.launch.prefix)
+        km.key_by_stdin = self.launch.private and boots_privately(km.kernel_spec.argv)
+        ours, theirs = socket.socketpair() if km.key_by_stdin else (None, None)
         self.log = open(self.scratch.log, "ab")
-        await client.async_start_new_kernel(cwd=str(self.scratch.work), env=self.env, stdout=self.log, stderr=self.log)
-        self.pgid = getattr(client.km.provisioner, "pgid", None)
+        try:
+            await client.async_start_new_kernel(cwd=str(self.scratch.work), env=self.env, stdout=self.log,
+                                                stderr=self.log, **({"stdin": theirs.fileno()} if theirs else {}))
+        finally:
+            if theirs is not None:
+                theirs.close()
+        self.pgid = getattr(km.provisioner, "pgid", None)
         self.groups.add(self.pgid)
+        if ours is not None:
+            with ours:
+                info = km.get_connection_info()
+                ours.sendall(json.dumps({**info, "key": info["key"].decode("ascii")}).encode())
         await client.async_start_new_kernel_client()
+        self._watch_for_intruders()
+
+    def _watch_for_intruders(self) -> None:
+        """Note every broadcast whose request came from a session other than the grader's own.
+
+        The kernel broadcasts, on iopub, a status for every request it handles, naming the session
+        that sent it; nbclient drops what is not its own cell's. Another process that learnt the key
+        and sent requests (a neighbour's hijack) is seen here, whatever the request did."""
+        client, own = self.client, {self.client.kc.session.session, self.client.km.session.session}
+        channel = client.kc.iopub_channel
+        receive = channel.get_msg
+
+        async def get_msg(*args, **kwargs):
+            msg = await receive(*args, **kwargs)
+            parent = msg.get("parent_header") or {}
+            session = parent.get("session")
+            if session and session not in own and len(self.intruders) < 20:
+                self.intruders.append(f"{parent.get('msg_type', '?')} from session {str(session)[:36]}")
+            return msg
+
+        channel.get_msg = get_msg
 
     def exit_code(self) -> int | None:
         process = getattr(getattr(self.client.km, "provisioner", None), "process", None)
@@ -244,8 +315,10 @@ def reply_of(outputs: list) -> bytes:
 async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scratch, env: dict, limits: Limits,
                     groups: ProcessGroups, cancelled: threading.Event | None = None,
                     launch: Launch = Launch(), judge: Judge = judge_in_this_process,
-                    ) -> tuple[list[StepRun], list[str]]:
-    """Run every step; return what happened to each, and the kernel restarts in words."""
+                    intruders: list[str] | None = None) -> tuple[list[StepRun], list[str]]:
+    """Run every step; return what happened to each, and the kernel restarts in words.
+
+    ``intruders``: where to note the requests a kernel ran that the grader did not send."""
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s.source) for s in steps])
     runs = [StepRun() for _ in steps]
     events: list[str] = []
@@ -363,7 +436,7 @@ async def run_steps(steps: tuple[Step, ...], *, kernel_name: str, scratch: Scrat
                     give_up(i, f"the kernel was lost {lives} times; the grader stopped restarting it", "crashed")
                     break
                 lives += 1
-                kernel = _Kernel(nb, kernel_name, scratch, env, limits, groups, launch)
+                kernel = _Kernel(nb, kernel_name, scratch, env, limits, groups, launch, intruders)
                 try:
                     await kernel.start()
                 except Exception as exc:
