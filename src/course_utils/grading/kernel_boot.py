@@ -87,7 +87,7 @@ def main() -> None:
     # a connection file that does not exist: ipykernel then reads none (the one on disk holds no key)
     app = _App.instance(config=config, transport=settings["transport"], ip=settings["ip"],
                         connection_file=settings["ip"] + "-unused.json", **ports)
-    app.initialize([])
+    app.initialize(sys.argv[1:])  # what the kernel spec and the client add (nbclient: the history file)
     app.start()
 
 

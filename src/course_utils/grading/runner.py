@@ -142,8 +142,11 @@ class _PrivateKernelManager(AsyncKernelManager):
         cmd = super().format_kernel_cmd(extra_arguments)
         if self.key_by_stdin:
             at = cmd.index("ipykernel_launcher")
-            # "-m ipykernel_launcher -f FILE" becomes "-c <kernel_boot>": the settings come through stdin
-            cmd = [*cmd[:at - 1], "-c", _boot_source()]
+            rest = list(cmd[at + 1:])
+            if "-f" in rest:  # the connection file: the settings come through stdin instead
+                del rest[rest.index("-f"):rest.index("-f") + 2]
+            # "-m ipykernel_launcher -f FILE ARGS" becomes "-c <kernel_boot> ARGS"
+            cmd = [*cmd[:at - 1], "-c", _boot_source(), *rest]
         return [*self.sandbox_prefix, *cmd]
 
     def write_connection_file(self, **kwargs):
@@ -155,6 +158,31 @@ class _PrivateKernelManager(AsyncKernelManager):
             return super().write_connection_file(**kwargs)
         finally:
             self.session.key = key
+
+
+def private_kernel(km: _PrivateKernelManager, folder: Path, ipc: str = "", prefix: tuple[str, ...] = (),
+                   private: bool = True) -> tuple[socket.socket | None, socket.socket | None]:
+    """Set up ``km`` to start its kernel with its connection file in ``folder``, Unix sockets at ``ipc`` (or TCP
+    on localhost for ""), behind ``prefix``, and, where ``private`` and the kernel is ipykernel, the key
+    through its stdin. Returns (ours, theirs): pass ``stdin=theirs.fileno()`` to the start, then
+    ``send_settings(km, ours, theirs)``; (None, None) when the key goes in the file."""
+    km.connection_file = str(Path(folder) / "kernel.json")
+    if ipc:
+        km.transport = "ipc"
+        km.ip = ipc
+    km.sandbox_prefix = list(prefix)
+    km.key_by_stdin = private and boots_privately(km.kernel_spec.argv)
+    return socket.socketpair() if km.key_by_stdin else (None, None)
+
+
+def send_settings(km: _PrivateKernelManager, ours: socket.socket | None, theirs: socket.socket | None) -> None:
+    """After the kernel started: close its end here and hand it its settings, key included, through ours."""
+    if theirs is not None:
+        theirs.close()
+    if ours is not None:
+        with ours:
+            info = km.get_connection_info()
+            ours.sendall(json.dumps({**info, "key": info["key"].decode("ascii")}).encode())
 
 
 def boots_privately(argv: list[str]) -> bool:
@@ -206,29 +234,21 @@ class _Kernel:
     async def start(self) -> None:
         client = self.client
         client.km = km = client.create_kernel_manager()
-        # the connection file in the submission's own folder (mode 0700), not in the user's runtime folder
-        km.connection_file = str(self.scratch.root / "kernel.json")
-        if self.launch.ipc:
-            # Unix sockets in the submission's own folder: no TCP port any local process can reach (and,
-            # inside the sandbox's network namespace, a TCP port would be out of the grader's reach)
-            km.transport = "ipc"
-            km.ip = self.launch.ipc
-        km.sandbox_prefix = list(self.launch.prefix)
-        km.key_by_stdin = self.launch.private and boots_privately(km.kernel_spec.argv)
-        ours, theirs = socket.socketpair() if km.key_by_stdin else (None, None)
+        # the connection file and the Unix sockets in the submission's own folder (mode 0700), not in the
+        # user's runtime folder; inside the sandbox's network namespace a TCP port would be out of reach
+        ours, theirs = private_kernel(km, self.scratch.root, self.launch.ipc, self.launch.prefix, self.launch.private)
         self.log = open(self.scratch.log, "ab")
         try:
             await client.async_start_new_kernel(cwd=str(self.scratch.work), env=self.env, stdout=self.log,
                                                 stderr=self.log, **({"stdin": theirs.fileno()} if theirs else {}))
-        finally:
-            if theirs is not None:
-                theirs.close()
+        except BaseException:
+            for end in (ours, theirs):
+                if end is not None:
+                    end.close()
+            raise
         self.pgid = getattr(km.provisioner, "pgid", None)
         self.groups.add(self.pgid)
-        if ours is not None:
-            with ours:
-                info = km.get_connection_info()
-                ours.sendall(json.dumps({**info, "key": info["key"].decode("ascii")}).encode())
+        send_settings(km, ours, theirs)
         await client.async_start_new_kernel_client()
         self._watch_for_intruders()
 
