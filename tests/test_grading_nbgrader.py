@@ -23,8 +23,8 @@ import pytest
 from notebook_runner import ROOT
 
 from course_utils.exercises import BEGIN, END
-from course_utils.grading.nbgrader import main as convert
 from course_utils.grading.manifest import verify_package
+from course_utils.grading.nbgrader import main as convert
 from course_utils.grading.nbgrader import mark_submission
 
 NAME = "01_device_query_exercises"
