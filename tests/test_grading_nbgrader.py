@@ -84,6 +84,9 @@ def _run(nbgrader: Path, course: Path, *args: str) -> subprocess.CompletedProces
     env = {k: v for k, v in os.environ.items() if k != "JUPYTER_PATH"}
     env["PATH"] = f"{nbgrader.parent}{os.pathsep}{env.get('PATH', '')}"
     env["JUPYTER_CONFIG_DIR"] = str(course / ".jupyter")
+    if args[:1] == ("autograde",) and not verify_package().clean:
+        # a developer's uncommitted edits to src/ would make the autograde refuse (grading.manifest)
+        args = (*args, "--JudgeCourseChecks.allow_modified_course=True")
     return subprocess.run([str(nbgrader), *args], cwd=course, env=env, capture_output=True, text=True, timeout=900)
 
 
@@ -132,9 +135,7 @@ def test_real_nbgrader_grades_solved_untouched_and_metadata_less_submissions(tmp
     submit("patches_checks", patching)
 
     try:
-        # a developer's uncommitted edits to src/ would make the autograde refuse (grading.manifest)
-        mine = () if verify_package().clean else ("--JudgeCourseChecks.allow_modified_course=True",)
-        graded = _run(nbgrader, course, "autograde", "ps01", *mine)
+        graded = _run(nbgrader, course, "autograde", "ps01")
     finally:
         patched = target.read_bytes() != before
         if patched:  # never leave the checkout's checks changed for the other tests on this machine
