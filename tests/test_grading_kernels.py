@@ -52,12 +52,14 @@ while time.time() < deadline and not sent:
         client.stop_channels()
         sent.append((path, bool(info.get("key"))))
     time.sleep(0.2)
-with open(REPORT, "w") as handle:  # where the test reads what the attack did
+with open(REPORT, "w") as handle:  # where the test reads what the attack did (and the victim waits for)
     json.dump(sent, handle)
 '''
 
-# the victim's first answer, then time for the neighbour's request to arrive before the grader checks it
-SLOW_DOUBLE = "    return 2 * x\n\n\nimport time\ntime.sleep(25)"
+# the victim's first answer, then a wait until the neighbour's request was sent (it then runs before the check)
+SLOW_DOUBLE = ("    return 2 * x\n\n\nimport os, time\nstarted = time.time()\n"
+               "while not os.path.exists({report!r}) and time.time() < started + 150:\n    time.sleep(0.2)\n"
+               "time.sleep(3)")
 
 
 def _batch(tmp_path):
@@ -65,9 +67,10 @@ def _batch(tmp_path):
     submitted.mkdir()
     attack = f"REPORT = {str(tmp_path / 'attack.json')!r}\n" + HIJACK
     write(submitted / "mallory.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"], extra={1: attack})))
-    write(submitted / "victim.ipynb", notebook(cells(SLOW_DOUBLE, ANSWERS["greet"])))
+    slow = SLOW_DOUBLE.format(report=str(tmp_path / "attack.json"))
+    write(submitted / "victim.ipynb", notebook(cells(slow, ANSWERS["greet"])))
     result = grade_batch(exercise_notebook(tmp_path / "exercises"), submitted, jobs=2,
-                         limits=Limits(cell_timeout=90, total_timeout=300), sandbox="off")
+                         limits=Limits(cell_timeout=200, total_timeout=400), sandbox="off")
     return {r.submission.learner: r for r in result.rows}
 
 
