@@ -24,7 +24,7 @@ from grading_fixtures import ANSWERS, cells, exercise_notebook, notebook, write
 import course_utils.grading.batch as batch
 from course_utils.grading import Limits, grade_batch
 from course_utils.grading.kernel_boot import is_dumpable
-from course_utils.grading.runner import Launch, _PrivateKernelManager, boots_privately
+from course_utils.grading.runner import Launch, PrivateKernelManager, boots_privately
 
 HIJACK = r'''import glob, json, os, time
 from jupyter_client import BlockingKernelClient
@@ -78,7 +78,7 @@ def _batch(tmp_path):
 
 
 def test_the_kernel_is_started_by_the_boot_module_and_its_file_holds_no_key(tmp_path):
-    km = _PrivateKernelManager(kernel_name="python3")
+    km = PrivateKernelManager(kernel_name="python3")
     km.connection_file = str(tmp_path / "kernel.json")
     km.transport, km.ip = "ipc", str(tmp_path / "k")
     km.key_by_stdin = boots_privately(km.kernel_spec.argv)
@@ -102,7 +102,7 @@ def test_a_booted_kernel_answers_only_the_key_it_was_handed_and_is_not_dumpable(
     from jupyter_client import BlockingKernelClient
     from jupyter_client.session import new_id_bytes
 
-    km = _PrivateKernelManager(kernel_name="python3")
+    km = PrivateKernelManager(kernel_name="python3")
     km.transport, km.ip = "ipc", str(tmp_path / "k")
     km.connection_file = str(tmp_path / "kernel.json")
     km.key_by_stdin = True

@@ -147,7 +147,7 @@ def _one_title_each(spec: ExerciseSpec, rows: list[SubmissionGrade]) -> tuple[Su
                  for r in rows)
 
 
-def _verify_the_course(package: Path | None = None) -> Verification:
+def verify_the_course(package: Path | None = None) -> Verification:
     """The course's package against its manifest, then everything the judge imports (``manifest``).
 
     Called before the judge is loaded and before any kernel starts: the judge's lazily loaded
@@ -238,7 +238,7 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     before = fingerprint(watched)
     batch_root = Path(tempfile.mkdtemp(prefix="course-grade-"))
     # beside the batch's folder, not in it: no learner's folder can be named like it, and no file there is a stray
-    verification = _verify_the_course()
+    verification = verify_the_course()
     if not verification.clean and not allow_modified_course:
         remove(batch_root)
         raise ModifiedCourse(f"refusing to grade: {verification}. Restore what the course released (`git status` "

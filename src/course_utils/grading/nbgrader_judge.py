@@ -40,7 +40,7 @@ from traitlets import Bool
 from course_utils.boundary import ChannelLost, grade, request_cell
 from course_utils.check_cells import check_cell_id
 from course_utils.grading.bubblewrap import Isolation, SandboxUnavailable, bwrap_argv, ipc_path
-from course_utils.grading.runner import _PrivateKernelManager, private_kernel, send_settings
+from course_utils.grading.runner import PrivateKernelManager, private_kernel, send_settings
 from course_utils.grading.sandbox import remove, stage_package
 
 HANDOVER = ".course-handover"  # in the student's autograded folder: what a check hands to the learner's function
@@ -56,7 +56,7 @@ def _prepare(allow_modified_course: bool = False) -> dict:
     """Verify the course's code, load the judge, probe the sandbox and stage the package: once, before any kernel."""
     if _READY:
         return _READY
-    from course_utils.grading.batch import _verify_the_course
+    from course_utils.grading.batch import verify_the_course
     from course_utils.grading.manifest import ModifiedCourse
 
     try:
@@ -69,7 +69,7 @@ def _prepare(allow_modified_course: bool = False) -> dict:
             "(apt-get install bubblewrap), or grade the collected notebooks with "
             "`course-grade NN submitted/ --sandbox require` (docs/grading.md).") from None
     try:
-        verification = _verify_the_course()
+        verification = verify_the_course()
     except ModifiedCourse as exc:
         raise NotSafeToGrade(f"course_utils: refusing to autograde: {exc}") from None
     if not verification.clean and not allow_modified_course:
@@ -170,7 +170,7 @@ class JudgeCourseChecks(Execute):
     sandbox (see the module)."""
 
     def __init__(self, *args, **kwargs):
-        kwargs.setdefault("kernel_manager_class", _PrivateKernelManager)
+        kwargs.setdefault("kernel_manager_class", PrivateKernelManager)
         super().__init__(*args, **kwargs)
 
     allow_modified_course = Bool(False, help="grade even when the course's code differs from what was committed "

@@ -131,7 +131,7 @@ def _boot_source() -> str:
     return Path(kernel_boot.__file__).read_text(encoding="utf-8")
 
 
-class _PrivateKernelManager(AsyncKernelManager):
+class PrivateKernelManager(AsyncKernelManager):
     """A kernel manager that starts the kernel behind a command prefix (bwrap ... --) and, with
     ``key_by_stdin``, through ``kernel_boot``: the connection file it writes then holds no key."""
 
@@ -160,7 +160,7 @@ class _PrivateKernelManager(AsyncKernelManager):
             self.session.key = key
 
 
-def private_kernel(km: _PrivateKernelManager, folder: Path, ipc: str = "", prefix: tuple[str, ...] = (),
+def private_kernel(km: PrivateKernelManager, folder: Path, ipc: str = "", prefix: tuple[str, ...] = (),
                    private: bool = True) -> tuple[socket.socket | None, socket.socket | None]:
     """Set up ``km`` to start its kernel with its connection file in ``folder``, Unix sockets at ``ipc`` (or TCP
     on localhost for ""), behind ``prefix``, and, where ``private`` and the kernel is ipykernel, the key
@@ -175,7 +175,7 @@ def private_kernel(km: _PrivateKernelManager, folder: Path, ipc: str = "", prefi
     return socket.socketpair() if km.key_by_stdin else (None, None)
 
 
-def send_settings(km: _PrivateKernelManager, ours: socket.socket | None, theirs: socket.socket | None) -> None:
+def send_settings(km: PrivateKernelManager, ours: socket.socket | None, theirs: socket.socket | None) -> None:
     """After the kernel started: close its end here and hand it its settings, key included, through ours."""
     if theirs is not None:
         theirs.close()
@@ -225,7 +225,7 @@ class _Kernel:
                  launch: Launch = Launch(), intruders: list[str] | None = None):
         self.client = _CappedClient(nb, limits.output_cap, kernel_name=kernel_name, allow_errors=True,
                                     interrupt_on_timeout=False, record_timing=False, startup_timeout=120,
-                                    kernel_manager_class=_PrivateKernelManager)
+                                    kernel_manager_class=PrivateKernelManager)
         self.scratch, self.env, self.groups, self.launch = scratch, env, groups, launch
         self.pgid: int | None = None
         self.log = None
