@@ -10,8 +10,10 @@ On Linux each kernel runs in a bubblewrap sandbox where ``bwrap`` works (``--san
 the first line printed says whether it does, and why not. Exit status: 0 when every submission
 got a row; 1 when the exercise notebook, a submission, the course checkout or the Python
 environment changed while grading (it never should; the summary names what, and the rows graded
-after it are flagged as not trustworthy);
-2 for a usage error (``--sandbox=require`` without a sandbox, too); 130 when interrupted.
+after it are flagged as not trustworthy), or when ``--allow-modified-course`` graded with course
+code that differs from its manifest; 2 for a usage error (``--sandbox=require`` without a sandbox,
+too), and when the course's code differs from what was committed or installed (``grading.manifest``:
+the message names the files); 130 when interrupted.
 """
 
 from __future__ import annotations
@@ -86,6 +88,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--sandbox", choices=MODES, default="auto",
                         help="run each kernel under bubblewrap: auto (where it works; default), require (refuse "
                         "to grade without it), off")
+    parser.add_argument("--allow-modified-course", action="store_true",
+                        help="grade even when the course's code differs from what was committed (or installed); "
+                        "every row is then flagged as not trustworthy and the exit status is 1")
     parser.add_argument("--keep-scratch", action="store_true", help="keep the scratch folders and print where")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary on the screen")
     return parser
@@ -127,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _interrupt)  # a kill from a batch system: clean up as for Ctrl-C
     try:
         result = grade_batch(exercise, args.submissions, jobs=args.jobs, limits=limits, kernel_name=args.kernel,
-                             keep_scratch=args.keep_scratch, progress=progress, sandbox=isolation)
+                             keep_scratch=args.keep_scratch, progress=progress, sandbox=isolation,
+                             allow_modified_course=args.allow_modified_course)
     except KeyboardInterrupt:
         print("\ncourse-grade: interrupted; every kernel was stopped and no report was written", file=sys.stderr)
         return 130

@@ -114,6 +114,7 @@ class BatchResult:
     isolation: str = ""  # how the kernels were isolated, in words (bubblewrap, or none and why)
     limits: str = ""  # the time limits each submission had, in words
     copies: str = ""  # where copies of the published solution were looked for, in words
+    verified: str = ""  # what the course's code was compared with before the first kernel (course_grader.manifest)
 
     def counts(self) -> dict[str, Counter]:
         """How many submissions got each status, per exercise id."""
@@ -142,6 +143,7 @@ def summary_text(result: BatchResult) -> str:
     lines = [f"course-grade: {Path(result.exercise_notebook).name}, {len(rows)} submission(s), "
              f"{result.jobs} job(s), {result.seconds:.1f} s", *([result.isolation] if result.isolation else []),
              *([result.limits] if result.limits else []), *([result.copies] if result.copies else []),
+             *([result.verified] if result.verified else []),
              "", *table, "",
              "all statuses: " + (", ".join(f"{s} {everything[s]}" for s in GRADE_STATUSES if everything[s]) or "none"),
              f"passed every exercise: {sum(r.passed_count == r.total and r.total > 0 for r in rows)} of {len(rows)}"]

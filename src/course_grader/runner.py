@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import math
+import os
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -28,7 +31,7 @@ import nbformat
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
-from traitlets import List, Unicode
+from traitlets import Bool, List, Unicode
 
 from course_grader.boundary import REPLY_CAP, REPLY_MIME, ChannelLost, oversized_reply, request_cell
 from course_grader.plan import Step
@@ -131,21 +134,83 @@ class _CappedClient(NotebookClient):
         return None
 
 
-class _SandboxedKernelManager(AsyncKernelManager):
-    """A kernel manager that starts the kernel behind a command prefix (bwrap ... --), over ipc sockets."""
+def _boot_source() -> str:
+    """``kernel_boot``'s source, run with ``python -c``: no package import comes before its first instruction."""
+    from course_grader import kernel_boot
+
+    return Path(kernel_boot.__file__).read_text(encoding="utf-8")
+
+
+class PrivateKernelManager(AsyncKernelManager):
+    """A kernel manager that starts the kernel behind a command prefix (bwrap ... --) and, with
+    ``key_by_stdin``, through ``kernel_boot``: the connection file it writes then holds no key."""
 
     sandbox_prefix = List(Unicode())
+    key_by_stdin = Bool(False)
 
     def format_kernel_cmd(self, extra_arguments=None):
-        return [*self.sandbox_prefix, *super().format_kernel_cmd(extra_arguments)]
+        cmd = super().format_kernel_cmd(extra_arguments)
+        if self.key_by_stdin:
+            at = cmd.index("ipykernel_launcher")
+            rest = list(cmd[at + 1:])
+            if "-f" in rest:  # the connection file: the settings come through stdin instead
+                del rest[rest.index("-f"):rest.index("-f") + 2]
+            # "-m ipykernel_launcher -f FILE ARGS" becomes "-c <kernel_boot> ARGS"
+            cmd = [*cmd[:at - 1], "-c", _boot_source(), *rest]
+        return [*self.sandbox_prefix, *cmd]
+
+    def write_connection_file(self, **kwargs):
+        if not self.key_by_stdin:
+            return super().write_connection_file(**kwargs)
+        key = self.session.key
+        self.session.key = b""  # on disk: ports and transport only
+        try:
+            return super().write_connection_file(**kwargs)
+        finally:
+            self.session.key = key
+
+
+def private_kernel(km: PrivateKernelManager, folder: Path, ipc: str = "", prefix: tuple[str, ...] = (),
+                   private: bool = True) -> tuple[socket.socket | None, socket.socket | None]:
+    """Set up ``km`` to start its kernel with its connection file in ``folder``, Unix sockets at ``ipc`` (or TCP
+    on localhost for ""), behind ``prefix``, and, where ``private`` and the kernel is ipykernel, the key
+    through its stdin. Returns (ours, theirs): pass ``stdin=theirs.fileno()`` to the start, then
+    ``send_settings(km, ours, theirs)``; (None, None) when the key goes in the file."""
+    km.connection_file = str(Path(folder) / "kernel.json")
+    if ipc:
+        km.transport = "ipc"
+        km.ip = ipc
+    km.sandbox_prefix = list(prefix)
+    km.key_by_stdin = private and boots_privately(km.kernel_spec.argv)
+    return socket.socketpair() if km.key_by_stdin else (None, None)
+
+
+def send_settings(km: PrivateKernelManager, ours: socket.socket | None, theirs: socket.socket | None) -> None:
+    """After the kernel started: close its end here and hand it its settings, key included, through ours."""
+    if theirs is not None:
+        theirs.close()
+    if ours is not None:
+        with ours:
+            info = km.get_connection_info()
+            ours.sendall(json.dumps({**info, "key": info["key"].decode("ascii")}).encode())
+
+
+def boots_privately(argv: list[str]) -> bool:
+    """Whether a kernel spec's command is ipykernel's (``python -m ipykernel_launcher``), which ``kernel_boot`` replaces."""
+    return os.name == "posix" and "ipykernel_launcher" in argv and argv.index("ipykernel_launcher") > 0 and (
+        argv[argv.index("ipykernel_launcher") - 1] == "-m")
 
 
 @dataclass(frozen=True)
 class Launch:
-    """How to start a submission's kernels: plainly, or behind ``prefix`` with Unix sockets at ``ipc``."""
+    """How to start a submission's kernels: plainly, or behind ``prefix``, with Unix sockets at ``ipc``.
+
+    ``private``: the key reaches the kernel through its stdin, never a file (``kernel_boot``), where
+    the kernel spec is ipykernel's."""
 
     prefix: tuple[str, ...] = ()  # e.g. bwrap's command line, ending in "--"
     ipc: str = ""  # the socket path prefix (ZeroMQ ipc transport); "" for TCP on localhost
+    private: bool = False
 
     @property
     def sandboxed(self) -> bool:
@@ -174,35 +239,61 @@ class KernelSetup:
     limits: Limits
     groups: ProcessGroups
     launch: Launch = Launch()
+    intruders: list[str] = field(default_factory=list)  # where to note the requests a kernel ran that the grader did not send
 
 
 class _Kernel:
     """One kernel life: start it in the scratch folder, run cells, and always kill its process group."""
 
     def __init__(self, nb, setup: KernelSetup):
-        launch = setup.launch
-        extra = {"kernel_manager_class": _SandboxedKernelManager} if launch.sandboxed else {}
         self.client = _CappedClient(nb, setup.limits.output_cap, kernel_name=setup.kernel_name, allow_errors=True,
-                                    interrupt_on_timeout=False, record_timing=False, startup_timeout=120, **extra)
-        self.scratch, self.env, self.groups, self.launch = setup.scratch, setup.env, setup.groups, launch
+                                    interrupt_on_timeout=False, record_timing=False, startup_timeout=120,
+                                    kernel_manager_class=PrivateKernelManager)
+        self.scratch, self.env, self.groups, self.launch = setup.scratch, setup.env, setup.groups, setup.launch
         self.pgid: int | None = None
         self.log = None
+        self.intruders = setup.intruders  # requests the grader did not send
 
     async def start(self) -> None:
         client = self.client
-        client.km = client.create_kernel_manager()
-        if self.launch.sandboxed:
-            # inside the sandbox's network namespace a TCP port is out of reach: talk over Unix sockets
-            # in the submission's own folder, and keep the connection file there too
-            client.km.transport = "ipc"
-            client.km.ip = self.launch.ipc
-            client.km.connection_file = str(self.scratch.root / "kernel.json")
-            client.km.sandbox_prefix = list(self.launch.prefix)
+        client.km = km = client.create_kernel_manager()
+        # the connection file and the Unix sockets in the submission's own folder (mode 0700), not in the
+        # user's runtime folder; inside the sandbox's network namespace a TCP port would be out of reach
+        ours, theirs = private_kernel(km, self.scratch.root, self.launch.ipc, self.launch.prefix, self.launch.private)
         self.log = open(self.scratch.log, "ab")
-        await client.async_start_new_kernel(cwd=str(self.scratch.work), env=self.env, stdout=self.log, stderr=self.log)
-        self.pgid = getattr(client.km.provisioner, "pgid", None)
+        try:
+            await client.async_start_new_kernel(cwd=str(self.scratch.work), env=self.env, stdout=self.log,
+                                                stderr=self.log, **({"stdin": theirs.fileno()} if theirs else {}))
+        except BaseException:
+            for end in (ours, theirs):
+                if end is not None:
+                    end.close()
+            raise
+        self.pgid = getattr(km.provisioner, "pgid", None)
         self.groups.add(self.pgid)
+        send_settings(km, ours, theirs)
         await client.async_start_new_kernel_client()
+        self._watch_for_intruders()
+
+    def _watch_for_intruders(self) -> None:
+        """Note every broadcast whose request came from a session other than the grader's own.
+
+        The kernel broadcasts, on iopub, a status for every request it handles, naming the session
+        that sent it; nbclient drops what is not its own cell's. Another process that learnt the key
+        and sent requests (a neighbour's hijack) is seen here, whatever the request did."""
+        client, own = self.client, {self.client.kc.session.session, self.client.km.session.session}
+        channel = client.kc.iopub_channel
+        receive = channel.get_msg
+
+        async def get_msg(*args, **kwargs):
+            msg = await receive(*args, **kwargs)
+            parent = msg.get("parent_header") or {}
+            session = parent.get("session")
+            if session and session not in own and len(self.intruders) < 20:
+                self.intruders.append(f"{parent.get('msg_type', '?')} from session {str(session)[:36]}")
+            return msg
+
+        channel.get_msg = get_msg
 
     def exit_code(self) -> int | None:
         process = getattr(getattr(self.client.km, "provisioner", None), "process", None)
