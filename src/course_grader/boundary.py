@@ -29,7 +29,6 @@ import collections
 import contextlib
 import importlib
 import io
-import marshal
 import pickle
 import types
 import warnings
@@ -37,6 +36,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
+
+import cloudpickle
 
 from course_utils.handover import UnreachablePath, judging_into, refuse_unreachable
 
@@ -80,35 +81,6 @@ class LearnerError(Exception):
 
 
 # ----------------------------------------------------------------------------- the request (judge -> kernel)
-
-
-def _rebuild_function(code: bytes, module: str, name: str, defaults, cells, kwdefaults):
-    """Runs in the kernel: a function the judge sent by value (a lambda or closure of a checker)."""
-    namespace = vars(importlib.import_module(module)) if module else {"__builtins__": builtins}
-    closure = tuple(types.CellType(c) for c in cells) if cells is not None else None
-    fn = types.FunctionType(marshal.loads(code), namespace, name, defaults, closure)
-    fn.__kwdefaults__ = kwdefaults
-    return fn
-
-
-class _RequestPickler(pickle.Pickler):
-    """Pickles functions that plain pickle cannot (lambdas, closures of checkers) by value."""
-
-    def reducer_override(self, obj):
-        if type(obj) is types.FunctionType:
-            try:
-                module = importlib.import_module(obj.__module__)
-                found = module
-                for part in obj.__qualname__.split("."):
-                    found = getattr(found, part)
-                if found is obj:
-                    return NotImplemented  # importable by name: plain pickle does it
-            except Exception:
-                pass
-            cells = tuple(c.cell_contents for c in obj.__closure__) if obj.__closure__ else None
-            return (_rebuild_function, (marshal.dumps(obj.__code__), obj.__module__ or "", obj.__name__,
-                                        obj.__defaults__, cells, obj.__kwdefaults__))
-        return NotImplemented
 
 
 def _tracked(roots) -> list:
@@ -192,11 +164,11 @@ def encode_request(kind: str, name: str, args: tuple = (), kwargs: dict | None =
 
     tracked = _tracked([args, kwargs, ambient.modes])
     grads = [(k, t.grad) for k, t in enumerate(tracked) if isinstance(t, torch.Tensor) and t.grad is not None]
-    buffer = io.BytesIO()
-    _RequestPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(
-        {"kind": kind, "name": name, "args": args, "kwargs": kwargs, "ambient": ambient, "tracked": tracked,
-         "grads": grads})
-    return buffer.getvalue(), tracked
+    # cloudpickle: a checker's lambdas and closures go by value (plain pickle refuses them), the rest as pickle does;
+    # one pickler, so an object reached twice (an argument, a closure's cell, the tracked list) arrives as one object
+    request = cloudpickle.dumps({"kind": kind, "name": name, "args": args, "kwargs": kwargs, "ambient": ambient,
+                                 "tracked": tracked, "grads": grads}, protocol=pickle.HIGHEST_PROTOCOL)
+    return request, tracked
 
 
 # ----------------------------------------------------------------------------- the reply (kernel -> judge)
