@@ -66,8 +66,8 @@ def _autocast_for(autocast_for) -> str:
     "11.b",
     "A DataLoader that shuffles by a seed, on a CPU generator",
     name="loader",
-    hint="DataLoader takes shuffle=True and a generator=; make the generator with torch.Generator(device='cpu') "
-         "and seed it with manual_seed.",
+    hint="DataLoader takes a shuffle flag and a generator; a generator is made for one device, and seeded with "
+         "its manual_seed method.",
 )
 def _loader(loader) -> str:
     if not isinstance(loader, torch.utils.data.DataLoader):
@@ -76,17 +76,17 @@ def _loader(loader) -> str:
         raise Wrong("`loader`'s dataset is not range(10).")
     if not isinstance(loader.sampler, torch.utils.data.RandomSampler):
         raise Wrong("`loader` does not shuffle: its sampler is a " + type(loader.sampler).__name__ + ".",
-                    "Pass shuffle=True.")
+                    "DataLoader shuffles only when asked to: look at its arguments.")
     g = loader.generator
     if g is None:
         raise Wrong("`loader` has no generator: its order changes every time, and under a default device its "
                     "own generator is the CPU's while the draw is not (the error of part 2).",
-                    "Pass generator=torch.Generator(device='cpu'), seeded.")
+                    "Give the DataLoader a generator of its own, made for the CPU and seeded.")
     if g.device != torch.device("cpu"):
         raise Wrong(f"`loader`'s generator is on {g.device}; the question asks for a CPU generator.")
     if g.initial_seed() != 11:
         raise Wrong(f"`loader`'s generator was seeded with {g.initial_seed()}; expected 11.",
-                    "Seed the generator itself: torch.Generator(device='cpu').manual_seed(11).")
+                    "Seed the generator itself, with the seed the question gives.")
     return "A shuffling DataLoader with its own CPU generator, seeded 11: the same order every run."
 
 

@@ -620,19 +620,21 @@ CLAIMS: dict[str, GpuClaim] = {
                      "CPU), given by\n            :func:`~torch.get_autocast_dtype`, if :attr:`dtype` is ``None``.",
                      note="autocast's dtype when none is given, per device type", since="2.13.0"),)),
     "11-amp-cuda": C(
-        "On a CUDA GPU a float16 training step runs with torch.amp.GradScaler('cuda'): the loss is scaled before "
+        "On a GPU a float16 training step runs with torch.amp.GradScaler('cuda'): the loss is scaled before "
         "backward and the scale is printed, with whether the GPU supports bfloat16 (which needs no scaler).",
         (SourceQuote("torch/cuda/amp/grad_scaler.py",
                      '``torch.cuda.amp.GradScaler(args...)`` is deprecated. Please use ``torch.amp.GradScaler("cuda", '
                      'args...)`` instead.', note="the old name forwards to torch.amp.GradScaler('cuda')",
                      since="2.13.0"),)),
     "11-cuda-generator": C(
-        "On a CUDA GPU one seed gives different numbers on the CPU and on CUDA, and a shuffling DataLoader under "
+        "On a GPU one seed gives different numbers on the CPU and on CUDA, and a shuffling DataLoader under "
         "torch.set_default_device('cuda') raises \"Expected a 'cuda' device type for generator but found 'cpu'\".",
         (SourceQuote("aten/src/ATen/core/Generator.h",
                      "Expected a '{device}' device type for generator but found '{device}'", "literal",
                      note="check_generator: a random op on one device refuses a generator of another", since="2.13.0"),
-         SourceQuote("torch/utils/data/sampler.py", "generator = torch.Generator()",
+         SourceQuote("torch/utils/data/sampler.py",
+                     "seed = int(torch.empty((), dtype=torch.int64).random_().item())\n"
+                     "            generator = torch.Generator()\n            generator.manual_seed(seed)",
                      note="RandomSampler's own generator, made on the CPU whatever the default device",
                      since="2.13.0"))),
 }
