@@ -34,7 +34,6 @@ if importlib.util.find_spec("course_utils") is None:
 # %%
 import torch
 from torch import nn
-from torch.utils.data import DataLoader
 
 from course_utils import check
 

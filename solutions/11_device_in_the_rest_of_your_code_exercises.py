@@ -34,7 +34,6 @@ if importlib.util.find_spec("course_utils") is None:
 # %%
 import torch
 from torch import nn
-from torch.utils.data import DataLoader
 
 from course_utils import check
 
@@ -73,7 +72,8 @@ def order_under(default_device, n: int, seed: int) -> list:
     try:
         ### BEGIN SOLUTION
         with torch.device("cpu"):
-            loader = DataLoader(range(n), shuffle=True, generator=torch.Generator(device="cpu").manual_seed(seed))
+            generator = torch.Generator(device="cpu").manual_seed(seed)
+            loader = torch.utils.data.DataLoader(range(n), shuffle=True, generator=generator)
             return [int(i) for i in loader]
         ### END SOLUTION
     finally:

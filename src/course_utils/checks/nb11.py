@@ -187,8 +187,8 @@ def _order_under(fn) -> str:
                     and got != want:
                 raise Wrong(f"{where} returned {got}; expected {want} (the order of a CPU generator seeded "
                             f"{seed}). An order that changes per default device or per run is not reproducible.",
-                            "Seed a torch.Generator(device='cpu') with the seed, pass it as generator=, and draw on "
-                            "the CPU whatever default device is on.")
+                            "Give the DataLoader a generator of its own, for the CPU, seeded with the seed; the "
+                            "global seed is not the same stream.")
             if not same(got, want):
                 raise Wrong(f"{where} returned {got!r}; expected the list of ints {want}.",
                             "Return [int(i) for i in loader] with batch_size=1, or the sampler's indices.")
@@ -208,8 +208,8 @@ def _model(seed: int) -> nn.Module:
     "11.3",
     "A forward pass under autocast",
     "autocast_forward",
-    hint=("torch.autocast(device_type=..., dtype=torch.bfloat16) around the model call; the device type comes from "
-          "x, and the output comes back to float32 outside the block."),
+    hint=("A torch.autocast block around the model call, asking for bfloat16; its device type comes from x, and the "
+          "output comes back to float32 after the block."),
 )
 def _autocast_forward(fn) -> str:
     state = torch.get_rng_state()
@@ -236,10 +236,9 @@ def _autocast_forward(fn) -> str:
                     continue
                 if torch.allclose(got, full.detach(), rtol=1e-5, atol=1e-6):
                     raise Wrong(f"{where} computed in float32 throughout: the linear layers did not run in bfloat16.",
-                                "Run the model inside a torch.autocast block, with dtype=torch.bfloat16.")
+                                "Run the model inside a torch.autocast block that asks for bfloat16.")
                 raise Wrong(f"{where} differs from the model run under bfloat16 autocast on {device.type}.",
-                            "Use torch.autocast(device_type=x.device.type, dtype=torch.bfloat16); float16 is "
-                            "another precision.")
+                            "The question asks for bfloat16, the CPU's autocast precision; float16 is another one.")
     finally:
         torch.set_rng_state(state)
     return "The model ran its linear layers in bfloat16 under autocast, on x's device type, and returned float32."
