@@ -12,6 +12,7 @@
 # (git ignores it) and never overwrites a file there; see course_utils/workspace.py.
 #   make test-matrix   the lowest and highest supported PyTorch (see MATRIX), each in its own
 #                      .venv-torch-X.Y.Z, created once and reused, without the browser test
+#   make test-releases the same on every supported release (MATRIX_ALL), one after another
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -22,6 +23,13 @@ PYTEST_ARGS ?=
 # The tested range's ends besides CI's CPU wheel: on Linux both are CUDA builds from PyPI, which
 # on a machine without a driver is the "CUDA build, no driver" mode of notebook 01.
 MATRIX ?= 2.14.1 2.7.1
+# Every release the course admits, README's "Supported PyTorch" range: a release inside the range
+# behaves differently from both ends (get_default_device() in 2.8.0 and 2.9.1). make test-releases
+# runs them here; .github/workflows/releases.yml runs the same list on a schedule, one job each
+# (tests/test_releases_workflow.py holds the three lists and sources.RELEASES equal).
+MATRIX_ALL := 2.7.1 2.8.0 2.9.1 2.10.0 2.11.0 2.12.0 2.13.0 2.14.1
+# MATRIX_DROP=1 removes each release's venv (a CUDA build: about 6 GB) once its tests have run.
+MATRIX_DROP ?=
 # The matrix leaves out the layers that do not depend on the torch under test: the browser (Lab
 # rendering), nbgrader (its kernel imports torch from .venv, so it would re-test 2.13) and the
 # Colab install cell's fresh venv (it always installs the local CPU wheel 2.13.0).
@@ -41,7 +49,7 @@ NBGRADER_VENV  ?= .venv-nbgrader
 NBGRADER       ?= nbgrader==0.9.6
 NBGRADER_STAMP := $(NBGRADER_VENV)/.nbgrader-installed
 
-.PHONY: lab workspace lab-course test test-fast setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean nbgrader-env test-matrix gpu-wheels gpu-verify
+.PHONY: lab workspace lab-course test test-fast setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean nbgrader-env test-matrix test-releases gpu-wheels gpu-verify
 
 setup: $(STAMP)
 
@@ -85,11 +93,20 @@ FAST := -m "not slow and not browser" --ignore=tests/browser --ignore=tests/test
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest tests notebooks $(FAST) $(PYTEST_ARGS)
 
+# Each release in turn, never two at once; a failing release does not stop the later ones, and
+# the last line names every release that failed.
 test-matrix:
-	@set -e; for v in $(MATRIX); do \
+	@failed=""; for v in $(MATRIX); do \
 	    echo "=== torch==$$v in .venv-torch-$$v"; \
-	    $(MAKE) --no-print-directory test VENV=.venv-torch-$$v TORCH=torch==$$v PYTEST_ARGS='$(NO_BROWSER)'; \
-	done
+	    $(MAKE) --no-print-directory test VENV=.venv-torch-$$v TORCH=torch==$$v PYTEST_ARGS='$(NO_BROWSER) $(PYTEST_ARGS)' \
+	        || failed="$$failed $$v"; \
+	    if [ -n "$(MATRIX_DROP)" ]; then rm -rf .venv-torch-$$v; fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "=== test-matrix: failed on torch$$failed"; exit 1; fi; \
+	echo "=== test-matrix: passed on torch $(MATRIX)"
+
+test-releases:
+	@$(MAKE) --no-print-directory test-matrix MATRIX='$(MATRIX_ALL)'
 
 # Authoring: edit the .py side, then rebuild the .ipynb side and the exercises. First the
 # Colab/Kaggle header of every lesson and solution (and README's link table) is (re)written from

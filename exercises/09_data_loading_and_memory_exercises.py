@@ -42,8 +42,8 @@ from course_utils import check
 #
 # Write `to_device(batch, device)`: return a copy of `batch` in which every tensor, however
 # deeply nested in dicts, lists and tuples, is moved with `.to(device, non_blocking=True)`.
-# Containers keep their type (a tuple stays a tuple), other values (ints, strings) come back as
-# they are, and the `batch` you were given stays unchanged. Example:
+# Containers keep their type (a tuple stays a tuple, a namedtuple the same namedtuple), other
+# values (ints, strings) come back as they are, and the `batch` you were given stays unchanged. Example:
 # `to_device({"x": torch.ones(2), "ids": [4, 5]}, torch.device("meta"))`.
 
 # %%

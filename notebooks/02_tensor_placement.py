@@ -325,15 +325,16 @@ inside, torch.zeros(1).device
 # ### Deeper: versions, threads, and the current CUDA device
 
 # %% [markdown] tags=["deeper"]
-# `torch.get_default_device()` itself changed in PyTorch 2.8. Before, it raised `AttributeError`
-# after `set_default_device(None)`, and it ignored `with torch.device(...)` in a thread that had
-# never called `set_default_device` (pytorch/pytorch#131328, fixed by #148621). On any version,
-# `torch.zeros(1).device` answers truthfully. This PyTorch:
+# `torch.get_default_device()` itself was fixed in two releases. Before PyTorch 2.8 it ignored
+# `with torch.device(...)` in a thread that had never called `set_default_device`
+# (pytorch/pytorch#131328, fixed by #148621), and before 2.10 it raised `AttributeError` once
+# `set_default_device(None)` had run, as the cell above does. On any version, `torch.zeros(1).device`
+# answers truthfully, and so does `course_utils.scopes.default_device()`. This PyTorch:
 
 # %% tags=["deeper"]
-if TorchVersion(torch.__version__) >= "2.8":
+if TorchVersion(torch.__version__) >= "2.10":
     after_reset = torch.get_default_device()
-    assert after_reset == torch.device("cpu"), f"2.8+ should say cpu here, said {after_reset}"
+    assert after_reset == torch.device("cpu"), f"2.10+ should say cpu here, said {after_reset}"
 else:
     after_reset = raises(torch.get_default_device, AttributeError, match="device")
 torch.__version__, after_reset

@@ -25,7 +25,7 @@
 # | 5 | 1 GPU | 1 (1 GPU) |
 # | 6 | 1 GPU | in Deeper: 4 (1 accelerator) and 2 (1 GPU) |
 #
-# 6 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then folds away the PyTorch source behind it.
+# 6 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then shows a real GPU's output from a public report, not run here (1 of 3 cells) and folds away the PyTorch source.
 # <!-- lesson-needs:end -->
 #
 # Cells that fail on purpose show PyTorch's real error, with the frames inside torch folded into

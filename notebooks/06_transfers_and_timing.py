@@ -24,7 +24,7 @@
 # | 4 | 1 GPU | 1 (1 GPU) |
 # | Deeper | 1 GPU | in Deeper: 3 (1 GPU) |
 #
-# 1 cell runs on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then shows a real GPU's output from a public report, not run by the course (1 of 4 cells) and folds away the PyTorch source.
+# 1 cell runs on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then shows a real GPU's output from a public report, not run here (1 of 4 cells) and folds away the PyTorch source.
 # <!-- lesson-needs:end -->
 #
 # Without a GPU, copies are timed host-to-host: a **stand-in**, labelled so, never a PCIe figure.

@@ -26,7 +26,7 @@
 # | 6 | 2 GPUs | 2 (2 GPUs); in Deeper: 1 (2 GPUs) |
 # | 7 | a CPU | none |
 #
-# Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then shows a real GPU's output from a public report, not run by the course (1 of 3 cells) and folds away the PyTorch source.
+# Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then shows a real GPU's output from a public report, not run here (1 of 3 cells) and folds away the PyTorch source.
 # <!-- lesson-needs:end -->
 
 # %% [markdown] tags=["course-header"]

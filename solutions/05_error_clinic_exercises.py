@@ -90,9 +90,9 @@ check("05.1")
 #
 # Write `to_model_device(model, *inputs)` returning a tuple of the inputs with every tensor moved
 # to the model's device (that of its parameters, or of its buffers if it has none). Inputs may be
-# tensors, or lists, tuples and dicts of them, nested; keep their structure, and return anything
-# that is not a tensor as it is. A model with no parameters or buffers has no device: return the
-# inputs unchanged.
+# tensors, or lists, tuples (namedtuples too) and dicts of them, nested; keep their structure, and
+# return anything that is not a tensor as it is. A model with no parameters or buffers has no
+# device: return the inputs unchanged.
 
 # %%
 def to_model_device(model: nn.Module, *inputs):
@@ -105,6 +105,8 @@ def to_model_device(model: nn.Module, *inputs):
     def move(value):
         if isinstance(value, torch.Tensor):
             return value.to(device)
+        if isinstance(value, tuple) and hasattr(value, "_fields"):  # a namedtuple takes its fields one by one
+            return type(value)(*(move(v) for v in value))
         if isinstance(value, (list, tuple)):
             return type(value)(move(v) for v in value)
         if isinstance(value, dict):

@@ -42,8 +42,8 @@ from course_utils import check
 #
 # Write `to_device(batch, device)`: return a copy of `batch` in which every tensor, however
 # deeply nested in dicts, lists and tuples, is moved with `.to(device, non_blocking=True)`.
-# Containers keep their type (a tuple stays a tuple), other values (ints, strings) come back as
-# they are, and the `batch` you were given stays unchanged. Example:
+# Containers keep their type (a tuple stays a tuple, a namedtuple the same namedtuple), other
+# values (ints, strings) come back as they are, and the `batch` you were given stays unchanged. Example:
 # `to_device({"x": torch.ones(2), "ids": [4, 5]}, torch.device("meta"))`.
 
 # %%
@@ -53,6 +53,8 @@ def to_device(batch, device):
         return batch.to(device, non_blocking=True)
     if isinstance(batch, dict):
         return {key: to_device(value, device) for key, value in batch.items()}
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):  # a namedtuple takes its fields one by one
+        return type(batch)(*(to_device(value, device) for value in batch))
     if isinstance(batch, (list, tuple)):
         return type(batch)(to_device(value, device) for value in batch)
     return batch

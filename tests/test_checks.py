@@ -89,6 +89,43 @@ def test_result_carries_structured_data_for_the_grader():
     assert "&lt;" in CheckResult("x", "<t>", "pass", "<m>")._repr_mimebundle_()["text/html"]
 
 
+def test_each_status_has_its_own_look_and_only_pass_passes():
+    """Every status renders, in HTML and plain text, with its word; a check not attempted yet (the cell as
+    shipped) is the learner's turn: neither FAIL nor red, yet never a pass (issue 33.2)."""
+    from course_utils.check_cells import CHECK_STATUSES
+    from course_utils.checks._core import LOOKS
+    from course_utils.display import OK, PROBLEM, TO_DO
+
+    assert set(LOOKS) == set(CHECK_STATUSES)
+    shown = {}
+    for status in CHECK_STATUSES:
+        result = CheckResult("01.a", "t", status, "m", "h")
+        bundle = result._repr_mimebundle_()
+        look = LOOKS[status]
+        assert bundle["text/plain"].startswith(f"{look.word} [01.a] t: m"), bundle["text/plain"]
+        assert f"{look.symbol} {look.word}" in bundle["text/html"] and f"solid {look.tone}" in bundle["text/html"] \
+            or look.dashed and f"dashed {look.tone}" in bundle["text/html"]
+        assert f"course-check-{status}" in bundle["text/html"]
+        assert result.passed is (status == "pass") and bundle[CHECK_MIME]["passed"] is (status == "pass")
+        shown[status] = (bundle["text/plain"].split(" [")[0], look.tone)
+    assert shown["pass"] == ("PASS", OK) and shown["fail"] == ("FAIL", PROBLEM)
+    assert shown["not-attempted"] == ("TO DO", TO_DO) and TO_DO not in (OK, PROBLEM)
+    todo = CheckResult("01.a", "t", "not-attempted", "m", "h")._repr_mimebundle_()
+    assert "FAIL" not in todo["text/plain"] + todo["text/html"] and "✘" not in todo["text/html"]
+    assert "✎ TO DO" in todo["text/html"] and "dashed" in todo["text/html"] and "hint: h" in todo["text/plain"]
+    # a status nobody wrote a look for shows as a failure, never as a pass
+    assert str(CheckResult("01.a", "t", "new-status", "m")).startswith("FAIL")
+
+
+def test_an_untouched_stub_and_a_shipped_try_it_show_to_do_never_pass():
+    def double(x):
+        raise NotImplementedError()
+
+    for result in (check("test.1", double), check("09.c", ...)):
+        assert result.status == "not-attempted" and not result.passed, result
+        assert str(result).startswith("TO DO") and "FAIL" not in str(result)
+
+
 def test_every_registered_exercise_names_its_function():
     for ex in all_exercises().values():
         assert ex.function.isidentifier(), ex
@@ -184,15 +221,33 @@ def test_the_answer_shows_when_asked_for(attempts):
     assert "<pre" in result._repr_mimebundle_()["text/html"] and "stuck?" not in str(result)
 
 
-def test_the_answer_shows_with_the_third_wrong_answer_and_reset_forgets(attempts):
-    from course_utils.checks._core import REVEAL_AFTER
+def test_repeated_wrong_answers_offer_the_answer_and_never_show_it(attempts):
+    """Issue 33.3: three different mistakes at 09.1 printed its whole answer. Now no number of wrong answers
+    shows it; from the OFFER_AFTER-th one the offer counts them, and only show_answer=True shows the answer."""
+    from course_utils.checks._core import OFFER_AFTER
 
-    shown = [bool(check("03.3", _loads_before_moving).answer) for _ in range(REVEAL_AFTER)]
-    assert shown == [False] * (REVEAL_AFTER - 1) + [True]
-    assert attempts.wrong("03.3") == REVEAL_AFTER and attempts.wrong("03.2") == 0
-    assert "this was 1" in str(check("03.4", lambda optimizer: None))  # counted per exercise
+    results = [check("03.3", _loads_before_moving) for _ in range(OFFER_AFTER + 2)]
+    assert [r.answer for r in results] == [""] * (OFFER_AFTER + 2)
+    assert all('check("03.3", show_answer=True)' in str(r) for r in results)
+    assert [f"wrong answer {n} to 03.3" in str(r) for n, r in enumerate(results, 1)] == \
+        [False] * (OFFER_AFTER - 1) + [True] * 3
+    assert attempts.wrong("03.3") == OFFER_AFTER + 2 and attempts.wrong("03.2") == 0
+    assert "wrong answer" not in str(check("03.4", lambda optimizer: None))  # counted per exercise
     attempts.reset("03.3")
-    assert check("03.3", _loads_before_moving).answer == ""
+    assert "wrong answer 1 to" not in str(check("03.3", _loads_before_moving))
+    assert check("03.3", _loads_before_moving, show_answer=True).answer == get_exercise("03.3").answer
+
+
+def test_different_mistakes_never_bring_the_answer(attempts):
+    """The report's case: three distinct wrong attempts at 09.1, and none of them prints the solution."""
+    import test_checks_wrong_answers as wrong
+
+    answer = get_exercise("09.1").answer
+    for mistake in (wrong.to_device_blocking, wrong.to_device_top_level, wrong.to_device_lists,
+                    wrong.to_device_in_place):
+        result = check("09.1", mistake)
+        assert result.status == "fail" and result.answer == "" and answer not in str(result), str(result)
+    assert attempts.wrong("09.1") == 4
 
 
 def test_only_a_wrong_answer_counts_towards_the_answer(attempts):
@@ -333,3 +388,36 @@ def test_every_exercise_answer_passes_its_check():
         exec(compile(ex.answer, f"<answer {id}>", "exec"), namespace)
         result = check(id, namespace[ex.function])
         assert result.passed, result
+
+
+def test_the_answers_that_move_batches_take_a_dataloaders_namedtuple_batch():
+    """Issue 33.4: 09.1's answer, shown by show_answer=True, raised TypeError (Sample.__new__() missing an
+    argument) on a DataLoader batch that is a namedtuple, and 05.2's had the same line. A real DataLoader's
+    namedtuple batch now goes through both answers, stays that namedtuple, and every tensor moves."""
+    import collections
+    import contextlib
+    import io
+    import statistics
+
+    from torch import nn
+    from torch.utils.data import DataLoader
+
+    Sample = collections.namedtuple("Sample", ["x", "y"])
+
+    class Samples(torch.utils.data.Dataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            return Sample(torch.full((3,), float(i)), i)
+
+    batch = next(iter(DataLoader(Samples(), batch_size=2)))
+    assert type(batch) is Sample  # what default_collate makes of namedtuple samples
+    namespace = {"torch": torch, "nn": nn, "io": io, "contextlib": contextlib, "statistics": statistics}
+    for id in ("09.1", "05.2"):
+        ex = get_exercise(id)
+        exec(compile(ex.answer, f"<answer {id}>", "exec"), namespace)
+    moved = namespace["to_device"]({"batch": batch, "step": 1}, torch.device("meta"))["batch"]
+    (model_moved,) = namespace["to_model_device"](nn.Linear(3, 1, device="meta"), batch)
+    for got in (moved, model_moved):
+        assert type(got) is Sample and got.x.device.type == "meta" and got.y.device.type == "meta", got

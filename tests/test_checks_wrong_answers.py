@@ -413,6 +413,26 @@ def _model_device(model):
     return None
 
 
+def _rebuilt(container, items):
+    """``container``'s type made from ``items``: a namedtuple takes them one by one (the right way)."""
+    return type(container)(*items) if hasattr(container, "_fields") else type(container)(items)
+
+
+def to_device_namedtuple_from_iterable(model, *inputs):
+    device = _model_device(model)
+
+    def move(x):
+        if isinstance(x, torch.Tensor):
+            return x.to(device)
+        if isinstance(x, (list, tuple)):
+            return type(x)(move(v) for v in x)  # a namedtuple's class takes its fields one by one: TypeError
+        if isinstance(x, dict):
+            return {k: move(v) for k, v in x.items()}
+        return x
+
+    return inputs if device is None else tuple(move(x) for x in inputs)
+
+
 def to_device_top_level_only(model, *inputs):
     device = _model_device(model)
     if device is None:
@@ -445,7 +465,7 @@ def to_device_parameters_only(model, *inputs):
         if isinstance(x, torch.Tensor):
             return x.to(device)
         if isinstance(x, (list, tuple)):
-            return type(x)(move(v) for v in x)
+            return _rebuilt(x, [move(v) for v in x])
         if isinstance(x, dict):
             return {k: move(v) for k, v in x.items()}
         return x
@@ -661,7 +681,18 @@ def to_device_blocking(batch, device):
     if isinstance(batch, dict):
         return {k: to_device_blocking(v, device) for k, v in batch.items()}
     if isinstance(batch, (list, tuple)):
-        return type(batch)(to_device_blocking(v, device) for v in batch)
+        return _rebuilt(batch, [to_device_blocking(v, device) for v in batch])
+    return batch
+
+
+def to_device_namedtuple_from_iterable_09(batch, device):
+    """09.1's first reference answer: right for lists and tuples, a TypeError for a namedtuple (issue 33)."""
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=True)
+    if isinstance(batch, dict):
+        return {k: to_device_namedtuple_from_iterable_09(v, device) for k, v in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device_namedtuple_from_iterable_09(v, device) for v in batch)
     return batch
 
 
@@ -733,7 +764,7 @@ WRONG = [
     ("01.1", best_forgets_mps, "Mac"),
     ("01.1", best_mps_first, "both"),
     ("01.1", best_string, "torch.device"),
-    ("01.2", visible_no_repeat_rule, "expected []"),
+    ("01.2", visible_no_repeat_rule, "hides every GPU"),
     ("01.2", visible_cut_before_repeat, "'1,7,1'"),
     ("01.2", visible_ignores_physical, "past the last"),
     ("01.3", describe_gb, "1024"),
@@ -784,6 +815,7 @@ WRONG = [
     ("05.2", to_device_top_level_only, "inputs[1][0]"),
     ("05.2", to_device_tuples_become_lists, "tuples as tuples"),
     ("05.2", to_device_parameters_only, "buffers"),
+    ("05.2", to_device_namedtuple_from_iterable, "__new__() missing"),
     ("05.3", index_always_table, "index may stay"),
     ("05.3", index_always_stays, "must move"),
     ("05.3", index_compares_types, "cuda:1"),
@@ -806,14 +838,14 @@ WRONG = [
     ("06.4", pcie_halves_from_gen3, "Gen2 signals 5 GT/s"),
     ("08.1", rank_device_no_index, "without an index"),
     ("08.1", rank_device_no_check, "ValueError"),
-    ("08.1", rank_device_always_cuda, "expected cpu"),
+    ("08.1", rank_device_always_cuda, "no GPU"),
     ("08.2", pick_uses_rank, "LOCAL_RANK"),
     ("08.2", pick_always_cuda0, "cuda:0"),
     ("08.2", pick_default_cuda, "cuda:0"),
     ("08.3", ids_device_in_list, "index"),
     ("08.3", ids_zero_on_cpu, "expected None"),
     ("08.3", ids_bare_index, "a list"),
-    ("08.4", shared_keeps_singles, "expected"),
+    ("08.4", shared_keeps_singles, "share"),
     ("08.4", shared_raw_names, "cuda:0"),
     ("08.4", shared_counts_cpu, "cpu"),
     # 09 data loading and device memory
@@ -821,6 +853,7 @@ WRONG = [
     ("09.1", to_device_top_level, "recurse"),
     ("09.1", to_device_lists, "tuple stays a tuple"),
     ("09.1", to_device_in_place, "changed the batch"),
+    ("09.1", to_device_namedtuple_from_iterable_09, "__new__() missing"),
     ("09.2", held_four_times, "frozen"),
     ("09.2", held_numel, "element_size"),
     ("09.2", held_no_grads, "gradients"),
@@ -931,3 +964,90 @@ def test_every_solution_passes_in_process(path):
         if id.startswith(number + "."):
             result = check(id, namespace[ex.function])
             assert result.passed, result
+
+
+def _course_answer(id: str):
+    """The course's answer to exercise ``id`` (what show_answer=True shows), defined and returned."""
+    import numpy as np
+
+    from course_utils.checks import get_exercise
+
+    ex = get_exercise(id)
+    namespace = {"torch": torch, "nn": nn, "np": np, "io": io, "contextlib": contextlib, "statistics": statistics}
+    exec(compile(ex.answer, f"<answer {id}>", "exec"), namespace)
+    return namespace[ex.function]
+
+
+def test_no_wrong_answer_is_told_the_value_the_check_expected():
+    """Issue 33.3: "h = 0 is not what PyTorch prints (1)" (04.1) and 10.3's whole expected dict handed the
+    answer over. The values the check expects are what the course's answer returns on the check's cases;
+    no feedback to a plausible wrong answer spells one out (its own values it may quote back)."""
+    from expected_values import Recording, leaked
+
+    from course_utils.checks._core import ATTEMPTS
+    from course_utils.checks.nb04 import READS
+
+    expected = {}
+    for id in sorted({i for i, _, _ in WRONG}):
+        reference = Recording(_course_answer(id))
+        try:
+            assert check(id, reference).passed, id
+        finally:
+            torch.set_default_device(None)
+        expected[id] = reference.returned
+    told = []
+    for id, answer, _ in WRONG:
+        mine = Recording(answer)
+        try:
+            result = check(id, mine)
+        finally:
+            torch.set_default_device(None)
+        feedback = f"{result.message} {result.hint} {result.ask}"
+        said = leaked(expected[id], mine.returned, feedback, items=READS if id == "04.1" else "", given=mine.given)
+        if said:
+            told.append(f"{id} {answer.__name__}: {said} in: {feedback}")
+    ATTEMPTS.reset()
+    assert not told, "\n".join(told)
+
+
+def test_the_leak_detector_sees_the_forms_of_issue_33():
+    """The detector above is the test's whole strength: it must see the two forms the issue quoted."""
+    from expected_values import leaked
+
+    from course_utils.checks.nb04 import LISTING_ANSWERS, READS
+
+    right = list(LISTING_ANSWERS)
+    wrong = right[:-1] + [0]
+    assert leaked([right], [wrong], "h = 0 is not what PyTorch prints (1).", items=READS)
+    assert not leaked([right], [wrong], "h = 0 is not what PyTorch prints.", items=READS)
+    state = {"first.0.weight": {"step": torch.device("cpu")}, "second.bias": {}}
+    assert leaked([state], [{}], f"For Adam, optimizer_state_devices returned {{}}; expected {state!r}.")
+    assert leaked([2_101_770], [2], "the parameters hold 2,101,770 bytes.")
+    assert not leaked([2_101_770], [2_101_770], "you returned 2,101,770.")  # its own value, quoted back
+
+
+def test_04_1_never_names_the_value_of_a_read():
+    """Every wrong value at every read of 04.1, the reads before it right: the feedback names the read and the
+    rule it turns on, never the number PyTorch prints there (the rules' hints hold no digit but -1)."""
+    import re
+
+    from expected_values import leaked
+
+    from course_utils.checks._core import ATTEMPTS
+    from course_utils.checks.nb04 import _WHY, LISTING_ANSWERS, READS
+
+    assert all(not re.search(r"(?<!-)\d", why.replace("-1", "")) for why in _WHY.values()), _WHY
+    right = list(LISTING_ANSWERS)
+    told = []
+    for position, letter in enumerate(READS):
+        for value in (-1, 0, 1, 2):
+            if value == right[position]:
+                continue
+            guess = right[:position] + [value] + right[position + 1:]
+            result = check("04.1", lambda guess=guess: guess)
+            assert result.status == "fail" and f"{letter} = {value}" in result.message, result
+            said = leaked([right], [guess], f"{result.message} {result.hint}", items=READS)
+            if said:
+                told.append(f"{letter}={value}: {said}: {result}")
+    ATTEMPTS.reset()
+    assert not told, "\n".join(told)

@@ -13,12 +13,14 @@ from pathlib import Path
 import pytest
 import torch
 
-import course_utils.devices as devices
+import course_utils.machine as machine
+import course_utils.readiness as readiness
 from course_utils.checks._core import accelerator_targets, all_try_its, learner_accelerator
 from course_utils.checks.machines import SimulatedMachine, simulated
-from course_utils.devices import MachineFacts, collect_facts, preflight, runs_on_any_accelerator, skipped_cells
 from course_utils.evidence.sources import INTEL_MAC_NEWEST, MAC_FACTS
 from course_utils.lesson_map import GpuCell, Lesson, course
+from course_utils.machine import MachineFacts, collect_facts
+from course_utils.readiness import preflight, runs_on_any_accelerator, skipped_cells
 
 ROOT = Path(__file__).resolve().parents[1]
 MAC = SimulatedMachine("a Mac with Apple silicon", cuda=0, mps=True)
@@ -131,7 +133,7 @@ def test_cells_for_any_accelerator_run_on_mps_and_cuda_only_cells_skip(monkeypat
     cuda_only = MarkedCell("02-b", 1, "the current CUDA device", "2", False)
     two = MarkedCell("02-c", 2, "two devices", "3", True, any_accelerator=True)
     lessons = (_lesson("02", generic, cuda_only, two), _lesson("03", generic))
-    monkeypatch.setattr(devices, "_lessons", lambda: lessons)
+    monkeypatch.setattr(readiness, "_lessons", lambda: lessons)
     assert skipped_cells(lessons[0], 0, "mps") == (cuda_only, two), "a two-device cell needs two devices, even on a Mac"
     assert skipped_cells(lessons[0], 0, None) == (generic, cuda_only, two)
     mac = preflight(MAC.facts())
@@ -160,10 +162,10 @@ def test_collect_facts_reads_a_mac_its_version_and_why_mps_is_unavailable(monkey
         warnings.warn(VM_WARNING, UserWarning, stacklevel=1)
         return False
 
-    monkeypatch.setattr(devices.platform, "system", lambda: "Darwin")
-    monkeypatch.setattr(devices.platform, "machine", lambda: "arm64")
-    monkeypatch.setattr(devices.platform, "mac_ver", lambda: ("14.4.1", ("", "", ""), "arm64"))
-    monkeypatch.setattr(devices, "_sysctl", {"kern.hv_vmm_present": "1", "sysctl.proc_translated": "0"}.get)
+    monkeypatch.setattr(machine.platform, "system", lambda: "Darwin")
+    monkeypatch.setattr(machine.platform, "machine", lambda: "arm64")
+    monkeypatch.setattr(machine.platform, "mac_ver", lambda: ("14.4.1", ("", "", ""), "arm64"))
+    monkeypatch.setattr(machine, "_sysctl", {"kern.hv_vmm_present": "1", "sysctl.proc_translated": "0"}.get)
     monkeypatch.setattr(torch.backends.mps, "is_built", lambda: True)
     monkeypatch.setattr(torch.backends.mps, "is_available", unavailable)
     facts = collect_facts()
@@ -185,19 +187,19 @@ def test_collect_facts_lists_a_usable_mps_device(monkeypatch):
 
 
 def test_collect_facts_off_a_mac_asks_no_mac_questions(monkeypatch):
-    monkeypatch.setattr(devices.platform, "system", lambda: "Linux")
-    monkeypatch.setattr(devices, "_sysctl", lambda name: pytest.fail(f"asked sysctl {name} off a Mac"))
+    monkeypatch.setattr(machine.platform, "system", lambda: "Linux")
+    monkeypatch.setattr(machine, "_sysctl", lambda name: pytest.fail(f"asked sysctl {name} off a Mac"))
     facts = collect_facts()
     assert facts.macos_version is None and not facts.virtual_machine and not facts.rosetta
 
 
 def test_sysctl_answers_none_when_it_cannot_tell():
-    assert devices._sysctl("no.such.sysctl.name.course") is None
+    assert machine._sysctl("no.such.sysctl.name.course") is None
 
 
 def test_macos_versions_compare_as_numbers():
-    assert devices._macos_tuple("13.6.1") == (13, 6) < (14, 0) <= devices._macos_tuple("14") == (14, 0)
-    assert devices._macos_tuple("15.10") > devices._macos_tuple("15.9")
+    assert readiness._macos_tuple("13.6.1") == (13, 6) < (14, 0) <= readiness._macos_tuple("14") == (14, 0)
+    assert readiness._macos_tuple("15.10") > readiness._macos_tuple("15.9")
 
 
 def test_facts_without_a_mac_field_are_what_they_were():
@@ -265,10 +267,10 @@ def test_a_try_it_runs_the_answer_on_the_learners_accelerator_too():
 
 
 def test_collect_facts_tells_rosetta_from_an_intel_mac(monkeypatch):
-    monkeypatch.setattr(devices.platform, "system", lambda: "Darwin")
-    monkeypatch.setattr(devices.platform, "machine", lambda: "x86_64")
+    monkeypatch.setattr(machine.platform, "system", lambda: "Darwin")
+    monkeypatch.setattr(machine.platform, "machine", lambda: "x86_64")
     for translated, rosetta in (("1", True), ("0", False), (None, False)):
-        monkeypatch.setattr(devices, "_sysctl", {"sysctl.proc_translated": translated}.get)
+        monkeypatch.setattr(machine, "_sysctl", {"sysctl.proc_translated": translated}.get)
         facts = collect_facts()
         assert facts.machine == "x86_64" and facts.rosetta is rosetta
         assert ("Rosetta" in str(preflight(facts))) is rosetta

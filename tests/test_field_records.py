@@ -140,10 +140,10 @@ def test_the_intro_counts_recordings_and_field_records_apart():
     lesson = next(n for n in lesson_map.course() if n.number == "08")
     keys = [c.key for c in lesson.cells if c.needs == "cuda"]
     said = lesson_map.without_a_gpu(lesson, frozenset(), frozenset(keys[:1]))
-    assert f"from a public report, not run by the course (1 of {len(keys)} cells)" in said and "recorded by" not in said
+    assert f"from a public report, not run here (1 of {len(keys)} cells)" in said and "recorded by" not in said
     both = lesson_map.without_a_gpu(lesson, frozenset(keys[:1]), frozenset(keys[:2]))
     assert f"recorded by the course (1 of {len(keys)} cells)" in both
-    assert f"from a public report, not run by the course (1 of {len(keys)} cells)" in both, "a recorded cell counts once"
+    assert f"from a public report, not run here (1 of {len(keys)} cells)" in both, "a recorded cell counts once"
     assert "real GPU" not in lesson_map.without_a_gpu(lesson, frozenset(), frozenset())
 
 

@@ -241,3 +241,31 @@ def test_a_reply_cannot_rebuild_a_class_that_would_run_code():
         result = boundary.grade("01.1", reply_with(name))
         assert result.status == "fail" and "does not rebuild" in result.message, (name, result)
     assert not boundary.grade("01.1", reply_with("torch.nn.modules.linear.Linear")).passed  # rebuilt, and wrong
+
+
+def test_a_reply_rebuilds_only_the_courses_namedtuples():
+    """09.1 and 05.2 send a namedtuple in the batch, and a right answer returns one of that class: it comes
+    back as that class, built from its fields; a namedtuple tag naming any other class is refused."""
+    import collections
+    import io
+
+    from course_utils.checks.nb09 import Sample
+
+    def reply_with(cls_name, fields):
+        def send(request):
+            buffer = io.BytesIO()
+            torch.save({"probe": {"defined": True, "callable": True, "type": "function"},
+                        "result": {"@": "namedtuple", "cls": cls_name, "v": fields}, "after": {}}, buffer)
+            return buffer.getvalue()
+        return send
+
+    decoded = boundary._Decoder([]).value({"@": "namedtuple", "cls": "course_utils.checks.nb09.Sample", "v": [1, 2]})
+    assert type(decoded) is Sample and decoded == (1, 2)
+    for name, fields in (("collections.OrderedDict", [1, 2]), ("course_utils.checks.nb09.Sample", [1]),
+                         ("course_utils.checks._core.CheckResult", [1, 2])):
+        result = boundary.grade("09.1", reply_with(name, fields))
+        assert result.status == "fail", (name, result)
+    encoded = boundary._Encoder([]).value(Sample(torch.ones(1), 0.5))
+    assert encoded["@"] == "namedtuple" and encoded["cls"] == "course_utils.checks.nb09.Sample"
+    with pytest.raises(boundary.BadReply):  # a namedtuple of the learner's own is not sent back
+        boundary._Encoder([]).value(collections.namedtuple("Mine", "a")(1))

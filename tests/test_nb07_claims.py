@@ -108,7 +108,7 @@ def test_cross_references_resolve_and_the_lesson_ends_with_next():
         have = set(re.findall(r"^# ## (\d+)\.", target.read_text(encoding="utf-8"), re.M))
         assert set(re.findall(r"\d+", parts)) <= have, (number, parts)
     last = cells()[-1][1]
-    assert "**Next:**" in last and "`08_one_process_per_device.ipynb`" in last
+    assert "**Next:**" in last and "[08_one_process_per_device.ipynb](08_one_process_per_device.ipynb)" in last
     assert (ROOT / "notebooks" / "08_one_process_per_device.ipynb").exists()
     assert "no exercises notebook" in last and not list((ROOT / "exercises").glob("07_*"))
 

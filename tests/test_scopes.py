@@ -7,6 +7,7 @@ import torch
 from answer_references import listing_answers, random_program, replay, simulate_reference
 from torch.torch_version import TorchVersion
 
+from course_utils import scopes
 from course_utils.checks import check
 from course_utils.checks.nb04 import LISTING
 from course_utils.scopes import (
@@ -176,10 +177,11 @@ def test_default_device_is_where_factories_create_on_every_version():
 
 
 def test_why_default_device_does_not_ask_get_default_device():
-    # The reason default_device() exists: before PyTorch 2.8, get_default_device() ignored
-    # `with torch.device(...)` in a thread that never called set_default_device, and raised
-    # AttributeError after set_default_device(None). If this fails on a supported release,
-    # PyTorch changed again: update default_device() and its docstring.
+    # The reason default_device() exists: get_default_device() was fixed in two releases (read in
+    # the wheels 2.7.1, 2.8.0, 2.9.1, 2.10.0). Before 2.8 it ignored `with torch.device(...)` in a
+    # thread that never called set_default_device; before 2.10 it raised AttributeError after
+    # set_default_device(None). If this fails on a supported release, PyTorch changed again:
+    # update default_device(), its docstring and lesson 02's cell.
     def in_a_fresh_thread():  # set_default_device's state is per thread: none here yet
         with torch.device("meta"):
             seen.append((torch.get_default_device(), torch.ones(1).device))
@@ -188,13 +190,54 @@ def test_why_default_device_does_not_ask_get_default_device():
     worker = threading.Thread(target=in_a_fresh_thread)
     worker.start()
     worker.join()
+    release = TorchVersion(torch.__version__)
+    assert seen == [(torch.device("meta" if release >= "2.8" else "cpu"), torch.device("meta"))]
     torch.set_default_device("meta")
     torch.set_default_device(None)
-    if TorchVersion(torch.__version__) >= "2.8":
-        assert seen == [(torch.device("meta"), torch.device("meta"))]
+    if release >= "2.10":
         assert torch.get_default_device() == torch.device("cpu")
     else:
-        assert seen == [(torch.device("cpu"), torch.device("meta"))]
-        with pytest.raises(AttributeError):
+        with pytest.raises(AttributeError, match="'NoneType' object has no attribute 'device'"):
             torch.get_default_device()
     assert default_device() == torch.device("cpu")
+
+
+def test_default_device_hands_over_to_torch_only_where_torch_survives_a_reset():
+    # The gate itself, on the installed torch: default_device() may return torch's answer only on
+    # a release whose get_default_device() answers after set_default_device(None). The gate at 2.8
+    # (blocks fixed, reset not) failed this on 2.8.x and 2.9.x.
+    torch.set_default_device("meta")
+    torch.set_default_device(None)
+    try:
+        torch_answer = torch.get_default_device()
+    except AttributeError:
+        torch_answer = None
+    assert scopes._GET_DEFAULT_DEVICE_IS_RIGHT == (torch_answer == torch.device("cpu")), (
+        f"torch {torch.__version__}: get_default_device() after a reset gives {torch_answer}")
+    assert default_device() == torch.device("cpu")
+
+
+def test_default_devices_own_lookup_agrees_with_a_fixed_torch(monkeypatch):
+    # The lookup used before 2.10, forced on the installed torch: where that torch is fixed, both answer alike.
+    monkeypatch.setattr(scopes, "_GET_DEFAULT_DEVICE_IS_RIGHT", False)
+    reads = []
+
+    def read():
+        reads.append(default_device())
+        if TorchVersion(torch.__version__) >= "2.10":
+            assert reads[-1] == torch.get_default_device()
+
+    read()
+    with torch.device("meta"):
+        read()
+        with torch.device("cpu"):
+            read()
+    torch.set_default_device("meta")
+    try:
+        read()
+    finally:
+        torch.set_default_device(None)
+    read()
+    with torch.device("cuda:1"):  # entering is lazy: nothing needs CUDA until a tensor is made
+        read()
+    assert [str(d) for d in reads] == ["cpu", "meta", "cpu", "meta", "cpu", "cuda:1"]

@@ -7,6 +7,8 @@ import json
 import pathlib
 
 import pytest
+import torch
+from torch import nn
 
 from course_utils.check_cells import try_it_id
 from course_utils.checks import CheckResult, all_try_its, check, get_exercise
@@ -95,6 +97,52 @@ def test_a_wrong_try_it_answer_gets_a_nudge_not_the_answer():
                 given.append(f"{case}: the feedback spells out {leaked or 'the answer'}")
     ATTEMPTS.reset()
     assert not given, "\n".join(given)
+
+
+def test_no_wrong_try_it_answer_is_told_the_value_the_check_expected():
+    """Issue 33.3, for the try-its: the value a try-it expects is what its course answer gives (a value try-it's
+    bound value, a function try-it's returns); no feedback to a plausible wrong answer spells one out."""
+    from expected_values import Recording, leaked
+    from try_it_support import Case
+
+    from course_utils.checks._core import ATTEMPTS
+
+    def run(case):
+        namespace = {"torch": torch, "nn": nn, "__name__": "__try_it__"}
+        exec(compile(case.setup, "<setup>", "exec"), namespace)
+        exec(compile(case.line, "<line>", "exec"), namespace)
+        ex = get_exercise(case.id)
+        value = namespace[ex.function]
+        recording = Recording(value) if ex.kind == "function" else None
+        try:
+            result = check(case.id, recording if recording else value)
+        finally:
+            torch.set_default_device(None)
+        return result, (recording.returned if recording else [value]), (recording.given if recording else [])
+
+    setups = {}
+    for module in case_modules():
+        for case in module.CASES:
+            if case.status == "pass":
+                setups.setdefault(case.id, case.setup)
+    expected = {}
+    for id, ex in all_try_its().items():
+        setup = setups[id] + "\nimport io\nfrom torch.utils.data import DataLoader\nfrom course_utils.loading import WhereAmI"
+        result, returned, _ = run(Case(id, ex.answer, "pass", setup=setup))
+        assert result.passed, (id, str(result))
+        expected[id] = returned
+    told = []
+    for module in case_modules():
+        for case in module.CASES:
+            if case.status != "fail":
+                continue
+            result, returned, given = run(case)
+            feedback = f"{result.message} {result.hint} {result.ask}"
+            said = leaked(expected[case.id], returned, feedback, given=given)
+            if said:
+                told.append(f"{case}: {said} in: {feedback}")
+    ATTEMPTS.reset()
+    assert not told, "\n".join(told)
 
 
 def test_a_value_try_it_as_shipped_is_not_attempted_and_a_missing_name_is_said():

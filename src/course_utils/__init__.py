@@ -2,9 +2,11 @@
 
 Each module has one job; import what a notebook needs from here or from the module itself:
 
-- ``devices``: what this machine has (``device_report``), which device to use (``pick_device``, or
-  ``usable_accelerator``), what of the course it can run (``preflight``), and, for GPU cells,
-  ``needs_cuda`` (CUDA only) and ``needs_accelerator`` (any accelerator, ``meta`` standing in without one).
+- ``devices``: which device to use (``pick_device``, or ``usable_accelerator``); ``machine``: what this
+  machine has, as data (``collect_facts``); ``machine_report``: that, ready to show (``device_report``);
+  ``readiness``: what of the course it can run, and what to do about the rest (``preflight``); ``gates``: for
+  GPU cells, ``needs_cuda`` (CUDA only) and ``needs_accelerator`` (any accelerator, ``meta`` standing in
+  without one).
 - ``placement``: where a model's tensors live (``placement_report``, ``module_device``).
 - ``checkpoints``: the device tags of a checkpoint (``checkpoint_locations``, ``retag_checkpoint``).
 - ``scopes``: the current CUDA device and default device at each step of nested blocks.
@@ -41,16 +43,16 @@ _HOMES = {
     "check": "checks",
     "checkpoint_locations": "checkpoints",
     "choose_device": "devices",
-    "collect_facts": "devices",
-    "device_report": "devices",
+    "collect_facts": "machine",
+    "device_report": "machine_report",
     "explain_device_error": "errors",
     "find_device_mismatches": "mismatches",
     "module_device": "placement",
-    "needs_accelerator": "devices",
-    "needs_cuda": "devices",
+    "needs_accelerator": "gates",
+    "needs_cuda": "gates",
     "pick_device": "devices",
     "placement_report": "placement",
-    "preflight": "devices",
+    "preflight": "readiness",
     "raises": "claims",
     "recorded": "evidence",
     "retag_checkpoint": "checkpoints",

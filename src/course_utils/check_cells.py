@@ -22,9 +22,7 @@ CHECK_MIME = "application/vnd.course-utils.check+json"
 # "pass": right answer. "fail": wrong answer. "not-attempted": the stub still raises
 # NotImplementedError. "missing": no function of the expected name was defined.
 # "error": the checker itself broke, which is a course bug and never counts as a pass.
-# "tampered": kept so that reports made before grading judged outside the learner's process
-# (course_utils.boundary) still read; no check says it any more.
-CHECK_STATUSES = ("pass", "fail", "not-attempted", "missing", "error", "tampered")
+CHECK_STATUSES = ("pass", "fail", "not-attempted", "missing", "error")
 
 CHECK_CALL = re.compile(r"""^\s*check\(\s*(["'])([^"']+)\1\s*\)\s*;?\s*(#[^\n]*)?\s*$""")
 # the same check as an nbgrader test cell (see grading/nbgrader.py)

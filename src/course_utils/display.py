@@ -22,6 +22,7 @@ PROBLEM = "#cf222e"  # red: failed, raised, something to fix
 CAUTION = "#9a6700"  # amber: skipped, simulated, a stand-in, not yet recorded: read with care
 INFO = "#0969da"  # blue: a real result or an explained error, neither good nor bad news
 MUTED = "#8c959f"  # grey: outside the course's subject (an error that is not about devices)
+TO_DO = "#57606a"  # slate grey: not started yet, the learner's turn: neither a pass nor a failure
 HIGHLIGHT = "#fff8c5"  # pale yellow background: a table row to read first
 
 ELLIPSIS = "..."
@@ -54,21 +55,25 @@ def joined(parts: Iterable[object], separator: str = ", ") -> Html:
 LINE_BREAK = Html("<br>")
 
 
-def tag(name: str, *content: object, colour: str | None = None, style: str = "") -> Html:
-    """``<name>content</name>``, the content escaped as ``markup`` does; ``colour`` is a tone above."""
+def tag(name: str, *content: object, colour: str | None = None, style: str = "", css_class: str = "") -> Html:
+    """``<name>content</name>``, the content escaped as ``markup`` does; ``colour`` is a tone above.
+
+    ``css_class`` names the element for a stylesheet (the website's ``site/_static/course.css``)."""
     styles = ";".join(s for s in (f"color:{colour}" if colour else "", style) if s)
-    attributes = f" style='{styles}'" if styles else ""
+    attributes = (f" class='{escape(css_class)}'" if css_class else "") + (f" style='{styles}'" if styles else "")
     return Html(f"<{name}{attributes}>{markup(*content)}</{name}>")
 
 
-def card(tone: str, title: object, *body: object) -> Html:
+def card(tone: str, title: object, *body: object, dashed: bool = False, css_class: str = "") -> Html:
     """A box with a ``tone`` bar down its left side: ``title`` in bold, then ``body`` straight after.
 
     The shape of a verdict or an explanation: a check's PASS/FAIL, a caught error, a GPU recording.
     ``body`` continues the title's line; start it with ``LINE_BREAK`` or a block (``pre``, ``table``)
-    to go below.
+    to go below. A ``dashed`` bar marks something still to be done (a check not attempted yet).
     """
-    return tag("div", tag("b", title), *body, style=f"border-left:4px solid {tone};padding:.3em .6em;margin:.3em 0")
+    line = "dashed" if dashed else "solid"
+    return tag("div", tag("b", title), *body, style=f"border-left:4px {line} {tone};padding:.3em .6em;margin:.3em 0",
+               css_class=css_class)
 
 
 def pre(text: object, *, colour: str | None = None) -> Html:

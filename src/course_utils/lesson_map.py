@@ -263,7 +263,7 @@ def _skipped_sentence(lesson: Lesson, recorded_keys: frozenset[str], field_keys:
     if real:
         shown.append(f"recorded by the course ({len(real)} of {n} cells)")
     if field:
-        shown.append(f"from a public report, not run by the course ({len(field)} of {n} cells)")
+        shown.append(f"from a public report, not run here ({len(field)} of {n} cells)")
     return f"{said} shows a real GPU's output {' or '.join(shown)} and folds away the PyTorch source."
 
 

@@ -10,7 +10,7 @@ easy to confuse:
 - the **default device**: where factory functions such as ``torch.ones(3)`` put a tensor when
   no ``device=`` is given. ``with torch.device("meta"):`` and ``torch.set_default_device`` change
   it, and it does not touch the current CUDA device. ``default_device()`` reads it on every
-  supported PyTorch (``torch.get_default_device()`` only does so from 2.8).
+  supported PyTorch (``torch.get_default_device()`` only does so from 2.10).
 
 ``trace_current_device()`` records both at each step you mark; ``run_scopes(...)`` enters a list
 of context managers one inside the other and records both after every entry and every exit.
@@ -117,25 +117,29 @@ class ScopeTrace:
 def default_device() -> torch.device:
     """Where a factory function with no ``device=`` creates a tensor right now (notebooks 02 and 04).
 
-    From PyTorch 2.8 this is ``torch.get_default_device()``. Before, that function ignored
-    ``with torch.device(...)`` blocks (pytorch/pytorch#131328, fixed by #148621) and raised
-    ``AttributeError`` after ``torch.set_default_device(None)``; on those releases this does the
-    lookup 2.8 does: the innermost device mode, else what ``set_default_device`` set, else the CPU.
-    Nothing is created, so it works inside ``with torch.device("cuda:0")`` on a machine without CUDA.
+    From PyTorch 2.10 this is ``torch.get_default_device()``. That function was fixed in two
+    releases: before 2.8 it ignored ``with torch.device(...)`` blocks in a thread that never called
+    ``set_default_device`` (pytorch/pytorch#131328, fixed by #148621), and before 2.10 it raised
+    ``AttributeError`` after ``torch.set_default_device(None)`` (it tested ``hasattr`` where 2.10
+    reads ``getattr(..., "device_context", None)``). On those releases this does the lookup 2.10
+    does: the innermost device mode, else what ``set_default_device`` set, else the CPU. Nothing is
+    created, so it works inside ``with torch.device("cuda:0")`` on a machine without CUDA.
     """
-    if _GET_DEFAULT_DEVICE_SEES_BLOCKS:
+    if _GET_DEFAULT_DEVICE_IS_RIGHT:
         return torch.get_default_device()
-    from torch.overrides import _get_current_function_mode_stack  # private, but 2.7 is frozen
+    from torch.overrides import _get_current_function_mode_stack  # private, but 2.7 to 2.9 are frozen
     from torch.utils._device import DeviceContext
 
     modes = [m for m in _get_current_function_mode_stack() if isinstance(m, DeviceContext)]
     context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
     device = modes[-1].device if modes else context.device if context is not None else torch.device("cpu")
-    # as 2.8 does: a device without an index is resolved by the device type's current index
+    # as 2.10 does: a device without an index is resolved by the device type's current index
     return device if device.index is not None or device.type == "cpu" else torch.empty(0).device
 
 
-_GET_DEFAULT_DEVICE_SEES_BLOCKS = TorchVersion(torch.__version__) >= "2.8"
+# Read in the wheels: 2.7.1 asks only the global context; 2.8.0 and 2.9.1 also ask the device
+# modes but test hasattr, so a context reset to None raises; 2.10.0 reads getattr(..., None).
+_GET_DEFAULT_DEVICE_IS_RIGHT = TorchVersion(torch.__version__) >= "2.10"
 
 
 def read_devices() -> tuple[int | None, str]:

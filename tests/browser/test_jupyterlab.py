@@ -31,7 +31,7 @@ import nbformat
 import pytest
 from lab_server import ROOT
 
-from course_utils.check_cells import check_cell_id
+from course_utils.check_cells import check_cell_id, try_it_id
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -103,6 +103,10 @@ def problems_in(source: nbformat.NotebookNode, saved: nbformat.NotebookNode, cel
         if is_solution and check_cell_id(cell.source):
             if "PASS" not in view.text or "FAIL" in view.text:
                 problems.append(f"{where} ({first_line!r}): the solution's check does not show PASS: {short(view.text)!r}")
+        if path.startswith("notebooks/") and try_it_id(cell.source):
+            # as shipped, a try-it is the learner's turn: TO DO, never a red FAIL (issue 33.2)
+            if "TO DO" not in view.text or "FAIL" in view.text:
+                problems.append(f"{where} ({first_line!r}): the untouched try-it does not show TO DO: {short(view.text)!r}")
     return problems
 
 

@@ -210,7 +210,11 @@ def test_each_exercise_page_marks_where_answers_go(browser, site_url, site_dir, 
         places = page.locator("div.cell.tag_place-to-type")
         assert places.count() >= 1 and all("YOUR CODE HERE" in p.inner_text() for p in places.all())
         assert page.locator("section[id^=exercise-]").count() >= 1, f"{exercise}: no #exercise-NN-K anchor"
-        assert page.locator("div.cell div.cell_output").count() >= places.count()  # each check's FAIL card
+        assert page.locator("div.cell div.cell_output").count() >= places.count()  # each check's card
+        # an untouched exercise is the learner's turn: a TO DO card for each check, no red FAIL (issue 33.2)
+        todo = page.locator("div.course-check-not-attempted")
+        assert todo.count() >= places.count() and "✎ TO DO" in todo.first.inner_text(), exercise
+        assert page.locator("div.course-check-fail").count() == 0, exercise
         assert page.get_by_role("link", name="Open in Colab").first.get_attribute("href").endswith(f"exercises/{exercise}.ipynb")
         # the header's "The lesson:" and the intro's `notebooks/NN_*.ipynb` open the lesson's page
         lesson = exercise.removesuffix("_exercises")

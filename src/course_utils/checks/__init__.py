@@ -10,9 +10,9 @@ its module, so a notebook loads its own lesson's checks and no other's. ``check(
 function by the name the exercise asks for, in the notebook's namespace, so a misspelt or unrun
 definition is reported, not a ``NameError``.
 
-Hints come in steps: a fail names the mistake and nudges; ``check("03.3", show_answer=True)``
-(or the third wrong answer to that exercise in the kernel) shows the course's answer. The count
-of wrong answers is ``_core.ATTEMPTS``, the only state the checks keep.
+Hints come in steps: a fail names the mistake and nudges, and offers the course's answer, which
+``check("03.3", show_answer=True)`` shows (never a wrong answer by itself, however many). The
+count of wrong answers, which words the offer, is ``_core.ATTEMPTS``, the only state the checks keep.
 """
 
 from course_utils.checks._core import (

@@ -1,10 +1,12 @@
 """The check machinery: a registry of exercises, a runner that never crashes, a result type.
 
 Hints come in steps. A wrong answer gets a message that names the mistake and a *hint*, a nudge
-that does not hand over the answer. The exercise's *answer* is shown only when the learner asks
-for it, ``check("03.3", show_answer=True)`` (every FAIL says so), or with the ``REVEAL_AFTER``-th
-wrong answer to the same exercise in this kernel. ``ATTEMPTS`` counts those wrong answers: the
-one piece of state the checks keep between calls (a restart forgets it; ``ATTEMPTS.reset()`` too).
+that hands over neither the answer's code nor the value the check expected. The exercise's
+*answer* is shown only when the learner asks for it, ``check("03.3", show_answer=True)``: every
+FAIL offers it, and from the ``OFFER_AFTER``-th wrong answer to the same exercise in this kernel
+the offer says how many tries that was; it never shows the answer by itself (three *different*
+mistakes are not a request for it). ``ATTEMPTS`` counts those wrong answers: the one piece of
+state the checks keep between calls (a restart forgets it; ``ATTEMPTS.reset()`` too).
 Warnings that the answer raises while it is checked are caught and summarised in one line, except
 those of a case the check runs on ``meta`` only because this machine may have no second device
 (``meta_case``): they are the check's doing, not the learner's.
@@ -25,7 +27,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from course_utils.check_cells import CHECK_MIME, CHECK_STATUSES, TRY_IT_ID
-from course_utils.display import OK, PROBLEM, Html, card, escape, markup, tag, truncate
+from course_utils.display import OK, PROBLEM, TO_DO, Html, card, escape, markup, tag, truncate
 
 _CODE = re.compile(r"`([^`]+)`")
 
@@ -41,6 +43,28 @@ def _html(text: str) -> Html:
 
 
 @dataclass(frozen=True)
+class Look:
+    """How a result of one status shows: its word in plain text, its symbol and tone in HTML."""
+
+    word: str
+    symbol: str
+    tone: str
+    dashed: bool = False  # a dashed bar: nothing judged yet, the learner's turn
+
+
+# One row per status (check_cells.CHECK_STATUSES). "not-attempted" is what an untouched cell shows on a
+# first Run All: the learner's turn, not a mistake, so it neither says FAIL nor shows red (issue 33.2);
+# it still never counts as a pass (``passed`` is true for "pass" only).
+LOOKS = {
+    "pass": Look("PASS", "✔", OK),
+    "fail": Look("FAIL", "✘", PROBLEM),
+    "not-attempted": Look("TO DO", "✎", TO_DO, dashed=True),
+    "missing": Look("FAIL", "✘", PROBLEM),
+    "error": Look("FAIL", "✘", PROBLEM),
+}
+
+
+@dataclass(frozen=True)
 class CheckResult:
     """The outcome of one check: what was expected, what was found, and how to look."""
 
@@ -51,7 +75,7 @@ class CheckResult:
     hint: str = ""  # a nudge: what to look at, never the whole answer
     note: str = ""  # one line about warnings the answer raised while it was checked
     ask: str = ""  # on a fail: how to see the answer (check(..., show_answer=True)), until it is shown
-    answer: str = ""  # the course's answer: only when asked for, or after REVEAL_AFTER wrong answers
+    answer: str = ""  # the course's answer: only when asked for (show_answer=True)
 
     @property
     def passed(self) -> bool:
@@ -60,9 +84,13 @@ class CheckResult:
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "passed": self.passed}
 
+    @property
+    def look(self) -> Look:
+        """How this result shows (``LOOKS``); an unknown status shows as a failure, never as a pass."""
+        return LOOKS.get(self.status, LOOKS["fail"])
+
     def __str__(self) -> str:
-        mark = "PASS" if self.passed else ("TAMPERED" if self.status == "tampered" else "FAIL")
-        text = f"{mark} [{self.exercise}] {_plain(self.title)}: {_plain(self.message)}"
+        text = f"{self.look.word} [{self.exercise}] {_plain(self.title)}: {_plain(self.message)}"
         if self.note:
             text += f"\n  note: {_plain(self.note)}"
         if self.hint and not self.passed:
@@ -77,8 +105,7 @@ class CheckResult:
         return str(self)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
-        tone = OK if self.passed else PROBLEM
-        mark = "✔ PASS" if self.passed else ("✘ TAMPERED" if self.status == "tampered" else "✘ FAIL")
+        look = self.look
         hint = (
             tag("div", tag("i", "Hint:"), " ", _html(self.hint), style="margin-top:.3em")
             if self.hint and not self.passed
@@ -89,8 +116,10 @@ class CheckResult:
                if self.ask and not self.answer else "")
         answer = (tag("div", tag("i", "Answer:"), tag("pre", self.answer, style="margin:.2em 0 0 0"),
                       style="margin-top:.3em") if self.answer else "")
-        title = markup(tag("span", mark, colour=tone), f" [{self.exercise}] ", _html(self.title))
-        html_text = card(tone, title, tag("div", _html(self.message)), note, hint, ask, answer)
+        title = markup(tag("span", f"{look.symbol} {look.word}", colour=look.tone), f" [{self.exercise}] ",
+                       _html(self.title))
+        html_text = card(look.tone, title, tag("div", _html(self.message)), note, hint, ask, answer,
+                         dashed=look.dashed, css_class=f"course-check course-check-{self.status}")
         return {"text/plain": str(self), "text/html": html_text, CHECK_MIME: self.to_dict()}
 
 
@@ -333,19 +362,19 @@ def get_exercise(id: str) -> Exercise:
 
 UNSET = object()
 
-REVEAL_AFTER = 3  # the wrong answer to one exercise, in one kernel, that brings its answer
+OFFER_AFTER = 3  # from this wrong answer to one exercise, in one kernel, the offer of the answer counts the tries
 
 
 class Attempts:
-    """Wrong answers per exercise in this kernel: what moves a check's help from nudge to answer.
+    """Wrong answers per exercise in this kernel: what makes a check's offer of the answer plainer.
 
     The one piece of state the checks keep between calls, in one object, ``ATTEMPTS``. Only a
     "fail" counts (not an untouched stub, a missing function or a course bug). A restarted kernel
     starts from nothing; ``ATTEMPTS.reset()`` forgets every exercise, ``reset("03.3")`` one.
     """
 
-    def __init__(self, reveal_after: int = REVEAL_AFTER):
-        self.reveal_after = reveal_after
+    def __init__(self, offer_after: int = OFFER_AFTER):
+        self.offer_after = offer_after
         self._wrong: dict[str, int] = {}
 
     def wrong(self, id: str) -> int:
@@ -364,7 +393,7 @@ class Attempts:
             self._wrong.pop(id, None)
 
     def __repr__(self) -> str:
-        return f"Attempts(reveal_after={self.reveal_after}, wrong={self._wrong})"
+        return f"Attempts(offer_after={self.offer_after}, wrong={self._wrong})"
 
 
 ATTEMPTS = Attempts()
@@ -389,8 +418,8 @@ def check(id: str, answer: Callable | None = None, *, show_answer: bool = False)
     With no ``answer``, look up the function the exercise asks for in the caller's namespace
     (the notebook), so that an undefined or misspelt function gives a "missing" result, and a
     definition that did not even compile gives its SyntaxError. A wrong answer's result carries
-    a nudge (``hint``) and says how to ask for the answer (``ask``); the answer itself comes with
-    ``show_answer=True`` or the ``REVEAL_AFTER``-th wrong answer (``ATTEMPTS`` counts them).
+    a nudge (``hint``) and says how to ask for the answer (``ask``); the answer itself comes only with
+    ``show_answer=True`` (``ATTEMPTS`` counts wrong answers, for the wording of the offer).
     Warnings raised while the answer runs are caught and summarised in ``note``.
     """
     namespace = sys._getframe(1).f_globals
@@ -401,17 +430,18 @@ def check(id: str, answer: Callable | None = None, *, show_answer: bool = False)
 
 
 def _in_steps(result: CheckResult, caught: list[warnings.WarningMessage], show_answer: bool) -> CheckResult:
-    """The result with its warnings note, and the answer shown or offered, as the steps say."""
+    """The result with its warnings note, and the answer shown (when asked for) or offered (on a fail)."""
     ex = _REGISTRY.get(result.exercise)
     wrong = ATTEMPTS.record_wrong(result.exercise) if result.status == "fail" else 0
     note, ask, shown = _warnings_note(caught), "", ""
-    wanted = show_answer or wrong >= ATTEMPTS.reveal_after
+    wanted = show_answer
     answer = ex.answer if ex is not None and (wanted or result.status == "fail") else ""  # read from solutions/
     if answer and wanted:
         shown = answer
     elif answer and result.status == "fail":
-        ask = (f'in a new cell, run `check("{ex.id}", show_answer=True)` to see an answer; it also shows with '
-               f"wrong answer {ATTEMPTS.reveal_after} (this was {wrong}).")
+        run = f'run `check("{ex.id}", show_answer=True)` in a new cell to see an answer'
+        ask = (f"That was wrong answer {wrong} to {ex.id}: {run}, then compare it with yours."
+               if wrong >= ATTEMPTS.offer_after else f"{run[0].upper()}{run[1:]}.")
     elif ex is not None and (wanted or result.status == "fail") and _answer_elsewhere(ex.id):
         ask = _answer_elsewhere(ex.id)
     elif show_answer:

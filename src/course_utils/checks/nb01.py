@@ -39,7 +39,7 @@ def _best_device(best_device) -> str:
             )
         if got.type == expected:
             continue
-        found = f"On {machine.name}, best_device() returned {got}; the best device there is {expected}."
+        found = f"On {machine.name}, best_device() returned {got}, which is not the best device there."
         if expected == "mps":
             raise Wrong(found, "After CUDA, ask torch.backends.mps.is_available(): a Mac's GPU is 'mps'.")
         if expected == "cuda":
@@ -50,7 +50,7 @@ def _best_device(best_device) -> str:
     got = call(best_device)
     expected = torch.device(choose_device().device)
     if not isinstance(got, torch.device) or got.type != expected.type:
-        raise Wrong(f"On this machine best_device() returned {got!r}, but the best device here is {expected.type}.")
+        raise Wrong(f"On this machine best_device() returned {got!r}, which is not the best device here.")
     return (f"Right on a GPU server, a Mac, a laptop, a machine with both, and here ({got}): "
             "the check simulated the first four through torch.cuda.is_available() and torch.backends.mps.is_available().")
 
@@ -89,8 +89,7 @@ def _visible_gpus(visible_gpus) -> str:
     for mask, physical, expected in VISIBLE_CASES:
         got = call(visible_gpus, mask, physical)
         if not same(got, expected):
-            found = (f"visible_gpus({mask!r}, {physical}) returned {got!r}; expected {expected!r} "
-                     f"(cuda:0 is physical GPU {expected[0] if expected else 'none'}).")
+            found = f"visible_gpus({mask!r}, {physical}) returned {got!r}, which is not what CUDA makes of that mask."
             read = [e.strip() for e in mask.split(",")]
             if not expected and len(set(read)) < len(read) and got:
                 raise Wrong(found, "An index repeated among the entries read hides every GPU, even when an index "
@@ -113,6 +112,17 @@ FAKE_GPUS = (
 )
 
 
+def _first_difference(got, expected: str) -> str:
+    """Which part of the sentence is off (its parts are separated by ", "), without the right text (issue 33.3)."""
+    if type(got) is not str:
+        return f"expected a str, the sentence the exercise gives, not a {type(got).__name__}."
+    mine, right = got.split(", "), expected.split(", ")
+    for number, (part, want) in enumerate(zip(mine, right), 1):
+        if part != want:
+            return f"part {number} of it, {part!r}, is not right for this GPU."
+    return f"it has {len(mine)} parts (separated by ', '), the exercise's sentence {len(right)}."
+
+
 @exercise(
     "01.3",
     "Describe a GPU from its properties",
@@ -124,7 +134,7 @@ def _describe_gpu(describe_gpu) -> str:
     for props, expected in FAKE_GPUS:
         got = call(describe_gpu, props)
         if not same(got, expected):
-            raise Wrong(f"For a {props.name} you returned {got!r}; expected {expected!r}.")
+            raise Wrong(f"For a {props.name} you returned {got!r}; {_first_difference(got, expected)}")
     return "Your description matches for an H200, a T4 and an RTX 4090."
 
 
@@ -160,7 +170,7 @@ def _current_cuda_index(current_cuda_index) -> str:
             ) from None
         if same(got, expected):
             continue
-        found = f"On {machine.name}, current_cuda_index() returned {got!r}; it should return {expected!r}."
+        found = f"On {machine.name}, current_cuda_index() returned {got!r}, which is not the right answer there."
         if expected is None:
             raise Wrong(found, "Without CUDA there is no current CUDA device: return None.")
         if got is None:
@@ -170,7 +180,7 @@ def _current_cuda_index(current_cuda_index) -> str:
     got = call(current_cuda_index)
     expected = torch.cuda.current_device() if torch.cuda.is_available() else None
     if not same(got, expected):
-        raise Wrong(f"current_cuda_index() returned {got!r}; on this machine it should return {expected!r}.")
+        raise Wrong(f"current_cuda_index() returned {got!r}, which is not the right answer on this machine.")
     return ("Right on a 4-GPU server (cuda:2 current), a 1-GPU machine, a CPU-only build, a CUDA build without "
             f"a driver, a Mac, and here ({got!r}).")
 
@@ -228,7 +238,7 @@ def _usable_device(usable_device) -> str:
         with simulated(machine):
             got = call(usable_device)
         if got is None:
-            raise Wrong(f"On {machine.name}, usable_device() returned None; expected torch.device('{expected}').",
+            raise Wrong(f"On {machine.name}, usable_device() returned None; it should return a torch.device.",
                         "None is how torch.accelerator says that no accelerator works here; the function still "
                         "owes a device then, the one every machine has.")
         if type(got) is not torch.device:
@@ -236,7 +246,7 @@ def _usable_device(usable_device) -> str:
                         "expected a torch.device.", "Wrap a name: torch.device('cpu'), not the string 'cpu'.")
         if got.type == expected:
             continue
-        found = f"On {machine.name}, usable_device() returned {got}; the usable device there is {expected}."
+        found = f"On {machine.name}, usable_device() returned {got}, which is not the usable device there."
         if expected == "cpu" and got.type == "cuda":
             raise Wrong(found + " current_accelerator() as called names the accelerator the build is for, "
                                 "even on a machine where it cannot run.",

@@ -143,7 +143,9 @@ def _where_is(where_is) -> str:
                 raise Wrong(f"For {what} where_is returned {got!r}; expected None: it has no tensors, so no device.")
             continue
         if not isinstance(got, torch.device) or got != expected:
-            raise Wrong(f"For {what} where_is returned {got!r}; expected {expected!r}.",
+            raise Wrong(f"For {what} where_is returned {got!r}" + (
+                            f", a {type(got).__name__}; expected a torch.device." if not isinstance(got, torch.device)
+                            else ", which is not where its tensors are."),
                         "Look at buffers as well as parameters, and return a torch.device.")
     split = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2).to("meta"))
     try:

@@ -6,6 +6,7 @@ written with ``retag_checkpoint``) and adds CUDA cases where a GPU is present.
 
 from __future__ import annotations
 
+import collections
 import io
 
 import torch
@@ -78,7 +79,7 @@ def _fix_for(fix_for) -> str:
         if type(got) is not str or got not in FIXES:
             raise Wrong(f"fix_for(...) returned {got!r}, which is not one of {', '.join(FIXES)}.")
         if got != expected:
-            raise Wrong(f"For the message {message.splitlines()[0]!r} you chose {got!r}; the fix is {expected!r}.")
+            raise Wrong(f"For the message {message.splitlines()[0]!r} you chose {got!r}, which is not its fix.")
     return f"The right fix for all {len(MESSAGES)} messages, old wordings and new."
 
 
@@ -103,7 +104,8 @@ def _same_structure(got, original, device: torch.device, path: str) -> None:
     if isinstance(original, (list, tuple, dict)):
         if type(got) is not type(original) or len(got) != len(original):
             raise Wrong(f"{path} was a {type(original).__name__} of {len(original)}; you returned {got!r}.",
-                        "Rebuild lists as lists, tuples as tuples and dicts as dicts, recursively.")
+                        "Rebuild lists as lists, tuples as tuples (a namedtuple as its own class, which takes its "
+                        "fields as separate arguments) and dicts as dicts, recursively.")
         items = original.items() if isinstance(original, dict) else enumerate(original)
         for key, value in items:
             if isinstance(original, dict) and key not in got:
@@ -112,6 +114,10 @@ def _same_structure(got, original, device: torch.device, path: str) -> None:
         return
     if got is not original:
         raise Wrong(f"{path} ({original!r}) is not a tensor and should be returned as it is, got {got!r}.")
+
+
+# A namedtuple is a tuple the inputs may hold; at module level, so the grader's kernel finds it by name.
+Pair = collections.namedtuple("Pair", ["first", "second"])
 
 
 @exercise(
@@ -127,6 +133,7 @@ def _to_model_device(to_model_device) -> str:
         (torch.zeros(1, 3), 7),
         [torch.arange(3), "label", None],
         {"mask": torch.ones(2, dtype=torch.bool), "meta": {"ids": [torch.tensor([1, 2])], "lr": 0.1}},
+        Pair(torch.full((2,), 3.0), "second"),
     )
     devices = ["meta", "cpu"] + accelerator_targets()
     for device in devices:
@@ -176,7 +183,7 @@ def _index_device(index_device) -> str:
     for table, index, expected in INDEX_CASES:
         got = call(index_device, table, index)
         if text(got) != expected:
-            raise Wrong(f"index_device({table!r}, {index!r}) returned {got!r}; the index must be on {expected}.")
+            raise Wrong(f"index_device({table!r}, {index!r}) returned {got!r}, which is not where the index should be.")
     return f"Right for all {len(INDEX_CASES)} pairs: indices may live on the CPU or on the table's device."
 
 

@@ -78,10 +78,13 @@ def _device_for_rank(fn) -> str:
         if got != expected:
             if got.type == "cuda" and got.index is None:
                 raise Wrong(
-                    f"device_for_rank({rank}, {count}) returned {got} without an index; expected {expected}.",
+                    f"device_for_rank({rank}, {count}) returned {got} without an index.",
                     "torch.device('cuda') means the current device, cuda:0 in every fresh process: give the index.",
                 )
-            raise Wrong(f"device_for_rank({rank}, {count}) returned {got}; expected {expected}.")
+            if count == 0:
+                raise Wrong(f"device_for_rank({rank}, {count}) returned {got}, but that machine has no GPU.",
+                            "A machine without a GPU still runs the process: on the device every machine has.")
+            raise Wrong(f"device_for_rank({rank}, {count}) returned {got}, which is not that process's device.")
     for rank, count in ((2, 2), (1, 1), (5, 4)):
         _expect_value_error(fn, rank, count)
     return f"Right for {len(RANK_CASES)} (local rank, GPU count) pairs, and it refuses a process without a GPU of its own."
@@ -134,15 +137,18 @@ def _pick_device(fn) -> str:
             where = f"In the launch '{name}', the process with RANK={rank}, LOCAL_RANK={env.get('LOCAL_RANK', 'absent')}"
             if got.type == "cuda" and rank != "absent" and got.index == int(rank) != expected.index:
                 raise Wrong(
-                    f"{where} got {got}; expected {expected}. RANK counts processes across all machines; "
+                    f"{where} got {got}. RANK counts processes across all machines; "
                     f"this machine only has cuda:0 to cuda:{gpus - 1}.",
                     "Use LOCAL_RANK, the process's number on its own machine.",
                 )
             if got.type == "cuda" and got.index in (0, None) and expected.index not in (0, None):
                 raise Wrong(
-                    f"{where} got {got}; expected {expected}. Every process still lands on cuda:0: that is the bug.",
+                    f"{where} got {got}. Every process still lands on cuda:0: that is the bug.",
                 )
-            raise Wrong(f"{where} got {got}; expected {expected}.")
+            if got.type == "cuda" and got.index is None:
+                raise Wrong(f"{where} got {got} without an index: that is the current device, cuda:0 in every fresh "
+                            "process.", "Give the index too: LOCAL_RANK, read from env as an int.")
+            raise Wrong(f"{where} got {got}, which is not that process's device.")
     return f"Every process of {len(LAUNCHES)} launches gets a GPU of its own (or the CPU where there is none)."
 
 
@@ -174,7 +180,7 @@ def _ddp_device_ids(fn) -> str:
             )
         if expected is not None and not same(got, expected):
             raise Wrong(
-                f"ddp_device_ids({device!r}) returned {got!r}; expected {expected!r}, a list holding the GPU's index.",
+                f"ddp_device_ids({device!r}) returned {got!r}; expected a list holding the GPU's index.",
                 "device_ids=[i] for a module on cuda:i: torch.device(device).index gives i.",
             )
     return f"Right for {len(DEVICE_IDS_CASES)} devices: None on the CPU, [i] on cuda:i."
@@ -202,9 +208,9 @@ def _shared_gpus(fn) -> str:
     for devices, expected in SHARED_CASES:
         got = call(fn, dict(devices))
         if not isinstance(got, dict):
-            raise Wrong(f"shared_gpus({devices}) returned {got!r}; expected a dict such as {expected!r}.")
+            raise Wrong(f"shared_gpus({devices}) returned {got!r}; expected a dict {{GPU name: [ranks]}}.")
         if not same(got, expected):
-            raise Wrong(f"shared_gpus({devices}) returned {got!r}; expected {expected!r}.")
+            raise Wrong(f"shared_gpus({devices}) returned {got!r}, which is not the GPUs those ranks share.")
     return f"Right for {len(SHARED_CASES)} assignments: you would spot NCCL's 'Duplicate GPU detected' before NCCL does."
 
 
@@ -235,7 +241,7 @@ def _device_from_env(fn) -> str:
         if got.type == "cuda" and got.index is None:
             raise Wrong(f"{where}, without an index: that is the current device, cuda:0 in every process.",
                         "Give the index too: torch.device takes a type and an index, and LOCAL_RANK is that index.")
-        raise Wrong(f"{where}; expected {expected}.", "The GPU's index is LOCAL_RANK, read from env as an int.")
+        raise Wrong(f"{where}, which is not that process's GPU.", "The GPU's index is LOCAL_RANK, read from env as an int.")
     return "Right for all four processes: cuda:0 and cuda:1 on each machine."
 
 

@@ -290,15 +290,16 @@ def _plan(plan) -> str:
         except LearnerRaised as raised:
             if not isinstance(raised.exc, ValueError):
                 raise
-            raise Wrong(f"For {what}, plan_device_map raised ValueError ({raised.exc}), but the model fits: expected "
-                        f"{expected!r}.", "A layer that exactly fills what is left on a device fits (<=, not <).") from None
+            raise Wrong(f"For {what}, plan_device_map raised ValueError ({raised.exc}), but the model fits on these "
+                        "devices.", "A layer that exactly fills what is left on a device fits (<=, not <).") from None
         if isinstance(got, dict) and any(isinstance(v, str) for v in dict.values(got)):
             raise Wrong(f"For {what}, plan_device_map returned device names as strings: {got!r}.",
                         "Return torch.device objects: torch.device(name).")
         if not same(got, expected):
             mistake = next((m for m, wrong in wrong_plans.items() if same(got, wrong)), None)
             raise Wrong(f"For {what} (layer bytes {sizes}, budgets {budgets}), plan_device_map returned {got!r}; "
-                        f"expected {expected!r}." + (f" That is the plan of an answer that {mistake}." if mistake else ""),
+                        f"{_first_misplaced(got, expected)}" +
+                        (f" That is the plan of an answer that {mistake}." if mistake else ""),
                         "Count bytes (numel() * element_size()) of parameters and buffers; a layer that exactly "
                         "fills what is left fits; once you move to the next device, stay there.")
     for what, build, budgets in PLAN_TOO_BIG:
@@ -312,6 +313,14 @@ def _plan(plan) -> str:
                     "ValueError.", "When you run out of devices, raise ValueError saying which layer did not fit.")
     return (f"Right for {len(PLAN_CASES)} models (float16, buffers, exact fits, a 10 GB model on meta), and a "
             f"ValueError for {len(PLAN_TOO_BIG)} that do not fit.")
+
+
+def _first_misplaced(got, expected: dict) -> str:
+    """Which entry of the answer's plan is the first wrong one, without saying where it belongs (issue 33.3)."""
+    if not isinstance(got, dict) or sorted(map(str, got)) != sorted(expected):
+        return f"expected one entry per top-level layer, keyed by its name: {', '.join(map(repr, expected))}."
+    name = next(n for n in expected if not same(dict.get(got, n), expected[n]))
+    return f"the first layer it places wrongly is {name!r}."
 
 
 # --------------------------------------------------------------------------- 10.3
@@ -379,7 +388,7 @@ def _state_devices(fn) -> str:
             raise Wrong(f"For {what}, optimizer_state_devices changed the optimizer's state: it should only read it.")
         if not isinstance(got, dict):
             raise Wrong(f"For {what}, optimizer_state_devices returned a {type(got).__name__}; expected a dict "
-                        f"such as {expected!r}.")
+                        "{parameter name: {state key: torch.device}}.")
         inner = [v for v in dict.values(got) if isinstance(v, dict)]
         if any(isinstance(d, str) for v in inner for d in dict.values(v)):
             raise Wrong(f"For {what}, the devices are strings: {got!r}.", "Return value.device, a torch.device.")
@@ -395,9 +404,11 @@ def _state_devices(fn) -> str:
             if step is not None and step != params[name].device and isinstance(got.get(name), dict) \
                     and got[name].get("step") == params[name].device:
                 raise Wrong(f"For {what}, you give 'step' of {name} its parameter's device, {params[name].device}; "
-                            f"Adam keeps 'step' on the CPU (expected {expected!r}).",
+                            "that is not where Adam keeps it.",
                             "Read each state tensor's own .device: do not assume it is the parameter's.")
-        raise Wrong(f"For {what}, optimizer_state_devices returned {got!r}; expected {expected!r}.")
+        name = next(n for n in expected if not same(dict.get(got, n), expected[n]))
+        raise Wrong(f"For {what}, optimizer_state_devices returned {got!r}; the entry for {name!r} is not what "
+                    "the optimizer holds.")
     return (f"Right for {len(STATE_CASES)} optimizers on a model split over cpu and meta: moments follow their "
             "parameter, Adam's step stays on the CPU, and a parameter without state has {}.")
 

@@ -64,6 +64,19 @@ class FieldRecord:
         return (older + self.differs).strip()
 
 
+# One report backs three cells: an elementwise sum of a CPU tensor and a GPU tensor, with its message.
+_PATCHMATCH_URL = "https://github.com/FangjinhuaWang/PatchmatchNet/issues/35"
+_PATCHMATCH_EXCERPT = (
+    "CUDA 11.1 and pytorch 1.8.1 are installed on my computer, when I run train.sh, the training process did not "
+    "start , and the error message is \"RuntimeError: Expected all tensors to be on the same device, but found at "
+    "least two devices, cuda:0 and cpu!\" \n"
+    "**The solution is as follows：**\n"
+    "add .cpu() after \"loss = loss + F.smooth_l1_loss(depth1, depth2, reduction=\"mean\")\" in "
+    "\"PatchmatchNet/models/net.py\" as \"loss = loss + F.smooth_l1_loss(depth1, depth2, reduction=\"mean\").cpu()\"")
+_PATCHMATCH_GPU = "a CUDA GPU (the report names no model or platform; CUDA 11.1)"
+_PATCHMATCH_DIFFERS = ("torch 1.8.1 words the message as the cell's quote from aten/src/ATen/TensorIterator.cpp (read in "
+                       "2.7.1 and later) does, which the test checks.")
+
 R = FieldRecord
 RECORDS: tuple[FieldRecord, ...] = (
     R("01-visible-devices-after-init",
@@ -164,12 +177,64 @@ RECORDS: tuple[FieldRecord, ...] = (
       "The error a forked worker raises when CUDA was initialised before the fork, in its words; the report does "
       "not say what in the worker touched CUDA.",
       "The message is the same sentence as the cell's quote from torch/cuda/__init__.py, which the test checks."),
+    R("02-cross-device-error", _PATCHMATCH_EXCERPT, _PATCHMATCH_URL, "2021-05-25", "1.8.1", _PATCHMATCH_GPU,
+      "Adding a tensor on the GPU to one on the CPU raises, and the message names both devices, cuda:0 and cpu "
+      "(the report's sum is a loss; the same report backs cells 05-elementwise and 07-add-cpu).",
+      _PATCHMATCH_DIFFERS),
+    R("05-elementwise", _PATCHMATCH_EXCERPT, _PATCHMATCH_URL, "2021-05-25", "1.8.1", _PATCHMATCH_GPU,
+      "An elementwise sum of a CPU tensor and a GPU tensor raises, in the format of the cell's quote, naming cuda:0 "
+      "and cpu (the same report backs cells 02-cross-device-error and 07-add-cpu).",
+      _PATCHMATCH_DIFFERS),
+    R("07-add-cpu", _PATCHMATCH_EXCERPT, _PATCHMATCH_URL, "2021-05-25", "1.8.1", _PATCHMATCH_GPU,
+      "A sum with one operand on the CPU and one on the GPU raises, naming cuda:0 and cpu, and moving the GPU operand "
+      "with .cpu() was the reporter's fix (the sum is loss + F.smooth_l1_loss(...), not y + x.cpu()).",
+      _PATCHMATCH_DIFFERS),
+    R("05-invalid-ordinal",
+      "And keep running into this error:\n"
+      "RuntimeError: CUDA error: invalid device ordinal\n"
+      "\n"
+      "Cuda is available, and the device ID is correct.\n"
+      "Pytorch 1.13\n"
+      "cuda 11.6\n"
+      f"{CUT}\n"
+      "my mistake, didn't pass the correct device in the model parameters",
+      "https://github.com/divelab/DIG/issues/224", "2023-09-27", "1.13",
+      "a CUDA GPU (the report names no model; CUDA 11.6)",
+      "A device index the machine does not have raises 'CUDA error: invalid device ordinal' (the last line is the "
+      "reporter's comment of the same day: the wrong device had been passed); the report shows no traceback.",
+      "The report quotes only the error's first line; the cell's quote adds 'GPU device may be out of range, do you "
+      "have enough GPUs?' from 2.9.1 on, and from 2.8.0 the error is a torch.AcceleratorError, a RuntimeError "
+      "subclass (the cell's sentence)."),
+    R("05-conv-cross-device",
+      "I ran your notebook and ran into an error \n"
+      "\n"
+      "RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same\n"
+      "\n"
+      "I thought the error was becuse I was on pytorcg 0.3.1, I have now upgraded to pytorch version 0.4.0.\n"
+      "The error still occured.",
+      "https://github.com/KeremTurgutlu/deeplearning/issues/2", "2018-05-04", "0.4.0",
+      "a CUDA GPU (the report names no model or platform)",
+      "A convolution with its input on the GPU and its weights on the CPU raises, and the message names tensor "
+      "types (torch.cuda.FloatTensor, torch.FloatTensor), not devices; this is the swap of the cell's first case.",
+      "The reporter saw it in 0.3.1 and again in 0.4.0; the sentence is that of the cell's quote from "
+      "aten/src/ATen/native/Convolution.cpp (read in 2.7.1 and later), which the test checks, and the report "
+      "carries no more of the message than that sentence."),
 )
 del R
 
 # What a report's excerpt must contain to show cell ``key``'s point (tests/test_field_records.py).
+# The cross-device message of TensorIterator, naming an accelerator and the CPU (either order).
+_CROSS_DEVICE = re.compile(r"Expected all tensors to be on the same device, but found at least two devices, "
+                           r"(?:(?:cuda|mps):\d+ and cpu|cpu and (?:cuda|mps):\d+)!")
 POINTS: dict[str, re.Pattern[str]] = {
     "01-visible-devices-after-init": re.compile(r'CUDA_VISIBLE_DEVICES"?\]? ?= ?"0"[\s\S]*\b2\b'),
+    "02-cross-device-error": _CROSS_DEVICE,
+    "05-elementwise": _CROSS_DEVICE,
+    "07-add-cpu": _CROSS_DEVICE,
+    "05-conv-cross-device": re.compile(r"Input type \((?:torch\.cuda\.FloatTensor\) and weight type \(torch\.FloatTensor"
+                                       r"|torch\.FloatTensor\) and weight type \(torch\.cuda\.FloatTensor)\) "
+                                       r"should be the same"),
+    "05-invalid-ordinal": re.compile(r"CUDA error: invalid device ordinal"),
     "04-device-of-cuda": re.compile(r"device\(type='cpu'\)[\s\S]*device\(type='cuda', index=0\)"),
     "05-indexing": re.compile(r"indices should be either on cpu or on the same device as the indexed tensor \(cpu\)"),
     "06-hidden-syncs": re.compile(r"called a synchronizing CUDA operation"),
@@ -181,7 +246,7 @@ POINTS: dict[str, re.Pattern[str]] = {
                                  r"you must use the 'spawn' start method"),
 }
 
-# Why a GPU-only cell has no field record yet (searched: GitHub issue threads and stored web pages, 2026-12-03).
+# Why a GPU-only cell has no field record yet (searched: GitHub issue threads and stored web pages, twice on 2026-12-03).
 _NO_VERSION = ("Public reports of this message abound, but none found states the torch version beside it, and a "
                "record without its torch version is worse than none.")
 _TWO_GPUS = ("No public report found that shows this cell's point: the behaviour of the current or default device "
@@ -191,7 +256,6 @@ _NOT_CITABLE = ("Outputs of this call exist in public repositories' files, but t
 _NOT_FOUND = "Not found in this session's searches; no public report seen shows this cell's point with its torch version."
 NO_RECORD: dict[str, str] = {
     "01-gpu-properties": _NOT_CITABLE,
-    "02-cross-device-error": _NO_VERSION,
     "02-cuda-in-device-scope": _TWO_GPUS,
     "02-default-vs-current": _TWO_GPUS,
     "02-numpy": _NO_VERSION,
@@ -210,9 +274,6 @@ NO_RECORD: dict[str, str] = {
     "04-torch-device-scope": _TWO_GPUS,
     "05-async-assert": _NO_VERSION,
     "05-cat": _NO_VERSION,
-    "05-conv-cross-device": _NO_VERSION,
-    "05-elementwise": _NO_VERSION,
-    "05-invalid-ordinal": _NO_VERSION,
     "05-linear": _NO_VERSION,
     "05-numpy": _NO_VERSION,
     "05-optimizer-state": _NOT_FOUND,
@@ -220,7 +281,6 @@ NO_RECORD: dict[str, str] = {
     "06-events": _NOT_FOUND,
     "06-h2d-non-blocking": _NOT_FOUND,
     "06-sync-timing": _NOT_FOUND,
-    "07-add-cpu": _NO_VERSION,
     "07-cuda-vs-cuda0": _TWO_GPUS,
     "07-cuda0-cuda1": _TWO_GPUS,
     "07-cuda0-device": _NOT_CITABLE,

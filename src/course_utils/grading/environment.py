@@ -89,13 +89,15 @@ def busy_folders() -> list[Path]:
     running programs write as they work; the base Python's own site-packages when this Python
     does not read it (a venv without system site-packages): some 50,000 files here, half the walk;
     and the course checkout's output folders (``build/``, ``artifacts/``, ``workspace/``,
-    ``transfer-results/``: git ignores them), which tests and the learner's Lab write while a batch
-    runs and from which no kernel and no check imports anything.
+    ``transfer-results/``) and its linters' caches (``.ruff_cache/``, ``.mypy_cache/``): git ignores
+    them, tests, linters and the learner's Lab write them while a batch runs, and no kernel and no
+    check imports anything from them.
     """
     import course_utils
 
     own = checkout_of(course_utils.__file__)
-    outputs = [own / name for name in ("build", "artifacts", "workspace", "transfer-results")] if own else []
+    outputs = [own / name for name in ("build", "artifacts", "workspace", "transfer-results",
+                                                      ".ruff_cache", ".mypy_cache")] if own else []
     skip = [Path(sysconfig.get_paths()["stdlib"]) / "site-packages"]
     on_path = {_resolved(p) for p in sys.path if p}
     skip = [p for p in skip if _resolved(p) not in on_path]

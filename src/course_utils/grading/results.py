@@ -18,9 +18,7 @@ from course_utils.display import markup, pre, table, tag
 # "timeout": the check (or the notebook before it) ran past a time limit;
 # "crashed": the kernel died before or while checking;
 # "invalid": the file is not a readable notebook, or no notebook was found;
-# "tampered": no longer given by the checks, which run in the grader's process (course_utils.boundary);
-# kept so that older reports still read.
-GRADER_ONLY_STATUSES = ("timeout", "crashed", "invalid", "tampered")
+GRADER_ONLY_STATUSES = ("timeout", "crashed", "invalid")
 GRADE_STATUSES = CHECK_STATUSES + tuple(s for s in GRADER_ONLY_STATUSES if s not in CHECK_STATUSES)
 
 

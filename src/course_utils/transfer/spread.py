@@ -26,7 +26,6 @@ from dataclasses import dataclass
 IQR_WARN = 0.1  # torch.utils.benchmark.utils.common._IQR_WARN_THRESHOLD
 IQR_GROSS_WARN = 0.25  # torch.utils.benchmark.utils.common._IQR_GROSS_WARN_THRESHOLD
 AGREE_TOLERANCE = 0.10
-RULE = "torch.utils.benchmark warns at an IQR of 10% and of 25% of the median"
 
 STEADY, FLUCTUATING, MEANINGLESS = "steady", "fluctuating", "meaningless"
 
