@@ -76,6 +76,14 @@ print(raises(lambda: torch.autocast("gpu"), RuntimeError))
 x.device, x.device.type
 
 # %% [markdown]
+# A device's name, `"cuda:0"`, is worse: PyTorch 2.7.1 to 2.14.1 take it without a word (other
+# releases refuse it), but autocast runs its checks for CUDA only when the type is exactly `"cuda"`.
+
+# %%
+amp = torch.autocast("cuda:0")
+amp.device, amp.device == "cuda"
+
+# %% [markdown]
 # On the CPU, autocast uses bfloat16. Only some operations switch: matrix products and
 # linear layers do; softmax, additions and losses stay float32.
 
@@ -141,9 +149,10 @@ g = torch.Generator(device="cpu").manual_seed(0)
 g.device, torch.rand(2, generator=g)
 
 # %% [markdown]
-# A shuffling DataLoader draws its order with `torch.randperm`. If a notebook left
-# `torch.set_default_device` on, that draw happens on the default device. Here the default is
-# `meta`, which holds no values, so reading the order fails, even with a CPU generator:
+# A shuffling DataLoader draws twice: a seed for its workers, then the order (`torch.randperm`).
+# If a notebook left `torch.set_default_device` on, both tensors are made on that device, and a
+# CPU generator does not move them. Here the default is `meta`, which holds no values, so
+# reading the seed fails:
 
 # %% tags=["raises-exception"]
 torch.set_default_device("meta")  # what an earlier cell left on
@@ -154,8 +163,8 @@ finally:
 
 # %% [markdown]
 # With `"cuda"` as the default, the same line raises *Expected a 'cuda' device type for
-# generator but found 'cpu'*. The fix: don't leave a default device on, or iterate inside
-# `with torch.device("cpu"):`.
+# generator but found 'cpu'*: the seed is drawn on CUDA with the CPU generator. The fix: don't
+# leave a default device on, or iterate inside `with torch.device("cpu"):`.
 
 # %%
 torch.set_default_device("meta")
