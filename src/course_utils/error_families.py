@@ -184,7 +184,8 @@ FAMILIES: tuple[Family, ...] = (
                 "inside forward() with device=x.device, register tensor attributes with self.register_buffer(...), and "
                 "move the inputs to the model's device. " + _FIND),
            example="Unhandled FakeTensor Device Propagation for aten.mm.default, found two different devices cuda:0, cpu",
-           releases="2.x releases up to 2.12 (2.13.0 raises FakeTensorDeviceMismatchError with the TensorIterator wording)",
+           releases=("raised live by 2.7.1 (torch.compile of a CPU and a meta tensor, inside 'Dynamo failed to run FX node "
+                     "with fake tensors'); 2.13.0 and 2.14.1 say 'Tensor device mismatch' with the TensorIterator wording"),
            source="torch/_subclasses/fake_tensor.py (pytorch/pytorch#106172); "
                   "https://github.com/pytorch/pytorch/issues/119665"),
     Family("pin", MIXED, "Pinning a tensor that is not on the CPU",

@@ -156,8 +156,9 @@ ORDER_CASES = ((8, 0), (8, 1), (13, 2026))
     "11.2",
     "A shuffle that survives a default device",
     "order_under",
-    hint=("The sampler draws its order with torch.randperm on the default device. A torch.device also works as a "
-          "context manager: around the loop it keeps the draw on the CPU. Give the DataLoader a seeded CPU generator."),
+    hint=("The DataLoader draws a seed, and its sampler the order (torch.randperm), on the default device. A "
+          "torch.device also works as a context manager: around the loop it keeps both draws on the CPU. Give the "
+          "DataLoader a seeded CPU generator."),
 )
 def _order_under(fn) -> str:
     defaults = ["cpu", "meta", *accelerator_targets()]
@@ -180,8 +181,8 @@ def _order_under(fn) -> str:
                                 "Keep the generator on the CPU, and the draw with it.") from None
                 if "meta" in message or "generator" in message:
                     raise Wrong(f"{where} raised {type(raised.exc).__name__}: {message}. With "
-                                f"{left_on!r} as the default device, the sampler's torch.randperm ran there (on CUDA "
-                                f"the same code raises \"{_CUDA_GENERATOR}\").",
+                                f"{left_on!r} as the default device, the DataLoader's seed and the sampler's "
+                                f"torch.randperm are drawn there (on CUDA the same code raises \"{_CUDA_GENERATOR}\").",
                                 "Make the draw happen on the CPU whatever the default device: a torch.device is also "
                                 "a context manager, and it wins over set_default_device inside its block.") from None
                 raise
