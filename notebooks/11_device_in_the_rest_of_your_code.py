@@ -76,8 +76,8 @@ print(raises(lambda: torch.autocast("gpu"), RuntimeError))
 x.device, x.device.type
 
 # %% [markdown]
-# A device's name, `"cuda:0"`, is worse: PyTorch 2.7.1 to 2.14.1 take it without a word (other
-# releases refuse it), but autocast runs its checks for CUDA only when the type is exactly `"cuda"`.
+# A device's name, `"cuda:0"`, is worse: PyTorch 2.7.1, 2.13.0 and 2.14.1 take it without a word
+# (older releases refused it), but autocast runs its checks for CUDA only when the type is exactly `"cuda"`.
 
 # %%
 amp = torch.autocast("cuda:0")

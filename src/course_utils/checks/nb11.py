@@ -57,9 +57,10 @@ def _autocast_for(autocast_for) -> str:
                         "context (use it as `with autocast_for(x.device):`).")
         if text(got.device) != want:
             raise Wrong(f"autocast_for({device!r}) gave autocast device_type {got.device!r}; expected {want!r}. "
-                        + ("'cuda:0' is a device, not a device type: PyTorch 2.7.1 to 2.14.1 take it silently but "
-                           "run autocast's CUDA checks only for exactly 'cuda', and other releases refuse it ('User "
-                           "specified an unsupported autocast device_type')." if ":" in text(got.device) else ""),
+                        + ("'cuda:0' is a device, not a device type: PyTorch 2.7.1, 2.13.0 and 2.14.1 take it "
+                           "silently but run autocast's CUDA checks only for exactly 'cuda', and older releases refused "
+                           "it ('User specified an unsupported autocast device_type')." if ":" in text(got.device)
+                           else ""),
                         "device_type is the part before the colon: read the device's .type.")
     return "Right for cuda:0, cuda:1, cpu and mps:0: autocast gets the type, never the index."
 

@@ -611,7 +611,8 @@ CLAIMS: dict[str, GpuClaim] = {
                      note="Adam's averages are made like their parameter, on its device"),
          SourceQuote("torch/optim/adam.py", "# Deliberately host `step` on CPU if both capturable and fused are off."),
          ARGUMENT_DEVICE)),
-    # 11 the device in the rest of your code (quotes read in the 2.13.0 CPU wheel only: since="2.13.0")
+    # 11 the device in the rest of your code: quotes read in the 2.13.0 CPU wheel and found verbatim in 2.7.1 and 2.14.1
+    # too; 2.8.0-2.12.0 were not read, so since stays "2.13.0"
     "11-autocast-gpu": C(
         "On an accelerator, autocast runs the matrix product in its lower precision (float16 by default on CUDA) "
         "while the addition stays float32.",
