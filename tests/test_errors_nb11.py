@@ -8,6 +8,8 @@ Lesson: notebook 11 (the device in the rest of your code).
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 import torch
 from torch.utils.data import DataLoader
@@ -73,6 +75,12 @@ WORDINGS = [
     ("Tensor device mismatch\n  Explanation: Expected all tensors to be on the same device, but found at least two "
      "devices, cpu and meta!\n  Hint: Move inputs, parameters, and buffers to the same device.", "mixed-devices",
      ("cpu", "meta"), "2.13.0, torch._dynamo.exc.TorchRuntimeError raised live"),
+    ("User provided device_type of 'cuda', but CUDA is not available. Disabling", "amp-disabled", ("cuda",),
+     "2.7.1: torch.autocast('cuda') without CUDA, raised live"),
+    ("CUDA is not available or torch_xla is imported. Disabling autocast.", "amp-disabled", ("cuda",),
+     "2.13.0, 2.14.1: torch.autocast('cuda') without CUDA, raised live"),
+    ("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', args...)` instead.",
+     "amp-deprecated", ("cuda",), "2.7.1, 2.13.0, 2.14.1: part 1's cell, raised live"),
     # GPU-only (part 2's CUDA cell): check_generator in libtorch_cpu.so, the sampler's randperm on CUDA with its CPU
     # generator; part 1's bfloat16 remark: torch/amp/autocast_mode.py
     ("Expected a 'cuda' device type for generator but found 'cpu'", "generator-device", ("cuda", "cpu"),
@@ -96,3 +104,25 @@ def test_a_generator_on_meta_is_told_to_stay_on_the_cpu():
 def test_a_shuffle_under_meta_points_at_the_default_device():
     e = explain_device_error(caught(_shuffle_under_meta))
     assert "torch.get_default_device()" in e.cause and "torch.set_default_device(None)" in e.fix
+
+
+def _warnings_of(action) -> list[str]:
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        action()
+    return [str(w.message) for w in seen]
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="the warnings of AMP for 'cuda' where CUDA is not available")
+@pytest.mark.parametrize("action", [lambda: torch.cuda.amp.GradScaler(), lambda: torch.cuda.amp.autocast(),
+                                    lambda: torch.autocast("cuda"), lambda: torch.amp.GradScaler("cuda")],
+                         ids=["cuda.amp.GradScaler", "cuda.amp.autocast", "autocast-cuda", "amp.GradScaler-cuda"])
+def test_the_amp_warnings_part_1_shows_are_explained(action):
+    """Part 1 shows torch.cuda.amp's FutureWarning; off CUDA autocast and GradScaler also warn that they switched off."""
+    seen = _warnings_of(action)
+    assert seen, "expected a warning"
+    for message in seen:
+        e = explain_device_error(message)
+        assert e.kind in ("amp-deprecated", "amp-disabled") and e.devices == ("cuda",), f"{message}\n{e}"
+    if any("deprecated" in m for m in seen):
+        assert "x.device.type" in explain_device_error(next(m for m in seen if "deprecated" in m)).fix

@@ -742,6 +742,33 @@ FAMILIES: tuple[Family, ...] = (
            example="Expected `device_type` of type `str`, got: `<class 'torch.device'>`",
            releases="torch/amp/autocast_mode.py of 2.7.1, 2.13.0 and 2.14.1, raised live",
            source="torch/amp/autocast_mode.py, raised by torch.autocast(x.device) in lesson 11"),
+    Family("amp-cuda-deprecated", COMPILE, "AMP: the deprecated torch.cuda.amp names (a warning)",
+           r"`torch\.cuda\.amp\.(?P<name>\w+)\(args\.\.\.\)` is deprecated\. Please use "
+           r"`torch\.amp\.(?P=name)\('cuda', args\.\.\.\)` instead",
+           "amp-deprecated", devices=("cuda",),
+           cause=("a FutureWarning, not an error: torch.cuda.amp.{name} still works, but the AMP names moved to torch.amp, "
+                  "where the device type is an argument, so the same code serves the CPU, CUDA, MPS and XPU."),
+           fix=("Write torch.amp.{name}('cuda', ...), or better torch.amp.{name}(x.device.type, ...) with the type taken "
+                "from your tensor."),
+           example="`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', args...)` "
+                   "instead.",
+           releases="2.7.1, 2.13.0 and 2.14.1, raised live (torch/cuda/amp/grad_scaler.py, autocast_mode.py)",
+           source="torch/cuda/amp/grad_scaler.py; lesson 11, part 1"),
+    Family("amp-cuda-unavailable", COMPILE, "AMP for 'cuda' on a machine without CUDA (a warning)",
+           r"CUDA is not available or torch_xla is imported\. Disabling autocast"
+           r"|User provided device_type of 'cuda', but CUDA is not available\. Disabling"
+           r"|GradScaler is enabled, but CUDA is not available\.\s+Disabling",
+           "amp-disabled", devices=("cuda",),
+           cause=("a UserWarning, not an error: autocast or GradScaler was made for 'cuda' where no CUDA GPU is available, so "
+                  "it switched itself off and the code runs in float32, unscaled: nothing runs in lower precision."),
+           fix=("Take the type from your tensor, torch.autocast(device_type=x.device.type), so a CPU gets CPU autocast "
+                "(bfloat16); make the GradScaler only for float16 on CUDA: "
+                "torch.amp.GradScaler('cuda', enabled=x.device.type == 'cuda')."),
+           example="CUDA is not available or torch_xla is imported. Disabling autocast.",
+           releases=("raised live: 2.13.0 and 2.14.1 'CUDA is not available or torch_xla is imported. Disabling autocast.', "
+                     "2.7.1 'User provided device_type of 'cuda', but CUDA is not available. Disabling'; GradScaler's in "
+                     "all three"),
+           source="torch/amp/autocast_mode.py, torch/amp/grad_scaler.py"),
     Family("bf16-unsupported", COMPILE, "autocast: bfloat16 on a GPU without it",
            r"Current CUDA Device does not support bfloat16",
            "dtype-unsupported-on-device", devices=("cuda",),
