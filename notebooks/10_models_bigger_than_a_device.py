@@ -276,8 +276,8 @@ placed.remove()
 # - A device map is a dict plus hooks that move inputs.
 #
 # **Exercises:** [10_models_bigger_than_a_device_exercises.ipynb](10_models_bigger_than_a_device_exercises.ipynb).
-# **Next:** this is the last lesson. Back to [the course README](../README.md), where every lesson
-# is listed with what it covers.
+# **Next:** [11_device_in_the_rest_of_your_code.ipynb](11_device_in_the_rest_of_your_code.ipynb): the device
+# in autocast, random generators and `torch.compile`.
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: what `to_empty` and `assign=True` do inside

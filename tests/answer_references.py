@@ -322,3 +322,13 @@ if __name__ == "__main__":
         sys.exit(0 if CASES_NB04.read_text(encoding="utf-8") == cases_nb04_text() else 1)
     CASES_NB04.write_text(cases_nb04_text(), encoding="utf-8")
     print(f"wrote {CASES_NB04}")
+
+
+# --------------------------------------------------------------------------- 11
+
+
+def reference_autocast_settings(device, bf16_supported: bool) -> dict:
+    """11.1: the device's type; bfloat16 on the CPU and on a GPU that has it, else float16 with a GradScaler."""
+    kind = torch.device(device).type
+    dtype = torch.bfloat16 if kind == "cpu" or bf16_supported else torch.float16
+    return {"device_type": kind, "dtype": dtype, "scaler": dtype is torch.float16}

@@ -397,3 +397,22 @@ def test_no_course_helper_passes_an_exercise(tmp_path):
     assert "course_utils.scripts.every_rank_on_cuda0.fixed_device" in found["helpers"]  # the scripts were seen
     assert found["tried"] > 1000, found
     assert {tuple(p) for p in found["passes"]} == KNOWN_OPEN, found["passes"]
+
+
+# --------------------------------------------------------------------------- 11
+
+
+def test_11_1_table_follows_the_reference():
+    from course_utils.checks.nb11 import AUTOCAST_CASES
+
+    for device, bf16, (kind, dtype, scaler) in AUTOCAST_CASES:
+        assert ref.reference_autocast_settings(device, bf16) == {"device_type": kind, "dtype": dtype, "scaler": scaler}
+    assert check("11.1", ref.reference_autocast_settings).passed
+
+
+def test_11_a_table_expects_each_devices_own_type():
+    """Each expected type of 11.a is the device's own .type."""
+    from course_utils.checks.nb11 import AUTOCAST_FOR_CASES
+
+    for device, kind in AUTOCAST_FOR_CASES:
+        assert device.type == kind, (device, kind)

@@ -15,6 +15,7 @@ import time
 import pytest
 import torch
 import wrong_answers_nb10 as nb10
+import wrong_answers_nb11 as nb11
 from torch import nn
 
 from course_utils.checks import all_exercises, check
@@ -870,6 +871,17 @@ WRONG = [
     ("10.2", nb10.plan_strictly_less, "<=, not <"),
     ("10.2", nb10.plan_first_fit, "back on an earlier device"),
     ("10.2", nb10.plan_names_as_strings, "torch.device"),
+    # 11 (the answers live in tests/wrong_answers_nb11.py)
+    ("11.1", nb11.settings_device_string, "not a device type"),
+    ("11.1", nb11.settings_float16_everywhere, "has bfloat16"),
+    ("11.1", nb11.settings_flag_on_cpu, "on the cpu autocast"),
+    ("11.1", nb11.settings_scaler_always, "not for bfloat16"),
+    ("11.2", nb11.order_cpu_generator_only, "device type for generator"),
+    ("11.2", nb11.order_generator_on_default, "generator on the default device"),
+    ("11.2", nb11.order_global_seed, "not reproducible"),
+    ("11.3", nb11.forward_without_autocast, "float32 throughout"),
+    ("11.3", nb11.forward_left_in_bfloat16, "returned bfloat16"),
+    ("11.3", nb11.forward_float16_on_cpu, "bfloat16 autocast"),
     ("10.3", nb10.state_on_parameter_device, "'step'"),
     ("10.3", nb10.state_by_position, "parameter's name"),
     ("10.3", nb10.state_skips_empty, "without state"),

@@ -10,6 +10,7 @@ from torch.torch_version import TorchVersion
 
 from course_utils.devices import check_device, choose_device, usable_accelerator
 from course_utils.gates import needs_accelerator, needs_cuda
+from course_utils.lessons import course
 from course_utils.machine import GIB, AcceleratorInfo, MachineFacts, collect_facts
 from course_utils.machine_report import DeviceReport, device_report
 from course_utils.readiness import TESTED_TORCH, preflight
@@ -124,7 +125,7 @@ def test_preflight_cpu_only_runs_everything_to_the_end():
     # CUDA_VISIBLE_DEVICES demonstration), so a CPU runs none of them fully.
     assert p.full_notebooks == ()
     assert p.partial_notebooks[0] == "01 device query (2 of 2 GPU-only cells)"
-    assert [n[:2] for n in p.partial_notebooks] == [f"{i:02d}" for i in range(1, 11)]
+    assert [n[:2] for n in p.partial_notebooks] == [f"{i:02d}" for i in range(1, len(course()) + 1)]
 
 
 def test_preflight_lists_what_the_notebooks_need_not_a_typed_table():
@@ -143,7 +144,7 @@ def test_preflight_levels():
     assert preflight(cuda_machine(1)).level == "one-gpu"
     multi = preflight(cuda_machine(4))
     assert multi.level == "multi-gpu" and not multi.partial_notebooks
-    assert len(multi.full_notebooks) == 10
+    assert len(multi.full_notebooks) == len(course())
     assert preflight(APPLE).level == "mps"
 
 

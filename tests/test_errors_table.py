@@ -186,6 +186,7 @@ def _raised_here():
         (lambda: torch.device("cuda:-2"), "malformed-device-index", ("cuda",)),
         (lambda: torch.device("cuda:x"), "malformed-device-index", ("cuda",)),
         (lambda: torch.autocast(device_type="0"), "malformed-device-index", ()),
+        (lambda: torch.autocast(torch.device("cpu")), "autocast-device-type", ()),  # lesson 11: x.device, not x.device.type
         (lambda: torch.xpu._lazy_init(), "backend-not-in-build", ("xpu",)),  # AssertionError, torch/xpu/__init__.py
         (lambda: torch.Generator(device="mps"), "backend-not-in-build", ("mps",)),
         (lambda: torch.ones(2).to(torch.float8_e4m3fn).to("mps"), "backend-not-in-build", ("mps",)),

@@ -184,7 +184,8 @@ FAMILIES: tuple[Family, ...] = (
                 "inside forward() with device=x.device, register tensor attributes with self.register_buffer(...), and "
                 "move the inputs to the model's device. " + _FIND),
            example="Unhandled FakeTensor Device Propagation for aten.mm.default, found two different devices cuda:0, cpu",
-           releases="2.x releases up to 2.12 (2.13.0 raises FakeTensorDeviceMismatchError with the TensorIterator wording)",
+           releases=("raised live by 2.7.1 (torch.compile of a CPU and a meta tensor, inside 'Dynamo failed to run FX node "
+                     "with fake tensors'); 2.13.0 and 2.14.1 say 'Tensor device mismatch' with the TensorIterator wording"),
            source="torch/_subclasses/fake_tensor.py (pytorch/pytorch#106172); "
                   "https://github.com/pytorch/pytorch/issues/119665"),
     Family("pin", MIXED, "Pinning a tensor that is not on the CPU",
@@ -349,6 +350,19 @@ FAMILIES: tuple[Family, ...] = (
            example="Expected a 'mps:0' generator device but found 'cpu'",
            releases="'device type for generator': read in 2.13.0, 2.14.1; 'generator device': read in 2.13.0",
            source="libtorch_cpu.so (check_generator); https://github.com/pytorch/pytorch/issues/110820"),
+    Family("generator-not-accelerator", MIXED, "A generator for a device that has none",
+           r"(?P<type>[A-Z][A-Z0-9_]*) device type not an accelerator\.?",
+           "generator-device", devices=("{type!l}",),
+           cause=("something that needs a device's random-number generator (most often torch.Generator(device=...)) was "
+                  "given {type!l}, a device type with no generator of its own. Typical cause: the device came from "
+                  "torch.get_default_device() or x.device while a notebook had left torch.set_default_device('{type!l}') "
+                  "on (meta is the usual one)."),
+           fix=("Make the generator on the CPU, torch.Generator(device='cpu').manual_seed(seed), or on a real "
+                "accelerator. If a default device is left on, turn it off (torch.set_default_device(None)) or run the "
+                "loop inside `with torch.device('cpu'):`."),
+           example="META device type not an accelerator.",
+           releases="read in 2.7.1, 2.13.0 and 2.14.1, raised live (torch.Generator(device='meta'))",
+           source="libc10.so and libtorch_cpu.so (the accelerator hooks); lesson 11, exercise 11.2"),
     Family("generator-diffusers", LIBRARIES, "Diffusers: a generator of another device",
            r"Cannot generate a (?P<device>\w+(?::\d+)?) tensor from a generator of type (?P<gen>\w+)",
            "generator-device", devices=("{device}", "{gen}"),
@@ -715,8 +729,46 @@ FAMILIES: tuple[Family, ...] = (
            fix=("Pass the type: torch.autocast(device_type=x.device.type) (or device.type for a torch.device). The "
                 "index does not matter: autocast applies to the current device of that type."),
            example="User specified an unsupported autocast device_type 'cuda:0'",
-           releases="torch/amp/autocast_mode.py (read in 2.13.0)",
+           releases=("the wording is in torch/amp/autocast_mode.py of 2.7.1, 2.13.0 and 2.14.1, which raise it for a type "
+                     "without autocast (torch.autocast('meta', dtype=torch.bfloat16)) but take 'cuda:0' silently; "
+                     "reports of 'cuda:0' come from other releases"),
            source="https://github.com/speechbrain/speechbrain/issues/2881"),
+    Family("autocast-device-object", COMPILE, "autocast: a torch.device where a device type is expected",
+           r"Expected `device_type` of type `str`, got: `<class 'torch\.device'>`",
+           "autocast-device-type",
+           cause=("torch.autocast(device_type=...) was given a torch.device (x.device); it takes the device's type, "
+                  "a str such as 'cuda', 'cpu' or 'mps'."),
+           fix="Pass the type: torch.autocast(device_type=x.device.type).",
+           example="Expected `device_type` of type `str`, got: `<class 'torch.device'>`",
+           releases="torch/amp/autocast_mode.py of 2.7.1, 2.13.0 and 2.14.1, raised live",
+           source="torch/amp/autocast_mode.py, raised by torch.autocast(x.device) in lesson 11"),
+    Family("amp-cuda-deprecated", COMPILE, "AMP: the deprecated torch.cuda.amp names (a warning)",
+           r"`torch\.cuda\.amp\.(?P<name>\w+)\(args\.\.\.\)` is deprecated\. Please use "
+           r"`torch\.amp\.(?P=name)\('cuda', args\.\.\.\)` instead",
+           "amp-deprecated", devices=("cuda",),
+           cause=("a FutureWarning, not an error: torch.cuda.amp.{name} still works, but the AMP names moved to torch.amp, "
+                  "where the device type is an argument, so the same code serves the CPU, CUDA, MPS and XPU."),
+           fix=("Write torch.amp.{name}('cuda', ...), or better torch.amp.{name}(x.device.type, ...) with the type taken "
+                "from your tensor."),
+           example="`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', args...)` "
+                   "instead.",
+           releases="2.7.1, 2.13.0 and 2.14.1, raised live (torch/cuda/amp/grad_scaler.py, autocast_mode.py)",
+           source="torch/cuda/amp/grad_scaler.py; lesson 11, part 1"),
+    Family("amp-cuda-unavailable", COMPILE, "AMP for 'cuda' on a machine without CUDA (a warning)",
+           r"CUDA is not available or torch_xla is imported\. Disabling autocast"
+           r"|User provided device_type of 'cuda', but CUDA is not available\. Disabling"
+           r"|GradScaler is enabled, but CUDA is not available\.\s+Disabling",
+           "amp-disabled", devices=("cuda",),
+           cause=("a UserWarning, not an error: autocast or GradScaler was made for 'cuda' where no CUDA GPU is available, so "
+                  "it switched itself off and the code runs in float32, unscaled: nothing runs in lower precision."),
+           fix=("Take the type from your tensor, torch.autocast(device_type=x.device.type), so a CPU gets CPU autocast "
+                "(bfloat16); make the GradScaler only for float16 on CUDA: "
+                "torch.amp.GradScaler('cuda', enabled=x.device.type == 'cuda')."),
+           example="CUDA is not available or torch_xla is imported. Disabling autocast.",
+           releases=("raised live: 2.13.0 and 2.14.1 'CUDA is not available or torch_xla is imported. Disabling autocast.', "
+                     "2.7.1 'User provided device_type of 'cuda', but CUDA is not available. Disabling'; GradScaler's in "
+                     "all three"),
+           source="torch/amp/autocast_mode.py, torch/amp/grad_scaler.py"),
     Family("bf16-unsupported", COMPILE, "autocast: bfloat16 on a GPU without it",
            r"Current CUDA Device does not support bfloat16",
            "dtype-unsupported-on-device", devices=("cuda",),
@@ -884,10 +936,15 @@ FAMILIES: tuple[Family, ...] = (
     Family("meta-has-no-data", DID, "meta has no data",
            r"Cannot copy out of meta tensor|cannot be called on meta tensors",
            "meta-has-no-data", devices=("meta",),
-           cause="a meta tensor has a shape and a dtype but no data, so there is nothing to copy or read.",
+           cause=("a meta tensor has a shape and a dtype but no data, so there is nothing to copy or read. If no code of "
+                  "yours asked for meta, a default device was left on (torch.set_default_device('meta')): "
+                  "torch.get_default_device() says so, and tensors made inside torch, such as the seed a shuffling "
+                  "DataLoader reads with .item(), are made there."),
            fix=("Build the tensor on a real device (or materialise a meta model with model.to_empty(device=...) "
-                "and then initialise or load its weights)."),
-           example="Tensor.item() cannot be called on meta tensors", releases="read in 2.13.0, raised live",
+                "and then initialise or load its weights); turn a default device left on off with "
+                "torch.set_default_device(None)."),
+           example="Tensor.item() cannot be called on meta tensors",
+           releases="read in 2.7.1, 2.13.0 and 2.14.1, raised live",
            source="libtorch_cpu.so"),
     Family("no-device-attribute", DID, "A module has no .device",
            r"'(?P<cls>\w+)' object has no attribute 'device'",

@@ -170,4 +170,16 @@ LESSONS = (
      (
          ('10-two-gpu-split', 2, 'the two-GPU split model', '4', False, 'cuda'),
      )),
+    ('11', 'The device in the rest of your code', 'notebooks/11_device_in_the_rest_of_your_code.ipynb',
+     (
+         ('1', 'autocast wants a device type'),
+         ('2', 'A random generator has a device'),
+         ('3', 'torch.compile traces the device'),
+         ('Summary', 'Summary'),
+     ),
+     (
+         ('11-autocast-gpu', 1, "autocast on the machine's accelerator", '1', False, 'accelerator'),
+         ('11-amp-cuda', 1, 'a float16 training step with GradScaler', '1', False, 'cuda'),
+         ('11-cuda-generator', 1, 'one seed, two streams; a shuffle under a CUDA default device', '2', False, 'cuda'),
+     )),
 )

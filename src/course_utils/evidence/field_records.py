@@ -316,6 +316,7 @@ _TWO_GPUS = ("No public report found that shows this cell's point: the behaviour
 _NOT_CITABLE = ("Outputs of this call exist in public repositories' files, but the search tools found none whose "
                 "repository, torch version and date could all be named.")
 _NOT_FOUND = "Not found in this session's searches; no public report seen shows this cell's point with its torch version."
+_NOT_SEARCHED = "Lesson 11 came after these searches, and no public report has been looked for for this cell yet."
 NO_RECORD: dict[str, str] = {
     "01-gpu-properties": _NOT_CITABLE,
     "02-cuda-in-device-scope": _TWO_GPUS,
@@ -372,6 +373,12 @@ NO_RECORD: dict[str, str] = {
     "09-pinned-batch": _NOT_FOUND,
     "09-step-memory": _NOT_FOUND,
     "10-two-gpu-split": _NOT_FOUND,
+    # lesson 11 came after the searches above; one search (GitHub issues, 2026-12-03) for its generator message
+    "11-amp-cuda": _NOT_SEARCHED,
+    "11-autocast-gpu": _NOT_SEARCHED,
+    "11-cuda-generator": ("The reports of \"Expected a 'cuda' device type for generator but found 'cpu'\" found with a "
+                          "torch version (dbolya/yolact#727, 1.10.0+cu102) came from set_default_tensor_type on releases "
+                          "far older than the floor, not from set_default_device."),
 }
 
 

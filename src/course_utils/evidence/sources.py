@@ -514,6 +514,30 @@ CLAIMS: dict[str, GpuClaim] = {
                      note="Adam's averages are made like their parameter, on its device"),
          SourceQuote("torch/optim/adam.py", "# Deliberately host `step` on CPU if both capturable and fused are off."),
          ARGUMENT_DEVICE)),
+    # 11 the device in the rest of your code: quotes read in 2.13.0 and found verbatim in 2.7.1 and 2.14.1 too
+    "11-autocast-gpu": C(
+        "On an accelerator, autocast runs the matrix product in its lower precision (float16 by default on CUDA) "
+        "while the addition stays float32.",
+        (SourceQuote("torch/amp/autocast_mode.py",
+                     "It uses the default value\n            (``torch.float16`` for CUDA and ``torch.bfloat16`` for "
+                     "CPU), given by\n            :func:`~torch.get_autocast_dtype`, if :attr:`dtype` is ``None``.",
+                     note="autocast's dtype when none is given, per device type"),)),
+    "11-amp-cuda": C(
+        "On a GPU a float16 training step runs with torch.amp.GradScaler('cuda'): the loss is scaled before "
+        "backward and the scale is printed, with whether the GPU supports bfloat16 (which needs no scaler).",
+        (SourceQuote("torch/cuda/amp/grad_scaler.py",
+                     '``torch.cuda.amp.GradScaler(args...)`` is deprecated. Please use ``torch.amp.GradScaler("cuda", '
+                     'args...)`` instead.', note="the old name forwards to torch.amp.GradScaler('cuda')"),)),
+    "11-cuda-generator": C(
+        "On a GPU one seed gives different numbers on the CPU and on CUDA, and a shuffling DataLoader under "
+        "torch.set_default_device('cuda') raises \"Expected a 'cuda' device type for generator but found 'cpu'\".",
+        (SourceQuote("aten/src/ATen/core/Generator.h",
+                     "Expected a '{device}' device type for generator but found '{device}'", "literal",
+                     note="check_generator: a random op on one device refuses a generator of another"),
+         SourceQuote("torch/utils/data/sampler.py",
+                     "seed = int(torch.empty((), dtype=torch.int64).random_().item())\n"
+                     "            generator = torch.Generator()\n            generator.manual_seed(seed)",
+                     note="RandomSampler's own generator, made on the CPU whatever the default device"))),
 }
 del C
 
