@@ -147,8 +147,8 @@ print(f"warm-up copy: {first * 1e3:.2f} ms, not counted")
 print(f"{src.nbytes / loop.median / 1e9:.1f} GB/s ({what}); {loop}")
 
 # %% [markdown]
-# `time_copy` does the same into the same buffers, every sample kept. Two honest timings of the
-# same copy agree: medians within 10%. On a busy machine they need not, and `compare` says so:
+# `time_copy` does the same, every sample kept. Two honest timings of the same copy agree:
+# medians within 10%. On a busy machine they need not, and `compare` says so:
 
 # %%
 from course_utils.transfer import compare, time_copy

@@ -72,11 +72,11 @@ def test_a_changed_a_planted_and_a_deleted_file_are_named(tmp_path):
     assert clean.clean and clean.source.startswith("git commit ") and clean.files > 50, clean
     with open(package / "checks" / "nb09.py", "a", encoding="utf-8") as handle:
         handle.write(BACKDOOR)
-    (package / "checks" / "nb11.py").write_text("PLANTED = True\n", encoding="utf-8")
+    (package / "checks" / "nb99.py").write_text("PLANTED = True\n", encoding="utf-8")
     (package / "checks" / "answers.py").unlink()
     found = verify_package(package)
     assert set(found.mismatches) == {f"changed: {package / 'checks' / 'nb09.py'}",
-                                     f"not in the commit: {package / 'checks' / 'nb11.py'}",
+                                     f"not in the commit: {package / 'checks' / 'nb99.py'}",
                                      f"missing: {package / 'checks' / 'answers.py'}"}, found
     assert "nb09.py" in str(found) and str(found).startswith("the course's code differs from git commit")
 

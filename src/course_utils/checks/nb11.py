@@ -192,12 +192,12 @@ def _order_under(fn) -> str:
                     torch.set_default_device(None if start == torch.device("cpu") else start)
             if isinstance(got, list) and all(type(i) is int for i in got) and sorted(got) == list(range(n)) \
                     and got != want:
-                raise Wrong(f"{where} returned {got}; expected {want} (the order of a CPU generator seeded "
-                            f"{seed}). An order that changes per default device or per run is not reproducible.",
+                raise Wrong(f"{where} returned {got}, which is not the order a CPU generator seeded {seed} gives. "
+                            "An order that changes per default device or per run is not reproducible.",
                             "Give the DataLoader a generator of its own, for the CPU, seeded with the seed; the "
                             "global seed is not the same stream.")
             if not same(got, want):
-                raise Wrong(f"{where} returned {got!r}; expected the list of ints {want}.",
+                raise Wrong(f"{where} returned {got!r}; expected a list of {n} ints, a permutation of range({n}).",
                             "Return [int(i) for i in loader] with batch_size=1, or the sampler's indices.")
     return (f"The same order under every default device ({', '.join(defaults)}), from a seeded CPU generator: the "
             "shuffle no longer depends on what an earlier cell left on.")
