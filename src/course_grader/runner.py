@@ -394,6 +394,8 @@ class _Steps:
         def channel(request: bytes) -> bytes:
             return asyncio.run_coroutine_threadsafe(self._ask(k, request, clock), loop).result()
 
+        # the learner's code as the grader read it from the file: evidence the kernel cannot rewrite (boundary.grade)
+        channel.learner_source = "\n\n".join(s.source for s in self.steps[:i] if s.kind == "learner")
         run = self.runs[i]
         try:
             run.result = await loop.run_in_executor(None, self.judge, self.steps[i].exercise, channel, self.setup.scratch.handover)
