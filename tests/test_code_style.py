@@ -6,11 +6,14 @@ learner's ``course_utils`` neither wing above it, the grader ``course_utils`` on
 ``course_utils`` (and the grader nowhere)."""
 
 import ast
+import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import grimp
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,11 +74,10 @@ def test_the_complexity_limits_hold_for_all_of_the_package():
 # ------------------------------------------------------------------ names that cross modules (issue 24)
 
 PACKAGE = ROOT / "src" / "course_utils"
-# The three wings, learner's first (issue 32.1): each may import the wings before it, never one after it.
+# The three wings, learner's first (issue 32.1); which may import which is import-linter's layers contract in
+# pyproject.toml: the grader and the authors' tools the learner's package, never each other.
 WINGS = (PACKAGE, ROOT / "src" / "course_grader", ROOT / "src" / "course_authoring")
-# What each wing may import of the others: the grader the learner's package; the authors' tools the learner's
-# package only (they build lessons, exercises and the site; nothing of theirs grades).
-MAY_IMPORT = {"course_utils": set(), "course_grader": {"course_utils"}, "course_authoring": {"course_utils"}}
+WING_NAMES = tuple(wing.name for wing in WINGS)
 
 
 def _module_name(path: Path, root: Path) -> str:
@@ -136,115 +138,66 @@ def test_the_name_rules_find_what_they_forbid(tmp_path):
     assert list(repeated_class_names(pkg)) == ["Machine"]
 
 
-# ------------------------------------------------------------------ imports run one way (issue 24)
+# ------------------------------------------------------------------ imports run one way (issues 24, 32.1)
+#
+# import-linter keeps the contracts in pyproject.toml ([tool.importlinter]): the wings import downwards (a
+# layers contract) and no circle runs between the modules or folders of any package, at any depth (acyclic
+# siblings). Its graph, grimp's, answers the two rules no contract type states: a circle through a package's
+# own __init__ (acyclic_siblings compares siblings only), and lesson check modules that import one another
+# (nb01 ... nb10: a module expression cannot name them apart from checks/machines.py). course_utils/scripts/,
+# torchrun's programs, is no package (no __init__.py), so grimp does not see it: its imports are read here.
 
 
-def import_graph(roots: Path | tuple[Path, ...] = WINGS) -> dict[str, set[str]]:
-    """Which course modules each module of the package (the wings) imports, anywhere in it (a function's
-    lazy import counts: it runs too). ``from course_utils import executed`` imports the module ``executed``."""
-    modules = {_module_name(path, root): path for root, path in _files(roots)}
-    graph: dict[str, set[str]] = {}
-    for here, path in modules.items():
-        package = here if path.name == "__init__.py" else here.rpartition(".")[0]
-        targets = graph.setdefault(here, set())
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                targets.update(alias.name for alias in node.names if alias.name in modules)
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:  # a relative import, from the package ``here`` is in
-                    base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
-                for alias in node.names:
-                    name = f"{base}.{alias.name}"
-                    targets.add(name if name in modules else base)
-        targets.intersection_update(modules)
-        targets.discard(here)
-    return graph
+def lint_imports(cwd: Path, pythonpath: str | None = None) -> subprocess.CompletedProcess:
+    """import-linter's command on the contracts of ``cwd/pyproject.toml``; no cache (it would write one into cwd)."""
+    linter = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or shutil.which("lint-imports")
+    assert linter, "import-linter is missing: it comes with the test extras (pip install -e '.[test]')"
+    env = {**os.environ, **({"PYTHONPATH": pythonpath} if pythonpath else {})}
+    return subprocess.run([linter, "--no-cache"], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
-def circles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected parts of more than one node (Tarjan's algorithm): each is a circle of imports."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    found: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        for nxt in sorted(graph.get(node, ())):
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            part = []
-            while True:
-                top = stack.pop()
-                part.append(top)
-                if top == node:
-                    break
-            if len(part) > 1:
-                found.append(sorted(part))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return found
+def import_graph() -> grimp.ImportGraph:
+    """Every import between the modules of the wings, a function's lazy import included (it runs too)."""
+    return grimp.build_graph(*WING_NAMES)
 
 
-def rooms(graph: dict[str, set[str]]) -> dict[str, set[str]]:
-    """The same imports between rooms: ``course_utils.transfer.plots`` is in the room ``course_utils.transfer``.
-
-    A circle of rooms is an import from a lower layer back up to a higher one (the transfer CLI once
-    imported the top-level plots.py, which imported transfer/), even when no two modules form a circle."""
-    def room(module: str) -> str:
-        return ".".join(module.split(".")[:2])
-
-    joined: dict[str, set[str]] = {}
-    for source, targets in graph.items():
-        joined.setdefault(room(source), set()).update(room(t) for t in targets if room(t) != room(source))
-    return joined
+def circles(graph: grimp.ImportGraph) -> list[str]:
+    """Each direct import ``a -> b`` from which a chain of imports leads back to ``a``: a circle."""
+    return [f"{a} -> {' -> '.join(graph.find_shortest_chain(importer=b, imported=a))}" for a in sorted(graph.modules)
+            for b in sorted(graph.find_modules_directly_imported_by(a)) if graph.chain_exists(importer=b, imported=a)]
 
 
-def lesson_check_imports(graph: dict[str, set[str]]) -> list[str]:
+def lesson_check_imports(graph: grimp.ImportGraph) -> list[str]:
     """Lesson check modules (``checks/nbNN.py``) that import another lesson's: each loads on its own lesson's
     first check, so one lesson's checks are never another's library (shared parts go in ``checks/machines.py``)."""
-    def lesson(module: str) -> bool:
-        return module.rpartition(".")[2].startswith("nb") and ".checks." in module
+    lessons = {m for m in graph.modules if re.fullmatch(r"course_utils\.checks\.nb\d+", m)}
+    return [f"{a} imports {b}" for a in sorted(lessons) for b in sorted(graph.find_modules_directly_imported_by(a) & lessons)]
 
-    return [f"{source} imports {target}" for source, targets in sorted(graph.items()) if lesson(source)
-            for target in sorted(targets) if lesson(target)]
+
+def script_imports(scripts: Path = PACKAGE / "scripts") -> list[str]:
+    """Imports of a wing above the learner's package in torchrun's scripts, which ship in the learner's wheel."""
+    return [f"{path.name} imports {name}" for path in sorted(scripts.glob("*.py"))
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, (ast.Import, ast.ImportFrom))
+            for name in ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""])
+            if name.partition(".")[0] in WING_NAMES[1:]]
+
+
+def test_the_import_contracts_hold():
+    done = lint_imports(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_contracts_name_every_wing():
+    """Each package of src/ is a wing, and import-linter reads all of them (a package it is not given, it never sees)."""
+    tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11's tomllib")
+    linter = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    packages = {p.parent.name for p in (ROOT / "src").glob("*/*.py")}  # course_authoring has no __init__.py
+    assert packages == set(WING_NAMES) == set(linter["root_packages"])
 
 
 def test_no_circle_of_imports_between_modules():
     found = circles(import_graph())
-    assert not found, "each line's modules import one another, in a circle:\n" + "\n".join(", ".join(c) for c in found)
-
-
-def test_no_import_runs_back_up_between_rooms():
-    found = circles(rooms(import_graph()))
-    assert not found, ("each line's rooms (top-level modules and folders of the package) import one another; move "
-                       "the module that closes the circle into the room it serves:\n" + "\n".join(", ".join(c) for c in found))
-
-
-def wing_crossings(graph: dict[str, set[str]]) -> list[str]:
-    """Imports from one wing into another that ``MAY_IMPORT`` does not allow (the learner's package into a wing
-    above it, the grader into the authors' tools), or into a top-level name that is no wing."""
-    def wing(module: str) -> str:
-        return module.partition(".")[0]
-
-    return [f"{source} imports {target}" for source, targets in sorted(graph.items()) for target in sorted(targets)
-            if wing(target) != wing(source) and wing(target) not in MAY_IMPORT.get(wing(source), set())]
-
-
-def test_the_wings_import_downwards_only():
-    graph = import_graph()
-    assert {m.partition(".")[0] for m in graph} == set(MAY_IMPORT), "each wing is a package of src/"
-    found = wing_crossings(graph)
-    assert not found, ("the learner's package imports no grader or authoring code, the grader no authoring code "
-                       "(move the shared part down into course_utils):\n" + "\n".join(found))
+    assert not found, "each line is a circle of imports:\n" + "\n".join(found)
 
 
 def test_no_lessons_checks_import_another_lessons():
@@ -252,28 +205,44 @@ def test_no_lessons_checks_import_another_lessons():
     assert not found, "put what two lessons share in checks/machines.py (or a module of its own):\n" + "\n".join(found)
 
 
+def test_torchruns_scripts_import_the_learners_package_only():
+    found = script_imports()
+    assert not found, "the scripts ship in the learner's wheel, without the other wings:\n" + "\n".join(found)
+
+
 def test_the_import_rules_find_what_they_forbid(tmp_path):
-    pkg = tmp_path / "course_utils"
-    (pkg / "transfer").mkdir(parents=True)
-    (pkg / "checks").mkdir()
-    for init in (pkg, pkg / "transfer", pkg / "checks"):
-        (init / "__init__.py").write_text("")
-    (pkg / "plots.py").write_text("from course_utils.transfer.results import Sweep\n")
-    (pkg / "transfer" / "results.py").write_text("Sweep = 1\n")
-    (pkg / "transfer" / "cli.py").write_text("def main():\n    from course_utils import plots\n")
-    (pkg / "a.py").write_text("from .b import x\n")
-    (pkg / "b.py").write_text("import course_utils.a\nx = 1\n")
-    (pkg / "checks" / "nb01.py").write_text("from course_utils.checks.nb02 import helper\n")
-    (pkg / "checks" / "nb02.py").write_text("def helper():\n    pass\n")
-    graph = import_graph(pkg)
-    assert graph["course_utils.transfer.cli"] == {"course_utils.plots"}
-    assert circles(graph) == [["course_utils.a", "course_utils.b"]]
-    assert circles(rooms(graph)) == [["course_utils.a", "course_utils.b"], ["course_utils.plots", "course_utils.transfer"]]
+    """The contracts of pyproject.toml, run on a tree of three small wings that breaks each of them."""
+    files = {
+        "course_utils/plots.py": "from course_utils.transfer.results import Sweep\n",
+        "course_utils/transfer/__init__.py": "from course_utils.transfer import inner\n",
+        "course_utils/transfer/inner.py": "import course_utils.transfer\n",
+        "course_utils/transfer/results.py": "Sweep = 1\n",
+        "course_utils/transfer/cli.py": "def main():\n    from course_utils import plots\n",
+        "course_utils/c.py": "def f():\n    import course_grader.judge\n",
+        "course_utils/checks/nb01.py": "from course_utils.checks.nb02 import helper\n",
+        "course_utils/checks/nb02.py": "def helper():\n    pass\n",
+        "course_grader/judge.py": "from course_utils.transfer.results import Sweep\n",
+        "course_authoring/site.py": "import course_grader.judge\n",
+        "course_utils/scripts/run.py": "from course_grader.judge import Sweep\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    for package in ("course_utils", "course_utils/transfer", "course_utils/checks", "course_grader", "course_authoring"):
+        (tmp_path / package / "__init__.py").touch()
+    (tmp_path / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    report = lint_imports(tmp_path, pythonpath=str(tmp_path)).stdout
+    assert "course_utils is not allowed to import course_grader" in report
+    assert "course_authoring is not allowed to import course_grader" in report
+    assert ".transfer -> .plots" in report  # a circle of rooms: transfer/cli.py -> plots.py -> transfer/results.py
+    assert "Contracts: 0 kept, 2 broken." in report
+    graph = grimp.ImportGraph()
+    for importer, imported in (("course_utils.transfer", "course_utils.transfer.inner"),
+                               ("course_utils.transfer.inner", "course_utils.transfer"),
+                               ("course_utils.checks.nb01", "course_utils.checks.nb02"),
+                               ("course_utils.checks.nb01", "course_utils.checks.machines")):
+        graph.add_import(importer=importer, imported=imported)
+    assert circles(graph) == ["course_utils.transfer -> course_utils.transfer.inner -> course_utils.transfer",
+                              "course_utils.transfer.inner -> course_utils.transfer -> course_utils.transfer.inner"]
     assert lesson_check_imports(graph) == ["course_utils.checks.nb01 imports course_utils.checks.nb02"]
-    grader = tmp_path / "course_grader"
-    grader.mkdir()
-    (grader / "__init__.py").write_text("")
-    (grader / "judge.py").write_text("from course_utils.a import x\n")
-    (pkg / "c.py").write_text("def f():\n    import course_grader.judge\n")
-    graph = import_graph((pkg, grader))
-    assert wing_crossings(graph) == ["course_utils.c imports course_grader.judge"]
+    assert script_imports(tmp_path / "course_utils" / "scripts") == ["run.py imports course_grader.judge"]

@@ -399,7 +399,7 @@ def sandboxed():
 
     from grading_fixtures import SLEEPER
 
-    # outside /tmp, like an instructor's files: there the sandbox shows them read-only, not hidden
+    # outside /tmp, like an instructor's files: the sandbox does not show them (issue 38: an allow-list)
     (ROOT / "build").mkdir(exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="test-sandbox-", dir=ROOT / "build"))
     try:

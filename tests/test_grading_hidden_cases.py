@@ -9,7 +9,8 @@ A class that has read the course attacked 01, 09 and 10 (items 1 to 3 and 7 of i
   ``FAKE_GPUS``) or import the judge's drawn cases (``course_grader.hidden_cases``: not staged);
 - **reading the request**: answers that read the simulated machine (``active_machine()``) instead of
   torch.cuda / torch.backends.mps;
-- **lying after-state**: a 10.1 answer that empties the model in place.
+- **lying after-state**: a 10.1 answer that empties the model in place; a 09.1 answer that moves without
+  non_blocking and rewrites the instrument's log the judge gets back.
 
 Each batch holds the untouched solution too, which must keep full marks. Slow (real kernels, bubblewrap).
 """
@@ -23,8 +24,9 @@ import tempfile
 
 import nbformat
 import pytest
+from test_hidden_cases import LIAR_09
 
-import course_grader.boundary as boundary
+import course_grader.runner as runner
 from course_grader import Limits, grade_batch
 from course_grader.bubblewrap import probe
 
@@ -103,26 +105,21 @@ def _grade(folder: pathlib.Path, number: str):
     return {r.submission.learner: {g.exercise: g.status for g in r.grades} for r in result.rows}
 
 
-def _submit(folder: pathlib.Path, name: str, *sources: str) -> None:
-    nb = nbformat.read(EXERCISES / SETS[name[:2]] if name[:2] in SETS else EXERCISES / SETS["01"], as_version=4)
-    nb.cells.extend(nbformat.v4.new_code_cell(s) for s in sources)
-    nbformat.write(nb, folder / f"{name}.ipynb")
-
-
 def _recorded_replies(tmp_path: pathlib.Path, number: str, monkeypatch) -> list[str]:
     """Grade the solution alone, keeping every reply its kernel sent, in order (the attacker's recording)."""
     folder = tmp_path / f"record{number}"
     folder.mkdir()
     shutil.copy(SOLUTIONS / SETS[number], folder / "solution.ipynb")
     replies: list[str] = []
-    decode = boundary.decode_reply
+    read = runner.reply_of  # where the grader takes each reply from the kernel's output, before any judge sees it
 
-    def recording(data, tracked):
+    def recording(outputs):
+        data = read(outputs)
         replies.append(base64.b64encode(data).decode("ascii"))
-        return decode(data, tracked)
+        return data
 
     with monkeypatch.context() as patch:
-        patch.setattr(boundary, "decode_reply", recording)
+        patch.setattr(runner, "reply_of", recording)
         graded = _grade(folder, number)
     assert all(s == "pass" for s in graded["solution"].values()), graded
     return replies
@@ -138,14 +135,12 @@ def test_attacks_earn_nothing_and_the_solution_everything(tmp_path, number, monk
     nb = nbformat.read(EXERCISES / SETS[number], as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell(REPLAY.format(replies=replies)))
     nbformat.write(nb, folder / "replays.ipynb")
-    attacks = {"01": LOOKUP_01, "10": EMPTIES_10}.get(number)
-    if attacks:
-        nb = nbformat.read(EXERCISES / SETS[number], as_version=4)
-        nb.cells.append(nbformat.v4.new_code_cell(attacks))
-        nbformat.write(nb, folder / "attacks.ipynb")
+    attacks = {"01": LOOKUP_01, "09": LIAR_09, "10": EMPTIES_10}[number]
+    nb = nbformat.read(EXERCISES / SETS[number], as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(attacks))
+    nbformat.write(nb, folder / "attacks.ipynb")
     graded = _grade(folder, number)
     assert all(s == "pass" for s in graded["solution"].values()), graded["solution"]
     assert not any(s == "pass" for s in graded["replays"].values()), graded["replays"]
-    if attacks:
-        hit = {"01": ("01.1", "01.2", "01.3", "01.4"), "10": ("10.1",)}[number]
-        assert not any(graded["attacks"][i] == "pass" for i in hit), graded["attacks"]
+    hit = {"01": ("01.1", "01.2", "01.3", "01.4"), "09": ("09.1",), "10": ("10.1",)}[number]
+    assert not any(graded["attacks"][i] == "pass" for i in hit), graded["attacks"]

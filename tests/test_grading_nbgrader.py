@@ -4,7 +4,9 @@ nbgrader runs from its own venv layered over .venv (``make nbgrader-env``; ``.ci
 so its kernel imports torch and course_utils. Five submissions: nbgrader's release copy solved
 and untouched; a copy of solutions/ and of exercises/ (no nbgrader metadata: without the course's
 ``MarkCourseCells`` these were a silent 0/4); and a copy with no check cell at all, which must
-stop autograde with an error naming it. Without nbgrader the test is skipped, with how to get it;
+stop autograde with an error naming it; and the two attacks of issue 39 (read the instructor's
+``source/`` from the kernel; patch ``checks/nb01.py`` from the first cell), which the sandbox and
+the judge loaded before any cell defeat. Without nbgrader the test is skipped, with how to get it;
 in CI (``CI`` set) a missing nbgrader is a failure, not a skip.
 """
 
@@ -20,12 +22,38 @@ import nbformat
 import pytest
 from notebook_runner import ROOT
 
+from course_grader.manifest import verify_package
 from course_grader.nbgrader import main as convert
 from course_grader.nbgrader import mark_submission
 from course_utils.check_cells import BEGIN, END
 
 NAME = "01_device_query_exercises"
 NBGRADER = Path(os.environ.get("COURSE_NBGRADER", ROOT / ".venv-nbgrader" / "bin" / "nbgrader"))
+
+
+# The first cell of a submission that takes the answers from the instructor's source notebook.
+READ_THE_SOURCE = """import json, os
+source = os.path.join("..", "..", "..", "source", "ps01", "01_device_query_exercises.ipynb")
+try:
+    with open(source) as handle:
+        _answers = {c["metadata"].get("nbgrader", {}).get("grade_id"): "".join(c["source"])
+                    for c in json.load(handle)["cells"]}
+    print("source readable: True")
+except OSError as exc:
+    _answers = {}
+    print("source readable: False", exc)
+"""
+
+# The first cell of a submission that makes every check of lesson 01 pass, by rewriting checks/nb01.py.
+PATCH_THE_CHECKS = """import os
+target = {target!r}
+try:
+    with open(target, "a") as handle:
+        handle.write("\\nfrom course_utils.checks import _core\\n_core.Wrong = type('Never', (Exception,), {{}})\\n")
+    print("patched: True")
+except OSError as exc:
+    print("patched: False", exc)
+"""
 
 
 def _nbgrader_or_skip() -> Path:
@@ -56,6 +84,9 @@ def _run(nbgrader: Path, course: Path, *args: str) -> subprocess.CompletedProces
     env = {k: v for k, v in os.environ.items() if k != "JUPYTER_PATH"}
     env["PATH"] = f"{nbgrader.parent}{os.pathsep}{env.get('PATH', '')}"
     env["JUPYTER_CONFIG_DIR"] = str(course / ".jupyter")
+    if args[:1] == ("autograde",) and not verify_package().clean:
+        # a developer's uncommitted edits to src/ would make the autograde refuse (grading.manifest)
+        args = (*args, "--JudgeCourseChecks.allow_modified_course=True")
     return subprocess.run([str(nbgrader), *args], cwd=course, env=env, capture_output=True, text=True, timeout=900)
 
 
@@ -88,8 +119,28 @@ def test_real_nbgrader_grades_solved_untouched_and_metadata_less_submissions(tmp
         "    return [ln.replace('assert result.passed', 'assert True or result.passed') for ln in lines]\n"
         "get_ipython().input_transformers_post.append(_always)\n"))
     submit("rewrites_tests", rewriting)
+    # issue 39, attack 1: the instructor's source/ holds the answers, three levels above the kernel's folder
+    reading = nbformat.read(release, as_version=4)
+    for cell in reading.cells:  # each answer: the source's, read from the instructor's folder
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            cell.source = f"exec(_answers.get({grade_id!r}, 'raise NotImplementedError()'))"
+    reading.cells.insert(1, nbformat.v4.new_code_cell(READ_THE_SOURCE))
+    submit("reads_source", reading)
+    # issue 39, attack 2: patch the checks in the checkout from the first cell, before nbgrader's judge loads them
+    target = ROOT / "src" / "course_utils" / "checks" / "nb01.py"
+    before = target.read_bytes()
+    patching = nbformat.read(release, as_version=4)
+    patching.cells.insert(1, nbformat.v4.new_code_cell(PATCH_THE_CHECKS.format(target=str(target))))
+    submit("patches_checks", patching)
 
-    graded = _run(nbgrader, course, "autograde", "ps01")
+    try:
+        graded = _run(nbgrader, course, "autograde", "ps01")
+    finally:
+        patched = target.read_bytes() != before
+        if patched:  # never leave the checkout's checks changed for the other tests on this machine
+            target.write_bytes(before)
+    assert not patched, "a submission changed the course's checks in the checkout"
     log = graded.stderr + graded.stdout
     # the one submission nbgrader cannot grade stops it loudly, naming the student and why
     assert graded.returncode != 0, log[-3000:]
@@ -106,6 +157,15 @@ def test_real_nbgrader_grades_solved_untouched_and_metadata_less_submissions(tmp
     assert scores["from_exercises"] == (0.0, 4.0), scores
     # the test cells are judged in nbgrader's process: rewriting them in the kernel earns nothing
     assert scores["rewrites_tests"] == (0.0, 4.0), scores
+    # the kernel runs in the sandbox: source/ is out of its sight, the checkout's checks out of its reach
+    assert scores["reads_source"] == (0.0, 4.0), scores
+    assert scores["patches_checks"] == (0.0, 4.0), scores
+    seen = {}
+    for student in ("reads_source", "patches_checks"):
+        graded = nbformat.read(course / "autograded" / student / "ps01" / f"{NAME}.ipynb", as_version=4)
+        seen[student] = "".join(o.get("text", "") for o in graded.cells[1].get("outputs", []))
+    assert seen["reads_source"].startswith("source readable: False"), seen
+    assert seen["patches_checks"].startswith("patched: False"), seen
 
 
 def test_a_submission_without_nbgrader_metadata_gets_the_sources_grade_ids():

@@ -93,19 +93,23 @@ def test_the_staged_package_is_outside_every_checkout_and_first_on_the_path(tmp_
     assert not any((Path(p) / "course_utils").exists() for p in rest)
 
 
-def test_the_sandbox_hides_every_checkout_and_binds_back_only_the_environment(tmp_path):
+def test_the_sandbox_binds_only_the_system_the_environment_and_the_package(tmp_path):
+    """Issue 38, item 4: an allow-list. Nothing is bound whole; no bound folder holds a checkout, a home
+    folder or the temporary folder; the staged package and the learner's own folder are there."""
     package = stage_package(tmp_path)
-    argv = bwrap_argv("bwrap", tmp_path / "own", tmp_path / "own" / "work", tmp_path, package)
+    own = tmp_path / "learner" / "own"
+    argv = bwrap_argv("bwrap", own, own / "work", tmp_path, package)
     here = checkout_of(__file__)
     assert here is not None and here in course_checkouts()
-    pairs = list(zip(argv, argv[1:]))
-    hiding = [Path(b) for a, b in pairs if a == "--tmpfs" and (here == Path(b) or here.is_relative_to(Path(b)))]
-    assert hiding, "the checkout, or a folder above it (/tmp for a clone there), is an empty tmpfs"
-    if hiding == [here]:
-        assert ("--remount-ro", str(here)) in pairs
-    bound = [argv[i + 2] for i, a in enumerate(argv) if a == "--ro-bind" and argv[i + 1] != "/"]
-    assert str(package.resolve()) in bound, "the staged package, under the hidden temp folder, is bound back"
-    assert not any(Path(b).resolve() == (here / "src").resolve() or (Path(b) / "solutions").exists() for b in bound)
+    bound = [Path(argv[i + 2]) for i, a in enumerate(argv) if a in ("--ro-bind", "--bind")]
+    assert Path("/") not in bound and "--tmpfs" in argv and argv[argv.index("--tmpfs") + 1] == "/tmp"
+    assert package.resolve() in bound and own.resolve() in bound
+    shut = [here, here / "solutions", here / "src", Path.home().resolve(), Path("/home"),
+            Path(tempfile.gettempdir()).resolve(), tmp_path.resolve()]
+    for path in bound:
+        holds = [s for s in shut if s == path or s.is_relative_to(path)]
+        assert not holds, f"{path} is bound, and it holds {holds}"
+    assert not any((path / "solutions").exists() for path in bound)
 
 
 def test_the_handover_folder_is_bound_read_only_at_its_own_path(tmp_path):
@@ -203,6 +207,36 @@ def test_the_sandbox_hides_solutions_wherever_the_checkout_lies(tmp_path):
     result = _grade(tmp_path, "require")
     [row] = result.rows
     assert [g.status for g in row.grades] == ["fail", "pass"], row
+    assert result.changed_files == ()
+
+
+@pytest.mark.slow
+@needs_sandbox
+def test_solutions_planted_in_the_instructors_folders_cannot_be_read(tmp_path):
+    """Issue 38, item 4: copies of ``solutions/`` in the instructor's home folder and beside the checkout
+    (where the earlier read-only ``/`` showed them) are not there for a kernel; the solved copy in the
+    same batch keeps full marks."""
+    planted = []
+    for parent in (Path.home(), ROOT.parent):
+        folder = parent / f".cg-planted-{os.getpid()}"
+        try:
+            (folder / "solutions").mkdir(parents=True)
+        except OSError as exc:
+            pytest.skip(f"cannot plant a copy of solutions/ in {parent}: {exc}")
+        shutil.copy(ROOT / "solutions" / "01_device_query_exercises.py", folder / "solutions")
+        planted.append(folder)
+    try:
+        (tmp_path / "submitted").mkdir()
+        extra = repr([str(p) for p in (*planted, ROOT, Path.home())])
+        write(tmp_path / "submitted" / "finder.ipynb", notebook(_finder(extra)))
+        write(tmp_path / "submitted" / "solved.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"])))
+        result = _grade(tmp_path, "require", jobs=2)
+    finally:
+        for folder in planted:
+            shutil.rmtree(folder, ignore_errors=True)
+    rows = {row.submission.learner: row for row in result.rows}
+    assert [g.status for g in rows["finder"].grades] == ["fail", "pass"], rows["finder"]
+    assert rows["solved"].passed_count == 2, rows["solved"]
     assert result.changed_files == ()
 
 

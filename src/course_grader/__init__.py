@@ -14,6 +14,8 @@ process, never in the kernel: they call the learner's answers there through
   folder, no network, own process namespace), or a plain statement that there is none, and why;
 - ``nbgrader``: the course's notebooks made ready for nbgrader, and its autograde fallback;
 - ``nbgrader_judge``: nbgrader's autograde judging each course test cell in nbgrader's own process;
+- ``manifest``: before any kernel, the course's code compared with what was committed or installed;
+- ``kernel_boot``: start a kernel whose connection key reaches it through its stdin, never a file;
 - ``verdict``: turn what ran into grades, flagging what looks forged;
 - ``batch``: grade a whole folder, several kernels at a time;
 - ``report`` and ``cli``: the files and the command;

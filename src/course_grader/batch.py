@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import queue
 import shutil
 import signal
 import tempfile
@@ -21,10 +22,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from course_grader.bubblewrap import Isolation, bwrap_argv, ipc_path, probe
+from course_grader.copies import Published, flag_copies, published_solution
 from course_grader.environment import Change, Watch, busy_folders, python_trees
+from course_grader.judges import start_judges
+from course_grader.kernel_boot import dumpable, is_dumpable
+from course_grader.manifest import ModifiedCourse, Verification, verify_imported, verify_package
 from course_grader.plan import build_plan
 from course_grader.results import BatchResult, Submission, SubmissionGrade
-from course_grader.runner import KernelSetup, Launch, Limits, StepRun, run_steps
+from course_grader.runner import Judge, KernelSetup, Launch, Limits, StepRun, judge_in_this_process, run_steps
 from course_grader.sandbox import Scratch, changed, fingerprint, kernel_env, make_scratch, remove, stage_package
 from course_grader.spec import ExerciseSpec, read_spec
 from course_grader.submissions import InvalidSubmission, find_submissions, read_code_cells
@@ -72,6 +77,18 @@ def _write_flags(scratch: Scratch, runs: list[StepRun], sandboxed: bool) -> tupl
     return tuple(flags)
 
 
+def _unsandboxed_ipc(scratch: Scratch) -> str:
+    """Unix sockets in the submission's own folder (mode 0700) where the OS has them and the path fits, else ""
+    (TCP on localhost; the key still never touches the disk)."""
+    if os.name != "posix":
+        return ""
+    try:
+        return ipc_path(scratch.root)
+    except ValueError:
+        return ""
+
+
+
 @dataclass(frozen=True)
 class Job:
     """What every submission of a batch is graded with: its folder, limits and kernel, the process groups to kill
@@ -87,6 +104,7 @@ class Job:
     keep_scratch: bool = False
     isolation: Isolation | None = None
     package: Path | None = None
+    judge_with: Judge = judge_in_this_process  # grade_batch gives each job a judge process of its own (judges)
 
 
 def grade_one(submission: Submission, spec: ExerciseSpec, job: Job) -> SubmissionGrade:
@@ -109,12 +127,16 @@ def grade_one(submission: Submission, spec: ExerciseSpec, job: Job) -> Submissio
         sandboxed = isolation is not None and isolation.sandboxed
         launch = Launch(tuple(bwrap_argv(isolation.bwrap, scratch.own, scratch.work, batch_root, package,
                                          scratch.handover)),
-                        ipc_path(scratch.root)) if sandboxed else Launch()
-        setup = KernelSetup(job.kernel_name, scratch, kernel_env(scratch, job.threads, package), job.limits, job.groups, launch)
-        runs, events = asyncio.run(run_steps(plan.steps, setup, cancelled=job.cancelled))
+                        ipc_path(scratch.root), private=True) if sandboxed else Launch(
+                            ipc=_unsandboxed_ipc(scratch), private=True)
+        intruders: list[str] = []
+        setup = KernelSetup(job.kernel_name, scratch, kernel_env(scratch, job.threads, package), job.limits, job.groups,
+                            launch, intruders)
+        runs, events = asyncio.run(run_steps(plan.steps, setup, cancelled=job.cancelled, judge=job.judge_with))
         seconds = time.monotonic() - start
         row = judge(submission, spec, plan, runs, events, cells)
-        row = replace(row, flags=row.flags + _write_flags(scratch, runs, sandboxed), seconds=seconds)
+        row = replace(row, flags=row.flags + _write_flags(scratch, runs, sandboxed) + _intruder_flags(intruders),
+                      seconds=seconds)
         strays = scratch.strays()
         if strays:
             row = replace(row, flags=row.flags + (
@@ -137,6 +159,50 @@ def _one_title_each(spec: ExerciseSpec, rows: list[SubmissionGrade]) -> tuple[Su
             titles[g.exercise] = titles.get(g.exercise) or g.title
     return tuple(replace(r, grades=tuple(replace(g, title=titles.get(g.exercise, g.title)) for g in r.grades))
                  for r in rows)
+
+
+def _copies(row: SubmissionGrade, sub: Submission, published: Published) -> SubmissionGrade:
+    """The row, flagged where its answers are the published solution's (its grades unchanged)."""
+    if sub.path is None or not published.functions:
+        return row
+    try:
+        return flag_copies(row, published, read_code_cells(sub.path))
+    except InvalidSubmission:
+        return row
+
+
+def _limits_text(limits: Limits, judges: list) -> str:
+    """The limits every submission had, for the summary."""
+    return (f"limits per submission: {limits.cell_timeout:g} s per cell, {limits.total_timeout:g} s in all, "
+            f"{limits.judge_timeout:g} s of judge time (its answers' time in its checks); judge: "
+            + ("one process per job, so a slow submission holds up only its own job" if judges else
+               "in the grader, one check at a time across jobs"))
+
+
+def verify_the_course(package: Path | None = None) -> Verification:
+    """The course's package against its manifest, then everything the judge imports (``manifest``).
+
+    Called before the judge is loaded and before any kernel starts: the judge's lazily loaded
+    checks are read only after their files were compared."""
+    found = verify_package(package)
+    _load_the_judge()
+    compared, mismatches = verify_imported(package)
+    return Verification(found.source, found.mismatches + tuple(mismatches), found.files + compared)
+
+
+def _modified(row: SubmissionGrade, verification: Verification) -> SubmissionGrade:
+    """The row of a submission graded with course code that is not what was released (--allow-modified-course)."""
+    return replace(row, flags=row.flags + (
+        f"not trustworthy: graded with a modified course, {verification} (see summary.txt)",))
+
+
+def _intruder_flags(intruders: list[str]) -> tuple[str, ...]:
+    """A flag when another process sent requests to this submission's kernel (``runner._Kernel``)."""
+    if not intruders:
+        return ()
+    shown = ", ".join(dict.fromkeys(intruders))
+    return (f"not trustworthy: another process sent requests to this submission's kernel ({shown}); "
+            "a neighbour's code may have changed its answers: regrade it with --sandbox require",)
 
 
 def _untrusted(row: SubmissionGrade, first: Change) -> SubmissionGrade:
@@ -185,7 +251,7 @@ def _load_the_judge() -> None:
 def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, limits: Limits = Limits(),  # noqa: B008, PLR0913 (a frozen default; the keywords are course-grade's API, which cli.py and tests call)
                 kernel_name: str | None = None, keep_scratch: bool = False,
                 progress: Callable[[int, int, SubmissionGrade], None] | None = None,
-                sandbox: str | Isolation = "auto") -> BatchResult:
+                sandbox: str | Isolation = "auto", allow_modified_course: bool = False) -> BatchResult:
     """Grade every submission in ``submissions`` against the exercise notebook ``exercise``.
 
     ``jobs`` kernels run at once (default: one per core). ``progress(done, total, row)`` is
@@ -196,10 +262,16 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     ``BatchResult.changed_files``. Without the sandbox the course checkout, the Python environment
     and the submissions are also looked at after each submission (``environment.Watch``): a change
     is named there too, and every submission graded from then on is flagged as not trustworthy.
+
+    Before the first kernel, the course's code (the checks, the staged package's files, every
+    module the judge imports) is compared with its manifest (``manifest``): a difference raises
+    ``ModifiedCourse`` naming the files, unless ``allow_modified_course``, which grades, flags
+    every row and reports the difference in ``changed_files``.
     """
     start = time.monotonic()
     isolation = sandbox if isinstance(sandbox, Isolation) else probe(sandbox)
     spec = read_spec(Path(exercise))
+    published = published_solution(spec)
     found = find_submissions(Path(submissions), spec.path.name)
     if jobs is not None:
         require_int("jobs", jobs, expected="must be at least 1", hint=f"Leave it out to use one per core ({cores()}).")
@@ -208,13 +280,19 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     before = fingerprint(watched)
     batch_root = Path(tempfile.mkdtemp(prefix="course-grade-"))
     # beside the batch's folder, not in it: no learner's folder can be named like it, and no file there is a stray
+    verification = verify_the_course()
+    if not verification.clean and not allow_modified_course:
+        remove(batch_root)
+        raise ModifiedCourse(f"refusing to grade: {verification}. Restore what the course released (`git status` "
+                             "and `git checkout -- src` in a checkout, a reinstall otherwise), or grade anyway with "
+                             "--allow-modified-course, which flags every row")
     staged = Path(tempfile.mkdtemp(prefix="course-grade-package-"))
     package = stage_package(staged)
-    _load_the_judge()
     job = Job(batch_root, limits, kernel_name or spec.kernel_name, ProcessGroups(), threading.Event(),
               threads=max(1, cores() // jobs) if jobs > 1 else None, keep_scratch=keep_scratch, isolation=isolation,
               package=package)
-    batch = _Batch(spec, found, job, Watch([*python_trees(), *watched, package], skip=busy_folders()))
+    batch = _Batch(spec, found, job, Watch([*python_trees(), *watched, package], skip=busy_folders()), published,
+                   verification)
     try:
         rows = batch.run(jobs, progress)
     finally:
@@ -222,17 +300,23 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
             remove(batch_root)
         remove(staged)
     after = fingerprint(watched)
-    changes = [*changed(before, after), *(str(c) for c in batch.watch.changes)]
+    changes = [*([] if verification.clean else [f"before grading: {verification}"]), *changed(before, after),
+               *(str(c) for c in batch.watch.changes)]
     return BatchResult(str(spec.path), spec.ids, _one_title_each(spec, rows), jobs,
-                       time.monotonic() - start, tuple(changes), tuple(batch.strays), str(isolation))
+                       time.monotonic() - start, tuple(changes), tuple(batch.strays), str(isolation),
+                       _limits_text(limits, batch.judges), str(published), f"verified: {verification}")
 
 
 class _Batch:
     """A batch's submissions graded side by side, one job per thread; each row is looked at, as it comes, for
     files left outside its scratch folder and (without a sandbox) for changes to the watched trees."""
 
-    def __init__(self, spec: ExerciseSpec, found: list[Submission], job: Job, watch: Watch):
-        self.spec, self.found, self.job, self.watch = spec, found, job, watch
+    def __init__(self, spec: ExerciseSpec, found: list[Submission], job: Job, watch: Watch, published: Published,
+                 verification: Verification):
+        self.spec, self.found, self.job, self.watch, self.published = spec, found, job, watch, published
+        self.verification = verification  # the course's code against its manifest, before any kernel
+        self.judges: list = []
+        self.free: queue.SimpleQueue = queue.SimpleQueue()  # the judge processes no job thread holds now
         self.lock, self.looking = threading.Lock(), threading.Lock()
         self.rows: dict[int, SubmissionGrade] = {}
         self.running: set[str] = set()
@@ -243,9 +327,17 @@ class _Batch:
     def run(self, jobs: int, progress: Callable[[int, int, SubmissionGrade], None] | None) -> list[SubmissionGrade]:
         """Every submission's row, in the submissions' order; on Ctrl-C or an error every kernel is stopped first."""
         job = self.job
+        self.judges = start_judges(jobs)  # forked now, holding the loaded judge: before any kernel or job thread starts
+        for one in self.judges:
+            self.free.put(one)
         pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="course-grade")
         interrupted = threading.Event()
         previous = _on_interrupt(interrupted.set)
+        # Without the sandbox, a kernel runs as this user: it could read every kernel's key from this process's
+        # memory (/proc/<pid>/mem, ptrace). Not while the batch runs; as it was afterwards.
+        was_dumpable = is_dumpable()
+        if was_dumpable and not job.isolation.sandboxed:
+            dumpable(False)
         try:
             futures = {pool.submit(self.work, sub): k for k, sub in enumerate(self.found)}
             pending, done = set(futures), 0
@@ -269,19 +361,27 @@ class _Batch:
         finally:
             _restore(previous)
             pool.shutdown(wait=True)
+            if was_dumpable:
+                dumpable(True)
             job.groups.kill_all()
+            for one in self.judges:
+                one.close()
         return [self.rows[k] for k in sorted(self.rows)]
 
     def work(self, sub: Submission) -> SubmissionGrade:
         with self.lock:
             self.running.add(sub.learner)
             self.suspects.add(sub.learner)
+        mine = self.free.get() if self.judges else judge_in_this_process  # one per job: this thread's, until it is done
         try:
-            row = grade_one(sub, self.spec, self.job)
+            row = grade_one(sub, self.spec, replace(self.job, judge_with=mine))
         finally:
+            if self.judges:
+                self.free.put(mine)
             with self.lock:
                 self.running.discard(sub.learner)
-        return self.looked_at(row)  # in this thread, before it takes the next submission
+        row = row if self.verification.clean else _modified(row, self.verification)
+        return self.looked_at(_copies(row, sub, self.published))  # in this thread, before it takes the next submission
 
     def new_strays(self, row: SubmissionGrade) -> SubmissionGrade:
         """Files the learner's code left in the batch folder, outside every scratch folder."""

@@ -30,7 +30,6 @@ import contextlib
 import dataclasses
 import importlib
 import io
-import marshal
 import pickle
 import types
 import warnings
@@ -39,10 +38,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+import cloudpickle
+
 from course_utils.handover import UnreachablePath, judging_into, refuse_unreachable
 
 REPLY_MIME = "application/vnd.course-utils.answer+b64"
-REPLY_CAP = 16 * 1024 * 1024  # bytes of one reply, before base64: a bigger one is the learner's failure
+REPLY_CAP = 4 * 1024 * 1024  # bytes of one reply, before base64: a bigger one is the learner's failure
+# What the runner hands the judge in place of a reply it dropped for its size (it never reads one
+# whole): the marker, then the size in bytes. A kernel that sends these bytes itself only gets that fail.
+_OVERSIZED = b"course-grade: oversized reply of "
 MAX_DEPTH = 40
 
 # Classes whose instances may come back as new objects (state only, rebuilt here with __new__):
@@ -78,35 +82,6 @@ class LearnerError(Exception):
 
 
 # ----------------------------------------------------------------------------- the request (judge -> kernel)
-
-
-def _rebuild_function(code: bytes, module: str, name: str, defaults, cells, kwdefaults):
-    """Runs in the kernel: a function the judge sent by value (a lambda or closure of a checker)."""
-    namespace = vars(importlib.import_module(module)) if module else {"__builtins__": builtins}
-    closure = tuple(types.CellType(c) for c in cells) if cells is not None else None
-    fn = types.FunctionType(marshal.loads(code), namespace, name, defaults, closure)
-    fn.__kwdefaults__ = kwdefaults
-    return fn
-
-
-class _RequestPickler(pickle.Pickler):
-    """Pickles functions that plain pickle cannot (lambdas, closures of checkers) by value."""
-
-    def reducer_override(self, obj):
-        if type(obj) is types.FunctionType:
-            try:
-                module = importlib.import_module(obj.__module__)
-                found = module
-                for part in obj.__qualname__.split("."):
-                    found = getattr(found, part)
-                if found is obj:
-                    return NotImplemented  # importable by name: plain pickle does it
-            except Exception:
-                pass
-            cells = tuple(c.cell_contents for c in obj.__closure__) if obj.__closure__ else None
-            return (_rebuild_function, (marshal.dumps(obj.__code__), obj.__module__ or "", obj.__name__,
-                                        obj.__defaults__, cells, obj.__kwdefaults__))
-        return NotImplemented
 
 
 def _tracked(roots) -> list:
@@ -193,11 +168,11 @@ def encode_request(kind: str, name: str, args: tuple = (), kwargs: dict | None =
 
     tracked = _tracked([args, kwargs, ambient.modes])
     grads = [(k, t.grad) for k, t in enumerate(tracked) if isinstance(t, torch.Tensor) and t.grad is not None]
-    buffer = io.BytesIO()
-    _RequestPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(
-        {"kind": kind, "name": name, "args": args, "kwargs": kwargs, "ambient": ambient, "tracked": tracked,
-         "grads": grads})
-    return buffer.getvalue(), tracked
+    # cloudpickle: a checker's lambdas and closures go by value (plain pickle refuses them), the rest as pickle does;
+    # one pickler, so an object reached twice (an argument, a closure's cell, the tracked list) arrives as one object
+    request = cloudpickle.dumps({"kind": kind, "name": name, "args": args, "kwargs": kwargs, "ambient": ambient,
+                                 "tracked": tracked, "grads": grads}, protocol=pickle.HIGHEST_PROTOCOL)
+    return request, tracked
 
 
 # ----------------------------------------------------------------------------- the reply (kernel -> judge)
@@ -486,10 +461,19 @@ def request_cell(request: bytes) -> str:
 # ----------------------------------------------------------------------------- reading the reply (judge)
 
 
+def oversized_reply(size: int) -> bytes:
+    """What the runner passes on in place of a reply of ``size`` bytes that it dropped unread."""
+    return _OVERSIZED + str(int(size)).encode("ascii")
+
+
 def load_reply(data: bytes) -> dict:
     """Read a reply with torch's safe loader; ``BadReply`` when it is not the data the judge expects."""
     import torch
 
+    if isinstance(data, bytes) and data.startswith(_OVERSIZED):
+        size = data[len(_OVERSIZED):].decode("ascii", "replace")
+        raise BadReply(f"your function's reply was about {size} bytes, more than the {REPLY_CAP // 2**20} MiB the "
+                       "grader reads, so all of it was left out; return what the exercise asks for, not more")
     if not isinstance(data, bytes) or len(data) > REPLY_CAP:
         raise BadReply(f"the reply is larger than the grader accepts ({REPLY_CAP // 2**20} MiB)")
     try:

@@ -2,8 +2,11 @@
 
 Lesson: none; this is the instructors' tool (``course-grade --sandbox=auto|require|off``).
 Under ``bwrap`` (Debian's ``bubblewrap``; it works unprivileged where user namespaces are
-allowed) a kernel sees the whole file system read-only, except its own submission folder
-(which holds its scratch folder) and a private ``/tmp`` that vanishes with it. It has no
+allowed) a kernel sees only what it needs, read-only: the system's programs and libraries
+(``SYSTEM_PATHS``), its Python environment and the staged course package; and its own submission
+folder (which holds its scratch folder), writable, and a private ``/tmp`` that vanishes with it.
+Home folders, the real temporary folder (other submissions), every course checkout
+(``solutions/``, ``source/``, ``release/``) and the instructor's other files are not there. It has no
 network (``--unshare-net``: only a loopback of its own), its own process namespace (when the
 kernel ends, every process it started dies with it, ``setsid`` or not), it dies when the grader
 dies (``--die-with-parent``) and cannot reach the grader's terminal (``--new-session``).
@@ -17,9 +20,10 @@ scratch folders only (see ``sandbox``).
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
-import site
 import subprocess
 import sys
 import sysconfig
@@ -51,8 +55,9 @@ class Isolation:
 
     def __str__(self) -> str:
         if self.sandboxed:
-            return ("sandbox: bubblewrap (file system read-only except each submission's own folder, "
-                    "private /tmp, no network, own process namespace)")
+            return ("sandbox: bubblewrap (a kernel sees only the system's libraries, its Python environment and "
+                    "the staged package, read-only, and its own folder; private /tmp, no network, own process "
+                    "namespace)")
         return (f"sandbox: NONE ({self.reason}); submissions run as your user and can write anywhere you can "
                 "(scratch folders only; see docs/grading.md)")
 
@@ -79,84 +84,158 @@ def course_checkouts() -> list[Path]:
     return sorted(p for p in found if p is not None)
 
 
-def _needed_read_only(hidden: tuple[Path, ...], package: Path | None = None) -> list[Path]:
-    """The paths a kernel must read (Python, the venv, course_utils, ...) that a tmpfs would hide.
+# What a kernel may read of the system, beyond its Python environment: one row per path, with why.
+# A path missing on this machine is left out; a top-level link (/lib -> usr/lib on merged-/usr systems)
+# is made as the same link. Everything not named here, in the environment, or the submission's own
+# folder does not exist inside the sandbox: home folders, /tmp, /var, /srv, /mnt, /opt, other checkouts.
+SYSTEM_PATHS = (
+    ("/usr", "programs, shared libraries, fonts, time zones"),
+    ("/bin", "programs (a link to usr/bin on merged-/usr systems)"),
+    ("/sbin", "programs (ldconfig, which ctypes.util.find_library runs)"),
+    ("/lib", "shared libraries and the dynamic loader"),
+    ("/lib32", "shared libraries"),
+    ("/lib64", "the dynamic loader"),
+    ("/libx32", "shared libraries"),
+    ("/etc/ld.so.cache", "the dynamic loader's index of libraries"),
+    ("/etc/ld.so.conf", "the dynamic loader's search path"),
+    ("/etc/ld.so.conf.d", "the dynamic loader's search path"),
+    ("/etc/alternatives", "Debian's links for programs in /usr/bin"),
+    ("/etc/localtime", "the time zone (time, datetime)"),
+    ("/etc/timezone", "the time zone's name"),
+    ("/etc/passwd", "user names (getpass, os.path.expanduser)"),
+    ("/etc/group", "group names"),
+    ("/etc/nsswitch.conf", "how names are looked up"),
+    ("/etc/hosts", "localhost"),
+    ("/etc/mime.types", "mimetypes"),
+    ("/etc/os-release", "platform.freedesktop_os_release"),
+    ("/etc/ssl", "certificates (ssl's default context, read on import by some packages)"),
+    ("/etc/ca-certificates", "certificates"),
+    ("/etc/fonts", "fontconfig"),
+    ("/sys/devices/system/cpu", "torch counts the cores and reads their caches"),
+    ("/sys/devices/system/node", "torch reads the NUMA nodes"),
+)
 
-    With ``package`` (the staged copy of course_utils) the kernel reads the package there, and
-    nothing of a course checkout but the Python environment is bound back; without it (the probe),
-    the package's own folder.
+
+def _home_folders() -> list[Path]:
+    homes = {Path("/root"), Path("/home")}
+    with contextlib.suppress(RuntimeError, KeyError):
+        homes.add(Path.home())
+    return [h.resolve() for h in homes]
+
+
+def _kernel_sys_path() -> list[Path]:
+    """The folders the kernel's Python imports from: this interpreter's sys.path, asked of a fresh one.
+
+    A fresh ``python -c`` sees what a kernel started from it sees (stdlib, site-packages, the folders
+    ``.pth`` files add, ``PYTHONPATH``, the user's site-packages where enabled), and not the folder
+    this grader was started in (``sys.path[0]``), which may be a home folder.
+    """
+    code = "import json, sys; print(json.dumps(sys.path[1:]))"
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=PROBE_TIMEOUT,
+                              cwd="/")
+        found = json.loads(done.stdout) if done.returncode == 0 else sys.path[1:]
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        found = sys.path[1:]
+    return [Path(p) for p in found if p]
+
+
+def environment_paths(package: Path | None = None) -> list[Path]:
+    """What a kernel must read of its Python: the prefixes, the stdlib, site-packages, the staged package.
+
+    Never a folder that is, or holds, a course checkout (``solutions/``; a venv kept inside a checkout
+    is bound on its own), a home folder (a Python under ``~/.pyenv`` is bound, not ``~``), or the
+    temporary folder. With ``package`` (the staged copy of course_utils) the kernel reads the package
+    there; without it (the probe), the package's own folder.
     """
     import course_utils
 
     checkouts = course_checkouts()
-    wanted = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent, Path(site.getuserbase()),
-              *(Path(p) for p in sysconfig.get_paths().values())]
-    # sys.path's folders, but none of a checkout (pytest puts the checkout's root there, a dev install its src)
-    wanted += [Path(p) for p in sys.path if p and not any(_under(Path(p).resolve(), c) for c in checkouts)]
-    wanted.append(Path(package) if package is not None else Path(course_utils.__file__).parent)
+    shut = [*checkouts, *_home_folders(), Path("/tmp"), Path(tempfile.gettempdir()).resolve(), Path("/")]
+    wanted = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), Path(sys.base_exec_prefix),
+              Path(sys.executable).parent, *(Path(p) for p in sysconfig.get_paths().values()),
+              *_kernel_sys_path()]
     mpl = os.environ.get("MPLCONFIGDIR")
     if mpl:
-        wanted.append(Path(mpl))
+        wanted.append(Path(mpl))  # matplotlib's font cache (the kernel's own HOME is empty)
     found: list[Path] = []
     for path in wanted:
-        try:
-            path = path.resolve()
-        except OSError:
+        path = Path(os.path.abspath(path))
+        if not path.exists():
             continue
-        if path.exists() and any(_under(path, top) for top in hidden) and not any(_under(path, f) for f in found):
-            found = [f for f in found if not _under(f, path)] + [path]
-    return sorted(found)
+        real = path.resolve()
+        # an ancestor of what is shut (a checkout's parent, /home, /) would expose it
+        if any(_under(s, real) for s in shut):
+            continue
+        if any(_under(real, c) for c in checkouts) and not _is_environment(real):
+            continue  # the checkout's src/ (an editable install) or the checkout's root (pytest's rootdir)
+        found.append(path)
+    found.append(Path(package) if package is not None else Path(course_utils.__file__).parent)
+    return found
 
 
-def _aliases(hidden: tuple[Path, ...]) -> list[tuple[Path, Path]]:
-    """(target, link) for the environment's paths reached through a symbolic link that a tmpfs hides.
+def _is_environment(path: Path) -> bool:
+    """Whether ``path`` is (inside) this Python's environment: the venv, even where it lies in a checkout."""
+    return any(_under(path, Path(p).resolve()) for p in (sys.prefix, sys.exec_prefix))
 
-    A venv linked into a checkout (``.venv -> /elsewhere/.venv``): the kernel's command line names
-    the link, so the link's path must still lead to the venv once the checkout is hidden.
-    """
-    pairs = []
-    for link in (Path(sys.prefix), Path(sys.executable).parent):
-        link = Path(os.path.abspath(link))
-        target = link.resolve()
-        if target != link and target.exists() and any(_under(link, top) for top in hidden):
-            pairs.append((target, link))
-    return pairs
+
+def _ro_binds(paths: list[Path]) -> list[str]:
+    """``--ro-bind`` for each path (at its real path, and at the path named where a link leads there),
+    parents before children, none twice."""
+    pairs: dict[Path, Path] = {}  # where the kernel sees it -> what is bound there
+    for path in paths:
+        path = Path(os.path.abspath(path))
+        real = path.resolve()
+        pairs.setdefault(real, real)
+        pairs.setdefault(path, real)
+    argv: list[str] = []
+    kept: list[Path] = []
+    for at in sorted(pairs, key=lambda p: (len(p.parts), str(p))):
+        if any(_under(at, k) and pairs[k] / at.relative_to(k) == pairs[at] for k in kept):
+            continue  # already visible through a bound parent
+        kept.append(at)
+        argv += ["--ro-bind", str(pairs[at]), str(at)]
+    return argv
+
+
+def system_argv() -> list[str]:
+    """The bwrap options that make the system paths of ``SYSTEM_PATHS`` visible, read-only."""
+    argv: list[str] = []
+    for name, _why in SYSTEM_PATHS:
+        path = Path(name)
+        if path.is_symlink() and path.parent == Path("/"):
+            argv += ["--symlink", os.readlink(path), name]
+        elif path.exists():
+            argv += ["--ro-bind", name, name]
+    return argv
 
 
 def bwrap_argv(bwrap: str, own: Path, work: Path, batch_root: Path | None = None,
                package: Path | None = None, handover: Path | None = None) -> list[str]:
     """The bwrap command line that runs a kernel with ``own`` writable and ``work`` as its folder.
 
-    ``/tmp``, the batch's folder (so no learner sees another's scratch folder) and every course
-    checkout are empty tmpfs mounts; what the kernel needs to read from under them is bound back
-    read-only: the Python environment, and ``package``, the staged copy of course_utils.
-    ``handover`` (a folder inside ``own``: where the judge writes the files a check hands to the
-    learner's function) is bound read-only at its own path: the kernel reads them where the judge
-    wrote them, and cannot change them.
+    An allow-list: the sandbox's file system starts empty and holds only the system paths of
+    ``SYSTEM_PATHS``, the Python environment (``environment_paths``) and ``package`` (the staged
+    copy of course_utils), read-only; a private ``/dev``, ``/proc`` and empty ``/tmp``; and ``own``,
+    the submission's folder, writable. Home folders, the real temporary folder (``batch_root``,
+    other submissions' folders), every course checkout and the instructor's other files do not exist
+    there. ``handover`` (a folder inside ``own``: where the judge writes the files a check hands to
+    the learner's function) is bound read-only at its own path: the kernel reads them where the
+    judge wrote them, and cannot change them.
     """
-    checkouts = course_checkouts()
-    hidden = [Path("/tmp"), Path(tempfile.gettempdir()).resolve(), *checkouts]
-    if batch_root is not None:
-        hidden.append(Path(batch_root).resolve())
-    hidden = sorted(set(hidden), key=lambda p: len(p.parts))
-    hidden = [h for i, h in enumerate(hidden) if not any(_under(h, o) for o in hidden[:i])]
-    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    for top in hidden:
-        argv += ["--tmpfs", str(top)]
-    for path in _needed_read_only(tuple(hidden), package):
-        argv += ["--ro-bind", str(path), str(path)]
-    for target, link in _aliases(tuple(hidden)):
-        argv += ["--ro-bind", str(target), str(link)]
-    for top in hidden:  # a checkout stays read-only, as the rest of the file system: a write there fails
-        if top in checkouts:
-            argv += ["--remount-ro", str(top)]
+    argv = [bwrap, *system_argv(), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    argv += _ro_binds(environment_paths(package))
     own = Path(own).resolve()
+    if batch_root is not None and not _under(own, Path(batch_root).resolve()):
+        raise ValueError(f"the submission's folder {own} must lie inside the batch's folder {batch_root}")
     argv += ["--bind", str(own), str(own)]
     if handover is not None:
         handover = Path(handover).resolve()
         if not _under(handover, own) or handover == own:
             raise ValueError(f"the handover folder must lie inside the submission's own folder {own}; got {handover}")
         argv += ["--ro-bind", str(handover), str(handover)]
+    # bwrap made the folders above each bound path in its empty root writable; nothing else is
+    argv += ["--remount-ro", "/"]
     # ipykernel exits when its parent looks gone (parent pid 1); in its own process namespace the
     # parent is bwrap's init, pid 1. JPY_PARENT_PID=1 turns that poll off; --die-with-parent and the
     # process namespace do its job instead.

@@ -10,8 +10,10 @@ On Linux each kernel runs in a bubblewrap sandbox where ``bwrap`` works (``--san
 the first line printed says whether it does, and why not. Exit status: 0 when every submission
 got a row; 1 when the exercise notebook, a submission, the course checkout or the Python
 environment changed while grading (it never should; the summary names what, and the rows graded
-after it are flagged as not trustworthy);
-2 for a usage error (``--sandbox=require`` without a sandbox, too); 130 when interrupted.
+after it are flagged as not trustworthy), or when ``--allow-modified-course`` graded with course
+code that differs from its manifest; 2 for a usage error (``--sandbox=require`` without a sandbox,
+too), and when the course's code differs from what was committed or installed (``grading.manifest``:
+the message names the files); 130 when interrupted.
 """
 
 from __future__ import annotations
@@ -78,10 +80,17 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--jobs", type=int, default=None, help=f"kernels at once (default: one per core, {cores()})")
     parser.add_argument("--cell-timeout", type=float, default=60.0, help="seconds per cell (default 60)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per submission (default 600)")
+    parser.add_argument("--judge-timeout", type=float, default=Limits.judge_timeout,
+                        help="seconds the checks of one submission may wait, in all, for its functions to return "
+                        f"(default {Limits.judge_timeout:g}); a submission that uses them up is flagged, and no "
+                        "other submission waits for it")
     parser.add_argument("--kernel", help="kernel name (default: the exercise notebook's, usually python3)")
     parser.add_argument("--sandbox", choices=MODES, default="auto",
                         help="run each kernel under bubblewrap: auto (where it works; default), require (refuse "
                         "to grade without it), off")
+    parser.add_argument("--allow-modified-course", action="store_true",
+                        help="grade even when the course's code differs from what was committed (or installed); "
+                        "every row is then flagged as not trustworthy and the exit status is 1")
     parser.add_argument("--keep-scratch", action="store_true", help="keep the scratch folders and print where")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary on the screen")
     return parser
@@ -94,8 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         exercise = find_exercise_notebook(args.exercise, exercise_folders(Path.cwd()))
         if args.jobs is not None:
             require_int("--jobs", args.jobs, expected="must be at least 1", hint=f"Leave it out to use one per core ({cores()}).")
-        if args.cell_timeout <= 0 or args.timeout <= 0:
-            raise ValueError("--cell-timeout and --timeout must be positive numbers of seconds")
+        if args.cell_timeout <= 0 or args.timeout <= 0 or args.judge_timeout <= 0:
+            raise ValueError("--cell-timeout, --timeout and --judge-timeout must be positive numbers of seconds")
         if not args.submissions.is_dir():
             raise ValueError(f"{args.submissions} is not a folder; give the folder that holds the submissions")
         out = args.out or Path("grades") / exercise.stem
@@ -118,12 +127,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"course-grade: {isolation}", file=sys.stderr)
     if replaced and not args.quiet:
         print(f"course-grade: {replaced}", file=sys.stderr)
-    limits = Limits(cell_timeout=args.cell_timeout, total_timeout=args.timeout)
+    limits = Limits(cell_timeout=args.cell_timeout, total_timeout=args.timeout, judge_timeout=args.judge_timeout)
     progress = None if args.quiet else ProgressBar()
     previous = signal.signal(signal.SIGTERM, _interrupt)  # a kill from a batch system: clean up as for Ctrl-C
     try:
         result = grade_batch(exercise, args.submissions, jobs=args.jobs, limits=limits, kernel_name=args.kernel,
-                             keep_scratch=args.keep_scratch, progress=progress, sandbox=isolation)
+                             keep_scratch=args.keep_scratch, progress=progress, sandbox=isolation,
+                             allow_modified_course=args.allow_modified_course)
     except KeyboardInterrupt:
         print("\ncourse-grade: interrupted; every kernel was stopped and no report was written", file=sys.stderr)
         return 130

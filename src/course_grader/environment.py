@@ -18,6 +18,7 @@ minutes. The exercise notebook and the submissions are also hashed before and af
 from __future__ import annotations
 
 import os
+import re
 import site
 import stat
 import sys
@@ -30,6 +31,20 @@ from pathlib import Path
 MAX_NAMED = 20  # changed paths named per difference
 
 Snapshot = dict[str, tuple[int, int, int, int, int]]
+
+# Editors' swap, backup and lock files, which appear and vanish as the instructor edits during a batch:
+# vim (.name.swp ... .swp, its write test "4913", name~), emacs (#name#, .#name), kate, LibreOffice,
+# JetBrains' safe-write temporaries. None of these names can be imported by Python (a module name has
+# no "#", "~", leading "." nor a ".sw?" suffix) nor read as a .pth, so no kernel and no check runs them.
+EDITOR_FILES = re.compile(r"^\..+\.sw[a-px]$|^\.#|^#.*#$|~$|^4913$|\.kate-swp$|^\.~lock\..*#$|___jb_(tmp|old)___$")
+
+# What git writes in a checkout's .git/ when the instructor runs `git status`, `git fetch`, `git gc`:
+# the index (refreshed by `git status`) and its lock, objects, reflogs, remote-tracking refs. No kernel
+# imports from .git/, and what is checked out is verified against HEAD's tree before each batch
+# (grading.manifest). HEAD, the local branches and tags, packed-refs and the config stay watched: a
+# commit made during a batch moves them, and would change what the next batch is verified against.
+GIT_BUSY = ("index", "index.lock", "objects", "logs", "FETCH_HEAD", "ORIG_HEAD", "refs/remotes", "gc.pid",
+            "gc.log", "fsmonitor--daemon", "maintenance.lock")
 
 
 def _resolved(path: str | Path) -> Path | None:
@@ -91,13 +106,17 @@ def busy_folders() -> list[Path]:
     and the course checkout's output folders (``build/``, ``artifacts/``, ``workspace/``,
     ``transfer-results/``) and its linters' caches (``.ruff_cache/``, ``.mypy_cache/``): git ignores
     them, tests, linters and the learner's Lab write them while a batch runs, and no kernel and no
-    check imports anything from them.
+    check imports anything from them; and what git itself writes in the checkout's ``.git/``
+    (``GIT_BUSY``: the index ``git status`` refreshes, objects, reflogs), from which nothing is
+    imported either. (Editors' swap files are left out by name: ``EDITOR_FILES``.)
     """
     import course_utils
 
     own = checkout_of(course_utils.__file__)
     outputs = [own / name for name in ("build", "artifacts", "workspace", "transfer-results",
                                                       ".ruff_cache", ".mypy_cache")] if own else []
+    if own is not None:
+        outputs += git_internals(own)
     skip = [Path(sysconfig.get_paths()["stdlib"]) / "site-packages"]
     on_path = {_resolved(p) for p in sys.path if p}
     skip = [p for p in skip if _resolved(p) not in on_path]
@@ -106,6 +125,13 @@ def busy_folders() -> list[Path]:
     except ImportError:
         return [*skip, *outputs]
     return [*skip, *outputs, Path(jupyter_runtime_dir()), *(Path(p) / "lab" for p in jupyter_config_path())]
+
+
+def git_internals(checkout: Path) -> list[Path]:
+    """What git writes inside ``checkout/.git`` as the instructor works (``GIT_BUSY``); [] for a worktree's
+    ``.git`` file (its git folder lies elsewhere, outside the watched trees)."""
+    git = Path(checkout) / ".git"
+    return [git / name for name in GIT_BUSY] if git.is_dir() else []
 
 
 def _outermost(paths: list[str | Path]) -> list[Path]:
@@ -127,7 +153,8 @@ def _record(st: os.stat_result) -> tuple[int, int, int, int, int]:
 def snapshot(trees: list[Path], skip: frozenset[str] = frozenset()) -> Snapshot:
     """Every file and folder under ``trees``, by path: its lstat (symbolic links are not followed).
 
-    A folder in ``skip`` is left out, with everything in it. A folder is recorded by its inode and
+    A folder (or file) in ``skip`` is left out, with everything in it, and so is an editor's swap
+    or backup file (``EDITOR_FILES``), wherever it lies. A folder is recorded by its inode and
     mode only: what changes inside it is named by its own entries, and its times change also when
     a skipped folder (``build/``, made by the tests during a batch) appears in it.
     """
@@ -144,7 +171,7 @@ def snapshot(trees: list[Path], skip: frozenset[str] = frozenset()) -> Snapshot:
             try:
                 with os.scandir(folder) as entries:
                     for entry in entries:
-                        if entry.path in skip:
+                        if entry.path in skip or EDITOR_FILES.search(entry.name):
                             continue
                         try:
                             st = entry.stat(follow_symlinks=False)

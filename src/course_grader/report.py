@@ -22,9 +22,10 @@ import re
 from pathlib import Path
 
 # summary_text lives with BatchResult (it is its __str__); imported here for write_reports and cli.
-from course_grader.results import BatchResult, SubmissionGrade, summary_text
+from course_grader.results import BatchResult, SubmissionGrade, cut_with_note, summary_text
 
 CELL_LIMIT = 2000
+FEEDBACK_LIMIT = 1024 * 1024  # characters of one feedback file; a longer one is cut, with a note
 
 
 def _safe(text: object) -> str:
@@ -117,7 +118,7 @@ def feedback_text(row: SubmissionGrade, notebook: str) -> str:
     notes = [n for n in row.notes if not any(n.rstrip(".") in m for m in said)]
     if notes:
         lines += ["", "## While running your notebook", ""] + [f"- {markdown(n)}" for n in notes]
-    return "\n".join(lines) + "\n"
+    return cut_with_note("\n".join(lines), FEEDBACK_LIMIT) + "\n"
 
 
 def write_reports(result: BatchResult, out: Path) -> list[Path]:

@@ -14,6 +14,17 @@ from pathlib import Path
 from course_utils.check_cells import CHECK_STATUSES
 from course_utils.display import markup, pre, table, tag
 
+MESSAGE_LIMIT = 20_000  # characters of one check's message (and of its hint) kept in the reports
+
+
+def cut_with_note(text: str, limit: int) -> str:
+    """``text``, or its first ``limit`` characters and a note saying how much the grader cut."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n[cut by the grader: {len(text) - limit:,} more characters of {len(text):,}]"
+
+
 # The check's own statuses, then the grader's, for what no check can say:
 # "timeout": the check (or the notebook before it) ran past a time limit;
 # "crashed": the kernel died before or while checking;
@@ -101,6 +112,9 @@ class BatchResult:
     changed_files: tuple[str, ...] = ()  # instructor files that changed while grading (should be none)
     strays: tuple[str, ...] = field(default=())  # files that appeared outside any scratch folder
     isolation: str = ""  # how the kernels were isolated, in words (bubblewrap, or none and why)
+    limits: str = ""  # the time limits each submission had, in words
+    copies: str = ""  # where copies of the published solution were looked for, in words
+    verified: str = ""  # what the course's code was compared with before the first kernel (course_grader.manifest)
 
     def counts(self) -> dict[str, Counter]:
         """How many submissions got each status, per exercise id."""
@@ -128,10 +142,15 @@ def summary_text(result: BatchResult) -> str:
     rows = result.rows
     lines = [f"course-grade: {Path(result.exercise_notebook).name}, {len(rows)} submission(s), "
              f"{result.jobs} job(s), {result.seconds:.1f} s", *([result.isolation] if result.isolation else []),
+             *([result.limits] if result.limits else []), *([result.copies] if result.copies else []),
+             *([result.verified] if result.verified else []),
              "", *table, "",
              "all statuses: " + (", ".join(f"{s} {everything[s]}" for s in GRADE_STATUSES if everything[s]) or "none"),
              f"passed every exercise: {sum(r.passed_count == r.total and r.total > 0 for r in rows)} of {len(rows)}"]
     flagged = [r for r in rows if r.flags]
+    copies = sum(any(f.startswith("copy of the published solution") for f in r.flags) for r in rows)
+    if copies:
+        lines.append(f"copies of the published solution (flagged, not failed): {copies} of {len(rows)}")
     if flagged:
         lines += ["", "flagged for a look (see the reason column of grades.csv):"]
         lines += [f"  {r.submission.learner}: {f}" for r in flagged for f in r.flags]

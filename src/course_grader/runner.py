@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import math
+import os
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -28,9 +31,9 @@ import nbformat
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
-from traitlets import List, Unicode
+from traitlets import Bool, List, Unicode
 
-from course_grader.boundary import REPLY_CAP, REPLY_MIME, ChannelLost, request_cell
+from course_grader.boundary import REPLY_CAP, REPLY_MIME, ChannelLost, oversized_reply, request_cell
 from course_grader.plan import Step
 from course_grader.sandbox import Scratch
 from course_utils.display import truncate
@@ -55,6 +58,7 @@ class StepRun:
     detail: str = ""  # why it timed out, died or did not run
     cause: str = ""  # for a step that did not run: "timeout", "crashed" or "error"
     result: dict | None = None  # for a check step that ran: the judge's verdict (status, title, message, hint)
+    slow: bool = False  # stopped, or never judged, because the submission's judge time was used up
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,9 @@ class Limits:
 
     cell_timeout: float = 60.0
     total_timeout: float = 600.0
+    # seconds the judge may spend on one submission's checks in all, its answers' time in the kernel
+    # included: a submission whose answers are slow uses up its own, and no other's (issues 38, 39)
+    judge_timeout: float = 120.0
     output_cap: int = OUTPUT_CAP
     max_restarts: int = 3
 
@@ -92,6 +99,7 @@ class _CappedClient(NotebookClient):
         self.cap = cap
         self.used: dict[int, int] = {}
         self.capped: set[int] = set()
+        self.dropped: dict[int, int] = {}  # cell index -> size (in base64 characters) of a reply dropped unread
 
     def process_message(self, msg, cell, cell_index):
         kind = msg.get("msg_type", "")
@@ -108,7 +116,12 @@ class _CappedClient(NotebookClient):
             content = {**content, "evalue": truncate(str(content.get("evalue", "")), ERROR_TEXT_CAP), "traceback": trace}
             return {**msg, "content": content}
         if kind == "display_data" and REPLY_MIME in (content.get("data") or {}):
-            return msg if _size(content, REPLY_TEXT_CAP) <= REPLY_TEXT_CAP else None
+            size = _size(content, REPLY_TEXT_CAP)
+            if size <= REPLY_TEXT_CAP:
+                return msg
+            reply = (content.get("data") or {}).get(REPLY_MIME)
+            self.dropped[index] = len(reply) if isinstance(reply, str) else size
+            return None
         left = self.cap - self.used.get(index, 0)
         size = _size(content, max(left, 0) + 1)
         if size <= left:
@@ -121,21 +134,83 @@ class _CappedClient(NotebookClient):
         return None
 
 
-class _SandboxedKernelManager(AsyncKernelManager):
-    """A kernel manager that starts the kernel behind a command prefix (bwrap ... --), over ipc sockets."""
+def _boot_source() -> str:
+    """``kernel_boot``'s source, run with ``python -c``: no package import comes before its first instruction."""
+    from course_grader import kernel_boot
+
+    return Path(kernel_boot.__file__).read_text(encoding="utf-8")
+
+
+class PrivateKernelManager(AsyncKernelManager):
+    """A kernel manager that starts the kernel behind a command prefix (bwrap ... --) and, with
+    ``key_by_stdin``, through ``kernel_boot``: the connection file it writes then holds no key."""
 
     sandbox_prefix = List(Unicode())
+    key_by_stdin = Bool(False)
 
     def format_kernel_cmd(self, extra_arguments=None):
-        return [*self.sandbox_prefix, *super().format_kernel_cmd(extra_arguments)]
+        cmd = super().format_kernel_cmd(extra_arguments)
+        if self.key_by_stdin:
+            at = cmd.index("ipykernel_launcher")
+            rest = list(cmd[at + 1:])
+            if "-f" in rest:  # the connection file: the settings come through stdin instead
+                del rest[rest.index("-f"):rest.index("-f") + 2]
+            # "-m ipykernel_launcher -f FILE ARGS" becomes "-c <kernel_boot> ARGS"
+            cmd = [*cmd[:at - 1], "-c", _boot_source(), *rest]
+        return [*self.sandbox_prefix, *cmd]
+
+    def write_connection_file(self, **kwargs):
+        if not self.key_by_stdin:
+            return super().write_connection_file(**kwargs)
+        key = self.session.key
+        self.session.key = b""  # on disk: ports and transport only
+        try:
+            return super().write_connection_file(**kwargs)
+        finally:
+            self.session.key = key
+
+
+def private_kernel(km: PrivateKernelManager, folder: Path, ipc: str = "", prefix: tuple[str, ...] = (),
+                   private: bool = True) -> tuple[socket.socket | None, socket.socket | None]:
+    """Set up ``km`` to start its kernel with its connection file in ``folder``, Unix sockets at ``ipc`` (or TCP
+    on localhost for ""), behind ``prefix``, and, where ``private`` and the kernel is ipykernel, the key
+    through its stdin. Returns (ours, theirs): pass ``stdin=theirs.fileno()`` to the start, then
+    ``send_settings(km, ours, theirs)``; (None, None) when the key goes in the file."""
+    km.connection_file = str(Path(folder) / "kernel.json")
+    if ipc:
+        km.transport = "ipc"
+        km.ip = ipc
+    km.sandbox_prefix = list(prefix)
+    km.key_by_stdin = private and boots_privately(km.kernel_spec.argv)
+    return socket.socketpair() if km.key_by_stdin else (None, None)
+
+
+def send_settings(km: PrivateKernelManager, ours: socket.socket | None, theirs: socket.socket | None) -> None:
+    """After the kernel started: close its end here and hand it its settings, key included, through ours."""
+    if theirs is not None:
+        theirs.close()
+    if ours is not None:
+        with ours:
+            info = km.get_connection_info()
+            ours.sendall(json.dumps({**info, "key": info["key"].decode("ascii")}).encode())
+
+
+def boots_privately(argv: list[str]) -> bool:
+    """Whether a kernel spec's command is ipykernel's (``python -m ipykernel_launcher``), which ``kernel_boot`` replaces."""
+    return os.name == "posix" and "ipykernel_launcher" in argv and argv.index("ipykernel_launcher") > 0 and (
+        argv[argv.index("ipykernel_launcher") - 1] == "-m")
 
 
 @dataclass(frozen=True)
 class Launch:
-    """How to start a submission's kernels: plainly, or behind ``prefix`` with Unix sockets at ``ipc``."""
+    """How to start a submission's kernels: plainly, or behind ``prefix``, with Unix sockets at ``ipc``.
+
+    ``private``: the key reaches the kernel through its stdin, never a file (``kernel_boot``), where
+    the kernel spec is ipykernel's."""
 
     prefix: tuple[str, ...] = ()  # e.g. bwrap's command line, ending in "--"
     ipc: str = ""  # the socket path prefix (ZeroMQ ipc transport); "" for TCP on localhost
+    private: bool = False
 
     @property
     def sandboxed(self) -> bool:
@@ -164,35 +239,61 @@ class KernelSetup:
     limits: Limits
     groups: ProcessGroups
     launch: Launch = Launch()
+    intruders: list[str] = field(default_factory=list)  # where to note the requests a kernel ran that the grader did not send
 
 
 class _Kernel:
     """One kernel life: start it in the scratch folder, run cells, and always kill its process group."""
 
     def __init__(self, nb, setup: KernelSetup):
-        launch = setup.launch
-        extra = {"kernel_manager_class": _SandboxedKernelManager} if launch.sandboxed else {}
         self.client = _CappedClient(nb, setup.limits.output_cap, kernel_name=setup.kernel_name, allow_errors=True,
-                                    interrupt_on_timeout=False, record_timing=False, startup_timeout=120, **extra)
-        self.scratch, self.env, self.groups, self.launch = setup.scratch, setup.env, setup.groups, launch
+                                    interrupt_on_timeout=False, record_timing=False, startup_timeout=120,
+                                    kernel_manager_class=PrivateKernelManager)
+        self.scratch, self.env, self.groups, self.launch = setup.scratch, setup.env, setup.groups, setup.launch
         self.pgid: int | None = None
         self.log = None
+        self.intruders = setup.intruders  # requests the grader did not send
 
     async def start(self) -> None:
         client = self.client
-        client.km = client.create_kernel_manager()
-        if self.launch.sandboxed:
-            # inside the sandbox's network namespace a TCP port is out of reach: talk over Unix sockets
-            # in the submission's own folder, and keep the connection file there too
-            client.km.transport = "ipc"
-            client.km.ip = self.launch.ipc
-            client.km.connection_file = str(self.scratch.root / "kernel.json")
-            client.km.sandbox_prefix = list(self.launch.prefix)
+        client.km = km = client.create_kernel_manager()
+        # the connection file and the Unix sockets in the submission's own folder (mode 0700), not in the
+        # user's runtime folder; inside the sandbox's network namespace a TCP port would be out of reach
+        ours, theirs = private_kernel(km, self.scratch.root, self.launch.ipc, self.launch.prefix, self.launch.private)
         self.log = open(self.scratch.log, "ab")
-        await client.async_start_new_kernel(cwd=str(self.scratch.work), env=self.env, stdout=self.log, stderr=self.log)
-        self.pgid = getattr(client.km.provisioner, "pgid", None)
+        try:
+            await client.async_start_new_kernel(cwd=str(self.scratch.work), env=self.env, stdout=self.log,
+                                                stderr=self.log, **({"stdin": theirs.fileno()} if theirs else {}))
+        except BaseException:
+            for end in (ours, theirs):
+                if end is not None:
+                    end.close()
+            raise
+        self.pgid = getattr(km.provisioner, "pgid", None)
         self.groups.add(self.pgid)
+        send_settings(km, ours, theirs)
         await client.async_start_new_kernel_client()
+        self._watch_for_intruders()
+
+    def _watch_for_intruders(self) -> None:
+        """Note every broadcast whose request came from a session other than the grader's own.
+
+        The kernel broadcasts, on iopub, a status for every request it handles, naming the session
+        that sent it; nbclient drops what is not its own cell's. Another process that learnt the key
+        and sent requests (a neighbour's hijack) is seen here, whatever the request did."""
+        client, own = self.client, {self.client.kc.session.session, self.client.km.session.session}
+        channel = client.kc.iopub_channel
+        receive = channel.get_msg
+
+        async def get_msg(*args, **kwargs):
+            msg = await receive(*args, **kwargs)
+            parent = msg.get("parent_header") or {}
+            session = parent.get("session")
+            if session and session not in own and len(self.intruders) < 20:
+                self.intruders.append(f"{parent.get('msg_type', '?')} from session {str(session)[:36]}")
+            return msg
+
+        channel.get_msg = get_msg
 
     def exit_code(self) -> int | None:
         process = getattr(getattr(self.client.km, "provisioner", None), "process", None)
@@ -228,8 +329,16 @@ _JUDGING = threading.Lock()
 def judge_in_this_process(exercise_id: str, channel: Callable[[bytes], bytes], handover: Path | None = None) -> dict:
     """The default judge: the course's checker, here, calling the learner's function in the kernel.
 
-    ``handover``: the submission's ``Scratch.handover`` (``boundary.grade``)."""
+    ``handover``: the submission's ``Scratch.handover`` (``boundary.grade``). One at a time in this
+    process; ``course-grade`` gives each job a judge process of its own instead (``judges``)."""
+    with _JUDGING:
+        return judge_here(exercise_id, channel, handover)
+
+
+def judge_here(exercise_id: str, channel: Callable[[bytes], bytes], handover: Path | None = None) -> dict:
+    """``judge_in_this_process`` without the lock: for a process that judges one exercise at a time anyway."""
     from course_grader.boundary import grade
+    from course_grader.results import MESSAGE_LIMIT, cut_with_note
     from course_utils.checks import all_exercises
 
     known = all_exercises()
@@ -237,9 +346,9 @@ def judge_in_this_process(exercise_id: str, channel: Callable[[bytes], bytes], h
         return {"status": "error", "title": "", "hint": "Check the exercise notebook: is it from this course's exercises/?",
                 "message": f"The grader has no check {exercise_id!r} (known: {', '.join(known) or 'none'}); the "
                            "checks it judges with are the course's own (course_utils/checks/nbNN.py)."}
-    with _JUDGING:
-        result = grade(exercise_id, channel, handover)
-    return {"status": result.status, "title": result.title, "message": result.message, "hint": result.hint}
+    result = grade(exercise_id, channel, handover)
+    return {"status": result.status, "title": result.title, "message": cut_with_note(result.message, MESSAGE_LIMIT),
+            "hint": cut_with_note(result.hint, MESSAGE_LIMIT)}
 
 
 def reply_of(outputs: list) -> bytes:
@@ -271,6 +380,7 @@ class _Steps:
         self.events: list[str] = []
         self.deadline = time.monotonic() + setup.limits.total_timeout
         self.lives = 0
+        self.judged = 0.0  # seconds of judge time this submission has used, from each check's first request to its verdict
 
     async def run(self) -> tuple[list[StepRun], list[str]]:
         kernel: _Kernel | None = None
@@ -389,7 +499,8 @@ class _Steps:
         """Judge step i's exercise here, its answer called in kernel k; None, or why the kernel was lost."""
         loop = asyncio.get_running_loop()
         left = self.deadline - time.monotonic()
-        clock = _CheckClock(min(self.limits.cell_timeout, left), left)
+        judge_left = self.limits.judge_timeout - self.judged
+        clock = _CheckClock(min(self.limits.cell_timeout, left, judge_left), left, judge_left)
 
         def channel(request: bytes) -> bytes:
             return asyncio.run_coroutine_threadsafe(self._ask(k, request, clock), loop).result()
@@ -397,15 +508,22 @@ class _Steps:
         # the learner's code as the grader read it from the file: evidence the kernel cannot rewrite (boundary.grade)
         channel.learner_source = "\n\n".join(s.source for s in self.steps[:i] if s.kind == "learner")
         run = self.runs[i]
+        if judge_left <= 0:  # used up by the checks before: this one is not judged, and the kernel is kept
+            run.detail, run.cause, run.slow = self._judge_time_used(), "timeout", True
+            return None
         try:
             run.result = await loop.run_in_executor(None, self.judge, self.steps[i].exercise, channel, self.setup.scratch.handover)
         except ChannelLost as lost:
             run.status, run.detail = lost.status, lost.detail
+            run.slow = lost.status == "timeout" and judge_left <= min(self.limits.cell_timeout, left)
             return f"{lost.status}: {lost.detail}"
         except Exception as exc:  # the judge itself broke: a grader bug, never a pass
             run.result = {"status": "error", "title": "", "hint": "This is a bug in the grader; please report it.",
                           "message": f"The grader could not judge this exercise ({type(exc).__name__}: "
                                      f"{truncate(str(exc), 300)})."}
+        finally:
+            if clock.started is not None:
+                self.judged += time.monotonic() - clock.started
         run.status = "ok"
         return None
 
@@ -433,24 +551,38 @@ class _Steps:
             del nb.cells[index:]
             k.client.used.pop(index, None)
             k.client.capped.discard(index)
+            dropped = k.client.dropped.pop(index, None)
+        if dropped is not None:  # too big to read: the judge says so, with its size, as the learner's failure
+            return oversized_reply(dropped * 3 // 4)
         return reply_of(list(cell.get("outputs", [])))
 
     def _over(self, clock: _CheckClock) -> str:
         limits = self.limits
+        if clock.judge_left <= min(limits.cell_timeout, clock.left):
+            return (f"its answers used up the submission's judge time of {limits.judge_timeout:g} s "
+                    "(the time the checks may wait for its functions to return)")
         return (f"it ran past the submission's total limit of {limits.total_timeout:g} s" if clock.left < limits.cell_timeout
                 else f"it ran past the limit of {limits.cell_timeout:g} s per cell")
+
+    def _judge_time_used(self) -> str:
+        return (f"the submission's judge time of {self.limits.judge_timeout:g} s was used up by the checks before "
+                "(its answers were that slow to return)")
 
 
 @dataclass
 class _CheckClock:
     """One check's time: ``limit`` seconds from its first request (waiting for another job's judge is not
-    this check's time); ``left``: what the submission had left when the check began."""
+    this check's time); ``left``: what the submission had left when the check began; ``judge_left``: what
+    was left of its judge time (``Limits.judge_timeout``), charged from ``started``, the first request."""
 
     limit: float
     left: float
+    judge_left: float = math.inf
+    started: float | None = None
     ends: float | None = None
 
     def remaining(self) -> float:
         if self.ends is None:
-            self.ends = time.monotonic() + self.limit
+            self.started = time.monotonic()
+            self.ends = self.started + self.limit
         return self.ends - time.monotonic()

@@ -106,7 +106,9 @@ class Scratch:
 
 
 def make_scratch(batch_root: Path, slug: str) -> Scratch:
+    """The submission's folder, private to the user (mode 0700: the kernel's sockets and connection file are in it)."""
     scratch = Scratch(batch_root / slug / "scratch")
+    scratch.own.mkdir(mode=0o700)
     for folder in (scratch.work, scratch.home, scratch.tmp, scratch.runtime, scratch.handover):
         folder.mkdir(parents=True)
     return scratch

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from course_grader.boundary import REPLY_MIME
 from course_grader.plan import Plan, Step
-from course_grader.results import ExerciseGrade, Submission, SubmissionGrade
+from course_grader.results import MESSAGE_LIMIT, ExerciseGrade, Submission, SubmissionGrade, cut_with_note
 from course_grader.runner import StepRun
 from course_grader.spec import ExerciseSpec
 from course_grader.submissions import LearnerCell
@@ -41,8 +41,10 @@ def _grade_check(step: Step, run: StepRun, title: str) -> ExerciseGrade:
         return ExerciseGrade(ex, title, "error", f"Not graded: {run.detail or 'the check did not run'}.", "")
     result = run.result
     # the exercise notebook's heading names the exercise in every row; the check's own title only fills a gap
-    return ExerciseGrade(ex, title or str(result.get("title") or ""), str(result["status"]),
-                         str(result.get("message", "")), str(result.get("hint", "")))
+    # a message quoting a huge answer stays readable, and the reports stay small (issue 39)
+    return ExerciseGrade(ex, title or str(result.get("title") or "")[:NOTE_LIMIT], str(result["status"]),
+                         cut_with_note(result.get("message", ""), MESSAGE_LIMIT),
+                         cut_with_note(result.get("hint", ""), MESSAGE_LIMIT))
 
 
 def _claimed_passes(outputs) -> set[str]:
@@ -68,6 +70,10 @@ def judge(submission: Submission, spec: ExerciseSpec, plan: Plan, runs: list[Ste
         if step.kind == "check":
             grades[step.exercise] = _grade_check(step, run, titles.get(step.exercise, ""))
     notes += events
+    slow = [step.exercise for step, run in zip(steps, runs) if step.kind == "check" and run.slow]
+    if slow:  # charged to this submission alone: the instructor sees why its checks were cut short
+        flags.append(f"slow answers: used up its judge time, so {', '.join(slow)} "
+                     f"{'was' if len(slow) == 1 else 'were'} not fully graded (see --judge-timeout)")
     for step, run in zip(steps, runs):
         if step.kind in ("learner", "setup") and run.status == "error":
             notes.append(f"{step.label} raised {_cut(run.error, 200)}")

@@ -4,7 +4,7 @@ Lesson: the checks of notebooks 01 and 09, whose answers depend on what torch.cu
 torch.backends.mps (torch.xpu) and torch.accelerator answer, and the tests of ``preflight`` (``facts()``);
 notebook 04's simulated cells (``course_utils.simulation``), which also need the current CUDA device to move.
 ``simulated(SimulatedMachine(...))`` makes them answer as that machine would, for the length of a block,
-and puts everything back (``patched``).
+and puts everything back (``unittest.mock.patch.multiple``).
 """
 
 from __future__ import annotations
@@ -12,23 +12,10 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from dataclasses import dataclass
+from unittest.mock import patch
 
 import torch
 from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack
-
-
-@contextlib.contextmanager
-def patched(owner, **fakes):
-    """Replace attributes of ``owner`` for the length of a block, then put the originals back, whatever
-    happened inside: how ``simulated`` makes torch answer as another machine would."""
-    originals = {name: getattr(owner, name) for name in fakes}
-    for name, fake in fakes.items():
-        setattr(owner, name, fake)
-    try:
-        yield
-    finally:
-        for name, original in originals.items():
-            setattr(owner, name, original)
 
 
 @dataclass(frozen=True)
@@ -149,8 +136,9 @@ def simulated(machine: SimulatedMachine, announce: bool = True):
     """Make torch's availability functions answer as ``machine`` would, for the length of a block.
 
     The answer is then run as on that machine, whatever this one is; everything is put back on
-    the way out (``patched``). ``announce=False`` (the grader's kernel): ``active_machine()`` does
-    not name it, so code in the block learns the machine only from torch's functions."""
+    the way out (``unittest.mock.patch.multiple``, whatever happened inside). ``announce=False`` (the
+    grader's kernel): ``active_machine()`` does not name it, so code in the block learns the machine only
+    from torch's functions."""
     refused = [m for m in _get_current_function_mode_stack() if isinstance(m, NoSimulatedGPUs)]
     if refused and machine.cuda:
         raise RuntimeError(f"the simulated GPUs are switched off while exercise {refused[0].exercise} is checked: "
@@ -178,19 +166,19 @@ def simulated(machine: SimulatedMachine, announce: bool = True):
         if announce:
             token = _ACTIVE.set(machine)
             stack.callback(_ACTIVE.reset, token)
-        stack.enter_context(patched(torch.cuda, is_available=cuda_available, device_count=cuda_count,
-                                    current_device=current_device))
+        stack.enter_context(patch.multiple(torch.cuda, is_available=cuda_available, device_count=cuda_count,
+                                            current_device=current_device))
         if machine.cuda:
             # The current device moves as torch/cuda/__init__.py moves it: torch.cuda.device and device_of
             # call these two on entry and exit, set_device calls torch._C._cuda_setDevice.
-            stack.enter_context(patched(torch.cuda, _exchange_device=state.exchange,
-                                        _maybe_exchange_device=state.exchange, set_device=state.set_device))
-        stack.enter_context(patched(torch.backends.mps, is_available=mps_available))
+            stack.enter_context(patch.multiple(torch.cuda, _exchange_device=state.exchange,
+                                                _maybe_exchange_device=state.exchange, set_device=state.set_device))
+        stack.enter_context(patch.multiple(torch.backends.mps, is_available=mps_available))
         if hasattr(torch, "xpu"):
-            stack.enter_context(patched(torch.xpu, is_available=xpu_available))
+            stack.enter_context(patch.multiple(torch.xpu, is_available=xpu_available))
         accelerator = getattr(torch, "accelerator", None)
         if accelerator is not None and hasattr(accelerator, "current_accelerator"):
-            stack.enter_context(patched(accelerator, **_accelerator_answers(machine)))
+            stack.enter_context(patch.multiple(accelerator, **_accelerator_answers(machine)))
         yield machine
 
 
