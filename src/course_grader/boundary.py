@@ -852,7 +852,7 @@ def grade(exercise_id: str, channel: Channel, handover: Path | None = None,
           draw: Callable[[str], object] | None = None):
     """Judge exercise ``exercise_id`` in this process, its answer running behind ``channel``: a CheckResult.
 
-    ``draw``: the cases the checkers run (``course_utils.checks.cases``); None, what every grading run
+    ``draw``: the cases the checkers run (``course_utils.checks._core.cases``); None, what every grading run
     uses, draws them afresh from a secret seed (``course_grader.hidden_cases.Draw``).
 
     ``handover``: a folder the kernel reads at the same path (``course-grade``: the submission's

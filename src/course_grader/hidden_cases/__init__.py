@@ -1,7 +1,7 @@
 """The grading run's own cases: drawn from each exercise's rules, with a seed only the judge's process holds.
 
 Lesson: none; this is the instructors' tool (issue 38, item 1). A notebook's practice check runs the
-public tables of ``course_utils.checks.nbNN``; anyone can read them, and a reply recorded from the
+public tables of ``course_utils/checks/nbNN.py``; anyone can read them, and a reply recorded from the
 public solutions answers them. ``course-grade`` judges each exercise of each submission with cases
 drawn afresh (``Draw``: ``random.Random`` seeded from ``os.urandom``, never sent to a kernel nor
 written anywhere), in the shape of the public table, expected values included, so that a replayed
