@@ -13,6 +13,11 @@ A class that has read the course attacked 01, 09 and 10 (items 1 to 3 and 7 of i
   non_blocking and rewrites the instrument's log the judge gets back.
 
 Each batch holds the untouched solution too, which must keep full marks. Slow (real kernels, bubblewrap).
+
+With the draws switched off (``hidden_cases.RULES`` emptied), the replay of 01 earns 01.2 and 01.3 and the
+lookup earns them too: what holds here is the drawn cases. For 09 and 10 this replay, a reply played back
+byte for byte, fails even on the public cases (the objects a reply refers to are numbered by identity in
+the judge, which differs between runs); it stands for the simplest replay, not the cleverest.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not SANDBOX.sandboxed, reason=f"needs a working bubblewrap: {SANDBOX.reason}")]
 
 REPLAY = '''# replay: answer every request of the grader with the reply a solution's run gave, in order
-REPLIES = {replies!r}
+REPLIES = REPLIES_HERE
 _next = [0]
 
 def _replay(lines):
@@ -50,10 +55,11 @@ def _replay(lines):
     reply = REPLIES[min(_next[0], len(REPLIES) - 1)]
     _next[0] += 1
     return ["from IPython.display import display as _d\\n",
-            f"_d({{'application/vnd.course-utils.answer+b64': {{reply!r}}}}, raw=True)\\n"]
+            "_d(%r, raw=True)\\n" % ({"application/vnd.course-utils.answer+b64": reply},)]
 
 get_ipython().input_transformers_post.append(_replay)
 '''
+
 
 LOOKUP_01 = '''# table lookup: the public rows, or the judge's own drawn cases if they can be imported
 from course_utils.checks import nb01
@@ -133,7 +139,8 @@ def test_attacks_earn_nothing_and_the_solution_everything(tmp_path, number, monk
     folder.mkdir()
     shutil.copy(SOLUTIONS / SETS[number], folder / "solution.ipynb")
     nb = nbformat.read(EXERCISES / SETS[number], as_version=4)
-    nb.cells.append(nbformat.v4.new_code_cell(REPLAY.format(replies=replies)))
+    # at the top: the grader judges each exercise right after the cell that defines it (here, the stub's)
+    nb.cells.insert(1, nbformat.v4.new_code_cell(REPLAY.replace("REPLIES_HERE", repr(replies))))
     nbformat.write(nb, folder / "replays.ipynb")
     attacks = {"01": LOOKUP_01, "09": LIAR_09, "10": EMPTIES_10}[number]
     nb = nbformat.read(EXERCISES / SETS[number], as_version=4)
