@@ -241,6 +241,7 @@ def _load_the_judge() -> None:
     only what it read before the batch began, and writes nothing into the watched trees.
     """
     import course_grader.boundary  # noqa: F401
+    import course_grader.hidden_cases  # noqa: F401 (boundary.grade's drawn cases, imported there lazily)
     import course_utils.checks.machines  # noqa: F401
     import course_utils.scopes  # noqa: F401
     from course_utils.checks import all_exercises

@@ -27,6 +27,7 @@ import base64
 import builtins
 import collections
 import contextlib
+import dataclasses
 import importlib
 import io
 import pickle
@@ -144,6 +145,9 @@ def current_ambient() -> Ambient:
     from course_utils.checks.machines import active_machine
 
     machine = active_machine()
+    if machine is not None:
+        # the kernel gets what torch's functions will answer there, not the checker's words for the machine
+        machine = dataclasses.replace(machine, name="")
     modes = []
     context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
     for mode in _get_current_function_mode_stack():
@@ -373,7 +377,8 @@ def _call(fn, req: dict, enc: _Encoder) -> dict:
             if ambient.machine is not None:
                 from course_utils.checks.machines import simulated
 
-                stack.enter_context(simulated(ambient.machine))
+                # not announced: active_machine() in the kernel stays None, torch's functions are what answer
+                stack.enter_context(simulated(ambient.machine, announce=False))
             for kind, what in ambient.modes:
                 stack.enter_context(torch.device(what) if kind == "device" else what)
             result = fn(*req["args"], **req["kwargs"])
@@ -732,10 +737,13 @@ class RemoteAnswer:
 
     _course_remote = True
 
-    def __init__(self, name: str, channel: Channel):
+    def __init__(self, name: str, channel: Channel, learner_source: str | None = None):
         self.__name__ = self.name = name
         self.channel = channel
         self.calls = 0
+        # the learner's cells as the grader read them from the file (None: not known, nbgrader's path): what a
+        # checker may read of how the answer is written, where the kernel's own account could be rewritten
+        self.learner_source = learner_source
 
     def __repr__(self) -> str:
         return f"<your function {self.name}>"
@@ -798,6 +806,8 @@ def _judge_modes_set_aside():
     import torch
     from torch.overrides import _get_current_function_mode_stack
 
+    from course_utils.checks.machines import unannounced
+
     context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
     judges = None if context is None else context.device
     torch.set_default_device(None)
@@ -805,7 +815,8 @@ def _judge_modes_set_aside():
     for _ in modes:
         torch._C._pop_torch_function_stack()
     try:
-        yield
+        with unannounced():  # nor the judge's simulated machine announced
+            yield
     finally:
         torch.set_default_device(None)
         while _get_current_function_mode_stack():  # what the answer left entered
@@ -831,8 +842,18 @@ def local_channel(namespace: dict) -> Channel:
 # ----------------------------------------------------------------------------- one exercise, judged
 
 
-def grade(exercise_id: str, channel: Channel, handover: Path | None = None):
+def practice_cases(key: str) -> None:
+    """A draw that draws nothing: the checkers run their public tables, as a notebook's practice check does
+    (the tests that hold the boundary faithful to ``check`` in-process)."""
+    return None
+
+
+def grade(exercise_id: str, channel: Channel, handover: Path | None = None,
+          draw: Callable[[str], object] | None = None):
     """Judge exercise ``exercise_id`` in this process, its answer running behind ``channel``: a CheckResult.
+
+    ``draw``: the cases the checkers run (``course_utils.checks._core.cases``); None, what every grading run
+    uses, draws them afresh from a secret seed (``course_grader.hidden_cases.Draw``).
 
     ``handover``: a folder the kernel reads at the same path (``course-grade``: the submission's
     ``Scratch.handover``), where the checker's ``handover_folder`` puts the files it hands over;
@@ -840,13 +861,14 @@ def grade(exercise_id: str, channel: Channel, handover: Path | None = None):
     ``ChannelLost`` (the kernel timed out or died) goes through to the runner."""
     import torch
 
-    from course_utils.checks._core import CheckResult, get_exercise
+    from course_grader.hidden_cases import Draw  # the judge's only: never staged where a kernel imports
+    from course_utils.checks._core import CheckResult, drawing_cases, get_exercise
     from course_utils.scopes import default_device
 
     ex = get_exercise(exercise_id)
     start = default_device()
     try:
-        with judging_into(handover):
+        with judging_into(handover), drawing_cases(Draw() if draw is None else draw):  # this judging's own cases, from a fresh secret seed
             return _judge(ex, channel)
     except BadReply as bad:
         return CheckResult(ex.id, ex.title, "fail", f"The grader could not read your notebook's answer: {bad}.",
@@ -878,4 +900,5 @@ def _judge(ex, channel: Channel):
     if found.get("callable") is not True:
         return CheckResult(ex.id, ex.title, "fail", f"`{ex.function}` should be a function, but it is a "
                                 f"{_short(found.get('type'), 80)}.", f"Define it with `def {ex.function}(...):`.")
-    return run_checker(ex, RemoteAnswer(ex.function, channel))
+    source = getattr(channel, "learner_source", None)
+    return run_checker(ex, RemoteAnswer(ex.function, channel, source if isinstance(source, str) else None))

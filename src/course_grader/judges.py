@@ -39,7 +39,7 @@ def _receive(conn, alive) -> object:
 
 
 def _serve(conn, parent: int) -> None:
-    """The judge process: judge each (exercise id, handover folder) it is sent, until told to stop."""
+    """The judge process: judge each (exercise id, handover folder, learner source) it is sent, until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's to handle; it ends this process
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the grader's handler (it raises KeyboardInterrupt)
     import torch
@@ -52,7 +52,7 @@ def _serve(conn, parent: int) -> None:
         task = _receive(conn, alive)
         if task is None:
             return
-        exercise_id, handover = task
+        exercise_id, handover, learner_source = task
 
         def channel(request: bytes) -> bytes:
             conn.send(("ask", request))
@@ -63,6 +63,7 @@ def _serve(conn, parent: int) -> None:
                 return answer[1]
             raise ChannelLost(answer[1], answer[2])
 
+        channel.learner_source = learner_source  # read by boundary.grade
         try:
             message = ("done", judge_here(exercise_id, channel, None if handover is None else Path(handover)))
         except ChannelLost as lost:
@@ -95,7 +96,10 @@ class JudgeProcess:
         if self.lost:
             return judge_in_this_process(exercise_id, channel, handover)
         try:
-            self.conn.send((exercise_id, None if handover is None else str(handover)))
+            # the learner's cells as the grader read them (runner): evidence for the judge, not the kernel's account
+            source = getattr(channel, "learner_source", None)
+            self.conn.send((exercise_id, None if handover is None else str(handover),
+                            source if isinstance(source, str) else None))
         except OSError as exc:
             self._give_up(f"{type(exc).__name__}: {exc}")
         while True:

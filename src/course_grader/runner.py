@@ -505,6 +505,8 @@ class _Steps:
         def channel(request: bytes) -> bytes:
             return asyncio.run_coroutine_threadsafe(self._ask(k, request, clock), loop).result()
 
+        # the learner's code as the grader read it from the file: evidence the kernel cannot rewrite (boundary.grade)
+        channel.learner_source = "\n\n".join(s.source for s in self.steps[:i] if s.kind == "learner")
         run = self.runs[i]
         if judge_left <= 0:  # used up by the checks before: this one is not judged, and the kernel is kept
             run.detail, run.cause, run.slow = self._judge_time_used(), "timeout", True

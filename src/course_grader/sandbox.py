@@ -152,6 +152,8 @@ PACKAGE = "package"  # <folder>/package/course_utils and course_grader: the copi
 # What a grading kernel imports of the course: the learner's package (the checks, the course's records)
 # and the grader's (boundary.serve_cell answers the judge's requests in the kernel).
 STAGED = ("course_utils", "course_grader")
+# Never staged: the judge's drawn cases and their expected values (issue 38); a kernel must not import them.
+UNSTAGED = ("hidden_cases",)
 
 
 def stage_package(folder: Path) -> Path:
@@ -171,7 +173,7 @@ def stage_package(folder: Path) -> Path:
     for name in STAGED:
         package = importlib.import_module(name)
         shutil.copytree(Path(package.__file__).resolve().parent, root / name,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", *UNSTAGED))
         compileall.compile_dir(root / name, quiet=1, workers=1)
     for folder, _dirs, files in os.walk(root, topdown=False):
         for name in files:

@@ -106,6 +106,16 @@ def active_machine() -> SimulatedMachine | None:
     return _ACTIVE.get()
 
 
+@contextlib.contextmanager
+def unannounced():
+    """For the length of a block, ``active_machine()`` names no machine (a kernel starts with none announced)."""
+    token = _ACTIVE.set(None)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
 class NoSimulatedGPUs(TorchFunctionMode):
     """Around the learner's call in exercises 04.1 to 04.3: a simulated machine with GPUs refuses to start.
 
@@ -122,11 +132,13 @@ class NoSimulatedGPUs(TorchFunctionMode):
 
 
 @contextlib.contextmanager
-def simulated(machine: SimulatedMachine):
+def simulated(machine: SimulatedMachine, announce: bool = True):
     """Make torch's availability functions answer as ``machine`` would, for the length of a block.
 
     The answer is then run as on that machine, whatever this one is; everything is put back on
-    the way out (``unittest.mock.patch.multiple``, whatever happened inside)."""
+    the way out (``unittest.mock.patch.multiple``, whatever happened inside). ``announce=False`` (the
+    grader's kernel): ``active_machine()`` does not name it, so code in the block learns the machine only
+    from torch's functions."""
     refused = [m for m in _get_current_function_mode_stack() if isinstance(m, NoSimulatedGPUs)]
     if refused and machine.cuda:
         raise RuntimeError(f"the simulated GPUs are switched off while exercise {refused[0].exercise} is checked: "
@@ -151,8 +163,9 @@ def simulated(machine: SimulatedMachine):
         return machine.xpu
 
     with contextlib.ExitStack() as stack:
-        token = _ACTIVE.set(machine)
-        stack.callback(_ACTIVE.reset, token)
+        if announce:
+            token = _ACTIVE.set(machine)
+            stack.callback(_ACTIVE.reset, token)
         stack.enter_context(patch.multiple(torch.cuda, is_available=cuda_available, device_count=cuda_count,
                                             current_device=current_device))
         if machine.cuda:

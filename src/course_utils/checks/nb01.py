@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import torch
 
-from course_utils.checks._core import LearnerRaised, Wrong, call, exercise, same, try_it
+from course_utils.checks._core import LearnerRaised, Wrong, call, cases, exercise, same, try_it
 from course_utils.checks.machines import SimulatedMachine, simulated
 from course_utils.devices import choose_device
 
@@ -29,7 +29,8 @@ def _best_device_machines() -> tuple[tuple[SimulatedMachine, str], ...]:
           "(torch.cuda), then a Mac's GPU (torch.backends.mps), then the CPU. Return a torch.device."),
 )
 def _best_device(best_device) -> str:
-    for machine, expected in _best_device_machines():
+    machines = cases("01.1", _best_device_machines())
+    for machine, expected in machines:
         with simulated(machine):
             got = call(best_device)
         if not isinstance(got, torch.device):
@@ -51,8 +52,8 @@ def _best_device(best_device) -> str:
     expected = torch.device(choose_device().device)
     if not isinstance(got, torch.device) or got.type != expected.type:
         raise Wrong(f"On this machine best_device() returned {got!r}, which is not the best device here.")
-    return (f"Right on a GPU server, a Mac, a laptop, a machine with both, and here ({got}): "
-            "the check simulated the first four through torch.cuda.is_available() and torch.backends.mps.is_available().")
+    return (f"Right on {len(machines)} simulated machines (GPU servers, Macs, laptops, both) and here ({got}): "
+            "the check simulated them through torch.cuda.is_available() and torch.backends.mps.is_available().")
 
 
 # CUDA_VISIBLE_DEVICES cases: (mask, physical GPU count) -> physical indices torch sees, in order.
@@ -86,7 +87,8 @@ VISIBLE_CASES: tuple[tuple[str, int, list[int]], ...] = (
           "GPU. Apply them in the order they are met."),
 )
 def _visible_gpus(visible_gpus) -> str:
-    for mask, physical, expected in VISIBLE_CASES:
+    masks = cases("01.2", VISIBLE_CASES)
+    for mask, physical, expected in masks:
         got = call(visible_gpus, mask, physical)
         if not same(got, expected):
             found = f"visible_gpus({mask!r}, {physical}) returned {got!r}, which is not what CUDA makes of that mask."
@@ -98,7 +100,7 @@ def _visible_gpus(visible_gpus) -> str:
                 raise Wrong(found, f"There are only {physical} physical GPUs: cut the list before the first index "
                                    "past the last GPU.")
             raise Wrong(found)
-    return f"All {len(VISIBLE_CASES)} masks map as CUDA maps them."
+    return f"All {len(masks)} masks map as CUDA maps them."
 
 
 FAKE_GPUS = (
@@ -131,11 +133,12 @@ def _first_difference(got, expected: str) -> str:
           "is 1024**3 bytes; show it with one decimal, in the exact sentence the exercise gives."),
 )
 def _describe_gpu(describe_gpu) -> str:
-    for props, expected in FAKE_GPUS:
+    gpus = cases("01.3", FAKE_GPUS)
+    for props, expected in gpus:
         got = call(describe_gpu, props)
         if not same(got, expected):
             raise Wrong(f"For a {props.name} you returned {got!r}; {_first_difference(got, expected)}")
-    return "Your description matches for an H200, a T4 and an RTX 4090."
+    return f"Your description matches for {len(gpus)} GPUs ({', '.join(p.name for p, _ in gpus)})."
 
 
 def _current_index_machines() -> tuple[tuple[SimulatedMachine, int | None], ...]:
@@ -157,7 +160,8 @@ def _current_index_machines() -> tuple[tuple[SimulatedMachine, int | None], ...]
           "available, and return None when it is not."),
 )
 def _current_cuda_index(current_cuda_index) -> str:
-    for machine, expected in _current_index_machines():
+    machines = cases("01.4", _current_index_machines())
+    for machine, expected in machines:
         try:
             with simulated(machine):
                 got = call(current_cuda_index)
@@ -181,8 +185,8 @@ def _current_cuda_index(current_cuda_index) -> str:
     expected = torch.cuda.current_device() if torch.cuda.is_available() else None
     if not same(got, expected):
         raise Wrong(f"current_cuda_index() returned {got!r}, which is not the right answer on this machine.")
-    return ("Right on a 4-GPU server (cuda:2 current), a 1-GPU machine, a CPU-only build, a CUDA build without "
-            f"a driver, a Mac, and here ({got!r}).")
+    return (f"Right on {len(machines)} simulated machines (GPU servers with various current devices, CPU-only "
+            f"builds, CUDA builds without a driver, Macs) and here ({got!r}).")
 
 
 # --------------------------------------------------------------------------- the lesson's try-its

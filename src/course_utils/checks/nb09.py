@@ -16,7 +16,7 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 from torch.utils.data import DataLoader
 
-from course_utils.checks._core import Wrong, accelerator_targets, call, exercise, number, same, try_it
+from course_utils.checks._core import Wrong, accelerator_targets, call, cases, exercise, number, same, try_it
 from course_utils.checks.machines import SimulatedMachine, simulated
 from course_utils.loading import WhereAmI, start_method
 from course_utils.memory import storage_bytes
@@ -145,20 +145,76 @@ class _ToCalls(TorchFunctionMode):
         return func(*args, **kwargs)
 
 
+def _asks_non_blocking(source: str) -> bool:
+    """Whether ``source`` (a notebook's code cells) holds a ``.to(...)`` call with ``non_blocking=True``
+    (a keyword, or True as its third or fourth positional argument: ``t.to(device, dtype, True)``)."""
+    import ast
+
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        source = TransformerManager().transform_cell(source)  # magics and shell escapes become Python
+    except Exception:
+        pass
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to":
+            if any(k.arg == "non_blocking" and isinstance(k.value, ast.Constant) and k.value.value is True
+                   for k in node.keywords):
+                return True
+            if any(isinstance(a, ast.Constant) and a.value is True for a in node.args[1:3]):
+                return True
+    return False
+
+
 # A DataLoader's collate keeps a namedtuple sample a namedtuple (of batched fields), so a batch can hold one;
 # at module level, so the grader's kernel finds the class by name (course_grader.boundary).
 Sample = collections.namedtuple("Sample", ["features", "weight"])
 
 
-def _nested(device: str) -> tuple[dict, list[torch.Tensor], list]:
-    """A nested batch, the tensors in it, and the non-tensor leaves (to check they pass untouched)."""
+def _nested(device: str) -> tuple[dict, tuple]:
+    """A nested batch, and the path of the one tensor in it already on ``device`` (the practice case)."""
     image, label, mask = torch.randn(2, 3), torch.tensor([1, 0]), torch.ones(2, dtype=torch.bool)
     already = torch.zeros(2, device=device)
     features = torch.arange(4.0)
     ids, name = [7, 8], "batch-0"
     batch = {"inputs": (image, {"mask": mask, "ids": ids}), "label": label, "meta": [name, already], "step": 3,
              "sample": Sample(features, 0.5)}
-    return batch, [image, label, mask, already, features], [ids, name]
+    return batch, ("meta", 1)
+
+
+def _nodes(obj, path: tuple = ()) -> list[tuple[tuple, int]]:
+    """Every container and leaf of a batch with the identity of the object there: what a caller keeps."""
+    found = [(path, id(obj))]
+    if isinstance(obj, dict):
+        items = list(obj.items())
+    elif isinstance(obj, (list, tuple)):
+        items = list(enumerate(obj))
+    else:
+        items = []
+    for key, value in items:
+        found += _nodes(value, (*path, key))
+    return found
+
+
+def _at(obj, path: tuple):
+    for key in path:
+        obj = obj[key]
+    return obj
+
+
+def _tensor_pairs(got, expected) -> list[tuple]:
+    """(the answer's tensor, the batch's) at every place of a batch whose structure ``_walk`` accepted."""
+    if isinstance(expected, torch.Tensor):
+        return [(got, expected)]
+    if isinstance(expected, dict):
+        return [pair for key in expected for pair in _tensor_pairs(got[key], expected[key])]
+    if isinstance(expected, (list, tuple)):
+        return [pair for g, e in zip(got, expected) for pair in _tensor_pairs(g, e)]
+    return []
 
 
 def _walk(got, expected, path: str, device: torch.device):
@@ -204,21 +260,26 @@ def _walk(got, expected, path: str, device: torch.device):
           "else comes back as it is."),
 )
 def _to_device(to_device) -> str:
+    make = cases("09.1", _nested)  # a grading run builds batches of its own drawing, in the same way
     for where in _other_devices() + ["cpu"]:
         device = torch.device(where)
-        batch, tensors, leaves = _nested(where)
+        batch, already_at = make(where)
+        already, before = _at(batch, already_at), _nodes(batch)
         with _ToCalls() as recorded:
             got = call(to_device, batch, device)
-        image, label, mask, already, features = tensors
-        if (batch["inputs"][0] is not image or batch["label"] is not label or batch["inputs"][1]["mask"] is not mask
-                or batch["meta"][1] is not already or batch["meta"][0] is not leaves[1]
-                or type(batch["sample"]) is not Sample or batch["sample"].features is not features):
+        if _nodes(batch) != before:
             raise Wrong("to_device changed the batch it was given; build and return a new structure.",
                         "Return new dicts, lists and tuples; the caller may still need the CPU batch.")
         _walk(got, batch, "to_device(batch)", device)
-        if got["meta"][1] is not already:
+        if _at(got, already_at) is not already:
             raise Wrong(f"A tensor already on {device} came back as a different tensor: a needless copy.",
                         "t.to(device) returns the same tensor when it is already there; do not clone.")
+        if where != "cpu" and getattr(to_device, "learner_source", None) is not None \
+                and not _asks_non_blocking(to_device.learner_source):
+            # grading: the instrument's log comes back from the learner's kernel, which could rewrite it; the
+            # notebook's code, as the grader read it from the file, must show the call too
+            raise Wrong("Your notebook's code never calls .to(..., non_blocking=True): the grader reads it in your file.",
+                        "With pinned batches, a non-blocking copy overlaps with the GPU's work; .to has an argument for it.")
         if where != "cpu" and not recorded.calls:
             raise Wrong("to_device moved the tensors without calling .to(...).",
                         "Use the tensor's own .to, the call a training loop uses, and ask it not to block.")
@@ -226,9 +287,10 @@ def _to_device(to_device) -> str:
             raise Wrong(f"{recorded.calls.count(False)} of the {len(recorded.calls)} .to() calls did not "
                         "ask for a non-blocking copy.",
                         "With pinned batches, a non-blocking copy overlaps with the GPU's work; .to has an argument for it.")
-    cpu_batch, cpu_tensors, _ = _nested("cpu")
+    cpu_batch, _ = make("cpu")
     got = call(to_device, cpu_batch, torch.device("cpu"))
-    if got["label"] is not cpu_tensors[1]:
+    _walk(got, cpu_batch, "to_device(batch)", torch.device("cpu"))
+    if any(mine is not theirs for mine, theirs in _tensor_pairs(got, cpu_batch)):
         raise Wrong("to_device(batch, cpu) copied a tensor that was already on the CPU.",
                     "t.to(device) returns the same tensor when it is already there; do not clone.")
     return "Every tensor, however deep, moved with non_blocking=True; containers kept their types, other values passed."

@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from course_utils.bigmodels import module_bytes, still_on_meta
-from course_utils.checks._core import LearnerRaised, Wrong, accelerator_targets, call, exercise, same, try_it
+from course_utils.checks._core import LearnerRaised, Wrong, accelerator_targets, call, cases, exercise, same, try_it
 
 # --------------------------------------------------------------------------- shared
 
@@ -32,7 +32,7 @@ def _tensors(module: nn.Module) -> dict[str, torch.Tensor]:
     return {**dict(module.named_parameters()), **dict(module.named_buffers())}
 
 
-class _Block(nn.Module):
+class Block(nn.Module):
     """A residual block with a norm, nested one level, so a top-level-only answer shows."""
 
     def __init__(self, width: int):
@@ -50,7 +50,7 @@ class _Tiny(nn.Module):
     def __init__(self, vocab: int = 11, width: int = 6):
         super().__init__()
         self.embed = nn.Embedding(vocab, width)
-        self.blocks = nn.Sequential(_Block(width), _Block(width))
+        self.blocks = nn.Sequential(Block(width), Block(width))
         self.head = nn.Linear(width, vocab, bias=False)
 
     def forward(self, tokens):
@@ -161,6 +161,14 @@ MATERIALIZE_MODELS = (
 )
 
 
+def _kept_every_tensor(where: str, model: nn.Module, before: dict) -> None:
+    """What a right call must leave: every parameter and buffer the model had (``before``), none taken away."""
+    if sorted(_tensors(model)) != sorted(before):
+        raise Wrong(f"{where}: the model came back with {sorted(_tensors(model))} as its parameters and buffers; it "
+                    f"had {sorted(before)}. Making it real keeps every one of them.",
+                    "to_empty replaces each tensor's storage in place; do not remove or replace modules.")
+
+
 @exercise(
     "10.1",
     "Make a meta model real",
@@ -169,15 +177,17 @@ MATERIALIZE_MODELS = (
           "initialise its own tensors has a reset_parameters() method; nested modules too."),
 )
 def _materialize(materialize) -> str:
+    # a grading run draws models of its own and the seed they are initialised from
+    models, seed = cases("10.1", (MATERIALIZE_MODELS, 101))
     state = torch.get_rng_state()
     try:
-        for what, build in MATERIALIZE_MODELS:
+        for what, build in models:
             for device in _targets():
                 where = f"materialize(<{what} on meta>, {str(device)!r})"
                 model = _on_meta(build)
                 dtypes = {k: t.dtype for k, t in _tensors(model).items()}
                 dtype = next(t.dtype for t in _tensors(model).values() if t.is_floating_point())
-                torch.manual_seed(101)
+                torch.manual_seed(seed)
                 try:
                     got = call(materialize, model, device)
                 except LearnerRaised as raised:
@@ -193,7 +203,8 @@ def _materialize(materialize) -> str:
                 left = still_on_meta(model)
                 if left:
                     raise Wrong(f"{where}: {', '.join(left)} are still on meta.")
-                torch.manual_seed(101)
+                _kept_every_tensor(where, model, dtypes)
+                torch.manual_seed(seed)
                 want = _tensors(_constructed(build, device, dtype))
                 for name, tensor in _tensors(model).items():
                     if type(tensor) not in (torch.Tensor, nn.Parameter):  # a subclass could make torch.equal agree
@@ -212,7 +223,7 @@ def _materialize(materialize) -> str:
     finally:
         torch.set_rng_state(state)
     targets = " and ".join(str(d) for d in _targets())
-    return (f"{len(MATERIALIZE_MODELS)} meta models made real on {targets}: nothing left on meta, every value the "
+    return (f"{len(models)} meta models made real on {targets}: nothing left on meta, every value the "
             "constructor's, buffers included.")
 
 
