@@ -118,8 +118,9 @@ def test_a_booted_kernel_answers_only_the_key_it_was_handed_and_is_not_dumpable(
         right = BlockingKernelClient()
         right.load_connection_info(info)
         right.start_channels()
-        right.kernel_info()
-        assert right.get_shell_msg(timeout=120)["msg_type"] == "kernel_info_reply"
+        # wait_for_ready, not one kernel_info: it also waits for iopub, whose subscription can join after the
+        # shell answers (ZeroMQ's slow joiner) and would then miss the output execute_interactive waits for
+        right.wait_for_ready(timeout=120)
         reply = right.execute_interactive("import os; print(os.getpid())", timeout=60)
         assert reply["content"]["status"] == "ok"
         wrong = BlockingKernelClient()
