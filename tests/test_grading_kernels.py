@@ -161,10 +161,10 @@ def test_a_neighbour_cannot_hijack_a_kernel_without_the_sandbox(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.xfail(strict=False, reason=(
-    "the control does not always reproduce the hijack here: run alone (-n 0) the neighbour's request is sent "
-    "with the key, yet the victim's kernel never runs it (no foreign status on iopub, g.1 passes); in a "
-    "parallel run it does. Until the cause is found, the protected test above is not always backed by a "
-    "working control (issue 39.3, closing note)"))
+    "the control does not always reproduce the hijack here: in some runs the neighbour's request is sent with "
+    "the key, yet the victim's kernel never runs it (no foreign status on iopub, g.1 passes); in others it "
+    "does. Until the cause is found, the protected test above is not always backed by a working control "
+    "(issue 39.3, closing note)"))
 def test_the_hijack_works_with_the_key_in_the_file_and_is_flagged(tmp_path, monkeypatch):
     """The control: the kernels started as jupyter_client starts them (the key in the connection file)."""
     monkeypatch.setattr(batch, "Launch", lambda prefix=(), ipc="", private=False: Launch(prefix, ipc, False))
