@@ -35,6 +35,13 @@ MODES = ("auto", "require", "off")
 IPC_NAME = "k"  # the kernel's sockets: <submission folder>/k-1 ... k-5
 SOCKET_PATH_MAX = 100  # a Unix socket path holds at most 107 bytes on Linux; leave room for "-N"
 PROBE_TIMEOUT = 60.0
+# What a probe runs inside the sandbox: the kernel's packages can be found and opened (find, not import:
+# no paying for torch's import here), its own folder is writable, and only loopback is up.
+PROBE_CODE = ("import importlib.util, pathlib, socket\n"
+              "for name in ('course_utils', 'torch', 'ipykernel'):\n"
+              "    open(importlib.util.find_spec(name).origin, 'rb').close()\n"
+              "pathlib.Path('written').write_text('ok')\n"
+              "print([name for _, name in socket.if_nameindex()])\n")
 
 
 class SandboxUnavailable(ValueError):
@@ -276,14 +283,8 @@ def probe(mode: str = "auto", bwrap: str | None = None) -> Isolation:
         with tempfile.TemporaryDirectory(prefix="course-grade-probe-") as tmp:
             own, work = Path(tmp) / "own", Path(tmp) / "own" / "work"
             work.mkdir(parents=True)
-            # find, not import: the kernel's imports are checked without paying for torch's here
-            code = ("import importlib.util, pathlib, socket\n"
-                    "for name in ('course_utils', 'torch', 'ipykernel'):\n"
-                    "    open(importlib.util.find_spec(name).origin, 'rb').close()\n"
-                    "pathlib.Path('written').write_text('ok')\n"
-                    "print([name for _, name in socket.if_nameindex()])\n")
             try:
-                done = subprocess.run([*bwrap_argv(found, own, work), sys.executable, "-c", code],
+                done = subprocess.run([*bwrap_argv(found, own, work), sys.executable, "-c", PROBE_CODE],
                                       capture_output=True, text=True, timeout=PROBE_TIMEOUT)
                 if done.returncode != 0:
                     last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]

@@ -12,7 +12,7 @@ kernel through ``course_grader.boundary``; the verdict becomes the cell's only o
 for a pass, an error (0 points, with the check's message and hint) for anything else.
 
 The same safety as ``course-grade --sandbox require`` (issue 39): before the first cell of the
-first notebook, the course's code is verified against its manifest (``grading.manifest``; a
+first notebook, the course's code is verified against its manifest (``course_grader.manifest``; a
 difference stops the autograde, naming the files) and every lesson's checks are loaded, so the
 judge runs only what it read before any learner code ran; each kernel runs under bubblewrap with
 the same options as ``course-grade``'s, the whole course folder (``source/``, ``release/``,
@@ -38,7 +38,7 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool
 
 from course_grader.boundary import ChannelLost, grade, request_cell
-from course_grader.bubblewrap import Isolation, SandboxUnavailable, bwrap_argv, ipc_path
+from course_grader.bubblewrap import PROBE_CODE, Isolation, SandboxUnavailable, bwrap_argv, ipc_path
 from course_grader.runner import PrivateKernelManager, private_kernel, send_settings
 from course_grader.sandbox import remove, stage_package
 from course_utils.check_cells import check_cell_id
@@ -117,13 +117,8 @@ def _probe() -> Isolation:
     with tempfile.TemporaryDirectory(prefix="course-nbgrader-probe-") as tmp:
         folder = Path(tmp) / "own"
         folder.mkdir()
-        code = ("import importlib.util, pathlib, socket\n"
-                "for name in ('course_utils', 'torch', 'ipykernel'):\n"
-                "    open(importlib.util.find_spec(name).origin, 'rb').close()\n"
-                "pathlib.Path('written').write_text('ok')\n"
-                "print([name for _, name in socket.if_nameindex()])\n")
         try:
-            done = subprocess.run([*_sandbox_argv(found, folder, None, None, None), sys.executable, "-c", code],
+            done = subprocess.run([*_sandbox_argv(found, folder, None, None, None), sys.executable, "-c", PROBE_CODE],
                                   capture_output=True, text=True, timeout=120)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise SandboxUnavailable(f"bwrap failed to start ({type(exc).__name__}: {exc})") from None

@@ -25,7 +25,7 @@ CHECK_MIME = "application/vnd.course-utils.check+json"
 CHECK_STATUSES = ("pass", "fail", "not-attempted", "missing", "error")
 
 CHECK_CALL = re.compile(r"""^\s*check\(\s*(["'])([^"']+)\1\s*\)\s*;?\s*(#[^\n]*)?\s*$""")
-# the same check as an nbgrader test cell (see grading/nbgrader.py)
+# the same check as an nbgrader test cell (see course_grader/nbgrader.py)
 NBGRADER_CHECK = re.compile(r"""^result = check\((["'])([^"']+)\1\)\nassert result\.passed, str\(result\)$""")
 # nbgrader's solution markers and the stub it writes in their place: how a solution cell of ``solutions/``
 # marks its answer (``course_authoring.exercises`` writes the stub; the grader reads the markers).
