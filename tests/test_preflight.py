@@ -7,7 +7,7 @@ from dataclasses import fields, replace
 import pytest
 
 from course_utils.machine import GIB, AcceleratorInfo, MachineFacts
-from course_utils.readiness import FINDINGS, WORDS, Advice, findings, preflight
+from course_utils.readiness import FINDINGS, WORDS, Advice, findings, preflight, unknown_conditions
 
 
 def gpus(count):
@@ -91,11 +91,21 @@ def test_an_all_clear_is_not_said_after_a_problem():
 
 def test_a_new_row_is_read_by_the_engine():
     """A finding is data: a row the engine has never seen works without new code, and a bad template name is clear."""
-    row = Advice("big-cpu", "big", lambda f: f.system == "Linux", "note", "torch {torch_version} on {system}", "None.")
+    row = Advice("big-cpu", "big", ("no_gpu", "not macos"), "note", "torch {torch_version} on {system}", "None.")
     assert findings(CPU, (row,))[0].message == "torch 2.13.0+cpu on Linux"
-    bad = Advice("bad", "bad", lambda f: True, "note", "{no_such_value}")
+    assert findings(CPU, (Advice("mac-only", "big", ("macos",), "note", "on a Mac"),)) == ()
+    bad = Advice("bad", "bad", (), "note", "{no_such_value}")
     with pytest.raises(KeyError, match="no_such_value.*neither a MachineFacts field nor in WORDS"):
         findings(CPU, (bad,))
+
+
+def test_a_misspelt_condition_is_named_not_silently_false():
+    """A row whose condition names nothing in CONDITIONS would never apply; the check at import names it."""
+    typo = Advice("typo", "t", ("no_gpu", "not cuda_buidl"), "note", "x")
+    assert unknown_conditions((typo,)) == ["typo: 'not cuda_buidl'"]
+    assert unknown_conditions(FINDINGS) == []
+    with pytest.raises(KeyError):
+        findings(CPU, (typo,))
 
 
 def test_the_headline_counts_gpus_in_words_that_agree():
