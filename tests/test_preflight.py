@@ -25,6 +25,9 @@ CPU = MachineFacts(torch_version="2.13.0+cpu", cuda_build=None, system="Linux", 
 MAC = MachineFacts(torch_version="2.13.0", cuda_build=None, mps_built=True, system="Darwin", machine="arm64",
                    macos_version="14.5")
 
+XPU = MachineFacts(torch_version="2.13.0+xpu", cuda_build=None, accelerators=(AcceleratorInfo(0, "xpu", "Intel(R) Arc(TM) A770 Graphics"),),
+                   current_xpu_index=0, built_accelerator="xpu", system="Linux", machine="x86_64")
+
 # Each simulated machine and the ids of the rows it must get, in order.
 MACHINES = {
     "cpu only": (CPU, ["cpu-only"]),
@@ -49,6 +52,7 @@ MACHINES = {
     "Mac in a virtual machine": (replace(MAC, virtual_machine=True), ["mac-virtual-machine"]),
     "Mac, MPS unavailable": (MAC, ["mps-unavailable"]),
     "Mac, torch without MPS": (replace(MAC, mps_built=False), ["mac-torch-without-mps"]),
+    "Intel GPU (XPU build)": (XPU, ["xpu"]),
     "Intel Mac": (replace(MAC, mps_built=False, machine="x86_64", torch_version="2.2.2"),
                   ["mac-intel", "torch-too-old"]),
     "Rosetta on Apple silicon": (replace(MAC, mps_built=False, machine="x86_64", rosetta=True, torch_version="2.2.2"),
@@ -111,3 +115,10 @@ def test_a_misspelt_condition_is_named_not_silently_false():
 def test_the_headline_counts_gpus_in_words_that_agree():
     assert "(1 CUDA GPU)</p>" in preflight(cuda(1))._repr_html_() and "(0 CUDA GPUs)</p>" in preflight(CPU)._repr_html_()
     assert str(preflight(cuda(1))).startswith("This machine: one-gpu (1 CUDA GPU)\n")
+
+
+def test_an_xpu_machine_runs_the_any_accelerator_cells_on_xpu():
+    """An Intel GPU is an accelerator for every needs_accelerator cell, not a CPU-only machine."""
+    report = preflight(XPU)
+    assert (report.level, report.accelerator, report.gpu_count) == ("xpu", "xpu", 0)
+    assert "Intel(R) Arc(TM) A770 Graphics" in report.findings[0].message

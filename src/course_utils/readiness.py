@@ -74,7 +74,7 @@ class Finding:
 class Preflight:
     """In plain words: what this machine can run of the course, and what to do about the rest."""
 
-    level: str  # "cpu-only" | "mps" | "one-gpu" | "multi-gpu"
+    level: str  # "cpu-only" | "mps" | "xpu" | "one-gpu" | "multi-gpu"
     gpu_count: int
     findings: tuple[Finding, ...]
     accelerator: str | None = None  # a usable accelerator that is not CUDA: "mps" (or "xpu")
@@ -210,6 +210,7 @@ def _intel_mac_newest(_f: MachineFacts) -> str:
 # The values a template names that are not fields of MachineFacts, each computed from the facts when a row uses it.
 WORDS: dict[str, Callable[[MachineFacts], str]] = {
     "gpu_name": lambda f: f.gpus[0].name,
+    "xpu_name": lambda f: f.xpus[0].name,
     "gpu_count": lambda f: str(_gpus(f)),
     "gpu_names": lambda f: ", ".join(sorted({g.name for g in f.gpus})),
     "cuda_symptom": lambda f: f.cuda_init_error or "RuntimeError: Found no NVIDIA driver on your system. ...",
@@ -241,6 +242,7 @@ CONDITIONS: dict[str, Callable[[MachineFacts], bool]] = {
     "x86_64": lambda f: f.machine == "x86_64",
     "rosetta": lambda f: f.rosetta,
     "virtual_machine": lambda f: f.virtual_machine,
+    "xpu": lambda f: bool(f.xpus),
     "mps_built": lambda f: f.mps_built,
     "mps_available": lambda f: f.mps_available,
     "mps_unavailable": _mps_unavailable,
@@ -389,12 +391,19 @@ FINDINGS: tuple[Advice, ...] = (
     # ---- what runs for real
     Advice(
         "cpu-only", "machine",
-        ("no_gpu", "not mps_available", "not mps_built", "not macos"), "ok",
+        ("no_gpu", "not xpu", "not mps_available", "not mps_built", "not macos"), "ok",
         "no accelerator: every notebook runs to the end on the CPU, and each GPU-only cell says what it skipped and "
         "what it would show",
         "For the GPU parts, a free GPU is one click away: open the notebook from the links at its top. One GPU: "
         f"{COLAB_GPU} (or Kaggle). Two GPUs, for every cell: {KAGGLE_GPU}.",
         after_problem=False,
+    ),
+    Advice(
+        "xpu", "machine", ("no_gpu", "xpu"), "ok",
+        "Intel GPU found (XPU): {xpu_name}. The cells for any accelerator run on `xpu` for real (tensors, copies, "
+        "models, the cross-device errors, honest timing); the CUDA-only cells (the current CUDA device, streams, "
+        "pinned-memory DMA, NCCL, the caching allocator's statistics) skip and say what CUDA shows.",
+        "Nothing to do. " + _FREE_GPU,
     ),
     Advice(
         "one-gpu-kaggle", "machine", ("one_gpu", "kaggle"), "ok",
@@ -473,6 +482,8 @@ def _level(f: MachineFacts) -> str:
     n = _gpus(f)
     if n:
         return "one-gpu" if n == 1 else "multi-gpu"
+    if f.xpus:
+        return "xpu"
     return "mps" if f.mps_available else "cpu-only"
 
 
@@ -481,4 +492,4 @@ def preflight(facts: MachineFacts | None = None) -> Preflight:
     f = facts if facts is not None else collect_facts()
     level = _level(f)
     return Preflight(level=level, gpu_count=_gpus(f), findings=findings(f),
-                     accelerator="mps" if level == "mps" else None)
+                     accelerator=level if level in ("mps", "xpu") else None)
