@@ -95,6 +95,31 @@ _NUMPY_DIFFERS = ("torch 1.8.1 words the message as the cell's quote from torch/
                   "Tensor.__array__ (torch/tensor.py in that release's trace; torch/_tensor.py in 2.13.0, where "
                   "__array__ still returns self.numpy()).")
 
+# Two reports back the three cells of a linear layer given operands on two devices (FluxTrainer's training node).
+_ADDMM_DIFFERS = ("torch 2.5.1 words the message as the cell's quote read in 2.7.1 does ('found at least two devices, "
+                  "... (when checking argument for argument mat1 in method wrapper_CUDA_addmm)'), which the test "
+                  "checks; from 2.8.0 the same check reads 'but got mat1 is on ..., different from other tensors on "
+                  "...' (the cell's other quote, aten/src/ATen/core/op_registration/adaption.cpp).")
+_FLUX124_URL = "https://github.com/kijai/ComfyUI-FluxTrainer/issues/124"
+_FLUX124_EXCERPT = (
+    "# ComfyUI Error Report\n"
+    "## Error Details\n"
+    "- **Node ID:** 4\n"
+    "- **Node Type:** FluxTrainLoop\n"
+    "- **Exception Type:** RuntimeError\n"
+    "- **Exception Message:** Expected all tensors to be on the same device, but found at least two devices, cpu and "
+    "cuda:0! (when checking argument for argument mat1 in method wrapper_CUDA_addmm)\n"
+    f"{CUT}\n"
+    "## System Information\n"
+    f"{CUT}\n"
+    "- **PyTorch Version:** 2.5.1+cu124\n"
+    "## Devices\n"
+    "\n"
+    "- **Name:** cuda:0 NVIDIA GeForce RTX 4060 Ti : cudaMallocAsync")
+_FLUX_GPU = "an NVIDIA GeForce RTX 4060 Ti (Windows)"
+_FLUX_ORDER = ("the order 'cpu and cuda:0' says the first operand checked was on the CPU and mat1 on the GPU, the swap "
+               "of the cell's case (a ComfyUI training node, not the cell's own model)")
+
 R = FieldRecord
 RECORDS: tuple[FieldRecord, ...] = (
     R("01-visible-devices-after-init",
@@ -271,6 +296,45 @@ RECORDS: tuple[FieldRecord, ...] = (
       "The cell's quotes, torch.load's docstring and message in torch/serialization.py, are read in 2.7.1 and "
       "later; the report shows the same rule at work in 1.4.0 (its other two lines, cut here, are about "
       "map_location, whose 1.4.0 behaviour the thread reports fixed after that release)."),
+    R("01-gpu-properties",
+      "print('Setup complete. Using torch %s %s' % (torch.__version__, torch.cuda.get_device_properties(0) if "
+      "torch.cuda.is_available() else 'CPU'))\n"
+      "Setup complete. Using torch 1.8.1+cu101 _CudaDeviceProperties(name='Tesla V100-SXM2-16GB', major=7, minor=0, "
+      "total_memory=16160MB, multi_processor_count=80)",
+      "https://github.com/ultralytics/yolov5/blob/2eab46e2cfbd4e99b0f5d3d17a5f8c2acfb3285b/tutorial.ipynb",
+      "2021-04-12", "1.8.1+cu101", "a Tesla V100-SXM2-16GB (the notebook's own run, committed with its output)",
+      "get_device_properties(0) prints the GPU's name, its compute capability (major=7, minor=0: sm_70), its "
+      "multiprocessor count and its total memory; the cell's free memory (mem_get_info) is not in the report.",
+      "torch 1.8.1 prints the properties with these five fields; the cell's quotes (torch/cuda/__init__.py and "
+      "torch/cuda/memory.py docstrings) are read in 2.7.1 and later, whose repr may add more fields."),
+    R("05-linear",
+      "# ComfyUI Error Report\n"
+      "## Error Details\n"
+      "- **Node ID:** 4\n"
+      "- **Node Type:** FluxTrainLoop\n"
+      "- **Exception Type:** RuntimeError\n"
+      "- **Exception Message:** Expected all tensors to be on the same device, but found at least two devices, cpu and "
+      "cuda:0! (when checking argument for argument mat1 in method wrapper_CUDA_addmm)\n"
+      f"{CUT}\n"
+      "## System Information\n"
+      f"{CUT}\n"
+      "- **PyTorch Version:** 2.5.1+cu121\n"
+      "## Devices\n"
+      "\n"
+      "- **Name:** cuda:0 NVIDIA GeForce RTX 4060 Ti : cudaMallocAsync",
+      "https://github.com/kijai/ComfyUI-FluxTrainer/issues/116", "2025-01-12", "2.5.1+cu121", _FLUX_GPU,
+      "A linear layer's matrix product (addmm) with operands on the CPU and the GPU raises, naming both devices, the "
+      f"argument mat1 and the CUDA kernel wrapper_CUDA_addmm; {_FLUX_ORDER}.",
+      _ADDMM_DIFFERS),
+    R("03-model-input", _FLUX124_EXCERPT, _FLUX124_URL, "2025-01-21", "2.5.1+cu124", _FLUX_GPU,
+      "A model's linear layer and its operand on different devices raise a RuntimeError naming mat1 and the CUDA "
+      f"kernel that checked it, wrapper_CUDA_addmm; {_FLUX_ORDER}; the same report backs cell 07-model-input.",
+      _ADDMM_DIFFERS),
+    R("07-model-input", _FLUX124_EXCERPT, _FLUX124_URL, "2025-01-21", "2.5.1+cu124", _FLUX_GPU,
+      "A model and its input on different devices raise a RuntimeError naming mat1, cpu and cuda:0 and the kernel "
+      f"wrapper_CUDA_addmm; {_FLUX_ORDER}; the report does not show the output of a model given its input on the "
+      "GPU (the same report backs cell 03-model-input).",
+      _ADDMM_DIFFERS),
 )
 del R
 
@@ -281,7 +345,18 @@ _CROSS_DEVICE = re.compile(r"Expected all tensors to be on the same device, but 
 # The .numpy() refusal of TO_NUMPY, naming an accelerator.
 _TO_NUMPY = re.compile(r"can't convert (?:cuda|mps):\d+ device type tensor to numpy\. Use Tensor\.cpu\(\) to copy the "
                        r"tensor to host memory first\.")
+# The dispatcher's device check of a linear layer's addmm, naming mat1, both devices and the CUDA kernel (either
+# wording: 2.7.1's "found at least two devices", or "but got mat1 is on" from 2.8.0).
+_ADDMM_MAT1 = re.compile(r"found at least two devices, (?:cuda:\d+ and cpu|cpu and cuda:\d+)! \(when checking argument for "
+                         r"argument mat1 in method wrapper_CUDA_addmm\)"
+                         r"|but got mat1 is on (?:cpu|cuda:\d+), different from other tensors on (?:cuda:\d+|cpu) \(when "
+                         r"checking argument in method wrapper_CUDA_addmm\)")
 POINTS: dict[str, re.Pattern[str]] = {
+    "01-gpu-properties": re.compile(r"_CudaDeviceProperties\(name='[^']+', major=\d+, minor=\d+, total_memory=\d+MB, "
+                                    r"multi_processor_count=\d+"),
+    "05-linear": _ADDMM_MAT1,
+    "03-model-input": _ADDMM_MAT1,
+    "07-model-input": _ADDMM_MAT1,
     "01-visible-devices-after-init": re.compile(r'CUDA_VISIBLE_DEVICES"?\]? ?= ?"0"[\s\S]*\b2\b'),
     "02-cross-device-error": _CROSS_DEVICE,
     "05-elementwise": _CROSS_DEVICE,
@@ -318,7 +393,6 @@ _NOT_CITABLE = ("Outputs of this call exist in public repositories' files, but t
 _NOT_FOUND = "Not found in this session's searches; no public report seen shows this cell's point with its torch version."
 _NOT_SEARCHED = "Lesson 11 came after these searches, and no public report has been looked for for this cell yet."
 NO_RECORD: dict[str, str] = {
-    "01-gpu-properties": _NOT_CITABLE,
     "02-cuda-in-device-scope": _TWO_GPUS,
     "02-default-vs-current": _TWO_GPUS,
     "02-round-trip": _NOT_FOUND,
@@ -327,7 +401,6 @@ NO_RECORD: dict[str, str] = {
     "03-load-gpu-checkpoint": ("The one report found of torch.load without map_location, pytorch/pytorch#35289 (torch 1.4.0), "
                                "loads a cuda:1 checkpoint (cell 03-load-cuda1-checkpoint's record); none found of a cuda:0 "
                                "checkpoint coming back on cuda:0 beside its torch version."),
-    "03-model-input": _NO_VERSION,
     "03-module-cuda": _NOT_FOUND,
     "03-optimizer-before-cuda": _NOT_FOUND,
     "03-plain-attribute": ("Near misses only: pytorch/pytorch#43815 (torch 1.5.1) prints a tensor held in a plain dict "
@@ -342,7 +415,6 @@ NO_RECORD: dict[str, str] = {
                         "version; those that name one (pytorch/pytorch#55027, torch 1.8.1) show only the failed-assert "
                         "lines in their searchable text."),
     "05-cat": _NO_VERSION,
-    "05-linear": _NO_VERSION,
     "05-optimizer-state": _NOT_FOUND,
     "06-d2h-non-blocking": ("The one public output of this call found, pytorch/pytorch#39694 (2020-06-09, naming no "
                             "release), prints is_pinned() False, the opposite of the cell's point for the releases "
@@ -357,7 +429,6 @@ NO_RECORD: dict[str, str] = {
     "07-cuda0-device": _NOT_CITABLE,
     "07-device-of-switch": _TWO_GPUS,
     "07-mixing-gpus": _NO_VERSION,
-    "07-model-input": _NO_VERSION,
     "07-net-cuda": _NOT_FOUND,
     "07-op-inside-device-of": _TWO_GPUS,
     "07-two-gpu-transfer": _TWO_GPUS,
