@@ -82,6 +82,10 @@ def test_the_release_rule_can_fail():
 def test_the_point_patterns_reject_an_excerpt_that_misses_the_point():
     assert not shows_point("08-nccl-error", "NCCL error: unhandled system error, NCCL version 2.19.3")
     assert not shows_point("06-hidden-syncs", "UserWarning: Synchronization debug mode is a prototype feature")
+    moved_by_assignment = "net = net.to(device)\nnext(net.parameters()).device\ndevice(type='cuda', index=0)"
+    assert not shows_point("03-module-cuda", moved_by_assignment), "an assigned .to() shows no in-place move"
+    assert not shows_point("05-linear", "found at least two devices, cuda:0 and cpu! (when checking argument for argument "
+                                        "mat2 in method wrapper_CUDA_mm)"), "mat2 of a plain mm is not the layer's input"
     with pytest.raises(ValueError, match="No pattern for cell '99-nowhere'"):
         shows_point("99-nowhere", "anything")
 

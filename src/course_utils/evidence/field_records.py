@@ -95,30 +95,31 @@ _NUMPY_DIFFERS = ("torch 1.8.1 words the message as the cell's quote from torch/
                   "Tensor.__array__ (torch/tensor.py in that release's trace; torch/_tensor.py in 2.13.0, where "
                   "__array__ still returns self.numpy()).")
 
-# Two reports back the three cells of a linear layer given operands on two devices (FluxTrainer's training node).
+# FluxTrainer's training node: a linear layer given operands on two devices, torch 2.5.1 (cell 05-linear).
 _ADDMM_DIFFERS = ("torch 2.5.1 words the message as the cell's quote read in 2.7.1 does ('found at least two devices, "
                   "... (when checking argument for argument mat1 in method wrapper_CUDA_addmm)'), which the test "
                   "checks; from 2.8.0 the same check reads 'but got mat1 is on ..., different from other tensors on "
                   "...' (the cell's other quote, aten/src/ATen/core/op_registration/adaption.cpp).")
-_FLUX124_URL = "https://github.com/kijai/ComfyUI-FluxTrainer/issues/124"
-_FLUX124_EXCERPT = (
-    "# ComfyUI Error Report\n"
-    "## Error Details\n"
-    "- **Node ID:** 4\n"
-    "- **Node Type:** FluxTrainLoop\n"
-    "- **Exception Type:** RuntimeError\n"
-    "- **Exception Message:** Expected all tensors to be on the same device, but found at least two devices, cpu and "
-    "cuda:0! (when checking argument for argument mat1 in method wrapper_CUDA_addmm)\n"
-    f"{CUT}\n"
-    "## System Information\n"
-    f"{CUT}\n"
-    "- **PyTorch Version:** 2.5.1+cu124\n"
-    "## Devices\n"
-    "\n"
-    "- **Name:** cuda:0 NVIDIA GeForce RTX 4060 Ti : cudaMallocAsync")
 _FLUX_GPU = "an NVIDIA GeForce RTX 4060 Ti (Windows)"
 _FLUX_ORDER = ("the order 'cpu and cuda:0' says the first operand checked was on the CPU and mat1 on the GPU, the swap "
                "of the cell's case (a ComfyUI training node, not the cell's own model)")
+
+# Daniel Bourke's course notebooks (mrdbourke/pytorch-deep-learning), run on a GPU and committed with their outputs.
+_MRD = "https://github.com/mrdbourke/pytorch-deep-learning/blob/"
+_ERRORS_URL = _MRD + "b136b3b94a6d46bd865ffbf4db5ca3865d8e5cee/extras/pytorch_most_common_errors.ipynb"
+_WORKFLOW_URL = _MRD + "2bfee95e9e442427ca812fef1ea3927f3abb9e4f/01_pytorch_workflow.ipynb"
+_FUNDAMENTALS_URL = _MRD + "08eff0877051a2d0f19110193187d6d7344b509a/00_pytorch_fundamentals.ipynb"
+_PT2_URL = _MRD + "d6fed59f83ce8a442cfaa0376bd317a73fe90c16/extras/pytorch_2_intro.ipynb"
+_CU113_GPU = "a CUDA GPU (the notebook does not name it; a CUDA 11.3 build)"
+_TITAN = "an NVIDIA TITAN RTX (as the notebook's nvidia-smi output names it)"
+_ERRORS_VERSION = 'import torch\nprint(f"PyTorch version: {torch.__version__}")\nPyTorch version: 1.12.1+cu113\n'
+_WRAPPER_ADDMM_DIFFERS = ("torch 1.12.1 words the message in the form of the cell's 2.7.1 quote ('found at least two "
+                          "devices, cuda:0 and cpu! (when checking argument for argument mat1 in method ...)'), which the "
+                          "test checks, and names the kernel wrapper_addmm where the cell's releases name "
+                          "wrapper_CUDA_addmm; from 2.8.0 the check reads 'but got mat1 is on cpu, different from other "
+                          "tensors on cuda:0' (the cell's other quote).")
+_MOVED_IN_PLACE_DIFFERS = ("The cell's quote, 'This method modifies the module in-place.' (torch/nn/modules/module.py), "
+                           "is read in 2.7.1 and later; the report shows the same in-place move in torch 1.12.1.")
 
 R = FieldRecord
 RECORDS: tuple[FieldRecord, ...] = (
@@ -326,15 +327,133 @@ RECORDS: tuple[FieldRecord, ...] = (
       "A linear layer's matrix product (addmm) with operands on the CPU and the GPU raises, naming both devices, the "
       f"argument mat1 and the CUDA kernel wrapper_CUDA_addmm; {_FLUX_ORDER}.",
       _ADDMM_DIFFERS),
-    R("03-model-input", _FLUX124_EXCERPT, _FLUX124_URL, "2025-01-21", "2.5.1+cu124", _FLUX_GPU,
-      "A model's linear layer and its operand on different devices raise a RuntimeError naming mat1 and the CUDA "
-      f"kernel that checked it, wrapper_CUDA_addmm; {_FLUX_ORDER}; the same report backs cell 07-model-input.",
-      _ADDMM_DIFFERS),
-    R("07-model-input", _FLUX124_EXCERPT, _FLUX124_URL, "2025-01-21", "2.5.1+cu124", _FLUX_GPU,
-      "A model and its input on different devices raise a RuntimeError naming mat1, cpu and cuda:0 and the kernel "
-      f"wrapper_CUDA_addmm; {_FLUX_ORDER}; the report does not show the output of a model given its input on the "
-      "GPU (the same report backs cell 03-model-input).",
-      _ADDMM_DIFFERS),
+    R("03-model-input",
+      _ERRORS_VERSION + f"{CUT}\n"
+      "# Pass the test image through model_6 to make a prediction\n"
+      "model_6(test_image)\n"
+      "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! "
+      "(when checking argument for argument mat1 in method wrapper_addmm)",
+      _ERRORS_URL, "2022-11-18", "1.12.1+cu113", _CU113_GPU,
+      "A model moved to the GPU and given a CPU input (one test image) raises a RuntimeError naming cuda:0, cpu, the "
+      "argument mat1 (the input of its linear layer's matrix product) and the kernel that checked it.",
+      _WRAPPER_ADDMM_DIFFERS),
+    R("07-model-input",
+      _ERRORS_VERSION + f"{CUT}\n"
+      "# Send model_6 to the target device (\"cuda\")\n"
+      "model_6.to(device)\n"
+      f"{CUT}\n"
+      "Model is on device: cuda:0\n"
+      f"{CUT}\n"
+      "    y_pred = model_6(X) # model is on GPU, data is on CPU (will error)\n"
+      f"{CUT}\n"
+      "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! "
+      "(when checking argument for argument mat1 in method wrapper_addmm)\n"
+      f"{CUT}\n"
+      "    X, y = X.to(device), y.to(device) # <-- NEW: send data to target device\n"
+      f"{CUT}\n"
+      "Epoch: 0 | Training loss: 134.76",
+      _ERRORS_URL, "2022-11-18", "1.12.1+cu113", _CU113_GPU,
+      "The model on cuda:0 given batches left on the CPU raises, naming mat1, cuda:0 and cpu; given its batches on the "
+      "GPU it trains (the report prints a loss, not the output's device).",
+      _WRAPPER_ADDMM_DIFFERS),
+    R("03-module-cuda",
+      _ERRORS_VERSION + f"{CUT}\n"
+      "# All models and tensors are created on the CPU by default (unless explicitly set otherwise)\n"
+      'print(f"Model is on device: {next(model_6.parameters()).device}")\n'
+      "Model is on device: cpu\n"
+      f"{CUT}\n"
+      "# Send model_6 to the target device (\"cuda\")\n"
+      "model_6.to(device)\n"
+      "\n"
+      "# Print out what device the model is on\n"
+      'print(f"Model is on device: {next(model_6.parameters()).device}")\n'
+      "Model is on device: cuda:0",
+      _ERRORS_URL, "2022-11-18", "1.12.1+cu113", _CU113_GPU,
+      "model_6.to(device), its result not assigned, moves the model's parameters from cpu to cuda:0: the module moves "
+      "in place; the report does not show .cpu() or that .to() returns the module itself.",
+      _MOVED_IN_PLACE_DIFFERS),
+    R("07-net-cuda",
+      "# Check PyTorch version\n"
+      "torch.__version__\n"
+      "'1.12.1+cu113'\n"
+      f"{CUT}\n"
+      "# Check model device\n"
+      "next(model_1.parameters()).device\n"
+      "device(type='cpu')\n"
+      f"{CUT}\n"
+      "model_1.to(device) # the device variable was set above to be \"cuda\" if available or \"cpu\" if not\n"
+      "next(model_1.parameters()).device\n"
+      "device(type='cuda', index=0)",
+      _WORKFLOW_URL, "2022-11-10", "1.12.1+cu113", _CU113_GPU,
+      "After model_1.to(device) with device 'cuda', its result not assigned, the first parameter is on cuda:0: the "
+      "module moved in place (the call is .to('cuda'), not .cuda(), and the report does not compare the objects).",
+      _MOVED_IN_PLACE_DIFFERS),
+    R("07-cuda0-device",
+      "# Check PyTorch version\n"
+      "torch.__version__\n"
+      "'1.12.1+cu113'\n"
+      f"{CUT}\n"
+      "model_1.to(device) # the device variable was set above to be \"cuda\" if available or \"cpu\" if not\n"
+      "next(model_1.parameters()).device\n"
+      "device(type='cuda', index=0)",
+      _WORKFLOW_URL, "2022-11-10", "1.12.1+cu113", _CU113_GPU,
+      "A device on the first GPU prints as device(type='cuda', index=0), the form the cell prints for x.cuda(0).device "
+      "(here the device of a parameter moved with .to('cuda'), not a tensor moved with .cuda(0)).",
+      "The cell's quote (the .cuda() docstring in torch/_tensor_docs.py) is read in 2.7.1 and later; torch 1.12.1 "
+      "prints a device in the same device(type=..., index=...) form, which the test checks."),
+    R("02-round-trip",
+      "# Set device type\n"
+      "device = \"cuda\" if torch.cuda.is_available() else \"cpu\"\n"
+      "device\n"
+      "'cuda'\n"
+      f"{CUT}\n"
+      "# Create tensor (default on CPU)\n"
+      "tensor = torch.tensor([1, 2, 3])\n"
+      "\n"
+      "# Tensor not on GPU\n"
+      "print(tensor, tensor.device)\n"
+      "\n"
+      "# Move tensor to GPU (if available)\n"
+      "tensor_on_gpu = tensor.to(device)\n"
+      "tensor_on_gpu\n"
+      "tensor([1, 2, 3]) cpu\n"
+      "tensor([1, 2, 3], device='cuda:0')\n"
+      f"{CUT}\n"
+      "# Instead, copy the tensor back to cpu\n"
+      "tensor_back_on_cpu = tensor_on_gpu.cpu().numpy()\n"
+      "tensor_back_on_cpu\n"
+      "array([1, 2, 3])\n"
+      f"{CUT}\n"
+      "tensor_on_gpu\n"
+      "tensor([1, 2, 3], device='cuda:0')",
+      _FUNDAMENTALS_URL, "2023-03-09", "1.13.1+cu116", _TITAN,
+      "t.to('cuda') makes a copy on cuda:0 and .cpu() copies it back with the same values, while the GPU tensor stays "
+      "on cuda:0 (the version is the notebook's torch.__version__ output; the report does not test `back is t`).",
+      "The cell's quotes (the .cuda() and .cpu() docstrings in torch/_tensor_docs.py) are read in 2.7.1 and later; "
+      "torch 1.13.1 prints the copies the way the test checks, device='cuda:0' and then a CPU copy."),
+    R("02-tensor-on-gpu",
+      "[INFO] Current PyTorch version: 2.0.0+cu118 (should be 2.x+)\n"
+      f"{CUT}\n"
+      "GPU name: NVIDIA_TITAN_RTX\n"
+      f"{CUT}\n"
+      "# Set the device\n"
+      "device = \"cuda\" if torch.cuda.is_available() else \"cpu\"\n"
+      "\n"
+      "# Set the device globally\n"
+      "torch.set_default_device(device)\n"
+      "\n"
+      "# All tensors created will be on the global device by default\n"
+      "layer = torch.nn.Linear(20, 30)\n"
+      'print(f"Layer weights are on device: {layer.weight.device}")\n'
+      'print(f"Layer creating data on device: {layer(torch.randn(128, 20)).device}")\n'
+      "Layer weights are on device: cuda:0\n"
+      "Layer creating data on device: cuda:0",
+      _PT2_URL, "2023-04-15", "2.0.0+cu118", _TITAN,
+      "Factory functions given the device 'cuda', without an index, make their tensors on cuda:0 (here the device "
+      "comes from torch.set_default_device('cuda'), not from device='cuda' in the call, and the current-device index "
+      "is not printed).",
+      "The cell's quote (the device docstring in torch/_torch_docs.py) is read in 2.7.1 and later; in torch 2.0.0 "
+      "the notebook's factory calls under set_default_device('cuda') land on cuda:0, which the test checks."),
 )
 del R
 
@@ -346,17 +465,28 @@ _CROSS_DEVICE = re.compile(r"Expected all tensors to be on the same device, but 
 _TO_NUMPY = re.compile(r"can't convert (?:cuda|mps):\d+ device type tensor to numpy\. Use Tensor\.cpu\(\) to copy the "
                        r"tensor to host memory first\.")
 # The dispatcher's device check of a linear layer's addmm, naming mat1, both devices and the CUDA kernel (either
-# wording: 2.7.1's "found at least two devices", or "but got mat1 is on" from 2.8.0).
+# wording: 2.7.1's "found at least two devices", or "but got mat1 is on" from 2.8.0; older releases name
+# the kernel wrapper_addmm).
 _ADDMM_MAT1 = re.compile(r"found at least two devices, (?:cuda:\d+ and cpu|cpu and cuda:\d+)! \(when checking argument for "
-                         r"argument mat1 in method wrapper_CUDA_addmm\)"
+                         r"argument mat1 in method wrapper_(?:CUDA_)?addmm\)"
                          r"|but got mat1 is on (?:cpu|cuda:\d+), different from other tensors on (?:cuda:\d+|cpu) \(when "
                          r"checking argument in method wrapper_CUDA_addmm\)")
+# A module moved with .to(...) or .cuda(), the result not assigned, then a parameter of it on the first GPU.
+_MOVED_IN_PLACE = re.compile(r"^\w+\.(?:to\(\w+\)|cuda\(\))[^\n=]*$[\s\S]*(?:device: cuda:0$|device\(type='cuda', index=0\))",
+                             re.M)
 POINTS: dict[str, re.Pattern[str]] = {
     "01-gpu-properties": re.compile(r"_CudaDeviceProperties\(name='[^']+', major=\d+, minor=\d+, total_memory=\d+MB, "
                                     r"multi_processor_count=\d+"),
     "05-linear": _ADDMM_MAT1,
     "03-model-input": _ADDMM_MAT1,
     "07-model-input": _ADDMM_MAT1,
+    "03-module-cuda": _MOVED_IN_PLACE,
+    "07-net-cuda": _MOVED_IN_PLACE,
+    "07-cuda0-device": re.compile(r"device\(type='cuda', index=0\)"),
+    # a GPU tensor, then a .cpu() copy of it
+    "02-round-trip": re.compile(r"device='cuda:\d+'\)[\s\S]*\.cpu\(\)"),
+    # a tensor made for the device 'cuda' lands on cuda:0
+    "02-tensor-on-gpu": re.compile(r"device='cuda:0'\)|on device: cuda:0$", re.M),
     "01-visible-devices-after-init": re.compile(r'CUDA_VISIBLE_DEVICES"?\]? ?= ?"0"[\s\S]*\b2\b'),
     "02-cross-device-error": _CROSS_DEVICE,
     "05-elementwise": _CROSS_DEVICE,
@@ -395,13 +525,10 @@ _NOT_SEARCHED = "Lesson 11 came after these searches, and no public report has b
 NO_RECORD: dict[str, str] = {
     "02-cuda-in-device-scope": _TWO_GPUS,
     "02-default-vs-current": _TWO_GPUS,
-    "02-round-trip": _NOT_FOUND,
-    "02-tensor-on-gpu": _NOT_CITABLE,
     "03-adam-state": _NOT_FOUND,
     "03-load-gpu-checkpoint": ("The one report found of torch.load without map_location, pytorch/pytorch#35289 (torch 1.4.0), "
                                "loads a cuda:1 checkpoint (cell 03-load-cuda1-checkpoint's record); none found of a cuda:0 "
                                "checkpoint coming back on cuda:0 beside its torch version."),
-    "03-module-cuda": _NOT_FOUND,
     "03-optimizer-before-cuda": _NOT_FOUND,
     "03-plain-attribute": ("Near misses only: pytorch/pytorch#43815 (torch 1.5.1) prints a tensor held in a plain dict "
                            "staying on cpu while the registered buffer moves to cuda:0, but no forward error; "
@@ -426,10 +553,8 @@ NO_RECORD: dict[str, str] = {
                        "T4 run of mryab/efficient-dl-systems' week01_intro/seminar.ipynb (2026-01-19)."),
     "07-cuda-vs-cuda0": _TWO_GPUS,
     "07-cuda0-cuda1": _TWO_GPUS,
-    "07-cuda0-device": _NOT_CITABLE,
     "07-device-of-switch": _TWO_GPUS,
     "07-mixing-gpus": _NO_VERSION,
-    "07-net-cuda": _NOT_FOUND,
     "07-op-inside-device-of": _TWO_GPUS,
     "07-two-gpu-transfer": _TWO_GPUS,
     "08-ddp-device-ids": _NOT_FOUND,
