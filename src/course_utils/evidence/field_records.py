@@ -121,6 +121,14 @@ _WRAPPER_ADDMM_DIFFERS = ("torch 1.12.1 words the message in the form of the cel
 _MOVED_IN_PLACE_DIFFERS = ("The cell's quote, 'This method modifies the module in-place.' (torch/nn/modules/module.py), "
                            "is read in 2.7.1 and later; the report shows the same in-place move in torch 1.12.1.")
 
+# Dive into Deep Learning (d2l-ai/d2l-pytorch-colab, release 1.0.3): the book's notebooks, run on its build machine
+# with two GPUs and committed with their outputs. The notebooks do not print torch's version; the same release's
+# installation chapter names the one it was tested with ("pip install torch==2.0.0 torchvision==0.15.1").
+_D2L = "https://github.com/d2l-ai/d2l-pytorch-colab/blob/f8543710a7046a947464f0fa3ad0f8619d7613d3/"
+_D2L_GPU = ("a machine with two CUDA GPUs (the book's build; models not named, num_gpus() prints 2; torch as the "
+            "release's installation chapter names it, 'pip install torch==2.0.0')")
+_D2L_TORCH = "2.0.0"
+
 R = FieldRecord
 RECORDS: tuple[FieldRecord, ...] = (
     R("01-visible-devices-after-init",
@@ -454,6 +462,66 @@ RECORDS: tuple[FieldRecord, ...] = (
       "is not printed).",
       "The cell's quote (the device docstring in torch/_torch_docs.py) is read in 2.7.1 and later; in torch 2.0.0 "
       "the notebook's factory calls under set_default_device('cuda') land on cuda:0, which the test checks."),
+    R("07-cuda0-cuda1",
+      "X = torch.ones(2, 3, device=try_gpu())\n"
+      "X\n"
+      "tensor([[1., 1., 1.],\n"
+      "        [1., 1., 1.]], device='cuda:0')\n"
+      f"{CUT}\n"
+      "Z = X.cuda(1)\n"
+      "print(X)\n"
+      "print(Z)\n"
+      "tensor([[1., 1., 1.],\n"
+      "        [1., 1., 1.]], device='cuda:0')\n"
+      "tensor([[1., 1., 1.],\n"
+      "        [1., 1., 1.]], device='cuda:1')",
+      _D2L + "chapter_builders-guide/use-gpu.ipynb", "2023-08-18", _D2L_TORCH, _D2L_GPU,
+      "On two GPUs, X.cuda(1) copies a tensor from cuda:0 to cuda:1: an index names the device; the report moves "
+      "tensors only, not a module, and X itself was made with device=cuda:0 (try_gpu()), not with .cuda(0).",
+      "The cell's quotes (the .cuda() docstring and 'This method modifies the module in-place.') are read in 2.7.1 "
+      "and later; in torch 2.0.0 .cuda(1) lands on cuda:1, which the test checks."),
+    R("07-two-gpu-transfer",
+      "def allreduce(data):\n"
+      "    for i in range(1, len(data)):\n"
+      "        data[0][:] += data[i].to(data[0].device)\n"
+      "    for i in range(1, len(data)):\n"
+      "        data[i][:] = data[0].to(data[i].device)\n"
+      f"{CUT}\n"
+      "data = [torch.ones((1, 2), device=d2l.try_gpu(i)) * (i + 1) for i in range(2)]\n"
+      "print('before allreduce:\\n', data[0], '\\n', data[1])\n"
+      "allreduce(data)\n"
+      "print('after allreduce:\\n', data[0], '\\n', data[1])\n"
+      "before allreduce:\n"
+      " tensor([[1., 1.]], device='cuda:0') \n"
+      " tensor([[2., 2.]], device='cuda:1')\n"
+      "after allreduce:\n"
+      " tensor([[3., 3.]], device='cuda:0') \n"
+      " tensor([[3., 3.]], device='cuda:1')",
+      _D2L + "chapter_computational-performance/multiple-gpus.ipynb", "2023-08-18", _D2L_TORCH, _D2L_GPU,
+      "On two GPUs, t.to(other.device) moves a tensor to the other tensor's GPU, cuda:1 to cuda:0 and back (the sums "
+      "come out right on both); the report does not try .to(torch.cuda.device_of(...)), the cell's TypeError.",
+      "The cell's quote (the .to() docstring in torch/_tensor_docs.py) is read in 2.7.1 and later; in torch 2.0.0 "
+      ".to(other.device) moves between GPUs, which the test checks."),
+    R("06-sync-timing",
+      "with d2l.Benchmark('torch'):\n"
+      "    for _ in range(10):\n"
+      "        a = torch.randn(size=(1000, 1000), device=device)\n"
+      "        b = torch.mm(a, a)\n"
+      "numpy: 1.4693 sec\n"
+      "torch: 0.0022 sec\n"
+      f"{CUT}\n"
+      "with d2l.Benchmark():\n"
+      "    for _ in range(10):\n"
+      "        a = torch.randn(size=(1000, 1000), device=device)\n"
+      "        b = torch.mm(a, a)\n"
+      "    torch.cuda.synchronize(device)\n"
+      "Done: 0.0058 sec",
+      _D2L + "chapter_computational-performance/async-computation.ipynb", "2023-08-18", _D2L_TORCH, _D2L_GPU,
+      "Ten 1000x1000 matrix products timed without torch.cuda.synchronize() take 0.0022 s, the same loop with it "
+      "0.0058 s: without it the host times the launches, not the work (one run each on the book's machine; the "
+      "numpy line is the cell's CPU comparison, printed by the same cell).",
+      "The cell's quote (torch.cuda.synchronize's docstring) is read in 2.7.1 and later; the book's release names "
+      "torch 2.0.0, whose kernels queue and return the same way, which the two figures show."),
 )
 del R
 
@@ -479,6 +547,12 @@ POINTS: dict[str, re.Pattern[str]] = {
                                     r"multi_processor_count=\d+"),
     "05-linear": _ADDMM_MAT1,
     "03-model-input": _ADDMM_MAT1,
+    # a .cuda(1) call, then a tensor printed on cuda:1
+    "07-cuda0-cuda1": re.compile(r"\.cuda\(1\)[\s\S]*device='cuda:1'\)"),
+    # .to(another tensor's .device), then tensors printed on both GPUs
+    "07-two-gpu-transfer": re.compile(r"\.to\(\w+(?:\[\w+\])*\.device\)[\s\S]*device='cuda:0'[\s\S]*device='cuda:1'"),
+    # a timed loop without synchronize and one with it: two timings and the synchronize call
+    "06-sync-timing": re.compile(r"\d+(?:\.\d+)? ?(?:ms|sec|s)\b[\s\S]*synchronize\([\s\S]*\d+(?:\.\d+)? ?(?:ms|sec|s)\b"),
     "07-model-input": _ADDMM_MAT1,
     "03-module-cuda": _MOVED_IN_PLACE,
     "07-net-cuda": _MOVED_IN_PLACE,
@@ -548,15 +622,10 @@ NO_RECORD: dict[str, str] = {
                             "it quotes; none found of the current behaviour beside a torch version."),
     "06-events": _NOT_FOUND,
     "06-h2d-non-blocking": _NOT_FOUND,
-    "06-sync-timing": ("The measurements found name no torch version: TristanBilot/mlx-benchmark#21 (2024-02-25, an "
-                       "RTX 4090: MatMul 0.03 ms without torch.cuda.synchronize(), 1.36 ms with) and the Colab Tesla "
-                       "T4 run of mryab/efficient-dl-systems' week01_intro/seminar.ipynb (2026-01-19)."),
     "07-cuda-vs-cuda0": _TWO_GPUS,
-    "07-cuda0-cuda1": _TWO_GPUS,
     "07-device-of-switch": _TWO_GPUS,
     "07-mixing-gpus": _NO_VERSION,
     "07-op-inside-device-of": _TWO_GPUS,
-    "07-two-gpu-transfer": _TWO_GPUS,
     "08-ddp-device-ids": _NOT_FOUND,
     "08-every-rank-cuda0": _NOT_FOUND,
     "09-allocated-reserved": ("mryab/efficient-dl-systems' week01_intro/seminar.ipynb (a Colab Tesla T4 run, committed "
