@@ -129,6 +129,28 @@ _D2L_GPU = ("a machine with two CUDA GPUs (the book's build; models not named, n
             "release's installation chapter names it, 'pip install torch==2.0.0')")
 _D2L_TORCH = "2.0.0"
 
+# Sebastian Raschka's LLMs-from-scratch (rasbt/LLMs-from-scratch): notebooks committed with their GPU outputs.
+_RASBT = "https://github.com/rasbt/LLMs-from-scratch/blob/"
+_APPENDIX_A_URL = _RASBT + "08040f024c35ceb4f7a0ad7c5df4747ef632d349/appendix-A/01_main-chapter-code/code-part2.ipynb"
+_APPENDIX_A_EXCERPT = (
+    "import torch\n"
+    "\n"
+    "print(torch.__version__)\n"
+    "2.4.0+cu121\n"
+    f"{CUT}\n"
+    "tensor_1 = tensor_1.to(\"cuda\")\n"
+    "tensor_2 = tensor_2.to(\"cuda\")\n"
+    "\n"
+    "print(tensor_1 + tensor_2)\n"
+    "tensor([5., 7., 9.], device='cuda:0')\n"
+    f"{CUT}\n"
+    "tensor_1 = tensor_1.to(\"cpu\")\n"
+    "print(tensor_1 + tensor_2)\n"
+    "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!")
+_APPENDIX_A_GPU = "a Tesla T4 (Google Colab; the notebook's metadata names the GPU type, T4)"
+_APPENDIX_A_DIFFERS = ("torch 2.4.0 words the message as the cell's quote from aten/src/ATen/TensorIterator.cpp (read in "
+                       "2.7.1 and later) does, which the test checks.")
+
 R = FieldRecord
 RECORDS: tuple[FieldRecord, ...] = (
     R("01-visible-devices-after-init",
@@ -522,6 +544,50 @@ RECORDS: tuple[FieldRecord, ...] = (
       "numpy line is the cell's CPU comparison, printed by the same cell).",
       "The cell's quote (torch.cuda.synchronize's docstring) is read in 2.7.1 and later; the book's release names "
       "torch 2.0.0, whose kernels queue and return the same way, which the two figures show."),
+    R("02-cross-device-error", _APPENDIX_A_EXCERPT, _APPENDIX_A_URL, "2024-07-24", "2.4.0+cu121", _APPENDIX_A_GPU,
+      "Two tensors added on the GPU give a result on cuda:0; once one of them is moved back to the CPU the same sum "
+      "raises, naming cuda:0 and cpu (the same report backs cells 05-elementwise and 07-add-cpu).",
+      _APPENDIX_A_DIFFERS),
+    R("05-elementwise", _APPENDIX_A_EXCERPT, _APPENDIX_A_URL, "2024-07-24", "2.4.0+cu121", _APPENDIX_A_GPU,
+      "An elementwise sum of a CPU tensor and a GPU tensor raises, naming cuda:0 and cpu, where the same sum of two "
+      "GPU tensors runs (the same report backs cells 02-cross-device-error and 07-add-cpu).",
+      _APPENDIX_A_DIFFERS),
+    R("07-add-cpu", _APPENDIX_A_EXCERPT, _APPENDIX_A_URL, "2024-07-24", "2.4.0+cu121", _APPENDIX_A_GPU,
+      "A sum with one operand moved to the CPU and one on the GPU raises, naming cuda:0 and cpu (the operand is moved "
+      "with .to('cpu'), the cell's .cpu() in another spelling).",
+      _APPENDIX_A_DIFFERS),
+    R("09-step-memory",
+      "torch version: 2.9.1+cu130\n"
+      f"{CUT}\n"
+      "def print_memory_usage():\n"
+      "    max_gpu_memory = torch.cuda.max_memory_allocated() / (1024 ** 3)  # Convert bytes to GB\n"
+      '    print(f"Maximum GPU memory allocated: {max_gpu_memory:.1f} GB")\n'
+      f"{CUT}\n"
+      "model = GPTModel(BASE_CONFIG)\n"
+      'device = torch.device("cuda")\n'
+      "model.to(device)\n"
+      "\n"
+      "print_memory_usage()\n"
+      f"{CUT}\n"
+      "    Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.\n"
+      f"{CUT}\n"
+      "Maximum GPU memory allocated: 6.4 GB\n"
+      f"{CUT}\n"
+      "model.load_state_dict(\n"
+      '    torch.load("model.pth", map_location=device, weights_only=True)\n'
+      ")\n"
+      "model.to(device)\n"
+      "model.eval();\n"
+      "\n"
+      "print_memory_usage()\n"
+      "Maximum GPU memory allocated: 12.8 GB",
+      _RASBT + "1cea30f9b177e0395ee6fa63d61af5239899dfe8/ch05/08_memory_efficient_weight_loading/"
+      "memory-efficient-state-dict.ipynb",
+      "2025-12-20", "2.9.1+cu130", "an NVIDIA GB10 (as torch's capability warning in the notebook names it)",
+      "max_memory_allocated(), after reset_peak_memory_stats(), reports the peak the caching allocator counted for "
+      "tensors: 6.4 GB for the model's weights, 12.8 GB while a second copy (the state dict loaded onto the GPU) was "
+      "alive; the report does not print memory_allocated() beside it. Its warning says this torch build supports "
+      "capabilities 8.0 to 12.0, the GB10 being 12.1."),
 )
 del R
 
@@ -553,6 +619,8 @@ POINTS: dict[str, re.Pattern[str]] = {
     "07-two-gpu-transfer": re.compile(r"\.to\(\w+(?:\[\w+\])*\.device\)[\s\S]*device='cuda:0'[\s\S]*device='cuda:1'"),
     # a timed loop without synchronize and one with it: two timings and the synchronize call
     "06-sync-timing": re.compile(r"\d+(?:\.\d+)? ?(?:ms|sec|s)\b[\s\S]*synchronize\([\s\S]*\d+(?:\.\d+)? ?(?:ms|sec|s)\b"),
+    # the allocator's peak counter, then a size it printed
+    "09-step-memory": re.compile(r"max_memory_allocated\([^)]*\)[\s\S]*\d+(?:\.\d+)? ?(?:[KMG]i?B|bytes)\b"),
     "07-model-input": _ADDMM_MAT1,
     "03-module-cuda": _MOVED_IN_PLACE,
     "07-net-cuda": _MOVED_IN_PLACE,
@@ -636,7 +704,6 @@ NO_RECORD: dict[str, str] = {
     "09-memory-summary": ("The memory_summary() tables found in public (pytorch/pytorch#91854) were printed by an "
                           "unreleased branch, with no torch version to name."),
     "09-pinned-batch": _NOT_FOUND,
-    "09-step-memory": _NOT_FOUND,
     "10-two-gpu-split": _NOT_FOUND,
     # lesson 11 came after the searches above; one search (GitHub issues, 2026-12-03) for its generator message
     "11-amp-cuda": _NOT_SEARCHED,
