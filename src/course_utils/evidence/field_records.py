@@ -151,6 +151,16 @@ _APPENDIX_A_GPU = "a Tesla T4 (Google Colab; the notebook's metadata names the G
 _APPENDIX_A_DIFFERS = ("torch 2.4.0 words the message as the cell's quote from aten/src/ATen/TensorIterator.cpp (read in "
                        "2.7.1 and later) does, which the test checks.")
 
+# PyTorch's tutorial "A guide on good usage of non_blocking and pin_memory() in PyTorch", as its documentation build
+# rendered it on a GPU machine: the stored page at a commit of pytorch/tutorials' published site, whose title names
+# the build, "PyTorch Tutorials 2.12.0+cu130 documentation". The page says its figures are "conditioned on the system
+# used to build the tutorial" and does not name that system's GPU.
+_PINMEM_URL = ("https://github.com/pytorch/tutorials/blob/006e9b4454268e3fb9bd58f21e41eb096f8764f1/"
+               "intermediate/pinmem_nonblock.html")
+_PINMEM_DATE = "2026-04-01"  # the page's own "Last Updated" date; the build that printed the figures is that day or later
+_PINMEM_TORCH = "2.12.0+cu130"
+_PINMEM_GPU = "the PyTorch tutorials' build machine (a CUDA GPU; the page does not name it)"
+
 R = FieldRecord
 RECORDS: tuple[FieldRecord, ...] = (
     R("01-visible-devices-after-init",
@@ -588,6 +598,28 @@ RECORDS: tuple[FieldRecord, ...] = (
       "tensors: 6.4 GB for the model's weights, 12.8 GB while a second copy (the state dict loaded onto the GPU) was "
       "alive; the report does not print memory_allocated() beside it. Its warning says this torch build supports "
       "capabilities 8.0 to 12.0, the GB10 being 12.1."),
+    R("06-d2h-non-blocking",
+      "Now let’s demonstrate that CUDA to CPU also fails to produce reliable outputs without synchronization:\n"
+      f"{CUT}\n"
+      "    for i in range(100):\n"
+      "        cpu_tensor = tensor.to(\"cpu\", non_blocking=True)\n"
+      "        torch.testing.assert_close(\n"
+      "            cpu_tensor.mean(), torch.tensor(500_000, dtype=torch.double)\n"
+      "        )\n"
+      f"{CUT}\n"
+      "    for i in range(100):\n"
+      "        cpu_tensor = tensor.to(\"cpu\", non_blocking=True)\n"
+      "        torch.cuda.synchronize()\n"
+      "        torch.testing.assert_close(\n"
+      "            cpu_tensor.mean(), torch.tensor(500_000, dtype=torch.double)\n"
+      "        )\n"
+      f"{CUT}\n"
+      "0th test failed with non_blocking. Skipping remaining tests\n"
+      "No test failed with synchronize",
+      _PINMEM_URL, _PINMEM_DATE, _PINMEM_TORCH, _PINMEM_GPU,
+      "A device-to-host .to('cpu', non_blocking=True) read at once gives the wrong mean on the first try, and the same "
+      "copy read after torch.cuda.synchronize() passes all 100 tries: the result must not be read before the copy is "
+      "known to be done (the report waits with synchronize, not an event, and does not print is_pinned())."),
 )
 del R
 
@@ -621,6 +653,8 @@ POINTS: dict[str, re.Pattern[str]] = {
     "06-sync-timing": re.compile(r"\d+(?:\.\d+)? ?(?:ms|sec|s)\b[\s\S]*synchronize\([\s\S]*\d+(?:\.\d+)? ?(?:ms|sec|s)\b"),
     # the allocator's peak counter, then a size it printed
     "09-step-memory": re.compile(r"max_memory_allocated\([^)]*\)[\s\S]*\d+(?:\.\d+)? ?(?:[KMG]i?B|bytes)\b"),
+    # a device-to-host non_blocking copy, a failed read, then a synchronize
+    "06-d2h-non-blocking": re.compile(r"to\(['\"]cpu['\"], non_blocking=True\)[\s\S]*synchroniz[\s\S]*\bfail"),
     "07-model-input": _ADDMM_MAT1,
     "03-module-cuda": _MOVED_IN_PLACE,
     "07-net-cuda": _MOVED_IN_PLACE,
@@ -685,9 +719,6 @@ NO_RECORD: dict[str, str] = {
                         "lines in their searchable text."),
     "05-cat": _NO_VERSION,
     "05-optimizer-state": _NOT_FOUND,
-    "06-d2h-non-blocking": ("The one public output of this call found, pytorch/pytorch#39694 (2020-06-09, naming no "
-                            "release), prints is_pinned() False, the opposite of the cell's point for the releases "
-                            "it quotes; none found of the current behaviour beside a torch version."),
     "06-events": _NOT_FOUND,
     "06-h2d-non-blocking": _NOT_FOUND,
     "07-cuda-vs-cuda0": _TWO_GPUS,
