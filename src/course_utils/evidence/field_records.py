@@ -13,6 +13,10 @@ holds every record to it, to the release range of the cell's source quotes (a re
 release says how that release differed, in ``differs``) and to its provenance fields. (The recorder
 matches no pattern: it stores a cell's own output only when nbval passed the cell.) ``NO_RECORD``
 names every GPU-only cell without a record, and why.
+
+``TIMINGS`` holds published measurements of what a lesson's stand-in imitates (``STANDINS``: lesson 06 times
+host-to-host copies where a GPU would copy over PCIe), records of the same kind, shown by ``show.published(key)``
+beside the stand-in's own figures and never merged into them.
 """
 
 from __future__ import annotations
@@ -346,8 +350,9 @@ RECORDS: tuple[FieldRecord, ...] = (
       "2021-04-12", "1.8.1+cu101", "a Tesla V100-SXM2-16GB (the notebook's own run, committed with its output)",
       "get_device_properties(0) prints the GPU's name, its compute capability (major=7, minor=0: sm_70), its "
       "multiprocessor count and its total memory; the cell's free memory (mem_get_info) is not in the report.",
-      "torch 1.8.1 prints the properties with these five fields; the cell's quotes (torch/cuda/__init__.py and "
-      "torch/cuda/memory.py docstrings) are read in 2.7.1 and later, whose repr may add more fields."),
+      "torch 1.8.1 prints the properties with these five fields (a later run, mryab/efficient-dl-systems' Colab T4 "
+      "notebook, adds uuid, pci_bus_id and L2_cache_size among others); the cell's quotes (torch/cuda/__init__.py and "
+      "torch/cuda/memory.py docstrings) are read in 2.7.1 and later."),
     R("05-linear",
       "# ComfyUI Error Report\n"
       "## Error Details\n"
@@ -689,19 +694,22 @@ POINTS: dict[str, re.Pattern[str]] = {
 }
 
 # Why a GPU-only cell has no field record yet (searched: GitHub issue threads, stored web pages and public
-# repositories' files, three times on 2026-12-03).
+# repositories' files, four times on 2026-12-03; the fourth also read the executed notebooks of
+# mrdbourke/pytorch-deep-learning, d2l-ai/d2l-pytorch-colab, rasbt/LLMs-from-scratch, mryab/efficient-dl-systems,
+# ultralytics/yolov5 and stas00/ml-engineering, and PyTorch's tutorials as their docs build rendered them).
 _NO_VERSION = ("Public reports of this message abound, but none found states the torch version beside it, and a "
                "record without its torch version is worse than none.")
 _TWO_GPUS = ("No public report found that shows this cell's point: the behaviour of the current or default device "
-             "across two GPUs is rarely printed in public.")
-_NOT_CITABLE = ("Outputs of this call exist in public repositories' files, but the search tools found none whose "
-                "repository, torch version and date could all be named.")
+             "across two GPUs is rarely printed in public (Dive into Deep Learning's two-GPU notebooks, which back "
+             "07-cuda0-cuda1, name each device by its index).")
 _NOT_FOUND = "Not found in this session's searches; no public report seen shows this cell's point with its torch version."
-_NOT_SEARCHED = "Lesson 11 came after these searches, and no public report has been looked for for this cell yet."
 NO_RECORD: dict[str, str] = {
     "02-cuda-in-device-scope": _TWO_GPUS,
     "02-default-vs-current": _TWO_GPUS,
-    "03-adam-state": _NOT_FOUND,
+    "03-adam-state": ("Reports of a resumed optimizer's step failing across devices abound (microsoft/Cream#2 in "
+                      "SGD's momentum update, no torch version; huggingface/transformers#24708 in fused AdamW, torch "
+                      "2.0.1, whose searchable text ends before the message); none found of Adam's averages from a "
+                      "CPU step with its torch version."),
     "03-load-gpu-checkpoint": ("The one report found of torch.load without map_location, pytorch/pytorch#35289 (torch 1.4.0), "
                                "loads a cuda:1 checkpoint (cell 03-load-cuda1-checkpoint's record); none found of a cuda:0 "
                                "checkpoint coming back on cuda:0 beside its torch version."),
@@ -713,35 +721,54 @@ NO_RECORD: dict[str, str] = {
     "04-each-gpu": _TWO_GPUS,
     "04-nested-trace": _TWO_GPUS,
     "04-set-device": _TWO_GPUS,
-    "04-torch-device-scope": _TWO_GPUS,
+    "04-torch-device-scope": ("Only the one-GPU half is published: mrdbourke/pytorch-deep-learning's "
+                              "extras/pytorch_2_intro.ipynb (torch 2.0.0+cu118, a TITAN RTX) prints cuda:0 inside "
+                              "`with torch.device(device)`, which cannot show that the current device stays 0."),
     "05-async-assert": ("Reports of the error surfacing at a later call (WangYueFt/dcp#30, at loss.item()) name no torch "
                         "version; those that name one (pytorch/pytorch#55027, torch 1.8.1) show only the failed-assert "
-                        "lines in their searchable text."),
-    "05-cat": _NO_VERSION,
+                        "lines in their searchable text, and Comfy-Org/ComfyUI#13142 (a torch.AcceleratorError, so "
+                        "2.8.0 or later) shows the message and its hint without naming the release."),
+    "05-cat": ("kijai/ComfyUI-GIMM-VFI#19 and Comfy-Org/ComfyUI#7746 show cat's message (tensors, wrapper_CUDA_cat), "
+               "but the searchable text of neither names its torch version."),
     "05-optimizer-state": _NOT_FOUND,
-    "06-events": _NOT_FOUND,
-    "06-h2d-non-blocking": _NOT_FOUND,
+    "06-events": ("The published timings found that use CUDA events (stas00/ml-engineering's pin-memory benchmark, an "
+                  "A100 80GB-PCIe) name no torch version."),
+    "06-h2d-non-blocking": ("The one published run found, PyTorch's pin_memory/non_blocking tutorial (2.12.0+cu130 "
+                            "build), checks a non_blocking host-to-device copy from pageable memory and from pinned "
+                            "memory it then overwrites; neither is the cell's pinned copy read by a kernel on the same "
+                            "stream (its timings are shown beside lesson 06's stand-in instead)."),
     "07-cuda-vs-cuda0": _TWO_GPUS,
     "07-device-of-switch": _TWO_GPUS,
-    "07-mixing-gpus": _NO_VERSION,
+    "07-mixing-gpus": ("Reports of the message naming two GPUs (WeihaoTan/TWOSOME#5: cuda:0 and cuda:1; "
+                       "lllyasviel/ControlNet-v1-1-nightly#30: cuda:1 and cuda:0) name no torch version; Dive into Deep "
+                       "Learning's two-GPU notebook adds only tensors on the same GPU."),
     "07-op-inside-device-of": _TWO_GPUS,
     "08-ddp-device-ids": _NOT_FOUND,
     "08-every-rank-cuda0": _NOT_FOUND,
     "09-allocated-reserved": ("mryab/efficient-dl-systems' week01_intro/seminar.ipynb (a Colab Tesla T4 run, committed "
                               "2026-01-19) prints memory_allocated() 0 and memory_reserved() 33554432 after its tensor "
-                              "is freed, then 0 after empty_cache(), but names no torch version."),
-    "09-item-sync": _NOT_FOUND,
-    "09-label-on-cpu": _NO_VERSION,
-    "09-memory-summary": ("The memory_summary() tables found in public (pytorch/pytorch#91854) were printed by an "
-                          "unreleased branch, with no torch version to name."),
-    "09-pinned-batch": _NOT_FOUND,
+                              "is freed, then 0 after empty_cache(), but names no torch version anywhere in the notebook."),
+    "09-item-sync": ("The synchronizing-operation warnings found in public come from other calls (torch.tensor(...) on a "
+                     "device in pytorch/pytorch#120996, cell 06-hidden-syncs' record; .to() in huggingface/open-r1#254) "
+                     "or from an unreleased branch (pytorch/pytorch#62092); none from .item() with a torch version."),
+    "09-label-on-cpu": ("The reports of cross_entropy's target left on the CPU (wrapper_nll_loss_forward; "
+                        "HoyTta0/KnowledgeDistillation#10, asahi417/lmppl#14) name no torch version."),
+    "09-memory-summary": ("The memory_summary() tables found in public were printed by an unreleased branch "
+                          "(pytorch/pytorch#91854) or sit in threads whose searchable text names no torch version beside "
+                          "them (pytorch/pytorch#35901, mlcommons/algorithmic-efficiency#425, facebookresearch/fairseq#2442)."),
+    "09-pinned-batch": ("Published runs of DataLoader(pin_memory=True) time it (stas00/ml-engineering, an A100 "
+                        "80GB-PCIe) but print neither is_pinned() nor a torch version."),
     "10-two-gpu-split": _NOT_FOUND,
-    # lesson 11 came after the searches above; one search (GitHub issues, 2026-12-03) for its generator message
-    "11-amp-cuda": _NOT_SEARCHED,
-    "11-autocast-gpu": _NOT_SEARCHED,
+    "11-amp-cuda": ("Public reports of GradScaler show its deprecation warning (Linesight-RL/linesight#51, "
+                    "pomonam/kronfluence#35), not a scale printed after a float16 step beside a torch version."),
+    "11-autocast-gpu": ("Near misses only: pytorch/pytorch#52501 (torch 1.7.1) prints a sum's dtype under autocast, "
+                        "not a matrix product's; a PyTorch forum post (an L4, torch 2.6.0+cu124) says the product's "
+                        "dtype was fp16 in words, without the printed output."),
     "11-cuda-generator": ("The reports of \"Expected a 'cuda' device type for generator but found 'cpu'\" found with a "
-                          "torch version (dbolya/yolact#727, 1.10.0+cu102) came from set_default_tensor_type on releases "
-                          "far older than the floor, not from set_default_device."),
+                          "torch version came from releases far older than the floor and not from set_default_device "
+                          "(dbolya/yolact#727, 1.10.0+cu102, set_default_tensor_type; "
+                          "hcnoh/knowledge-tracing-collection-pytorch#1, 1.10.0+cu113, random_split); the one from "
+                          "set_default_device (a comment in pytorch/pytorch#61457) names no torch version."),
 }
 
 
