@@ -122,8 +122,9 @@ def _copied_as_asked(device: FakeAsyncDevice, sources: list, buffers: list) -> N
     copied = _EARLIER_WORK_S + sum(s.nbytes for s in sources) / _COPY_BANDWIDTH  # the copies, back to back
     if device.launches != 1 + count or device.log.count("launch") != 1 + count or not math.isclose(
             device.busy_until, copied, rel_tol=1e-9):
-        raise Wrong(f"The simulated device does not show {count} copies queued after the earlier work and waited "
-                    "for: the buffers were filled some other way.",
+        copies = f"{count} cop{'y' if count == 1 else 'ies'}"
+        raise Wrong(f"The simulated device does not show {copies} queued after the earlier work: the buffers were "
+                    "filled some other way.",
                     "Fill each buffer with buffer.copy_(source, non_blocking=True), then synchronize() once.")
 
 
