@@ -142,11 +142,11 @@ def _copy_all_to_host(copy_all_to_host) -> str:
         got = call(copy_all_to_host, sources, buffers, device.synchronize)
         if got is None or len(got) != count:
             raise Wrong(f"copy_all_to_host returned {got!r}; expected the list of {count} host buffers.")
+        _copied_as_asked(device, sources, buffers)
         if any(g is not b for g, b in zip(got, buffers)):
             raise Wrong("copy_all_to_host returned something other than the buffers it was given.",
                         "Copy into the buffers you are given and return those same buffers, in order.")
         _written_as_asked(copy_all_to_host)
-        _copied_as_asked(device, sources, buffers)
         values_got = [b.tolist() for b in got]  # a plain host read: it does not wait
         if values_got != [list(v) for v in values]:
             raise Wrong(
@@ -240,8 +240,8 @@ def _pcie_ceiling_gbps(pcie_ceiling_gbps) -> str:
                 raise Wrong(found, "The doubling starts at Gen3: Gen2 signals 5 GT/s and Gen1 2.5, not half of "
                             "the generation after (Gen2 to Gen3 is 1.6×).")
         raise Wrong(found)
-    return (f"Right for {len(links)} links, Gen1 to Gen5: Gen5 x16 is 63.0 GB/s per direction, as an H100/H200 SXM "
-            "gets.")
+    which = "Gen1 to Gen5 at x1 to x16" if links is PCIE_CASES else f"{len(links)} links of Gen1 to Gen5"
+    return f"Right for {which}: Gen5 x16 is 63.0 GB/s per direction, as an H100/H200 SXM gets."
 
 
 # --------------------------------------------------------------------------- try-its of the lesson
