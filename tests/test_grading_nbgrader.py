@@ -189,3 +189,43 @@ def test_the_config_written_puts_the_fallback_before_overwrite_cells(tmp_path):
         "nbgrader.preprocessors.OverwriteCells")
     compile(config, "nbgrader_config.py", "exec")
     shutil.rmtree(tmp_path / "source")
+
+
+@pytest.mark.slow
+def test_nbgrader_judges_09_1_by_the_submitted_code_not_the_kernels_log(tmp_path):
+    """Issue 38, item 2, on nbgrader's path: a 09.1 answer that moves without non_blocking and rewrites the log
+    of .to calls the kernel sends back earns nothing, as under course-grade (the judge reads the code nbgrader
+    read from the file), while the solved copy keeps every mark."""
+    from test_hidden_cases import LIAR_09
+
+    nbgrader = _nbgrader_or_skip()
+    name = "09_data_loading_and_memory_exercises"
+    course = tmp_path / "course"
+    source = course / "source" / "ps09" / f"{name}.ipynb"
+    assert convert([str(ROOT / "solutions" / f"{name}.ipynb"), str(source), "--config", str(course)]) == 0
+    made = _run(nbgrader, course, "generate_assignment", "ps09")
+    assert made.returncode == 0, made.stderr[-3000:]
+    release = course / "release" / "ps09" / f"{name}.ipynb"
+    solved = _solved_release(release, source)
+    lying = _solved_release(release, source)
+    answer = next(c for c in lying.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "answer-to_device")
+    answer.source = LIAR_09
+    for student, nb in (("solved", solved), ("lies", lying)):
+        path = course / "submitted" / student / "ps09" / f"{name}.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(nb, path)
+    graded = _run(nbgrader, course, "autograde", "ps09")
+    assert graded.returncode == 0, (graded.stderr + graded.stdout)[-3000:]
+
+    def verdict(student: str) -> str:
+        nb = nbformat.read(course / "autograded" / student / "ps09" / f"{name}.ipynb", as_version=4)
+        cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "check-09_1")
+        return " ".join(o.get("text", "") or o.get("evalue", "") for o in cell.get("outputs", []))
+
+    assert verdict("solved").startswith("PASS"), verdict("solved")
+    assert "never calls .to(..., non_blocking=True)" in verdict("lies"), verdict("lies")
+    exported = _run(nbgrader, course, "export")
+    assert exported.returncode == 0, exported.stderr[-3000:]
+    with open(course / "grades.csv", encoding="utf-8", newline="") as handle:
+        scores = {r["student_id"]: (float(r["score"]), float(r["max_score"])) for r in csv.DictReader(handle)}
+    assert scores["solved"][0] == scores["solved"][1] == scores["lies"][0] + 1, scores

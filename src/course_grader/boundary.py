@@ -741,8 +741,9 @@ class RemoteAnswer:
         self.__name__ = self.name = name
         self.channel = channel
         self.calls = 0
-        # the learner's cells as the grader read them from the file (None: not known, nbgrader's path): what a
-        # checker may read of how the answer is written, where the kernel's own account could be rewritten
+        # the learner's cells as the grader read them from the file (course-grade's runner and nbgrader's judge
+        # hand them; None: a channel that does not): what a checker may read of how the answer is written, where
+        # the kernel's own account could be rewritten
         self.learner_source = learner_source
 
     def __repr__(self) -> str:

@@ -154,6 +154,15 @@ def _course_root(notebook_folder: Path) -> Path:
                          "folder; JudgeCourseChecks runs only inside `nbgrader autograde`")
 
 
+def learner_source(cells, index: int) -> str:
+    """The submission's code before cell ``index``, its check cells left out, as nbgrader read it from the file.
+
+    What ``course-grade``'s runner hands its judge as ``learner_source`` (the learner steps before a check): a
+    checker reads how an answer is written there (09.1's non-blocking copies), not in what the kernel reports of
+    itself, which the kernel could rewrite (issue 38, item 2). The same evidence on both paths."""
+    return "\n\n".join(c.source for c in cells[:index] if c.cell_type == "code" and check_cell_id(c.source) is None)
+
+
 def _reply(outputs) -> bytes:
     from course_grader.runner import reply_of
 
@@ -241,6 +250,7 @@ class JudgeCourseChecks(Execute):
                 self.nb.cells[index] = cell  # the request ran in the test cell's place; put the test cell back
             return _reply(asked.get("outputs", []))
 
+        channel.learner_source = learner_source(self.nb.cells, index)  # read by boundary.grade, as course-grade's
         try:
             result = grade(exercise, channel, getattr(self, "_handover", None))
             verdict, passed = str(result), result.passed

@@ -20,12 +20,12 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from course_grader.hidden_cases import nb01, nb09, nb10
+from course_grader.hidden_cases import nb01, nb06, nb08, nb09, nb10, nb11
 
 Rule = Callable[[random.Random], Any]
 
 # exercise id -> the rule that draws its cases; every module of this package adds its own
-RULES: dict[str, Rule] = {**nb01.RULES, **nb09.RULES, **nb10.RULES}
+RULES: dict[str, Rule] = {**nb01.RULES, **nb06.RULES, **nb08.RULES, **nb09.RULES, **nb10.RULES, **nb11.RULES}
 
 
 class Draw:

@@ -8,13 +8,12 @@ on any machine, so the checks mean the same on a laptop and on a GPU server.
 from __future__ import annotations
 
 import math
-import random
 import statistics
 import time
 
 import torch
 
-from course_utils.checks._core import Wrong, accelerator_targets, call, exercise, number, tensor_answer, try_it
+from course_utils.checks._core import Wrong, accelerator_targets, call, cases, exercise, number, source_asks, tensor_answer, try_it
 from course_utils.transfer.ceilings import Ceiling
 from course_utils.transfer.fake import FakeAsyncDevice
 from course_utils.transfer.timing import no_sync
@@ -51,7 +50,7 @@ TIMING_CASES = (
           "move."),
 )
 def _time_per_call(time_per_call) -> str:
-    for durations, backlog, repeats in TIMING_CASES:
+    for durations, backlog, repeats in cases("06.1", TIMING_CASES):
         device = FakeAsyncDevice(launch_s=LAUNCH_S)
         if backlog:
             device.launch(backlog)  # someone else's work, still running when the timing starts
@@ -79,12 +78,54 @@ def _time_per_call(time_per_call) -> str:
     return "Honest on every case: synchronized on both sides of the clock, and the median of the repeats."
 
 
-def _fake_case(rng: random.Random, count: int):
-    device = FakeAsyncDevice(bandwidth=1e3)  # slow copies (ms each): they are surely unfinished at the return
-    device.launch(3e-3)  # the GPU is still busy with earlier work
-    sources = [device.tensor([round(rng.uniform(-9, 9), 2) for _ in range(rng.randint(2, 5))]) for _ in range(count)]
+# The values of each source tensor of one call: one row per call (1, 3 and 4 copies)
+COPY_CASES = (
+    ((-0.27, -4.29),),
+    ((-6.38, 1.56), (-3.25, -8.61, -0.2, -5.43), (7.39, 0.71, -7.3, 1.14, 3.59)),
+    ((2.93, 1.98, -7.41, -1.36), (-2.48, -1.62), (-0.99, -7.31, -5.45, 2.43), (-7.24, -8.18, 7.25, 5.9)),
+)
+_EARLIER_WORK_S = 3e-3  # the GPU is still busy with earlier work when the copies are asked for
+_COPY_BANDWIDTH = 1e3  # bytes per second: slow copies (ms each), surely unfinished when the call returns
+
+
+def _fake_case(values: tuple[tuple[float, ...], ...]):
+    device = FakeAsyncDevice(bandwidth=_COPY_BANDWIDTH)
+    device.launch(_EARLIER_WORK_S)
+    sources = [device.tensor(v) for v in values]
     buffers = [device.host_buffer(len(s), pinned=True) for s in sources]
     return device, sources, buffers
+
+
+def _written_as_asked(answer) -> None:
+    """Grading: the notebook's code, as the grader read it from the file, must ask copy_ for a non-blocking copy
+    (the device's record comes back from the learner's kernel, which could rewrite it)."""
+    source = getattr(answer, "learner_source", None)
+    if source is not None and not source_asks(source, "copy_", "non_blocking", (1,)):
+        raise Wrong("Your notebook's code never calls .copy_(..., non_blocking=True): the grader reads it in your file.",
+                    "Ask copy_ for a non_blocking copy: a blocking copy waits for the GPU each time.")
+
+
+def _copied_as_asked(device: FakeAsyncDevice, sources: list, buffers: list) -> None:
+    """What a right call must leave, re-derived here from the case: the judge does not take the device's
+    counters alone (they are the answer's after-state, which a kernel can rewrite)."""
+    count = len(sources)
+    blocking = [b for b in buffers if b.copies != [True]]
+    if blocking:
+        raise Wrong(
+            f"Each buffer should receive exactly one non-blocking copy_; one received copies with "
+            f"non_blocking={blocking[0].copies}.",
+            "Ask copy_ for a non_blocking copy: a blocking copy waits for the GPU each time.",
+        )
+    if device.implicit_syncs:
+        raise Wrong("Your code read device data (.item()/.tolist() on a device tensor), which waits for the GPU "
+                    "like a synchronize.", "Copy into the buffers and synchronize once; do not read the sources.")
+    copied = _EARLIER_WORK_S + sum(s.nbytes for s in sources) / _COPY_BANDWIDTH  # the copies, back to back
+    if device.launches != 1 + count or device.log.count("launch") != 1 + count or not math.isclose(
+            device.busy_until, copied, rel_tol=1e-9):
+        copies = f"{count} cop{'y' if count == 1 else 'ies'}"
+        raise Wrong(f"The simulated device does not show {copies} queued after the earlier work: the buffers were "
+                    "filled some other way.",
+                    "Fill each buffer with buffer.copy_(source, non_blocking=True), then synchronize() once.")
 
 
 @exercise(
@@ -95,31 +136,22 @@ def _fake_case(rng: random.Random, count: int):
           "and only then hand the buffers back."),
 )
 def _copy_all_to_host(copy_all_to_host) -> str:
-    rng = random.Random(6)
-    for count in (1, 3, 4):
-        device, sources, buffers = _fake_case(rng, count)
+    for values in cases("06.2", COPY_CASES):
+        count = len(values)
+        device, sources, buffers = _fake_case(values)
         got = call(copy_all_to_host, sources, buffers, device.synchronize)
         if got is None or len(got) != count:
             raise Wrong(f"copy_all_to_host returned {got!r}; expected the list of {count} host buffers.")
-        blocking = [b for b in buffers if b.copies != [True]]
-        if blocking:
-            raise Wrong(
-                f"Each buffer should receive exactly one non-blocking copy_; one received copies with "
-                f"non_blocking={blocking[0].copies}.",
-                "Ask copy_ for a non_blocking copy: a blocking copy waits for the GPU each time.",
-            )
-        if device.implicit_syncs:
-            raise Wrong("Your code read device data (.item()/.tolist() on a device tensor), which waits for the GPU "
-                        "like a synchronize.", "Copy into the buffers and synchronize once; do not read the sources.")
+        _copied_as_asked(device, sources, buffers)
         if any(g is not b for g, b in zip(got, buffers)):
             raise Wrong("copy_all_to_host returned something other than the buffers it was given.",
                         "Copy into the buffers you are given and return those same buffers, in order.")
-        values = [b.tolist() for b in got]  # a plain host read: it does not wait
-        expected = [list(s.values) for s in sources]
-        if values != expected:
+        _written_as_asked(copy_all_to_host)
+        values_got = [b.tolist() for b in got]  # a plain host read: it does not wait
+        if values_got != [list(v) for v in values]:
             raise Wrong(
-                f"Reading the returned buffers gave {values}; the devices' data was {expected}. The copies had "
-                "not finished when you returned.",
+                f"Reading the returned buffers gave {values_got}; the devices' data was {[list(v) for v in values]}. "
+                "The copies had not finished when you returned.",
                 "Call synchronize() after the last copy_ and before returning.",
             )
         if device.syncs != 1:
@@ -150,7 +182,7 @@ GBPS_CASES = (
           "sample cannot move."),
 )
 def _gbps(gbps) -> str:
-    for nbytes, seconds in GBPS_CASES:
+    for nbytes, seconds in cases("06.3", GBPS_CASES):
         answer = call(gbps, nbytes, seconds)
         expected = nbytes / statistics.median(seconds) / 1e9
         got = number(answer)
@@ -168,6 +200,16 @@ def _gbps(gbps) -> str:
     return "Right for every case: bytes over the median time, in decimal GB/s."
 
 
+# (PCIe generation, lanes): every generation at x16, x8, x4 and x1
+PCIE_CASES = (
+    (1, 16), (1, 8), (1, 4), (1, 1),
+    (2, 16), (2, 8), (2, 4), (2, 1),
+    (3, 16), (3, 8), (3, 4), (3, 1),
+    (4, 16), (4, 8), (4, 4), (4, 1),
+    (5, 16), (5, 8), (5, 4), (5, 1),
+)
+
+
 @exercise(
     "06.4",
     "The PCIe ceiling of a link",
@@ -177,28 +219,29 @@ def _gbps(gbps) -> str:
           "Gen1 and Gen2 use 8b/10b encoding, Gen3 to Gen5 128b/130b."),
 )
 def _pcie_ceiling_gbps(pcie_ceiling_gbps) -> str:
-    for gen in (1, 2, 3, 4, 5):
-        for lanes in (16, 8, 4, 1):
-            answer = call(pcie_ceiling_gbps, gen, lanes)
-            expected = Ceiling(gen, lanes).gbps
-            got = number(answer)
-            if got is not None and math.isclose(got, expected, rel_tol=1e-9):
-                continue
-            found = f"pcie_ceiling_gbps({gen}, {lanes}) returned {answer!r}, which is not that link's ceiling in GB/s."
-            rate = Ceiling(gen, lanes).gts
-            if got is not None:
-                if math.isclose(got, rate * lanes / 8, rel_tol=1e-9):
-                    raise Wrong(found, "You left out the line encoding: 128b/130b from Gen3, 8b/10b before.")
-                if math.isclose(got, rate * lanes, rel_tol=1e-9) or math.isclose(got, expected * 8, rel_tol=1e-9):
-                    raise Wrong(found, "GT/s count bits; divide by 8 for bytes.")
-                if gen <= 2 and math.isclose(got, rate * lanes * 128 / 130 / 8, rel_tol=1e-9):
-                    raise Wrong(found, "Gen1 and Gen2 use 8b/10b encoding, not 128b/130b.")
-                halved_from_gen3 = 8 / 2 ** (3 - gen)  # Gen2 4 GT/s, Gen1 2: the doubling run backwards
-                if gen <= 2 and math.isclose(got, halved_from_gen3 * lanes * 8 / 10 / 8, rel_tol=1e-9):
-                    raise Wrong(found, "The doubling starts at Gen3: Gen2 signals 5 GT/s and Gen1 2.5, not half of "
-                                "the generation after (Gen2 to Gen3 is 1.6×).")
-            raise Wrong(found)
-    return "Right for Gen1 to Gen5 at x1 to x16: Gen5 x16 is 63.0 GB/s per direction, as an H100/H200 SXM gets."
+    links = cases("06.4", PCIE_CASES)
+    for gen, lanes in links:
+        answer = call(pcie_ceiling_gbps, gen, lanes)
+        expected = Ceiling(gen, lanes).gbps
+        got = number(answer)
+        if got is not None and math.isclose(got, expected, rel_tol=1e-9):
+            continue
+        found = f"pcie_ceiling_gbps({gen}, {lanes}) returned {answer!r}, which is not that link's ceiling in GB/s."
+        rate = Ceiling(gen, lanes).gts
+        if got is not None:
+            if math.isclose(got, rate * lanes / 8, rel_tol=1e-9):
+                raise Wrong(found, "You left out the line encoding: 128b/130b from Gen3, 8b/10b before.")
+            if math.isclose(got, rate * lanes, rel_tol=1e-9) or math.isclose(got, expected * 8, rel_tol=1e-9):
+                raise Wrong(found, "GT/s count bits; divide by 8 for bytes.")
+            if gen <= 2 and math.isclose(got, rate * lanes * 128 / 130 / 8, rel_tol=1e-9):
+                raise Wrong(found, "Gen1 and Gen2 use 8b/10b encoding, not 128b/130b.")
+            halved_from_gen3 = 8 / 2 ** (3 - gen)  # Gen2 4 GT/s, Gen1 2: the doubling run backwards
+            if gen <= 2 and math.isclose(got, halved_from_gen3 * lanes * 8 / 10 / 8, rel_tol=1e-9):
+                raise Wrong(found, "The doubling starts at Gen3: Gen2 signals 5 GT/s and Gen1 2.5, not half of "
+                            "the generation after (Gen2 to Gen3 is 1.6×).")
+        raise Wrong(found)
+    which = "Gen1 to Gen5 at x1 to x16" if links is PCIE_CASES else f"{len(links)} links of Gen1 to Gen5"
+    return f"Right for {which}: Gen5 x16 is 63.0 GB/s per direction, as an H100/H200 SXM gets."
 
 
 # --------------------------------------------------------------------------- try-its of the lesson

@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from course_utils.checks._core import Wrong, call, exercise, same, try_it
+from course_utils.checks._core import Wrong, call, cases, exercise, same, try_it
 
 
 def _as_device(got: Any, what: str) -> torch.device:
@@ -62,6 +62,8 @@ RANK_CASES: tuple[tuple[int, int, str], ...] = (
     (6, 8, "cuda:6"),
     (7, 8, "cuda:7"),
 )
+# (LOCAL_RANK, GPUs on the machine): a process past the last GPU, which must be refused with a ValueError
+RANK_REFUSED: tuple[tuple[int, int], ...] = ((2, 2), (1, 1), (5, 4))
 
 
 @exercise(
@@ -72,7 +74,8 @@ RANK_CASES: tuple[tuple[int, int, str], ...] = (
           "GPU (raise a ValueError that says so)."),
 )
 def _device_for_rank(fn) -> str:
-    for rank, count, device in RANK_CASES:
+    rows, refused = cases("08.1", (RANK_CASES, RANK_REFUSED))
+    for rank, count, device in rows:
         got = _as_device(call(fn, rank, count), f"device_for_rank({rank}, {count})")
         expected = torch.device(device)
         if got != expected:
@@ -85,9 +88,9 @@ def _device_for_rank(fn) -> str:
                 raise Wrong(f"device_for_rank({rank}, {count}) returned {got}, but that machine has no GPU.",
                             "A machine without a GPU still runs the process: on the device every machine has.")
             raise Wrong(f"device_for_rank({rank}, {count}) returned {got}, which is not that process's device.")
-    for rank, count in ((2, 2), (1, 1), (5, 4)):
+    for rank, count in refused:
         _expect_value_error(fn, rank, count)
-    return f"Right for {len(RANK_CASES)} (local rank, GPU count) pairs, and it refuses a process without a GPU of its own."
+    return f"Right for {len(rows)} (local rank, GPU count) pairs, and it refuses a process without a GPU of its own."
 
 
 def torchrun_env(rank: int, local_rank: int, world: int, local_world: int) -> dict[str, str]:
@@ -128,7 +131,8 @@ LAUNCHES: tuple[tuple[str, list[dict[str, str]], int, tuple[torch.device, ...]],
           "missing LOCAL_RANK means 0."),
 )
 def _pick_device(fn) -> str:
-    for name, envs, gpus, devices in LAUNCHES:
+    launches = cases("08.2", LAUNCHES)
+    for name, envs, gpus, devices in launches:
         for env, expected in zip(envs, devices, strict=True):
             got = _as_device(call(fn, dict(env), gpus), "pick_device(env, gpu_count)")
             if got == expected:
@@ -149,7 +153,7 @@ def _pick_device(fn) -> str:
                 raise Wrong(f"{where} got {got} without an index: that is the current device, cuda:0 in every fresh "
                             "process.", "Give the index too: LOCAL_RANK, read from env as an int.")
             raise Wrong(f"{where} got {got}, which is not that process's device.")
-    return f"Every process of {len(LAUNCHES)} launches gets a GPU of its own (or the CPU where there is none)."
+    return f"Every process of {len(launches)} launches gets a GPU of its own (or the CPU where there is none)."
 
 
 DEVICE_IDS_CASES: tuple[tuple[Any, list[int] | None], ...] = (
@@ -170,7 +174,8 @@ DEVICE_IDS_CASES: tuple[tuple[Any, list[int] | None], ...] = (
           "the GPU's index for a module on one GPU."),
 )
 def _ddp_device_ids(fn) -> str:
-    for device, expected in DEVICE_IDS_CASES:
+    rows = cases("08.3", DEVICE_IDS_CASES)
+    for device, expected in rows:
         got = call(fn, device)
         if expected is None and got is not None:
             raise Wrong(
@@ -183,7 +188,7 @@ def _ddp_device_ids(fn) -> str:
                 f"ddp_device_ids({device!r}) returned {got!r}; expected a list holding the GPU's index.",
                 "device_ids=[i] for a module on cuda:i: torch.device(device).index gives i.",
             )
-    return f"Right for {len(DEVICE_IDS_CASES)} devices: None on the CPU, [i] on cuda:i."
+    return f"Right for {len(rows)} devices: None on the CPU, [i] on cuda:i."
 
 
 SHARED_CASES: tuple[tuple[dict[int, str], dict[str, list[int]]], ...] = (
@@ -205,13 +210,14 @@ SHARED_CASES: tuple[tuple[dict[int, str], dict[str, list[int]]], ...] = (
           "group the ranks by it, skip the CPU, and keep only GPUs with two or more ranks, each list sorted."),
 )
 def _shared_gpus(fn) -> str:
-    for devices, expected in SHARED_CASES:
+    rows = cases("08.4", SHARED_CASES)
+    for devices, expected in rows:
         got = call(fn, dict(devices))
         if not isinstance(got, dict):
             raise Wrong(f"shared_gpus({devices}) returned {got!r}; expected a dict {{GPU name: [ranks]}}.")
         if not same(got, expected):
             raise Wrong(f"shared_gpus({devices}) returned {got!r}, which is not the GPUs those ranks share.")
-    return f"Right for {len(SHARED_CASES)} assignments: you would spot NCCL's 'Duplicate GPU detected' before NCCL does."
+    return f"Right for {len(rows)} assignments: you would spot NCCL's 'Duplicate GPU detected' before NCCL does."
 
 
 # --------------------------------------------------------------------------- the lesson's try-it cells

@@ -16,7 +16,7 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 from torch.utils.data import DataLoader
 
-from course_utils.checks._core import Wrong, accelerator_targets, call, cases, exercise, number, same, try_it
+from course_utils.checks._core import Wrong, accelerator_targets, call, cases, exercise, number, same, source_asks, try_it
 from course_utils.checks.machines import SimulatedMachine, simulated
 from course_utils.loading import WhereAmI, start_method
 from course_utils.memory import storage_bytes
@@ -148,26 +148,7 @@ class _ToCalls(TorchFunctionMode):
 def _asks_non_blocking(source: str) -> bool:
     """Whether ``source`` (a notebook's code cells) holds a ``.to(...)`` call with ``non_blocking=True``
     (a keyword, or True as its third or fourth positional argument: ``t.to(device, dtype, True)``)."""
-    import ast
-
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
-
-        source = TransformerManager().transform_cell(source)  # magics and shell escapes become Python
-    except Exception:
-        pass
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to":
-            if any(k.arg == "non_blocking" and isinstance(k.value, ast.Constant) and k.value.value is True
-                   for k in node.keywords):
-                return True
-            if any(isinstance(a, ast.Constant) and a.value is True for a in node.args[1:3]):
-                return True
-    return False
+    return source_asks(source, "to", "non_blocking", (1, 2))
 
 
 # A DataLoader's collate keeps a namedtuple sample a namedtuple (of batched fields), so a batch can hold one;

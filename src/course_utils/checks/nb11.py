@@ -13,7 +13,7 @@ import warnings
 import torch
 from torch import nn
 
-from course_utils.checks._core import LearnerRaised, Wrong, accelerator_targets, call, exercise, same, text, try_it
+from course_utils.checks._core import LearnerRaised, Wrong, accelerator_targets, call, cases, exercise, same, text, try_it
 from course_utils.scopes import default_device
 
 _CUDA_GENERATOR = "Expected a 'cuda' device type for generator but found 'cpu'"
@@ -120,7 +120,8 @@ AUTOCAST_CASES = (
           "the GPU has it, float16 elsewhere), and a scaler exactly when the dtype is float16."),
 )
 def _autocast_settings(fn) -> str:
-    for device, bf16, (kind, dtype, scaler) in AUTOCAST_CASES:
+    rows = cases("11.1", AUTOCAST_CASES)
+    for device, bf16, (kind, dtype, scaler) in rows:
         expected = {"device_type": kind, "dtype": dtype, "scaler": scaler}
         where = f"autocast_settings({device!r}, bf16_supported={bf16})"
         got = call(fn, device, bf16)
@@ -141,7 +142,7 @@ def _autocast_settings(fn) -> str:
         if not same(got["scaler"], scaler):
             raise Wrong(f"{where} gave scaler={got['scaler']!r}; expected {scaler!r}: a GradScaler is needed for "
                         "float16 (small gradients underflow), not for bfloat16.")
-    return (f"Right for {len(AUTOCAST_CASES)} devices: the type (never 'cuda:0'), bfloat16 where it exists, float16 "
+    return (f"Right for {len(rows)} devices: the type (never 'cuda:0'), bfloat16 where it exists, float16 "
             "with a GradScaler where it does not.")
 
 
@@ -164,7 +165,7 @@ ORDER_CASES = ((8, 0), (8, 1), (13, 2026))
 def _order_under(fn) -> str:
     defaults = ["cpu", "meta", *accelerator_targets()]
     start = default_device()
-    for n, seed in ORDER_CASES:
+    for n, seed in cases("11.2", ORDER_CASES):
         with torch.device("cpu"):  # what RandomSampler draws, with the learner's default device out of the way
             shuffled = torch.utils.data.DataLoader(range(n), shuffle=True,
                                                    generator=torch.Generator(device="cpu").manual_seed(seed))
@@ -206,6 +207,10 @@ def _order_under(fn) -> str:
 # --------------------------------------------------------------------------- 11.3
 
 
+# the seeds of the models and inputs of 11.3: the model's parameters from torch.manual_seed, x from a generator
+FORWARD_SEEDS = (0, 1)
+
+
 def _model(seed: int) -> nn.Module:
     torch.manual_seed(seed)
     return nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
@@ -223,7 +228,7 @@ def _autocast_forward(fn) -> str:
     try:
         targets = [torch.device("cpu")] + [torch.device(d) for d in accelerator_targets()]
         for device in targets:
-            for seed in (0, 1):
+            for seed in cases("11.3", FORWARD_SEEDS):
                 model = _model(seed).to(device)
                 x = torch.randn(5, 16, generator=torch.Generator().manual_seed(seed)).to(device)
                 with torch.autocast(device_type=device.type, dtype=torch.bfloat16):
