@@ -713,8 +713,21 @@ def _exception(type_name: str, message: str) -> BaseException:
 
 
 def decode_reply(data: bytes, tracked: list) -> dict:
-    """The reply, its values decoded and its state already put into the judge's objects."""
+    """The reply, its values decoded and its state already put into the judge's objects.
+
+    The bytes are the kernel's to choose (a learner can replace ``serve`` in their kernel): whatever
+    they make the decoder raise is a ``BadReply``, the learner's failure, never an exception that
+    reads as the grader's own bug (issue 39: a "grader bug" needs evidence from the judge's side)."""
     reply = load_reply(data)
+    try:
+        return _decoded(reply, tracked)
+    except BadReply:
+        raise
+    except Exception as exc:
+        raise BadReply(f"the reply is malformed ({type(exc).__name__}: {_short(exc, 200)})") from None
+
+
+def _decoded(reply: dict, tracked: list) -> dict:
     dec = _Decoder(tracked)
     after = reply.get("after") or {}
     if type(after) is not dict:

@@ -19,12 +19,27 @@ import multiprocessing
 import os
 import signal
 import sys
+import traceback
 import warnings
 from pathlib import Path
 
 from course_grader.boundary import ChannelLost
 
 POLL = 0.5  # seconds between looks at whether the other side is still there
+EVIDENCE = 4000  # characters of a judge-side traceback kept as a grader bug's evidence
+
+
+class JudgeBroke(RuntimeError):
+    """The judge raised in its own process: a grader bug, with the traceback captured there (``judge_traceback``)."""
+
+    def __init__(self, what: str, judge_traceback: str):
+        super().__init__(f"the judge failed ({what})")
+        self.judge_traceback = judge_traceback
+
+
+class JudgeLost(RuntimeError):
+    """The judge process ended before its verdict: no traceback says why, and without the sandbox a kernel
+    (same user) could have ended it; the row is not graded and flagged, never called the grader's bug."""
 
 
 def _receive(conn, alive) -> object:
@@ -68,8 +83,8 @@ def _serve(conn, parent: int) -> None:
             message = ("done", judge_here(exercise_id, channel, None if handover is None else Path(handover)))
         except ChannelLost as lost:
             message = ("lost", lost.status, lost.detail)
-        except Exception as exc:  # the judge broke: the runner reports a grader bug, never a pass
-            message = ("broke", f"{type(exc).__name__}: {str(exc)[:500]}")
+        except Exception as exc:  # the judge broke: the runner reports a grader bug, never a pass, with this evidence
+            message = ("broke", f"{type(exc).__name__}: {str(exc)[:500]}", traceback.format_exc()[-EVIDENCE:])
         try:
             conn.send(message)
         except OSError:
@@ -122,7 +137,7 @@ class JudgeProcess:
             elif kind == "lost":
                 raise ChannelLost(message[1], message[2])
             else:
-                raise RuntimeError(f"the judge failed ({message[1]})")
+                raise JudgeBroke(str(message[1]), str(message[2]) if len(message) > 2 else "")
 
     def _finish(self) -> None:
         """Wait for the judge to end the check in progress, answering any further request as lost."""
@@ -131,7 +146,7 @@ class JudgeProcess:
 
     def _give_up(self, why: str):
         self.lost = why
-        raise RuntimeError(f"the judge process was lost ({why}); this job's later submissions are judged in the grader")
+        raise JudgeLost(f"the judge process was lost ({why}); this job's later submissions are judged in the grader")
 
     def close(self) -> None:
         """Stop the process; it also stops by itself when the grader goes."""
