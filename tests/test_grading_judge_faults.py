@@ -14,8 +14,7 @@ import pytest
 from grading_fixtures import ANSWERS, cells, exercise_notebook, notebook, write
 
 from course_grader import Limits, grade_batch
-from course_grader.boundary import BadReply, decode_reply, encode_request
-from course_grader.judges import JudgeBroke, JudgeLost
+from course_grader.boundary import BadReply, JudgeBroke, JudgeLost, decode_reply, encode_request
 from course_grader.runner import judge_failure
 
 # The kernel's serve replaced: every reply says "defined and callable" and holds a tag without its fields.

@@ -28,7 +28,7 @@ from course_grader.judges import start_judges
 from course_grader.kernel_boot import dumpable, is_dumpable
 from course_grader.manifest import ModifiedCourse, Verification, verify_imported, verify_package
 from course_grader.plan import build_plan
-from course_grader.results import BatchResult, Submission, SubmissionGrade
+from course_grader.results import BatchResult, Submission, SubmissionGrade, one_title_each
 from course_grader.runner import Judge, KernelSetup, Launch, Limits, StepRun, judge_in_this_process, run_steps
 from course_grader.sandbox import Scratch, changed, fingerprint, kernel_env, make_scratch, remove, stage_package
 from course_grader.shards import select
@@ -151,19 +151,6 @@ def grade_one(submission: Submission, spec: ExerciseSpec, job: Job) -> Submissio
             remove(scratch.own)
 
 
-def one_title_each(headings: dict[str, str], rows: list[SubmissionGrade]) -> tuple[SubmissionGrade, ...]:
-    """Name each exercise the same way in every row: the exercise notebook's heading (``headings``, by id), or,
-    where it has none, the title the first row that ran the check got from it (a row that never ran has none).
-
-    ``course-grade merge`` (``shards``) calls it too, with the headings a shard recorded."""
-    titles = dict(headings)
-    for row in rows:
-        for g in row.grades:
-            titles[g.exercise] = titles.get(g.exercise) or g.title
-    return tuple(replace(r, grades=tuple(replace(g, title=titles.get(g.exercise, g.title)) for g in r.grades))
-                 for r in rows)
-
-
 def _copies(row: SubmissionGrade, sub: Submission, published: Published) -> SubmissionGrade:
     """The row, flagged where its answers are the published solution's (its grades unchanged)."""
     if sub.path is None or not published.functions:
@@ -273,15 +260,13 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     ``ModifiedCourse`` naming the files, unless ``allow_modified_course``, which grades, flags
     every row and reports the difference in ``changed_files``.
 
-    ``shard=(K, N)`` grades only shard K of N of the submissions, chosen by a hash of each learner's
-    name (``shards.select``); ``BatchResult.shard`` then names it, for ``course-grade merge``.
+    ``shard=(K, N)``: only shard K of N of the submissions (``shards.select``), named in ``BatchResult.shard``.
     """
     start = time.monotonic()
     isolation = sandbox if isinstance(sandbox, Isolation) else probe(sandbox)
     spec = read_spec(Path(exercise))
     published = published_solution(spec)
-    found = find_submissions(Path(submissions), spec.path.name)
-    found, part = select(found, shard) if shard else (found, None)
+    found, part = select(find_submissions(Path(submissions), spec.path.name), shard)
     if jobs is not None:
         require_int("jobs", jobs, expected="must be at least 1", hint=f"Leave it out to use one per core ({cores()}).")
     jobs = jobs or cores()

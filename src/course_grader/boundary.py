@@ -66,6 +66,22 @@ class ChannelLost(BaseException):
         self.status, self.detail = status, detail
 
 
+EVIDENCE = 4000  # characters of a judge-side traceback kept as a grader bug's evidence
+
+
+class JudgeBroke(RuntimeError):
+    """The judge raised in its own process: a grader bug, with the traceback captured there (``judge_traceback``)."""
+
+    def __init__(self, what: str, judge_traceback: str):
+        super().__init__(f"the judge failed ({what})")
+        self.judge_traceback = judge_traceback
+
+
+class JudgeLost(RuntimeError):
+    """The judge process ended before its verdict: no traceback says why, and without the sandbox a kernel
+    (same user) could have ended it; the row is not graded and flagged, never called the grader's bug."""
+
+
 class BadReply(Exception):
     """The kernel's reply is not data the judge accepts: oversized, malformed, or an unsendable value."""
 

@@ -23,25 +23,9 @@ import traceback
 import warnings
 from pathlib import Path
 
-from course_grader.boundary import ChannelLost
+from course_grader.boundary import EVIDENCE, ChannelLost, JudgeBroke, JudgeLost
 
 POLL = 0.5  # seconds between looks at whether the other side is still there
-EVIDENCE = 4000  # characters of a judge-side traceback kept as a grader bug's evidence
-
-
-class JudgeBroke(RuntimeError):
-    """The judge raised in its own process: a grader bug, with the traceback captured there (``judge_traceback``)."""
-
-    def __init__(self, what: str, judge_traceback: str):
-        super().__init__(f"the judge failed ({what})")
-        self.judge_traceback = judge_traceback
-
-
-class JudgeLost(RuntimeError):
-    """The judge process ended before its verdict: no traceback says why, and without the sandbox a kernel
-    (same user) could have ended it; the row is not graded and flagged, never called the grader's bug."""
-
-
 def _receive(conn, alive) -> object:
     """The next message, or None when the other side has gone (``alive()`` false, or the pipe closed)."""
     while not conn.poll(POLL):

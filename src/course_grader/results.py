@@ -8,7 +8,7 @@ because it is ``BatchResult.__str__``, so this module imports nothing of ``repor
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from course_utils.check_cells import CHECK_STATUSES
@@ -146,6 +146,19 @@ class BatchResult:
 
     def _repr_html_(self) -> str:
         return pre(str(self))
+
+
+def one_title_each(headings: dict[str, str], rows: list[SubmissionGrade]) -> tuple[SubmissionGrade, ...]:
+    """Name each exercise the same way in every row: the exercise notebook's heading (``headings``, by id), or,
+    where it has none, the title the first row that ran the check got from it (a row that never ran has none).
+
+    ``batch`` calls it on a batch's rows, ``shards`` on the rows it merged, with the headings a shard recorded."""
+    titles = dict(headings)
+    for row in rows:
+        for g in row.grades:
+            titles[g.exercise] = titles.get(g.exercise) or g.title
+    return tuple(replace(r, grades=tuple(replace(g, title=titles.get(g.exercise, g.title)) for g in r.grades))
+                 for r in rows)
 
 
 def _shard_lines(result: BatchResult) -> list[str]:

@@ -33,7 +33,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from traitlets import Bool, List, Unicode
 
-from course_grader.boundary import REPLY_CAP, REPLY_MIME, ChannelLost, oversized_reply, request_cell
+from course_grader.boundary import EVIDENCE, REPLY_CAP, REPLY_MIME, ChannelLost, JudgeLost, oversized_reply, request_cell
 from course_grader.plan import Step
 from course_grader.sandbox import Scratch
 from course_utils.display import truncate
@@ -354,13 +354,11 @@ def judge_here(exercise_id: str, channel: Callable[[bytes], bytes], handover: Pa
 def judge_failure(exc: Exception) -> dict:
     """The verdict when the judge raised ``exc`` (not ChannelLost): a grader bug only with the traceback the
     judge's own process captured (``bug``, its evidence); a judge process that ended without one
-    (``judges.JudgeLost``) leaves the exercise ungraded and ``lost``, for the instructor to regrade.
+    (``boundary.JudgeLost``) leaves the exercise ungraded and ``lost``, for the instructor to regrade.
 
     Nothing the kernel sends reaches here: ``boundary.decode_reply`` turns whatever a reply makes the
     decoder raise into ``BadReply``, the learner's fail."""
     import traceback
-
-    from course_grader.judges import EVIDENCE, JudgeLost
 
     what = f"{type(exc).__name__}: {truncate(str(exc), 300)}"
     if isinstance(exc, JudgeLost):

@@ -24,7 +24,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from course_grader.results import BatchResult, ExerciseGrade, Shard, Submission, SubmissionGrade
+from course_grader.results import BatchResult, ExerciseGrade, Shard, Submission, SubmissionGrade, one_title_each
 
 SHARD_FILE = "shard.json"
 FORMAT = 1  # of shard.json; a merge refuses another
@@ -50,8 +50,11 @@ def shard_of(learner: str, count: int) -> int:
     return int.from_bytes(digest[:8], "big") % count + 1
 
 
-def select(found: list[Submission], shard: tuple[int, int]) -> tuple[list[Submission], Shard]:
-    """The submissions of ``shard`` (K, N), in the folder's order, and the Shard that records the whole folder."""
+def select(found: list[Submission], shard: tuple[int, int] | None) -> tuple[list[Submission], Shard | None]:
+    """The submissions of ``shard`` (K, N), in the folder's order, and the Shard that records the whole folder;
+    with no shard, all of them and None."""
+    if shard is None:
+        return found, None
     k, n = shard
     return ([s for s in found if shard_of(s.learner, n) == k],
             Shard(k, n, tuple((s.learner, s.file) for s in found)))
@@ -60,12 +63,12 @@ def select(found: list[Submission], shard: tuple[int, int]) -> tuple[list[Submis
 def release() -> dict:
     """What identifies the course release a batch graded with, the same on every machine: a sha256 over the
     course's package files (``manifest.PACKAGES``; each one's path inside its package and its contents)."""
-    from course_grader.manifest import PACKAGES, _working_files
+    from course_grader.manifest import PACKAGES
 
     digest = hashlib.sha256()
     for folder, name in PACKAGES:
         root = folder()
-        for path in _working_files(root):
+        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
             digest.update(f"{name}/{path.relative_to(root).as_posix()}\0".encode())
             digest.update(hashlib.sha256(path.read_bytes()).digest())
     return {"digest": digest.hexdigest()}
@@ -210,8 +213,6 @@ def merged_rows(shards: list[dict]) -> list[SubmissionGrade]:
 
 def merge(folders: list[Path]) -> BatchResult:
     """The shards in ``folders`` joined into the result one batch of the whole folder gives; MergeRefused otherwise."""
-    from course_grader.batch import one_title_each
-
     if not folders:
         raise MergeRefused("no shard folders given")
     shards = [read_shard(Path(f)) for f in folders]
