@@ -115,3 +115,19 @@ def test_the_containerfile_copies_what_exists_and_runs_the_grader():
     assert 'ENTRYPOINT ["course-grade"]' in text and "course-grade" in scripts
     assert "bubblewrap" in text and "scripts/install_torch.py --torch" in text
     assert "--torch" in (ROOT / "scripts" / "install_torch.py").read_text()
+
+
+def test_nbgrader_collect_layout_gives_one_learner_per_student(tmp_path):
+    """``nbgrader collect`` writes submitted/<student>/<assignment>/<notebook>: each student is one learner, and
+    of a student's several assignments the notebook named like the exercise is graded."""
+    from course_grader.submissions import find_submissions
+
+    name = "10_models_bigger_than_a_device_exercises.ipynb"
+    for student, assignments in (("ada", ("ps01", "ps10")), ("bea", ("ps10",))):
+        for assignment in assignments:
+            folder = tmp_path / "submitted" / student / assignment
+            folder.mkdir(parents=True)
+            (folder / (name if assignment == "ps10" else "01_device_query_exercises.ipynb")).write_text("{}")
+    found = {s.learner: s for s in find_submissions(tmp_path / "submitted", name)}
+    assert sorted(found) == ["ada", "bea"]
+    assert found["ada"].file == f"ada/ps10/{name}" and found["bea"].file == f"bea/ps10/{name}"
