@@ -109,3 +109,34 @@ def test_a_judge_that_breaks_in_its_own_process_is_a_grader_bug_with_its_traceba
     bugs = [f for f in row.flags if f.startswith("grader bug judging")]
     assert len(bugs) == 2 and all("LookupError: a table of the judge's lacks this case" in f for f in bugs)
     assert all("innermost frame: File" in f and "broken_judge" in f for f in bugs), bugs
+
+
+# Without the sandbox a kernel runs as the grader's user and sees its processes: this answer kills its
+# siblings that run the grader's own command line (the judge processes, forked from the grader), then answers.
+KILL_THE_JUDGE = '''    import os, signal
+    me, parent = os.getpid(), os.getppid()
+    mine = open(f"/proc/{parent}/cmdline", "rb").read()
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            ppid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+            same = open(f"/proc/{pid}/cmdline", "rb").read() == mine
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == parent and same and int(pid) != me:
+            os.kill(int(pid), signal.SIGKILL)
+    return 2 * x'''
+
+
+@pytest.mark.slow
+def test_a_kernel_that_kills_its_judge_gets_an_ungraded_flagged_row_not_a_grader_bug(exercise, tmp_path):
+    folder = tmp_path / "submitted"
+    folder.mkdir()
+    write(folder / "killer.ipynb", notebook(cells(KILL_THE_JUDGE, ANSWERS["greet"])))
+    rows = {r.submission.learner: r for r in grade_batch(
+        exercise, folder, jobs=1, limits=Limits(cell_timeout=20, total_timeout=120), sandbox="off").rows}
+    row = rows["killer"]
+    first = row.grades[0]
+    assert first.status == "error" and first.message.startswith("Not graded: the grader's judge process ended"), first
+    assert "bug in the grader" not in first.hint and not any("grader bug" in f for f in row.flags), row.flags
+    assert any(f.startswith("not trustworthy: the judge process was lost while judging g.1") for f in row.flags)
+    assert row.grades[1].status == "pass"  # judged in the grader once its judge process was gone

@@ -115,7 +115,10 @@ class JudgeProcess:
                     self.conn.send(("lost", "died", f"the grader stopped relaying ({type(exc).__name__})"))
                     self._finish()
                     raise
-                self.conn.send(answer)
+                try:
+                    self.conn.send(answer)
+                except OSError as exc:  # the judge went while its request ran (a kernel can kill it): no verdict
+                    self._give_up(f"{type(exc).__name__} passing on the reply")
             elif kind == "done":
                 return message[1]
             elif kind == "lost":
