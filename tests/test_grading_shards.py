@@ -178,3 +178,17 @@ def test_a_submission_keeps_its_shard_when_others_are_added():
     late = [Submission("aaa-late", "aaa-late.ipynb", "aaa-late", None), *subs]  # sorts first in the folder
     after = {s.learner: k for k in (1, 2, 3) for s in select(late, (k, 3))[0]}
     assert all(after[n] == before[n] for n in names)
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("{", "cannot be read"),
+    ('{"format": 99}', "not a shard file of format 1"),
+    ('{"format": 1, "shard": [1, 2]}', "missing: folder, exercise"),
+    ('{"format": 1, "shard": "1/2", "folder": [], "exercise": {}, "release": {}, "settings": {}, "batch": {}, '
+     '"rows": []}', 'shard: 1/2'),
+])
+def test_a_file_that_is_not_a_whole_shard_is_refused(text, said, tmp_path, capsys):
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "shard.json").write_text(text, encoding="utf-8")
+    code, err = _merge(tmp_path / "s", "--out", tmp_path / "m", capsys=capsys)
+    assert code == 2 and said in err, err

@@ -28,6 +28,7 @@ from course_grader.results import BatchResult, ExerciseGrade, Shard, Submission,
 
 SHARD_FILE = "shard.json"
 FORMAT = 1  # of shard.json; a merge refuses another
+KEYS = ("shard", "folder", "exercise", "release", "settings", "batch", "rows")  # what every shard.json holds
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -130,6 +131,11 @@ def read_shard(folder: Path) -> dict:
         raise MergeRefused(f"{path} is not a shard file of format {FORMAT} (found "
                            f"{data.get('format') if isinstance(data, dict) else type(data).__name__}); grade the shard "
                            "again with this course-grade")
+    missing = [key for key in KEYS if key not in data]
+    shard = data.get("shard")
+    if missing or not (isinstance(shard, list) and len(shard) == 2 and all(type(x) is int for x in shard)):
+        raise MergeRefused(f"{path} is not a whole shard file (missing: {', '.join(missing) or 'none'}; shard: "
+                           f"{_short(shard)}); grade the shard again")
     return {**data, "from": str(folder)}
 
 
