@@ -18,6 +18,7 @@ process, never in the kernel: they call the learner's answers there through
 - ``kernel_boot``: start a kernel whose connection key reaches it through its stdin, never a file;
 - ``verdict``: turn what ran into grades, flagging what looks forged;
 - ``batch``: grade a whole folder, several kernels at a time;
+- ``shards``: a folder graded in shards on several machines (``--shard K/N``), and ``course-grade merge``;
 - ``report`` and ``cli``: the files and the command;
 - ``boundary``: the judge's side and the kernel's side of one check call (``serve_cell`` runs in the kernel).
 

@@ -28,9 +28,10 @@ from course_grader.judges import start_judges
 from course_grader.kernel_boot import dumpable, is_dumpable
 from course_grader.manifest import ModifiedCourse, Verification, verify_imported, verify_package
 from course_grader.plan import build_plan
-from course_grader.results import BatchResult, Submission, SubmissionGrade
+from course_grader.results import BatchResult, Submission, SubmissionGrade, one_title_each
 from course_grader.runner import Judge, KernelSetup, Launch, Limits, StepRun, judge_in_this_process, run_steps
 from course_grader.sandbox import Scratch, changed, fingerprint, kernel_env, make_scratch, remove, stage_package
+from course_grader.shards import select
 from course_grader.spec import ExerciseSpec, read_spec
 from course_grader.submissions import InvalidSubmission, find_submissions, read_code_cells
 from course_grader.verdict import judge, unrunnable
@@ -150,17 +151,6 @@ def grade_one(submission: Submission, spec: ExerciseSpec, job: Job) -> Submissio
             remove(scratch.own)
 
 
-def _one_title_each(spec: ExerciseSpec, rows: list[SubmissionGrade]) -> tuple[SubmissionGrade, ...]:
-    """Name each exercise the same way in every row: the exercise notebook's heading, or, where it has
-    none, the title the first row that ran the check got from it (a row that never ran has none)."""
-    titles = {e.id: e.title for e in spec.exercises}
-    for row in rows:
-        for g in row.grades:
-            titles[g.exercise] = titles.get(g.exercise) or g.title
-    return tuple(replace(r, grades=tuple(replace(g, title=titles.get(g.exercise, g.title)) for g in r.grades))
-                 for r in rows)
-
-
 def _copies(row: SubmissionGrade, sub: Submission, published: Published) -> SubmissionGrade:
     """The row, flagged where its answers are the published solution's (its grades unchanged)."""
     if sub.path is None or not published.functions:
@@ -252,7 +242,8 @@ def _load_the_judge() -> None:
 def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, limits: Limits = Limits(),  # noqa: B008, PLR0913 (a frozen default; the keywords are course-grade's API, which cli.py and tests call)
                 kernel_name: str | None = None, keep_scratch: bool = False,
                 progress: Callable[[int, int, SubmissionGrade], None] | None = None,
-                sandbox: str | Isolation = "auto", allow_modified_course: bool = False) -> BatchResult:
+                sandbox: str | Isolation = "auto", allow_modified_course: bool = False,
+                shard: tuple[int, int] | None = None) -> BatchResult:
     """Grade every submission in ``submissions`` against the exercise notebook ``exercise``.
 
     ``jobs`` kernels run at once (default: one per core). ``progress(done, total, row)`` is
@@ -268,12 +259,14 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     module the judge imports) is compared with its manifest (``manifest``): a difference raises
     ``ModifiedCourse`` naming the files, unless ``allow_modified_course``, which grades, flags
     every row and reports the difference in ``changed_files``.
+
+    ``shard=(K, N)``: only shard K of N of the submissions (``shards.select``), named in ``BatchResult.shard``.
     """
     start = time.monotonic()
     isolation = sandbox if isinstance(sandbox, Isolation) else probe(sandbox)
     spec = read_spec(Path(exercise))
     published = published_solution(spec)
-    found = find_submissions(Path(submissions), spec.path.name)
+    found, part = select(find_submissions(Path(submissions), spec.path.name), shard)
     if jobs is not None:
         require_int("jobs", jobs, expected="must be at least 1", hint=f"Leave it out to use one per core ({cores()}).")
     jobs = jobs or cores()
@@ -303,9 +296,9 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     after = fingerprint(watched)
     changes = [*([] if verification.clean else [f"before grading: {verification}"]), *changed(before, after),
                *(str(c) for c in batch.watch.changes)]
-    return BatchResult(str(spec.path), spec.ids, _one_title_each(spec, rows), jobs,
+    return BatchResult(str(spec.path), spec.ids, one_title_each({e.id: e.title for e in spec.exercises}, rows), jobs,
                        time.monotonic() - start, tuple(changes), tuple(batch.strays), str(isolation),
-                       _limits_text(limits, batch.judges), str(published), f"verified: {verification}")
+                       _limits_text(limits, batch.judges), str(published), f"verified: {verification}", part)
 
 
 class _Batch:

@@ -66,6 +66,22 @@ class ChannelLost(BaseException):
         self.status, self.detail = status, detail
 
 
+EVIDENCE = 4000  # characters of a judge-side traceback kept as a grader bug's evidence
+
+
+class JudgeBroke(RuntimeError):
+    """The judge raised in its own process: a grader bug, with the traceback captured there (``judge_traceback``)."""
+
+    def __init__(self, what: str, judge_traceback: str):
+        super().__init__(f"the judge failed ({what})")
+        self.judge_traceback = judge_traceback
+
+
+class JudgeLost(RuntimeError):
+    """The judge process ended before its verdict: no traceback says why, and without the sandbox a kernel
+    (same user) could have ended it; the row is not graded and flagged, never called the grader's bug."""
+
+
 class BadReply(Exception):
     """The kernel's reply is not data the judge accepts: oversized, malformed, or an unsendable value."""
 
@@ -713,8 +729,21 @@ def _exception(type_name: str, message: str) -> BaseException:
 
 
 def decode_reply(data: bytes, tracked: list) -> dict:
-    """The reply, its values decoded and its state already put into the judge's objects."""
+    """The reply, its values decoded and its state already put into the judge's objects.
+
+    The bytes are the kernel's to choose (a learner can replace ``serve`` in their kernel): whatever
+    they make the decoder raise is a ``BadReply``, the learner's failure, never an exception that
+    reads as the grader's own bug (issue 39: a "grader bug" needs evidence from the judge's side)."""
     reply = load_reply(data)
+    try:
+        return _decoded(reply, tracked)
+    except BadReply:
+        raise
+    except Exception as exc:
+        raise BadReply(f"the reply is malformed ({type(exc).__name__}: {_short(exc, 200)})") from None
+
+
+def _decoded(reply: dict, tracked: list) -> dict:
     dec = _Decoder(tracked)
     after = reply.get("after") or {}
     if type(after) is not dict:

@@ -14,6 +14,10 @@ after it are flagged as not trustworthy), or when ``--allow-modified-course`` gr
 code that differs from its manifest; 2 for a usage error (``--sandbox=require`` without a sandbox,
 too), and when the course's code differs from what was committed or installed (``grading.manifest``:
 the message names the files); 130 when interrupted.
+
+Beyond one machine (``shards``): ``--shard K/N`` grades only the submissions whose learner name
+hashes to shard K of N and also writes ``shard.json``; ``course-grade merge SHARD_OUT... --out DIR``
+joins the N shards' reports into the one a single run writes (docs/instructors.md).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from course_grader.bubblewrap import MODES, probe
 from course_grader.report import prepare_out, summary_text, write_reports
 from course_grader.results import SubmissionGrade
 from course_grader.runner import Limits
+from course_grader.shards import exercise_identity, merge_main, parse_shard, release, settings_of, write_shard_file
 from course_grader.spec import find_exercise_notebook
 from course_utils.display import require_int
 
@@ -71,7 +76,8 @@ def _interrupt(signum, frame):
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course-grade",
-        description="Run each submitted notebook in its own kernel and grade it with the course's checks.")
+        description="Run each submitted notebook in its own kernel and grade it with the course's checks.",
+        epilog="`course-grade merge SHARD_OUT... --out DIR` joins the reports of --shard runs (course-grade merge -h).")
     parser.add_argument("exercise", help="the exercise notebook handed out: a path, a file name in exercises/, "
                         "or its number (01)")
     parser.add_argument("submissions", type=Path, help="folder of submissions: one notebook per learner, "
@@ -91,12 +97,18 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--allow-modified-course", action="store_true",
                         help="grade even when the course's code differs from what was committed (or installed); "
                         "every row is then flagged as not trustworthy and the exit status is 1")
+    parser.add_argument("--shard", type=parse_shard, metavar="K/N",
+                        help="grade only shard K of N (1 <= K <= N) of the submissions, chosen by a hash of each "
+                        "learner's name, and write shard.json beside the report for `course-grade merge`")
     parser.add_argument("--keep-scratch", action="store_true", help="keep the scratch folders and print where")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary on the screen")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["merge"]:
+        return merge_main(argv[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -120,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"no Jupyter kernel named {args.kernel!r}; `jupyter kernelspec list` shows them") from exc
         replaced = prepare_out(out)  # before grading: a refusal costs nothing
         isolation = probe(args.sandbox)
+        # what the merge compares shards by, read before any kernel starts
+        course = {"exercise": exercise_identity(exercise), "release": release()} if args.shard else None
     except ValueError as exc:
         parser.exit(2, f"course-grade: error: {exc}\n")
     # said before the first kernel starts, so an instructor without a sandbox knows at once
@@ -133,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = grade_batch(exercise, args.submissions, jobs=args.jobs, limits=limits, kernel_name=args.kernel,
                              keep_scratch=args.keep_scratch, progress=progress, sandbox=isolation,
-                             allow_modified_course=args.allow_modified_course)
+                             allow_modified_course=args.allow_modified_course, shard=args.shard)
     except KeyboardInterrupt:
         print("\ncourse-grade: interrupted; every kernel was stopped and no report was written", file=sys.stderr)
         return 130
@@ -142,10 +156,13 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
     written = write_reports(result, out)
+    if args.shard:
+        written.append(write_shard_file(out, result, settings_of(args, isolation.sandboxed), course))
     if not args.quiet:
         print(summary_text(result))
-        print(f"wrote {out / 'grades.csv'}, {out / 'details.csv'}, {out / 'summary.txt'} and "
-              f"{len(written) - 3} feedback file(s) in {out / 'feedback'}")
+        print(f"wrote {out / 'grades.csv'}, {out / 'details.csv'}, {out / 'summary.txt'}"
+              + (f", {out / 'shard.json'}" if args.shard else "")
+              + f" and {len(result.rows)} feedback file(s) in {out / 'feedback'}")
     return 1 if result.changed_files else 0
 
 

@@ -19,14 +19,13 @@ import multiprocessing
 import os
 import signal
 import sys
+import traceback
 import warnings
 from pathlib import Path
 
-from course_grader.boundary import ChannelLost
+from course_grader.boundary import EVIDENCE, ChannelLost, JudgeBroke, JudgeLost
 
 POLL = 0.5  # seconds between looks at whether the other side is still there
-
-
 def _receive(conn, alive) -> object:
     """The next message, or None when the other side has gone (``alive()`` false, or the pipe closed)."""
     while not conn.poll(POLL):
@@ -68,8 +67,8 @@ def _serve(conn, parent: int) -> None:
             message = ("done", judge_here(exercise_id, channel, None if handover is None else Path(handover)))
         except ChannelLost as lost:
             message = ("lost", lost.status, lost.detail)
-        except Exception as exc:  # the judge broke: the runner reports a grader bug, never a pass
-            message = ("broke", f"{type(exc).__name__}: {str(exc)[:500]}")
+        except Exception as exc:  # the judge broke: the runner reports a grader bug, never a pass, with this evidence
+            message = ("broke", f"{type(exc).__name__}: {str(exc)[:500]}", traceback.format_exc()[-EVIDENCE:])
         try:
             conn.send(message)
         except OSError:
@@ -116,13 +115,16 @@ class JudgeProcess:
                     self.conn.send(("lost", "died", f"the grader stopped relaying ({type(exc).__name__})"))
                     self._finish()
                     raise
-                self.conn.send(answer)
+                try:
+                    self.conn.send(answer)
+                except OSError as exc:  # the judge went while its request ran (a kernel can kill it): no verdict
+                    self._give_up(f"{type(exc).__name__} passing on the reply")
             elif kind == "done":
                 return message[1]
             elif kind == "lost":
                 raise ChannelLost(message[1], message[2])
             else:
-                raise RuntimeError(f"the judge failed ({message[1]})")
+                raise JudgeBroke(str(message[1]), str(message[2]) if len(message) > 2 else "")
 
     def _finish(self) -> None:
         """Wait for the judge to end the check in progress, answering any further request as lost."""
@@ -131,7 +133,7 @@ class JudgeProcess:
 
     def _give_up(self, why: str):
         self.lost = why
-        raise RuntimeError(f"the judge process was lost ({why}); this job's later submissions are judged in the grader")
+        raise JudgeLost(f"the judge process was lost ({why}); this job's later submissions are judged in the grader")
 
     def close(self) -> None:
         """Stop the process; it also stops by itself when the grader goes."""

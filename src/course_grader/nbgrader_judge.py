@@ -30,6 +30,7 @@ from __future__ import annotations
 import atexit
 import os
 import tempfile
+import traceback
 from pathlib import Path
 
 import nbformat
@@ -256,8 +257,10 @@ class JudgeCourseChecks(Execute):
             verdict, passed = str(result), result.passed
         except ChannelLost as lost:
             verdict, passed = f"FAIL [{exercise}] Not graded: the kernel was lost while the check ran ({lost.detail}).", False
-        except Exception as exc:  # the judge broke: a grader bug, never a pass
+        except Exception as exc:  # the judge broke (a reply's bytes cannot: boundary.decode_reply): a grader bug, never a pass
             verdict, passed = f"ERROR [{exercise}] The grader could not judge this check ({type(exc).__name__}: {exc}).", False
+            self.log.error("course_utils: a grader bug judging %s; the judge's traceback:\n%s", exercise,
+                           traceback.format_exc())
         if passed:
             cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=verdict + "\n")]
         else:

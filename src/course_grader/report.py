@@ -34,7 +34,7 @@ def _safe(text: object) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-REPORT_FILES = ("grades.csv", "details.csv", "summary.txt")
+REPORT_FILES = ("grades.csv", "details.csv", "summary.txt", "shard.json")  # shard.json: a --shard run's (shards)
 _CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)", re.S)
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~])")
 

@@ -8,7 +8,7 @@ because it is ``BatchResult.__str__``, so this module imports nothing of ``repor
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from course_utils.check_cells import CHECK_STATUSES
@@ -101,6 +101,21 @@ class SubmissionGrade:
 
 
 @dataclass(frozen=True)
+class Shard:
+    """Which part of a submissions folder a batch graded (``course-grade --shard K/N``; ``shards``).
+
+    ``of``: the (learner, file) of every submission in the folder, in the folder's order, so that the
+    merge can see that the shards saw the same folder and together graded all of it."""
+
+    index: int
+    count: int
+    of: tuple[tuple[str, str], ...] = ()
+
+    def __str__(self) -> str:
+        return f"shard {self.index}/{self.count}"
+
+
+@dataclass(frozen=True)
 class BatchResult:
     """A graded batch: the exercise ids in order, one row per submission, and what the grader saw."""
 
@@ -115,6 +130,8 @@ class BatchResult:
     limits: str = ""  # the time limits each submission had, in words
     copies: str = ""  # where copies of the published solution were looked for, in words
     verified: str = ""  # what the course's code was compared with before the first kernel (course_grader.manifest)
+    shard: Shard | None = None  # the part of the folder this batch graded (--shard K/N); None: all of it
+    merged_from: int = 0  # how many shards ``course-grade merge`` joined into this result; 0: one batch
 
     def counts(self) -> dict[str, Counter]:
         """How many submissions got each status, per exercise id."""
@@ -131,6 +148,30 @@ class BatchResult:
         return pre(str(self))
 
 
+def one_title_each(headings: dict[str, str], rows: list[SubmissionGrade]) -> tuple[SubmissionGrade, ...]:
+    """Name each exercise the same way in every row: the exercise notebook's heading (``headings``, by id), or,
+    where it has none, the title the first row that ran the check got from it (a row that never ran has none).
+
+    ``batch`` calls it on a batch's rows, ``shards`` on the rows it merged, with the headings a shard recorded."""
+    titles = dict(headings)
+    for row in rows:
+        for g in row.grades:
+            titles[g.exercise] = titles.get(g.exercise) or g.title
+    return tuple(replace(r, grades=tuple(replace(g, title=titles.get(g.exercise, g.title)) for g in r.grades))
+                 for r in rows)
+
+
+def _shard_lines(result: BatchResult) -> list[str]:
+    """What part of the folder the result covers, when it is a shard or a merge of shards."""
+    if result.shard is not None:
+        return [f"{result.shard}: {len(result.rows)} of the folder's {len(result.shard.of)} submission(s), chosen "
+                "by a hash of each learner's name; `course-grade merge` joins the shards into one report"]
+    if result.merged_from:
+        return [f"merged from {result.merged_from} shard(s) by `course-grade merge`: the jobs and seconds above "
+                "are the shards' together"]
+    return []
+
+
 def summary_text(result: BatchResult) -> str:
     """Counts per exercise and status, who passed everything, what to look at."""
     counts = result.counts()
@@ -143,7 +184,7 @@ def summary_text(result: BatchResult) -> str:
     lines = [f"course-grade: {Path(result.exercise_notebook).name}, {len(rows)} submission(s), "
              f"{result.jobs} job(s), {result.seconds:.1f} s", *([result.isolation] if result.isolation else []),
              *([result.limits] if result.limits else []), *([result.copies] if result.copies else []),
-             *([result.verified] if result.verified else []),
+             *([result.verified] if result.verified else []), *_shard_lines(result),
              "", *table, "",
              "all statuses: " + (", ".join(f"{s} {everything[s]}" for s in GRADE_STATUSES if everything[s]) or "none"),
              f"passed every exercise: {sum(r.passed_count == r.total and r.total > 0 for r in rows)} of {len(rows)}"]

@@ -33,7 +33,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from traitlets import Bool, List, Unicode
 
-from course_grader.boundary import REPLY_CAP, REPLY_MIME, ChannelLost, oversized_reply, request_cell
+from course_grader.boundary import EVIDENCE, REPLY_CAP, REPLY_MIME, ChannelLost, JudgeLost, oversized_reply, request_cell
 from course_grader.plan import Step
 from course_grader.sandbox import Scratch
 from course_utils.display import truncate
@@ -351,6 +351,24 @@ def judge_here(exercise_id: str, channel: Callable[[bytes], bytes], handover: Pa
             "hint": cut_with_note(result.hint, MESSAGE_LIMIT)}
 
 
+def judge_failure(exc: Exception) -> dict:
+    """The verdict when the judge raised ``exc`` (not ChannelLost): a grader bug only with the traceback the
+    judge's own process captured (``bug``, its evidence); a judge process that ended without one
+    (``boundary.JudgeLost``) leaves the exercise ungraded and ``lost``, for the instructor to regrade.
+
+    Nothing the kernel sends reaches here: ``boundary.decode_reply`` turns whatever a reply makes the
+    decoder raise into ``BadReply``, the learner's fail."""
+    import traceback
+
+    what = f"{type(exc).__name__}: {truncate(str(exc), 300)}"
+    if isinstance(exc, JudgeLost):
+        return {"status": "error", "title": "", "hint": "", "lost": what,
+                "message": f"Not graded: the grader's judge process ended before its verdict ({what})."}
+    evidence = getattr(exc, "judge_traceback", "") or "".join(traceback.format_exception(exc))[-EVIDENCE:]
+    return {"status": "error", "title": "", "hint": "This is a bug in the grader; please report it.",
+            "message": f"The grader could not judge this exercise ({what}).", "bug": evidence}
+
+
 def reply_of(outputs: list) -> bytes:
     """The one reply a request cell displayed, as bytes; b"" (unreadable) when there is not exactly one."""
     replies = [o["data"][REPLY_MIME] for o in outputs if o.get("output_type") == "display_data"
@@ -517,10 +535,8 @@ class _Steps:
             run.status, run.detail = lost.status, lost.detail
             run.slow = lost.status == "timeout" and judge_left <= min(self.limits.cell_timeout, left)
             return f"{lost.status}: {lost.detail}"
-        except Exception as exc:  # the judge itself broke: a grader bug, never a pass
-            run.result = {"status": "error", "title": "", "hint": "This is a bug in the grader; please report it.",
-                          "message": f"The grader could not judge this exercise ({type(exc).__name__}: "
-                                     f"{truncate(str(exc), 300)})."}
+        except Exception as exc:  # the judge itself broke, or its process was lost: never a pass
+            run.result = judge_failure(exc)
         finally:
             if clock.started is not None:
                 self.judged += time.monotonic() - clock.started

@@ -57,6 +57,23 @@ def _claimed_passes(outputs) -> set[str]:
     return claimed
 
 
+def _judge_faults(steps, runs: list[StepRun]) -> list[str]:
+    """Flags for checks the judge could not judge: a grader bug, named with the end of the traceback the judge's
+    process captured (``runner.judge_failure``), or a judge process lost without one."""
+    flags = []
+    for step, run in zip(steps, runs):
+        result = run.result if step.kind == "check" and isinstance(run.result, dict) else {}
+        if result.get("bug"):
+            lines = [ln.strip() for ln in str(result["bug"]).splitlines() if ln.strip()]
+            frame = next((ln for ln in reversed(lines) if ln.startswith("File ")), "no frame")
+            flags.append(f"grader bug judging {step.exercise}: {lines[-1] if lines else '?'} (judge-side traceback, "
+                         f"innermost frame: {frame})")
+        elif result.get("lost"):
+            flags.append(f"not trustworthy: the judge process was lost while judging {step.exercise} "
+                         f"({result['lost']}); without the sandbox a kernel can end it: regrade this submission")
+    return flags
+
+
 def judge(submission: Submission, spec: ExerciseSpec, plan: Plan, runs: list[StepRun], events: list[str],
           cells: list[LearnerCell]) -> SubmissionGrade:
     """The grades and notes of one submission, from the plan it ran and what happened to each step.
@@ -70,6 +87,7 @@ def judge(submission: Submission, spec: ExerciseSpec, plan: Plan, runs: list[Ste
         if step.kind == "check":
             grades[step.exercise] = _grade_check(step, run, titles.get(step.exercise, ""))
     notes += events
+    flags += _judge_faults(steps, runs)
     slow = [step.exercise for step, run in zip(steps, runs) if step.kind == "check" and run.slow]
     if slow:  # charged to this submission alone: the instructor sees why its checks were cut short
         flags.append(f"slow answers: used up its judge time, so {', '.join(slow)} "
