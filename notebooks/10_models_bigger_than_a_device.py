@@ -426,7 +426,8 @@ if hf:
 
 # %% [markdown] tags=["deeper"]
 # So a budget of exactly three layers for the CPU keeps two there, and the rest go to disk: `"disk"`
-# is always the last device, named in `max_memory` or not.
+# is always the last device, named in `max_memory` or not. Exercise 10.4 computes the budget that
+# keeps the layers you want off the disk.
 
 # %% tags=["deeper"]
 if hf:
