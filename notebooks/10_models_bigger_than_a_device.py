@@ -24,6 +24,7 @@
 # | 4 | 2 GPUs | 1 (2 GPUs) |
 # | 5 | a CPU | none |
 # | 6 | a CPU | none |
+# | Summary | 1 GPU | in Deeper: 1 (1 GPU) |
 #
 # Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then folds away the PyTorch source behind it.
 # <!-- lesson-needs:end -->
@@ -463,11 +464,30 @@ if hf:
     display(explain_device_error(refusal.message))
 
 # %% [markdown] tags=["deeper"]
-# The fix is to leave the model alone and move the inputs: to the device of its first layer
-# (`hf_device_map`'s first entry; a transformers model also has `model.device`). Here the CPU.
+# The fix is to leave the model alone. Its hooks move each layer's inputs to where that layer runs;
+# give it inputs on its first layer's device (`hf_device_map`'s first entry; a transformers model also
+# has `model.device`). Here the CPU.
 
 # %% tags=["deeper"]
 if hf:
     first = next(iter(offloaded.hf_device_map.values()))
     print(offloaded(x.to(first)).device)
     shutil.rmtree(offload, ignore_errors=True)
+
+# %% [markdown] tags=["deeper"]
+# With a GPU, GPU 0 runs every layer, and the layers mapped to `"cpu"` are offloaded as the disk ones
+# were here: their weights wait in CPU memory and are copied in for each forward.
+
+# %% tags=["deeper"]
+if gpu := needs_cuda(1, what="accelerate's CPU offload with a GPU", key="10-accelerate-gpu-offload"):
+    if hf:
+        on_gpu = six_layers()
+        dispatch_model(on_gpu, {"0": 0, "1": 0, "2": "cpu", "3": "cpu", "4": "cpu", "5": "cpu"})
+        print("hf_device_map:", on_gpu.hf_device_map)
+        print("layer 0 on", on_gpu[0].weight.device, "| layer 2 on", on_gpu[2].weight.device)
+        print("output on", on_gpu(torch.randn(2, 256)).device, "| from a GPU input:", on_gpu(torch.randn(2, 256, device="cuda")).device)
+        print(raises(lambda: on_gpu.to("cuda"), RuntimeError, match="offloaded to cpu or disk"))
+    else:
+        display(hf)
+else:
+    display(gpu)
