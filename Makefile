@@ -67,13 +67,14 @@ $(STAMP): $(WING_FILES)
 	$(BIN)/python -m pip install --quiet -e ".[test]" $(WINGS)
 	@touch $(STAMP) $(LAB_STAMP)
 
-# What a learner needs: the course package with JupyterLab and Jupytext, no test tooling; and the
-# authors' tools, whose workspace copier `make lab` runs (no grader).
+# What a learner needs: the course package with JupyterLab and Jupytext, no test tooling, with the
+# optional `hf` extra (accelerate, for lesson 10's device_map part); and the authors' tools, whose
+# workspace copier `make lab` runs (no grader).
 $(LAB_STAMP): $(WING_FILES)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python scripts/install_torch.py $(TORCH_CHOICE)
-	$(BIN)/python -m pip install --quiet -e ".[lab]" -e ./wings/authoring
+	$(BIN)/python -m pip install --quiet -e ".[lab,hf]" -e ./wings/authoring
 	@touch $(LAB_STAMP)
 
 # The learner's own copies, then JupyterLab on them. The copy step writes only missing files.

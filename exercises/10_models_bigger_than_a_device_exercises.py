@@ -85,3 +85,20 @@ def optimizer_state_devices(model: nn.Module, optimizer: torch.optim.Optimizer) 
 
 # %%
 check("10.3")
+
+# %% [markdown]
+# ## Exercise 10.4 · A CPU budget that keeps layers off the disk
+#
+# accelerate's `infer_auto_device_map(model, max_memory={"cpu": budget})` fills the CPU in order,
+# then sends the rest to `"disk"`, and keeps room on the CPU for the largest layer going to disk
+# (lesson 10, the last Deeper part). Write `cpu_budget(model, on_cpu)`: the smallest budget, an `int`
+# of bytes, that keeps the first `on_cpu` top-level layers on the CPU. Count each layer's parameters
+# and buffers in bytes; the models are on `meta`. No accelerate is needed to answer.
+
+# %%
+def cpu_budget(model: nn.Module, on_cpu: int) -> int:
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+# %%
+check("10.4")

@@ -24,6 +24,7 @@
 # | 4 | 2 GPUs | 1 (2 GPUs) |
 # | 5 | a CPU | none |
 # | 6 | a CPU | none |
+# | Summary | 1 GPU | in Deeper: 1 (1 GPU) |
 #
 # Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then folds away the PyTorch source behind it.
 # <!-- lesson-needs:end -->
@@ -52,11 +53,12 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from course_utils.bigmodels import dispatch, still_on_meta
+from course_utils.bigmodels import dispatch, module_bytes, still_on_meta
 from course_utils.checks import check
 from course_utils.claims import raises
 from course_utils.devices import pick_device
-from course_utils.gates import needs_cuda
+from course_utils.errors import explain_device_error
+from course_utils.gates import needs_cuda, needs_package
 # Short tracebacks: frames inside torch's own code are hidden from errors; %tb shows the full one.
 # %load_ext course_utils.tracebacks
 
@@ -273,7 +275,7 @@ placed.remove()
 # - `meta` models cost no memory; `to_empty` allocates (uninitialised), `reset_parameters` or a checkpoint fills it.
 # - `load_state_dict(..., assign=True)` keeps the checkpoint's tensors; without it a meta model stays meta. Build the optimizer afterwards.
 # - A split model moves its activations; gradients and optimizer state stay with each parameter.
-# - A device map is a dict plus hooks that move inputs.
+# - A device map is a dict plus hooks that move inputs. Hugging Face's `device_map` is accelerate's: the last Deeper part runs it.
 #
 # **Exercises:** [10_models_bigger_than_a_device_exercises.ipynb](10_models_bigger_than_a_device_exercises.ipynb).
 # **Next:** [11_device_in_the_rest_of_your_code.ipynb](11_device_in_the_rest_of_your_code.ipynb): the device
@@ -388,3 +390,104 @@ lines[start:start + 2]
 # module's `forward` with a wrapper and keeps the original as `_old_forward`. With offloading,
 # a layer's weights stay on the CPU or on disk and are moved in just before its forward. The
 # course's `dispatch` keeps only the idea, with PyTorch's own hook API.
+
+# %% [markdown] tags=["deeper"]
+# ### Deeper: Hugging Face's `device_map`, with accelerate's own functions
+
+# %% [markdown] tags=["deeper"]
+# `from_pretrained(..., device_map="auto")` in transformers calls accelerate: `init_empty_weights`
+# builds the model without memory (on meta, as in part 1), `infer_auto_device_map` fills the map from
+# `max_memory`, and `dispatch_model` places each layer and hooks it. Here are the same three calls on a
+# small model built here, nothing downloaded. accelerate is optional (`make lab` installs it, or
+# `pip install "course-utils[hf]"`): without it each cell says what it skipped.
+
+# %% tags=["deeper"]
+def six_layers():
+    return nn.Sequential(*(nn.Linear(256, 256) for _ in range(6)))  # 263,168 bytes a layer in float32
+
+if hf := needs_package("accelerate", extra="hf", what="accelerate's device map"):
+    from accelerate import dispatch_model, infer_auto_device_map, init_empty_weights
+
+    with init_empty_weights():
+        empty = six_layers()
+    print(empty[0].weight.device, module_bytes(empty[0]), "bytes a layer")
+display(hf)
+
+# %% [markdown] tags=["deeper"]
+# `max_memory` is a budget per device, in bytes or as `"600KB"`: integers are GPUs (`0` is `cuda:0`),
+# then `"cpu"`, then `"disk"`. The map comes from shapes alone, so no GPU is needed to plan for one:
+# without one, accelerate warns that device 0 is not there, and plans anyway. 600 KB holds two layers,
+# yet GPU 0 gets one: accelerate keeps room on GPU 0, and on the CPU, for the largest layer still to
+# come, which the hooks bring in from the CPU or disk (its docstring: "there is always room left on
+# GPU 0 to put back the layer offloaded on CPU that has the largest size").
+
+# %% tags=["deeper"]
+if hf:
+    print(dict(infer_auto_device_map(empty, max_memory={0: "600KB", "cpu": "800KB", "disk": "10MB"})))
+
+# %% [markdown] tags=["deeper"]
+# So a budget of exactly three layers for the CPU keeps two there, and the rest go to disk: `"disk"`
+# is always the last device, named in `max_memory` or not. Exercise 10.4 computes the budget that
+# keeps the layers you want off the disk.
+
+# %% tags=["deeper"]
+if hf:
+    print(dict(infer_auto_device_map(empty, max_memory={"cpu": 3 * module_bytes(empty[0])})))
+
+# %% [markdown] tags=["deeper"]
+# `dispatch_model` takes such a map. It writes the disk layers to `offload_dir` (one file per tensor),
+# leaves their parameters on meta, loads them at each forward, and records the map as the model's
+# `hf_device_map`. The output is the same as before.
+
+# %% tags=["deeper"]
+if hf:
+    offloaded = six_layers()
+    x = torch.randn(2, 256)
+    before = offloaded(x)
+    offload = Path(tempfile.mkdtemp(prefix="course-10-offload-"))
+    three_and_three = {"0": "cpu", "1": "cpu", "2": "cpu", "3": "disk", "4": "disk", "5": "disk"}
+    dispatch_model(offloaded, three_and_three, offload_dir=offload)
+    print("hf_device_map:", offloaded.hf_device_map)
+    print("layer 3's weight on", offloaded[3].weight.device, "| in", offload.name, ":", sorted(p.name for p in offload.iterdir())[:3], "...")
+    print("same output:", torch.equal(offloaded(x), before))
+
+# %% [markdown] tags=["deeper"]
+# Now the mistake from the forums: `model.to(...)` on a dispatched model. accelerate replaces the
+# model's `.to` with a wrapper that warns ("You shouldn't move a model that is dispatched using
+# accelerate hooks.") and refuses when any layer is offloaded: here the disk layers; with a GPU, the CPU
+# layers too, whose weights the hooks copy to the GPU at each forward. The explainer knows the message.
+
+# %% tags=["deeper"]
+if hf:
+    refusal = raises(lambda: offloaded.to("cpu"), RuntimeError, match="offloaded to cpu or disk")
+    print(refusal)
+    display(explain_device_error(refusal.message))
+
+# %% [markdown] tags=["deeper"]
+# The fix is to leave the model alone. Its hooks move each layer's inputs to where that layer runs;
+# give it inputs on its first layer's device (`hf_device_map`'s first entry; a transformers model also
+# has `model.device`). Here the CPU.
+
+# %% tags=["deeper"]
+if hf:
+    first = next(iter(offloaded.hf_device_map.values()))
+    print(offloaded(x.to(first)).device)
+    shutil.rmtree(offload, ignore_errors=True)
+
+# %% [markdown] tags=["deeper"]
+# With a GPU, GPU 0 runs every layer, and the layers mapped to `"cpu"` are offloaded as the disk ones
+# were here: their weights wait in CPU memory and are copied in for each forward.
+
+# %% tags=["deeper"]
+if gpu := needs_cuda(1, what="accelerate's CPU offload with a GPU", key="10-accelerate-gpu-offload"):
+    if hf:
+        on_gpu = six_layers()
+        dispatch_model(on_gpu, {"0": 0, "1": 0, "2": "cpu", "3": "cpu", "4": "cpu", "5": "cpu"})
+        print("hf_device_map:", on_gpu.hf_device_map)
+        print("layer 0 on", on_gpu[0].weight.device, "| layer 2 on", on_gpu[2].weight.device)
+        print("output on", on_gpu(torch.randn(2, 256)).device, "| from a GPU input:", on_gpu(torch.randn(2, 256, device="cuda")).device)
+        print(raises(lambda: on_gpu.to("cuda"), RuntimeError, match="offloaded to cpu or disk"))
+    else:
+        display(hf)
+else:
+    display(gpu)

@@ -332,3 +332,32 @@ def reference_autocast_settings(device, bf16_supported: bool) -> dict:
     kind = torch.device(device).type
     dtype = torch.bfloat16 if kind == "cpu" or bf16_supported else torch.float16
     return {"device_type": kind, "dtype": dtype, "scaler": dtype is torch.float16}
+
+
+# --------------------------------------------------------------------------- 10.4
+
+
+def _layer_bytes(layer, numbers: bool = False, buffers: bool = True) -> int:
+    tensors = [*layer.parameters(), *(layer.buffers() if buffers else ())]
+    return sum(t.numel() * (1 if numbers else t.element_size()) for t in tensors)
+
+
+def reference_cpu_budget(model, on_cpu: int, reserve: str = "largest to disk", numbers: bool = False,
+                         buffers: bool = True) -> int:
+    """The smallest max_memory["cpu"] that keeps the first ``on_cpu`` layers on the CPU (accelerate 1.16.0's
+    infer_auto_device_map), and, with its knobs, the budgets of 10.4's plausible wrong answers."""
+    sizes = [_layer_bytes(layer, numbers, buffers) for _, layer in model.named_children()]
+    kept, rest = sizes[:on_cpu], sizes[on_cpu:]
+    room = {"largest to disk": max(rest, default=0), "none": 0, "largest of all": max(sizes),
+            "next layer": rest[0] if rest else 0}[reserve]
+    return sum(kept) + room
+
+
+BUDGET_VARIANTS = {
+    "no reserve": {"reserve": "none"},
+    "largest of all": {"reserve": "largest of all"},
+    "next layer": {"reserve": "next layer"},
+    "always reserve": {"reserve": "largest of all"},
+    "numbers": {"numbers": True},
+    "no buffers": {"buffers": False},
+}

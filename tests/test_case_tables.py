@@ -26,6 +26,8 @@ from course_utils.checks.nb04 import LANDING_CASES, LISTING_ANSWERS
 from course_utils.checks.nb05 import INDEX_CASES
 from course_utils.checks.nb08 import DEVICE_IDS_CASES, LAUNCHES, RANK_CASES, SHARED_CASES
 from course_utils.checks.nb10 import (
+    BUDGET_CASES,
+    BUDGET_MISTAKES,
     MATERIALIZE_MODELS,
     PLAN_CASES,
     PLAN_MISTAKES,
@@ -193,6 +195,32 @@ def test_10_2_reference_fills_in_order_never_goes_back_and_an_exact_fit_fits():
     assert set(ref.reference_plan_device_map(pair, {"cpu": 8_008_000}).values()) == {torch.device("cpu")}
     assert set(ref.reference_plan_device_map(pair, {"cuda:0": 100, "cuda:1": 8_008_000}).values()) == {
         torch.device("cuda:1")}
+
+
+def test_10_4_table_follows_the_reference_and_names_each_mistake_by_its_budget():
+    assert set(ref.BUDGET_VARIANTS) == set(BUDGET_MISTAKES)
+    for what, build, on_cpu, budget, mistakes in BUDGET_CASES:
+        model = build()
+        assert ref.reference_cpu_budget(model, on_cpu) == budget, what
+        for key, knob in ref.BUDGET_VARIANTS.items():
+            if key in mistakes:
+                assert ref.reference_cpu_budget(model, on_cpu, **knob) == mistakes[key] != budget, (what, key)
+    assert all(any(key in m for *_, m in BUDGET_CASES) for key in BUDGET_MISTAKES)  # each mistake is told apart once
+
+
+def test_10_4_budgets_are_what_the_installed_accelerate_plans(caplog):
+    """The smallest budget: with it accelerate keeps exactly the first layers on the CPU, with a byte less one fewer."""
+    accelerate = pytest.importorskip("accelerate", reason="needs accelerate, the optional hf extra (CI installs it)")
+    for what, build, on_cpu, budget, _ in BUDGET_CASES:
+        model = build()
+        names = [name for name, _ in model.named_children()]
+        plan = accelerate.infer_auto_device_map(model, max_memory={"cpu": budget}, clean_result=False)
+        assert [plan[n] for n in names] == ["cpu"] * on_cpu + ["disk"] * (len(names) - on_cpu), what
+        # a byte less and a layer that should stay goes to disk (with all on the CPU, two: the reserve comes back)
+        less = [accelerate.infer_auto_device_map(model, max_memory={"cpu": budget - 1}, clean_result=False)[n]
+                for n in names]
+        kept = less.count("cpu")
+        assert kept < on_cpu and less == ["cpu"] * kept + ["disk"] * (len(names) - kept), (what, less)
 
 
 def test_10_3_table_follows_the_reference():

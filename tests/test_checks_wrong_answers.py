@@ -885,6 +885,11 @@ WRONG = [
     ("10.3", nb10.state_on_parameter_device, "'step'"),
     ("10.3", nb10.state_by_position, "parameter's name"),
     ("10.3", nb10.state_skips_empty, "without state"),
+    ("10.4", nb10.budget_without_reserve, "forgets the room accelerate keeps"),
+    ("10.4", nb10.budget_largest_of_all, "largest layer of the whole model"),
+    ("10.4", nb10.budget_next_layer, "the next layer"),
+    ("10.4", nb10.budget_without_buffers, "forgets buffers"),
+    ("10.4", nb10.budget_as_a_string, "an int"),
 ]
 
 

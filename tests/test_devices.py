@@ -1,6 +1,8 @@
 """devices: the report, the choice and the preflight, on machines described as plain data."""
 
+import importlib.metadata
 import os
+import sys
 from dataclasses import FrozenInstanceError, replace
 from pathlib import Path
 
@@ -9,7 +11,7 @@ import torch
 from torch.torch_version import TorchVersion
 
 from course_utils.devices import check_device, choose_device, usable_accelerator
-from course_utils.gates import needs_accelerator, needs_cuda
+from course_utils.gates import needs_accelerator, needs_cuda, needs_package
 from course_utils.lessons import course
 from course_utils.machine import GIB, AcceleratorInfo, MachineFacts, collect_facts
 from course_utils.machine_report import DeviceReport, device_report
@@ -424,3 +426,21 @@ def test_check_device_refuses_what_this_machine_lacks_before_any_work():
     else:
         with pytest.raises(ValueError, match="CUDA device\\(s\\) are visible"):
             check_device(f"cuda:{torch.cuda.device_count()}")
+
+
+# ----------------------------------------------------------------- needs_package (an optional extra)
+
+
+def test_needs_package_says_what_it_skipped_and_how_to_install_when_the_package_is_hidden(monkeypatch):
+    monkeypatch.setitem(sys.modules, "accelerate", None)  # as if not installed: import accelerate fails
+    req = needs_package("accelerate", extra="hf", what="accelerate's device map")
+    assert not req and req.evidence() is None
+    assert str(req).startswith("SKIPPED accelerate's device map: it needs accelerate")
+    assert 'pip install "course-utils[hf]"' in str(req) and "make lab" in str(req)
+
+
+def test_needs_package_is_met_by_an_importable_package_and_names_its_version():
+    req = needs_package("torch", extra="none", what="a cell")
+    assert req and str(req) == f"Running a cell with torch {importlib.metadata.version('torch')}."
+    with pytest.raises(ValueError, match="module name"):
+        needs_package("not a name", extra="hf")

@@ -58,6 +58,10 @@ def test_lab_extra_is_what_a_learner_needs_and_test_extra_holds_it():
         "the install cell on Colab/Kaggle installs the dependencies: no JupyterLab or test tools there"
     )
     assert set(extras["lab"]) <= set(extras["test"]), "make test after make lab must have everything make lab has"
+    # `hf` is optional and small: accelerate alone, which `test` holds too so that nbval runs lesson 10's cells for real
+    assert _names(extras["hf"]) == {"accelerate"}
+    assert set(extras["hf"]) <= set(extras["test"]), "make test must run the cells make lab's accelerate runs"
+    assert "accelerate" not in _names(project["dependencies"]), "accelerate is optional: an extra, not a dependency"
     assert TEST_TOOLS <= _names(extras["test"])
 
 
@@ -72,7 +76,8 @@ def _dry_run(*args, tmp_path):
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_make_lab_installs_the_lab_extra_only_then_opens_the_workspace(tmp_path):
     out, venv = _dry_run("lab", tmp_path=tmp_path)
-    assert '-e ".[lab]"' in out and ".[test]" not in out
+    # the learner's install: JupyterLab and Jupytext, and accelerate (optional, `hf`: lesson 10's device_map part)
+    assert '-e ".[lab,hf]"' in out and ".[test]" not in out
     assert f"course_authoring.workspace --root . --workspace {tmp_path / 'ws'}" in out
     assert f"cd {tmp_path / 'ws'} && " in out and "jupyter lab" in out and "01_device_query.ipynb" in out
     # make lab's stamp does not stand for the test extras: make test installs them afterwards

@@ -208,7 +208,8 @@ def test_a_passage_shown_before_is_named_with_its_cell_and_part(tmp_path):
 
 # ----------------------------------------------------------------- each quote, in the releases its label names
 
-QUOTED = sorted({(q.file, q.text, q.kind, q.since, q.until) for q in ALL_QUOTES})
+QUOTED = sorted({(q.file, q.text, q.kind, q.since, q.until) for q in ALL_QUOTES if q.library is None})
+LIBRARY_QUOTES = sorted({q for q in ALL_QUOTES if q.library is not None}, key=lambda q: (q.file, q.text))
 
 
 # Another release's files, unpacked from its wheel (torch/ with lib/*.so), can stand in for the installed
@@ -235,6 +236,17 @@ def test_every_quote_is_in_the_installed_torch_exactly_when_its_label_says(file,
         assert not here, f"torch {TORCH_VERSION} has {text!r} ({file}), but the label says {quote.releases}: widen it"
     else:
         pytest.skip(f"torch {TORCH_VERSION} is outside the checked releases {RELEASES[0]}..{RELEASES[-1]}")
+
+
+@pytest.mark.parametrize("quote", LIBRARY_QUOTES, ids=[f"{q.file}:{q.text[:30]}" for q in LIBRARY_QUOTES])
+def test_every_library_quote_is_in_the_installed_library(quote):
+    """A library's quote (lesson 10's accelerate, the `hf` extra the test set-up installs) is in its installed
+    source; a newer release that rewords it fails here, to be read again and relabelled."""
+    top = quote.file.split("/")[0]
+    pytest.importorskip(top, reason=f"needs {top}, an optional extra of the course")
+    assert installed_text_contains(quote), (f"the installed {top} does not contain this quote from {quote.file} "
+                                            f"(read in {quote.library}): {quote.text!r}")
+    assert installed_text_contains(SourceQuote(quote.file, quote.text + " and more", library=quote.library)) is False
 
 
 def test_a_quote_that_is_not_in_torch_is_caught():

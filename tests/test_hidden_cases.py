@@ -17,7 +17,7 @@ import random
 
 import pytest
 import torch
-from answer_references import reference_materialize, visible_gpus_reference
+from answer_references import reference_cpu_budget, reference_materialize, visible_gpus_reference
 from torch import nn
 
 from course_grader.boundary import grade, local_channel
@@ -154,6 +154,24 @@ def test_the_drawn_cases_are_not_staged(tmp_path):
     for name in UNSTAGED:
         assert not list(root.rglob(name)) and not list(root.rglob(f"{name}*")), name
     assert not any("hidden_cases" in str(p) for p in root.rglob("*"))
+
+
+def test_drawn_cpu_budgets_agree_with_the_reference_and_with_the_installed_accelerate(caplog):
+    rng = random.Random(36)
+    rows = [row for _ in range(25) for row in RULES["10.4"](rng)]
+    for what, build, on_cpu, budget, _ in rows:
+        assert budget == reference_cpu_budget(build(), on_cpu), what
+    accelerate = pytest.importorskip("accelerate", reason="needs accelerate, the optional hf extra (CI installs it)")
+    for what, build, on_cpu, budget, _ in rows:
+        model = build()
+        names = [name for name, _ in model.named_children()]
+        # with the budget the first on_cpu layers stay (one more too, when it is the last: no room is kept for it),
+        # with a byte less one of them goes to disk
+        for cpu, enough in ((budget, True), (budget - 1, False)):
+            plan = accelerate.infer_auto_device_map(model, max_memory={"cpu": cpu}, clean_result=False)
+            kept = [plan[n] for n in names].count("cpu")
+            assert [plan[n] for n in names] == ["cpu"] * kept + ["disk"] * (len(names) - kept), what
+            assert (kept >= on_cpu) is enough, (what, cpu, kept)
 
 
 def test_drawn_models_are_real_modules_of_the_kernels_classes():

@@ -29,7 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 LEARNER_NEEDS = {"torch", "ipywidgets", "matplotlib"}
 # What must not be in the learner's install: the other wings, their tools and their dependencies.
 NOT_INSTALLED = ("course_grader", "course_authoring", "jupytext", "nbformat", "nbclient", "nbconvert", "sphinx",
-                 "nbgrader", "jupyterlab", "pytest")
+                 "nbgrader", "jupyterlab", "pytest",
+                 # optional (the `hf` extra): the lessons' imports cells must run without it
+                 "accelerate")
 # Modules of the learner's package that would mean a wing's code came back into it.
 WING_MODULES = re.compile(r"(^|\.)(grading|boundary|sandbox|bubblewrap|nbgrader\w*|pairing|exercises|header|lesson_map|"
                           r"gpu_cells|site|executed|workspace|recorder|quotes|error_docs)$")
@@ -175,6 +177,10 @@ def test_the_learners_wheel_installs_alone_and_runs_every_lessons_imports(tmp_pa
     assert report["package"].startswith(site), "the fresh venv imports the installed wheel, not the checkout"
     requires = [r for r in report["requires"] if "extra ==" not in r]
     assert {_name(r) for r in requires} == LEARNER_NEEDS, requires
+    # the one optional extra a learner may add: `hf` is accelerate alone (lesson 10's device_map part); the
+    # fresh venv has not got it (NOT_INSTALLED), so every imports cell ran without it
+    hf = [r for r in report["requires"] if re.search(r"""extra\s*==\s*["']hf["']""", r)]
+    assert {_name(r.partition(";")[0]) for r in hf} == {"accelerate"}, hf
     assert not any(report["found"].values()), f"the learner's install finds {[n for n, f in report['found'].items() if f]}"
     assert not [m for m in report["modules"] if WING_MODULES.search(m)], report["modules"]
     assert not [f for f in report["files"] if f.startswith(("course_grader", "course_authoring", "solutions"))]

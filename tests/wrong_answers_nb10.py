@@ -99,3 +99,40 @@ def state_skips_empty(model, optimizer):
     """Leaves out parameters without state (before the first step, frozen ones)."""
     return {name: {key: value.device for key, value in optimizer.state[p].items()}
             for name, p in model.named_parameters() if p in optimizer.state and optimizer.state[p]}
+
+
+# ----------------------------------------------------------------------------- 10.4
+
+
+def _sizes(model, buffers=True):
+    return [sum(t.numel() * t.element_size() for t in [*layer.parameters(), *(layer.buffers() if buffers else ())])
+            for _, layer in model.named_children()]
+
+
+def budget_without_reserve(model, on_cpu):
+    """Adds up the layers that stay: accelerate's room for the largest disk layer sends the last of them to disk."""
+    return sum(_sizes(model)[:on_cpu])
+
+
+def budget_largest_of_all(model, on_cpu):
+    """Keeps room for the largest layer of the model, which may be one that stays on the CPU."""
+    sizes = _sizes(model)
+    return sum(sizes[:on_cpu]) + max(sizes)
+
+
+def budget_next_layer(model, on_cpu):
+    """Keeps room for the next layer only, not the largest of those going to disk."""
+    sizes = _sizes(model)
+    return sum(sizes[:on_cpu]) + (sizes[on_cpu] if on_cpu < len(sizes) else 0)
+
+
+def budget_without_buffers(model, on_cpu):
+    """Counts parameters only: BatchNorm's running statistics are buffers and take memory too."""
+    sizes = _sizes(model, buffers=False)
+    return sum(sizes[:on_cpu]) + max(sizes[on_cpu:], default=0)
+
+
+def budget_as_a_string(model, on_cpu):
+    """Returns what max_memory also accepts, a string with a unit, where the question asks for bytes."""
+    sizes = _sizes(model)
+    return f"{(sum(sizes[:on_cpu]) + max(sizes[on_cpu:], default=0)) // 1000}KB"

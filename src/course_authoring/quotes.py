@@ -60,6 +60,8 @@ def installed_text_contains(quote: SourceQuote, torch_dir: Path | None = None) -
         import torch
 
         torch_dir = Path(torch.__file__).resolve().parent
+    if quote.library is not None:  # a library's Python source, under its installed package (None: not installed)
+        return _library_text_contains(quote)
     if quote.kind == "python":
         path = torch_dir.parent / quote.file
         if not path.is_file():
@@ -76,6 +78,18 @@ def installed_text_contains(quote: SourceQuote, torch_dir: Path | None = None) -
         return bool(libraries) and all(_in_some_library(piece.encode(), libraries) for piece in quote.pieces)
     raise ValueError("SourceQuote.kind must be 'python', 'literal', 'cuda-literal', 'nccl-literal' or "
                      f"'mps-literal', found {quote.kind!r}.")
+
+
+def _library_text_contains(quote: SourceQuote) -> bool:
+    """Whether the installed library (``quote.file``'s first part, such as accelerate) holds ``quote``, as Python."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(quote.file.split("/")[0])
+    if spec is None or spec.origin is None:
+        return False
+    path = Path(spec.origin).parent.parent / quote.file
+    squash = lambda s: re.sub(r"\s+", " ", s).strip()  # noqa: E731
+    return path.is_file() and squash(quote.text) in squash(path.read_text(encoding="utf-8"))
 
 
 def compiled_libraries(torch_dir: Path) -> list[Path]:

@@ -57,6 +57,7 @@ _HOMES = {
     "module_device": "placement",
     "needs_accelerator": "gates",
     "needs_cuda": "gates",
+    "needs_package": "gates",
     "pick_device": "devices",
     "placement_report": "placement",
     "preflight": "readiness",

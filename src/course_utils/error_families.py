@@ -800,7 +800,19 @@ FAMILIES: tuple[Family, ...] = (
                 "first layer; model.hf_device_map shows the rest). To have it all on one GPU, load it with "
                 "device_map={{'': 0}} when it fits, or a smaller or quantized model when it does not."),
            example="You can't move a model that has some modules offloaded to cpu or disk.",
-           releases="accelerate 1.15.0.dev0 (commit 16cb6eb)", source="accelerate src/accelerate/big_modeling.py"),
+           releases="accelerate 1.15.0.dev0 (commit 16cb6eb), 1.16.0 (raised live in lesson 10)",
+           source="accelerate src/accelerate/big_modeling.py (dispatch_model)"),
+    Family("accelerate-max-memory-key", LIBRARIES, "Accelerate: a max_memory key that is not a device it knows",
+           r"Device (?P<key>.+?) is not recognized, available devices are integers\(for GPU/XPU\), 'mps', 'cpu' and 'disk'",
+           "library-placement", devices=("cuda",),
+           cause=("max_memory (in infer_auto_device_map, or from_pretrained(..., device_map='auto', max_memory=...)) has the "
+                  "key {key}, which is none of them: Accelerate names a GPU by its index as an integer (0 for cuda:0), and "
+                  "the other places 'mps', 'cpu' and 'disk'; the string 'cuda:0', the string '0' and torch.device('cuda:0') "
+                  "are not keys it knows."),
+           fix=("Key the budgets by integer GPU index: max_memory={{0: '20GiB', 1: '20GiB', 'cpu': '30GiB'}} (with "
+                "CUDA_VISIBLE_DEVICES set, 0 is the first visible GPU)."),
+           example="Device cuda:0 is not recognized, available devices are integers(for GPU/XPU), 'mps', 'cpu' and 'disk'",
+           releases="accelerate 1.16.0 (raised live in the tests)", source="accelerate src/accelerate/utils/modeling.py (get_max_memory)"),
     Family("offload-folder", LIBRARIES, "Hugging Face: weights offloaded to disk need a folder",
            r"had weights offloaded to the disk\. Please provide an `offload_folder`|We need an `offload_dir` to dispatch "
            r"this model|will be offloaded to disk, please pass along an `offload_folder`",
@@ -812,7 +824,7 @@ FAMILIES: tuple[Family, ...] = (
                 "quantized), or more memory via max_memory={{0: '20GiB', 'cpu': '30GiB'}}."),
            example="The current `device_map` had weights offloaded to the disk. Please provide an `offload_folder` for "
                    "them. ...",
-           releases="transformers 4.x; accelerate 1.15.0.dev0",
+           releases="transformers 4.x; accelerate 1.15.0.dev0, 1.16.0",
            source="https://github.com/haotian-liu/LLaVA/issues/1553; accelerate big_modeling.py, utils/modeling.py"),
     Family("bnb-dispatched", LIBRARIES, "bitsandbytes: modules dispatched to the CPU or disk",
            r"Some modules are dispatched on the CPU or the disk",

@@ -1,5 +1,8 @@
 """The gates of GPU cells: ``needs_cuda`` (CUDA only) and ``needs_accelerator`` (any accelerator, ``meta`` without one).
 
+``needs_package`` gates the cells that use an optional package of the course (accelerate, the ``hf``
+extra, in lesson 10): without it they say what they skipped and how to install it, and the lesson runs on.
+
 A lesson decides its device once, in its first code cell (``device = pick_device()``, lesson 01's
 idiom), and its gates take that: ``needs_accelerator(device, ...)`` runs the cell on the lesson's
 device, or on ``meta`` when that is the CPU; ``needs_cuda(count, ...)`` takes the number of CUDA GPUs
@@ -11,6 +14,8 @@ a cell needs. Neither chooses a device again. Lessons import them from here
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import re
 from dataclasses import dataclass
 
@@ -132,6 +137,29 @@ def needs_accelerator(device, *, what: str = "this cell", key: str | None = None
         key,
         torch.device("meta"),
     )
+
+
+def needs_package(name: str, *, extra: str, what: str = "this cell") -> Requirement:
+    """Check for an optional package (one of the course's extras) before the cells that use it.
+
+    Use as ``if hf := needs_package("accelerate", extra="hf", what="accelerate's device map"):`` with
+    ``display(hf)`` in the ``else`` branch: it says what was skipped and how to install the package. Found
+    means importable here (``importlib.util.find_spec``); nothing is imported. Not a GPU cell: it takes no
+    evidence key, and ``make pairs`` does not count it. Lesson: notebook 10 (accelerate's ``device_map``).
+    """
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][\w.]*", name):
+        raise ValueError(f"needs_package(name) takes a module name such as 'accelerate'; got {name!r}.")
+    if importlib.util.find_spec(name) is None:
+        return Requirement(
+            False,
+            f"SKIPPED {what}: it needs {name}, an optional package that this Python has not got. Install it with "
+            f"pip install \"course-utils[{extra}]\" (make lab does) or pip install {name}, then restart the kernel.",
+        )
+    try:
+        version = importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:  # importable, but not installed by pip (a path on sys.path)
+        version = "(version unknown)"
+    return Requirement(True, f"Running {what} with {name} {version}.")
 
 
 # An evidence key: the notebook's two digits, then lowercase words joined by dashes ("04-set-device").

@@ -169,6 +169,7 @@ LESSONS = (
      ),
      (
          ('10-two-gpu-split', 2, 'the two-GPU split model', '4', False, 'cuda'),
+         ('10-accelerate-gpu-offload', 1, "accelerate's CPU offload with a GPU", 'Summary', True, 'cuda'),
      )),
     ('11', 'The device in the rest of your code', 'notebooks/11_device_in_the_rest_of_your_code.ipynb',
      (

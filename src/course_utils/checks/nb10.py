@@ -428,3 +428,73 @@ def _state_identity(optimizer) -> list[tuple[int, str, int]]:
     """Which tensor object sits under each (parameter, key) of the state: a reader leaves it as it was."""
     return sorted((id(p), str(key), id(value)) for p, state in optimizer.state.items() for key, value in state.items())
 
+
+
+# --------------------------------------------------------------------------- 10.4
+
+# (what, a builder of the model on meta, how many top-level layers must stay on the CPU, the smallest
+# max_memory["cpu"] in bytes that keeps them there (the rest to disk; when only the last layer is left over, it
+# fits too, as no room is kept for a layer that comes last), and the budgets of the plausible
+# wrong answers (BUDGET_MISTAKES) where they differ). Data, not a planner: tests/test_case_tables.py holds every
+# budget to the reference in tests/answer_references.py and to the installed accelerate's infer_auto_device_map
+# (1.16.0: it keeps room on the CPU for the largest layer still to place, and always ends with "disk").
+BUDGET_CASES = (
+    ("six float32 Linear(256, 256) layers of 263,168 bytes, three on the CPU",
+     _linears(*[(256, 256)] * 6), 3, 1_052_672,
+     {"no reserve": 789_504, "numbers": 263_168}),
+    ("layers of 16,640, 133,120, 131,328 and 16,640 bytes, the first on the CPU",
+     _linears((64, 64), (64, 512), (512, 64), (64, 64)), 1, 149_760,
+     {"no reserve": 16_640, "numbers": 37_440}),
+    ("the same, the first two on the CPU (the largest layer is one of them)",
+     _linears((64, 64), (64, 512), (512, 64), (64, 64)), 2, 281_088,
+     {"no reserve": 149_760, "largest of all": 282_880}),
+    ("layers of 16,640, 16,640 and 133,120 bytes, the first on the CPU (the next layer is not the largest)",
+     _linears((64, 64), (64, 64), (64, 512)), 1, 149_760,
+     {"no reserve": 16_640, "next layer": 33_280}),
+    ("four float16 Linear(128, 128) layers, all on the CPU (nothing goes to disk: no room kept)",
+     _linears(*[(128, 128)] * 4, dtype=torch.float16), 4, 132_096,
+     {"always reserve": 165_120, "numbers": 66_048}),
+    ("Linear, BatchNorm1d, Linear, BatchNorm1d of width 128 (running statistics are buffers: memory too)",
+     lambda: _on_meta(lambda: nn.Sequential(nn.Linear(128, 128), nn.BatchNorm1d(128), nn.Linear(128, 128),
+                                            nn.BatchNorm1d(128))), 2, 134_152,
+     {"no buffers": 133_120, "no reserve": 68_104}),
+)
+BUDGET_MISTAKES = {
+    "no reserve": ("adds up the layers that stay, and forgets the room accelerate keeps on the CPU for the largest "
+                   "layer going to disk: with that budget the last of your layers goes to disk too"),
+    "largest of all": "keeps room for the largest layer of the whole model, not the largest of those going to disk",
+    "next layer": "keeps room for the next layer, not for the largest of those going to disk",
+    "always reserve": "keeps room for a layer even when none goes to disk (all on the CPU: nothing to bring back)",
+    "numbers": "counts numbers, not bytes (multiply numel() by element_size())",
+    "no buffers": "counts parameters but forgets buffers (BatchNorm's running statistics take memory too)",
+}
+
+
+@exercise(
+    "10.4",
+    "A CPU budget that keeps layers off the disk",
+    "cpu_budget",
+    hint=("Bytes of the layers that stay (parameters and buffers, numel() * element_size()), plus the room accelerate "
+          "keeps on the CPU: the largest layer that goes to disk (none when no layer does)."),
+)
+def _budget(cpu_budget) -> str:
+    # a grading run draws models of its own, with their budgets
+    rows = cases("10.4", BUDGET_CASES)
+    for what, build, on_cpu, budget, mistakes in rows:
+        model = build()
+        sizes = [module_bytes(layer) for _, layer in model.named_children()]
+        got = call(cpu_budget, model, on_cpu)
+        if type(got) is not int:  # not bool, and not an int subclass whose == could agree with anything
+            raise Wrong(f"For {what}, cpu_budget returned {got!r} ({type(got).__name__}); expected a whole number of "
+                        "bytes, an int.", "max_memory takes '600KB' too, but here return the bytes as an int.")
+        if got == budget:
+            continue
+        mistake = next((BUDGET_MISTAKES[k] for k, wrong in mistakes.items() if wrong == got), None)
+        side = ("too small: accelerate would send a layer you want on the CPU to disk" if got < budget else
+                "more than the smallest budget that does it")
+        raise Wrong(f"For {what} (layer bytes {sizes}, on_cpu={on_cpu}), cpu_budget returned {got:,}: {side}." +
+                    (f" That is the budget of an answer that {mistake}." if mistake else ""),
+                    "Count bytes of parameters and buffers; add the largest of the layers that go to disk, since "
+                    "accelerate keeps that much free on the CPU to bring it back (nothing when none goes).")
+    return (f"Right for {len(rows)} models: the layers that stay, plus room for the largest layer on disk "
+            "(none when everything fits), buffers and float16 included.")

@@ -46,6 +46,9 @@ class SourceQuote:
     note: str = ""  # one sentence: how the passage decides this cell's output
     since: str = RELEASES[0]  # the oldest checked release that holds it verbatim
     until: str | None = None  # the newest one, where a later release words it differently
+    # A library around PyTorch instead (lesson 10's accelerate): "accelerate 1.16.0", the release it was read in;
+    # ``file`` is then its path under that library's package (accelerate/big_modeling.py), not in pytorch/pytorch.
+    library: str | None = None
 
     @property
     def shown(self) -> str:
@@ -57,7 +60,9 @@ class SourceQuote:
 
     @property
     def releases(self) -> str:
-        """``PyTorch 2.9.1 and later`` / ``PyTorch 2.7.1 to 2.12.0``: where it was read verbatim."""
+        """``PyTorch 2.9.1 and later`` / ``PyTorch 2.7.1 to 2.12.0``: where it was read verbatim (a library's quote: its release)."""
+        if self.library is not None:
+            return self.library
         if self.until is None:
             return f"PyTorch {self.since} and later" if self.since != RELEASES[0] else f"every PyTorch from {self.since}"
         return f"PyTorch {self.since} to {self.until}" if self.since != self.until else f"PyTorch {self.since}"
@@ -77,6 +82,10 @@ class SourceQuote:
         """For a C++ message: its literal pieces between the {placeholders}, each looked for verbatim."""
         return [p for p in PLACEHOLDER.split(self.text) if len(p.strip()) >= 4]
 
+
+# The accelerate release lesson 10's quotes were read in (the `hf` extra's floor; tests/test_evidence.py reads them
+# again in the installed accelerate).
+ACCELERATE = "accelerate 1.16.0"
 
 # ----------------------------------------------------------------- passages several cells rely on
 
@@ -515,6 +524,22 @@ CLAIMS: dict[str, GpuClaim] = {
          SourceQuote("torch/optim/adam.py", "# Deliberately host `step` on CPU if both capturable and fused are off."),
          ARGUMENT_DEVICE)),
     # 11 the device in the rest of your code: quotes read in 2.13.0 and found verbatim in 2.7.1 and 2.14.1 too
+    "10-accelerate-gpu-offload": C(
+        "On a GPU, GPU 0 is dispatch_model's main device, so the layers mapped to 'cpu' are offloaded too (their "
+        "parameters show meta and are copied in for each forward) and .to() refuses with the same RuntimeError. The "
+        "output comes back on the device the input came from: the model's top hook moves it there.",
+        (SourceQuote("accelerate/big_modeling.py",
+                     'offloaded_devices = ["disk"] if main_device == "cpu" or main_device == "mps" else ["cpu", "disk"]',
+                     note="dispatch_model: with a GPU as main device, the 'cpu' layers are offloaded as the 'disk' ones are",
+                     library=ACCELERATE),
+         SourceQuote("accelerate/big_modeling.py",
+                     'raise RuntimeError("You can\'t move a model that has some modules offloaded to cpu or disk.")',
+                     note="the wrapper dispatch_model puts on model.to raises when any parameter is on meta",
+                     library=ACCELERATE),
+         SourceQuote("accelerate/hooks.py",
+                     "Whether or not the output should be placed on the same device as the input was.",
+                     note="io_same_device, which attach_align_device_hook_on_blocks sets for the model's top module (name \"\")",
+                     library=ACCELERATE))),
     "11-autocast-gpu": C(
         "On an accelerator, autocast runs the matrix product in its lower precision (float16 by default on CUDA) "
         "while the addition stays float32.",
