@@ -203,8 +203,9 @@ def _gpu_has_kernels(fn) -> str:
                         "is_available() says the driver sees a GPU, not that this wheel has code for it: compare "
                         "get_device_capability() with get_arch_list().")
         if got:
-            raise Wrong(f"On {machine.name}, gpu_has_kernels() returned True, but torch.cuda.is_available() is "
-                        f"False there (torch.version.cuda is {build.cuda!r}: a wheel's CUDA version is not a GPU).")
+            raise Wrong(f"On {machine.name}, gpu_has_kernels() returned True, but there is no GPU there: "
+                        "torch.cuda.is_available() is False (torch.version.cuda is "
+                        f"{build.cuda!r}: a wheel's CUDA version is not a GPU).")
         raise Wrong(f"On {machine.name}, gpu_has_kernels() returned False, but the wheel's "
                     f"{kernels_for(build.arch_list, build.capability)} code runs on this "
                     f"sm_{build.capability[0]}{build.capability[1]} GPU.",
@@ -235,8 +236,9 @@ PLATFORM_MACHINES = (
 def _platform_mistake(machine: SimulatedMachine, got, want) -> tuple[str, str]:
     if want == ("rocm", "cuda"):
         if same(got, ("cpu", "cpu")) or (isinstance(got, tuple) and got and got[0] == "cpu"):
-            return ("On ROCm torch.version.cuda is None, yet torch.cuda.is_available() is True: AMD GPUs answer to "
-                    "torch.cuda.", "torch.version.hip says which GPU platform the cuda namespace drives.")
+            return ("On ROCm torch.version.cuda is None, yet "
+                    "torch.cuda.is_available() is True: AMD GPUs answer to torch.cuda.",
+                    "torch.version.hip says which GPU platform the cuda namespace drives.")
         if isinstance(got, tuple) and len(got) == 2 and got[1] != "cuda":
             return ("On ROCm the device string is still 'cuda': PyTorch's AMD GPUs are cuda:0, cuda:1, ... "
                     "(torch.device('hip') parses, but it is not where ROCm puts tensors).", "Keep the device 'cuda'; only the platform is ROCm.")

@@ -317,6 +317,7 @@ _NOT_CITABLE = ("Outputs of this call exist in public repositories' files, but t
                 "repository, torch version and date could all be named.")
 _NOT_FOUND = "Not found in this session's searches; no public report seen shows this cell's point with its torch version."
 _NOT_SEARCHED = "Lesson 11 came after these searches, and no public report has been looked for for this cell yet."
+_NOT_SEARCHED_12 = "Lesson 12 came after these searches, and no public report has been looked for for this cell yet."
 NO_RECORD: dict[str, str] = {
     "01-gpu-properties": _NOT_CITABLE,
     "02-cuda-in-device-scope": _TWO_GPUS,
@@ -379,6 +380,7 @@ NO_RECORD: dict[str, str] = {
     "11-cuda-generator": ("The reports of \"Expected a 'cuda' device type for generator but found 'cpu'\" found with a "
                           "torch version (dbolya/yolact#727, 1.10.0+cu102) came from set_default_tensor_type on releases "
                           "far older than the floor, not from set_default_device."),
+    "12-read-gpu": _NOT_SEARCHED_12,
 }
 
 
