@@ -271,7 +271,9 @@ def _which_platform(fn) -> str:
         if same(got, want):
             continue
         why, hint = _platform_mistake(machine, got, want)
-        raise Wrong(f"On {machine.name}, which_platform() returned {got!r}, which is not this machine's (platform, "
+        shown = (f"platform {got[0]!r} with device type {got[1]!r}" if isinstance(got, tuple) and len(got) == 2
+                 else repr(got))
+        raise Wrong(f"On {machine.name}, which_platform() returned {shown}, which is not this machine's (platform, "
                     f"device type) pair. {why}".strip(), hint)
     return (f"Right on {len(PLATFORM_MACHINES)} simulated machines: ROCm drives AMD GPUs through 'cuda', XPU and MPS "
             "have their own types, and a wheel's CUDA version is not a GPU.")
