@@ -90,7 +90,7 @@ build.platform, build.arch_list
 # minor) but not on 9.0, and nothing built for 9.0 runs on an older GPU.
 
 # %%
-cu126 = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]  # the CUDA 12.6 wheels' list
+cu126 = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]  # torch 2.7.1+cu126's list
 {"H100 (9.0)": kernels_for(cu126, (9, 0)), "RTX 4090 (8.9)": kernels_for(cu126, (8, 9)),
  "RTX 5090 (12.0)": kernels_for(cu126, (12, 0))}
 
@@ -105,9 +105,9 @@ warned = torch_build_warnings("NVIDIA GeForce RTX 5090", (12, 0), cu126)
 [w.splitlines()[0] for w in warned]
 
 # %% [markdown]
-# The fix is another wheel, never your code: one whose list holds your GPU (here a CUDA 12.8 or
-# newer build, `pip install torch --index-url https://download.pytorch.org/whl/cu128`). An old GPU
-# needs an older release instead. The explainer knows both messages:
+# The fix is another wheel, never your code: one whose list holds your GPU. From 2.13.0 the first
+# warning names the CUDA builds of your release that fit, with their `pip install ... --index-url`
+# (printed in the Deeper part below). An old GPU needs an older release. The explainer knows them:
 
 # %%
 explain_device_error(warned[-1])

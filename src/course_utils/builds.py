@@ -65,24 +65,25 @@ def _parse_arch(arch: str) -> re.Match:
 
 
 def kernels_for(arch_list: Sequence[str], capability: tuple[int, int]) -> str | None:
-    """The entry of ``arch_list`` whose kernels run on a GPU of ``capability`` (major, minor), or None.
+    """The entry of ``arch_list`` whose kernels run best on a GPU of ``capability`` (major, minor), or None.
 
-    NVIDIA's rule: code built for sm_XY runs on capability X.Z for Z >= Y (same major only); an "a" or "f"
-    entry (sm_90a) runs on exactly that capability; PTX (compute_XY) is compiled by the driver for any
-    capability from X.Y up. Jetson's integrated GPUs (5.3, 6.2, 7.2, 8.7) are exceptions this leaves out."""
+    NVIDIA's rule: code built for sm_XY runs on capability X.Z for Z >= Y (same major only; the nearest minor is
+    chosen); an "a" or "f" entry (sm_90a) runs on exactly that capability; PTX (compute_XY) is compiled by the
+    driver for any capability from X.Y up. Jetson's integrated GPUs (5.3, 6.2, 7.2, 8.7) are exceptions this
+    leaves out."""
     major, minor = capability
-    exact = next((a for a in arch_list if _parse_arch(a)["kind"] == "sm" and
-                  (int(_parse_arch(a)["major"]), int(_parse_arch(a)["minor"])) == (major, minor)), None)
-    if exact:
-        return exact
+    binary, ptx = [], []
     for arch in arch_list:
         m = _parse_arch(arch)
         built = (int(m["major"]), int(m["minor"]))
-        if m["kind"] == "sm" and not m["suffix"] and built[0] == major and built[1] <= minor:
-            return arch
-        if m["kind"] == "compute" and built <= (major, minor):
-            return arch
-    return None
+        if m["kind"] == "compute":
+            if built <= capability:
+                ptx.append((built, arch))
+        elif built == capability or (not m["suffix"] and built[0] == major and built[1] <= minor):
+            binary.append((built, not m["suffix"], arch))  # the exact one first, then the nearest older minor
+    if binary:
+        return max(binary)[2]
+    return max(ptx)[1] if ptx else None
 
 
 @contextlib.contextmanager

@@ -1,7 +1,8 @@
 """Simulated machines: run a learner's answer as on a GPU server, a Mac or a laptop, on any machine.
 
-Lesson: the checks of notebooks 01 and 09, whose answers depend on what torch.cuda,
-torch.backends.mps (torch.xpu) and torch.accelerator answer, and the tests of ``preflight`` (``facts()``);
+Lesson: the checks of notebooks 01, 09 and 12, whose answers depend on what torch.cuda,
+torch.backends.mps (torch.xpu) and torch.accelerator answer (12's also on the wheel: ``SimulatedBuild``), and
+the tests of ``preflight`` (``facts()``);
 notebook 04's simulated cells (``course_utils.simulation``), which also need the current CUDA device to move.
 ``simulated(SimulatedMachine(...))`` makes them answer as that machine would, for the length of a block,
 and puts everything back (``unittest.mock.patch.multiple``).

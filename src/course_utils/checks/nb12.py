@@ -13,8 +13,9 @@ from course_utils.builds import WORKSTATION, Gpu, Server, cuda_devices, kernels_
 from course_utils.checks._core import LearnerRaised, Wrong, call, exercise, same, text, try_it
 from course_utils.checks.machines import SimulatedBuild, SimulatedMachine, simulated
 
-# Arch lists read from release wheels: torch 2.14.1+cu130's torch.cuda.get_arch_list(), and the CUDA 12.6
-# x86_64 entry of PYTORCH_RELEASES_CODE_CC in torch/cuda/__init__.py of 2.13.0 (the build matrix of 12.6 wheels).
+# Arch lists read from release wheels without a GPU: torch 2.14.1+cu130's torch.cuda.get_arch_list(), and torch
+# 2.7.1+cu126's torch._C._cuda_getArchFlags() (its get_arch_list() is [] without a GPU), the same as the 12.6 x86_64
+# entry of PYTORCH_RELEASES_CODE_CC in torch/cuda/__init__.py of 2.13.0 and 2.14.1.
 CU130 = ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")
 CU126 = ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
 
