@@ -130,3 +130,15 @@ def test_a_simulated_build_answers_and_puts_torch_back():
     with simulated(cpu), pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
         torch.cuda.get_device_capability(0)
     assert (torch.version.cuda, torch.version.hip, torch.cuda.get_arch_list()) == before
+
+
+@pytest.mark.skipif(torch.version.cuda is None or torch.cuda.is_available(), reason="a CUDA wheel without a GPU")
+def test_a_cuda_wheel_names_cuda_as_its_accelerator_even_without_a_gpu():
+    """Lesson 12, part 4: torch.accelerator names the wheel's accelerator; is_available() says whether it works."""
+    assert torch.accelerator.current_accelerator() == torch.device("cuda")
+    assert torch.accelerator.is_available() is False
+
+
+@pytest.mark.skipif(torch.version.cuda is not None or torch.version.hip is not None, reason="a CPU-only wheel")
+def test_a_cpu_wheel_names_no_accelerator():
+    assert torch.accelerator.current_accelerator() is None and torch.cuda.get_arch_list() == []
