@@ -78,9 +78,9 @@ build = read_build()
 build.platform, build.arch_list
 
 # %% [markdown]
-# The driver is the other half: a wheel built with CUDA 13.0 needs a driver that supports 13.0
-# (nvidia-smi's "CUDA Version" is the newest its driver supports). Too old a driver makes
-# `is_available()` False, with a warning that says so.
+# The driver is the other half: a wheel built with CUDA 13.0 needs a driver for CUDA 13 (nvidia-smi's
+# "CUDA Version" is the newest its driver supports). Too old a driver makes `is_available()` False,
+# with a warning that says so (*The NVIDIA driver on your system is too old*).
 
 # %% [markdown]
 # ## 2. A wheel's architectures and your GPU
