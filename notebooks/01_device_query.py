@@ -23,7 +23,7 @@
 # | 3 | a CPU | none |
 # | 4 | 2 GPUs | in Deeper: 1 (2 GPUs) |
 #
-# Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then a real GPU's output from a public report, not run here (1 of 2 cells), then the folded PyTorch source.
+# Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then a real GPU's output from a public report, not run here (2 of 2 cells), then the folded PyTorch source.
 # <!-- lesson-needs:end -->
 #
 # Every other cell asks this machine, so it runs for real with or without a GPU. **Deeper**

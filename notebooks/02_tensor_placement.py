@@ -25,7 +25,7 @@
 # | 6 | 2 GPUs | in Deeper: 1 (2 GPUs) |
 # | 7 | a CPU | none |
 #
-# 3 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then folds away the PyTorch source behind it.
+# 3 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then a real GPU's output from a public report, not run here (1 of 3 cells), then the folded PyTorch source.
 # <!-- lesson-needs:end -->
 #
 # Without a GPU the second device is `meta`, which every PyTorch has: a tensor with a shape and

@@ -24,7 +24,7 @@
 # | 4 | 1 GPU | 1 (1 GPU) |
 # | Deeper | 1 GPU | in Deeper: 3 (1 GPU) |
 #
-# 1 cell runs on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then a real GPU's output from a public report, not run here (1 of 4 cells), then the folded PyTorch source.
+# 1 cell runs on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then a real GPU's output from a public report, not run here (2 of 4 cells), then the folded PyTorch source.
 # <!-- lesson-needs:end -->
 #
 # Without a GPU, copies are timed host-to-host: a **stand-in**, labelled so, never a PCIe figure.
@@ -200,11 +200,15 @@ else:
 # %% [markdown]
 # Every variant at the largest size: median bars, IQR whiskers, and above each pair what the
 # blocking/`non_blocking` gap means. On a GPU, pinned stands taller. On the CPU, `non_blocking`
-# changes nothing (the copy is done when `copy_` returns): any gap is noise. Pinning is itself
-# a copy, so it pays for a buffer reused many times (`DataLoader(pin_memory=True)`).
+# changes nothing: any gap is noise.
 
 # %%
 plot_variants(result);
+
+# %%
+from course_utils import published
+
+published("06-copy-variants")  # a real GPU's published figures, with its GPU and torch: beside these, never mixed in
 
 # %% [markdown]
 # Host to device, `non_blocking=True` from pinned memory, then a kernel on the same stream: safe.

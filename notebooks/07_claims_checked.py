@@ -21,7 +21,7 @@
 # | A | 2 GPUs | in Deeper: 5 (2 GPUs) |
 # | B | 2 GPUs | in Deeper: 3 (1 accelerator) and 2 (1 GPU) and 1 (2 GPUs) |
 #
-# 3 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then folds away the PyTorch source behind it.
+# 3 cells run on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then a real GPU's output from a public report, not run here (4 of 8 cells), then the folded PyTorch source.
 # <!-- lesson-needs:end -->
 #
 # Each claim gets a verdict and a cell that proves it. `meta` stands in for a GPU where it raises as CUDA does.

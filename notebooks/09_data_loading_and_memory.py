@@ -22,7 +22,7 @@
 # | 2 | 1 GPU | 1 (1 GPU) |
 # | 3 | 1 GPU | 3 (1 GPU); in Deeper: 1 (1 GPU) |
 #
-# 1 cell runs on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then a real GPU's output from a public report, not run here (2 of 7 cells), then the folded PyTorch source.
+# 1 cell runs on any accelerator, else meta. Without a GPU, each GPU-only cell prints SKIPPED, says what a GPU shows, then a real GPU's output from a public report, not run here (3 of 7 cells), then the folded PyTorch source.
 # <!-- lesson-needs:end -->
 
 # %% [markdown] tags=["course-header"]

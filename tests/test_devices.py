@@ -108,6 +108,28 @@ def test_choose_device_explains_an_unavailable_preference():
     assert choose_device(cuda_machine(2), prefer="cpu").device == "cpu"
 
 
+INTEL_GPUS = replace(CPU_LAPTOP, accelerators=tuple(AcceleratorInfo(i, "xpu", "Intel(R) Data Center GPU Max 1100")
+                                                    for i in range(2)), current_xpu_index=1)
+
+
+def test_report_names_an_intel_xpu_and_its_build():
+    report = device_report(replace(INTEL_GPUS, torch_version="2.13.0+xpu", built_accelerator="xpu"))
+    assert report.summary == "2 Intel GPUs through XPU; current device xpu:1; no CUDA"
+    assert [r["device"] for r in report.rows()] == ["xpu:0", "xpu:1", "cpu"]
+    assert "(XPU build)" in str(report)
+
+
+def test_choose_device_takes_an_intel_xpu_and_its_current_index():
+    """An XPU build's GPU is the notebook's device (lessons then run their any-accelerator cells on it, not on meta)."""
+    choice = choose_device(INTEL_GPUS)
+    assert choice.device == "xpu:1" and "Intel GPU" in choice.reason
+    assert choose_device(INTEL_GPUS, prefer="xpu:0").device == "xpu:0"
+    fallback = choose_device(INTEL_GPUS, prefer="xpu:3")
+    assert fallback.device == "xpu:1" and "only 2 XPU device(s)" in fallback.reason
+    assert "does not have it" in choose_device(INTEL_GPUS, prefer="cuda").reason
+    assert "does not have it" in choose_device(CPU_LAPTOP, prefer="xpu").reason
+
+
 def test_choose_device_rejects_a_misspelt_device_and_says_what_to_try():
     with pytest.raises(ValueError, match=r"prefer='gpu' is not a device.*never 'gpu'"):
         choose_device(CPU_LAPTOP, prefer="gpu")

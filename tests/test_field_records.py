@@ -24,9 +24,13 @@ from course_utils.evidence.field_records import (
     NO_RECORD,
     POINTS,
     RECORDS,
+    STANDINS,
+    TIMING_POINTS,
+    TIMINGS,
     FieldRecord,
     field_record,
     field_records_markdown,
+    published_timings,
     shows_point,
 )
 from course_utils.evidence.records import Cell, EvidenceFile, GpuMachine
@@ -82,6 +86,10 @@ def test_the_release_rule_can_fail():
 def test_the_point_patterns_reject_an_excerpt_that_misses_the_point():
     assert not shows_point("08-nccl-error", "NCCL error: unhandled system error, NCCL version 2.19.3")
     assert not shows_point("06-hidden-syncs", "UserWarning: Synchronization debug mode is a prototype feature")
+    moved_by_assignment = "net = net.to(device)\nnext(net.parameters()).device\ndevice(type='cuda', index=0)"
+    assert not shows_point("03-module-cuda", moved_by_assignment), "an assigned .to() shows no in-place move"
+    assert not shows_point("05-linear", "found at least two devices, cuda:0 and cpu! (when checking argument for argument "
+                                        "mat2 in method wrapper_CUDA_mm)"), "mat2 of a plain mm is not the layer's input"
     with pytest.raises(ValueError, match="No pattern for cell '99-nowhere'"):
         shows_point("99-nowhere", "anything")
 
@@ -155,3 +163,39 @@ def test_the_status_command_names_each_field_record(tmp_path):
     record = RECORDS[0]
     assert f"field record ({record.url}) + source quote" in said
     assert f"{len({r.key for r in RECORDS})} more with a field record" in said.splitlines()[-1]
+
+
+# ----------------------------------------------------------------- published measurements beside a stand-in
+
+
+@pytest.mark.parametrize("timing", TIMINGS, ids=[t.key for t in TIMINGS])
+def test_a_published_measurement_shows_what_its_stand_in_imitates_with_its_provenance(timing):
+    assert timing.key in STANDINS, f"{timing.key!r} names no stand-in (STANDINS in evidence/field_records.py)"
+    assert TIMING_POINTS[timing.key].search(timing.excerpt), f"{timing.key}: {TIMING_POINTS[timing.key].pattern!r}"
+    test_a_record_has_all_its_provenance(timing)
+    if timing.before_floor:
+        assert f"older than the course's floor, {FLOOR}" in timing.caveat
+
+
+def test_the_timing_pattern_rejects_a_measurement_of_one_kind_of_memory():
+    only_pageable = "pageable_tensor.to('cuda:0'):  0.3698 ms"
+    assert not TIMING_POINTS["06-copy-variants"].search(only_pageable)
+    assert set(TIMING_POINTS) == set(STANDINS)
+
+
+def test_published_labels_the_figures_as_another_machines_and_names_unknown_stand_ins():
+    from course_utils import published
+
+    shown = published("06-copy-variants")
+    text, html = str(shown), shown._repr_html_()
+    assert "not this machine's figures" in text.splitlines()[0]
+    assert all(t.url in text and t.url in html for t in published_timings("06-copy-variants"))
+    assert text.count("not run by this course") == len(shown.records) >= 1
+    with pytest.raises(ValueError, match="No stand-in '99-nowhere'"):
+        published("99-nowhere")
+
+
+def test_every_stand_in_with_published_figures_is_shown_by_a_lesson():
+    lessons_text = "\n".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py")))
+    for key in STANDINS:
+        assert f'published("{key}")' in lessons_text, f"no lesson shows the published measurements for {key}"

@@ -7,7 +7,7 @@ from dataclasses import fields, replace
 import pytest
 
 from course_utils.machine import GIB, AcceleratorInfo, MachineFacts
-from course_utils.readiness import FINDINGS, WORDS, Advice, findings, preflight
+from course_utils.readiness import FINDINGS, WORDS, Advice, findings, preflight, unknown_conditions
 
 
 def gpus(count):
@@ -24,6 +24,9 @@ def cuda(count, **changes):
 CPU = MachineFacts(torch_version="2.13.0+cpu", cuda_build=None, system="Linux", machine="x86_64")
 MAC = MachineFacts(torch_version="2.13.0", cuda_build=None, mps_built=True, system="Darwin", machine="arm64",
                    macos_version="14.5")
+
+XPU = MachineFacts(torch_version="2.13.0+xpu", cuda_build=None, accelerators=(AcceleratorInfo(0, "xpu", "Intel(R) Arc(TM) A770 Graphics"),),
+                   current_xpu_index=0, built_accelerator="xpu", system="Linux", machine="x86_64")
 
 # Each simulated machine and the ids of the rows it must get, in order.
 MACHINES = {
@@ -49,6 +52,7 @@ MACHINES = {
     "Mac in a virtual machine": (replace(MAC, virtual_machine=True), ["mac-virtual-machine"]),
     "Mac, MPS unavailable": (MAC, ["mps-unavailable"]),
     "Mac, torch without MPS": (replace(MAC, mps_built=False), ["mac-torch-without-mps"]),
+    "Intel GPU (XPU build)": (XPU, ["xpu"]),
     "Intel Mac": (replace(MAC, mps_built=False, machine="x86_64", torch_version="2.2.2"),
                   ["mac-intel", "torch-too-old"]),
     "Rosetta on Apple silicon": (replace(MAC, mps_built=False, machine="x86_64", rosetta=True, torch_version="2.2.2"),
@@ -91,13 +95,30 @@ def test_an_all_clear_is_not_said_after_a_problem():
 
 def test_a_new_row_is_read_by_the_engine():
     """A finding is data: a row the engine has never seen works without new code, and a bad template name is clear."""
-    row = Advice("big-cpu", "big", lambda f: f.system == "Linux", "note", "torch {torch_version} on {system}", "None.")
+    row = Advice("big-cpu", "big", ("no_gpu", "not macos"), "note", "torch {torch_version} on {system}", "None.")
     assert findings(CPU, (row,))[0].message == "torch 2.13.0+cpu on Linux"
-    bad = Advice("bad", "bad", lambda f: True, "note", "{no_such_value}")
+    assert findings(CPU, (Advice("mac-only", "big", ("macos",), "note", "on a Mac"),)) == ()
+    bad = Advice("bad", "bad", (), "note", "{no_such_value}")
     with pytest.raises(KeyError, match="no_such_value.*neither a MachineFacts field nor in WORDS"):
         findings(CPU, (bad,))
+
+
+def test_a_misspelt_condition_is_named_not_silently_false():
+    """A row whose condition names nothing in CONDITIONS would never apply; the check at import names it."""
+    typo = Advice("typo", "t", ("no_gpu", "not cuda_buidl"), "note", "x")
+    assert unknown_conditions((typo,)) == ["typo: 'not cuda_buidl'"]
+    assert unknown_conditions(FINDINGS) == []
+    with pytest.raises(KeyError):
+        findings(CPU, (typo,))
 
 
 def test_the_headline_counts_gpus_in_words_that_agree():
     assert "(1 CUDA GPU)</p>" in preflight(cuda(1))._repr_html_() and "(0 CUDA GPUs)</p>" in preflight(CPU)._repr_html_()
     assert str(preflight(cuda(1))).startswith("This machine: one-gpu (1 CUDA GPU)\n")
+
+
+def test_an_xpu_machine_runs_the_any_accelerator_cells_on_xpu():
+    """An Intel GPU is an accelerator for every needs_accelerator cell, not a CPU-only machine."""
+    report = preflight(XPU)
+    assert (report.level, report.accelerator, report.gpu_count) == ("xpu", "xpu", 0)
+    assert "Intel(R) Arc(TM) A770 Graphics" in report.findings[0].message

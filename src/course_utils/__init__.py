@@ -25,7 +25,8 @@ Each module has one job; import what a notebook needs from here or from the modu
 - ``distributed``: one process per device under ``torchrun``; ``launch`` starts ``torchrun``
   from a notebook and leaves no process behind.
 - ``claims``: ``raises`` proves "this raises" with the real message.
-- ``evidence``: ``recorded`` shows what a real GPU printed in a GPU-only cell, with provenance.
+- ``evidence``: ``recorded`` shows what a real GPU printed in a GPU-only cell, with provenance;
+  ``published`` shows a real GPU's published figures beside a lesson's stand-in.
 - ``checks``: ``check`` grades an exercise answer with a pass or a fail and a hint.
 - ``check_cells``: which cells are check cells and what a check shows (the checks write it, the grader
   reads it); ``handover``: files a check hands to the learner's function; ``lessons``: the lessons and
@@ -59,6 +60,7 @@ _HOMES = {
     "pick_device": "devices",
     "placement_report": "placement",
     "preflight": "readiness",
+    "published": "evidence",
     "raises": "claims",
     "recorded": "evidence",
     "retag_checkpoint": "checkpoints",

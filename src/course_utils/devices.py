@@ -76,7 +76,8 @@ class DeviceChoice:
 
 
 def choose_device(facts: MachineFacts | None = None, prefer: str | None = None) -> DeviceChoice:
-    """The words behind ``pick_device``: CUDA if present (the current device), else Apple MPS, else the CPU.
+    """The words behind ``pick_device``: CUDA if present (the current device), else an Intel XPU, else Apple MPS,
+    else the CPU.
 
     Pure over ``facts``, so tests describe machines they do not have. ``prefer`` names a device to
     use when this machine has it ("cpu" always works); when it does not, the choice falls back and
@@ -85,35 +86,53 @@ def choose_device(facts: MachineFacts | None = None, prefer: str | None = None) 
     f = facts if facts is not None else collect_facts()
     fallback_note = ""
     if prefer is not None:
-        try:
-            wanted = torch.device(prefer)
-        except (RuntimeError, TypeError) as exc:
-            raise ValueError(
-                f"prefer={prefer!r} is not a device ({exc}). Try 'cpu', 'cuda', 'cuda:0' or 'mps' "
-                "(NVIDIA GPUs are 'cuda', never 'gpu'), or leave prefer out to choose automatically."
-            ) from None
-        if wanted.type == "cpu":
-            return DeviceChoice("cpu", "asked for the CPU")
-        if wanted.type == "cuda" and f.gpus:
-            index = f.current_cuda_index if wanted.index is None else wanted.index
-            if index is not None and index < len(f.gpus):
-                return DeviceChoice(f"cuda:{index}", f"asked for {prefer}, and it is visible")
-            fallback_note = f"asked for {prefer}, but only {len(f.gpus)} CUDA device(s) are visible; "
-        elif wanted.type == "mps" and f.mps_available:
-            return DeviceChoice("mps", "asked for mps, and it is available")
-        else:
-            fallback_note = f"asked for {prefer}, but this machine does not have it; "
+        preferred = _preferred(_wanted(prefer), prefer, f)
+        if isinstance(preferred, DeviceChoice):
+            return preferred
+        fallback_note = preferred
     if f.gpus:
         index = f.current_cuda_index or 0
         name = f.gpus[index].name if index < len(f.gpus) else "GPU"
         return DeviceChoice(f"cuda:{index}", fallback_note + f"CUDA is available ({name}, the current device)")
+    if f.xpus:
+        index = f.current_xpu_index or 0
+        return DeviceChoice(f"xpu:{index}", fallback_note + f"no CUDA, but an Intel GPU is available through XPU "
+                            f"({f.xpus[0].name})")
     if f.mps_available:
         return DeviceChoice("mps", fallback_note + "no CUDA, but Apple's MPS backend is available")
-    return DeviceChoice("cpu", fallback_note + "no CUDA or MPS device is available, so the CPU (every cell still runs)")
+    return DeviceChoice("cpu", fallback_note + "no CUDA, XPU or MPS device is available, so the CPU (every cell still "
+                        "runs)")
+
+
+def _wanted(prefer: str) -> torch.device:
+    try:
+        return torch.device(prefer)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(
+            f"prefer={prefer!r} is not a device ({exc}). Try 'cpu', 'cuda', 'cuda:0', 'xpu' or 'mps' "
+            "(NVIDIA GPUs are 'cuda', never 'gpu'), or leave prefer out to choose automatically."
+        ) from None
+
+
+def _preferred(wanted: torch.device, prefer: str, f: MachineFacts) -> DeviceChoice | str:
+    """The device ``prefer`` names if this machine has it, else the note that says why the choice falls back."""
+    if wanted.type == "cpu":
+        return DeviceChoice("cpu", "asked for the CPU")
+    if wanted.type == "mps":
+        return DeviceChoice("mps", "asked for mps, and it is available") if f.mps_available else (
+            f"asked for {prefer}, but this machine does not have it; ")
+    current = {"cuda": f.current_cuda_index, "xpu": f.current_xpu_index}.get(wanted.type)
+    devices = {"cuda": f.gpus, "xpu": f.xpus}.get(wanted.type, ())
+    if not devices:
+        return f"asked for {prefer}, but this machine does not have it; "
+    index = current if wanted.index is None else wanted.index
+    if index is not None and index < len(devices):
+        return DeviceChoice(f"{wanted.type}:{index}", f"asked for {prefer}, and it is visible")
+    return f"asked for {prefer}, but only {len(devices)} {wanted.type.upper()} device(s) are visible; "
 
 
 def pick_device(prefer: str | None = None, *, announce: bool = True) -> torch.device:
-    """A notebook's device, decided once at its top: CUDA, then MPS, then the CPU, saying which and why.
+    """A notebook's device, decided once at its top: CUDA, then XPU, then MPS, then the CPU, saying which and why.
 
     Lesson: notebook 01 (the course's convenience for the idiom it teaches by hand). A lesson that
     uses it calls it once, in its first code cells, and carries ``device`` from then on.

@@ -51,6 +51,7 @@ class MachineFacts:
     cuda_available: bool = False
     accelerators: tuple[AcceleratorInfo, ...] = ()
     current_cuda_index: int | None = None
+    current_xpu_index: int | None = None  # torch.xpu.current_device() on an Intel GPU (an XPU build)
     mps_built: bool = False
     mps_available: bool = False
     nvidia_driver_present: bool = False  # an NVIDIA kernel driver or nvidia-smi is here
@@ -76,6 +77,11 @@ class MachineFacts:
         """The CUDA devices (NVIDIA, or AMD through ROCm) torch can use."""
         return tuple(a for a in self.accelerators if a.kind == "cuda")
 
+    @property
+    def xpus(self) -> tuple[AcceleratorInfo, ...]:
+        """The Intel GPUs torch can use through its XPU backend (``torch.xpu``)."""
+        return tuple(a for a in self.accelerators if a.kind == "xpu")
+
 
 def collect_facts() -> MachineFacts:
     """Ask torch and the environment about this machine, once."""
@@ -92,6 +98,9 @@ def collect_facts() -> MachineFacts:
     except Exception as exc:  # a broken driver must not break the report
         cuda_error = f"{type(exc).__name__}: {exc}"
         cuda_available = False
+
+    xpus, current_xpu = _xpu_facts()
+    accelerators.extend(xpus)
 
     mps_built = bool(getattr(torch.backends, "mps", None) and torch.backends.mps.is_built())
     mps_available, mps_warning = _mps_available(mps_built)
@@ -110,6 +119,7 @@ def collect_facts() -> MachineFacts:
         cuda_available=cuda_available,
         accelerators=tuple(accelerators),
         current_cuda_index=current,
+        current_xpu_index=current_xpu,
         mps_built=mps_built,
         mps_available=mps_available,
         nvidia_driver_present=bool(shutil.which("nvidia-smi")) or os.path.exists("/proc/driver/nvidia/version"),
@@ -140,6 +150,20 @@ def _mps_available(built: bool) -> tuple[bool, str | None]:
         available = bool(torch.backends.mps.is_available())
     said = [str(w.message) for w in caught if "MPS" in str(w.message) or "Metal" in str(w.message)]
     return available, ("; ".join(said) or None)
+
+
+def _xpu_facts() -> tuple[list[AcceleratorInfo], int | None]:
+    """The Intel GPUs of an XPU build (``torch.xpu``, in every build since 2.4; False elsewhere) and the current one."""
+    xpu = getattr(torch, "xpu", None)
+    try:
+        if xpu is None or not xpu.is_available():
+            return [], None
+        found = [AcceleratorInfo(index=i, kind="xpu", name=xpu.get_device_name(i),
+                                 total_memory=xpu.get_device_properties(i).total_memory)
+                 for i in range(xpu.device_count())]
+        return found, xpu.current_device()
+    except Exception:  # a broken driver must not break the report, as for CUDA
+        return [], None
 
 
 def _mps_name() -> str:

@@ -31,6 +31,9 @@ class DeviceReport:
         if n:
             kind = "ROCm" if f.hip_build else "CUDA"
             return f"{n} {kind} GPU{'s' if n > 1 else ''} visible; current device cuda:{f.current_cuda_index}"
+        if f.xpus:
+            n = len(f.xpus)
+            return f"{n} Intel GPU{'s' if n > 1 else ''} through XPU; current device xpu:{f.current_xpu_index}; no CUDA"
         if f.mps_available:
             return "an Apple GPU through MPS; no CUDA"
         return "no accelerator: CPU only"
@@ -63,7 +66,7 @@ class DeviceReport:
 
     def __str__(self) -> str:
         f = self.facts
-        build = f"CUDA {f.cuda_build}" if f.cuda_build else (f"ROCm {f.hip_build}" if f.hip_build else "CPU-only build")
+        build = _build(f)
         lines = [f"torch {f.torch_version} ({build}): {self.summary}"]
         for r in self.rows():
             lines.append("  " + " | ".join(f"{k}: {v}" for k, v in r.items()))
@@ -74,7 +77,7 @@ class DeviceReport:
     def _repr_html_(self) -> str:
         f = self.facts
         rows = self.rows()
-        build = f"CUDA {f.cuda_build}" if f.cuda_build else (f"ROCm {f.hip_build}" if f.hip_build else "CPU-only build")
+        build = _build(f)
         extra = ""
         if f.cuda_visible_devices is not None:
             extra = markup(LINE_BREAK, tag("code", f"CUDA_VISIBLE_DEVICES={f.cuda_visible_devices!r}"))
@@ -93,3 +96,12 @@ def _fmt_gib(nbytes: int | None) -> str:
 
 def _fmt_cc(cc: tuple[int, int] | None) -> str:
     return "-" if cc is None else f"{cc[0]}.{cc[1]}"
+
+
+def _build(f: MachineFacts) -> str:
+    """What this torch was built for, in words: "CUDA 12.6", "ROCm 6.3", "XPU build", "CPU-only build"."""
+    if f.cuda_build:
+        return f"CUDA {f.cuda_build}"
+    if f.hip_build:
+        return f"ROCm {f.hip_build}"
+    return "XPU build" if f.built_accelerator == "xpu" else "CPU-only build"

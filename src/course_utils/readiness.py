@@ -1,7 +1,7 @@
 """What of the course this machine can run, and what to do about the rest: ``preflight()``.
 
 Lesson: notebook 01 (device query). Each thing the preflight can notice is a row of ``FINDINGS``: an id,
-when it applies (a predicate over the frozen ``MachineFacts``), its severity, the message in plain words
+when it applies (names of ``CONDITIONS``, each a fact about the frozen ``MachineFacts``), its severity, the message in plain words
 and the advice, both templates filled from the facts (``WORDS`` names the values that are not a field of
 ``MachineFacts``). ``preflight(facts)`` reads the rows in order; within a group only the first row that
 applies is said. A new finding is a new row and its test (tests/test_preflight.py), not new code.
@@ -74,7 +74,7 @@ class Finding:
 class Preflight:
     """In plain words: what this machine can run of the course, and what to do about the rest."""
 
-    level: str  # "cpu-only" | "mps" | "one-gpu" | "multi-gpu"
+    level: str  # "cpu-only" | "mps" | "xpu" | "one-gpu" | "multi-gpu"
     gpu_count: int
     findings: tuple[Finding, ...]
     accelerator: str | None = None  # a usable accelerator that is not CUDA: "mps" (or "xpu")
@@ -149,7 +149,7 @@ class Advice:
 
     id: str
     group: str  # within a group, only the first row that applies is said
-    when: Callable[[MachineFacts], bool]
+    when: tuple[str, ...]  # names of CONDITIONS that must all hold; "not NAME" for one that must not
     severity: str  # "ok" | "note" | "problem"
     message: str  # a template: {field} of MachineFacts or a name in WORDS
     fix: str = ""
@@ -210,6 +210,7 @@ def _intel_mac_newest(_f: MachineFacts) -> str:
 # The values a template names that are not fields of MachineFacts, each computed from the facts when a row uses it.
 WORDS: dict[str, Callable[[MachineFacts], str]] = {
     "gpu_name": lambda f: f.gpus[0].name,
+    "xpu_name": lambda f: f.xpus[0].name,
     "gpu_count": lambda f: str(_gpus(f)),
     "gpu_names": lambda f: ", ".join(sorted({g.name for g in f.gpus})),
     "cuda_symptom": lambda f: f.cuda_init_error or "RuntimeError: Found no NVIDIA driver on your system. ...",
@@ -225,6 +226,48 @@ WORDS: dict[str, Callable[[MachineFacts], str]] = {
     "highest": lambda _f: TESTED_TORCH[1],
 }
 
+# The conditions a row's ``when`` names, each one fact about the machine. A row applies when all its names hold
+# ("not NAME": when NAME does not); the table is checked when this module is imported.
+CONDITIONS: dict[str, Callable[[MachineFacts], bool]] = {
+    "cuda_error": lambda f: bool(f.cuda_error),
+    "no_gpu": lambda f: _gpus(f) == 0,
+    "one_gpu": lambda f: _gpus(f) == 1,
+    "several_gpus": lambda f: _gpus(f) >= 2,
+    "colab": lambda f: f.in_colab,
+    "kaggle": lambda f: f.in_kaggle,
+    "cuda_build": lambda f: bool(f.cuda_build),
+    "hip_build": lambda f: bool(f.hip_build),
+    "nvidia_driver": lambda f: f.nvidia_driver_present,
+    "macos": lambda f: f.system == "Darwin",
+    "x86_64": lambda f: f.machine == "x86_64",
+    "rosetta": lambda f: f.rosetta,
+    "virtual_machine": lambda f: f.virtual_machine,
+    "xpu": lambda f: bool(f.xpus),
+    "mps_built": lambda f: f.mps_built,
+    "mps_available": lambda f: f.mps_available,
+    "mps_unavailable": _mps_unavailable,
+    "macos_too_old_for_mps": _macos_too_old,
+    "an_older_torch_has_mps": lambda f: _mps_here(f) is not None,
+    "cuda_visible_devices_set": lambda f: f.cuda_visible_devices is not None,
+    "torch_older_than_tested": lambda f: _release(f) < TESTED_TORCH[0],
+    "torch_newer_than_tested": lambda f: _release(f) > TESTED_TORCH[1],
+}
+
+
+def holds(when: tuple[str, ...], facts: MachineFacts) -> bool:
+    """Whether every condition ``when`` names holds for ``facts`` ("not NAME" holds when NAME does not)."""
+    for name in when:
+        negated = name.startswith("not ")
+        if CONDITIONS[name.removeprefix("not ")](facts) == negated:
+            return False
+    return True
+
+
+def unknown_conditions(rows) -> list[str]:
+    """The condition names rows use that CONDITIONS lacks (a typo would otherwise make a row never apply)."""
+    return [f"{row.id}: {name!r}" for row in rows for name in row.when if name.removeprefix("not ") not in CONDITIONS]
+
+
 # Sentences several rows share.
 _FREE_GPU = (f"The CUDA-only cells need an NVIDIA GPU: open the notebook from the links at its top ({COLAB_GPU}, "
              f"or {KAGGLE_GPU} for every cell).")
@@ -236,28 +279,28 @@ _MPS_UNAVAILABLE = ("MPS is built into this torch but not available: torch {torc
 
 FINDINGS: tuple[Advice, ...] = (
     Advice(
-        "cuda-error", "cuda-error", lambda f: bool(f.cuda_error), "problem",
+        "cuda-error", "cuda-error", ("cuda_error",), "problem",
         "torch could not query CUDA: {cuda_error}",
         "Check the driver with `nvidia-smi` in a terminal; if it fails, reinstall the NVIDIA driver and restart. If it "
         "works, restart the kernel (a crashed CUDA context does not recover).",
     ),
     # ---- no CUDA GPU: why, where the machine says so
     Advice(
-        "colab-without-gpu", "no-gpu", lambda f: _gpus(f) == 0 and f.in_colab, "problem",
+        "colab-without-gpu", "no-gpu", ("no_gpu", "colab"), "problem",
         "running on Colab without a GPU runtime",
         "Runtime > Change runtime type > T4 GPU, then run the notebook again. Until then everything still runs on the "
         f"CPU, skipping the GPU-only cells. Two GPUs (every cell of the course): open the notebook on Kaggle instead "
         f"({KAGGLE_GPU}).",
     ),
     Advice(
-        "kaggle-without-gpu", "no-gpu", lambda f: _gpus(f) == 0 and f.in_kaggle, "problem",
+        "kaggle-without-gpu", "no-gpu", ("no_gpu", "kaggle"), "problem",
         "running on Kaggle without a GPU accelerator",
         "Settings > Accelerator > GPU T4 x2 (two GPUs: every cell of the course runs for real), then run the notebook "
         "again. Until then everything still runs on the CPU, skipping the GPU-only cells. If the Accelerator menu is "
         "greyed out, Kaggle first asks you to verify your account by phone.",
     ),
     Advice(
-        "driver-but-no-gpu", "no-gpu", lambda f: _gpus(f) == 0 and bool(f.cuda_build) and f.nvidia_driver_present,
+        "driver-but-no-gpu", "no-gpu", ("no_gpu", "cuda_build", "nvidia_driver"),
         "problem",
         "this torch is a CUDA {cuda_build} build and an NVIDIA driver is present, but no GPU is usable",
         "Run `nvidia-smi`. If it lists GPUs, check CUDA_VISIBLE_DEVICES (now {cuda_visible_devices!r}) and that the "
@@ -266,7 +309,7 @@ FINDINGS: tuple[Advice, ...] = (
     ),
     # The mode a Linux newcomer gets from a plain `pip install torch`: a CUDA build, no NVIDIA driver.
     Advice(
-        "cuda-build-without-driver", "no-gpu", lambda f: _gpus(f) == 0 and bool(f.cuda_build), "note",
+        "cuda-build-without-driver", "no-gpu", ("no_gpu", "cuda_build"), "note",
         "this torch is a CUDA {cuda_build} build, but no NVIDIA driver was found: it works as a CPU-only machine. "
         "torch.cuda.is_available() is False; every CUDA call (torch.cuda.current_device(), torch.ones(1, "
         "device='cuda'), pin_memory()) raises {cuda_symptom}; torch.accelerator.current_accelerator() still returns "
@@ -281,7 +324,7 @@ FINDINGS: tuple[Advice, ...] = (
     # cu130, per pytorch.org/get-started/previous-versions), so one name goes stale.
     Advice(
         "cpu-build-on-gpu-machine", "no-gpu",
-        lambda f: _gpus(f) == 0 and not f.cuda_build and not f.hip_build and f.nvidia_driver_present, "problem",
+        ("no_gpu", "not cuda_build", "not hip_build", "nvidia_driver"), "problem",
         "an NVIDIA driver is present, but this torch is a CPU-only build, so it cannot use the GPU",
         "Install a CUDA build of torch into this environment: pick your OS, pip and a CUDA version your driver "
         "supports (`nvidia-smi` shows the highest) at pytorch.org/get-started/locally (older releases: "
@@ -290,7 +333,7 @@ FINDINGS: tuple[Advice, ...] = (
     ),
     # ---- a Mac without CUDA: MPS, and if not, PyTorch's reason in words (docs/mac.md)
     Advice(
-        "mps", "mac", lambda f: _gpus(f) == 0 and f.mps_available, "ok",
+        "mps", "mac", ("no_gpu", "mps_available"), "ok",
         "Apple GPU found (MPS): the cells for any accelerator run on `mps` for real (tensors, copies, models, the "
         "cross-device errors, honest timing); the CUDA-only cells (the current CUDA device, streams, pinned-memory "
         "DMA, NCCL, the caching allocator's statistics) skip and say what CUDA shows. MPS has no float64: use "
@@ -298,7 +341,7 @@ FINDINGS: tuple[Advice, ...] = (
         "Nothing to do. " + _FREE_GPU,
     ),
     Advice(
-        "mac-rosetta", "mac", lambda f: _gpus(f) == 0 and f.system == "Darwin" and f.machine == "x86_64" and f.rosetta,
+        "mac-rosetta", "mac", ("no_gpu", "macos", "x86_64", "rosetta"),
         "problem",
         "this Python is an Intel (x86_64) build running under Rosetta on an Apple-silicon Mac, so torch cannot use "
         "the GPU, and PyTorch publishes no Intel macOS wheel after {intel_mac_newest}",
@@ -307,14 +350,14 @@ FINDINGS: tuple[Advice, ...] = (
         "environment again with it (`make lab`), and restart the kernel.",
     ),
     Advice(
-        "mac-intel", "mac", lambda f: _gpus(f) == 0 and f.system == "Darwin" and f.machine == "x86_64", "problem",
+        "mac-intel", "mac", ("no_gpu", "macos", "x86_64"), "problem",
         "an Intel Mac: PyTorch's last macOS wheel for Intel is {intel_mac_newest}, older than the PyTorch this course "
         "is tested on ({lowest} and later), and it has no GPU backend for this Mac",
         "Run the course on Colab or Kaggle: open a notebook from the links at its top "
         f"({COLAB_GPU}; {KAGGLE_GPU} for every cell). Everything there is free and needs only a browser.",
     ),
     Advice(
-        "mac-torch-without-mps", "mac", lambda f: _gpus(f) == 0 and f.system == "Darwin" and not f.mps_built, "note",
+        "mac-torch-without-mps", "mac", ("no_gpu", "macos", "not mps_built"), "note",
         "a Mac, but this torch {torch_version} is built without MPS, so it cannot use the Apple GPU",
         "Install the ordinary macOS arm64 wheel from PyPI (`pip install --force-reinstall torch`), then restart the "
         "kernel. Until then every notebook runs to the end on the CPU.",
@@ -322,24 +365,24 @@ FINDINGS: tuple[Advice, ...] = (
     # An older torch whose MPS works on this macOS, where the tables have one (2.8.0 on macOS 13: MAC_WHEEL_TAGS,
     # MPS_NEEDS_MACOS, docs/mac.md).
     Advice(
-        "mac-too-old-for-mps-older-torch", "mac", lambda f: _macos_too_old(f) and _mps_here(f) is not None,
+        "mac-too-old-for-mps-older-torch", "mac", ("macos_too_old_for_mps", "an_older_torch_has_mps"),
         "problem", _MPS_UNAVAILABLE,
         "Update macOS (System Settings > General > Software Update) or keep this macOS and install torch {mps_here}, "
         "the newest release whose MPS works on macOS {macos_version} (`pip install 'torch=={mps_here}'`), then restart "
         "the kernel. " + _CPU_UNTIL,
     ),
     Advice(
-        "mac-too-old-for-mps", "mac", _macos_too_old, "problem", _MPS_UNAVAILABLE,
+        "mac-too-old-for-mps", "mac", ("macos_too_old_for_mps",), "problem", _MPS_UNAVAILABLE,
         "Update macOS (System Settings > General > Software Update), then restart the kernel. " + _CPU_UNTIL,
     ),
     Advice(
-        "mac-virtual-machine", "mac", lambda f: _mps_unavailable(f) and f.virtual_machine, "problem",
+        "mac-virtual-machine", "mac", ("mps_unavailable", "virtual_machine"), "problem",
         "MPS is built into this torch but not available, and this macOS runs in a virtual machine: PyTorch skips a "
         "GPU that does not support Metal 2.0, as a virtual machine's often does not.{mps_warned}",
         f"Run the course on the Mac itself rather than in a virtual machine. {_CPU_UNTIL} {_FREE_GPU}",
     ),
     Advice(
-        "mps-unavailable", "mac", _mps_unavailable, "problem",
+        "mps-unavailable", "mac", ("mps_unavailable",), "problem",
         "MPS is built into this torch but torch.backends.mps.is_available() is False on this Mac (macOS {macos}, "
         "{machine}).{mps_warned}",
         "Check that this is an Apple-silicon Mac (Apple menu > About This Mac shows an M-series chip) running macOS "
@@ -348,7 +391,7 @@ FINDINGS: tuple[Advice, ...] = (
     # ---- what runs for real
     Advice(
         "cpu-only", "machine",
-        lambda f: _gpus(f) == 0 and not f.mps_available and not f.mps_built and f.system != "Darwin", "ok",
+        ("no_gpu", "not xpu", "not mps_available", "not mps_built", "not macos"), "ok",
         "no accelerator: every notebook runs to the end on the CPU, and each GPU-only cell says what it skipped and "
         "what it would show",
         "For the GPU parts, a free GPU is one click away: open the notebook from the links at its top. One GPU: "
@@ -356,32 +399,39 @@ FINDINGS: tuple[Advice, ...] = (
         after_problem=False,
     ),
     Advice(
-        "one-gpu-kaggle", "machine", lambda f: _gpus(f) == 1 and f.in_kaggle, "ok",
+        "xpu", "machine", ("no_gpu", "xpu"), "ok",
+        "Intel GPU found (XPU): {xpu_name}. The cells for any accelerator run on `xpu` for real (tensors, copies, "
+        "models, the cross-device errors, honest timing); the CUDA-only cells (the current CUDA device, streams, "
+        "pinned-memory DMA, NCCL, the caching allocator's statistics) skip and say what CUDA shows.",
+        "Nothing to do. " + _FREE_GPU,
+    ),
+    Advice(
+        "one-gpu-kaggle", "machine", ("one_gpu", "kaggle"), "ok",
         "one GPU: {gpu_name}. Everything but the two-GPU cells runs for real.",
         _SKIP_TWO + "For them, choose Settings > Accelerator > GPU T4 x2 and run the notebook again.",
     ),
     Advice(
-        "one-gpu-colab", "machine", lambda f: _gpus(f) == 1 and f.in_colab, "ok",
+        "one-gpu-colab", "machine", ("one_gpu", "colab"), "ok",
         "one GPU: {gpu_name}. Everything but the two-GPU cells runs for real.",
         _SKIP_TWO + f"Colab lends one GPU; for two, open the notebook on Kaggle ({KAGGLE_GPU}).",
     ),
     Advice(
-        "one-gpu", "machine", lambda f: _gpus(f) == 1, "ok",
+        "one-gpu", "machine", ("one_gpu",), "ok",
         "one GPU: {gpu_name}. Everything but the two-GPU cells runs for real.",
         _SKIP_TWO + f"For them, open the notebook on Kaggle from the link at its top ({KAGGLE_GPU}).",
     ),
     Advice(
-        "several-gpus", "machine", lambda f: _gpus(f) >= 2, "ok",
+        "several-gpus", "machine", ("several_gpus",), "ok",
         "{gpu_count} GPUs ({gpu_names}): every cell of the course runs for real.",
     ),
     # ---- settings and releases
     Advice(
-        "cuda-visible-devices", "visible", lambda f: f.cuda_visible_devices is not None, "note",
+        "cuda-visible-devices", "visible", ("cuda_visible_devices_set",), "note",
         "CUDA_VISIBLE_DEVICES={cuda_visible_devices!r}: torch sees only those GPUs, renumbered from 0",
         "Unset it (before starting Jupyter) to see every GPU.",
     ),
     Advice(
-        "torch-too-old", "version", lambda f: _release(f) < TESTED_TORCH[0], "problem",
+        "torch-too-old", "version", ("torch_older_than_tested",), "problem",
         "torch {torch_version} is older than {lowest}, the oldest PyTorch this course is tested on: parts of "
         "torch.accelerator the course uses are missing or named differently, and cells that prove a claim of this "
         "course may fail",
@@ -389,12 +439,15 @@ FINDINGS: tuple[Advice, ...] = (
         "then restart the kernel.",
     ),
     Advice(
-        "torch-newer-than-tested", "version", lambda f: _release(f) > TESTED_TORCH[1], "note",
+        "torch-newer-than-tested", "version", ("torch_newer_than_tested",), "note",
         "torch {torch_version} is newer than {highest}, the newest PyTorch this course is tested on",
         "It should work; if a cell's claim fails, PyTorch changed what the course describes: please report it, and "
         "meanwhile `pip install 'torch=={highest}'`.",
     ),
 )
+
+if unknown_conditions(FINDINGS):  # a typo in the table: fail at import, naming the row, not silently never apply
+    raise ValueError(f"preflight rows name unknown conditions: {unknown_conditions(FINDINGS)}; add them to CONDITIONS")
 
 
 class _Values(dict):
@@ -416,7 +469,7 @@ def findings(facts: MachineFacts, rows: tuple[Advice, ...] = FINDINGS) -> tuple[
     groups: set[str] = set()
     values = _Values(facts)
     for row in rows:
-        if row.group in groups or not row.when(facts):
+        if row.group in groups or not holds(row.when, facts):
             continue
         if not row.after_problem and any(x.severity == "problem" for x in said):
             continue
@@ -429,6 +482,8 @@ def _level(f: MachineFacts) -> str:
     n = _gpus(f)
     if n:
         return "one-gpu" if n == 1 else "multi-gpu"
+    if f.xpus:
+        return "xpu"
     return "mps" if f.mps_available else "cpu-only"
 
 
@@ -437,4 +492,4 @@ def preflight(facts: MachineFacts | None = None) -> Preflight:
     f = facts if facts is not None else collect_facts()
     level = _level(f)
     return Preflight(level=level, gpu_count=_gpus(f), findings=findings(f),
-                     accelerator="mps" if level == "mps" else None)
+                     accelerator=level if level in ("mps", "xpu") else None)

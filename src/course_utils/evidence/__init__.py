@@ -10,7 +10,7 @@ which merges a run into a file, and ``quotes``, which verifies each quote agains
 
 from course_utils.evidence.field_records import RECORDS, FieldRecord, field_record
 from course_utils.evidence.records import Cell, EvidenceFile, GpuMachine, load, parse
-from course_utils.evidence.show import GpuEvidence, Recording, recorded, select
+from course_utils.evidence.show import GpuEvidence, PublishedMeasurements, Recording, published, recorded, select
 from course_utils.evidence.sources import CLAIMS, QUOTES, GpuClaim, SourceQuote
 
 __all__ = [
@@ -23,11 +23,13 @@ __all__ = [
     "GpuClaim",
     "GpuEvidence",
     "GpuMachine",
+    "PublishedMeasurements",
     "Recording",
     "SourceQuote",
     "field_record",
     "load",
     "parse",
+    "published",
     "recorded",
     "select",
 ]

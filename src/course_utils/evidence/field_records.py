@@ -13,6 +13,10 @@ holds every record to it, to the release range of the cell's source quotes (a re
 release says how that release differed, in ``differs``) and to its provenance fields. (The recorder
 matches no pattern: it stores a cell's own output only when nbval passed the cell.) ``NO_RECORD``
 names every GPU-only cell without a record, and why.
+
+``TIMINGS`` holds published measurements of what a lesson's stand-in imitates (``STANDINS``: lesson 06 times
+host-to-host copies where a GPU would copy over PCIe), records of the same kind, shown by ``show.published(key)``
+beside the stand-in's own figures and never merged into them.
 """
 
 from __future__ import annotations
@@ -94,6 +98,72 @@ _NUMPY_DIFFERS = ("torch 1.8.1 words the message as the cell's quote from torch/
                   "2.7.1 and later) does, which the test checks; there NumPy's asarray reached .numpy() through "
                   "Tensor.__array__ (torch/tensor.py in that release's trace; torch/_tensor.py in 2.13.0, where "
                   "__array__ still returns self.numpy()).")
+
+# FluxTrainer's training node: a linear layer given operands on two devices, torch 2.5.1 (cell 05-linear).
+_ADDMM_DIFFERS = ("torch 2.5.1 words the message as the cell's quote read in 2.7.1 does ('found at least two devices, "
+                  "... (when checking argument for argument mat1 in method wrapper_CUDA_addmm)'), which the test "
+                  "checks; from 2.8.0 the same check reads 'but got mat1 is on ..., different from other tensors on "
+                  "...' (the cell's other quote, aten/src/ATen/core/op_registration/adaption.cpp).")
+_FLUX_GPU = "an NVIDIA GeForce RTX 4060 Ti (Windows)"
+_FLUX_ORDER = ("the order 'cpu and cuda:0' says the first operand checked was on the CPU and mat1 on the GPU, the swap "
+               "of the cell's case (a ComfyUI training node, not the cell's own model)")
+
+# Daniel Bourke's course notebooks (mrdbourke/pytorch-deep-learning), run on a GPU and committed with their outputs.
+_MRD = "https://github.com/mrdbourke/pytorch-deep-learning/blob/"
+_ERRORS_URL = _MRD + "b136b3b94a6d46bd865ffbf4db5ca3865d8e5cee/extras/pytorch_most_common_errors.ipynb"
+_WORKFLOW_URL = _MRD + "2bfee95e9e442427ca812fef1ea3927f3abb9e4f/01_pytorch_workflow.ipynb"
+_FUNDAMENTALS_URL = _MRD + "08eff0877051a2d0f19110193187d6d7344b509a/00_pytorch_fundamentals.ipynb"
+_PT2_URL = _MRD + "d6fed59f83ce8a442cfaa0376bd317a73fe90c16/extras/pytorch_2_intro.ipynb"
+_CU113_GPU = "a CUDA GPU (the notebook does not name it; a CUDA 11.3 build)"
+_TITAN = "an NVIDIA TITAN RTX (as the notebook's nvidia-smi output names it)"
+_ERRORS_VERSION = 'import torch\nprint(f"PyTorch version: {torch.__version__}")\nPyTorch version: 1.12.1+cu113\n'
+_WRAPPER_ADDMM_DIFFERS = ("torch 1.12.1 words the message in the form of the cell's 2.7.1 quote ('found at least two "
+                          "devices, cuda:0 and cpu! (when checking argument for argument mat1 in method ...)'), which the "
+                          "test checks, and names the kernel wrapper_addmm where the cell's releases name "
+                          "wrapper_CUDA_addmm; from 2.8.0 the check reads 'but got mat1 is on cpu, different from other "
+                          "tensors on cuda:0' (the cell's other quote).")
+_MOVED_IN_PLACE_DIFFERS = ("The cell's quote, 'This method modifies the module in-place.' (torch/nn/modules/module.py), "
+                           "is read in 2.7.1 and later; the report shows the same in-place move in torch 1.12.1.")
+
+# Dive into Deep Learning (d2l-ai/d2l-pytorch-colab, release 1.0.3): the book's notebooks, run on its build machine
+# with two GPUs and committed with their outputs. The notebooks do not print torch's version; the same release's
+# installation chapter names the one it was tested with ("pip install torch==2.0.0 torchvision==0.15.1").
+_D2L = "https://github.com/d2l-ai/d2l-pytorch-colab/blob/f8543710a7046a947464f0fa3ad0f8619d7613d3/"
+_D2L_GPU = ("a machine with two CUDA GPUs (the book's build; models not named, num_gpus() prints 2; torch as the "
+            "release's installation chapter names it, 'pip install torch==2.0.0')")
+_D2L_TORCH = "2.0.0"
+
+# Sebastian Raschka's LLMs-from-scratch (rasbt/LLMs-from-scratch): notebooks committed with their GPU outputs.
+_RASBT = "https://github.com/rasbt/LLMs-from-scratch/blob/"
+_APPENDIX_A_URL = _RASBT + "08040f024c35ceb4f7a0ad7c5df4747ef632d349/appendix-A/01_main-chapter-code/code-part2.ipynb"
+_APPENDIX_A_EXCERPT = (
+    "import torch\n"
+    "\n"
+    "print(torch.__version__)\n"
+    "2.4.0+cu121\n"
+    f"{CUT}\n"
+    "tensor_1 = tensor_1.to(\"cuda\")\n"
+    "tensor_2 = tensor_2.to(\"cuda\")\n"
+    "\n"
+    "print(tensor_1 + tensor_2)\n"
+    "tensor([5., 7., 9.], device='cuda:0')\n"
+    f"{CUT}\n"
+    "tensor_1 = tensor_1.to(\"cpu\")\n"
+    "print(tensor_1 + tensor_2)\n"
+    "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!")
+_APPENDIX_A_GPU = "a Tesla T4 (Google Colab; the notebook's metadata names the GPU type, T4)"
+_APPENDIX_A_DIFFERS = ("torch 2.4.0 words the message as the cell's quote from aten/src/ATen/TensorIterator.cpp (read in "
+                       "2.7.1 and later) does, which the test checks.")
+
+# PyTorch's tutorial "A guide on good usage of non_blocking and pin_memory() in PyTorch", as its documentation build
+# rendered it on a GPU machine: the stored page at a commit of pytorch/tutorials' published site, whose title names
+# the build, "PyTorch Tutorials 2.12.0+cu130 documentation". The page says its figures are "conditioned on the system
+# used to build the tutorial" and does not name that system's GPU.
+_PINMEM_URL = ("https://github.com/pytorch/tutorials/blob/006e9b4454268e3fb9bd58f21e41eb096f8764f1/"
+               "intermediate/pinmem_nonblock.html")
+_PINMEM_DATE = "2026-04-01"  # the page's own "Last Updated" date; the build that printed the figures is that day or later
+_PINMEM_TORCH = "2.12.0+cu130"
+_PINMEM_GPU = "the PyTorch tutorials' build machine (a CUDA GPU; the page does not name it)"
 
 R = FieldRecord
 RECORDS: tuple[FieldRecord, ...] = (
@@ -271,6 +341,290 @@ RECORDS: tuple[FieldRecord, ...] = (
       "The cell's quotes, torch.load's docstring and message in torch/serialization.py, are read in 2.7.1 and "
       "later; the report shows the same rule at work in 1.4.0 (its other two lines, cut here, are about "
       "map_location, whose 1.4.0 behaviour the thread reports fixed after that release)."),
+    R("01-gpu-properties",
+      "print('Setup complete. Using torch %s %s' % (torch.__version__, torch.cuda.get_device_properties(0) if "
+      "torch.cuda.is_available() else 'CPU'))\n"
+      "Setup complete. Using torch 1.8.1+cu101 _CudaDeviceProperties(name='Tesla V100-SXM2-16GB', major=7, minor=0, "
+      "total_memory=16160MB, multi_processor_count=80)",
+      "https://github.com/ultralytics/yolov5/blob/2eab46e2cfbd4e99b0f5d3d17a5f8c2acfb3285b/tutorial.ipynb",
+      "2021-04-12", "1.8.1+cu101", "a Tesla V100-SXM2-16GB (the notebook's own run, committed with its output)",
+      "get_device_properties(0) prints the GPU's name, its compute capability (major=7, minor=0: sm_70), its "
+      "multiprocessor count and its total memory; the cell's free memory (mem_get_info) is not in the report.",
+      "torch 1.8.1 prints the properties with these five fields (a later run, mryab/efficient-dl-systems' Colab T4 "
+      "notebook, adds uuid, pci_bus_id and L2_cache_size among others); the cell's quotes (torch/cuda/__init__.py and "
+      "torch/cuda/memory.py docstrings) are read in 2.7.1 and later."),
+    R("05-linear",
+      "# ComfyUI Error Report\n"
+      "## Error Details\n"
+      "- **Node ID:** 4\n"
+      "- **Node Type:** FluxTrainLoop\n"
+      "- **Exception Type:** RuntimeError\n"
+      "- **Exception Message:** Expected all tensors to be on the same device, but found at least two devices, cpu and "
+      "cuda:0! (when checking argument for argument mat1 in method wrapper_CUDA_addmm)\n"
+      f"{CUT}\n"
+      "## System Information\n"
+      f"{CUT}\n"
+      "- **PyTorch Version:** 2.5.1+cu121\n"
+      "## Devices\n"
+      "\n"
+      "- **Name:** cuda:0 NVIDIA GeForce RTX 4060 Ti : cudaMallocAsync",
+      "https://github.com/kijai/ComfyUI-FluxTrainer/issues/116", "2025-01-12", "2.5.1+cu121", _FLUX_GPU,
+      "A linear layer's matrix product (addmm) with operands on the CPU and the GPU raises, naming both devices, the "
+      f"argument mat1 and the CUDA kernel wrapper_CUDA_addmm; {_FLUX_ORDER}.",
+      _ADDMM_DIFFERS),
+    R("03-model-input",
+      _ERRORS_VERSION + f"{CUT}\n"
+      "# Pass the test image through model_6 to make a prediction\n"
+      "model_6(test_image)\n"
+      "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! "
+      "(when checking argument for argument mat1 in method wrapper_addmm)",
+      _ERRORS_URL, "2022-11-18", "1.12.1+cu113", _CU113_GPU,
+      "A model moved to the GPU and given a CPU input (one test image) raises a RuntimeError naming cuda:0, cpu, the "
+      "argument mat1 (the input of its linear layer's matrix product) and the kernel that checked it.",
+      _WRAPPER_ADDMM_DIFFERS),
+    R("07-model-input",
+      _ERRORS_VERSION + f"{CUT}\n"
+      "# Send model_6 to the target device (\"cuda\")\n"
+      "model_6.to(device)\n"
+      f"{CUT}\n"
+      "Model is on device: cuda:0\n"
+      f"{CUT}\n"
+      "    y_pred = model_6(X) # model is on GPU, data is on CPU (will error)\n"
+      f"{CUT}\n"
+      "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! "
+      "(when checking argument for argument mat1 in method wrapper_addmm)\n"
+      f"{CUT}\n"
+      "    X, y = X.to(device), y.to(device) # <-- NEW: send data to target device\n"
+      f"{CUT}\n"
+      "Epoch: 0 | Training loss: 134.76",
+      _ERRORS_URL, "2022-11-18", "1.12.1+cu113", _CU113_GPU,
+      "The model on cuda:0 given batches left on the CPU raises, naming mat1, cuda:0 and cpu; given its batches on the "
+      "GPU it trains (the report prints a loss, not the output's device).",
+      _WRAPPER_ADDMM_DIFFERS),
+    R("03-module-cuda",
+      _ERRORS_VERSION + f"{CUT}\n"
+      "# All models and tensors are created on the CPU by default (unless explicitly set otherwise)\n"
+      'print(f"Model is on device: {next(model_6.parameters()).device}")\n'
+      "Model is on device: cpu\n"
+      f"{CUT}\n"
+      "# Send model_6 to the target device (\"cuda\")\n"
+      "model_6.to(device)\n"
+      "\n"
+      "# Print out what device the model is on\n"
+      'print(f"Model is on device: {next(model_6.parameters()).device}")\n'
+      "Model is on device: cuda:0",
+      _ERRORS_URL, "2022-11-18", "1.12.1+cu113", _CU113_GPU,
+      "model_6.to(device), its result not assigned, moves the model's parameters from cpu to cuda:0: the module moves "
+      "in place; the report does not show .cpu() or that .to() returns the module itself.",
+      _MOVED_IN_PLACE_DIFFERS),
+    R("07-net-cuda",
+      "# Check PyTorch version\n"
+      "torch.__version__\n"
+      "'1.12.1+cu113'\n"
+      f"{CUT}\n"
+      "# Check model device\n"
+      "next(model_1.parameters()).device\n"
+      "device(type='cpu')\n"
+      f"{CUT}\n"
+      "model_1.to(device) # the device variable was set above to be \"cuda\" if available or \"cpu\" if not\n"
+      "next(model_1.parameters()).device\n"
+      "device(type='cuda', index=0)",
+      _WORKFLOW_URL, "2022-11-10", "1.12.1+cu113", _CU113_GPU,
+      "After model_1.to(device) with device 'cuda', its result not assigned, the first parameter is on cuda:0: the "
+      "module moved in place (the call is .to('cuda'), not .cuda(), and the report does not compare the objects).",
+      _MOVED_IN_PLACE_DIFFERS),
+    R("07-cuda0-device",
+      "# Check PyTorch version\n"
+      "torch.__version__\n"
+      "'1.12.1+cu113'\n"
+      f"{CUT}\n"
+      "model_1.to(device) # the device variable was set above to be \"cuda\" if available or \"cpu\" if not\n"
+      "next(model_1.parameters()).device\n"
+      "device(type='cuda', index=0)",
+      _WORKFLOW_URL, "2022-11-10", "1.12.1+cu113", _CU113_GPU,
+      "A device on the first GPU prints as device(type='cuda', index=0), the form the cell prints for x.cuda(0).device "
+      "(here the device of a parameter moved with .to('cuda'), not a tensor moved with .cuda(0)).",
+      "The cell's quote (the .cuda() docstring in torch/_tensor_docs.py) is read in 2.7.1 and later; torch 1.12.1 "
+      "prints a device in the same device(type=..., index=...) form, which the test checks."),
+    R("02-round-trip",
+      "# Set device type\n"
+      "device = \"cuda\" if torch.cuda.is_available() else \"cpu\"\n"
+      "device\n"
+      "'cuda'\n"
+      f"{CUT}\n"
+      "# Create tensor (default on CPU)\n"
+      "tensor = torch.tensor([1, 2, 3])\n"
+      "\n"
+      "# Tensor not on GPU\n"
+      "print(tensor, tensor.device)\n"
+      "\n"
+      "# Move tensor to GPU (if available)\n"
+      "tensor_on_gpu = tensor.to(device)\n"
+      "tensor_on_gpu\n"
+      "tensor([1, 2, 3]) cpu\n"
+      "tensor([1, 2, 3], device='cuda:0')\n"
+      f"{CUT}\n"
+      "# Instead, copy the tensor back to cpu\n"
+      "tensor_back_on_cpu = tensor_on_gpu.cpu().numpy()\n"
+      "tensor_back_on_cpu\n"
+      "array([1, 2, 3])\n"
+      f"{CUT}\n"
+      "tensor_on_gpu\n"
+      "tensor([1, 2, 3], device='cuda:0')",
+      _FUNDAMENTALS_URL, "2023-03-09", "1.13.1+cu116", _TITAN,
+      "t.to('cuda') makes a copy on cuda:0 and .cpu() copies it back with the same values, while the GPU tensor stays "
+      "on cuda:0 (the version is the notebook's torch.__version__ output; the report does not test `back is t`).",
+      "The cell's quotes (the .cuda() and .cpu() docstrings in torch/_tensor_docs.py) are read in 2.7.1 and later; "
+      "torch 1.13.1 prints the copies the way the test checks, device='cuda:0' and then a CPU copy."),
+    R("02-tensor-on-gpu",
+      "[INFO] Current PyTorch version: 2.0.0+cu118 (should be 2.x+)\n"
+      f"{CUT}\n"
+      "GPU name: NVIDIA_TITAN_RTX\n"
+      f"{CUT}\n"
+      "# Set the device\n"
+      "device = \"cuda\" if torch.cuda.is_available() else \"cpu\"\n"
+      "\n"
+      "# Set the device globally\n"
+      "torch.set_default_device(device)\n"
+      "\n"
+      "# All tensors created will be on the global device by default\n"
+      "layer = torch.nn.Linear(20, 30)\n"
+      'print(f"Layer weights are on device: {layer.weight.device}")\n'
+      'print(f"Layer creating data on device: {layer(torch.randn(128, 20)).device}")\n'
+      "Layer weights are on device: cuda:0\n"
+      "Layer creating data on device: cuda:0",
+      _PT2_URL, "2023-04-15", "2.0.0+cu118", _TITAN,
+      "Factory functions given the device 'cuda', without an index, make their tensors on cuda:0 (here the device "
+      "comes from torch.set_default_device('cuda'), not from device='cuda' in the call, and the current-device index "
+      "is not printed).",
+      "The cell's quote (the device docstring in torch/_torch_docs.py) is read in 2.7.1 and later; in torch 2.0.0 "
+      "the notebook's factory calls under set_default_device('cuda') land on cuda:0, which the test checks."),
+    R("07-cuda0-cuda1",
+      "X = torch.ones(2, 3, device=try_gpu())\n"
+      "X\n"
+      "tensor([[1., 1., 1.],\n"
+      "        [1., 1., 1.]], device='cuda:0')\n"
+      f"{CUT}\n"
+      "Z = X.cuda(1)\n"
+      "print(X)\n"
+      "print(Z)\n"
+      "tensor([[1., 1., 1.],\n"
+      "        [1., 1., 1.]], device='cuda:0')\n"
+      "tensor([[1., 1., 1.],\n"
+      "        [1., 1., 1.]], device='cuda:1')",
+      _D2L + "chapter_builders-guide/use-gpu.ipynb", "2023-08-18", _D2L_TORCH, _D2L_GPU,
+      "On two GPUs, X.cuda(1) copies a tensor from cuda:0 to cuda:1: an index names the device; the report moves "
+      "tensors only, not a module, and X itself was made with device=cuda:0 (try_gpu()), not with .cuda(0).",
+      "The cell's quotes (the .cuda() docstring and 'This method modifies the module in-place.') are read in 2.7.1 "
+      "and later; in torch 2.0.0 .cuda(1) lands on cuda:1, which the test checks."),
+    R("07-two-gpu-transfer",
+      "def allreduce(data):\n"
+      "    for i in range(1, len(data)):\n"
+      "        data[0][:] += data[i].to(data[0].device)\n"
+      "    for i in range(1, len(data)):\n"
+      "        data[i][:] = data[0].to(data[i].device)\n"
+      f"{CUT}\n"
+      "data = [torch.ones((1, 2), device=d2l.try_gpu(i)) * (i + 1) for i in range(2)]\n"
+      "print('before allreduce:\\n', data[0], '\\n', data[1])\n"
+      "allreduce(data)\n"
+      "print('after allreduce:\\n', data[0], '\\n', data[1])\n"
+      "before allreduce:\n"
+      " tensor([[1., 1.]], device='cuda:0') \n"
+      " tensor([[2., 2.]], device='cuda:1')\n"
+      "after allreduce:\n"
+      " tensor([[3., 3.]], device='cuda:0') \n"
+      " tensor([[3., 3.]], device='cuda:1')",
+      _D2L + "chapter_computational-performance/multiple-gpus.ipynb", "2023-08-18", _D2L_TORCH, _D2L_GPU,
+      "On two GPUs, t.to(other.device) moves a tensor to the other tensor's GPU, cuda:1 to cuda:0 and back (the sums "
+      "come out right on both); the report does not try .to(torch.cuda.device_of(...)), the cell's TypeError.",
+      "The cell's quote (the .to() docstring in torch/_tensor_docs.py) is read in 2.7.1 and later; in torch 2.0.0 "
+      ".to(other.device) moves between GPUs, which the test checks."),
+    R("06-sync-timing",
+      "with d2l.Benchmark('torch'):\n"
+      "    for _ in range(10):\n"
+      "        a = torch.randn(size=(1000, 1000), device=device)\n"
+      "        b = torch.mm(a, a)\n"
+      "numpy: 1.4693 sec\n"
+      "torch: 0.0022 sec\n"
+      f"{CUT}\n"
+      "with d2l.Benchmark():\n"
+      "    for _ in range(10):\n"
+      "        a = torch.randn(size=(1000, 1000), device=device)\n"
+      "        b = torch.mm(a, a)\n"
+      "    torch.cuda.synchronize(device)\n"
+      "Done: 0.0058 sec",
+      _D2L + "chapter_computational-performance/async-computation.ipynb", "2023-08-18", _D2L_TORCH, _D2L_GPU,
+      "Ten 1000x1000 matrix products timed without torch.cuda.synchronize() take 0.0022 s, the same loop with it "
+      "0.0058 s: without it the host times the launches, not the work (one run each on the book's machine; the "
+      "numpy line is the cell's CPU comparison, printed by the same cell).",
+      "The cell's quote (torch.cuda.synchronize's docstring) is read in 2.7.1 and later; the book's release names "
+      "torch 2.0.0, whose kernels queue and return the same way, which the two figures show."),
+    R("02-cross-device-error", _APPENDIX_A_EXCERPT, _APPENDIX_A_URL, "2024-07-24", "2.4.0+cu121", _APPENDIX_A_GPU,
+      "Two tensors added on the GPU give a result on cuda:0; once one of them is moved back to the CPU the same sum "
+      "raises, naming cuda:0 and cpu (the same report backs cells 05-elementwise and 07-add-cpu).",
+      _APPENDIX_A_DIFFERS),
+    R("05-elementwise", _APPENDIX_A_EXCERPT, _APPENDIX_A_URL, "2024-07-24", "2.4.0+cu121", _APPENDIX_A_GPU,
+      "An elementwise sum of a CPU tensor and a GPU tensor raises, naming cuda:0 and cpu, where the same sum of two "
+      "GPU tensors runs (the same report backs cells 02-cross-device-error and 07-add-cpu).",
+      _APPENDIX_A_DIFFERS),
+    R("07-add-cpu", _APPENDIX_A_EXCERPT, _APPENDIX_A_URL, "2024-07-24", "2.4.0+cu121", _APPENDIX_A_GPU,
+      "A sum with one operand moved to the CPU and one on the GPU raises, naming cuda:0 and cpu (the operand is moved "
+      "with .to('cpu'), the cell's .cpu() in another spelling).",
+      _APPENDIX_A_DIFFERS),
+    R("09-step-memory",
+      "torch version: 2.9.1+cu130\n"
+      f"{CUT}\n"
+      "def print_memory_usage():\n"
+      "    max_gpu_memory = torch.cuda.max_memory_allocated() / (1024 ** 3)  # Convert bytes to GB\n"
+      '    print(f"Maximum GPU memory allocated: {max_gpu_memory:.1f} GB")\n'
+      f"{CUT}\n"
+      "model = GPTModel(BASE_CONFIG)\n"
+      'device = torch.device("cuda")\n'
+      "model.to(device)\n"
+      "\n"
+      "print_memory_usage()\n"
+      f"{CUT}\n"
+      "    Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.\n"
+      f"{CUT}\n"
+      "Maximum GPU memory allocated: 6.4 GB\n"
+      f"{CUT}\n"
+      "model.load_state_dict(\n"
+      '    torch.load("model.pth", map_location=device, weights_only=True)\n'
+      ")\n"
+      "model.to(device)\n"
+      "model.eval();\n"
+      "\n"
+      "print_memory_usage()\n"
+      "Maximum GPU memory allocated: 12.8 GB",
+      _RASBT + "1cea30f9b177e0395ee6fa63d61af5239899dfe8/ch05/08_memory_efficient_weight_loading/"
+      "memory-efficient-state-dict.ipynb",
+      "2025-12-20", "2.9.1+cu130", "an NVIDIA GB10 (as torch's capability warning in the notebook names it)",
+      "max_memory_allocated(), after reset_peak_memory_stats(), reports the peak the caching allocator counted for "
+      "tensors: 6.4 GB for the model's weights, 12.8 GB while a second copy (the state dict loaded onto the GPU) was "
+      "alive; the report does not print memory_allocated() beside it. Its warning says this torch build supports "
+      "capabilities 8.0 to 12.0, the GB10 being 12.1."),
+    R("06-d2h-non-blocking",
+      "Now let’s demonstrate that CUDA to CPU also fails to produce reliable outputs without synchronization:\n"
+      f"{CUT}\n"
+      "    for i in range(100):\n"
+      "        cpu_tensor = tensor.to(\"cpu\", non_blocking=True)\n"
+      "        torch.testing.assert_close(\n"
+      "            cpu_tensor.mean(), torch.tensor(500_000, dtype=torch.double)\n"
+      "        )\n"
+      f"{CUT}\n"
+      "    for i in range(100):\n"
+      "        cpu_tensor = tensor.to(\"cpu\", non_blocking=True)\n"
+      "        torch.cuda.synchronize()\n"
+      "        torch.testing.assert_close(\n"
+      "            cpu_tensor.mean(), torch.tensor(500_000, dtype=torch.double)\n"
+      "        )\n"
+      f"{CUT}\n"
+      "0th test failed with non_blocking. Skipping remaining tests\n"
+      "No test failed with synchronize",
+      _PINMEM_URL, _PINMEM_DATE, _PINMEM_TORCH, _PINMEM_GPU,
+      "A device-to-host .to('cpu', non_blocking=True) read at once gives the wrong mean on the first try, and the same "
+      "copy read after torch.cuda.synchronize() passes all 100 tries: the result must not be read before the copy is "
+      "known to be done (the report waits with synchronize, not an event, and does not print is_pinned())."),
 )
 del R
 
@@ -281,7 +635,39 @@ _CROSS_DEVICE = re.compile(r"Expected all tensors to be on the same device, but 
 # The .numpy() refusal of TO_NUMPY, naming an accelerator.
 _TO_NUMPY = re.compile(r"can't convert (?:cuda|mps):\d+ device type tensor to numpy\. Use Tensor\.cpu\(\) to copy the "
                        r"tensor to host memory first\.")
+# The dispatcher's device check of a linear layer's addmm, naming mat1, both devices and the CUDA kernel (either
+# wording: 2.7.1's "found at least two devices", or "but got mat1 is on" from 2.8.0; older releases name
+# the kernel wrapper_addmm).
+_ADDMM_MAT1 = re.compile(r"found at least two devices, (?:cuda:\d+ and cpu|cpu and cuda:\d+)! \(when checking argument for "
+                         r"argument mat1 in method wrapper_(?:CUDA_)?addmm\)"
+                         r"|but got mat1 is on (?:cpu|cuda:\d+), different from other tensors on (?:cuda:\d+|cpu) \(when "
+                         r"checking argument in method wrapper_CUDA_addmm\)")
+# A module moved with .to(...) or .cuda(), the result not assigned, then a parameter of it on the first GPU.
+_MOVED_IN_PLACE = re.compile(r"^\w+\.(?:to\(\w+\)|cuda\(\))[^\n=]*$[\s\S]*(?:device: cuda:0$|device\(type='cuda', index=0\))",
+                             re.M)
 POINTS: dict[str, re.Pattern[str]] = {
+    "01-gpu-properties": re.compile(r"_CudaDeviceProperties\(name='[^']+', major=\d+, minor=\d+, total_memory=\d+MB, "
+                                    r"multi_processor_count=\d+"),
+    "05-linear": _ADDMM_MAT1,
+    "03-model-input": _ADDMM_MAT1,
+    # a .cuda(1) call, then a tensor printed on cuda:1
+    "07-cuda0-cuda1": re.compile(r"\.cuda\(1\)[\s\S]*device='cuda:1'\)"),
+    # .to(another tensor's .device), then tensors printed on both GPUs
+    "07-two-gpu-transfer": re.compile(r"\.to\(\w+(?:\[\w+\])*\.device\)[\s\S]*device='cuda:0'[\s\S]*device='cuda:1'"),
+    # a timed loop without synchronize and one with it: two timings and the synchronize call
+    "06-sync-timing": re.compile(r"\d+(?:\.\d+)? ?(?:ms|sec|s)\b[\s\S]*synchronize\([\s\S]*\d+(?:\.\d+)? ?(?:ms|sec|s)\b"),
+    # the allocator's peak counter, then a size it printed
+    "09-step-memory": re.compile(r"max_memory_allocated\([^)]*\)[\s\S]*\d+(?:\.\d+)? ?(?:[KMG]i?B|bytes)\b"),
+    # a device-to-host non_blocking copy, a failed read, then a synchronize
+    "06-d2h-non-blocking": re.compile(r"to\(['\"]cpu['\"], non_blocking=True\)[\s\S]*synchroniz[\s\S]*\bfail"),
+    "07-model-input": _ADDMM_MAT1,
+    "03-module-cuda": _MOVED_IN_PLACE,
+    "07-net-cuda": _MOVED_IN_PLACE,
+    "07-cuda0-device": re.compile(r"device\(type='cuda', index=0\)"),
+    # a GPU tensor, then a .cpu() copy of it
+    "02-round-trip": re.compile(r"device='cuda:\d+'\)[\s\S]*\.cpu\(\)"),
+    # a tensor made for the device 'cuda' lands on cuda:0
+    "02-tensor-on-gpu": re.compile(r"device='cuda:0'\)|on device: cuda:0$", re.M),
     "01-visible-devices-after-init": re.compile(r'CUDA_VISIBLE_DEVICES"?\]? ?= ?"0"[\s\S]*\b2\b'),
     "02-cross-device-error": _CROSS_DEVICE,
     "05-elementwise": _CROSS_DEVICE,
@@ -308,28 +694,26 @@ POINTS: dict[str, re.Pattern[str]] = {
 }
 
 # Why a GPU-only cell has no field record yet (searched: GitHub issue threads, stored web pages and public
-# repositories' files, three times on 2026-12-03).
+# repositories' files, four times on 2026-12-03; the fourth also read the executed notebooks of
+# mrdbourke/pytorch-deep-learning, d2l-ai/d2l-pytorch-colab, rasbt/LLMs-from-scratch, mryab/efficient-dl-systems,
+# ultralytics/yolov5 and stas00/ml-engineering, and PyTorch's tutorials as their docs build rendered them).
 _NO_VERSION = ("Public reports of this message abound, but none found states the torch version beside it, and a "
                "record without its torch version is worse than none.")
 _TWO_GPUS = ("No public report found that shows this cell's point: the behaviour of the current or default device "
-             "across two GPUs is rarely printed in public.")
-_NOT_CITABLE = ("Outputs of this call exist in public repositories' files, but the search tools found none whose "
-                "repository, torch version and date could all be named.")
+             "across two GPUs is rarely printed in public (Dive into Deep Learning's two-GPU notebooks, which back "
+             "07-cuda0-cuda1, name each device by its index).")
 _NOT_FOUND = "Not found in this session's searches; no public report seen shows this cell's point with its torch version."
-_NOT_SEARCHED = "Lesson 11 came after these searches, and no public report has been looked for for this cell yet."
 _NOT_SEARCHED_12 = "Lesson 12 came after these searches, and no public report has been looked for for this cell yet."
 NO_RECORD: dict[str, str] = {
-    "01-gpu-properties": _NOT_CITABLE,
     "02-cuda-in-device-scope": _TWO_GPUS,
     "02-default-vs-current": _TWO_GPUS,
-    "02-round-trip": _NOT_FOUND,
-    "02-tensor-on-gpu": _NOT_CITABLE,
-    "03-adam-state": _NOT_FOUND,
+    "03-adam-state": ("Reports of a resumed optimizer's step failing across devices abound (microsoft/Cream#2 in "
+                      "SGD's momentum update, no torch version; huggingface/transformers#24708 in fused AdamW, torch "
+                      "2.0.1, whose searchable text ends before the message); none found of Adam's averages from a "
+                      "CPU step with its torch version."),
     "03-load-gpu-checkpoint": ("The one report found of torch.load without map_location, pytorch/pytorch#35289 (torch 1.4.0), "
                                "loads a cuda:1 checkpoint (cell 03-load-cuda1-checkpoint's record); none found of a cuda:0 "
                                "checkpoint coming back on cuda:0 beside its torch version."),
-    "03-model-input": _NO_VERSION,
-    "03-module-cuda": _NOT_FOUND,
     "03-optimizer-before-cuda": _NOT_FOUND,
     "03-plain-attribute": ("Near misses only: pytorch/pytorch#43815 (torch 1.5.1) prints a tensor held in a plain dict "
                            "staying on cpu while the registered buffer moves to cuda:0, but no forward error; "
@@ -338,50 +722,105 @@ NO_RECORD: dict[str, str] = {
     "04-each-gpu": _TWO_GPUS,
     "04-nested-trace": _TWO_GPUS,
     "04-set-device": _TWO_GPUS,
-    "04-torch-device-scope": _TWO_GPUS,
+    "04-torch-device-scope": ("Only the one-GPU half is published: mrdbourke/pytorch-deep-learning's "
+                              "extras/pytorch_2_intro.ipynb (torch 2.0.0+cu118, a TITAN RTX) prints cuda:0 inside "
+                              "`with torch.device(device)`, which cannot show that the current device stays 0."),
     "05-async-assert": ("Reports of the error surfacing at a later call (WangYueFt/dcp#30, at loss.item()) name no torch "
                         "version; those that name one (pytorch/pytorch#55027, torch 1.8.1) show only the failed-assert "
-                        "lines in their searchable text."),
-    "05-cat": _NO_VERSION,
-    "05-linear": _NO_VERSION,
+                        "lines in their searchable text, and Comfy-Org/ComfyUI#13142 (a torch.AcceleratorError, so "
+                        "2.8.0 or later) shows the message and its hint without naming the release."),
+    "05-cat": ("kijai/ComfyUI-GIMM-VFI#19 and Comfy-Org/ComfyUI#7746 show cat's message (tensors, wrapper_CUDA_cat), "
+               "but the searchable text of neither names its torch version."),
     "05-optimizer-state": _NOT_FOUND,
-    "06-d2h-non-blocking": ("The one public output of this call found, pytorch/pytorch#39694 (2020-06-09, naming no "
-                            "release), prints is_pinned() False, the opposite of the cell's point for the releases "
-                            "it quotes; none found of the current behaviour beside a torch version."),
-    "06-events": _NOT_FOUND,
-    "06-h2d-non-blocking": _NOT_FOUND,
-    "06-sync-timing": ("The measurements found name no torch version: TristanBilot/mlx-benchmark#21 (2024-02-25, an "
-                       "RTX 4090: MatMul 0.03 ms without torch.cuda.synchronize(), 1.36 ms with) and the Colab Tesla "
-                       "T4 run of mryab/efficient-dl-systems' week01_intro/seminar.ipynb (2026-01-19)."),
+    "06-events": ("The published timings found that use CUDA events (stas00/ml-engineering's pin-memory benchmark, an "
+                  "A100 80GB-PCIe) name no torch version."),
+    "06-h2d-non-blocking": ("The one published run found, PyTorch's pin_memory/non_blocking tutorial (2.12.0+cu130 "
+                            "build), checks a non_blocking host-to-device copy from pageable memory and from pinned "
+                            "memory it then overwrites; neither is the cell's pinned copy read by a kernel on the same "
+                            "stream (its timings are shown beside lesson 06's stand-in instead)."),
     "07-cuda-vs-cuda0": _TWO_GPUS,
-    "07-cuda0-cuda1": _TWO_GPUS,
-    "07-cuda0-device": _NOT_CITABLE,
     "07-device-of-switch": _TWO_GPUS,
-    "07-mixing-gpus": _NO_VERSION,
-    "07-model-input": _NO_VERSION,
-    "07-net-cuda": _NOT_FOUND,
+    "07-mixing-gpus": ("Reports of the message naming two GPUs (WeihaoTan/TWOSOME#5: cuda:0 and cuda:1; "
+                       "lllyasviel/ControlNet-v1-1-nightly#30: cuda:1 and cuda:0) name no torch version; Dive into Deep "
+                       "Learning's two-GPU notebook adds only tensors on the same GPU."),
     "07-op-inside-device-of": _TWO_GPUS,
-    "07-two-gpu-transfer": _TWO_GPUS,
     "08-ddp-device-ids": _NOT_FOUND,
     "08-every-rank-cuda0": _NOT_FOUND,
     "09-allocated-reserved": ("mryab/efficient-dl-systems' week01_intro/seminar.ipynb (a Colab Tesla T4 run, committed "
                               "2026-01-19) prints memory_allocated() 0 and memory_reserved() 33554432 after its tensor "
-                              "is freed, then 0 after empty_cache(), but names no torch version."),
-    "09-item-sync": _NOT_FOUND,
-    "09-label-on-cpu": _NO_VERSION,
-    "09-memory-summary": ("The memory_summary() tables found in public (pytorch/pytorch#91854) were printed by an "
-                          "unreleased branch, with no torch version to name."),
-    "09-pinned-batch": _NOT_FOUND,
-    "09-step-memory": _NOT_FOUND,
+                              "is freed, then 0 after empty_cache(), but names no torch version anywhere in the notebook."),
+    "09-item-sync": ("The synchronizing-operation warnings found in public come from other calls (torch.tensor(...) on a "
+                     "device in pytorch/pytorch#120996, cell 06-hidden-syncs' record; .to() in huggingface/open-r1#254) "
+                     "or from an unreleased branch (pytorch/pytorch#62092); none from .item() with a torch version."),
+    "09-label-on-cpu": ("The reports of cross_entropy's target left on the CPU (wrapper_nll_loss_forward; "
+                        "HoyTta0/KnowledgeDistillation#10, asahi417/lmppl#14) name no torch version."),
+    "09-memory-summary": ("The memory_summary() tables found in public were printed by an unreleased branch "
+                          "(pytorch/pytorch#91854) or sit in threads whose searchable text names no torch version beside "
+                          "them (pytorch/pytorch#35901, mlcommons/algorithmic-efficiency#425, facebookresearch/fairseq#2442)."),
+    "09-pinned-batch": ("Published runs of DataLoader(pin_memory=True) time it (stas00/ml-engineering, an A100 "
+                        "80GB-PCIe) but print neither is_pinned() nor a torch version."),
     "10-two-gpu-split": _NOT_FOUND,
-    # lesson 11 came after the searches above; one search (GitHub issues, 2026-12-03) for its generator message
-    "11-amp-cuda": _NOT_SEARCHED,
-    "11-autocast-gpu": _NOT_SEARCHED,
+    "11-amp-cuda": ("Public reports of GradScaler show its deprecation warning (Linesight-RL/linesight#51, "
+                    "pomonam/kronfluence#35), not a scale printed after a float16 step beside a torch version."),
+    "11-autocast-gpu": ("Near misses only: pytorch/pytorch#52501 (torch 1.7.1) prints a sum's dtype under autocast, "
+                        "not a matrix product's; a PyTorch forum post (an L4, torch 2.6.0+cu124) says the product's "
+                        "dtype was fp16 in words, without the printed output."),
     "11-cuda-generator": ("The reports of \"Expected a 'cuda' device type for generator but found 'cpu'\" found with a "
-                          "torch version (dbolya/yolact#727, 1.10.0+cu102) came from set_default_tensor_type on releases "
-                          "far older than the floor, not from set_default_device."),
+                          "torch version came from releases far older than the floor and not from set_default_device "
+                          "(dbolya/yolact#727, 1.10.0+cu102, set_default_tensor_type; "
+                          "hcnoh/knowledge-tracing-collection-pytorch#1, 1.10.0+cu113, random_split); the one from "
+                          "set_default_device (a comment in pytorch/pytorch#61457) names no torch version."),
     "12-read-gpu": _NOT_SEARCHED_12,
 }
+
+
+# Published measurements shown beside a lesson's stand-in (issue 37, item 4): where this machine can only imitate a
+# GPU's figures (lesson 06 times host-to-host copies), a real GPU's figures as published, each with its GPU, its link
+# where the report states one, and its torch version; shown beside the stand-in's output, never merged into it.
+# ``STANDINS[key]`` says what the stand-in imitates; ``TIMING_POINTS[key]`` what a report must contain to match it.
+STANDINS: dict[str, str] = {
+    "06-copy-variants": "lesson 06's host-to-device copy variants: pageable or pinned, blocking or non_blocking",
+}
+TIMING_POINTS: dict[str, re.Pattern[str]] = {
+    # both kinds of host memory copied to the GPU, each timed
+    "06-copy-variants": re.compile(r"pageable[^\n]*\d+\.\d+ ?ms[\s\S]*pinned[^\n]*\d+\.\d+ ?ms"),
+}
+TIMINGS: tuple[FieldRecord, ...] = (
+    FieldRecord(
+        "06-copy-variants",
+        "# A tensor in pageable memory\n"
+        "pageable_tensor = torch.randn(1_000_000)\n"
+        "\n"
+        "# A tensor in page-locked (pinned) memory\n"
+        "pinned_tensor = torch.randn(1_000_000, pin_memory=True)\n"
+        f"{CUT}\n"
+        "pageable_tensor.to('cuda:0'):  0.3698 ms\n"
+        "pinned_tensor.to('cuda:0'):  0.3164 ms\n"
+        "pageable_tensor.pin_memory():  0.1111 ms\n"
+        "pageable_tensor.pin_memory().to('cuda:0'):  0.4324 ms\n"
+        f"{CUT}\n"
+        "tensors = [torch.randn(1_000_000) for _ in range(1000)]\n"
+        f"{CUT}\n"
+        "copy_to_device(*tensors):  390.4990 ms\n"
+        "copy_to_device_nonblocking(*tensors):  310.4001 ms\n"
+        "copy_to_device(*tensors_pinned):  316.7277 ms\n"
+        "copy_to_device_nonblocking(*tensors_pinned):  299.7295 ms\n"
+        "pin_copy_to_device(*tensors):  564.1277 ms\n"
+        "pin_copy_to_device_nonblocking(*tensors):  330.1684 ms",
+        _PINMEM_URL, _PINMEM_DATE, _PINMEM_TORCH, _PINMEM_GPU,
+        "Medians of torch.utils.benchmark: one 4 MB float32 tensor reaches the GPU in 0.32 ms from pinned memory and "
+        "0.37 ms from pageable memory, 0.43 ms when pinned first; a thousand such tensors take 390 ms pageable and "
+        "blocking, 310 ms with non_blocking, about 300 ms from pinned memory either way, 564 ms pinning each first.",
+    ),
+)
+
+
+def published_timings(key: str) -> tuple[FieldRecord, ...]:
+    """The published measurements shown beside stand-in ``key`` (``STANDINS``), newest report first."""
+    if key not in STANDINS:
+        raise ValueError(f"No stand-in {key!r} in STANDINS (course_utils/evidence/field_records.py); its stand-ins are: "
+                         f"{', '.join(sorted(STANDINS))}.")
+    return tuple(sorted((t for t in TIMINGS if t.key == key), key=lambda t: t.date, reverse=True))
 
 
 def field_records(key: str) -> tuple[FieldRecord, ...]:
@@ -412,6 +851,9 @@ def field_records_markdown() -> str:
     out = [FIELD_START, "", "| Cell | Field record | Torch, GPU or platform |", "|---|---|---|"]
     for r in sorted(RECORDS, key=lambda r: r.key):
         out.append(f"| `{r.key}` | [{r.url.removeprefix('https://')}]({r.url}), {r.date} | {r.torch}; {r.gpu} |")
+    out += ["", "Published measurements shown beside a lesson's stand-in (never mixed into its figures):", ""]
+    out += [f"- `{t.key}` ({STANDINS[t.key]}): [{t.url.removeprefix('https://')}]({t.url}), {t.date}; torch {t.torch}; "
+            f"{t.gpu}" + (f"; {t.link}" if t.link else "") for t in sorted(TIMINGS, key=lambda t: t.key)]
     out += ["", "Cells without a field record, and why:", ""]
     out += [f"- `{key}`: {why}" for key, why in sorted(NO_RECORD.items())]
     out.append(FIELD_END)

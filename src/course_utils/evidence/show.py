@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course_utils.display import CAUTION, INFO, PROBLEM, Html, card, escape, markup, pre, tag
-from course_utils.evidence.field_records import FieldRecord, field_record
+from course_utils.evidence.field_records import STANDINS, FieldRecord, field_record, published_timings
 from course_utils.evidence.records import Cell, EvidenceFile, GpuMachine, load
 from course_utils.evidence.sources import CLAIMS, SourceQuote
 
@@ -202,3 +202,53 @@ def first_showings(
         where = f"part {first.part}" if part is not None and part.label != part.title else (first.part or "the start")
         before.append(ShownBefore(q, first.what, where + (", Deeper" if first.deeper and where.startswith("part") else "")))
     return tuple(here), tuple(before)
+
+
+@dataclass(frozen=True)
+class PublishedMeasurements:
+    """Published measurements of what a lesson's stand-in imitates: a real GPU's figures, beside this machine's.
+
+    Each is a ``FieldRecord`` from ``field_records.TIMINGS``, labelled with its GPU, link (where the report
+    states one) and torch version and "not run by this course"; none of its figures enters the stand-in's.
+    """
+
+    key: str
+    what: str  # what the stand-in imitates (STANDINS[key])
+    records: tuple[FieldRecord, ...]
+
+    @property
+    def heading(self) -> str:
+        return f"Published measurements of {self.what}, from real GPUs (not this machine's figures):"
+
+    def __str__(self) -> str:
+        lines = [self.heading]
+        for r in self.records:
+            lines.append(f"{r.label}:")
+            lines += ["  " + line for line in r.excerpt.splitlines()]
+            if r.caveat:
+                lines.append(f"({r.caveat})")
+        if not self.records:
+            lines.append("None published with its GPU and torch version has been found yet.")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        parts = []
+        for r in self.records:
+            parts.append(tag("div", tag("small", f"Printed on {r.gpu}" + (f" over {r.link}" if r.link else "")
+                                        + f" with torch {r.torch}, as reported in ",
+                                        Html(f"<a href='{escape(r.url)}'>{escape(r.url)}</a>"),
+                                        f" ({r.date}); not run by this course:")))
+            parts.append(pre(r.excerpt))
+            if r.caveat:
+                parts.append(tag("div", tag("small", r.caveat)))
+        if not self.records:
+            parts.append(tag("div", tag("small", "None published with its GPU and torch version has been found yet.")))
+        return card(INFO, self.heading, markup(*parts))
+
+
+def published(key: str) -> PublishedMeasurements:
+    """The published GPU measurements shown beside stand-in ``key``; a ValueError names the known stand-ins."""
+    return PublishedMeasurements(key=key, what=STANDINS[key] if key in STANDINS else key, records=published_timings(key))
