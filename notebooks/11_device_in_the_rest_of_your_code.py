@@ -233,8 +233,7 @@ explain_device_error(mixed.message)
 # - `torch.compile` guards on devices: another device recompiles; mixed devices fail at trace time.
 #
 # **Exercises:** [11_device_in_the_rest_of_your_code_exercises.ipynb](11_device_in_the_rest_of_your_code_exercises.ipynb).
-# **Next:** this is the last lesson. Back to [the course README](../README.md), where every lesson
-# is listed with what it covers.
+# **Next:** [12_which_gpu_which_build.ipynb](12_which_gpu_which_build.ipynb): which GPU and which build a machine really has.
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: which operations autocast lowers

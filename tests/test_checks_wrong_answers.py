@@ -16,6 +16,7 @@ import pytest
 import torch
 import wrong_answers_nb10 as nb10
 import wrong_answers_nb11 as nb11
+import wrong_answers_nb12 as nb12
 from torch import nn
 
 from course_utils.checks import all_exercises, check
@@ -882,6 +883,17 @@ WRONG = [
     ("11.3", nb11.forward_without_autocast, "float32 throughout"),
     ("11.3", nb11.forward_left_in_bfloat16, "returned bfloat16"),
     ("11.3", nb11.forward_float16_on_cpu, "bfloat16 autocast"),
+    # 12 (the answers live in tests/wrong_answers_nb12.py)
+    ("12.1", nb12.env_smi_index, "FASTEST_FIRST"),
+    ("12.1", nb12.env_order_only, "leaves CUDA_VISIBLE_DEVICES unset"),
+    ("12.1", nb12.env_int_value, "names and values both str"),
+    ("12.2", nb12.kernels_is_available, "no kernel image"),
+    ("12.2", nb12.kernels_exact_match, "same major X with a minor of Y or more"),
+    ("12.2", nb12.kernels_same_major, "compare get_device_capability() with get_arch_list()"),
+    ("12.2", nb12.kernels_no_availability_check, "raised AssertionError"),
+    ("12.3", nb12.platform_by_version_cuda, "AMD GPUs answer to torch.cuda"),
+    ("12.3", nb12.platform_hip_device, "device string is still 'cuda'"),
+    ("12.3", nb12.platform_wheel_is_gpu, "not a GPU"),
     ("10.3", nb10.state_on_parameter_device, "'step'"),
     ("10.3", nb10.state_by_position, "parameter's name"),
     ("10.3", nb10.state_skips_empty, "without state"),

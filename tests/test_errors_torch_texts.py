@@ -49,6 +49,16 @@ TEXTS = [
     # cudaGetErrorString(cudaErrorAssert), in the CUDA runtime each CUDA wheel installs
     Text("assert-cu12", "device-side assert triggered", CU12_CUDART, ("2.7.1",)),
     Text("assert-cu13", "device-side assert triggered", CU13_CUDART, ("2.14.1",)),
+    # lesson 12: a wheel without the GPU's architecture (the CUDA runtime's words; torch/cuda/__init__.py's warnings)
+    Text("no-kernel-cu12", "no kernel image is available for execution on the device", CU12_CUDART, ("2.7.1",)),
+    Text("no-kernel-cu13", "no kernel image is available for execution on the device", CU13_CUDART, ("2.14.1",)),
+    Text("cc-listed", "which is of compute capability (CC) ", "torch/cuda/__init__.py", ("2.13.0", "2.14.1")),
+    Text("cc-too-old", "PyTorch no longer supports this GPU because it is too old.", "torch/cuda/__init__.py",
+         ("2.7.1",)),
+    Text("sm-incompatible", " is not compatible with the current PyTorch installation.", "torch/cuda/__init__.py",
+         ("2.7.1", "2.13.0", "2.14.1")),
+    Text("rocm-visible", "HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES", "torch/cuda/__init__.py",
+         ("2.7.1", "2.13.0", "2.14.1")),
     # c10/cuda/CUDAMiscFunctions.cpp's suffix (unless CUDA_LAUNCH_BLOCKING=1): on every CUDA error in 2.7.1-2.12.0,
     # only on asynchronous kernel errors (700, 710, 715, 716, 719) from 2.13 (get_cuda_async_error_suffix)
     Text("async-tail", "\nCUDA kernel errors might be asynchronously reported at some other API call, so the "

@@ -596,7 +596,32 @@ FAMILIES: tuple[Family, ...] = (
                 "whose list has your GPU's sm_XY (pytorch.org/get-started: a newer CUDA variant for a new GPU, an older "
                 "release for an old one). Until then, run on the CPU."),
            example="CUDA error: no kernel image is available for execution on the device",
-           releases="CUDA 12 runtime; the warning read in 2.13.0, 2.14.1", source="libcudart.so.12; torch/cuda/__init__.py"),
+           releases="CUDA 12 and 13 runtimes; the warning read in 2.7.1, 2.13.0, 2.14.1", source="libcudart.so.12; torch/cuda/__init__.py"),
+    Family("gpu-capability-listed", GPU, "GPU architecture not in this build (PyTorch's list of what would fit)",
+           r"Found GPU(?P<index>\d+) (?P<gpu>.+?) which is of compute capability \(CC\) (?P<cc>\d+\.\d+)",
+           "gpu-architecture", devices=("cuda",),
+           cause=("this PyTorch build has no kernels that run on {gpu} (compute capability {cc}): each architecture "
+                  "it was compiled for runs only on the capabilities listed after it. CUDA still says the GPU is "
+                  "available; every kernel will fail with 'no kernel image is available for execution on the device'."),
+           fix=("Install the same torch version from one of the CUDA builds the warning lists (pip install torch "
+                "--index-url https://download.pytorch.org/whl/cuXXX); if it lists none, a release that supports this "
+                "GPU (pytorch.org/get-started). Compare torch.cuda.get_device_capability() with "
+                "torch.cuda.get_arch_list()."),
+           example="Found GPU0 NVIDIA GeForce RTX 5090 which is of compute capability (CC) 12.0.",
+           releases="2.13.0, 2.14.1 (torch.cuda._check_capability)",
+           source="torch/cuda/__init__.py (_warn_unsupported_code), raised by lesson 12 on a simulated GPU"),
+    Family("gpu-too-old", GPU, "GPU too old for this build",
+           r"Found GPU(?P<index>\d+) (?P<gpu>.+?) which is of cuda capability (?P<cc>\d+\.\d+)\.\s+PyTorch no longer "
+           r"supports this GPU because it is too old",
+           "gpu-architecture", devices=("cuda",),
+           cause=("{gpu} (compute capability {cc}) is older than every architecture this PyTorch build was compiled "
+                  "for: it has no kernels for this GPU."),
+           fix=("Install an older torch release whose torch.cuda.get_arch_list() still holds this GPU's sm_XY "
+                "(pytorch.org/get-started/previous-versions), or run on the CPU."),
+           example="Found GPU0 Tesla K80 which is of cuda capability 3.7. PyTorch no longer supports this GPU because "
+                   "it is too old.",
+           releases="2.7.1 (torch.cuda._check_capability)",
+           source="torch/cuda/__init__.py of 2.7.1 (old_gpu_warn), raised by lesson 12 on a simulated GPU"),
     Family("no-xpu-device", GPU, "No XPU visible",
            r"No XPU devices are available|XPU device count is zero",
            "no-gpu-visible", devices=("xpu",), flags=re.IGNORECASE,
@@ -699,6 +724,16 @@ FAMILIES: tuple[Family, ...] = (
            example="Could not run 'aten::empty.memory_format' with arguments from the 'MPS' backend. ...",
            releases="read live in 2.13.0 (CPU wheel, device='mps' and device='hip')",
            source="aten/src/ATen/core/dispatch/OperatorEntry.cpp (reportError), raised live"),
+    Family("rocm-visible-devices", BACKENDS, "ROCm: HIP_VISIBLE_DEVICES lists more GPUs than ROCR_VISIBLE_DEVICES",
+           r"HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES",
+           "no-gpu-visible", devices=("cuda",),
+           cause=("on a ROCm build both variables are set: ROCR_VISIBLE_DEVICES filters the GPUs first, and "
+                  "HIP_VISIBLE_DEVICES then picks among those (numbered from 0 again), so it cannot list more."),
+           fix=("Set only one of them (HIP_VISIBLE_DEVICES, or CUDA_VISIBLE_DEVICES, which ROCm also reads), or index "
+                "HIP_VISIBLE_DEVICES within the GPUs ROCR_VISIBLE_DEVICES left: ROCR=2,3 with HIP=1 is physical GPU 3."),
+           example="HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES",
+           releases="2.7.1, 2.13.0, 2.14.1 (torch.cuda._parse_visible_devices)",
+           source="torch/cuda/__init__.py, raised live by lesson 12 with torch.version.hip set"),
     Family("hip-invalid-function", BACKENDS, "ROCm/CUDA: no kernel for this GPU",
            r"(?P<backend>HIP|CUDA) error: invalid device function",
            "gpu-architecture", devices=("cuda",), flags=re.IGNORECASE,

@@ -183,4 +183,15 @@ LESSONS = (
          ('11-amp-cuda', 1, 'a float16 training step with GradScaler', '1', False, 'cuda'),
          ('11-cuda-generator', 1, 'one seed, two streams; a shuffle under a CUDA default device', '2', False, 'cuda'),
      )),
+    ('12', 'Which GPU, which build', 'notebooks/12_which_gpu_which_build.ipynb',
+     (
+         ('1', 'What this torch was built for'),
+         ('2', "A wheel's architectures and your GPU"),
+         ('3', 'Which GPU is cuda:0?'),
+         ('4', 'AMD, Intel and torch.accelerator'),
+         ('Summary', 'Summary'),
+     ),
+     (
+         ('12-read-gpu', 1, "the GPU's capability against the wheel's architectures", '2', False, 'cuda'),
+     )),
 )

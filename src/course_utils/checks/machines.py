@@ -1,7 +1,8 @@
 """Simulated machines: run a learner's answer as on a GPU server, a Mac or a laptop, on any machine.
 
-Lesson: the checks of notebooks 01 and 09, whose answers depend on what torch.cuda,
-torch.backends.mps (torch.xpu) and torch.accelerator answer, and the tests of ``preflight`` (``facts()``);
+Lesson: the checks of notebooks 01, 09 and 12, whose answers depend on what torch.cuda,
+torch.backends.mps (torch.xpu) and torch.accelerator answer (12's also on the wheel: ``SimulatedBuild``), and
+the tests of ``preflight`` (``facts()``);
 notebook 04's simulated cells (``course_utils.simulation``), which also need the current CUDA device to move.
 ``simulated(SimulatedMachine(...))`` makes them answer as that machine would, for the length of a block,
 and puts everything back (``unittest.mock.patch.multiple``).
@@ -19,6 +20,22 @@ from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack
 
 
 @dataclass(frozen=True)
+class SimulatedBuild:
+    """The wheel a simulated machine runs and its GPU's architecture (lesson: notebook 12).
+
+    Set on a ``SimulatedMachine`` as ``build=``: inside ``simulated(...)`` torch.version.cuda and .hip,
+    torch.cuda.get_arch_list(), get_device_capability() and get_device_name() answer from it. A machine
+    without one leaves those functions to the installed torch."""
+
+    cuda: str | None = "12.8"  # torch.version.cuda; None on a ROCm wheel
+    hip: str | None = None  # torch.version.hip: a ROCm wheel, whose AMD GPUs answer to torch.cuda
+    arch_list: tuple[str, ...] = ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")
+    gpu_name: str = "NVIDIA H100 80GB HBM3"
+    capability: tuple[int, int] = (9, 0)
+    xpu: str | None = None  # torch.version.xpu: an Intel XPU wheel
+
+
+@dataclass(frozen=True)
 class SimulatedMachine:
     """A machine as torch's availability functions describe it (lesson: notebook 01)."""
 
@@ -28,6 +45,7 @@ class SimulatedMachine:
     current: int = 0  # the current CUDA device
     no_cuda: str = "cpu-build"  # without CUDA: "cpu-build" (AssertionError) or "no-driver" (RuntimeError)
     xpu: bool = False  # an Intel GPU through torch.xpu
+    build: SimulatedBuild | None = None  # the wheel and GPU architecture (notebook 12); None: the installed torch's
 
     def facts(self, **changes):
         """This machine as ``machine.MachineFacts``, for ``preflight`` and the report (a Mac: macOS 15, arm64).
@@ -173,6 +191,8 @@ def simulated(machine: SimulatedMachine, announce: bool = True):
             # call these two on entry and exit, set_device calls torch._C._cuda_setDevice.
             stack.enter_context(patch.multiple(torch.cuda, _exchange_device=state.exchange,
                                                 _maybe_exchange_device=state.exchange, set_device=state.set_device))
+        if machine.build is not None:
+            stack.enter_context(_built_as(machine, state))
         stack.enter_context(patch.multiple(torch.backends.mps, is_available=mps_available))
         if hasattr(torch, "xpu"):
             stack.enter_context(patch.multiple(torch.xpu, is_available=xpu_available))
@@ -180,6 +200,36 @@ def simulated(machine: SimulatedMachine, announce: bool = True):
         if accelerator is not None and hasattr(accelerator, "current_accelerator"):
             stack.enter_context(patch.multiple(accelerator, **_accelerator_answers(machine)))
         yield machine
+
+
+@contextlib.contextmanager
+def _built_as(machine: SimulatedMachine, state: _CurrentDevice):
+    """torch.version and torch.cuda's build and device questions answered from ``machine.build`` (notebook 12)."""
+    build = machine.build
+
+    def index(device) -> int:
+        from torch.cuda._utils import _get_device_index
+
+        i = _get_device_index(device, optional=True)
+        i = state.index if i < 0 else i
+        if machine.cuda == 0:
+            raise _cuda_unavailable(machine)
+        state._check(i)
+        return i
+
+    def capability(device=None) -> tuple[int, int]:
+        index(device)
+        return build.capability
+
+    def name(device=None) -> str:
+        index(device)
+        return build.gpu_name
+
+    with patch.object(torch.version, "cuda", build.cuda), patch.object(torch.version, "hip", build.hip), \
+            patch.object(torch.version, "xpu", build.xpu, create=True), \
+            patch.multiple(torch.cuda, get_arch_list=lambda: list(build.arch_list),
+                           get_device_capability=capability, get_device_name=name):
+        yield
 
 
 def _accelerator_answers(machine: SimulatedMachine) -> dict:

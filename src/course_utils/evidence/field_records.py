@@ -703,6 +703,7 @@ _TWO_GPUS = ("No public report found that shows this cell's point: the behaviour
              "across two GPUs is rarely printed in public (Dive into Deep Learning's two-GPU notebooks, which back "
              "07-cuda0-cuda1, name each device by its index).")
 _NOT_FOUND = "Not found in this session's searches; no public report seen shows this cell's point with its torch version."
+_NOT_SEARCHED_12 = "Lesson 12 came after these searches, and no public report has been looked for for this cell yet."
 NO_RECORD: dict[str, str] = {
     "02-cuda-in-device-scope": _TWO_GPUS,
     "02-default-vs-current": _TWO_GPUS,
@@ -769,6 +770,7 @@ NO_RECORD: dict[str, str] = {
                           "(dbolya/yolact#727, 1.10.0+cu102, set_default_tensor_type; "
                           "hcnoh/knowledge-tracing-collection-pytorch#1, 1.10.0+cu113, random_split); the one from "
                           "set_default_device (a comment in pytorch/pytorch#61457) names no torch version."),
+    "12-read-gpu": _NOT_SEARCHED_12,
 }
 
 

@@ -563,6 +563,16 @@ CLAIMS: dict[str, GpuClaim] = {
                      "seed = int(torch.empty((), dtype=torch.int64).random_().item())\n"
                      "            generator = torch.Generator()\n            generator.manual_seed(seed)",
                      note="RandomSampler's own generator, made on the CPU whatever the default device"))),
+    # 12 which GPU, which build: quotes read in torch/cuda/__init__.py of 2.7.1 (cu126), 2.13.0 (cpu) and 2.14.1 (cu130)
+    "12-read-gpu": C(
+        "On a GPU the cell prints the GPU's name and capability, the wheel's architecture list, and the entry "
+        "whose code runs on it (None would mean every kernel fails with 'no kernel image is available').",
+        (SourceQuote("torch/cuda/__init__.py", "Return list CUDA architectures this library was compiled for.",
+                     note="get_arch_list: the sm_XY entries the wheel has code for"),
+         SourceQuote("torch/cuda/__init__.py", "Get the cuda capability of a device.",
+                     note="get_device_capability: the GPU's (major, minor)"),
+         SourceQuote("torch/cuda/__init__.py", "# NVIDIA GPU compute architectures are backward compatible within "
+                     "major version", note="_check_cubins: the rule the wheel's start-up check applies"))),
 }
 del C
 
