@@ -5,7 +5,8 @@ makes of them (``LISTING_ANSWERS``, ``_cases_nb04.SIMULATE_CASES``, ``LANDING_CA
 check runs on a CPU-only machine. The tests hold the tables to a reference model
 (``tests/answer_references.py``), and that model to real GPUs where two are present. The lesson's
 simulated GPUs (``course_utils.simulation``) would run a program and so answer 04.1 to 04.3: those
-checks call the answer under ``NoSimulatedGPUs``, which switches them off.
+checks call the answer under ``NoSimulatedGPUs``, which switches them off. These tables are the
+practice checks' (``cases``); a grading run draws its own programs, landings and scopes.
 
 A *program* is a list of steps, each a tuple:
 
