@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from course_utils.checks._core import LearnerRaised, Wrong, accelerator_targets, call, exercise, try_it
+from course_utils.checks._core import LearnerRaised, Wrong, accelerator_targets, call, cases, exercise, try_it
 from course_utils.scopes import default_device
 
 
@@ -21,6 +21,15 @@ def _other_devices() -> list[str]:
 
 # --------------------------------------------------------------------------- 02.1
 
+# (the reference's dtype, its device: "cpu", or "other" for each of _other_devices(), its length, the values)
+LIKE_CASES: tuple[tuple[torch.dtype, str, int, object], ...] = (
+    (torch.float32, "cpu", 2, [1.0, 2.5]),
+    (torch.int64, "cpu", 1, [[1, 2], [3, 4]]),
+    (torch.float64, "cpu", 3, 0.5),
+    (torch.float16, "other", 2, [1.0, 2.0, 3.0]),
+    (torch.int32, "other", 2, [7]),
+)
+
 
 @exercise(
     "02.1",
@@ -30,31 +39,28 @@ def _other_devices() -> list[str]:
           "the reference tensor."),
 )
 def _like(like) -> str:
-    cases = [
-        (torch.zeros(2, dtype=torch.float32), [1.0, 2.5]),
-        (torch.zeros(1, dtype=torch.int64), [[1, 2], [3, 4]]),
-        (torch.zeros(3, dtype=torch.float64), 0.5),
-    ]
-    for device in _other_devices():
-        cases.append((torch.zeros(2, dtype=torch.float16, device=device), [1.0, 2.0, 3.0]))
-        cases.append((torch.zeros(2, dtype=torch.int32, device=device), [7]))
-    for reference, values in cases:
-        got = call(like, reference, values)
-        where = f"like(<{reference.dtype} tensor on {reference.device}>, {values!r})"
+    rows = cases("02.1", LIKE_CASES)
+    made = [(dtype, "cpu", length, values) for dtype, where, length, values in rows if where == "cpu"]
+    made += [(dtype, device, length, values) for device in _other_devices()
+             for dtype, where, length, values in rows if where == "other"]
+    for dtype, device, length, values in made:
+        # what is expected comes from the row, never from the arguments as the answer's call leaves them
+        expected, want = torch.tensor(values, dtype=dtype), torch.device(device)
+        where = f"like(<{dtype} tensor on {device}>, {values!r})"
+        got = call(like, torch.zeros(length, dtype=dtype, device=device), values)
         if type(got) is not torch.Tensor:  # a subclass could answer torch.equal as it likes
             raise Wrong(f"{where} returned a {type(got).__name__}; expected a plain tensor.")
-        expected = torch.tensor(values, dtype=reference.dtype)
-        if got.device != reference.device:
-            raise Wrong(f"{where} returned a tensor on {got.device}; expected {reference.device}.",
+        if got.device != want:
+            raise Wrong(f"{where} returned a tensor on {got.device}; expected {want}.",
                         "Take the device from the reference tensor, not from this machine.")
-        if got.dtype != reference.dtype:
-            raise Wrong(f"{where} returned dtype {got.dtype}; expected {reference.dtype}.")
+        if got.dtype != dtype:
+            raise Wrong(f"{where} returned dtype {got.dtype}; expected {dtype}.")
         if got.shape != expected.shape:
             raise Wrong(f"{where} returned shape {tuple(got.shape)}; expected {tuple(expected.shape)}.")
         if got.device.type != "meta" and not torch.equal(got.cpu(), expected):
             raise Wrong(f"{where} returned {got.cpu().tolist()}; expected {expected.tolist()}.")
-    devices = ", ".join(sorted({str(r.device) for r, _ in cases}))
-    return f"Right device, dtype, shape and values for {len(cases)} references on {devices}."
+    devices = ", ".join(sorted({str(torch.device(device)) for _, device, _, _ in made}))
+    return f"Right device, dtype, shape and values for {len(made)} references on {devices}."
 
 
 # --------------------------------------------------------------------------- 02.2
@@ -69,10 +75,10 @@ def _like(like) -> str:
 )
 def _move_batch(move_batch) -> str:
     for device in _other_devices():
-        moving = {"x": torch.randn(2, 3), "y": torch.arange(2), "ids": [4, 5], "name": "batch-0"}
-        staying = torch.zeros(2, dtype=torch.float16, device=device)
-        moving["mask"] = staying
+        moving, staying = cases("02.2", _batch)(device)
         before = dict(moving)
+        # copies: what the call leaves in the batch's own tensors is not evidence of what they held
+        kept = {key: value.clone() for key, value in moving.items() if isinstance(value, torch.Tensor)}
         got = call(move_batch, moving, device)
         if not isinstance(got, dict):
             raise Wrong(f"move_batch returned a {type(got).__name__}; expected a dict.")
@@ -80,20 +86,13 @@ def _move_batch(move_batch) -> str:
             raise Wrong(f"move_batch returned keys {sorted(got)}; expected {sorted(before)}.")
         if set(moving) != set(before) or any(moving[k] is not before[k] for k in before):
             raise Wrong("move_batch changed the dict it was given; return a new dict and leave the input alone.")
-        for key in ("x", "y"):
-            if type(got[key]) is not torch.Tensor:
-                raise Wrong(f"move_batch(batch, {device!r})[{key!r}] is a {type(got[key]).__name__}; expected a tensor.")
-            if got[key].device != torch.device(device):
-                raise Wrong(f"move_batch(batch, {device!r})[{key!r}] is on {got[key].device}; expected {device}.")
-            if got[key].dtype != before[key].dtype:
-                raise Wrong(f"move_batch changed the dtype of {key!r} from {before[key].dtype} to {got[key].dtype}.")
-        if got["mask"] is not staying:
-            raise Wrong(
-                f"'mask' was already on {device}, but move_batch returned a different tensor: a needless copy.",
-                "Do not pass copy=True or call .clone(): tensor.to(device) returns the same tensor when it is there.",
-            )
-        if got["ids"] is not before["ids"] or got["name"] is not before["name"]:
-            raise Wrong("move_batch changed a value that is not a tensor; return those as they are.")
+        for key, value in before.items():
+            if key == staying:
+                _not_copied(got[key], value, key, device)
+            elif isinstance(value, torch.Tensor):
+                _moved(got[key], kept[key], key, device)
+            elif got[key] is not value:
+                raise Wrong("move_batch changed a value that is not a tensor; return those as they are.")
     cpu_batch = {"x": torch.ones(2)}
     got = call(move_batch, cpu_batch, torch.device("cpu"))
     if got["x"] is not cpu_batch["x"]:
@@ -104,12 +103,62 @@ def _move_batch(move_batch) -> str:
 # --------------------------------------------------------------------------- 02.3
 
 
+def _batch(device: str) -> tuple[dict, str]:
+    """The practice check's batch for ``device`` and the key of its tensor already there (made afresh each time)."""
+    return {"x": torch.randn(2, 3), "y": torch.arange(2), "ids": [4, 5], "name": "batch-0",
+            "mask": torch.zeros(2, dtype=torch.float16, device=device)}, "mask"
+
+
+def _moved(got, value: torch.Tensor, key: str, device: str) -> None:
+    if type(got) is not torch.Tensor:
+        raise Wrong(f"move_batch(batch, {device!r})[{key!r}] is a {type(got).__name__}; expected a tensor.")
+    if got.device != torch.device(device):
+        raise Wrong(f"move_batch(batch, {device!r})[{key!r}] is on {got.device}; expected {device}.")
+    if got.dtype != value.dtype:
+        raise Wrong(f"move_batch changed the dtype of {key!r} from {value.dtype} to {got.dtype}.")
+    if got.shape != value.shape or got.device.type != "meta" and not torch.equal(got.cpu(), value):
+        raise Wrong(f"move_batch(batch, {device!r})[{key!r}] does not hold the values of batch[{key!r}].",
+                    "Move each tensor as it is: .to(device) keeps its values.")
+
+
+def _not_copied(got, value: torch.Tensor, key: str, device: str) -> None:
+    if got is not value:
+        raise Wrong(
+            f"{key!r} was already on {device}, but move_batch returned a different tensor: a needless copy.",
+            "Do not pass copy=True or call .clone(): tensor.to(device) returns the same tensor when it is there.",
+        )
+
+
 class _Boom(Exception):
     """Raised by a test `make` to see that build_on restores the default device on the way out."""
 
 
 def _boom():
     raise _Boom("make() failed on purpose")
+
+
+# (where: "cpu", "meta" or "accelerators" for each of this machine's, the layer's in and out features)
+BUILD_CASES: tuple[tuple[str, int, int], ...] = (("meta", 2, 3), ("accelerators", 2, 3), ("cpu", 2, 3))
+
+
+def _builds_there(build_on, device: str, fan_in: int, fan_out: int) -> None:
+    """Wrong unless make() sees ``device`` as the default inside build_on, and a layer made there is returned."""
+    want = torch.device(device)
+    seen = call(build_on, device, default_device)
+    if not isinstance(seen, torch.device) or seen.type != want.type:
+        raise Wrong(
+            f"Inside build_on({device!r}, make), make() saw the default device {seen}; expected {device}.",
+            "Moving the result afterwards is too late: the tensors must be created there.",
+        )
+    layer = call(build_on, device, lambda: nn.Linear(fan_in, fan_out))
+    if type(layer) is not nn.Linear or (layer.in_features, layer.out_features) != (fan_in, fan_out):
+        made = f"nn.Linear({layer.in_features}, {layer.out_features})" if type(layer) is nn.Linear else \
+            f"a {type(layer).__name__}"
+        raise Wrong(f"build_on({device!r}, lambda: nn.Linear({fan_in}, {fan_out})) returned {made}; return what "
+                    "make() returned.")
+    if layer.weight.device.type != want.type:
+        raise Wrong(f"build_on({device!r}, lambda: nn.Linear({fan_in}, {fan_out})) made weights on "
+                    f"{layer.weight.device}.")
 
 
 @exercise(
@@ -122,22 +171,12 @@ def _boom():
 def _build_on(build_on) -> str:
     start = default_device()
     try:
-        for device in _other_devices() + ["cpu"]:
-            want = torch.device(device)
-            seen = call(build_on, device, default_device)
-            if not isinstance(seen, torch.device) or seen.type != want.type:
-                raise Wrong(
-                    f"Inside build_on({device!r}, make), make() saw the default device {seen}; expected {device}.",
-                    "Moving the result afterwards is too late: the tensors must be created there.",
-                )
-            layer = call(build_on, device, lambda: nn.Linear(2, 3))
-            if type(layer) is not nn.Linear:
-                raise Wrong(f"build_on({device!r}, make) returned a {type(layer).__name__}; return what make() returned.")
-            if layer.weight.device.type != want.type:
-                raise Wrong(f"build_on({device!r}, lambda: nn.Linear(2, 3)) made weights on {layer.weight.device}.")
-            if default_device() != start:
-                raise Wrong(f"After build_on({device!r}, ...) the default device is {default_device()}; "
-                            f"it was {start} before. Leave nothing set.")
+        for where, fan_in, fan_out in cases("02.3", BUILD_CASES):
+            for device in accelerator_targets() if where == "accelerators" else [where]:
+                _builds_there(build_on, device, fan_in, fan_out)
+                if default_device() != start:
+                    raise Wrong(f"After build_on({device!r}, ...) the default device is {default_device()}; "
+                                f"it was {start} before. Leave nothing set.")
         try:
             call(build_on, "meta", _boom)
         except Exception as raised:  # call() wraps the learner's exception; ours is its cause
@@ -185,6 +224,61 @@ def _to_cpu(args, kwargs) -> bool:
     return isinstance(target, (str, torch.device)) and torch.device(target).type == "cpu"
 
 
+# (what, the values, dtype, how: "plain", "grad" (requires grad), "transposed" (a non-contiguous view of the
+# values transposed), "simulated-gpu" and "simulated-gpu-grad" (see _OnSimulatedGPU; on a real GPU too where
+# there is one))
+NUMPY_CASES: tuple[tuple[str, object, torch.dtype, str], ...] = (
+    ("a CPU tensor", [1.0, 2.0, 3.0], torch.float32, "plain"),
+    ("a CPU tensor that requires grad", [0.5, -1.0], torch.float32, "grad"),
+    ("a non-contiguous view", [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]], torch.float32, "transposed"),
+    ("an int64 tensor", [0, 1, 2, 3, 4], torch.int64, "plain"),
+    ("a tensor on cuda:0 (simulated)", [0.0, 0.25, 0.5, 0.75], torch.float32, "simulated-gpu"),
+    ("a tensor on cuda:0 that requires grad (simulated)", [1.0, 1.0, 1.0], torch.float32, "simulated-gpu-grad"),
+)
+
+
+def _numpy_case(values, dtype: torch.dtype, how: str, device: str | None = None) -> torch.Tensor:
+    """The tensor of a NUMPY_CASES row; ``device``: the row of a simulated GPU made on a real one."""
+    t = torch.tensor(values, dtype=dtype, device=device)
+    if how == "transposed":
+        return t.t()
+    if how.endswith("grad"):
+        t.requires_grad_(True)
+    return t.as_subclass(_OnSimulatedGPU) if how.startswith("simulated-gpu") and device is None else t
+
+
+def _host_values(t: torch.Tensor) -> torch.Tensor:
+    with torch._C.DisableTorchFunctionSubclass():
+        return torch.Tensor.detach(t).cpu().clone()
+
+
+def _copies(numpy_copy, what: str, t: torch.Tensor) -> None:
+    """Wrong unless ``numpy_copy(t)`` is an array equal to t that shares no memory with it, t left as it was."""
+    expected = _host_values(t)  # before the call: what the call leaves in t is not evidence of what it held
+    try:
+        got = call(numpy_copy, t)
+    except LearnerRaised as raised:
+        if "Tensor.cpu()" in str(raised.exc):
+            raise Wrong(f"For {what} numpy_copy raised {type(raised.exc).__name__}: {raised.exc}",
+                        "NumPy reads host memory only: the tensor has to come to the CPU before NumPy can see it.") from None
+        raise
+    if not torch.equal(_host_values(t), expected):
+        raise Wrong(f"For {what}, numpy_copy changed the tensor it was given.", "Copy the values; leave the tensor as it is.")
+    if not isinstance(got, np.ndarray):
+        raise Wrong(f"For {what} numpy_copy returned a {type(got).__name__}; expected a numpy.ndarray.")
+    want = expected.numpy()
+    if got.shape != want.shape or got.dtype != want.dtype or not np.array_equal(got, want):
+        raise Wrong(f"For {what} numpy_copy returned {got!r}; expected {want!r}.")
+    if type(t) is torch.Tensor and t.device.type == "cpu":
+        got.flat[0] = got.flat[0] + 100
+        if not torch.equal(t.detach(), expected):
+            t.data.copy_(expected)
+            raise Wrong(
+                f"For {what}, writing to the array changed the tensor: they share memory.",
+                "On the CPU, moving to the CPU is a no-op and .numpy() shares the tensor's memory: the array needs memory of its own.",
+            )
+
+
 @exercise(
     "02.4",
     "A NumPy copy from any device",
@@ -193,45 +287,15 @@ def _to_cpu(args, kwargs) -> bool:
           "its memory with the tensor it came from: each of those stands between any tensor and a safe copy."),
 )
 def _numpy_copy(numpy_copy) -> str:
-    base = torch.arange(12, dtype=torch.float32).reshape(3, 4)
-    cases = [
-        ("a CPU tensor", torch.tensor([1.0, 2.0, 3.0])),
-        ("a CPU tensor that requires grad", torch.tensor([0.5, -1.0], requires_grad=True)),
-        ("a non-contiguous view", base.t()),
-        ("an int64 tensor", torch.arange(5)),
-    ]
-    # on any machine: tensors that convert as CUDA tensors do (see _OnSimulatedGPU)
-    cases.append(("a tensor on cuda:0 (simulated)", torch.linspace(0, 1, 4).as_subclass(_OnSimulatedGPU)))
-    cases.append(("a tensor on cuda:0 that requires grad (simulated)",
-                  torch.ones(3, requires_grad=True).as_subclass(_OnSimulatedGPU)))
-    for device in accelerator_targets():
-        cases.append((f"a tensor on {device}", torch.linspace(0, 1, 4, device=device)))
-        cases.append((f"a tensor on {device} that requires grad", torch.ones(3, device=device, requires_grad=True)))
-    for what, t in cases:
-        try:
-            got = call(numpy_copy, t)
-        except LearnerRaised as raised:
-            if "Tensor.cpu()" in str(raised.exc):
-                raise Wrong(f"For {what} numpy_copy raised {type(raised.exc).__name__}: {raised.exc}",
-                            "NumPy reads host memory only: the tensor has to come to the CPU before NumPy can see it.") from None
-            raise
-        if not isinstance(got, np.ndarray):
-            raise Wrong(f"For {what} numpy_copy returned a {type(got).__name__}; expected a numpy.ndarray.")
-        with torch._C.DisableTorchFunctionSubclass():
-            expected = torch.Tensor.detach(t).cpu().numpy().copy()
-        if got.shape != expected.shape or got.dtype != expected.dtype or not np.array_equal(got, expected):
-            raise Wrong(f"For {what} numpy_copy returned {got!r}; expected {expected!r}.")
-        if type(t) is torch.Tensor and t.device.type == "cpu":
-            snapshot = t.detach().clone()
-            got.flat[0] = got.flat[0] + 100
-            changed = not torch.equal(t.detach(), snapshot)
-            if changed:
-                t.data.copy_(snapshot)
-                raise Wrong(
-                    f"For {what}, writing to the array changed the tensor: they share memory.",
-                    "On the CPU, moving to the CPU is a no-op and .numpy() shares the tensor's memory: the array needs memory of its own.",
-                )
-    return f"Equal values and no shared memory for {len(cases)} tensors ({', '.join(w for w, _ in cases)})."
+    rows = cases("02.4", NUMPY_CASES)
+    tensors = [(what, _numpy_case(values, dtype, how)) for what, values, dtype, how in rows]
+    for device in accelerator_targets():  # the simulated GPU's rows again, on a real one
+        tensors += [(what.replace(" (simulated)", "").replace("cuda:0", device),
+                     _numpy_case(values, dtype, how, device)) for what, values, dtype, how in rows
+                    if how.startswith("simulated-gpu")]
+    for what, t in tensors:
+        _copies(numpy_copy, what, t)
+    return f"Equal values and no shared memory for {len(tensors)} tensors ({', '.join(w for w, _ in tensors)})."
 
 
 # --------------------------------------------------------------------------- the lesson's try-its

@@ -8,25 +8,30 @@ and adds CUDA cases where a GPU is present.
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import torch
 from torch import nn
 
 from course_utils.checkpoints import retag_checkpoint
-from course_utils.checks._core import LearnerRaised, Wrong, accelerator_targets, call, exercise, meta_case, try_it
+from course_utils.checks._core import LearnerRaised, Wrong, accelerator_targets, call, cases, exercise, meta_case, try_it
 from course_utils.handover import handover_folder
 from course_utils.placement import placement_report
 
 # --------------------------------------------------------------------------- 03.1
 
 
+# The practice check's buggy model: its width and the values of its tensor attributes.
+BUGGY = {"width": 3, "mean": (0.5, 1.0, 2.0), "std": (1.0, 2.0, 4.0), "factor": (2.0, 0.5, 1.0), "steps": 3}
+
+
 class _Scale(nn.Module):
     """Multiplies by a fixed tensor kept, wrongly, as a plain attribute."""
 
-    def __init__(self):
+    def __init__(self, factor: tuple[float, ...], steps: int):
         super().__init__()
-        self.factor = torch.tensor([2.0, 0.5, 1.0])
-        self.steps = torch.tensor(3)  # an integer tensor: becomes a buffer too, and keeps its dtype
+        self.factor = torch.tensor(factor)
+        self.steps = torch.tensor(steps)  # an integer tensor: becomes a buffer too, and keeps its dtype
 
     def forward(self, x):
         return x * self.factor
@@ -35,17 +40,33 @@ class _Scale(nn.Module):
 class _Buggy(nn.Module):
     """Standardize then scale: four plain tensor attributes over two levels, and one real buffer."""
 
-    def __init__(self):
+    def __init__(self, values: dict):
         super().__init__()
-        self.mean = torch.tensor([0.5, 1.0, 2.0])
-        self.std = torch.tensor([1.0, 2.0, 4.0])
-        self.register_buffer("offset", torch.zeros(3))
-        self.linear = nn.Linear(3, 3)
-        self.scale = _Scale()
+        width = values["width"]
+        self.mean = torch.tensor(values["mean"])
+        self.std = torch.tensor(values["std"])
+        self.register_buffer("offset", torch.zeros(width))
+        self.linear = nn.Linear(width, width)
+        self.scale = _Scale(values["factor"], values["steps"])
         self.name = "buggy"  # not a tensor: leave it alone
 
     def forward(self, x):
         return self.scale(self.linear((x - self.mean) / self.std)) + self.offset
+
+
+def _buffers_hold(model: nn.Module, values: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """The model's buffers; Wrong unless each of ``values`` is one of them (not a Parameter), with its value."""
+    buffers = dict(model.named_buffers())
+    params = dict(model.named_parameters())
+    for name, value in values.items():
+        if name in params:
+            raise Wrong(f"{name} became an nn.Parameter: the optimizer would train it.",
+                        "Make it a buffer (module.register_buffer), not nn.Parameter: it is not learned.")
+        if name not in buffers:
+            raise Wrong(f"{name} is not a registered buffer; model.named_buffers() has {sorted(buffers)}.")
+        if buffers[name].dtype != value.dtype or not torch.equal(buffers[name], value):
+            raise Wrong(f"The buffer {name} holds {buffers[name]!r}; expected the attribute's value {value!r}.")
+    return buffers
 
 
 @exercise(
@@ -57,8 +78,11 @@ class _Buggy(nn.Module):
           "Parameters alone."),
 )
 def _register_tensor_attributes(register_tensor_attributes) -> str:
-    model = _Buggy()
-    values = {"mean": model.mean, "std": model.std, "scale.factor": model.scale.factor, "scale.steps": model.scale.steps}
+    width = cases("03.1", BUGGY)["width"]
+    model = _Buggy(cases("03.1", BUGGY))
+    # copies: what the answer's call leaves in the model's own tensors is not evidence of what they held
+    values = {name: t.clone() for name, t in (("mean", model.mean), ("std", model.std),
+                                              ("scale.factor", model.scale.factor), ("scale.steps", model.scale.steps))}
     n_params = len(list(model.parameters()))
     got = call(register_tensor_attributes, model)
     if got is not model:
@@ -68,16 +92,7 @@ def _register_tensor_attributes(register_tensor_attributes) -> str:
     if left:
         raise Wrong(f"These are still plain tensor attributes: {', '.join(left)}.",
                     "Look in every submodule (model.modules()), not only the top one.")
-    buffers = dict(model.named_buffers())
-    params = dict(model.named_parameters())
-    for name, value in values.items():
-        if name in params:
-            raise Wrong(f"{name} became an nn.Parameter: the optimizer would train it.",
-                        "Make it a buffer (module.register_buffer), not nn.Parameter: it is not learned.")
-        if name not in buffers:
-            raise Wrong(f"{name} is not a registered buffer; model.named_buffers() has {sorted(buffers)}.")
-        if buffers[name].dtype != value.dtype or not torch.equal(buffers[name], value):
-            raise Wrong(f"The buffer {name} holds {buffers[name]!r}; expected the attribute's value {value!r}.")
+    buffers = _buffers_hold(model, values)
     if "offset" not in buffers:
         raise Wrong("The buffer that was already registered, 'offset', is gone.")
     if len(list(model.parameters())) != n_params:
@@ -94,7 +109,11 @@ def _register_tensor_attributes(register_tensor_attributes) -> str:
     report = placement_report(model)
     if report.devices != ("meta",):
         raise Wrong(f"After model.to('meta') the model is spread over {report.devices}:\n{report}")
-    if tuple(model(torch.ones(2, 3, device="meta", dtype=torch.float64)).shape) != (2, 3):
+    try:
+        shape = tuple(model(torch.ones(2, width, device="meta", dtype=torch.float64)).shape)
+    except RuntimeError as exc:
+        raise Wrong(f"The fixed model's forward pass on meta failed: {exc}") from None
+    if shape != (2, width):
         raise Wrong("The fixed model's forward pass on meta returned the wrong shape.")
     clean = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
     before = list(clean.state_dict())
@@ -106,16 +125,36 @@ def _register_tensor_attributes(register_tensor_attributes) -> str:
 # --------------------------------------------------------------------------- 03.2
 
 
-def _buffer_only(device: str) -> nn.Module:
-    module = nn.Module()
-    module.register_buffer("table", torch.arange(4, device=device))
-    return module
+# (kind of module: see _module, its device, its width, the device where_is must say; None: no device)
+WHERE_CASES: tuple[tuple[str, str, int, str | None], ...] = (
+    ("linear", "cpu", 2, "cpu"),
+    ("linear", "meta", 2, "meta"),
+    ("buffer", "meta", 4, "meta"),
+    ("batchnorm", "meta", 3, "meta"),
+    ("attribute", "meta", 2, "meta"),
+    ("relu", "cpu", 0, None),
+)
 
 
-def _attribute_left_behind() -> nn.Module:
-    model = nn.Linear(2, 2)
-    model.scale = torch.ones(2)
-    return model.to("meta")  # scale stays on the CPU; it is not part of the model's state
+def _module(kind: str, device: str, width: int) -> nn.Module:
+    """The module of a WHERE_CASES row; "attribute": a plain CPU tensor attribute stays behind when it moves."""
+    if kind == "buffer":
+        module = nn.Module()
+        module.register_buffer("table", torch.arange(width, device=device))
+        return module
+    if kind == "relu":
+        return nn.ReLU()
+    model = nn.BatchNorm1d(width) if kind == "batchnorm" else nn.Linear(width, width)
+    if kind == "attribute":
+        model.scale = torch.ones(width)  # not part of the model's state: .to() leaves it on the CPU
+    return model.to(device)
+
+
+def _said(kind: str, device: str) -> str:
+    return {"linear": f"nn.Linear on {'the CPU' if device == 'cpu' else device}",
+            "buffer": f"a module with only a buffer, on {device}", "batchnorm": f"nn.BatchNorm1d on {device}",
+            "attribute": f"a {device} model with a plain CPU attribute",
+            "relu": "nn.ReLU (no parameters, no buffers)"}[kind]
 
 
 @exercise(
@@ -126,17 +165,10 @@ def _attribute_left_behind() -> nn.Module:
           "to return when there are none, when they share one device, and when they do not."),
 )
 def _where_is(where_is) -> str:
-    cases = [
-        ("nn.Linear on the CPU", nn.Linear(2, 2), torch.device("cpu")),
-        ("nn.Linear on meta", nn.Linear(2, 2).to("meta"), torch.device("meta")),
-        ("a module with only a buffer, on meta", _buffer_only("meta"), torch.device("meta")),
-        ("nn.BatchNorm1d on meta", nn.BatchNorm1d(3).to("meta"), torch.device("meta")),
-        ("a meta model with a plain CPU attribute", _attribute_left_behind(), torch.device("meta")),
-        ("nn.ReLU (no parameters, no buffers)", nn.ReLU(), None),
-    ]
-    for device in accelerator_targets():
-        cases.append((f"nn.Linear on {device}", nn.Linear(2, 2).to(device), torch.device(device)))
-    for what, model, expected in cases:
+    rows = [*cases("03.2", WHERE_CASES), *(("linear", device, 2, device) for device in accelerator_targets())]
+    modules = [(_said(kind, device), _module(kind, device, width), expected and torch.device(expected))
+               for kind, device, width, expected in rows]
+    for what, model, expected in modules:
         got = call(where_is, model)
         if expected is None:
             if got is not None:
@@ -156,22 +188,27 @@ def _where_is(where_is) -> str:
     else:
         raise Wrong(f"For a model with layers on cpu and meta, where_is returned {got!r}; it should raise ValueError.",
                     "A model spread over several devices has no single device: say so with a ValueError.")
-    return f"Right for {len(cases)} modules, and a ValueError for a model spread over two devices."
+    return f"Right for {len(modules)} modules, and a ValueError for a model spread over two devices."
 
 
 # --------------------------------------------------------------------------- 03.3
 
 
-def _trained_model() -> nn.Module:
-    torch.manual_seed(3)
-    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 2))
+# (the seed that trains the practice check's model, its widths: in, hidden, out)
+TRAINED = (3, (3, 4, 2))
+
+
+def _trained_model(seed: int, dims: tuple[int, int, int]) -> nn.Module:
+    torch.manual_seed(seed)
+    model = _make_model(dims)
     model.train()
-    model(torch.randn(8, 3))  # moves the BatchNorm running statistics off their defaults
+    model(torch.randn(8, dims[0]))  # moves the BatchNorm running statistics off their defaults
     return model
 
 
-def _make_model() -> nn.Module:
-    return nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 2))
+def _make_model(dims: tuple[int, int, int] = TRAINED[1]) -> nn.Module:
+    fan_in, hidden, fan_out = dims
+    return nn.Sequential(nn.Linear(fan_in, hidden), nn.BatchNorm1d(hidden), nn.Linear(hidden, fan_out))
 
 
 @exercise(
@@ -182,7 +219,9 @@ def _make_model() -> nn.Module:
           "built on: both have to end up on the device asked for."),
 )
 def _load_onto(load_onto) -> str:
-    trained = _trained_model()
+    seed, dims = cases("03.3", TRAINED)
+    trained = _trained_model(seed, dims)
+    make_model = functools.partial(_make_model, dims)
     expected = {k: v.clone() for k, v in trained.state_dict().items()}
     # meta is the second device of a machine without a GPU: a model left on the CPU shows there
     targets = ["cpu", "meta"] + accelerator_targets()
@@ -200,7 +239,7 @@ def _load_onto(load_onto) -> str:
                 try:
                     # loading into a meta model warns once per tensor; on a real device it would not
                     with meta_case() if device == "meta" else contextlib.nullcontext():
-                        got = call(load_onto, path, device, _make_model)
+                        got = call(load_onto, path, device, make_model)
                 except LearnerRaised as raised:
                     if device == "meta" and "copy out of meta" in str(raised.exc):
                         raise Wrong(
@@ -229,12 +268,16 @@ def _load_onto(load_onto) -> str:
 # --------------------------------------------------------------------------- 03.4
 
 
-def _stepped(optimizer_class, **options):
-    torch.manual_seed(4)
-    model = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2))
+# (the seed of the practice check's model, its widths: in, hidden, out)
+STEPPED = (4, (3, 4, 2))
+
+
+def _stepped(optimizer_class, seed: int, dims: tuple[int, int, int], **options):
+    torch.manual_seed(seed)
+    model = nn.Sequential(nn.Linear(dims[0], dims[1]), nn.Linear(dims[1], dims[2]))
     opt = optimizer_class(model.parameters(), lr=0.01, **options)
     for _ in range(2):
-        model(torch.randn(5, 3)).pow(2).sum().backward()
+        model(torch.randn(5, dims[0])).pow(2).sum().backward()
         opt.step()
         opt.zero_grad()
     return model, opt
@@ -254,9 +297,45 @@ def _move_keeping_parameters(model: nn.Module, where) -> None:
         torch.__future__.set_swap_module_params_on_conversion(swap)
 
 
-def _snapshot(opt) -> list[dict[str, torch.Tensor]]:
-    return [{k: v.detach().clone() for k, v in opt.state[p].items() if isinstance(v, torch.Tensor)}
-            for group in opt.param_groups for p in group["params"]]
+def _params(opt) -> list[torch.Tensor]:
+    return [p for group in opt.param_groups for p in group["params"]]
+
+
+def _snapshot(opt, params: list[torch.Tensor]) -> list[dict[str, torch.Tensor]]:
+    # .get, not [p]: optimizer.state is a defaultdict, and reading it with [p] would add entries
+    return [{k: v.detach().clone() for k, v in opt.state.get(p, {}).items() if isinstance(v, torch.Tensor)}
+            for p in params]
+
+
+def _left_in_place(case: str, opt, params: list[torch.Tensor], places: list[tuple]) -> None:
+    """Wrong unless the optimizer still holds the model's own parameters, where the move put them: what a right
+    answer leaves (the state after the call is the kernel's account; the parameters' places are the judge's)."""
+    now = _params(opt)
+    if len(now) != len(params) or any(a is not b for a, b in zip(now, params)):
+        raise Wrong(f"{case}: the optimizer no longer holds the model's parameters.",
+                    "Move the optimizer's state to its parameters; leave the parameters themselves alone.")
+    for p, (device, dtype) in zip(params, places):
+        if p.device != device or p.dtype != dtype:
+            raise Wrong(f"{case}: a parameter is now {p.dtype} on {p.device}; the model put it {dtype} on {device}.",
+                        "Move the optimizer's state to its parameters; leave the parameters themselves alone.")
+
+
+def _state_follows(case: str, places: list[tuple], before: list[dict], after: list[dict]) -> None:
+    """Wrong unless each state tensor but 'step' is on its parameter's device, in its dtype, with its values."""
+    for (device, dtype), old, new in zip(places, before, after):
+        if set(old) != set(new):
+            raise Wrong(f"{case}: the state keys changed from {sorted(old)} to {sorted(new)}.")
+        for key, value in new.items():
+            if key == "step":
+                if value.device != old[key].device or value.dtype != old[key].dtype or not torch.equal(value, old[key]):
+                    raise Wrong(f"{case}: 'step' changed to {value!r}; leave it as it was (a CPU counter by design).")
+                continue
+            want_dtype = dtype if old[key].is_floating_point() else old[key].dtype
+            if value.device != device or value.dtype != want_dtype:
+                raise Wrong(f"{case}: state {key!r} is {value.dtype} on {value.device}; its parameter is {dtype} on "
+                            f"{device}.")
+            if value.device.type != "meta" and not torch.equal(value.cpu().to(old[key].dtype), old[key]):
+                raise Wrong(f"{case}: state {key!r} lost its values.")
 
 
 @exercise(
@@ -267,6 +346,7 @@ def _snapshot(opt) -> list[dict[str, torch.Tensor]]:
           "to follow their parameter, except the entries the exercise says stay as they are."),
 )
 def _match_state_to_params(match_state_to_params) -> str:
+    seed, dims = cases("03.4", STEPPED)
     # meta is the second device of a machine without a GPU: state left on the CPU shows there
     moves = [("to float64", torch.float64), ("to meta", torch.device("meta"))]
     for device in accelerator_targets():
@@ -278,28 +358,15 @@ def _match_state_to_params(match_state_to_params) -> str:
     ]
     for name, cls, options in optimizers:
         for move, where in moves:
-            model, opt = _stepped(cls, **options)
-            before = _snapshot(opt)
+            model, opt = _stepped(cls, seed, dims, **options)
+            params = _params(opt)
+            before = _snapshot(opt, params)
             _move_keeping_parameters(model, where)
+            places = [(p.device, p.dtype) for p in params]
             call(match_state_to_params, opt)
-            after = _snapshot(opt)
-            params = [p for group in opt.param_groups for p in group["params"]]
-            for p, old, new in zip(params, before, after):
-                if set(old) != set(new):
-                    raise Wrong(f"{name}, model moved {move}: the state keys changed from {sorted(old)} to {sorted(new)}.")
-                for key, value in new.items():
-                    if key == "step":
-                        if value.device != old[key].device or value.dtype != old[key].dtype or not torch.equal(value, old[key]):
-                            raise Wrong(f"{name}, model moved {move}: 'step' changed to {value!r}; leave it as it was "
-                                        "(a CPU counter by design).")
-                        continue
-                    want_dtype = p.dtype if old[key].is_floating_point() else old[key].dtype
-                    if value.device != p.device or value.dtype != want_dtype:
-                        raise Wrong(f"{name}, model moved {move}: state {key!r} is {value.dtype} on {value.device}; "
-                                    f"its parameter is {p.dtype} on {p.device}.")
-                    if value.device.type != "meta" and not torch.equal(value.cpu().to(old[key].dtype), old[key]):
-                        raise Wrong(f"{name}, model moved {move}: state {key!r} lost its values.")
-            x = torch.randn(5, 3).to(next(model.parameters()))
+            _left_in_place(f"{name}, model moved {move}", opt, params, places)
+            _state_follows(f"{name}, model moved {move}", places, before, _snapshot(opt, params))
+            x = torch.randn(5, dims[0]).to(next(model.parameters()))
             model(x).pow(2).sum().backward()
             try:
                 opt.step()

@@ -5,7 +5,8 @@ makes of them (``LISTING_ANSWERS``, ``_cases_nb04.SIMULATE_CASES``, ``LANDING_CA
 check runs on a CPU-only machine. The tests hold the tables to a reference model
 (``tests/answer_references.py``), and that model to real GPUs where two are present. The lesson's
 simulated GPUs (``course_utils.simulation``) would run a program and so answer 04.1 to 04.3: those
-checks call the answer under ``NoSimulatedGPUs``, which switches them off.
+checks call the answer under ``NoSimulatedGPUs``, which switches them off. These tables are the
+practice checks' (``cases``); a grading run draws its own programs, landings and scopes.
 
 A *program* is a list of steps, each a tuple:
 
@@ -25,7 +26,7 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 
 from course_utils.checks._cases_nb04 import SIMULATE_CASES
-from course_utils.checks._core import LearnerRaised, Wrong, call, exercise, same, text, try_it
+from course_utils.checks._core import LearnerRaised, Wrong, call, cases, exercise, same, text, try_it
 from course_utils.checks.machines import NoSimulatedGPUs
 from course_utils.scopes import default_device, read_devices
 
@@ -93,7 +94,8 @@ def _predictions(predictions) -> str:
           "device_of, for a torch.device block."),
 )
 def _simulate(simulate) -> str:
-    for start, steps, after in SIMULATE_CASES:
+    programs = cases("04.2", SIMULATE_CASES)
+    for start, steps, after in programs:
         program, expected = list(steps), list(after)
         with NoSimulatedGPUs("04.2"):
             got = call(simulate, start, [tuple(s) for s in program])
@@ -103,7 +105,7 @@ def _simulate(simulate) -> str:
         if not same(list(got), expected):
             step = next(i for i, (g, e) in enumerate(zip(got, expected)) if not same(g, e))
             raise Wrong(f"{shown}: after step {step + 1}, {program[step]}, torch.cuda's rules do not give {got[step]!r}.")
-    return f"Your simulation agrees with torch.cuda's rules on {len(SIMULATE_CASES)} programs."
+    return f"Your simulation agrees with torch.cuda's rules on {len(programs)} programs."
 
 
 # --------------------------------------------------------------------------- 04.3
@@ -135,13 +137,14 @@ LANDING_CASES = (
           "explicit index wins; other device types ignore the current CUDA device."),
 )
 def _landing_device(landing_device) -> str:
-    for spec, current, expected in LANDING_CASES:
+    landings = cases("04.3", LANDING_CASES)
+    for spec, current, expected in landings:
         with NoSimulatedGPUs("04.3"):
             got = call(landing_device, spec, current)
         if text(got) != expected:
             shown = "x.cuda()" if spec is None else (f"x.cuda({spec})" if isinstance(spec, int) else f"x.to({spec!r})")
             raise Wrong(f"With cuda:{current} current, you said {shown} lands on {got!r}; it does not.")
-    return f"Right for all {len(LANDING_CASES)} cases: 'cuda' means the current device, an index wins."
+    return f"Right for all {len(landings)} cases: 'cuda' means the current device, an index wins."
 
 
 # --------------------------------------------------------------------------- 04.4
@@ -158,7 +161,8 @@ SWITCH = (("cuda:0", 0), ("cuda:1", 1), (torch.device("cuda", 2), 2), ("cuda:3",
           "scope (torch.cuda.device); anything else gets a block that does nothing (see contextlib)."),
 )
 def _device_scope(device_scope) -> str:
-    for device in NO_SWITCH:
+    no_switch, switch = cases("04.4", (NO_SWITCH, SWITCH))
+    for device in no_switch:
         scope = call(device_scope, device)
         if isinstance(scope, torch.cuda.device) or not (hasattr(scope, "__enter__") and hasattr(scope, "__exit__")):
             raise Wrong(
@@ -173,7 +177,7 @@ def _device_scope(device_scope) -> str:
             raise Wrong(f"Entering device_scope({device!r}) raised {type(exc).__name__}: {exc}") from None
         if inside != before or read_devices() != before:
             raise Wrong(f"device_scope({device!r}) changed the current or default device; it should change nothing.")
-    for device, index in SWITCH:
+    for device, index in switch:
         scope = call(device_scope, device)
         if not isinstance(scope, torch.cuda.device) or scope.idx != index:
             raise Wrong(f"device_scope({device!r}) returned {scope!r}; expected torch.cuda.device({index}).")

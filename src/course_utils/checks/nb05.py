@@ -13,7 +13,18 @@ import torch
 from torch import nn
 
 from course_utils.checkpoints import retag_checkpoint
-from course_utils.checks._core import LearnerRaised, Wrong, accelerator_targets, call, exercise, learner_line, tensor_answer, text, try_it
+from course_utils.checks._core import (
+    LearnerRaised,
+    Wrong,
+    accelerator_targets,
+    call,
+    cases,
+    exercise,
+    learner_line,
+    tensor_answer,
+    text,
+    try_it,
+)
 
 # --------------------------------------------------------------------------- 05.1
 
@@ -74,13 +85,14 @@ MESSAGES: tuple[tuple[str, str], ...] = (
           "Compare in lower case, and test the most specific phrases first."),
 )
 def _fix_for(fix_for) -> str:
-    for message, expected in MESSAGES:
+    messages = cases("05.1", MESSAGES)
+    for message, expected in messages:
         got = call(fix_for, message)
         if type(got) is not str or got not in FIXES:
             raise Wrong(f"fix_for(...) returned {got!r}, which is not one of {', '.join(FIXES)}.")
         if got != expected:
             raise Wrong(f"For the message {message.splitlines()[0]!r} you chose {got!r}, which is not its fix.")
-    return f"The right fix for all {len(MESSAGES)} messages, old wordings and new."
+    return f"The right fix for all {len(messages)} messages, old wordings and new."
 
 
 # --------------------------------------------------------------------------- 05.2
@@ -120,6 +132,30 @@ def _same_structure(got, original, device: torch.device, path: str) -> None:
 Pair = collections.namedtuple("Pair", ["first", "second"])
 
 
+def _resent(value):
+    """A copy of nested inputs: tensors and containers new, every other value the same object."""
+    if isinstance(value, torch.Tensor):
+        return value.clone()
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):
+        return type(value)(*(_resent(v) for v in value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(_resent(v) for v in value)
+    if isinstance(value, dict):
+        return {key: _resent(v) for key, v in value.items()}
+    return value
+
+
+def _inputs() -> tuple:
+    """The practice check's inputs, made afresh for each check (an answer may change what it is given)."""
+    return (
+        torch.ones(2, 3),
+        (torch.zeros(1, 3), 7),
+        [torch.arange(3), "label", None],
+        {"mask": torch.ones(2, dtype=torch.bool), "meta": {"ids": [torch.tensor([1, 2])], "lr": 0.1}},
+        Pair(torch.full((2,), 3.0), "second"),
+    )
+
+
 @exercise(
     "05.2",
     "Move every input to the model's device",
@@ -128,20 +164,15 @@ Pair = collections.namedtuple("Pair", ["first", "second"])
           "tensors get .to(device), lists, tuples and dicts are rebuilt, anything else is returned as it is."),
 )
 def _to_model_device(to_model_device) -> str:
-    inputs = (
-        torch.ones(2, 3),
-        (torch.zeros(1, 3), 7),
-        [torch.arange(3), "label", None],
-        {"mask": torch.ones(2, dtype=torch.bool), "meta": {"ids": [torch.tensor([1, 2])], "lr": 0.1}},
-        Pair(torch.full((2,), 3.0), "second"),
-    )
+    expected = cases("05.2", _inputs)()
     devices = ["meta", "cpu"] + accelerator_targets()
     for device in devices:
         model = _model_on(device)
-        got = call(to_model_device, model, *inputs)
-        if not isinstance(got, tuple) or len(got) != len(inputs):
-            raise Wrong(f"to_model_device(model, *inputs) should return a tuple of {len(inputs)} inputs, got {got!r}.")
-        _same_structure(got, inputs, torch.device(device), "inputs")
+        # a copy goes to the answer: what its call leaves in the inputs it was given is not evidence of what they held
+        got = call(to_model_device, model, *_resent(expected))
+        if not isinstance(got, tuple) or len(got) != len(expected):
+            raise Wrong(f"to_model_device(model, *inputs) should return a tuple of {len(expected)} inputs, got {got!r}.")
+        _same_structure(got, expected, torch.device(device), "inputs")
     buffers_only = nn.BatchNorm1d(3, affine=False).to("meta")
     got = call(to_model_device, buffers_only, torch.ones(2, 3))
     _same_structure(got, (torch.ones(2, 3),), torch.device("meta"), "inputs (model with buffers only)")
@@ -180,26 +211,35 @@ INDEX_CASES = (
           "move to the table's device."),
 )
 def _index_device(index_device) -> str:
-    for table, index, expected in INDEX_CASES:
+    pairs = cases("05.3", INDEX_CASES)
+    for table, index, expected in pairs:
         got = call(index_device, table, index)
         if text(got) != expected:
             raise Wrong(f"index_device({table!r}, {index!r}) returned {got!r}, which is not where the index should be.")
-    return f"Right for all {len(INDEX_CASES)} pairs: indices may live on the CPU or on the table's device."
+    return f"Right for all {len(pairs)} pairs: indices may live on the CPU or on the table's device."
 
 
 # --------------------------------------------------------------------------- 05.4
 
 
-def _checkpoint(saved_on: str) -> tuple[bytes, dict[str, torch.Tensor]]:
-    torch.manual_seed(5)
-    state = {"weight": torch.randn(2, 3), "bias": torch.randn(2), "steps": torch.tensor(12)}
+# the devices the practice check's checkpoints are saved on, and the state they hold (made afresh each time)
+SAVED_ON = ("cpu", "cuda:0", "cuda:1", "mps")
+
+
+def _saved_state() -> dict[str, torch.Tensor]:
+    generator = torch.Generator().manual_seed(5)
+    return {"weight": torch.randn(2, 3, generator=generator), "bias": torch.randn(2, generator=generator),
+            "steps": torch.tensor(12)}
+
+
+def _checkpoint(saved_on: str, state: dict[str, torch.Tensor]) -> bytes:
     buffer = io.BytesIO()
     torch.save(state, buffer)
     if saved_on == "cpu":
-        return buffer.getvalue(), state
+        return buffer.getvalue()
     tagged = io.BytesIO()
     retag_checkpoint(buffer, tagged, {"cpu": saved_on})
-    return tagged.getvalue(), state
+    return tagged.getvalue()
 
 
 @exercise(
@@ -211,8 +251,10 @@ def _checkpoint(saved_on: str) -> tuple[bytes, dict[str, torch.Tensor]]:
 )
 def _load_anywhere(load_anywhere) -> str:
     targets = ["cpu", "meta"] + accelerator_targets()
-    for saved_on in ("cpu", "cuda:0", "cuda:1", "mps"):
-        data, original = _checkpoint(saved_on)
+    saved_ons, state = cases("05.4", (SAVED_ON, _saved_state))
+    for saved_on in saved_ons:
+        original = state()
+        data = _checkpoint(saved_on, original)
         for device in targets:
             got = call(load_anywhere, data, device)
             if not isinstance(got, dict) or set(got) != set(original):
@@ -227,7 +269,8 @@ def _load_anywhere(load_anywhere) -> str:
                                                        if str(where) == saved_on else ""))
                 if device != "meta" and not torch.equal(loaded.cpu(), value):
                     raise Wrong(f"Saved on {saved_on}, loaded onto {device}: {key!r} has different values.")
-    return "Checkpoints saved on the CPU, cuda:0, cuda:1 and mps load onto " + ", ".join(targets) + "."
+    named = ["the CPU" if d == "cpu" else d for d in saved_ons]
+    return f"Checkpoints saved on {', '.join(named[:-1])} and {named[-1]} load onto " + ", ".join(targets) + "."
 
 
 # --------------------------------------------------------------------------- try-its of the lesson
