@@ -20,13 +20,13 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from course_grader.hidden_cases import nb01, nb02, nb03, nb04, nb05, nb06, nb08, nb09, nb10, nb11
+from course_grader.hidden_cases import nb01, nb02, nb03, nb04, nb05, nb06, nb08, nb09, nb10, nb11, nb12
 
 Rule = Callable[[random.Random], Any]
 
 # exercise id -> the rule that draws its cases; every module of this package adds its own
 RULES: dict[str, Rule] = {**nb01.RULES, **nb02.RULES, **nb03.RULES, **nb04.RULES, **nb05.RULES, **nb06.RULES,
-                          **nb08.RULES, **nb09.RULES, **nb10.RULES, **nb11.RULES}
+                          **nb08.RULES, **nb09.RULES, **nb10.RULES, **nb11.RULES, **nb12.RULES}
 
 
 class Draw:

@@ -5,12 +5,14 @@ Every check runs on a CPU-only machine. A wheel's architectures and a GPU's capa
 ``builds.cuda_devices`` on simulated servers, with PyTorch's own parser of ``CUDA_VISIBLE_DEVICES``; the
 answers that read torch (12.2, 12.3) run on simulated machines (``checks.machines``) whose torch.version,
 get_arch_list(), get_device_capability() and availability functions answer as that machine's would.
+The exercises' tables here are the practice cases; a grading run draws its own servers and machines
+(``cases("12.N", TABLE)``; issue 38).
 """
 
 from __future__ import annotations
 
 from course_utils.builds import WORKSTATION, Gpu, Server, cuda_devices, kernels_for
-from course_utils.checks._core import LearnerRaised, Wrong, call, exercise, same, text, try_it
+from course_utils.checks._core import LearnerRaised, Wrong, call, cases, exercise, same, text, try_it
 from course_utils.checks.machines import SimulatedBuild, SimulatedMachine, simulated
 
 # Arch lists read from release wheels without a GPU: torch 2.14.1+cu130's torch.cuda.get_arch_list(), and torch
@@ -147,11 +149,12 @@ def smi_rows(server: Server) -> list[dict]:
           "tell CUDA to count as nvidia-smi does, or pick the GPU by something that does not depend on order."),
 )
 def _cuda_env(cuda_env) -> str:
-    for server, bus_id in SERVERS:
+    servers = cases("12.1", SERVERS)
+    for server, bus_id in servers:
         wanted = next(g for g in server.gpus if g.pci_bus_id == bus_id)
         env = call(cuda_env, smi_rows(server), bus_id)
         _judge_env(env, server, wanted, f"On {server.name}, cuda_env(rows, {bus_id!r})")
-    return (f"Right on {len(SERVERS)} machines: the process sees exactly the GPU nvidia-smi lists at that bus id, "
+    return (f"Right on {len(servers)} machines: the process sees exactly the GPU nvidia-smi lists at that bus id, "
             "whatever CUDA's default order.")
 
 
@@ -183,7 +186,8 @@ KERNEL_MACHINES = (
           "list hold code that runs on it (the rule of try-it 12.a)."),
 )
 def _gpu_has_kernels(fn) -> str:
-    for machine, want in KERNEL_MACHINES:
+    machines = cases("12.2", KERNEL_MACHINES)
+    for machine, want in machines:
         with simulated(machine):
             try:
                 got = call(fn)
@@ -211,8 +215,8 @@ def _gpu_has_kernels(fn) -> str:
                     f"{kernels_for(build.arch_list, build.capability)} code runs on this "
                     f"sm_{build.capability[0]}{build.capability[1]} GPU.",
                     "Code built for sm_XY runs on any GPU of the same major X with a minor of Y or more.")
-    fooled = sum(1 for machine, want in KERNEL_MACHINES if machine.cuda and not want)
-    return (f"Right on {len(KERNEL_MACHINES)} simulated machines; is_available() alone is wrong on {fooled} of them, "
+    fooled = sum(1 for machine, want in machines if machine.cuda and not want)
+    return (f"Right on {len(machines)} simulated machines; is_available() alone is wrong on {fooled} of them, "
             "where the GPU is newer or older than the wheel's architectures.")
 
 
@@ -260,7 +264,8 @@ def _platform_mistake(machine: SimulatedMachine, got, want) -> tuple[str, str]:
           "ROCm builds reuse one of the others' device types; torch.version.hip tells them apart."),
 )
 def _which_platform(fn) -> str:
-    for machine, want in PLATFORM_MACHINES:
+    machines = cases("12.3", PLATFORM_MACHINES)
+    for machine, want in machines:
         with simulated(machine):
             try:
                 got = call(fn)
@@ -276,5 +281,5 @@ def _which_platform(fn) -> str:
                  else repr(got))
         raise Wrong(f"On {machine.name}, which_platform() returned {shown}, which is not this machine's (platform, "
                     f"device type) pair. {why}".strip(), hint)
-    return (f"Right on {len(PLATFORM_MACHINES)} simulated machines: ROCm drives AMD GPUs through 'cuda', XPU and MPS "
+    return (f"Right on {len(machines)} simulated machines: ROCm drives AMD GPUs through 'cuda', XPU and MPS "
             "have their own types, and a wheel's CUDA version is not a GPU.")
