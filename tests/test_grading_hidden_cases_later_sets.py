@@ -2,7 +2,7 @@
 kernels under ``--sandbox require``: 0 marks, while the solution in the same batch keeps full marks.
 
 - **replay** (06, 08, 11): replies recorded while the public solution is graded, played back byte for byte by a
-  notebook with no answer code (``test_grading_hidden_cases.REPLAY``). Here it fails even on the public cases
+  notebook with no answer code (``keyed_replay.COUNTED_REPLAY``). Here it fails even on the public cases
   (a reply names the objects it refers to by the judge's numbering, "an object the grader never sent"): the
   simplest replay, kept as a control.
 - **lookup** (06, 08, 11), the replay that would earn marks: answers that return what the solution answered to
@@ -27,7 +27,7 @@ import tempfile
 
 import nbformat
 import pytest
-from test_grading_hidden_cases import REPLAY
+from keyed_replay import COUNTED_REPLAY as REPLAY
 from test_hidden_cases_later_sets import FORGED_06_2, PURE, SHAPE_REPLAY_09, VALUES_REPLAY_10, _Recorder, _solution
 
 import course_grader.runner as runner
