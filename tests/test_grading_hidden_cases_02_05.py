@@ -5,7 +5,8 @@ kernel sends is recorded; then a class is graded: the untouched solution (full m
 answer code that plays the recorded replies back, keyed by the request (``keyed_replay``), and, for 03 to
 05, a notebook of answers that look up the public tables or lie about what they left (0 marks on the
 exercises they aim at). Every exercise of these sets draws its cases but 04.1, whose ``predictions()`` takes
-no argument: the replay earns that one, as typing the eight numbers would. Slow (real kernels, bubblewrap).
+no argument: the replay earns that one, as typing the eight numbers would. With the draws switched off the same
+replay earns every exercise (the control). Slow (real kernels, bubblewrap).
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import shutil
 
 import nbformat
 import pytest
-from keyed_replay import EXERCISES, SOLUTIONS, grade, recorded_replies, replay_notebook
+from keyed_replay import EXERCISES, SOLUTIONS, draws_off, grade, recorded_replies, replay_notebook
 
 from course_grader.bubblewrap import probe
+from course_utils.checks import all_exercises
 
 SETS = {"02": "02_tensor_placement_exercises.ipynb", "03": "03_model_placement_exercises.ipynb",
         "04": "04_current_device_exercises.ipynb", "05": "05_error_clinic_exercises.ipynb"}
@@ -87,3 +89,17 @@ def test_replays_and_lookups_earn_nothing_and_the_solution_everything(tmp_path, 
     assert earned <= UNDRAWN, graded["replays"]
     if attack:
         assert not any(graded["attacks"][id] == "pass" for id in hit), graded["attacks"]
+
+
+@pytest.mark.parametrize("number", sorted(SETS))
+def test_with_the_draws_switched_off_the_keyed_replay_earns_every_mark(tmp_path, number, monkeypatch):
+    """The control: on the public cases (``hidden_cases.RULES`` emptied for the run) the same replay earns every
+    exercise of the set, so what fails it above is the drawn cases."""
+    with draws_off(monkeypatch):
+        replies = recorded_replies(tmp_path / f"record{number}", SETS[number], monkeypatch)
+        folder = tmp_path / f"class{number}"
+        folder.mkdir()
+        nbformat.write(replay_notebook(SETS[number], replies), folder / "replays.ipynb")
+        graded = grade(SETS[number], folder)
+    assert set(graded["replays"]) == {id for id in all_exercises() if id[:2] == number}, graded["replays"]
+    assert all(s == "pass" for s in graded["replays"].values()), graded["replays"]
