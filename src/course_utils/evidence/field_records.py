@@ -759,6 +759,9 @@ NO_RECORD: dict[str, str] = {
                           "them (pytorch/pytorch#35901, mlcommons/algorithmic-efficiency#425, facebookresearch/fairseq#2442)."),
     "09-pinned-batch": ("Published runs of DataLoader(pin_memory=True) time it (stas00/ml-engineering, an A100 "
                         "80GB-PCIe) but print neither is_pinned() nor a torch version."),
+    "10-accelerate-gpu-offload": ("Added with accelerate's part of lesson 10 after these searches; no public report "
+                                  "has been looked for yet of a dispatched model's offloaded layers coming back on the "
+                                  "GPU for the forward pass, with its accelerate and torch versions."),
     "10-two-gpu-split": _NOT_FOUND,
     "11-amp-cuda": ("Public reports of GradScaler show its deprecation warning (Linesight-RL/linesight#51, "
                     "pomonam/kronfluence#35), not a scale printed after a float16 step beside a torch version."),
