@@ -17,9 +17,9 @@ Each batch holds the untouched solution too, which must keep full marks. Slow (r
 With the draws switched off (``hidden_cases.RULES`` emptied for the run) the keyed replay earns every exercise
 of the three sets (the control), 09.1 included: its check reads the notebook's file for a
 ``.to(..., non_blocking=True)``, and the replay's cell holds one that never runs. With the draws on it earns
-only the exercises that draw no cases: 09.2, 09.3, 10.2 and 10.3 today, which a recorded reply answers as well
-as a solution does (an open part of issue 38, item 1). The replay this test used before counted cells; IPython
-transforms a cell more than once, so it drifted and failed even on the public cases, which hid those four.
+nothing: every exercise of the three sets draws its cases (09.2, 09.3, 10.2 and 10.3 were the last to, and the
+replay earned them before). The replay this test used before counted cells; IPython transforms a cell more than
+once, so it drifted and failed even on the public cases, which hid those four.
 """
 
 from __future__ import annotations
@@ -81,8 +81,6 @@ def materialize(model, device):
 ATTACKS = {"01": LOOKUP_01, "09": LIAR_09, "10": EMPTIES_10}
 HIT = {"01": ("01.1", "01.2", "01.3", "01.4"), "09": ("09.1",), "10": ("10.1",)}  # what the attacks aim at
 IDS = {number: {id for id in all_exercises() if id[:2] == number} for number in SETS}
-# exercises whose check runs no drawn cases (09.2, 09.3, 10.2, 10.3 today): the keyed replay earns them
-UNDRAWN = {number: {id for id in ids if id not in RULES} for number, ids in IDS.items()}
 
 
 def _class(tmp_path, number: str, monkeypatch) -> dict[str, dict[str, str]]:
@@ -103,9 +101,9 @@ def _class(tmp_path, number: str, monkeypatch) -> dict[str, dict[str, str]]:
 
 @pytest.mark.parametrize("number", sorted(SETS))
 def test_attacks_earn_nothing_and_the_solution_everything(tmp_path, number, monkeypatch):
+    assert IDS[number] <= set(RULES)  # every exercise of the set draws its cases
     graded = _class(tmp_path, number, monkeypatch)
-    earned = {id for id, s in graded["replays"].items() if s == "pass"}
-    assert earned <= UNDRAWN[number], graded["replays"]
+    assert set(graded["replays"]) == IDS[number] and "pass" not in graded["replays"].values(), graded["replays"]
     assert not any(graded["attacks"][i] == "pass" for i in HIT[number]), graded["attacks"]
 
 

@@ -1,12 +1,16 @@
-"""Drawn cases of exercise set 09: nested batches of drawn structure, shapes, dtypes and values (09.1)."""
+"""Drawn cases of exercise set 09: nested batches of drawn structure, shapes, dtypes and values (09.1); models of
+drawn widths, frozen layers and unused heads, stepped by a drawn optimizer in a drawn dtype (09.2); machines of
+drawn GPU counts, MPS and no-CUDA kinds, asked in a drawn order (09.3)."""
 
 from __future__ import annotations
 
 import random
 
 import torch
+from torch import nn
 
-from course_utils.checks.nb09 import Sample
+from course_utils.checks.machines import SimulatedMachine
+from course_utils.checks.nb09 import LOADER_CASES, Sample, WithUnused
 
 _KEYS = ("inputs", "label", "mask", "ids", "meta", "extra", "target", "weights", "tokens", "lengths", "aux", "step")
 _DTYPES = (torch.float32, torch.int64, torch.bool, torch.float16)
@@ -60,4 +64,71 @@ def to_device(rng: random.Random):
     return make
 
 
-RULES = {"09.1": to_device}
+# (what, a maker of the optimizer from the parameters that train): each keeps its own kind of state per parameter
+_OPTIMIZERS = (
+    ("Adam", lambda ps: torch.optim.Adam(ps, lr=1e-3)),
+    ("AdamW with amsgrad", lambda ps: torch.optim.AdamW(ps, amsgrad=True)),
+    ("SGD with momentum", lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9)),
+    ("SGD without momentum", lambda ps: torch.optim.SGD(ps, lr=0.1)),
+    ("RMSprop, centered", lambda ps: torch.optim.RMSprop(ps, centered=True)),
+    ("Adagrad", lambda ps: torch.optim.Adagrad(ps)),
+)
+
+
+def _step_model(rng: random.Random) -> tuple[str, object]:
+    """(what, a builder) of an MLP of drawn widths, perhaps with a frozen layer, or a model with an unused head."""
+    if rng.random() < 0.3:
+        widths = tuple(rng.randint(2, 24) for _ in range(4))
+        return f"a model with an unused head (widths {widths})", lambda: WithUnused(widths)
+    widths = [rng.randint(2, 24) for _ in range(rng.randint(3, 5))]
+    frozen = rng.randrange(len(widths) - 1) if rng.random() < 0.4 else None
+
+    def build():
+        layers = []
+        for k, (i, o) in enumerate(zip(widths, widths[1:])):
+            layers += [nn.Linear(i, o, bias=k % 2 == 0 or o > 8), nn.ReLU()]
+        model = nn.Sequential(*layers[:-1])
+        if frozen is not None:
+            model[2 * frozen].requires_grad_(False)  # a frozen layer: no gradient, no optimizer state
+        return model
+
+    what = f"an MLP of widths {widths}" + (f", layer {2 * frozen} frozen" if frozen is not None else "")
+    return what, build
+
+
+def stepped_models(rng: random.Random):
+    """Rows as ``nb09.STEP_CASES`` holds them: (what, build, make_optimizer, dtype); the checker steps each once and
+    counts, on the judge's side, what the step left (parameters, gradients, optimizer state)."""
+    rows = []
+    for _ in range(rng.randint(4, 6)):
+        what, build = _step_model(rng)
+        name, make_optimizer = rng.choice(_OPTIMIZERS)
+        dtype = rng.choice((torch.float32, torch.float32, torch.bfloat16, torch.float64))
+        rows.append((f"{what} with {name} in {str(dtype).removeprefix('torch.')}", build, make_optimizer, dtype))
+    return tuple(rows)
+
+
+def _machine(rng: random.Random) -> SimulatedMachine:
+    kind = rng.choice(("gpus", "gpus", "mac", "cpu"))
+    if kind == "gpus":
+        count = rng.randint(1, 8)
+        return SimulatedMachine(f"a server with {count} GPUs", cuda=count, mps=False, current=rng.randrange(count))
+    no_cuda = rng.choice(("cpu-build", "no-driver"))
+    return SimulatedMachine(f"a {'Mac with MPS' if kind == 'mac' else 'CPU-only machine'} ({no_cuda})", cuda=0,
+                            mps=kind == "mac", no_cuda=no_cuda)
+
+
+def _answers(rows) -> list[tuple[bool, bool]]:
+    return [(machine.cuda > 0, touches_cuda) for machine, touches_cuda in rows]
+
+
+def machines(rng: random.Random):
+    """Rows as ``nb09.LOADER_CASES`` holds them: (machine, touches_cuda), 6 to 9, whose right answers in order are
+    never those of the public table (a reply recorded there, played back, answers another question)."""
+    while True:
+        rows = tuple((_machine(rng), rng.random() < 0.5) for _ in range(rng.randint(6, 9)))
+        if _answers(rows[:len(LOADER_CASES)]) != _answers(LOADER_CASES):
+            return rows
+
+
+RULES = {"09.1": to_device, "09.2": stepped_models, "09.3": machines}

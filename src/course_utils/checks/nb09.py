@@ -298,13 +298,15 @@ def _frozen_first():
     return model
 
 
-class _WithUnused(nn.Module):
-    """A model whose second head is never used in forward: its parameters get no gradient."""
+class WithUnused(nn.Module):
+    """A model whose second head is never used in forward: its parameters get no gradient (widths: in, hidden,
+    out, the unused head's; a grading run draws them)."""
 
-    def __init__(self):
+    def __init__(self, widths: tuple[int, int, int, int] = (5, 7, 3, 11)):
         super().__init__()
-        self.body = nn.Sequential(nn.Linear(5, 7), nn.Tanh(), nn.Linear(7, 3))
-        self.unused_head = nn.Linear(7, 11)
+        inp, hidden, out, unused = widths
+        self.body = nn.Sequential(nn.Linear(inp, hidden), nn.Tanh(), nn.Linear(hidden, out))
+        self.unused_head = nn.Linear(hidden, unused)
 
     def forward(self, x):
         return self.body(x)
@@ -316,7 +318,7 @@ STEP_CASES = (
     ("an MLP with a frozen first layer, Adam", _frozen_first, lambda ps: torch.optim.Adam(ps), torch.float32),
     ("a bfloat16 model with SGD and momentum", lambda: nn.Sequential(nn.Linear(12, 6), nn.ReLU(), nn.Linear(6, 3)),
      lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9), torch.bfloat16),
-    ("a model with an unused head, AdamW", _WithUnused, lambda ps: torch.optim.AdamW(ps), torch.float32),
+    ("a model with an unused head, AdamW", WithUnused, lambda ps: torch.optim.AdamW(ps), torch.float32),
 )
 
 
@@ -328,7 +330,8 @@ STEP_CASES = (
           "keeps per parameter. A tensor's bytes: t.numel() * t.element_size()."),
 )
 def _held_bytes(held_bytes) -> str:
-    for name, build, make_optimizer, dtype in STEP_CASES:
+    rows = cases("09.2", STEP_CASES)  # a grading run draws models, optimizers and dtypes of its own
+    for name, build, make_optimizer, dtype in rows:
         model, optimizer = _after_one_step(build, make_optimizer, dtype)
         params = list(model.parameters())
         grads = [p.grad for p in params if p.grad is not None]
@@ -358,6 +361,8 @@ def _held_bytes(held_bytes) -> str:
             raise Wrong(found, "Adam's `step` is a tensor in the state too (one number per parameter): count "
                         "every tensor in optimizer.state[p].values().")
         raise Wrong(found)
+    if rows is not STEP_CASES:
+        return f"Right for {len(rows)} drawn models and optimizers: you counted what the step really left in memory."
     return ("Right for Adam, a frozen layer, bfloat16 with SGD momentum and an unused head: "
             "you counted what the step really left in memory.")
 
@@ -370,6 +375,8 @@ MACHINES = (
     SimulatedMachine("a CPU-only laptop", cuda=0, mps=False),
     SimulatedMachine("a Mac with MPS", cuda=0, mps=True),
 )
+# (machine, whether the Dataset touches CUDA): each machine asked both ways
+LOADER_CASES = tuple((machine, touches_cuda) for machine in MACHINES for touches_cuda in (False, True))
 
 
 @exercise(
@@ -380,34 +387,33 @@ MACHINES = (
           "with a CUDA GPU, and spawn is needed only when the workers touch CUDA."),
 )
 def _loader_options(loader_options) -> str:
-    for machine in MACHINES:
-        for touches_cuda in (False, True):
-            with simulated(machine):
-                options = call(loader_options, touches_cuda)
-            shown = f"On {machine.name}, loader_options(touches_cuda={touches_cuda}) returned {options!r}"
-            if type(options) is not dict or not all(type(k) is str for k in options):
-                raise Wrong(f"{shown}; expected a dict of DataLoader keyword arguments.")
-            unknown = set(options) - {"pin_memory", "multiprocessing_context"}
-            if unknown:
-                raise Wrong(f"{shown}; keys {sorted(unknown)} are not asked for.",
-                            "Return only pin_memory and, where needed, multiprocessing_context.")
-            if "pin_memory" not in options or type(options["pin_memory"]) is not bool:
-                raise Wrong(f"{shown}; expected pin_memory as True or False.")
-            if options["pin_memory"] != (machine.cuda > 0):
-                hint = ("Pinning needs CUDA: on MPS the DataLoader warns and turns it off, on a CPU it warns."
-                        if options["pin_memory"] else "With CUDA, pinned batches copy faster: pin_memory=True there.")
-                raise Wrong(f"{shown}; pin_memory should be {machine.cuda > 0} there.", hint)
-            context = options.get("multiprocessing_context")
-            if touches_cuda and not same(context, "spawn"):
-                raise Wrong(f"{shown}; a Dataset that touches CUDA needs workers started with 'spawn'.",
-                            "Forked workers cannot initialise CUDA once the parent has.")
-            if not touches_cuda and context is not None:
-                raise Wrong(f"{shown}; without CUDA in the Dataset, keep Python's default start method "
-                            "(leave multiprocessing_context out).",
-                            "spawn is slower to start: every worker imports torch and your modules afresh.")
-            try:
-                DataLoader(WhereAmI(4), num_workers=2, **options)  # the options must be accepted as they are
-            except (TypeError, ValueError) as exc:
-                raise Wrong(f"{shown}; DataLoader rejected them: {exc}") from None
+    for machine, touches_cuda in cases("09.3", LOADER_CASES):  # a grading run draws machines and questions
+        with simulated(machine):
+            options = call(loader_options, touches_cuda)
+        shown = f"On {machine.name}, loader_options(touches_cuda={touches_cuda}) returned {options!r}"
+        if type(options) is not dict or not all(type(k) is str for k in options):
+            raise Wrong(f"{shown}; expected a dict of DataLoader keyword arguments.")
+        unknown = set(options) - {"pin_memory", "multiprocessing_context"}
+        if unknown:
+            raise Wrong(f"{shown}; keys {sorted(unknown)} are not asked for.",
+                        "Return only pin_memory and, where needed, multiprocessing_context.")
+        if "pin_memory" not in options or type(options["pin_memory"]) is not bool:
+            raise Wrong(f"{shown}; expected pin_memory as True or False.")
+        if options["pin_memory"] != (machine.cuda > 0):
+            hint = ("Pinning needs CUDA: on MPS the DataLoader warns and turns it off, on a CPU it warns."
+                    if options["pin_memory"] else "With CUDA, pinned batches copy faster: pin_memory=True there.")
+            raise Wrong(f"{shown}; pin_memory should be {machine.cuda > 0} there.", hint)
+        context = options.get("multiprocessing_context")
+        if touches_cuda and not same(context, "spawn"):
+            raise Wrong(f"{shown}; a Dataset that touches CUDA needs workers started with 'spawn'.",
+                        "Forked workers cannot initialise CUDA once the parent has.")
+        if not touches_cuda and context is not None:
+            raise Wrong(f"{shown}; without CUDA in the Dataset, keep Python's default start method "
+                        "(leave multiprocessing_context out).",
+                        "spawn is slower to start: every worker imports torch and your modules afresh.")
+        try:
+            DataLoader(WhereAmI(4), num_workers=2, **options)  # the options must be accepted as they are
+        except (TypeError, ValueError) as exc:
+            raise Wrong(f"{shown}; DataLoader rejected them: {exc}") from None
     return "pin_memory only with CUDA, spawn only for a Dataset that touches CUDA, on every machine simulated."
 
