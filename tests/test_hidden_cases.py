@@ -10,14 +10,13 @@ with the tests' own references, and the package of drawn cases is absent from th
 
 from __future__ import annotations
 
-import contextlib
-import io
 import pathlib
 import random
 
 import pytest
 import torch
 from answer_references import reference_cpu_budget, reference_materialize, visible_gpus_reference
+from hidden_case_support import solution_namespace
 from torch import nn
 
 from course_grader.boundary import grade, local_channel
@@ -32,19 +31,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 DRAWS = 12
 
 
-def _solution(number: str) -> dict:
-    path = next((ROOT / "solutions").glob(f"{number}_*_exercises.py"))
-    namespace = {"__name__": "__solution__"}
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
-    return namespace
-
 
 @pytest.fixture(scope="module")
 def solutions() -> dict:
     found: dict = {}
     for number in sorted({id[:2] for id in RULES}):  # every set that draws cases
-        found.update(_solution(number))
+        found.update(solution_namespace(number))
     return found
 
 

@@ -10,14 +10,17 @@ their public tables; and a call that rewrites what the checker used to read afte
 
 from __future__ import annotations
 
-import contextlib
-import io
-import pathlib
 import random
 
 import answer_references as ref
 import pytest
 import torch
+from hidden_case_support import (
+    assert_a_replay_passes_practice_and_fails_every_draw,
+    assert_the_solution_passes_every_draw,
+    judged,
+    solution_namespace,
+)
 from test_errors import fix_for as explained_fix
 from torch import nn
 
@@ -27,7 +30,6 @@ from course_utils.checks import all_exercises, nb02, nb03, nb04, nb05
 from course_utils.checks._cases_nb04 import SIMULATE_CASES
 from course_utils.checks._core import cases, drawing_cases, get_exercise, run_checker
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 SETS = ("02", "03", "04", "05")
 IDS = sorted(id for id in RULES if id[:2] in SETS)
 SEEDS = [bytes([k]) * 32 for k in range(3)]
@@ -40,27 +42,9 @@ PUBLIC = {  # exercise id -> the public table its checker passes to cases()
 }
 
 
-def _solution(number: str) -> dict:
-    path = next((ROOT / "solutions").glob(f"{number}_*_exercises.py"))
-    namespace = {"__name__": "__solution__"}
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
-    return namespace
-
-
 @pytest.fixture(scope="module")
 def solutions() -> dict:
-    return {name: value for number in SETS for name, value in _solution(number).items()}
-
-
-def _answer(id: str, solutions: dict) -> dict:
-    name = get_exercise(id).function
-    return {name: solutions[name]}
-
-
-def _judged(id: str, fn, seed: bytes | None = None):
-    with drawing_cases(Draw(seed)):
-        return run_checker(get_exercise(id), fn)
+    return solution_namespace(*SETS)
 
 
 def _shown(id: str, drawn) -> str:
@@ -98,31 +82,11 @@ def test_the_practice_check_keeps_its_public_table(id):
 
 @pytest.mark.parametrize("id", IDS)
 def test_the_solution_passes_drawn_cases_in_the_checker_and_through_the_boundary(id, solutions):
-    fn = solutions[get_exercise(id).function]
-    for seed in SEEDS:
-        assert _judged(id, fn, seed).passed, seed
-        assert grade(id, local_channel(_answer(id, solutions)), draw=Draw(seed)).status == "pass", seed
-
+    assert_the_solution_passes_every_draw(id, solutions, SEEDS)
 
 @pytest.mark.parametrize("id", IDS)
 def test_a_replay_of_the_solutions_replies_passes_practice_and_fails_every_draw(id, solutions):
-    """Replies recorded while the solution answers the public cases, played back in order (issue 38, 'replay')."""
-    inner, replies = local_channel(_answer(id, solutions)), []
-
-    def recording(request: bytes) -> bytes:
-        replies.append(inner(request))
-        return replies[-1]
-
-    assert grade(id, recording, draw=practice_cases).status == "pass"
-
-    def replaying():
-        sent = iter(range(10**6))
-        return lambda request: replies[min(next(sent), len(replies) - 1)]
-
-    assert grade(id, replaying(), draw=practice_cases).status == "pass"  # the attack works on public cases
-    for seed in SEEDS:
-        assert grade(id, replaying(), draw=Draw(seed)).status == "fail", seed
-
+    assert_a_replay_passes_practice_and_fails_every_draw(id, solutions, SEEDS)
 
 def _row_lookup(table, arity: int, otherwise):
     rows = {tuple(repr(a) for a in row[:arity]): row[arity] for row in table}
@@ -139,7 +103,7 @@ def test_an_answer_looking_up_the_public_rows_passes_practice_and_fails_grading(
     for id, answer in lookups.items():
         assert run_checker(get_exercise(id), answer).passed, id
         for seed in SEEDS:
-            assert not _judged(id, answer, seed).passed, (id, seed)
+            assert not judged(id, answer, seed).passed, (id, seed)
 
 
 def test_drawn_expected_values_agree_with_the_references(solutions):

@@ -13,22 +13,23 @@ the practice checks keep their public tables.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import pathlib
 import random
 
 import pytest
 import torch
 from answer_references import MISTAKE_VARIANTS, plan_variant, reference_plan_device_map, reference_state_devices
+from hidden_case_support import (
+    assert_a_replay_passes_practice_and_fails_every_draw,
+    assert_the_solution_passes_every_draw,
+    judged,
+    solution_namespace,
+)
 
-from course_grader.boundary import grade, local_channel, practice_cases
 from course_grader.hidden_cases import RULES, Draw
 from course_utils.checks import all_exercises, nb09, nb10
 from course_utils.checks._core import cases, drawing_cases, get_exercise, run_checker
 from course_utils.checks.machines import simulated
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 IDS = ("09.2", "09.3", "10.2", "10.3")
 SEEDS = [bytes([k]) * 32 for k in range(4)]
 PUBLIC = {"09.2": nb09.STEP_CASES, "09.3": nb09.LOADER_CASES, "10.2": (nb10.PLAN_CASES, nb10.PLAN_TOO_BIG),
@@ -37,22 +38,7 @@ PUBLIC = {"09.2": nb09.STEP_CASES, "09.3": nb09.LOADER_CASES, "10.2": (nb10.PLAN
 
 @pytest.fixture(scope="module")
 def solutions() -> dict:
-    namespace = {"__name__": "__solution__"}
-    for number in ("09", "10"):
-        path = next((ROOT / "solutions").glob(f"{number}_*_exercises.py"))
-        with contextlib.redirect_stdout(io.StringIO()):
-            exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
-    return namespace
-
-
-def _answer(id: str, solutions: dict) -> dict:
-    name = get_exercise(id).function
-    return {name: solutions[name]}
-
-
-def _judged(id: str, fn, seed: bytes | None = None):
-    with drawing_cases(Draw(seed)):
-        return run_checker(get_exercise(id), fn)
+    return solution_namespace("09", "10")
 
 
 def _shapes(model) -> list:
@@ -99,31 +85,11 @@ def test_the_practice_check_keeps_its_public_table(id, solutions):
 
 @pytest.mark.parametrize("id", IDS)
 def test_the_solution_passes_drawn_cases_in_the_checker_and_through_the_boundary(id, solutions):
-    fn = solutions[get_exercise(id).function]
-    for seed in SEEDS:
-        assert _judged(id, fn, seed).passed, seed
-        assert grade(id, local_channel(_answer(id, solutions)), draw=Draw(seed)).status == "pass", seed
-
+    assert_the_solution_passes_every_draw(id, solutions, SEEDS)
 
 @pytest.mark.parametrize("id", IDS)
 def test_a_replay_of_the_solutions_replies_passes_practice_and_fails_every_draw(id, solutions):
-    """Replies recorded while the solution answers the public cases, played back in order (issue 38, 'replay')."""
-    inner, replies = local_channel(_answer(id, solutions)), []
-
-    def recording(request: bytes) -> bytes:
-        replies.append(inner(request))
-        return replies[-1]
-
-    assert grade(id, recording, draw=practice_cases).status == "pass"
-
-    def replaying():
-        sent = iter(range(10**6))
-        return lambda request: replies[min(next(sent), len(replies) - 1)]
-
-    assert grade(id, replaying(), draw=practice_cases).status == "pass"  # the attack works on public cases
-    for seed in SEEDS:
-        assert grade(id, replaying(), draw=Draw(seed)).status == "fail", seed
-
+    assert_a_replay_passes_practice_and_fails_every_draw(id, solutions, SEEDS)
 
 def _state_key(model, optimizer) -> tuple:
     return tuple(name for name, _ in model.named_parameters()), type(optimizer), len(optimizer.state)
@@ -161,7 +127,7 @@ def test_an_answer_looking_up_the_public_rows_passes_practice_and_fails_grading(
     answer = _lookups(solutions)[id]
     assert run_checker(get_exercise(id), answer).passed
     for seed in SEEDS:
-        assert not _judged(id, answer, seed).passed, seed
+        assert not judged(id, answer, seed).passed, seed
 
 
 def test_wrong_counts_of_held_bytes_fail_the_drawn_cases(solutions):
@@ -173,7 +139,7 @@ def test_wrong_counts_of_held_bytes_fail_the_drawn_cases(solutions):
         return 4 * sum(p.numel() * p.element_size() for p in model.parameters())
 
     for answer in (without_state, four_times_the_parameters):
-        assert not all(_judged("09.2", answer, seed).passed for seed in SEEDS), answer.__name__
+        assert not all(judged("09.2", answer, seed).passed for seed in SEEDS), answer.__name__
 
 
 def test_drawn_machines_agree_with_what_simulated_torch_says():

@@ -10,23 +10,24 @@ values agree with the tests' own references; and the practice checks keep their 
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import io
-import pathlib
 import random
 
 import pytest
 import torch
+from hidden_case_support import (
+    assert_a_replay_passes_practice_and_fails_every_draw,
+    assert_the_solution_passes_every_draw,
+    judged,
+    solution_namespace,
+)
 
-from course_grader.boundary import grade, local_channel, practice_cases
 from course_grader.hidden_cases import RULES, Draw
 from course_utils.builds import cuda_devices
 from course_utils.checks import all_exercises, nb12
 from course_utils.checks._core import cases, drawing_cases, get_exercise, run_checker
 from course_utils.checks.machines import simulated
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 IDS = sorted(id for id in RULES if id.startswith("12."))
 SEEDS = [bytes([k]) * 32 for k in range(4)]
 PUBLIC = {"12.1": nb12.SERVERS, "12.2": nb12.KERNEL_MACHINES, "12.3": nb12.PLATFORM_MACHINES}
@@ -34,21 +35,7 @@ PUBLIC = {"12.1": nb12.SERVERS, "12.2": nb12.KERNEL_MACHINES, "12.3": nb12.PLATF
 
 @pytest.fixture(scope="module")
 def solutions() -> dict:
-    path = next((ROOT / "solutions").glob("12_*_exercises.py"))
-    namespace = {"__name__": "__solution__"}
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
-    return namespace
-
-
-def _answer(id: str, solutions: dict) -> dict:
-    name = get_exercise(id).function
-    return {name: solutions[name]}
-
-
-def _judged(id: str, fn, seed: bytes | None = None):
-    with drawing_cases(Draw(seed)):
-        return run_checker(get_exercise(id), fn)
+    return solution_namespace("12")
 
 
 def test_every_exercise_of_set_12_draws_its_cases():
@@ -74,31 +61,11 @@ def test_the_practice_check_keeps_its_public_table(id):
 
 @pytest.mark.parametrize("id", IDS)
 def test_the_solution_passes_drawn_cases_in_the_checker_and_through_the_boundary(id, solutions):
-    fn = solutions[get_exercise(id).function]
-    for seed in SEEDS:
-        assert _judged(id, fn, seed).passed, seed
-        assert grade(id, local_channel(_answer(id, solutions)), draw=Draw(seed)).status == "pass", seed
-
+    assert_the_solution_passes_every_draw(id, solutions, SEEDS)
 
 @pytest.mark.parametrize("id", IDS)
 def test_a_replay_of_the_solutions_replies_passes_practice_and_fails_every_draw(id, solutions):
-    """Replies recorded while the solution answers the public cases, played back in order (issue 38, 'replay')."""
-    inner, replies = local_channel(_answer(id, solutions)), []
-
-    def recording(request: bytes) -> bytes:
-        replies.append(inner(request))
-        return replies[-1]
-
-    assert grade(id, recording, draw=practice_cases).status == "pass"
-
-    def replaying():
-        sent = iter(range(10**6))
-        return lambda request: replies[min(next(sent), len(replies) - 1)]
-
-    assert grade(id, replaying(), draw=practice_cases).status == "pass"  # the attack works on public cases
-    for seed in SEEDS:
-        assert grade(id, replaying(), draw=Draw(seed)).status == "fail", seed
-
+    assert_a_replay_passes_practice_and_fails_every_draw(id, solutions, SEEDS)
 
 def _lookups(solutions: dict) -> dict:
     """Answers that return the public table's answer for what they are given or what torch says (issue 38,
@@ -127,7 +94,7 @@ def test_an_answer_looking_up_the_public_rows_passes_practice_and_fails_grading(
     answer = _lookups(solutions)[id]
     assert run_checker(get_exercise(id), answer).passed
     for seed in SEEDS:
-        assert not _judged(id, answer, seed).passed, seed
+        assert not judged(id, answer, seed).passed, seed
 
 
 def _runs_reference(arch_list, capability) -> bool:

@@ -18,8 +18,6 @@ these attacks against real kernels under ``--sandbox require``.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 import pathlib
 import random
@@ -28,6 +26,7 @@ import statistics
 import answer_references as ref
 import pytest
 import torch
+from hidden_case_support import solution_namespace
 from test_hidden_cases import _channel_with_source
 
 from course_grader.boundary import grade, local_channel, practice_cases
@@ -41,19 +40,12 @@ OURS = sorted(id for id in RULES if id[:2] in ("06", "08", "11"))
 PURE = ("06.3", "06.4", "08.1", "08.2", "08.3", "08.4", "11.1", "11.2")  # answers that depend on their arguments only
 
 
-def _solution(number: str) -> dict:
-    path = next((ROOT / "solutions").glob(f"{number}_*_exercises.py"))
-    namespace = {"__name__": "__solution__"}
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
-    return namespace
-
 
 @pytest.fixture(scope="module")
 def solutions() -> dict:
     found: dict = {}
     for number in ("06", "08", "09", "10", "11"):
-        found.update(_solution(number))
+        found.update(solution_namespace(number))
     return found
 
 

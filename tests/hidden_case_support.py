@@ -1,0 +1,64 @@
+"""What the tests of a grading run's drawn cases share (issue 38): the solutions' functions, a judging under a
+draw, and the two things every drawn exercise must show: its solution passes every draw, in the checker and
+through the boundary; a replay of the solution's replies to the public cases passes practice and fails every draw.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import pathlib
+
+from course_grader.boundary import grade, local_channel, practice_cases
+from course_grader.hidden_cases import Draw
+from course_utils.checks._core import drawing_cases, get_exercise, run_checker
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def solution_namespace(*numbers: str) -> dict:
+    """The names the solution notebooks of these sets define, as their .py sides run (quietly)."""
+    namespace = {"__name__": "__solution__"}
+    for number in numbers:
+        path = next((ROOT / "solutions").glob(f"{number}_*_exercises.py"))
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
+    return namespace
+
+
+def answer_of(id: str, solutions: dict) -> dict:
+    """The learner's namespace a grading kernel would hold for exercise ``id``: the solution's function only."""
+    name = get_exercise(id).function
+    return {name: solutions[name]}
+
+
+def judged(id: str, fn, seed: bytes | None = None):
+    """Exercise ``id``'s checker run on ``fn`` with the cases a grading run with this seed draws."""
+    with drawing_cases(Draw(seed)):
+        return run_checker(get_exercise(id), fn)
+
+
+def assert_the_solution_passes_every_draw(id: str, solutions: dict, seeds) -> None:
+    fn = solutions[get_exercise(id).function]
+    for seed in seeds:
+        assert judged(id, fn, seed).passed, seed
+        assert grade(id, local_channel(answer_of(id, solutions)), draw=Draw(seed)).status == "pass", seed
+
+
+def assert_a_replay_passes_practice_and_fails_every_draw(id: str, solutions: dict, seeds) -> None:
+    """Replies recorded while the solution answers the public cases, played back in order (issue 38, 'replay')."""
+    inner, replies = local_channel(answer_of(id, solutions)), []
+
+    def recording(request: bytes) -> bytes:
+        replies.append(inner(request))
+        return replies[-1]
+
+    assert grade(id, recording, draw=practice_cases).status == "pass"
+
+    def replaying():
+        sent = iter(range(10**6))
+        return lambda request: replies[min(next(sent), len(replies) - 1)]
+
+    assert grade(id, replaying(), draw=practice_cases).status == "pass"  # the attack works on public cases
+    for seed in seeds:
+        assert grade(id, replaying(), draw=Draw(seed)).status == "fail", seed
