@@ -135,7 +135,8 @@ else:
 #
 # nvidia-smi numbers GPUs by PCI bus id. CUDA, by default (`CUDA_DEVICE_ORDER=FASTEST_FIRST`),
 # numbers them fastest first, and `CUDA_VISIBLE_DEVICES` indices use *CUDA's* numbering. On a
-# machine with mixed GPUs the two disagree:
+# machine with mixed GPUs the two disagree (one with two A6000s and two RTX 3090s, where PyTorch's
+# cuda:0 was nvidia-smi's GPU 1: <https://mjunya.com/posts/2021-12-13-multi-gpu-order>). Here:
 
 # %%
 WORKSTATION.nvidia_smi(), [g.name for g in cuda_devices(WORKSTATION, {})]
