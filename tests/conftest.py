@@ -9,19 +9,26 @@ import pytest  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def _forget_a_reset_default_device():
-    """Leave torch's global default-device context as the test found it.
+    """Leave no `None` default-device context behind, before or after a test.
 
     ``torch.set_default_device(None)`` leaves ``device_context = None`` behind, and on PyTorch 2.7.1
     to 2.9.1 ``torch.get_default_device()`` then raises AttributeError (issue 34, W1). A test that
     resets the default device must not break a later test in the same worker that asks PyTorch.
+    A ``None`` left there means what no attribute means (no default device) to every release, so it is
+    removed before and after each test: a module-scoped fixture (running the solutions, say) may have
+    left it before the test starts.
     """
     import torch
 
     context = torch._GLOBAL_DEVICE_CONTEXT
-    had = hasattr(context, "device_context")
+
+    def forget_a_none():
+        if getattr(context, "device_context", "absent") is None:
+            del context.device_context
+
+    forget_a_none()
     yield
-    if not had and getattr(context, "device_context", "kept") is None:
-        del context.device_context
+    forget_a_none()
 
 
 @pytest.fixture(autouse=True, scope="session")

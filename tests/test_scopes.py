@@ -241,3 +241,18 @@ def test_default_devices_own_lookup_agrees_with_a_fixed_torch(monkeypatch):
     with torch.device("cuda:1"):  # entering is lazy: nothing needs CUDA until a tensor is made
         read()
     assert [str(d) for d in reads] == ["cpu", "meta", "cpu", "meta", "cpu", "cuda:1"]
+
+
+def test_restoring_the_cpu_default_leaves_get_default_device_working():
+    """A check that puts the default device back must not break the learner's next torch.get_default_device()
+    (on 2.7 to 2.9 it raised AttributeError after torch.set_default_device(None))."""
+    from course_utils.scopes import restore_default_device
+
+    torch.set_default_device("meta")
+    try:
+        assert torch.empty(1).device.type == "meta"
+    finally:
+        restore_default_device(torch.device("cpu"))
+    assert torch.get_default_device() == torch.device("cpu")
+    assert getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", "absent") == "absent"
+    assert torch.empty(1).device.type == "cpu"

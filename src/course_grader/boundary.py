@@ -781,7 +781,7 @@ class RemoteAnswer:
     def __call__(self, *args, **kwargs):
         import torch
 
-        from course_utils.scopes import default_device
+        from course_utils.scopes import default_device, restore_default_device
 
         self.calls += 1
         refuse_unreachable(_tracked([args, kwargs]))  # a path the kernel may not read: the course's bug
@@ -797,7 +797,7 @@ class RemoteAnswer:
             # the answer left the default device changed in the kernel: so it is here, for the checker to see
             # (grade() restores the judge's own afterwards)
             with contextlib.suppress(Exception):
-                torch.set_default_device(None if after == "cpu" else after)
+                restore_default_device(after)
         if "raised" in reply:
             raised = reply["raised"]
             if type(raised) is not dict:
@@ -837,6 +837,7 @@ def _judge_modes_set_aside():
     from torch.overrides import _get_current_function_mode_stack
 
     from course_utils.checks.machines import unannounced
+    from course_utils.scopes import restore_default_device
 
     context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
     judges = None if context is None else context.device
@@ -853,7 +854,7 @@ def _judge_modes_set_aside():
             torch._C._pop_torch_function_stack()
         for mode in modes:
             torch._C._push_on_torch_function_stack(mode)
-        torch.set_default_device(judges)
+        restore_default_device(judges)
 
 
 def local_channel(namespace: dict) -> Channel:
@@ -889,11 +890,10 @@ def grade(exercise_id: str, channel: Channel, handover: Path | None = None,
     ``Scratch.handover``), where the checker's ``handover_folder`` puts the files it hands over;
     None (nbgrader, whose kernel shares this machine's temporary folder): the temporary folder.
     ``ChannelLost`` (the kernel timed out or died) goes through to the runner."""
-    import torch
 
     from course_grader.hidden_cases import Draw  # the judge's only: never staged where a kernel imports
     from course_utils.checks._core import CheckResult, drawing_cases, get_exercise
-    from course_utils.scopes import default_device
+    from course_utils.scopes import default_device, restore_default_device
 
     ex = get_exercise(exercise_id)
     start = default_device()
@@ -909,7 +909,7 @@ def grade(exercise_id: str, channel: Channel, handover: Path | None = None,
                            "This is a course bug.", "Please report it with this message; your answer may well be right.")
     finally:
         if default_device() != start:  # an answer's set_default_device was mirrored here: undo it
-            torch.set_default_device(None if start == torch.device("cpu") else start)
+            restore_default_device(start)
 
 
 def _judge(ex, channel: Channel):

@@ -142,6 +142,20 @@ def default_device() -> torch.device:
 _GET_DEFAULT_DEVICE_IS_RIGHT = TorchVersion(torch.__version__) >= "2.10"
 
 
+def restore_default_device(device: torch.device | str | None) -> None:
+    """Put the default device back to ``device`` (None or the CPU: none set), as a check does after an answer.
+
+    ``torch.set_default_device(None)`` leaves ``device_context = None`` behind, and on 2.7 to 2.9
+    ``torch.get_default_device()`` then raises AttributeError (see ``default_device``): the learner's
+    next cell that asks would fail because a check ran. That ``None`` means what no context means to
+    every release, so it is removed.
+    """
+    cpu = device is None or torch.device(device) == torch.device("cpu")
+    torch.set_default_device(None if cpu else device)
+    if getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", "absent") is None:
+        del torch._GLOBAL_DEVICE_CONTEXT.device_context
+
+
 def read_devices() -> tuple[int | None, str]:
     """The current CUDA device index (``None`` without CUDA) and the default device, read now."""
     cuda = torch.cuda.current_device() if torch.cuda.is_available() else None

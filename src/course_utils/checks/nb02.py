@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from course_utils.checks._core import LearnerRaised, Wrong, accelerator_targets, call, cases, exercise, try_it
-from course_utils.scopes import default_device
+from course_utils.scopes import default_device, restore_default_device
 
 
 def _other_devices() -> list[str]:
@@ -189,7 +189,7 @@ def _build_on(build_on) -> str:
                         "Undo it in a finally block, or use `with torch.device(device):`, which does so for you.")
     finally:
         # whatever the answer did, leave the default device as it was (None: nothing set, plain CPU)
-        torch.set_default_device(None if start == torch.device("cpu") else start)
+        restore_default_device(start)
     return "Factories inside make() create on the device, and the default is restored, even when make() raises."
 
 

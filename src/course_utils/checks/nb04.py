@@ -28,7 +28,7 @@ from torch.overrides import TorchFunctionMode
 from course_utils.checks._cases_nb04 import SIMULATE_CASES
 from course_utils.checks._core import LearnerRaised, Wrong, call, cases, exercise, same, text, try_it
 from course_utils.checks.machines import NoSimulatedGPUs
-from course_utils.scopes import default_device, read_devices
+from course_utils.scopes import default_device, read_devices, restore_default_device
 
 STEP_KINDS = ("device", "device_of", "torch.device", "set_device", "exit", "read")
 
@@ -203,7 +203,7 @@ def _default_kept(before: torch.device, where: str) -> None:
     """Wrong if the answer left the default device changed; put it back first, so the notebook goes on."""
     now = default_device()
     if now != before:
-        torch.set_default_device(before)
+        restore_default_device(before)
         raise Wrong(f"After {where} the default device is {now}, no longer {before}: new tensors everywhere in the "
                     "notebook would go there (the check has put it back).",
                     "torch.set_default_device changes it for good; `with torch.device(...):` changes it for a block.")

@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from course_utils.checks._core import LearnerRaised, Wrong, accelerator_targets, call, cases, exercise, same, text, try_it
-from course_utils.scopes import default_device
+from course_utils.scopes import default_device, restore_default_device
 
 _CUDA_GENERATOR = "Expected a 'cuda' device type for generator but found 'cpu'"
 _MPS_BF16_OFF_MAC = "Cannot execute isOnMacOSorNewer() without MPS backend"
@@ -190,7 +190,7 @@ def _order_under(fn) -> str:
                 raise
             finally:
                 if default_device() != start:
-                    torch.set_default_device(None if start == torch.device("cpu") else start)
+                    restore_default_device(start)
             if isinstance(got, list) and all(type(i) is int for i in got) and sorted(got) == list(range(n)) \
                     and got != want:
                 raise Wrong(f"{where} returned {got}, which is not the order a CPU generator seeded {seed} gives. "
