@@ -27,8 +27,9 @@ import tempfile
 
 import nbformat
 import pytest
+from hidden_case_support import solution_namespace
 from keyed_replay import COUNTED_REPLAY as REPLAY
-from test_hidden_cases_later_sets import FORGED_06_2, PURE, SHAPE_REPLAY_09, VALUES_REPLAY_10, _Recorder, _solution
+from test_hidden_cases_later_sets import FORGED_06_2, PURE, SHAPE_REPLAY_09, VALUES_REPLAY_10, _Recorder
 
 import course_grader.runner as runner
 from course_grader import Limits, grade_batch
@@ -100,7 +101,7 @@ def _recorded_replies(tmp_path: pathlib.Path, number: str, monkeypatch) -> list[
 
 def _lookup_cell(number: str) -> str:
     """The lookup notebook's last cell: a record of the solution's answers to the public cases of the set."""
-    solution, record = _solution(number), {}
+    solution, record = solution_namespace(number), {}
     for id in (i for i in PURE if i.startswith(number)):
         recorder = _Recorder(solution[get_exercise(id).function])
         assert run_checker(get_exercise(id), recorder).passed
