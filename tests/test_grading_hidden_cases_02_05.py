@@ -42,9 +42,9 @@ def match_state_to_params(optimizer):
 
 LOOKUP_04 = '''# table lookup: the public rows, keyed by their arguments
 from course_utils.checks import nb04
-from course_utils.checks._cases_nb04 import SIMULATE_CASES
+from course_utils.checks.nb04 import simulate_cases
 
-_PROGRAMS = {(start, repr([tuple(s) for s in program])): list(after) for start, program, after in SIMULATE_CASES}
+_PROGRAMS = {(start, repr([tuple(s) for s in program])): list(after) for start, program, after in simulate_cases()}
 _LANDINGS = {(repr(spec), current): lands for spec, current, lands in nb04.LANDING_CASES}
 
 def simulate(start, program):

@@ -27,7 +27,7 @@ from torch import nn
 from course_grader.boundary import grade, local_channel, practice_cases
 from course_grader.hidden_cases import RULES, Draw
 from course_utils.checks import all_exercises, nb02, nb03, nb04, nb05
-from course_utils.checks._cases_nb04 import SIMULATE_CASES
+from course_utils.checks.nb04 import simulate_cases
 from course_utils.checks._core import cases, drawing_cases, get_exercise, run_checker
 
 SETS = ("02", "03", "04", "05")
@@ -37,7 +37,7 @@ SEEDS = [bytes([k]) * 32 for k in range(3)]
 PUBLIC = {  # exercise id -> the public table its checker passes to cases()
     "02.1": nb02.LIKE_CASES, "02.2": nb02._batch, "02.3": nb02.BUILD_CASES, "02.4": nb02.NUMPY_CASES,
     "03.1": nb03.BUGGY, "03.2": nb03.WHERE_CASES, "03.3": nb03.TRAINED, "03.4": nb03.STEPPED,
-    "04.2": SIMULATE_CASES, "04.3": nb04.LANDING_CASES, "04.4": (nb04.NO_SWITCH, nb04.SWITCH),
+    "04.2": simulate_cases(), "04.3": nb04.LANDING_CASES, "04.4": (nb04.NO_SWITCH, nb04.SWITCH),
     "05.1": nb05.MESSAGES, "05.2": nb05._inputs, "05.3": nb05.INDEX_CASES, "05.4": (nb05.SAVED_ON, nb05._saved_state),
 }
 
@@ -95,7 +95,7 @@ def _row_lookup(table, arity: int, otherwise):
 
 def test_an_answer_looking_up_the_public_rows_passes_practice_and_fails_grading():
     lookups = {
-        "04.2": _row_lookup([(s, [tuple(x) for x in p], list(a)) for s, p, a in SIMULATE_CASES], 2, []),
+        "04.2": _row_lookup([(s, [tuple(x) for x in p], list(a)) for s, p, a in simulate_cases()], 2, []),
         "04.3": _row_lookup(nb04.LANDING_CASES, 2, "cpu"),
         "05.1": _row_lookup(nb05.MESSAGES, 1, "not-a-device-error"),
         "05.3": _row_lookup(nb05.INDEX_CASES, 2, "cpu"),

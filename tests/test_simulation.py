@@ -17,7 +17,7 @@ import torch
 from torch import nn
 from torch.overrides import _get_current_function_mode_stack
 
-from course_utils.checks._cases_nb04 import SIMULATE_CASES
+from course_utils.checks.nb04 import simulate_cases
 from course_utils.checks.nb04 import LISTING, LISTING_ANSWERS
 from course_utils.scopes import run_scopes
 from course_utils.simulation import SOURCES, SimulatedRun, on_simulated_gpus
@@ -55,9 +55,9 @@ def run_program(program: list[tuple]) -> list[int]:
 
 def test_the_simulation_agrees_with_every_program_of_exercise_04_2():
     wrong = [(start, program, expected, got)
-             for start, program, expected in SIMULATE_CASES
+             for start, program, expected in simulate_cases()
              if (got := on_simulated_gpus(run_program, list(program), gpus=4, start=start).value) != list(expected)]
-    assert len(SIMULATE_CASES) > 300 and wrong == []
+    assert len(simulate_cases()) > 300 and wrong == []
 
 
 def test_the_simulation_reads_exercise_04_1s_listing_as_pytorch_prints_it():

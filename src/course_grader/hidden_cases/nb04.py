@@ -60,7 +60,7 @@ def _program(rng: random.Random, gpus: int) -> list[tuple]:
 
 
 def simulate(rng: random.Random) -> list[tuple[int, tuple[tuple, ...], tuple[int, ...]]]:
-    """40 programs over machines of 2 to 8 GPUs, as ``_cases_nb04.SIMULATE_CASES`` holds them: every step kind
+    """40 programs over machines of 2 to 8 GPUs, as ``checks/nb04_programs.json`` holds them: every step kind
     many times (a block that restores nothing, a set_device undone by an exit, one that is not)."""
     rows = []
     for _ in range(40):

@@ -1,8 +1,8 @@
 """Checks for the exercises and try-it cells of notebook 04, the current CUDA device and its scopes.
 
 The scoping rules are checked against tables of programs and what ``torch.cuda.device``'s source
-makes of them (``LISTING_ANSWERS``, ``_cases_nb04.SIMULATE_CASES``, ``LANDING_CASES``), so every
-check runs on a CPU-only machine. The tests hold the tables to a reference model
+makes of them (``LISTING_ANSWERS``, ``LANDING_CASES``, and 04.2's programs in ``nb04_programs.json``,
+read by ``simulate_cases()``), so every check runs on a CPU-only machine. The tests hold the tables to a reference model
 (``tests/answer_references.py``), and that model to real GPUs where two are present. The lesson's
 simulated GPUs (``course_utils.simulation``) would run a program and so answer 04.1 to 04.3: those
 checks call the answer under ``NoSimulatedGPUs``, which switches them off. These tables are the
@@ -21,16 +21,30 @@ A *program* is a list of steps, each a tuple:
 
 from __future__ import annotations
 
+import functools
+import json
+from pathlib import Path
+
 import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
-from course_utils.checks._cases_nb04 import SIMULATE_CASES
 from course_utils.checks._core import LearnerRaised, Wrong, call, cases, exercise, same, text, try_it
 from course_utils.checks.machines import NoSimulatedGPUs
 from course_utils.scopes import default_device, read_devices, restore_default_device
 
 STEP_KINDS = ("device", "device_of", "torch.device", "set_device", "exit", "read")
+
+# 04.2's 308 programs with what torch.cuda's rules give, one a line: data, written by
+# tests/answer_references.py from the reference model and checked against it by tests/test_case_tables.py
+PROGRAMS_FILE = Path(__file__).with_name("nb04_programs.json")
+
+
+@functools.cache
+def simulate_cases() -> tuple[tuple[int, tuple[tuple, ...], tuple[int, ...]], ...]:
+    """04.2's practice programs as ``(start, steps, current device after each step)``, read once."""
+    rows = json.loads(PROGRAMS_FILE.read_text(encoding="utf-8"))
+    return tuple((start, tuple(tuple(step) for step in steps), tuple(after)) for start, steps, after in rows)
 
 
 # --------------------------------------------------------------------------- 04.1
@@ -94,7 +108,7 @@ def _predictions(predictions) -> str:
           "device_of, for a torch.device block."),
 )
 def _simulate(simulate) -> str:
-    programs = cases("04.2", SIMULATE_CASES)
+    programs = cases("04.2", simulate_cases())
     for start, steps, after in programs:
         program, expected = list(steps), list(after)
         with NoSimulatedGPUs("04.2"):
