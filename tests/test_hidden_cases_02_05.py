@@ -27,8 +27,8 @@ from torch import nn
 from course_grader.boundary import grade, local_channel, practice_cases
 from course_grader.hidden_cases import RULES, Draw
 from course_utils.checks import all_exercises, nb02, nb03, nb04, nb05
-from course_utils.checks.nb04 import simulate_cases
 from course_utils.checks._core import cases, drawing_cases, get_exercise, run_checker
+from course_utils.checks.nb04 import simulate_cases
 
 SETS = ("02", "03", "04", "05")
 IDS = sorted(id for id in RULES if id[:2] in SETS)

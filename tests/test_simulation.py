@@ -17,8 +17,7 @@ import torch
 from torch import nn
 from torch.overrides import _get_current_function_mode_stack
 
-from course_utils.checks.nb04 import simulate_cases
-from course_utils.checks.nb04 import LISTING, LISTING_ANSWERS
+from course_utils.checks.nb04 import LISTING, LISTING_ANSWERS, simulate_cases
 from course_utils.scopes import run_scopes
 from course_utils.simulation import SOURCES, SimulatedRun, on_simulated_gpus
 

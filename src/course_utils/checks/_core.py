@@ -141,7 +141,7 @@ class LearnerRaised(Exception):
     """The learner's code raised ``exc`` inside ``call``: a checker catches this to judge the error itself."""
 
     def __init__(self, exc: BaseException):
-        super().__init__(str(exc))
+        super().__init__(text_of(exc))  # a learner's exception whose __str__ raises still gets here
         self.exc = exc
 
 
@@ -521,14 +521,11 @@ def run_checker(ex: Exercise, answer: Callable) -> CheckResult:
         exc = raised.exc
         where = getattr(exc, "_course_where", None) or learner_line(exc)
         return CheckResult(
-            id, ex.title, "fail", f"Your code raised {type(exc).__name__}: {exc}{where}",
+            id, ex.title, "fail", f"Your code raised {type(exc).__name__}: {text_of(exc)}{where}",
             ex.hint or "Read the error message: it names what was expected and what was found.",
         )
-    except Exception as exc:  # the checker itself broke: report it, never count it as a pass
-        return CheckResult(
-            id, ex.title, "error", f"The checker failed ({type(exc).__name__}: {exc}). This is a course bug.",
-            "Please report it with this message; your answer may well be right.",
-        )
+    except Exception as exc:  # the answer's value broke the checker, or the checker broke: never a pass
+        return broken(ex, exc)
     return CheckResult(id, ex.title, "pass", message or "Correct.")
 
 
@@ -580,12 +577,53 @@ def check_value(ex: Exercise, value) -> CheckResult:
         message = ex.checker(value)
     except Wrong as wrong:
         return CheckResult(ex.id, ex.title, "fail", wrong.message, wrong.hint or ex.hint)
-    except Exception as exc:  # the checker itself broke: report it, never count it as a pass
-        return CheckResult(
-            ex.id, ex.title, "error", f"The checker failed ({type(exc).__name__}: {exc}). This is a course bug.",
-            "Please report it with this message; your answer may well be right.",
-        )
+    except Exception as exc:  # the value broke the checker, or the checker broke: never a pass
+        return broken(ex, exc)
     return CheckResult(ex.id, ex.title, "pass", message or "Correct.")
+
+
+def text_of(exc: BaseException) -> str:
+    """``str(exc)``, or a sentence saying it could not be read (an exception's ``__str__`` may raise too)."""
+    try:
+        return str(exc)
+    except Exception as inner:  # noqa: BLE001 - any failure of a learner's __str__ is reported, not raised
+        return f"(its message could not be read: {type(inner).__name__})"
+
+
+def _library_file(name: str) -> bool:
+    return "/site-packages/" in name or "/lib/python" in name
+
+
+def _course_file(name: str) -> bool:
+    return "/course_utils/" in name or "/course_grader/" in name
+
+
+def broken(ex: Exercise, exc: Exception) -> CheckResult:
+    """The result when a checker raised something other than ``Wrong``.
+
+    The innermost frame outside PyTorch and the standard library says whose code broke: the
+    learner's (an answer whose ``__eq__``, ``__len__`` or ``__str__`` raised when the checker used
+    its value) is a "fail" that names the line; the course's own (its package, or the checker's own
+    file) is an "error", a course bug that is never counted as a pass."""
+    checker_file = getattr(getattr(ex.checker, "__code__", None), "co_filename", None)
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        name = frame.filename.replace("\\", "/")
+        if _library_file(name):
+            continue
+        if _course_file(name) or frame.filename == checker_file:
+            break
+        code = (frame.line or "").strip()
+        where = f" (in `{frame.name}`, at: `{code}`)" if code else f" (in `{frame.name}`)"
+        return CheckResult(
+            ex.id, ex.title, "fail",
+            f"Your answer raised {type(exc).__name__}: {text_of(exc)} when the check used it{where}.",
+            (f"Make `{ex.function}` a plain value of the kind asked for." if ex.kind == "value" else
+             "Return a plain value of the kind the exercise asks for.") + (f" {ex.hint}" if ex.hint else ""),
+        )
+    return CheckResult(
+        ex.id, ex.title, "error", f"The checker failed ({type(exc).__name__}: {text_of(exc)}). This is a course bug.",
+        "Please report it with this message; your answer may well be right.",
+    )
 
 
 def syntax_error_defining(function: str) -> str | None:
@@ -612,7 +650,7 @@ def learner_line(exc: BaseException) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
     for frame in reversed(frames):
         name = frame.filename.replace("\\", "/")
-        if "/course_utils/" in name or "/site-packages/" in name or "/lib/python" in name:
+        if _course_file(name) or _library_file(name):
             continue
         code = (frame.line or "").strip()
         return f" (in `{frame.name}`, at: `{code}`)" if code else f" (in `{frame.name}`)"

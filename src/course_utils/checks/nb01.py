@@ -96,7 +96,7 @@ def _visible_gpus(visible_gpus) -> str:
             if not expected and len(set(read)) < len(read) and got:
                 raise Wrong(found, "An index repeated among the entries read hides every GPU, even when an index "
                                    "past the last GPU comes before the repeat: the repeat is found while reading.")
-            if isinstance(got, list) and len(got) > len(expected) and any(i >= physical for i in got):
+            if isinstance(got, list) and len(got) > len(expected) and any(isinstance(i, int) and i >= physical for i in got):
                 raise Wrong(found, f"There are only {physical} physical GPUs: cut the list before the first index "
                                    "past the last GPU.")
             raise Wrong(found)

@@ -140,7 +140,7 @@ def _copy_all_to_host(copy_all_to_host) -> str:
         count = len(values)
         device, sources, buffers = _fake_case(values)
         got = call(copy_all_to_host, sources, buffers, device.synchronize)
-        if got is None or len(got) != count:
+        if not isinstance(got, (list, tuple)) or len(got) != count:
             raise Wrong(f"copy_all_to_host returned {got!r}; expected the list of {count} host buffers.")
         _copied_as_asked(device, sources, buffers)
         if any(g is not b for g, b in zip(got, buffers)):
