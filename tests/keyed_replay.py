@@ -52,9 +52,6 @@ def _replay(lines):
     return _answered[text]
 
 get_ipython().input_transformers_post.append(_replay)
-
-def _written_never_run(t):  # what a grader reading the notebook's code looks for (09.1's non_blocking copy)
-    return t.to("cpu", non_blocking=True)
 '''
 
 # The simplest replay: every request answered with the next recorded reply, counting cells. IPython transforms a
@@ -118,10 +115,22 @@ def recorded_replies(folder: pathlib.Path, notebook: str, monkeypatch) -> dict[s
     return {name: replies[start:end] for name, start, end in zip(names, starts, [*starts[1:], len(replies)])}
 
 
+# In place of 09.1's stub: a decoy for the grader's reading of the file (course_grader.source_rules), whose call is
+# reachable as far as the file shows, behind a condition that is false when it runs
+DECOY_09_1 = '''def to_device(batch, device):
+    if device is None:
+        return batch.to(device, non_blocking=True)
+    return batch
+'''
+
+
 def replay_notebook(notebook: str, replies: dict[str, list[str]]) -> nbformat.NotebookNode:
-    """The exercise notebook, answers untouched (the stubs), with the replay in a cell at the top: the grader judges
-    each exercise right after the cell that defines it."""
+    """The exercise notebook, answers untouched (the stubs; 09.1's a decoy), with the replay in a cell at the top:
+    the grader judges each exercise right after the cell that defines it."""
     nb = nbformat.read(EXERCISES / notebook, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.source.startswith("def to_device("):
+            cell.source = DECOY_09_1
     nb.cells.insert(1, nbformat.v4.new_code_cell(REPLAY.replace("REPLIES_HERE", repr(replies))))
     return nb
 

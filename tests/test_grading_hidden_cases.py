@@ -10,13 +10,15 @@ A class that has read the course attacked 01, 09 and 10 (items 1 to 3 and 7 of i
 - **reading the request**: answers that read the simulated machine (``active_machine()``) instead of
   torch.cuda / torch.backends.mps;
 - **lying after-state**: a 10.1 answer that empties the model in place; a 09.1 answer that moves without
-  non_blocking and rewrites the instrument's log the judge gets back.
+  non_blocking, rewrites the instrument's log the judge gets back and holds the call in dead code;
+- **the course's own tool**: 09.2 answered with ``course_utils.memory.storage_bytes`` (its numbers are right).
 
 Each batch holds the untouched solution too, which must keep full marks. Slow (real kernels, bubblewrap).
 
 With the draws switched off (``hidden_cases.RULES`` emptied for the run) the keyed replay earns every exercise
-of the three sets (the control), 09.1 included: its check reads the notebook's file for a
-``.to(..., non_blocking=True)``, and the replay's cell holds one that never runs. With the draws on it earns
+of the three sets (the control), 09.1 included: the grader reads the notebook's file for a
+``.to(..., non_blocking=True)`` that ``to_device`` can reach (``course_grader.source_rules``), and the replay's
+cell holds a decoy ``to_device`` whose call sits behind a condition false at run time. With the draws on it earns
 nothing: every exercise of the three sets draws its cases (09.2, 09.3, 10.2 and 10.3 were the last to, and the
 replay earned them before). The replay this test used before counted cells; IPython transforms a cell more than
 once, so it drifted and failed even on the public cases, which hid those four.
@@ -30,6 +32,7 @@ import nbformat
 import pytest
 from keyed_replay import EXERCISES, SOLUTIONS, draws_off, grade, recorded_replies, replay_notebook
 from test_hidden_cases import LIAR_09
+from test_source_rules import HELPER_09_2
 
 from course_grader.bubblewrap import probe
 from course_grader.hidden_cases import RULES
@@ -78,8 +81,11 @@ def materialize(model, device):
     return model
 '''
 
-ATTACKS = {"01": LOOKUP_01, "09": LIAR_09, "10": EMPTIES_10}
-HIT = {"01": ("01.1", "01.2", "01.3", "01.4"), "09": ("09.1",), "10": ("10.1",)}  # what the attacks aim at
+# 09: the liar also parks the call the grader reads the file for where it never runs, and 09.2 is answered by the
+# course's own storage_bytes (right numbers: only the grader's reading of the file stops it)
+DEAD_CODE_LIAR_09 = LIAR_09.replace("    return moved\n", "    return moved\n    batch.to(device, non_blocking=True)\n")
+ATTACKS = {"01": LOOKUP_01, "09": DEAD_CODE_LIAR_09 + "\n" + HELPER_09_2, "10": EMPTIES_10}
+HIT = {"01": ("01.1", "01.2", "01.3", "01.4"), "09": ("09.1", "09.2"), "10": ("10.1",)}  # what the attacks aim at
 IDS = {number: {id for id in all_exercises() if id[:2] == number} for number in SETS}
 
 

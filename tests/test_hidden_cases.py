@@ -217,18 +217,3 @@ def test_a_rewritten_log_does_not_pass_09_1_when_the_judge_reads_the_file(soluti
     assert grade("09.1", _channel_with_source(namespace, LIAR_09)).status == "fail"
     solution = (ROOT / "solutions" / "09_data_loading_and_memory_exercises.py").read_text(encoding="utf-8")
     assert grade("09.1", _channel_with_source({"to_device": solutions["to_device"]}, solution)).status == "pass"
-
-
-@pytest.mark.parametrize("source, asks", [
-    ("t.to(device, non_blocking=True)", True),
-    ("t.to(device, torch.float32, True)", True),
-    ("t.to(other, True)", True),
-    ("t.to(device)", False),
-    ("t.to(device, non_blocking=False)", False),
-    ("t.cuda(non_blocking=True)", False),
-    ("# t.to(device, non_blocking=True)", False),
-    ("%time x = 1\nt.to(device, non_blocking=True)", True),
-    ("def f(:", False),
-])
-def test_what_counts_as_asking_for_a_non_blocking_copy(source, asks):
-    assert nb09._asks_non_blocking(source) is asks

@@ -221,6 +221,7 @@ FORGED_06_2 = '''def copy_all_to_host(sources, buffers, synchronize):
     device.log.append("sync")
     device.now = max(device.now, device.busy_until)
     return buffers
+    buf.copy_(src, non_blocking=True)  # dead code, for the grader's reading of the file
 '''
 
 CARELESS_06_2 = '''def copy_all_to_host(sources, buffers, synchronize):

@@ -931,4 +931,16 @@ def _judge(ex, channel: Channel):
         return CheckResult(ex.id, ex.title, "fail", f"`{ex.function}` should be a function, but it is a "
                                 f"{_short(found.get('type'), 80)}.", f"Define it with `def {ex.function}(...):`.")
     source = getattr(channel, "learner_source", None)
-    return run_checker(ex, RemoteAnswer(ex.function, channel, source if isinstance(source, str) else None))
+    source = source if isinstance(source, str) else None
+    return _kept_source_rules(ex, run_checker(ex, RemoteAnswer(ex.function, channel, source)), source)
+
+
+def _kept_source_rules(ex, result, source: str | None):
+    """``result``, or a fail when it passed but the notebook's file breaks one of the exercise's source rules
+    (``course_grader.source_rules``: the call it teaches, where the answer can reach it; not the course's own
+    tool for the job). A checker's own fail comes first: it says more about a wrong answer."""
+    from course_grader.source_rules import broken_rule
+    from course_utils.checks._core import CheckResult
+
+    broken = broken_rule(ex.id, ex.function, source) if result.status == "pass" else None
+    return result if broken is None else CheckResult(ex.id, ex.title, "fail", broken.message, broken.hint)

@@ -668,35 +668,3 @@ def results_in(nb) -> list[CheckResult]:
                 if fields["status"] in CHECK_STATUSES:
                     results.append(CheckResult(**{k: str(v) for k, v in fields.items()}))
     return results
-
-
-def source_asks(source: str, method: str, keyword: str, positions: tuple[int, ...]) -> bool:
-    """Whether ``source`` (a notebook's code cells, as the grader read them from the file) holds a call
-    ``x.method(...)`` that passes ``True`` as ``keyword`` or at one of the positional ``positions``
-    (``t.to(device, dtype, True)``: positions 1 and 2 of ``.to``; ``b.copy_(src, True)``: position 1).
-
-    Lesson: none; grading's evidence of how an answer asks (issue 38, item 2): what a kernel records of its own
-    calls comes back as data it could rewrite, the file does not."""
-    import ast
-
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
-
-        source = TransformerManager().transform_cell(source)  # magics and shell escapes become Python
-    except Exception:
-        pass
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return False
-
-    def true(node) -> bool:
-        return isinstance(node, ast.Constant) and node.value is True
-
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method:
-            if any(k.arg == keyword and true(k.value) for k in node.keywords):
-                return True
-            if any(true(node.args[i]) for i in positions if i < len(node.args)):
-                return True
-    return False

@@ -13,7 +13,7 @@ import time
 
 import torch
 
-from course_utils.checks._core import Wrong, accelerator_targets, call, cases, exercise, number, source_asks, tensor_answer, try_it
+from course_utils.checks._core import Wrong, accelerator_targets, call, cases, exercise, number, tensor_answer, try_it
 from course_utils.transfer.ceilings import Ceiling
 from course_utils.transfer.fake import FakeAsyncDevice
 from course_utils.transfer.timing import no_sync
@@ -96,15 +96,6 @@ def _fake_case(values: tuple[tuple[float, ...], ...]):
     return device, sources, buffers
 
 
-def _written_as_asked(answer) -> None:
-    """Grading: the notebook's code, as the grader read it from the file, must ask copy_ for a non-blocking copy
-    (the device's record comes back from the learner's kernel, which could rewrite it)."""
-    source = getattr(answer, "learner_source", None)
-    if source is not None and not source_asks(source, "copy_", "non_blocking", (1,)):
-        raise Wrong("Your notebook's code never calls .copy_(..., non_blocking=True): the grader reads it in your file.",
-                    "Ask copy_ for a non_blocking copy: a blocking copy waits for the GPU each time.")
-
-
 def _copied_as_asked(device: FakeAsyncDevice, sources: list, buffers: list) -> None:
     """What a right call must leave, re-derived here from the case: the judge does not take the device's
     counters alone (they are the answer's after-state, which a kernel can rewrite)."""
@@ -146,7 +137,6 @@ def _copy_all_to_host(copy_all_to_host) -> str:
         if any(g is not b for g, b in zip(got, buffers)):
             raise Wrong("copy_all_to_host returned something other than the buffers it was given.",
                         "Copy into the buffers you are given and return those same buffers, in order.")
-        _written_as_asked(copy_all_to_host)
         values_got = [b.tolist() for b in got]  # a plain host read: it does not wait
         if values_got != [list(v) for v in values]:
             raise Wrong(

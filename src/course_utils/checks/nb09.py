@@ -16,7 +16,7 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 from torch.utils.data import DataLoader
 
-from course_utils.checks._core import Wrong, accelerator_targets, call, cases, exercise, number, same, source_asks, try_it
+from course_utils.checks._core import Wrong, accelerator_targets, call, cases, exercise, number, same, try_it
 from course_utils.checks.machines import SimulatedMachine, simulated
 from course_utils.loading import WhereAmI, start_method
 from course_utils.memory import storage_bytes
@@ -145,12 +145,6 @@ class _ToCalls(TorchFunctionMode):
         return func(*args, **kwargs)
 
 
-def _asks_non_blocking(source: str) -> bool:
-    """Whether ``source`` (a notebook's code cells) holds a ``.to(...)`` call with ``non_blocking=True``
-    (a keyword, or True as its third or fourth positional argument: ``t.to(device, dtype, True)``)."""
-    return source_asks(source, "to", "non_blocking", (1, 2))
-
-
 # A DataLoader's collate keeps a namedtuple sample a namedtuple (of batched fields), so a batch can hold one;
 # at module level, so the grader's kernel finds the class by name (course_grader.boundary).
 Sample = collections.namedtuple("Sample", ["features", "weight"])
@@ -255,12 +249,6 @@ def _to_device(to_device) -> str:
         if _at(got, already_at) is not already:
             raise Wrong(f"A tensor already on {device} came back as a different tensor: a needless copy.",
                         "t.to(device) returns the same tensor when it is already there; do not clone.")
-        if where != "cpu" and getattr(to_device, "learner_source", None) is not None \
-                and not _asks_non_blocking(to_device.learner_source):
-            # grading: the instrument's log comes back from the learner's kernel, which could rewrite it; the
-            # notebook's code, as the grader read it from the file, must show the call too
-            raise Wrong("Your notebook's code never calls .to(..., non_blocking=True): the grader reads it in your file.",
-                        "With pinned batches, a non-blocking copy overlaps with the GPU's work; .to has an argument for it.")
         if where != "cpu" and not recorded.calls:
             raise Wrong("to_device moved the tensors without calling .to(...).",
                         "Use the tensor's own .to, the call a training loop uses, and ask it not to block.")
