@@ -230,13 +230,23 @@ def _load_the_judge() -> None:
     without the sandbox that code could have changed the file first. Loaded now, the judge runs
     only what it read before the batch began, and writes nothing into the watched trees.
     """
+    import torch
+
     import course_grader.boundary  # noqa: F401
     import course_grader.hidden_cases  # noqa: F401 (boundary.grade's drawn cases, imported there lazily)
+    import course_grader.source_rules  # noqa: F401
     import course_utils.checks.machines  # noqa: F401
     import course_utils.scopes  # noqa: F401
     from course_utils.checks import all_exercises
 
     all_exercises()
+    # torch loads lazily too: an optimizer's first step imports torch._dynamo and sympy (about 800 modules, a
+    # second), and a meta model's first to_empty torch._refs. The checks of 03, 09 and 10 do both in the judge;
+    # done here, they are read before the batch, verified with the rest, and paid once, not once per judge
+    weight = torch.nn.Parameter(torch.zeros(1))
+    weight.grad = torch.zeros(1)
+    torch.optim.SGD([weight], lr=0.0).step()
+    torch.nn.Linear(1, 1, device="meta").to_empty(device="cpu")
 
 
 def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, limits: Limits = Limits(),  # noqa: B008, PLR0913 (a frozen default; the keywords are course-grade's API, which cli.py and tests call)
