@@ -264,11 +264,12 @@ def _inside(folders: list[Path]) -> Callable[[str], bool]:
     """Whether a file lies, links resolved, in one of ``folders``: each folder of files resolved once (a few
     hundred, against thousands of imported files), a file itself only when it is a link."""
     folder_of = functools.lru_cache(maxsize=None)(os.path.realpath)
+    prefixes = tuple(os.path.join(os.path.realpath(f), "") for f in folders)  # "/.../course_utils/"
 
     def inside(path: str) -> bool:
         real = os.path.realpath(path) if os.path.islink(path) else os.path.join(folder_of(os.path.dirname(path)),
                                                                              os.path.basename(path))
-        return any(Path(real).is_relative_to(folder) for folder in folders)
+        return real.startswith(prefixes)
 
     return inside
 
