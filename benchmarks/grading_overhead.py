@@ -11,7 +11,8 @@ number of notebooks at once (``--jobs``):
   plain B, so a machine whose load changes during the run biases both sides alike).
 
 It prints per-submission seconds and the ratio graded / plain (``--target``, default 1.5; issue 39
-asks 1.2 for a class of 60: ``--set 10 -n 60 --jobs 2 --sandbox require --strip-checks --target 1.2``).
+asks 1.2 for a class of 60: ``--set 10 -n 60 --jobs 2 --sandbox require --target 1.2``, and the same with
+``--strip-checks`` for the harsher baseline; docs/grading.md, "Speed", has both figures).
 Run: ``.venv/bin/python benchmarks/grading_overhead.py`` (about two to three minutes on 2 cores).
 """
 
