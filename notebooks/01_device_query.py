@@ -15,6 +15,13 @@
 # - read the error PyTorch raises for a GPU that is not there;
 # - choose which GPUs a process sees with `CUDA_VISIBLE_DEVICES`.
 #
+# <!-- readme (make pairs writes README's rows from these lines)
+# learn: is there an accelerator, how many, which is current, what it is: `torch.cuda.*`, `torch.accelerator.*`,
+# `nvidia-smi`, `CUDA_VISIBLE_DEVICES`
+# covers: is there an accelerator, how many, which is current, what it is: `torch.cuda.*`, `torch.accelerator.*`,
+# `nvidia-smi`, `CUDA_VISIBLE_DEVICES`; `preflight()` and `device_report()`
+# -->
+#
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
@@ -335,6 +342,7 @@ else:
 # - `nvidia-smi` sees every GPU; torch sees only what `CUDA_VISIBLE_DEVICES` lists, renumbered
 #   from 0, read once when CUDA starts.
 #
-# **Next:** this lesson's exercises,
-# [01_device_query_exercises.ipynb](01_device_query_exercises.ipynb); then lesson 02,
-# [02_tensor_placement.ipynb](02_tensor_placement.ipynb): where a tensor lives, and how it moves.
+# <!-- next-links:start, written by make pairs -->
+# **Exercises:** [01_device_query_exercises.ipynb](01_device_query_exercises.ipynb).
+# **Next:** lesson 02, [02_tensor_placement.ipynb](02_tensor_placement.ipynb): Tensor placement: where a tensor lives, and how it moves.
+# <!-- next-links:end -->

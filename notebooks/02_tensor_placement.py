@@ -14,6 +14,14 @@
 # - predict where a result lives, and read the error for mixed devices;
 # - bring values back to the host, and set a default device safely.
 #
+# <!-- readme (make pairs writes README's rows from these lines)
+# learn: where a new tensor lives; `.to`, `.cuda()`, `.cpu()`; results live with their operands; `with
+# torch.device` and `set_default_device`
+# covers: where a new tensor lives; `.to`/`.cuda()`/`.cpu()` (same object when nothing changes, `copy=True`);
+# `.device`, `.is_cuda`, `.get_device()`; results live with their operands; `.numpy()`, `.item()`, printing; `with
+# torch.device` and `set_default_device`: what they change and what they do not; dtype and device in one `.to`
+# -->
+#
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
@@ -418,6 +426,7 @@ shown
 # - `.numpy()` needs a CPU tensor and then shares its memory.
 # - `with torch.device(d)` changes where factory functions create; undo `set_default_device`.
 #
-# **Next:** this lesson's exercises,
-# [02_tensor_placement_exercises.ipynb](02_tensor_placement_exercises.ipynb); then lesson 03,
-# [03_model_placement.ipynb](03_model_placement.ipynb): what `model.to(device)` moves.
+# <!-- next-links:start, written by make pairs -->
+# **Exercises:** [02_tensor_placement_exercises.ipynb](02_tensor_placement_exercises.ipynb).
+# **Next:** lesson 03, [03_model_placement.ipynb](03_model_placement.ipynb): Model placement: what `model.to(device)` moves.
+# <!-- next-links:end -->

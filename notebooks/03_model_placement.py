@@ -15,6 +15,14 @@
 # - keep an optimizer working when its model moves;
 # - load a GPU checkpoint anywhere with `map_location`.
 #
+# <!-- readme (make pairs writes README's rows from these lines)
+# learn: `Module.to` moves parameters and buffers, not plain attributes; input follows the model; optimizer state;
+# checkpoints with `map_location`
+# covers: `Module.to` works in place; parameters and buffers move, plain tensor attributes do not
+# (`register_buffer`); a module has no `.device` (`module_device`, `placement_report`); input follows the model;
+# optimizers and their state across moves; checkpoints across machines with `map_location`
+# -->
+#
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
@@ -526,6 +534,7 @@ skeleton.weight.device, torch.equal(skeleton.weight, state["weight"])
 # - `map_location` decides where a checkpoint's tensors go; `load_state_dict` copies into the
 #   model where it is.
 #
-# **Next:** this lesson's exercises,
-# [03_model_placement_exercises.ipynb](03_model_placement_exercises.ipynb); then lesson 04,
-# [04_current_device.ipynb](04_current_device.ipynb): the current CUDA device.
+# <!-- next-links:start, written by make pairs -->
+# **Exercises:** [03_model_placement_exercises.ipynb](03_model_placement_exercises.ipynb).
+# **Next:** lesson 04, [04_current_device.ipynb](04_current_device.ipynb): The current CUDA device, and the blocks that change it.
+# <!-- next-links:end -->

@@ -14,6 +14,14 @@
 # - tell it apart from the *default* device that `with torch.device(...)` sets;
 # - predict what `torch.cuda.set_device` does inside a block.
 #
+# <!-- readme (make pairs writes README's rows from these lines)
+# learn: the current CUDA device and what it decides; `torch.cuda.device`, `set_device`, and `with
+# torch.device(...)` (the default device, not the current one)
+# covers: the current CUDA device and what it decides; `torch.cuda.device` and `device_of` scopes (a no-op for CPU
+# objects, not for modules), `set_device`, `torch.accelerator.device_index`, and `with torch.device(...)` (the
+# default device, not the current one)
+# -->
+#
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
@@ -406,6 +414,7 @@ on_simulated_gpus(nested_trace)
 # - `torch.cuda.set_device` has no block, but an enclosing block's exit undoes it.
 # - `with torch.device(...)` sets the default device for new tensors, never the current CUDA device.
 #
-# **Next:** this lesson's exercises,
-# [04_current_device_exercises.ipynb](04_current_device_exercises.ipynb); then lesson 05,
-# [05_error_clinic.ipynb](05_error_clinic.ipynb): the cross-device error clinic.
+# <!-- next-links:start, written by make pairs -->
+# **Exercises:** [04_current_device_exercises.ipynb](04_current_device_exercises.ipynb).
+# **Next:** lesson 05, [05_error_clinic.ipynb](05_error_clinic.ipynb): The cross-device error clinic.
+# <!-- next-links:end -->

@@ -15,6 +15,14 @@
 # - reproduce most of them on a laptop, with `meta`;
 # - spot a GPU error reported at the wrong line.
 #
+# <!-- readme (make pairs writes README's rows from these lines)
+# learn: every cross-device error with its real traceback, why, and the fix; the convolution *Input type ... and
+# weight type ...* message; GPU errors reported at the wrong line (`CUDA_LAUNCH_BLOCKING=1`); `%load_ext
+# course_utils.errors`
+# covers: every cross-device error with its real message (old and new CUDA wordings), why, and the fix; where
+# `meta` does not behave like CUDA; `find_device_mismatches`; `%load_ext course_utils.errors`
+# -->
+#
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
@@ -638,6 +646,7 @@ find_device_mismatches(net, torch.ones(1, 3, device="meta")).ok, out.device
 # | *Input type ... weight type* | input and model on one device |
 # | *device-side assert* | `CUDA_LAUNCH_BLOCKING=1`, or the CPU |
 #
-# **Next:** this lesson's exercises,
-# [05_error_clinic_exercises.ipynb](05_error_clinic_exercises.ipynb); then lesson 06,
-# [06_transfers_and_timing.ipynb](06_transfers_and_timing.ipynb): transfers, and timing them honestly.
+# <!-- next-links:start, written by make pairs -->
+# **Exercises:** [05_error_clinic_exercises.ipynb](05_error_clinic_exercises.ipynb).
+# **Next:** lesson 06, [06_transfers_and_timing.ipynb](06_transfers_and_timing.ipynb): Transfers and timing: how long does moving data take?
+# <!-- next-links:end -->

@@ -15,6 +15,12 @@
 # - time a copy: preallocated buffer, warm-up, repeats, median;
 # - say when pinned memory and `non_blocking=True` help, and when they return stale data.
 #
+# <!-- readme (make pairs writes README's rows from these lines)
+# learn: why timing without synchronizing lies; honest copy timing; pinned memory; `non_blocking`; overlap
+# covers: why timing without synchronizing lies; hidden syncs (`.item()`, `print`); honest copy timing; pageable
+# vs pinned; `non_blocking` safety; side-stream overlap; PCIe ceilings; an interactive transfer explorer
+# -->
+#
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
@@ -252,8 +258,10 @@ explorer
 # - PCIe Gen3/4/5 x16 carry at best 15.75, 31.5 and 63.0 GB/s per direction (Deeper derives
 #   them, with side streams that hide a copy behind compute).
 #
+# <!-- next-links:start, written by make pairs -->
 # **Exercises:** [06_transfers_and_timing_exercises.ipynb](06_transfers_and_timing_exercises.ipynb).
-# **Next:** [07_claims_checked.ipynb](07_claims_checked.ipynb).
+# **Next:** lesson 07, [07_claims_checked.ipynb](07_claims_checked.ipynb): Claims checked: what two tutorials say, and what PyTorch does.
+# <!-- next-links:end -->
 
 # %% [markdown] tags=["deeper"]
 # ## Deeper: events, hidden syncs, the helpers inside, streams and PCIe

@@ -15,6 +15,12 @@
 # - tell `device_of`, `torch.device` and `tensor.device` apart;
 # - read the real errors of mixed devices.
 #
+# <!-- readme (make pairs writes README's rows from these lines)
+# learn: every claim of two popular online tutorials, run: true, false or misleading
+# covers: every claim of two popular online tutorials, run: true, false or misleading, and where the course
+# teaches it
+# -->
+#
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
@@ -909,5 +915,7 @@ raises(lambda: x_meta * torch.tensor([2]), RuntimeError, match="not on the expec
 # - Run a tutorial's claim before trusting it, and check who wrote it: a translation can say the
 #   opposite of its original.
 #
-# **Exercises:** lesson 07 has no exercises notebook; its two try-it cells are its practice.
-# **Next:** notebook 08, one process per device: [08_one_process_per_device.ipynb](08_one_process_per_device.ipynb).
+# <!-- next-links:start, written by make pairs -->
+# **Exercises:** lesson 07 has no exercises notebook; its try-it cells are its practice.
+# **Next:** lesson 08, [08_one_process_per_device.ipynb](08_one_process_per_device.ipynb): One process per device: torchrun, `LOCAL_RANK`, `set_device` and DDP.
+# <!-- next-links:end -->

@@ -15,6 +15,13 @@
 # - pick each process's device from `LOCAL_RANK`, not `RANK`, and use DDP;
 # - recognise three classic mistakes by their errors.
 #
+# <!-- readme (make pairs writes README's rows from these lines)
+# learn: one process per GPU: `torchrun`, `RANK` and `LOCAL_RANK` (two "machines" on localhost), `set_device`, DDP
+# `device_ids`, the real errors
+# covers: one process per GPU: `torchrun`, `LOCAL_RANK`, `torch.cuda.set_device`, DDP `device_ids`; the real
+# errors of every rank on `cuda:0`, a tensor on a device the backend does not serve, mismatched `device_ids`
+# -->
+#
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
@@ -369,5 +376,7 @@ worker_pids = [int(pid) for pid in hung.values("pid").values()]
 # - Mistakes: every process on `cuda:0`; a tensor the backend does not serve; wrong `device_ids`.
 # - Launch with a timeout; leave no process behind.
 #
+# <!-- next-links:start, written by make pairs -->
 # **Exercises:** [08_one_process_per_device_exercises.ipynb](08_one_process_per_device_exercises.ipynb).
-# **Next:** [09_data_loading_and_memory.ipynb](09_data_loading_and_memory.ipynb).
+# **Next:** lesson 09, [09_data_loading_and_memory.ipynb](09_data_loading_and_memory.ipynb): Data loading and device memory.
+# <!-- next-links:end -->

@@ -15,6 +15,16 @@
 # - keep CUDA out of DataLoader workers, or start them with `spawn`;
 # - say what holds device memory in a training step, and what fixes an out-of-memory error.
 #
+# <!-- readme (make pairs writes README's rows from these lines)
+# learn: the batch on its way to the device (`non_blocking`, `pin_memory`, the label left on the CPU, `.item()` in
+# the loop); DataLoader workers, fork vs spawn and *Cannot re-initialize CUDA in forked subprocess*; what a
+# training step holds, `memory_allocated` vs `memory_reserved`, `empty_cache`, `OutOfMemoryError`
+# covers: the batch on its way to the device (`.to(device)` in the loop, `pin_memory`, `non_blocking`, the label
+# left on the CPU, `.item()` per step); DataLoader workers, fork versus spawn, *Cannot re-initialize CUDA in
+# forked subprocess*; what a training step holds (`step_memory`), `memory_allocated` versus `memory_reserved`,
+# `empty_cache`, `OutOfMemoryError`
+# -->
+#
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
@@ -435,5 +445,7 @@ torch.cuda.memory_allocated() if not torch.cuda.is_available() else "a GPU is he
 # - A step holds parameters, activations, gradients and optimizer state; `memory_reserved()`
 #   adds the allocator's cache. Fix an out-of-memory error by holding less, not with `empty_cache()`.
 #
+# <!-- next-links:start, written by make pairs -->
 # **Exercises:** [09_data_loading_and_memory_exercises.ipynb](09_data_loading_and_memory_exercises.ipynb).
-# **Next:** [10_models_bigger_than_a_device.ipynb](10_models_bigger_than_a_device.ipynb).
+# **Next:** lesson 10, [10_models_bigger_than_a_device.ipynb](10_models_bigger_than_a_device.ipynb): Models bigger than one device.
+# <!-- next-links:end -->

@@ -15,6 +15,17 @@
 # - split a model across two devices, moving the activations between them;
 # - say where a split model's gradients and optimizer state live, and what a `device_map` does.
 #
+# <!-- readme (make pairs writes README's rows from these lines)
+# learn: building a model on `meta` (no memory), `to_empty`, `load_state_dict(..., assign=True)` and `mmap=True`;
+# splitting a model over two devices by hand; where a split model's optimizer state lives; what a `device_map`
+# does, and Hugging Face's with accelerate (`infer_auto_device_map`, `max_memory`, offload to the CPU and disk,
+# `hf_device_map`, why `.to()` is refused)
+# covers: a model on `meta` (no memory), `to_empty`, `load_state_dict(..., assign=True)` and `mmap=True`; a model
+# split over two devices by hand, where its gradients and optimizer state live; what a `device_map` does; Deeper:
+# accelerate's own (`init_empty_weights`, `infer_auto_device_map` with `max_memory`, `dispatch_model` offloading
+# to the CPU and disk, `hf_device_map`, *You can't move a model that has some modules offloaded to cpu or disk*)
+# -->
+#
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
@@ -277,9 +288,10 @@ placed.remove()
 # - A split model moves its activations; gradients and optimizer state stay with each parameter.
 # - A device map is a dict plus hooks that move inputs. Hugging Face's `device_map` is accelerate's: the last Deeper part runs it.
 #
+# <!-- next-links:start, written by make pairs -->
 # **Exercises:** [10_models_bigger_than_a_device_exercises.ipynb](10_models_bigger_than_a_device_exercises.ipynb).
-# **Next:** [11_device_in_the_rest_of_your_code.ipynb](11_device_in_the_rest_of_your_code.ipynb): the device
-# in autocast, random generators and `torch.compile`.
+# **Next:** lesson 11, [11_device_in_the_rest_of_your_code.ipynb](11_device_in_the_rest_of_your_code.ipynb): The device in the rest of your code.
+# <!-- next-links:end -->
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: what `to_empty` and `assign=True` do inside

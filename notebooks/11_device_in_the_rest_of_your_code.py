@@ -15,6 +15,17 @@
 # - say which device a random generator belongs to, and shuffle a DataLoader under a default device;
 # - say why `torch.compile` compiles again when a device changes, and read its mixed-device error.
 #
+# <!-- readme (make pairs writes README's rows from these lines)
+# learn: `torch.autocast` takes a device type (`x.device.type`), what autocast lowers on the CPU and a GPU,
+# `torch.amp` instead of `torch.cuda.amp`; a random generator's device and a DataLoader's shuffle under a default
+# device; `torch.compile` recompiling for another device and failing on mixed devices
+# covers: `torch.autocast(device_type=x.device.type)` and why not `"cuda:0"` or a `torch.device`; which operations
+# autocast runs in bfloat16 on the CPU; `torch.amp.GradScaler("cuda")` and the deprecated `torch.cuda.amp`; a
+# generator's device, `manual_seed` and per-device streams; a DataLoader's shuffle under `set_default_device`
+# (*Expected a 'cuda' device type for generator*); `torch.compile` guards on devices (recompiles, mixed-device
+# trace errors, `eager` and `inductor`)
+# -->
+#
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
@@ -232,8 +243,10 @@ explain_device_error(mixed.message)
 # - A generator belongs to a device; a DataLoader's shuffle draws on the default device, so don't leave one on.
 # - `torch.compile` guards on devices: another device recompiles; mixed devices fail at trace time.
 #
+# <!-- next-links:start, written by make pairs -->
 # **Exercises:** [11_device_in_the_rest_of_your_code_exercises.ipynb](11_device_in_the_rest_of_your_code_exercises.ipynb).
-# **Next:** [12_which_gpu_which_build.ipynb](12_which_gpu_which_build.ipynb): which GPU and which build a machine really has.
+# **Next:** lesson 12, [12_which_gpu_which_build.ipynb](12_which_gpu_which_build.ipynb): Which GPU, which build.
+# <!-- next-links:end -->
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: which operations autocast lowers

@@ -15,6 +15,18 @@
 # - pick one GPU by nvidia-smi's number, by UUID, or on AMD, without surprises;
 # - tell CUDA, ROCm, XPU and MPS apart from inside Python.
 #
+# <!-- readme (make pairs writes README's rows from these lines)
+# learn: what a wheel was built for (`torch.version.cuda`/`.hip`, cuDNN, `get_arch_list()`) against the GPU's
+# capability; *no kernel image is available* and the `sm_XX` warning, and which wheel fixes them; nvidia-smi's
+# numbering versus CUDA's (`CUDA_DEVICE_ORDER`), UUIDs and MIG; ROCm's `"cuda"` device, XPU, `torch.accelerator`
+# covers: `torch.version.cuda`, `torch.version.hip`, `torch.backends.cudnn.version()`,
+# `torch.cuda.get_arch_list()` against `get_device_capability()` (same major, newer minor; PTX) and the driver;
+# *no kernel image is available for execution on the device* and PyTorch's start-up warnings, read from each
+# release, and the wheel that fixes them; `CUDA_VISIBLE_DEVICES` by index, UUID and MIG name as PyTorch parses it,
+# `CUDA_DEVICE_ORDER=PCI_BUS_ID`; `HIP_VISIBLE_DEVICES` and `ROCR_VISIBLE_DEVICES`; ROCm's `"cuda"` device,
+# `torch.xpu`, `torch.accelerator`; MPS's `PYTORCH_ENABLE_MPS_FALLBACK` and `PYTORCH_MPS_HIGH_WATERMARK_RATIO`
+# -->
+#
 # <!-- lesson-needs:start, written by make pairs -->
 # | Part | Runs for real with | GPU-only cells |
 # |---|---|---|
@@ -180,9 +192,10 @@ torch.accelerator.current_accelerator(), torch.accelerator.is_available(), torch
 # - nvidia-smi counts by PCI bus, CUDA fastest first: set `CUDA_DEVICE_ORDER=PCI_BUS_ID`, or use UUIDs.
 # - AMD GPUs are `"cuda"` devices (check `torch.version.hip`); Intel's are `"xpu"`.
 #
+# <!-- next-links:start, written by make pairs -->
 # **Exercises:** [12_which_gpu_which_build_exercises.ipynb](12_which_gpu_which_build_exercises.ipynb).
-# **Next:** this is the last lesson. Back to [the course README](../README.md), where every lesson
-# is listed with what it covers.
+# **Next:** this is the last lesson. Back to [the course README](../README.md), where every lesson is listed with what it covers.
+# <!-- next-links:end -->
 
 # %% [markdown] tags=["deeper"]
 # ### Deeper: PyTorch's two start-up checks

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from course_authoring.header import README_END, README_START, TAG
+from course_authoring.lesson_links import LINKS_END, LINKS_START, README_BLOCK
 from course_authoring.lesson_map import COVERS_TABLE, LESSONS_TABLE, NEEDS_END, NEEDS_START
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,11 +113,15 @@ def missing_parts(root: Path, lesson: Path) -> list[str]:
     if not any(e[0] == number and e[2] == f"notebooks/{stem}.ipynb" for e in entries):
         missing.append("its entry in src/course_utils/lesson_needs.py (make pairs)")
 
+    if not README_BLOCK.search(text):
+        missing.append("the readme block in its first cell (`# <!-- readme`, `# learn: ...`, `# covers: ...`, `# -->`)")
+    if f"# {LINKS_START}" not in text or f"# {LINKS_END}" not in text:
+        missing.append(f"the closing links' markers, `# {LINKS_START}` and `# {LINKS_END}`, in its last summary cell")
     readme = (root / "README.md").read_text(encoding="utf-8")
     for what, head in (("The lessons", LESSONS_TABLE), ("What each lesson covers", COVERS_TABLE),
                        ("Open in Colab or Kaggle", README_START)):
         if number not in table_numbers(readme, head):
-            missing.append(f"its row in README's table under \"{what}\"")
+            missing.append(f"its row in README's table under \"{what}\" (make pairs)")
     if README_END not in readme:
         missing.append("README's Colab/Kaggle table end marker")
 
@@ -124,14 +129,14 @@ def missing_parts(root: Path, lesson: Path) -> list[str]:
     later = [p for p in everyone if p.name > lesson.name]
     closing = next_paragraph(text)
     if not closing:
-        missing.append("a closing **Next:** paragraph")
+        missing.append("a closing **Next:** paragraph (make pairs)")
     elif later and f"{later[0].stem}.ipynb" not in closing:
-        missing.append(f"a **Next:** link to the next lesson, {later[0].stem}.ipynb")
+        missing.append(f"a **Next:** link to the next lesson, {later[0].stem}.ipynb (make pairs)")
     elif not later and "last lesson" not in closing:
-        missing.append("a **Next:** paragraph that says this is the last lesson")
+        missing.append("a **Next:** paragraph that says this is the last lesson (make pairs)")
     earlier = [p for p in everyone if p.name < lesson.name]
     if earlier and f"{stem}.ipynb" not in next_paragraph(earlier[-1].read_text(encoding="utf-8")):
-        missing.append(f"the **Next:** link to it at the end of the lesson before, {earlier[-1].name}")
+        missing.append(f"the **Next:** link to it at the end of the lesson before, {earlier[-1].name} (make pairs)")
     return missing
 
 
@@ -155,11 +160,12 @@ def test_a_lesson_without_its_parts_is_named_part_by_part(tmp_path):
     fake.write_text("# %% [markdown]\n# # A lesson in progress\n")
 
     missing = "\n".join(missing_parts(tmp_path, fake))
-    for part in (".ipynb side", "header cells", "needs table", "check module", "try-it tests", "lesson_needs.py",
+    for part in (".ipynb side", "header cells", "needs table", "readme block", "closing links' markers", "check module",
+                 "try-it tests", "lesson_needs.py",
                  "\"The lessons\"", "\"What each lesson covers\"", "\"Open in Colab or Kaggle\"", "closing **Next:**",
                  f"the lesson before, {last.name}"):
         assert part in missing, f"the checklist did not notice the lesson lacks {part}:\n{missing}"
-    assert missing_parts(tmp_path, last) == [f"a **Next:** link to the next lesson, {fake.stem}.ipynb"]
+    assert missing_parts(tmp_path, last) == [f"a **Next:** link to the next lesson, {fake.stem}.ipynb (make pairs)"]
 
     n = fake.name[:2]  # with a check module that registers an exercise and a try-it, and an empty try-it test file
     (tmp_path / "src" / "course_utils" / "checks" / f"nb{n}.py").write_text(

@@ -29,7 +29,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from course_authoring import lesson_map
+from course_authoring import lesson_links, lesson_map
 from course_authoring.lesson_map import MakePairsError
 
 try:
@@ -205,15 +205,19 @@ def expected(root: Path) -> dict[Path, str]:
     from course_utils.evidence.field_records import RECORDS
 
     field = frozenset(r.key for r in RECORDS)
+    own = lesson_links.read_lessons(root)  # what each lesson says of itself: README's rows, the closing links
+    position = {lesson.stem: k for k, lesson in enumerate(own)}
     texts = {}
     for py in headed_sources(root):
         text = py.read_text(encoding="utf-8")
         where = f"{py.parent.name}/{py.stem}.ipynb"
         if py.parent.name == "notebooks" and py.stem in lessons:
             text = lesson_map.with_intro_block(text, lesson_map.intro_block(lessons[py.stem], recorded, field), where)
+            text = lesson_links.with_closing_links(text, lesson_links.closing_links(own, position[py.stem]), where)
         texts[py] = with_header(text, repo, where)
     readme = root / "README.md"
     text = readme_with_table(readme.read_text(encoding="utf-8"), readme_table(repo, root))
+    text = lesson_links.readme_with_rows(text, own)
     texts[readme] = lesson_map.readme_with_needs(text, tuple(lessons.values()))
     texts[root / NEEDS_MODULE] = lesson_map.module_text(tuple(lessons.values()))
     return texts
