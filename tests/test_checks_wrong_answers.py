@@ -14,10 +14,8 @@ import time
 
 import pytest
 import torch
-import wrong_answers_nb10 as nb10
-import wrong_answers_nb11 as nb11
-import wrong_answers_nb12 as nb12
 from torch import nn
+from try_it_support import lesson_modules
 
 from course_utils.checks import all_exercises, check
 from course_utils.scopes import default_device  # torch.get_default_device() fails on 2.7 after set_default_device(None)
@@ -863,46 +861,9 @@ WRONG = [
     ("09.3", options_accelerator, "MPS"),
     ("09.3", options_always_spawn, "leave multiprocessing_context out"),
     ("09.3", options_no_spawn, "spawn"),
-    # 10 (the answers live in tests/wrong_answers_nb10.py)
-    ("10.1", nb10.materialize_with_to, "to_empty"),
-    ("10.1", nb10.materialize_empty_only, "uninitialised"),
-    ("10.1", nb10.materialize_children_only, "nested"),
-    ("10.2", nb10.plan_counts_numbers, "counts numbers, not bytes"),
-    ("10.2", nb10.plan_parameters_only, "forgets buffers"),
-    ("10.2", nb10.plan_strictly_less, "<=, not <"),
-    ("10.2", nb10.plan_first_fit, "back on an earlier device"),
-    ("10.2", nb10.plan_names_as_strings, "torch.device"),
-    # 11 (the answers live in tests/wrong_answers_nb11.py)
-    ("11.1", nb11.settings_device_string, "not a device type"),
-    ("11.1", nb11.settings_float16_everywhere, "has bfloat16"),
-    ("11.1", nb11.settings_flag_on_cpu, "on the cpu autocast"),
-    ("11.1", nb11.settings_scaler_always, "not for bfloat16"),
-    ("11.2", nb11.order_cpu_generator_only, "device type for generator"),
-    ("11.2", nb11.order_generator_on_default, "generator on the default device"),
-    ("11.2", nb11.order_global_seed, "not reproducible"),
-    ("11.3", nb11.forward_without_autocast, "float32 throughout"),
-    ("11.3", nb11.forward_left_in_bfloat16, "returned bfloat16"),
-    ("11.3", nb11.forward_float16_on_cpu, "bfloat16 autocast"),
-    # 12 (the answers live in tests/wrong_answers_nb12.py)
-    ("12.1", nb12.env_smi_index, "FASTEST_FIRST"),
-    ("12.1", nb12.env_order_only, "leaves CUDA_VISIBLE_DEVICES unset"),
-    ("12.1", nb12.env_int_value, "names and values both str"),
-    ("12.2", nb12.kernels_is_available, "no kernel image"),
-    ("12.2", nb12.kernels_exact_match, "same major X with a minor of Y or more"),
-    ("12.2", nb12.kernels_same_major, "compare get_device_capability() with get_arch_list()"),
-    ("12.2", nb12.kernels_no_availability_check, "raised AssertionError"),
-    ("12.3", nb12.platform_by_version_cuda, "AMD GPUs answer to torch.cuda"),
-    ("12.3", nb12.platform_hip_device, "device string is still 'cuda'"),
-    ("12.3", nb12.platform_wheel_is_gpu, "not a GPU"),
-    ("10.3", nb10.state_on_parameter_device, "'step'"),
-    ("10.3", nb10.state_by_position, "parameter's name"),
-    ("10.3", nb10.state_skips_empty, "without state"),
-    ("10.4", nb10.budget_without_reserve, "forgets the room accelerate keeps"),
-    ("10.4", nb10.budget_largest_of_all, "largest layer of the whole model"),
-    ("10.4", nb10.budget_next_layer, "the next layer"),
-    ("10.4", nb10.budget_without_buffers, "forgets buffers"),
-    ("10.4", nb10.budget_as_a_string, "an int"),
 ]
+# the lessons whose plausible wrong answers live in tests/wrong_answers_nbNN.py (every lesson added from 10 on)
+WRONG += [entry for module in lesson_modules() for entry in getattr(module, "WRONG", [])]
 
 
 @pytest.mark.parametrize("id, answer, needle", WRONG, ids=[f"{i}-{a.__name__}" for i, a, _ in WRONG])

@@ -1,14 +1,16 @@
 """The lessons' try-it cells: every lesson has at least two, each wired to a registered check,
 and every check is held to a right answer and at least two plausible wrong ones
-(``tests/test_try_it_nbNN.py``). Lesson: every lesson notebook."""
+(``TRY_ITS`` in each lesson's ``tests/wrong_answers_nbNN.py``, run here). Lesson: every lesson notebook."""
 
-import importlib.util
 import json
 import pathlib
+import warnings
 
 import pytest
 import torch
+import wrong_answers_nb05
 from torch import nn
+from try_it_support import Case, assert_case, lesson_modules
 
 from course_utils.check_cells import try_it_id
 from course_utils.checks import CheckResult, all_try_its, check, get_exercise
@@ -29,12 +31,7 @@ def try_it_cells(path: pathlib.Path) -> list[tuple[str, str]]:
     return found
 
 
-def case_modules():
-    for path in sorted(pathlib.Path(__file__).parent.glob("test_try_it_nb*.py")):
-        spec = importlib.util.spec_from_file_location(path.stem + "_cases", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        yield module
+CASES = [case for module in lesson_modules() for case in getattr(module, "TRY_ITS", [])]
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name[:2])
@@ -54,10 +51,9 @@ def test_every_try_it_is_asked_in_exactly_one_lesson_cell():
 
 def test_every_try_it_has_a_right_and_two_wrong_answers():
     counts = {id: {"pass": 0, "fail": 0} for id in all_try_its()}
-    for module in case_modules():
-        for case in module.CASES:
-            assert case.id in counts, f"{module.__name__}: {case.id} is not a registered try-it"
-            counts[case.id][case.status] = counts[case.id].get(case.status, 0) + 1
+    for case in CASES:
+        assert case.id in counts, f"{case}: {case.id} is not a registered try-it"
+        counts[case.id][case.status] = counts[case.id].get(case.status, 0) + 1
     short = {id: c for id, c in counts.items() if c["pass"] < 1 or c["fail"] < 2}
     assert not short, f"try-its without a right and two wrong answers: {short}"
 
@@ -67,10 +63,9 @@ def test_every_try_it_answer_passes_its_check():
     from try_it_support import Case, run_case
 
     setups = {}
-    for module in case_modules():
-        for case in module.CASES:
-            if case.status == "pass":
-                setups.setdefault(case.id, case.setup)
+    for case in CASES:
+        if case.status == "pass":
+            setups.setdefault(case.id, case.setup)
     for id, ex in all_try_its().items():
         setup = setups[id] + "\nimport io\nfrom torch.utils.data import DataLoader\nfrom course_utils.loading import WhereAmI"
         result = run_case(Case(id, ex.answer, "pass", setup=setup))
@@ -86,15 +81,14 @@ def test_a_wrong_try_it_answer_gets_a_nudge_not_the_answer():
     from course_utils.checks._core import ATTEMPTS
 
     given = []
-    for module in case_modules():
-        for case in module.CASES:
-            if case.status != "fail":
-                continue
-            ATTEMPTS.reset()
-            result = run_case(case)
-            leaked = _gives_away(get_exercise(case.id).answer, f"{result.message} {result.hint}", case.line)
-            if leaked or result.answer:
-                given.append(f"{case}: the feedback spells out {leaked or 'the answer'}")
+    for case in CASES:
+        if case.status != "fail":
+            continue
+        ATTEMPTS.reset()
+        result = run_case(case)
+        leaked = _gives_away(get_exercise(case.id).answer, f"{result.message} {result.hint}", case.line)
+        if leaked or result.answer:
+            given.append(f"{case}: the feedback spells out {leaked or 'the answer'}")
     ATTEMPTS.reset()
     assert not given, "\n".join(given)
 
@@ -121,10 +115,9 @@ def test_no_wrong_try_it_answer_is_told_the_value_the_check_expected():
         return result, (recording.returned if recording else [value]), (recording.given if recording else [])
 
     setups = {}
-    for module in case_modules():
-        for case in module.CASES:
-            if case.status == "pass":
-                setups.setdefault(case.id, case.setup)
+    for case in CASES:
+        if case.status == "pass":
+            setups.setdefault(case.id, case.setup)
     expected = {}
     for id, ex in all_try_its().items():
         setup = setups[id] + "\nimport io\nfrom torch.utils.data import DataLoader\nfrom course_utils.loading import WhereAmI"
@@ -132,15 +125,14 @@ def test_no_wrong_try_it_answer_is_told_the_value_the_check_expected():
         assert result.passed, (id, str(result))
         expected[id] = returned
     told = []
-    for module in case_modules():
-        for case in module.CASES:
-            if case.status != "fail":
-                continue
-            result, returned, given = run(case)
-            feedback = f"{result.message} {result.hint} {result.ask}"
-            said = leaked(expected[case.id], returned, feedback, given=given)
-            if said:
-                told.append(f"{case}: {said} in: {feedback}")
+    for case in CASES:
+        if case.status != "fail":
+            continue
+        result, returned, given = run(case)
+        feedback = f"{result.message} {result.hint} {result.ask}"
+        said = leaked(expected[case.id], returned, feedback, given=given)
+        if said:
+            told.append(f"{case}: {said} in: {feedback}")
     ATTEMPTS.reset()
     assert not told, "\n".join(told)
 
@@ -176,3 +168,42 @@ def test_only_the_untouched_stub_counts_as_not_attempted():
         call(stub)
     with pytest.raises(LearnerRaised):
         call(copies_meta)
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_case(case):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # 10.b's wrong answers load without assign=True: a no-op warning
+        assert_case(case)
+
+
+# ----------------------------------------------------------------------------- 05's try-its, beyond their cases
+
+
+def test_05_a_a_refused_move_is_the_checks_finding_not_an_error_of_the_learners_code():
+    """The check's model refuses to move; that is what the check found, not an exception the learner raised."""
+    from try_it_support import run_case
+
+    result = run_case(Case("05.a", "def call_model(model, x):\n    return model.to(x.device)(x)", "fail"))
+    assert "tried to move the model" in result.message, str(result)
+    assert "raised" not in result.message and "RuntimeError" not in result.message, str(result)
+
+
+def test_05_a_an_error_names_the_case_it_came_from():
+    from try_it_support import run_case
+
+    result = run_case(Case("05.a", "def call_model(model, x):\n    return model(x.to('cpu'))", "fail"))
+    assert result.message.startswith("With the model on meta and x on meta, your code raised NotImplementedError"), \
+        str(result)
+
+
+def test_05_b_a_value_that_is_no_tensor_is_not_told_to_stop_indexing():
+    # check("05.b") as the lesson's cell calls it: `state` read from the notebook's namespace
+    # (check(id, None) would mean "no value given", so run_case cannot pass None)
+    from course_utils.checks import check
+
+    namespace = {"torch": __import__("torch"), "check": check}
+    exec(compile(wrong_answers_nb05.CHECKPOINT + "state = None\nresult = check('05.b')", "<learner's line>", "exec"), namespace)
+    result = namespace["result"]
+    assert result.status == "fail" and "NoneType" in result.message, str(result)
+    assert "index" not in result.hint and "what torch.load(...) returns" in result.hint, str(result)

@@ -4,6 +4,7 @@ Kept in their own module so the lessons' wrong answers can grow side by side wit
 the same lines. Lesson: notebook 10 (models bigger than a device)."""
 
 import torch
+from try_it_support import Case
 
 # ----------------------------------------------------------------------------- 10.1
 
@@ -136,3 +137,43 @@ def budget_as_a_string(model, on_cpu):
     """Returns what max_memory also accepts, a string with a unit, where the question asks for bytes."""
     sizes = _sizes(model)
     return f"{(sum(sizes[:on_cpu]) + max(sizes[on_cpu:], default=0)) // 1000}KB"
+
+
+# (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
+WRONG = [
+    ("10.1", materialize_with_to, "to_empty"),
+    ("10.1", materialize_empty_only, "uninitialised"),
+    ("10.1", materialize_children_only, "nested"),
+    ("10.2", plan_counts_numbers, "counts numbers, not bytes"),
+    ("10.2", plan_parameters_only, "forgets buffers"),
+    ("10.2", plan_strictly_less, "<=, not <"),
+    ("10.2", plan_first_fit, "back on an earlier device"),
+    ("10.2", plan_names_as_strings, "torch.device"),
+    ("10.3", state_on_parameter_device, "'step'"),
+    ("10.3", state_by_position, "parameter's name"),
+    ("10.3", state_skips_empty, "without state"),
+    ("10.4", budget_without_reserve, "forgets the room accelerate keeps"),
+    ("10.4", budget_largest_of_all, "largest layer of the whole model"),
+    ("10.4", budget_next_layer, "the next layer"),
+    ("10.4", budget_without_buffers, "forgets buffers"),
+    ("10.4", budget_as_a_string, "an int"),
+]
+
+
+# ----------------------------------------------------------------------------- try-its
+
+RESTORE = "def restore(model, state):\n    {body}\n"
+
+TRY_ITS = [
+    Case("10.a", "layer = nn.Linear(4096, 4096, device='meta', dtype=torch.bfloat16)", "pass"),
+    Case("10.a", "with torch.device('meta'):\n    layer = nn.Linear(4096, 4096, dtype=torch.bfloat16)", "pass"),
+    Case("10.a", "layer = nn.Linear(4096, 4096, dtype=torch.bfloat16)", "fail", "allocated"),
+    Case("10.a", "layer = nn.Linear(4096, 4096, device='meta')", "fail", "bfloat16"),
+    Case("10.a", "layer = nn.Linear(4096, 4096, device='meta', dtype=torch.bfloat16).weight", "fail", "nn.Linear"),
+    Case("10.b", RESTORE.format(body="model.load_state_dict(state, assign=True)\n    return model"), "pass"),
+    Case("10.b", RESTORE.format(body="model.load_state_dict(state)\n    return model"), "fail", "no memory to copy into"),
+    Case("10.b", RESTORE.format(body="return model.load_state_dict(state, assign=True)"), "fail", "return model"),
+    Case("10.b", RESTORE.format(body="model.to_empty(device='cpu')\n    model.load_state_dict(state)\n    return model"),
+         "fail", "float64"),
+]
+

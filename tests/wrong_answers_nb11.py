@@ -6,6 +6,7 @@ Lesson: notebook 11 (the device in the rest of your code)."""
 
 import torch
 from torch.utils.data import DataLoader
+from try_it_support import Case
 
 # ----------------------------------------------------------------------------- 11.1
 
@@ -86,3 +87,40 @@ def forward_float16_on_cpu(model, x):
     with torch.autocast(device_type=x.device.type, dtype=torch.float16):
         out = model(x)
     return out.float()
+
+
+# (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
+WRONG = [
+    ("11.1", settings_device_string, "not a device type"),
+    ("11.1", settings_float16_everywhere, "has bfloat16"),
+    ("11.1", settings_flag_on_cpu, "on the cpu autocast"),
+    ("11.1", settings_scaler_always, "not for bfloat16"),
+    ("11.2", order_cpu_generator_only, "device type for generator"),
+    ("11.2", order_generator_on_default, "generator on the default device"),
+    ("11.2", order_global_seed, "not reproducible"),
+    ("11.3", forward_without_autocast, "float32 throughout"),
+    ("11.3", forward_left_in_bfloat16, "returned bfloat16"),
+    ("11.3", forward_float16_on_cpu, "bfloat16 autocast"),
+]
+
+
+# ----------------------------------------------------------------------------- try-its
+
+AUTOCAST_FOR = "def autocast_for(device):\n    return {body}\n"
+LOADER = "from torch.utils.data import DataLoader\nloader = {body}\n"
+
+TRY_ITS = [
+    Case("11.a", AUTOCAST_FOR.format(body="torch.autocast(device_type=device.type)"), "pass"),
+    Case("11.a", AUTOCAST_FOR.format(body="torch.autocast(device.type, dtype=torch.bfloat16)"), "pass"),
+    Case("11.a", AUTOCAST_FOR.format(body="torch.autocast(device_type=str(device))"), "fail", "not a device type"),
+    Case("11.a", AUTOCAST_FOR.format(body="torch.autocast(device)"), "fail", "passed the torch.device itself"),
+    Case("11.a", AUTOCAST_FOR.format(body="device.type"), "fail", "torch.autocast context"),
+    Case("11.b", LOADER.format(body="DataLoader(range(10), shuffle=True, generator=torch.Generator(device='cpu')"
+                                    ".manual_seed(11))"), "pass"),
+    Case("11.b", LOADER.format(body="DataLoader(range(10), shuffle=True)"), "fail", "no generator"),
+    Case("11.b", LOADER.format(body="DataLoader(range(10), generator=torch.Generator().manual_seed(11))"),
+         "fail", "does not shuffle"),
+    Case("11.b", LOADER.format(body="DataLoader(range(10), shuffle=True, generator=torch.Generator())"),
+         "fail", "expected 11"),
+]
+

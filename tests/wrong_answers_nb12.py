@@ -7,6 +7,7 @@ CUDA version read as a GPU.
 Lesson: notebook 12 (which GPU, which build)."""
 
 import torch
+from try_it_support import Case
 
 from course_utils.builds import kernels_for
 
@@ -99,3 +100,51 @@ def platform_wheel_is_gpu():
     if hasattr(torch, "xpu") and torch.xpu.is_available():
         return ("xpu", "xpu")
     return ("cpu", "cpu")
+
+
+# (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
+WRONG = [
+    ("12.1", env_smi_index, "FASTEST_FIRST"),
+    ("12.1", env_order_only, "leaves CUDA_VISIBLE_DEVICES unset"),
+    ("12.1", env_int_value, "names and values both str"),
+    ("12.2", kernels_is_available, "no kernel image"),
+    ("12.2", kernels_exact_match, "same major X with a minor of Y or more"),
+    ("12.2", kernels_same_major, "compare get_device_capability() with get_arch_list()"),
+    ("12.2", kernels_no_availability_check, "raised AssertionError"),
+    ("12.3", platform_by_version_cuda, "AMD GPUs answer to torch.cuda"),
+    ("12.3", platform_hip_device, "device string is still 'cuda'"),
+    ("12.3", platform_wheel_is_gpu, "not a GPU"),
+]
+
+
+# ----------------------------------------------------------------------------- try-its
+
+HAS_KERNELS = "def has_kernels(arch_list, capability):\n{body}\n"
+RIGHT = """    major, minor = capability
+    for arch in arch_list:
+        kind, _, number = arch.partition("_")
+        built = (int(number[:-1]), int(number[-1]))
+        if kind == "sm" and built[0] == major and built[1] <= minor:
+            return True
+        if kind == "compute" and built <= (major, minor):
+            return True
+    return False"""
+EXACT = '    return f"sm_{capability[0]}{capability[1]}" in arch_list'
+NO_PTX = """    return any(a.startswith("sm_") and int(a[3:-1]) == capability[0] and int(a[-1]) <= capability[1]
+               for a in arch_list)"""
+ANY_MAJOR_UP = """    return any(int(a.split("_")[1][:-1]) <= capability[0] for a in arch_list)"""
+
+TRY_ITS = [
+    Case("12.a", HAS_KERNELS.format(body=RIGHT), "pass"),
+    Case("12.a", HAS_KERNELS.format(body=EXACT), "fail", "older minor of the same major"),
+    Case("12.a", HAS_KERNELS.format(body=NO_PTX), "fail", "PTX"),
+    Case("12.a", HAS_KERNELS.format(body=ANY_MAJOR_UP), "fail", "do not run across majors"),
+    Case("12.a", HAS_KERNELS.format(body="    return 'yes'"), "fail", "expected True or False"),
+    Case("12.b", "env = {'CUDA_DEVICE_ORDER': 'PCI_BUS_ID', 'CUDA_VISIBLE_DEVICES': '1'}", "pass"),
+    Case("12.b", "env = {'CUDA_VISIBLE_DEVICES': 'GPU-8d2e41b7'}", "pass"),
+    Case("12.b", "env = {'CUDA_VISIBLE_DEVICES': '1'}", "fail", "FASTEST_FIRST"),
+    Case("12.b", "env = {'CUDA_DEVICE_ORDER': 'PCI_BUS_ID', 'CUDA_VISIBLE_DEVICES': '0'}", "fail", "only the"),
+    Case("12.b", "env = {'CUDA_DEVICE_ORDER': 'PCI_BUS_ID', 'CUDA_VISIBLE_DEVICES': 1}", "fail", "both str"),
+    Case("12.b", "env = {'CUDA_DEVICE_ORDER': 'PCI_BUS_ID'}", "fail", "unset"),
+]
+

@@ -15,18 +15,28 @@ exercise (``RULES``: exercise id -> ``rule(rng) -> cases``), and ``cases("NN.M",
 
 from __future__ import annotations
 
+import importlib
 import os
+import pkgutil
 import random
+import re
 from collections.abc import Callable
 from typing import Any
 
-from course_grader.hidden_cases import nb01, nb02, nb03, nb04, nb05, nb06, nb08, nb09, nb10, nb11, nb12
-
 Rule = Callable[[random.Random], Any]
 
+
+def _rules() -> dict[str, Rule]:
+    """Every ``nbNN`` module of this package's ``RULES``, found by name (a new lesson's module is not listed
+    anywhere); the manifest check has compared this folder's files with the release before the judge loads it."""
+    found: dict[str, Rule] = {}
+    for module in sorted(m.name for m in pkgutil.iter_modules(__path__) if re.fullmatch(r"nb\d\d", m.name)):
+        found.update(importlib.import_module(f"{__name__}.{module}").RULES)
+    return found
+
+
 # exercise id -> the rule that draws its cases; every module of this package adds its own
-RULES: dict[str, Rule] = {**nb01.RULES, **nb02.RULES, **nb03.RULES, **nb04.RULES, **nb05.RULES, **nb06.RULES,
-                          **nb08.RULES, **nb09.RULES, **nb10.RULES, **nb11.RULES, **nb12.RULES}
+RULES: dict[str, Rule] = _rules()
 
 
 class Draw:

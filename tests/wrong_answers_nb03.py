@@ -5,12 +5,11 @@ check names the mistake (a plain attribute, a parameter, the model moved instead
 device typed by name).
 """
 
-import pytest
-from try_it_support import Case, assert_case
+from try_it_support import Case
 
 LAYER = "layer = nn.Linear(3, 3)"
 
-CASES = [
+TRY_ITS = [
     # 03.a: a buffer moves with its module
     Case("03.a", 'layer.register_buffer("scale", torch.ones(3))\nmoved = layer.to("meta")', "pass", setup=LAYER),
     Case("03.a", 'layer.scale = torch.ones(3)\nmoved = layer.to("meta")', "fail", "plain tensor attribute", LAYER),
@@ -32,7 +31,3 @@ CASES = [
     Case("03.b", "def run(model, x):\n    return x.to(next(model.parameters()).device)", "fail", "shape"),
 ]
 
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_case(case):
-    assert_case(case)

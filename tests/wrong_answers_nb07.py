@@ -1,11 +1,10 @@
 """Try-it cells of notebook 07 (claims checked): a right answer and plausible wrong ones."""
 
-import pytest
-from try_it_support import Case, assert_case
+from try_it_support import Case
 
 M = "m = torch.ones(3, device='meta')"
 
-CASES = [
+TRY_ITS = [
     Case("07.a", "where = m.device", "pass", setup=M),
     Case("07.a", "where = torch.cuda.device_of(m)", "fail", "context manager", setup=M),
     Case("07.a", "where = m.get_device()", "fail", "int", setup=M),
@@ -21,7 +20,3 @@ CASES = [
     Case("07.b", "def to_model(net, batch):\n    return batch.to(next(net.parameters()))", "fail", "float64"),
 ]
 
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_case(case):
-    assert_case(case)

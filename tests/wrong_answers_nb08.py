@@ -1,11 +1,10 @@
 """Try-it cells of notebook 08 (one process per device): a right answer and plausible wrong ones."""
 
-import pytest
-from try_it_support import Case, assert_case
+from try_it_support import Case
 
 FIRST = "torchrun --nnodes 2 --node-rank 0 --nproc-per-node 2 --master-addr 127.0.0.1 --master-port 29500 scripts/two_machines.py"
 
-CASES = [
+TRY_ITS = [
     Case("08.a", "def device_from_env(env):\n    return torch.device('cuda', int(env['LOCAL_RANK']))", "pass"),
     Case("08.a", "def device_from_env(env):\n    return torch.device('cuda', int(env['RANK']))", "fail", "does not exist there"),
     Case("08.a", "def device_from_env(env):\n    return torch.device('cuda')", "fail", "without an index"),
@@ -24,7 +23,3 @@ CASES = [
          "--master-port 29500 scripts/ddp_basics.py'", "fail", "two_machines.py"),
 ]
 
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_case(case):
-    assert_case(case)

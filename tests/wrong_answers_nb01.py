@@ -2,8 +2,7 @@
 wrong ones, naming the mistake, on any machine (01.a runs the answer on simulated machines).
 Lesson: notebooks/01_device_query."""
 
-import pytest
-from try_it_support import Case, assert_case
+from try_it_support import Case
 
 RIGHT_01A = """
 def usable_device():
@@ -11,7 +10,7 @@ def usable_device():
     return acc if acc is not None else torch.device("cpu")
 """
 
-CASES = [
+TRY_ITS = [
     Case("01.a", RIGHT_01A, "pass"),
     Case("01.a", "def usable_device():\n    return torch.accelerator.current_accelerator(check_available=True)",
          "fail", "no accelerator works here"),
@@ -37,7 +36,3 @@ CASES = [
     Case("01.b", 'mask = "3"', "fail", "physical GPU 3 as cuda:0;"),
 ]
 
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_case(case):
-    assert_case(case)

@@ -1,13 +1,12 @@
 """Right and plausible wrong answers to the try-it cells of notebook 09 (data loading and memory)."""
 
-import pytest
-from try_it_support import Case, assert_case
+from try_it_support import Case
 
 FOLLOW = "def follow(labels, logits):\n    return {}\n"
 LOADER = "from torch.utils.data import DataLoader\nfrom course_utils.loading import WhereAmI\nspawn_loader = {}"
 MODEL = "model = nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 10))"
 
-CASES = [
+TRY_ITS = [
     Case("09.a", FOLLOW.format("labels.to(logits.device, non_blocking=True)"), "pass"),
     Case("09.a", FOLLOW.format("labels.to(logits.device)"), "pass"),
     Case("09.a", FOLLOW.format("labels"), "fail", "logits.device"),
@@ -32,7 +31,3 @@ CASES = [
          setup=MODEL),
 ]
 
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_case(case):
-    assert_case(case)

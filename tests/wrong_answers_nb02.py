@@ -2,10 +2,9 @@
 plausible wrong ones, naming the mistake, on a CPU-only machine too (meta is the second device).
 Lesson: notebooks/02_tensor_placement."""
 
-import pytest
-from try_it_support import Case, assert_case
+from try_it_support import Case
 
-CASES = [
+TRY_ITS = [
     Case("02.a", "def ones_beside(x):\n    return torch.ones(3, device=x.device)", "pass"),
     Case("02.a", "def ones_beside(x):\n    return x.new_ones(3)", "pass"),
     Case("02.a", "def ones_beside(x):\n    return torch.ones(3)", "fail", "lands on the default device, the CPU"),
@@ -25,7 +24,3 @@ CASES = [
     Case("02.b", "def match(x, weight):\n    return weight", "fail", "shape of x"),
 ]
 
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_case(case):
-    assert_case(case)
