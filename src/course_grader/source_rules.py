@@ -61,7 +61,7 @@ CALLS: dict[str, CallRule] = {
 HELPERS: dict[str, tuple[str, ...]] = {
     "01.1": ("pick_device", "choose_device", "usable_accelerator"),
     "01.2": ("visible_indices",),
-    "03.2": ("module_device", "placement_report"),
+    "03.2": ("module_device",),  # not placement_report: the exercises notebook hands it to the learner for 03.1
     "04.2": ("run_scopes", "trace_current_device", "DeviceTracer"),
     "05.1": ("explain_device_error",),
     "06.1": ("time_blocks", "estimate_call", "plan_blocks"),
