@@ -30,6 +30,7 @@ import pytest
 from hidden_case_support import solution_namespace
 from keyed_replay import COUNTED_REPLAY as REPLAY
 from test_hidden_cases_later_sets import FORGED_06_2, PURE, SHAPE_REPLAY_09, VALUES_REPLAY_10, _Recorder
+from test_source_rules import PEEK_06_1
 
 import course_grader.runner as runner
 from course_grader import Limits, grade_batch
@@ -135,7 +136,8 @@ def test_replay_and_lookup_earn_nothing_and_the_solution_everything(tmp_path, nu
 
 
 def test_smarter_replays_of_09_and_10_earn_nothing_and_the_solution_everything(tmp_path):
-    for number, attack, hit in (("09", SHAPE_REPLAY_09, "09.1"), ("10", VALUES_REPLAY_10, "10.1")):
+    for number, attack, hit in (("09", SHAPE_REPLAY_09, "09.1"), ("10", VALUES_REPLAY_10, "10.1"),
+                                ("06", PEEK_06_1, "06.1")):  # reads op's closure: the grader's reading of the file
         folder = tmp_path / f"class{number}"
         folder.mkdir()
         shutil.copy(SOLUTIONS / SETS[number], folder / "solution.ipynb")

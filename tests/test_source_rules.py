@@ -191,3 +191,39 @@ def test_the_courses_storage_bytes_answers_09_2_and_the_file_says_so():
     assert grade("09.2", _channel_with_source(namespace, None)).status == "pass"
     graded = grade("09.2", _channel_with_source(namespace, HELPER_09_2))
     assert graded.status == "fail" and "`storage_bytes`" in graded.message, graded
+
+
+# 06.1 by reading the durations out of the op's closure: right numbers on drawn cases, timed nothing
+PEEK_06_1 = """import statistics
+
+def time_per_call(op, clock, synchronize, repeats=5):
+    cells = dict(zip(op.__code__.co_freevars, (c.cell_contents for c in op.__closure__)))
+    durations = cells["durations"]
+    return statistics.median(durations[i % len(durations)] for i in range(repeats))
+"""
+
+
+def test_an_answer_that_reads_the_work_instead_of_timing_it_fails_06_1():
+    namespace: dict = {}
+    exec(PEEK_06_1, namespace)
+    assert grade("06.1", _channel_with_source(namespace, None)).status == "pass"  # the gap the file closes
+    graded = grade("06.1", _channel_with_source(namespace, PEEK_06_1))
+    assert graded.status == "fail" and "looks inside" in graded.message, graded
+
+
+@pytest.mark.parametrize("peek", [
+    "return op.__closure__[0].cell_contents",
+    "return clock.__self__.now",
+    "return getattr(op, '__clo' + 'sure__')",
+    "import inspect\n    return inspect.getclosurevars(op)",
+    "return vars(synchronize)",
+    "return _peek(op)",
+])
+def test_what_counts_as_looking_inside_06_1s_callables(peek):
+    helpers = "from inspect import getclosurevars as _g\n\ndef _peek(f):\n    return _g(f)\n\n"
+    source = helpers + f"def time_per_call(op, clock, synchronize, repeats=5):\n    {peek}\n"
+    assert _breaks("06.1", source), source
+    honest = ("import statistics\n\ndef time_per_call(op, clock, synchronize, repeats=5):\n    times = []\n"
+              "    for _ in range(repeats):\n        synchronize()\n        start = clock()\n        op()\n"
+              "        synchronize()\n        times.append(clock() - start)\n    return statistics.median(times)\n")
+    assert not _breaks("06.1", helpers + honest)

@@ -72,6 +72,18 @@ HELPERS: dict[str, tuple[str, ...]] = {
     "12.3": ("usable_accelerator", "read_build"),
 }
 
+# Exercises whose answer is handed callables to run, not to open: 06.1's op, clock and synchronize are the
+# simulated device's (op's work sits in its closure), so an answer that looks inside them reads the durations it
+# should time. Its reachable code may not use these attributes, nor these names (called or imported).
+NO_PEEKING: dict[str, str] = {"06.1": "the work, clock and synchronize it is given"}
+PEEKING_ATTRIBUTES = frozenset({
+    "__closure__", "cell_contents", "__self__", "__func__", "__dict__", "__wrapped__", "__globals__", "__code__",
+    "__defaults__", "__kwdefaults__", "__getattribute__", "__reduce__", "__reduce_ex__", "__getstate__",
+    "f_locals", "f_globals", "f_back", "gi_frame", "tb_frame",
+})
+PEEKING_NAMES = frozenset({"vars", "getattr", "dir", "locals", "globals", "attrgetter", "methodcaller",
+                           "inspect", "gc", "dis", "ctypes", "pickle", "cloudpickle", "copyreg", "marshal"})
+
 # Code the grader cannot read: where a CALLS rule applies, the function the kernel holds must be the one in the file.
 # Names (``exec(...)``), attributes (``f.__code__``) and strings (``vars(builtins)["exec"]``) anywhere in the notebook;
 # ``compile`` only as a name, since ``torch.compile`` and ``re.compile`` are attributes of the same name.
@@ -85,8 +97,8 @@ def broken_rule(exercise_id: str, function: str, source: str | None) -> RuleBrok
     """The first rule of ``exercise_id`` that ``source`` (the notebook's code cells before the check, as the
     grader read them from the file) breaks for the answer ``function``; None when it keeps them all, or when
     there is no file to read (``source`` None: a channel that does not hand it)."""
-    call, helpers = CALLS.get(exercise_id), HELPERS.get(exercise_id, ())
-    if source is None or (call is None and not helpers):
+    call, helpers, given = CALLS.get(exercise_id), HELPERS.get(exercise_id, ()), NO_PEEKING.get(exercise_id)
+    if source is None or (call is None and not helpers and given is None):
         return None
     tree = _parse(source)
     if tree is None:
@@ -104,6 +116,12 @@ def broken_rule(exercise_id: str, function: str, source: str | None) -> RuleBrok
                               "the exercise asks you to write it.",
                               "Write the steps yourself with PyTorch's API, as the lesson does before it shows "
                               f"`{name}`.")
+    if given is not None:
+        peeks = sorted(code.peeks() | (code.names() & _imported_from(tree, PEEKING_NAMES)))
+        if peeks:
+            return RuleBroken(f"Your {function} looks inside {given} ({peeks[0]}): the exercise asks you to time "
+                              "the work with the clock, not to read it.",
+                              "Call op(), synchronize() and clock() only; the device's numbers come from the clock.")
     if call is not None:
         opaque = sorted(_opaque(tree))
         if opaque:
@@ -191,6 +209,20 @@ class Reachable:
             elif isinstance(node, ast.alias):
                 found.update({node.name.rsplit(".", 1)[-1], node.asname or ""})
         return found - {""}
+
+    def peeks(self) -> set[str]:
+        """The introspection the reachable code uses (``PEEKING_ATTRIBUTES``, ``PEEKING_NAMES``)."""
+        found = set()
+        for node in self._nodes():
+            if isinstance(node, ast.Attribute) and node.attr in PEEKING_ATTRIBUTES:
+                found.add(node.attr)
+            elif isinstance(node, ast.Name) and node.id in PEEKING_NAMES:
+                found.add(node.id)
+            elif isinstance(node, ast.alias) and node.name.split(".")[0] in PEEKING_NAMES | PEEKING_ATTRIBUTES:
+                found.add(node.name)
+            elif isinstance(node, ast.Constant) and node.value in PEEKING_ATTRIBUTES:
+                found.add(node.value)
+        return found
 
     def asks(self, rule: CallRule) -> bool:
         """Whether the reachable code holds ``x.<rule.method>(...)`` with ``True`` where the rule says."""
@@ -315,6 +347,12 @@ def _aliases(tree: ast.Module, helpers: tuple[str, ...]) -> dict[str, str]:
     """The names a notebook gives the helpers when it imports them (``from ... import time_blocks as tb``: tb)."""
     return {a.asname: a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
             for a in node.names if a.name in helpers and a.asname}
+
+
+def _imported_from(tree: ast.Module, modules: frozenset[str]) -> set[str]:
+    """The names a notebook imports from ``modules`` (``from inspect import getclosurevars as g``: g)."""
+    return {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+            and node.module.split(".")[0] in modules for a in node.names}
 
 
 def _own_names(tree: ast.Module) -> set[str]:
