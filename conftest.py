@@ -6,6 +6,8 @@
   there, so without this hook a deliberate-error cell that stopped raising would pass.
 - In ``solutions/``, a ``check("NN.K")`` cell must display a passing check result: a check never
   raises, so without this hook nbval would pass a solution whose check fails.
+- In ``notebooks/``, a deliberate error shows its ``ExceptionType: message`` line within the first 15 lines of
+  its traceback as JupyterLab shows it (issue 22): checked on nbval's own run, not a second execution.
 - ``@pytest.mark.cuda(n)`` skips a test, with the reason, on a machine with fewer than n CUDA GPUs.
 - In ``notebooks/``, a cell tagged ``try-it`` (the learner writes a line, a check answers) must
   display exactly one try-it check result ("01.a"), and, as shipped, a "not-attempted" one: the
@@ -13,6 +15,7 @@
 """
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -68,6 +71,15 @@ def pytest_runtest_makereport(item, call):
             "but it ran without raising. The notebook claims an error PyTorch no longer raises: "
             "update the text and the cell."
         )
+    if options.get("check_exception") and Path(str(item.fspath)).parent.name == "notebooks":
+        at = [lines_to_message(out) for out in outputs if out.get("output_type") == "error"]
+        if any(line is None or line > TRACEBACK_LINES for line in at):
+            report.outcome = "failed"
+            report.longrepr = (
+                f"{item.fspath} {item.name}: a deliberate error should show its message within the first "
+                f"{TRACEBACK_LINES} lines of its traceback (it is at line {at}); `%load_ext course_utils.tracebacks` "
+                "in the lesson's imports cell folds the frames inside torch."
+            )
     cell = getattr(item, "cell", None)
     tags = (cell.get("metadata", {}).get("tags", []) if cell is not None else [])
     if "try-it" in tags and Path(str(item.fspath)).parent.name == "notebooks":
@@ -94,6 +106,19 @@ def pytest_runtest_makereport(item, call):
                 f"{item.fspath} {item.name}: the solution of exercise {asked} should pass its check, "
                 f"but the cell showed: {shown}"
             )
+
+
+TRACEBACK_LINES = 15
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def lines_to_message(output) -> int | None:
+    """The line number (from 1) of the ``ExceptionType: message`` line in an error output, as JupyterLab shows it:
+    the traceback list joined by newlines, ANSI colour codes stripped. None when it is not there."""
+    lines = _ANSI.sub("", "\n".join(output["traceback"])).split("\n")
+    start = re.compile(rf"(?:\w+\.)*{re.escape(output['ename'])}(?::|$)")  # the class name, maybe with its module
+    return next((i for i, line in enumerate(lines, 1) if start.match(line)
+                 and "Traceback (most recent call last)" not in line), None)
 
 
 # The website (`make site`, course_authoring.site) shows each notebook with the outputs of one
