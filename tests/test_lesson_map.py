@@ -73,11 +73,28 @@ def test_a_new_gpu_cell_makes_every_place_stale(course_copy):
     assert "2 need 2 GPUs" in (course_copy / "README.md").read_text()
 
 
-def test_a_lesson_without_a_readme_row_is_an_error_that_says_what_to_add(course_copy):
+def test_a_readme_row_removed_by_hand_comes_back_from_the_lesson(course_copy):
+    """README's lesson rows are written from each lesson's readme block (course_authoring.lesson_links)."""
     readme = course_copy / "README.md"
     text = readme.read_text(encoding="utf-8")
-    readme.write_text("\n".join(line for line in text.splitlines() if not line.startswith("| 09 | `notebooks/")), encoding="utf-8")
-    with pytest.raises(lesson_map.MakePairsError, match=r"missing 09\. Add a row"):
+    kept = [line for line in text.split("\n") if not line.startswith("| 09 | `notebooks/")]
+    readme.write_text("\n".join(kept), encoding="utf-8")
+    assert header.expected(course_copy)[readme] == text
+
+
+def test_a_lesson_without_its_readme_block_is_an_error_that_says_what_to_add(course_copy):
+    lesson = course_copy / "notebooks" / "09_data_loading_and_memory.py"
+    text = lesson.read_text(encoding="utf-8")
+    lesson.write_text(text.replace("# <!-- readme", "# <!-- gone"), encoding="utf-8")
+    with pytest.raises(lesson_map.MakePairsError, match=r"09_data_loading_and_memory.py: the first cell should hold a readme block"):
+        header.expected(course_copy)
+
+
+def test_a_lesson_without_its_closing_links_markers_is_an_error_that_says_where_they_go(course_copy):
+    lesson = course_copy / "notebooks" / "09_data_loading_and_memory.py"
+    text = lesson.read_text(encoding="utf-8")
+    lesson.write_text(text.replace("next-links:end", "gone"), encoding="utf-8")
+    with pytest.raises(lesson_map.MakePairsError, match="next-links:start"):
         header.expected(course_copy)
 
 
