@@ -27,7 +27,7 @@ TRACEBACK_LINES, lines_to_message = _rule.TRACEBACK_LINES, _rule.lines_to_messag
 def _error_output(code: str, fold: bool) -> dict:
     """The error output a kernel would send for ``code`` (what IPython hands ``_showtraceback``, the hook
     ipykernel overrides), with or without the course's traceback folding."""
-    shell = InteractiveShell.instance()
+    shell = InteractiveShell.instance()  # cleared below, as the other shell tests' fixtures do: no settings leak
     shell.colors = "Linux"  # ANSI colours, as a Jupyter kernel sends them
     shell.user_ns["torch"] = torch
     sent = {}
@@ -39,7 +39,7 @@ def _error_output(code: str, fold: bool) -> dict:
     finally:
         if fold:
             shell.run_line_magic("unload_ext", "course_utils.tracebacks")
-        del shell._showtraceback
+        InteractiveShell.clear_instance()
     assert sent, "the cell raised nothing"
     return sent
 
