@@ -239,7 +239,7 @@ def _rewrite_last_column(readme: str, head: str, values: dict[str, str]) -> str:
     if missing or seen != sorted(seen):
         raise MakePairsError(
             f"README.md, table {head!r}: rows should be the lessons in order ({', '.join(values)}); "
-            f"missing {', '.join(missing) or 'none'}. Add a row `| NN | ... | what you learn | |` per lesson, "
-            "then run `make pairs` to fill in the last column."
+            f"missing {', '.join(missing) or 'none'}. `make pairs` writes the rows from each lesson's readme block "
+            "(course_authoring.lesson_links) before it fills in the last column."
         )
     return "\n".join(lines)

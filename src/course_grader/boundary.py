@@ -766,14 +766,10 @@ class RemoteAnswer:
 
     _course_remote = True
 
-    def __init__(self, name: str, channel: Channel, learner_source: str | None = None):
+    def __init__(self, name: str, channel: Channel):
         self.__name__ = self.name = name
         self.channel = channel
         self.calls = 0
-        # the learner's cells as the grader read them from the file (course-grade's runner and nbgrader's judge
-        # hand them; None: a channel that does not): what a checker may read of how the answer is written, where
-        # the kernel's own account could be rewritten
-        self.learner_source = learner_source
 
     def __repr__(self) -> str:
         return f"<your function {self.name}>"
@@ -930,9 +926,11 @@ def _judge(ex, channel: Channel):
     if found.get("callable") is not True:
         return CheckResult(ex.id, ex.title, "fail", f"`{ex.function}` should be a function, but it is a "
                                 f"{_short(found.get('type'), 80)}.", f"Define it with `def {ex.function}(...):`.")
+    # the learner's cells as the grader read them from the file (course-grade's runner and nbgrader's judge hand
+    # them; None: a channel that does not), read by the source rules where the kernel's account could be rewritten
     source = getattr(channel, "learner_source", None)
     source = source if isinstance(source, str) else None
-    return _kept_source_rules(ex, run_checker(ex, RemoteAnswer(ex.function, channel, source)), source)
+    return _kept_source_rules(ex, run_checker(ex, RemoteAnswer(ex.function, channel)), source)
 
 
 def _kept_source_rules(ex, result, source: str | None):

@@ -2,17 +2,19 @@
 
 Lesson: none; grading only. A kernel's reply is data it could have rewritten: a log of its own ``.to``
 calls, a simulated device's counters. The notebook's code, as the grader read it from the file, is
-evidence the kernel cannot touch. Two tables say what that code must and must not hold:
+evidence the kernel cannot touch. Three tables say what that code must and must not hold:
 
 - ``CALLS``: an exercise that teaches a call's argument (``non_blocking=True``) needs that call in the
   code the answer can run: its own ``def`` and the functions it names, with the dead branches
   (``if False:``, the lines after a ``return``) left out, so a call parked where it never runs does not count;
 - ``HELPERS``: an exercise asks for code the course's own tools already hold (``time_blocks`` times
   asynchronous work; ``Ceiling`` knows PCIe's ceilings). The lesson shows the tool after the learner
-  has done the job by hand, and an answer that calls it has not done the exercise.
+  has done the job by hand, and an answer that calls it has not done the exercise;
+- ``NO_PEEKING``: an exercise hands the answer callables to run, not to open (06.1's op, clock and
+  synchronize), and an answer that looks inside them reads what it should measure.
 
-``broken_rule(exercise_id, function, source)`` applies both; ``course_grader.boundary.grade`` calls it
-before the checker. Practice checks in the learner's own notebook do not: they have no file to read.
+``broken_rule(exercise_id, function, source)`` applies them; ``course_grader.boundary.grade`` calls it
+after a checker's pass. Practice checks in the learner's own notebook do not: they have no file to read.
 What this cannot see is written in ``docs/grading.md``: a condition false only at run time, a name
 built from strings at run time.
 """
@@ -33,6 +35,15 @@ class CallRule:
     keyword: str
     positions: tuple[int, ...]
     message: str
+    hint: str
+
+
+@dataclass(frozen=True)
+class PeekRule:
+    """The answer's reachable code must not look inside ``given``: what it should do instead, and how."""
+
+    given: str
+    instead: str
     hint: str
 
 
@@ -75,7 +86,10 @@ HELPERS: dict[str, tuple[str, ...]] = {
 # Exercises whose answer is handed callables to run, not to open: 06.1's op, clock and synchronize are the
 # simulated device's (op's work sits in its closure), so an answer that looks inside them reads the durations it
 # should time. Its reachable code may not use these attributes, nor these names (called or imported).
-NO_PEEKING: dict[str, str] = {"06.1": "the work, clock and synchronize it is given"}
+NO_PEEKING: dict[str, PeekRule] = {
+    "06.1": PeekRule("the work, clock and synchronize it is given", "time the work with the clock, not read it",
+                     "Call op(), synchronize() and clock() only; the device's numbers come from the clock."),
+}
 PEEKING_ATTRIBUTES = frozenset({
     "__closure__", "cell_contents", "__self__", "__func__", "__dict__", "__wrapped__", "__globals__", "__code__",
     "__defaults__", "__kwdefaults__", "__getattribute__", "__reduce__", "__reduce_ex__", "__getstate__",
@@ -119,9 +133,8 @@ def broken_rule(exercise_id: str, function: str, source: str | None) -> RuleBrok
     if given is not None:
         peeks = sorted(code.peeks() | (code.names() & _imported_from(tree, PEEKING_NAMES)))
         if peeks:
-            return RuleBroken(f"Your {function} looks inside {given} ({peeks[0]}): the exercise asks you to time "
-                              "the work with the clock, not to read it.",
-                              "Call op(), synchronize() and clock() only; the device's numbers come from the clock.")
+            return RuleBroken(f"Your {function} looks inside {given.given} ({peeks[0]}): the exercise asks you to "
+                              f"{given.instead}.", given.hint)
     if call is not None:
         opaque = sorted(_opaque(tree))
         if opaque:
@@ -165,13 +178,18 @@ def _constant(node: ast.AST) -> tuple[bool, object]:
             return True, compare(left, right)
     if isinstance(node, ast.BoolOp):
         values = [_constant(v) for v in node.values]
-        stop = (lambda v: not v) if isinstance(node.op, ast.And) else bool  # what short-circuits
+        stop = _short_circuits(node.op)
         for known, value in values:
             if known and stop(value):
                 return True, value
         if all(known for known, _ in values):
             return True, values[-1][1]
     return False, None
+
+
+def _short_circuits(op: ast.boolop):
+    """What value of an operand ends ``and`` (a false one) or ``or`` (a true one)."""
+    return (lambda v: not v) if isinstance(op, ast.And) else bool
 
 
 class Reachable:
@@ -323,7 +341,7 @@ def _walk_live(node: ast.AST):
                 stack.append(node.body if value else node.orelse)
                 continue
         if isinstance(node, ast.BoolOp):
-            stop = (lambda v: not v) if isinstance(node.op, ast.And) else bool
+            stop = _short_circuits(node.op)
             for value in node.values:
                 stack.append(value)
                 known, constant = _constant(value)
