@@ -227,3 +227,19 @@ def test_what_counts_as_looking_inside_06_1s_callables(peek):
               "    for _ in range(repeats):\n        synchronize()\n        start = clock()\n        op()\n"
               "        synchronize()\n        times.append(clock() - start)\n    return statistics.median(times)\n")
     assert not _breaks("06.1", helpers + honest)
+
+
+@pytest.mark.parametrize("what, source", [
+    ("a cell with a syntax error hides the peek", PEEK_06_1 + "\nthis cell does not parse (\n"),
+    ("the answer defined by exec", "exec(" + repr(PEEK_06_1) + ")\n"),
+    ("the answer nowhere in the file", "import statistics\n"),
+    ("code nested deeper than the parser goes", PEEK_06_1 + "\nx = " + "-" * 200000 + "1\n"),
+    ("code nested deeper than the reader goes", PEEK_06_1.replace("return statistics", "return " + "not " * 5000
+                                                                   + "statistics")),
+])
+def test_what_the_grader_cannot_read_it_does_not_vouch_for(what, source):
+    """Every exercise with a rule fails, with a message that says how to mend it, where the file cannot be read,
+    runs code from strings, or does not define the answer: otherwise such a file would escape HELPERS and
+    NO_PEEKING. No exception reaches the judge, however the file is built."""
+    broken = broken_rule("06.1", "time_per_call", source)
+    assert broken is not None and broken.hint, what

@@ -98,7 +98,7 @@ PEEKING_ATTRIBUTES = frozenset({
 PEEKING_NAMES = frozenset({"vars", "getattr", "dir", "locals", "globals", "attrgetter", "methodcaller",
                            "inspect", "gc", "dis", "ctypes", "pickle", "cloudpickle", "copyreg", "marshal"})
 
-# Code the grader cannot read: where a CALLS rule applies, the function the kernel holds must be the one in the file.
+# Code the grader cannot read: where a rule applies, the function the kernel holds must be the one in the file.
 # Names (``exec(...)``), attributes (``f.__code__``) and strings (``vars(builtins)["exec"]``) anywhere in the notebook;
 # ``compile`` only as a name, since ``torch.compile`` and ``re.compile`` are attributes of the same name.
 OPAQUE = frozenset({"exec", "eval", "__code__", "__builtins__", "__import__", "FunctionType", "run_cell"})
@@ -114,13 +114,17 @@ def broken_rule(exercise_id: str, function: str, source: str | None) -> RuleBrok
     call, helpers, given = CALLS.get(exercise_id), HELPERS.get(exercise_id, ()), NO_PEEKING.get(exercise_id)
     if source is None or (call is None and not helpers and given is None):
         return None
+    # what the grader cannot read, it cannot vouch for: an unreadable file, code run from strings (exec, a swapped
+    # __code__), or an answer not defined in the file fails every exercise that has a rule, saying how to mend it
     tree = _parse(source)
-    if tree is None:
-        if call is None:
-            return None
-        return RuleBroken("The grader could not read your notebook's code as Python, so it cannot see how "
-                          f"{function} asks for its copies.", "Hand in cells of plain Python (magics aside).")
-    code = Reachable(tree, function)
+    try:
+        code = None if tree is None else Reachable(tree, function)
+    except (RecursionError, MemoryError):
+        code = None
+    if code is None:
+        return RuleBroken(f"The grader could not read your notebook's code as Python, so it cannot see how {function} "
+                          "works: a cell with a syntax error, or code nested too deeply.",
+                          "Fix or delete the cell that does not run, and hand in cells of plain Python (magics aside).")
     if helpers:
         aliases = _aliases(tree, helpers)
         used = (code.names() & (set(helpers) | set(aliases))) - _own_names(tree)
@@ -135,13 +139,15 @@ def broken_rule(exercise_id: str, function: str, source: str | None) -> RuleBrok
         if peeks:
             return RuleBroken(f"Your {function} looks inside {given.given} ({peeks[0]}): the exercise asks you to "
                               f"{given.instead}.", given.hint)
-    if call is not None:
-        opaque = sorted(_opaque(tree))
-        if opaque:
-            return RuleBroken(f"Your notebook runs code the grader cannot read ({opaque[0]}), so it cannot see "
-                              f"the {function} your kernel holds.", "Hand in your answer as plain code cells.")
-        if not code.found or not code.asks(call):
-            return RuleBroken(call.message, call.hint)
+    opaque = sorted(_opaque(tree))
+    if opaque:
+        return RuleBroken(f"Your notebook runs code the grader cannot read ({opaque[0]}), so it cannot see the "
+                          f"{function} your kernel holds.", "Hand in your answer as plain code cells.")
+    if not code.found:
+        return RuleBroken(f"The grader cannot find `{function}` in your notebook's code: it reads the answer there.",
+                          f"Define it in a code cell with `def {function}(...):` before the check.")
+    if call is not None and not code.asks(call):
+        return RuleBroken(call.message, call.hint)
     return None
 
 
@@ -156,7 +162,7 @@ def _parse(source: str) -> ast.Module | None:
     for text in (transformed, _MAGIC_LINE.sub(r"\1pass", source)):
         try:
             return ast.parse(text)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # the last two: a file built to be deep
             continue
     return None
 
