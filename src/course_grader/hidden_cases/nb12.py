@@ -8,6 +8,7 @@ no draw asks its questions so that the public answers, in their order, are right
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from course_utils.builds import Gpu, Server, kernels_for
@@ -50,11 +51,11 @@ def _server(rng: random.Random, size: int) -> Server:
 def cuda_env(rng: random.Random) -> list[tuple[Server, str]]:
     """As ``SERVERS``: 4 to 6 (server, bus id of the GPU asked for), servers of 2 to 8 GPUs. Most GPUs asked for
     have another index in CUDA's default order than in nvidia-smi's, and one has nvidia-smi index 3 or more (the
-    public table's GPUs are its 0 to 2)."""
+    public table's GPUs are its 0 to 2) and is not CUDA's first, so neither its nvidia-smi index nor "0" finds it."""
     rows = []
-    while not rows:  # the first: a GPU at index 3 or more that CUDA's default order numbers otherwise
+    while not rows:  # the first: a GPU at index 3 or more that CUDA's default order numbers otherwise, not first
         server = _server(rng, rng.randint(4, 8))
-        moved = [i for i in range(3, len(server.gpus)) if server.fastest_first[i] != i]
+        moved = [i for i in range(3, len(server.gpus)) if server.fastest_first[i] != i != server.fastest_first[0]]
         if moved:
             rows.append((server, server.gpus[rng.choice(moved)].pci_bus_id))
     for _ in range(rng.randint(3, 5)):
@@ -96,20 +97,36 @@ def _out_of_public_order(rng: random.Random, rows: list, public: list) -> list:
             return rows
 
 
+def _kernel_row(gpu: tuple[str, tuple[int, int]], wheel: tuple[str, tuple[str, ...]], gpus: int):
+    (name, capability), (cuda, arch) = gpu, wheel
+    return (SimulatedMachine(f"a {name} with a CUDA {cuda} wheel for {' '.join(arch)}", cuda=gpus, mps=False,
+                             build=SimulatedBuild(cuda, arch_list=arch, gpu_name=name, capability=capability)),
+            kernels_for(arch, capability) is not None)
+
+
+def _split_pair(rng: random.Random, shared: str) -> list:
+    """Two machines that share their GPU model (``shared="gpu"``) or their wheel (``"wheel"``), one with kernels
+    for its GPU and one without: so no answer that reads only the GPU's name or only the build is right on both."""
+    while True:
+        gpu, wheel = rng.choice(_NVIDIA), _wheel(rng)
+        other = (gpu, _wheel(rng)) if shared == "gpu" else (rng.choice(_NVIDIA), wheel)
+        pair = [_kernel_row(gpu, wheel, rng.randint(1, 8)), _kernel_row(*other, rng.randint(1, 8))]
+        if pair[0][1] != pair[1][1]:
+            return pair
+
+
 def gpu_has_kernels(rng: random.Random) -> list[tuple[SimulatedMachine, bool]]:
     """As ``KERNEL_MACHINES``: 9 to 14 machines, 4 to 6 whose wheel has kernels for their GPU, 3 to 5 whose wheel
     has none (the GPU newer or older than it), 2 or 3 without a CUDA GPU; the expected answer is
-    ``kernels_for(arch list, capability) is not None`` on a machine with a GPU."""
-    wanted = {True: rng.randint(4, 6), False: rng.randint(3, 5)}
-    rows = []
+    ``kernels_for(arch list, capability) is not None`` on a machine with a GPU. Among them, one GPU model with
+    kernels on one machine and none on another, and one wheel likewise: the answer depends on both."""
+    rows = _split_pair(rng, "gpu") + _split_pair(rng, "wheel")
+    wanted = {True: rng.randint(4, 6) - 2, False: rng.randint(3, 5) - 2}
     while any(wanted.values()):
-        (gpu, capability), (cuda, arch) = rng.choice(_NVIDIA), _wheel(rng)
-        runs = kernels_for(arch, capability) is not None
-        if wanted[runs]:
-            wanted[runs] -= 1
-            name = f"a {gpu} with a CUDA {cuda} wheel for {' '.join(arch)}"
-            rows.append((SimulatedMachine(name, cuda=rng.randint(1, 8), mps=False, build=SimulatedBuild(
-                cuda, arch_list=arch, gpu_name=gpu, capability=capability)), runs))
+        row = _kernel_row(rng.choice(_NVIDIA), _wheel(rng), rng.randint(1, 8))
+        if wanted[row[1]]:
+            wanted[row[1]] -= 1
+            rows.append(row)
     rows += [(_without_gpu(rng, "a machine without a CUDA GPU"), False) for _ in range(rng.randint(2, 3))]
     return _out_of_public_order(rng, rows, [want for _, want in KERNEL_MACHINES])
 
@@ -151,10 +168,15 @@ def _platform_machine(rng: random.Random, kind: str) -> SimulatedMachine:
 
 def which_platform(rng: random.Random) -> list[tuple[SimulatedMachine, tuple[str, str]]]:
     """As ``PLATFORM_MACHINES``: 10 to 14 machines, each platform (cuda, rocm, xpu, mps, cpu) twice or more, of
-    drawn GPUs, GPU counts and wheels, in a drawn order; the expected pair is ``platform(machine)``."""
+    drawn GPUs, GPU counts and wheels, in a drawn order; the expected pair is ``platform(machine)``. An NVIDIA and
+    an AMD server among them have the same number of GPUs."""
     kinds = ["cuda", "rocm", "xpu", "mps", "cpu"] * 2
     kinds += [rng.choice(("cuda", "rocm", "xpu", "mps", "cpu")) for _ in range(rng.randint(0, 4))]
-    rows = [(machine, platform(machine)) for machine in (_platform_machine(rng, kind) for kind in kinds)]
+    machines = [_platform_machine(rng, kind) for kind in kinds]
+    # an NVIDIA and an AMD server with as many GPUs: the count does not tell the platform
+    nvidia, amd = kinds.index("cuda"), kinds.index("rocm")
+    machines[amd] = dataclasses.replace(machines[amd], cuda=machines[nvidia].cuda)
+    rows = [(machine, platform(machine)) for machine in machines]
     return _out_of_public_order(rng, rows, [want for _, want in PLATFORM_MACHINES])
 
 
