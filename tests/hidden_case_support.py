@@ -38,6 +38,18 @@ def judged(id: str, fn, seed: bytes | None = None):
         return run_checker(get_exercise(id), fn)
 
 
+# A wrong answer that passes one draw in a hundred passes one CI run in a hundred, as 12.3's lookup by GPU count
+# did at stop 44; in-process, wrong answers meet this many draws (a few seconds at most per exercise).
+MANY_SEEDS = tuple(k.to_bytes(4, "big") * 8 for k in range(500))
+
+
+def assert_fails_every_draw(id: str, answer, seeds=MANY_SEEDS) -> None:
+    """``answer`` fails exercise ``id`` under every draw of ``seeds``: how many it passed, and the first, if not."""
+    passed = [seed for seed in seeds if judged(id, answer, seed).passed]
+    assert not passed, f"{id}: {getattr(answer, '__name__', answer)} passed {len(passed)} draws of {len(seeds)}, " \
+                       f"the first seeded {passed[0]!r}"
+
+
 def assert_the_solution_passes_every_draw(id: str, solutions: dict, seeds) -> None:
     fn = solutions[get_exercise(id).function]
     for seed in seeds:
