@@ -1,0 +1,40 @@
+"""Grading is the practice check and more (issue 38): every plausible wrong answer the tests know fails a grading
+run, whatever it draws.
+
+``tests/test_checks_wrong_answers.py`` (and the ``WRONG`` lists of ``tests/wrong_answers_nbNN.py``) hold the
+mistakes the public tables were chosen to catch. A grading run draws cases of its own, so a replay or a lookup of
+the public rows fails; stop 44 found that random draws let many of those mistakes through (01.2's "cut before
+the repeat" passed 147 draws in 200). So ``boundary.grade`` runs the public table too, after a pass on the drawn
+cases, and the draws themselves carry the rows that catch each mistake, so that a lookup of the public rows
+glued to a wrong rule for the rest fails as well. Both are held here, in-process (a few seconds).
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from test_checks_wrong_answers import WRONG
+
+from course_grader.boundary import grade, local_channel
+from course_grader.hidden_cases import RULES, Draw
+from course_utils.checks._core import get_exercise
+
+DRAWN = [(id, answer) for id, answer, _ in WRONG if id in RULES]
+IDS = [f"{id}-{answer.__name__}" for id, answer in DRAWN]
+SEEDS = [k.to_bytes(4, "big") * 8 for k in range(40)]
+
+
+def _graded(id: str, answer, seed: bytes) -> str:
+    try:
+        return grade(id, local_channel({get_exercise(id).function: answer}), draw=Draw(seed)).status
+    finally:
+        torch.set_default_device(None)  # a wrong 02.3 answer may leave it set
+
+
+@pytest.mark.parametrize("id, answer", DRAWN, ids=IDS)
+def test_a_plausible_wrong_answer_fails_grading(id, answer):
+    assert [_graded(id, answer, seed) for seed in SEEDS[:2]] == ["fail", "fail"]
+
+
+def test_every_exercise_that_draws_has_plausible_wrong_answers_here():
+    assert {id for id, _ in DRAWN} == set(RULES)
