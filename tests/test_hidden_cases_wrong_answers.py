@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from hidden_case_support import judged
 from test_checks_wrong_answers import WRONG
 
 from course_grader.boundary import grade, local_channel
@@ -34,6 +35,20 @@ def _graded(id: str, answer, seed: bytes) -> str:
 @pytest.mark.parametrize("id, answer", DRAWN, ids=IDS)
 def test_a_plausible_wrong_answer_fails_grading(id, answer):
     assert [_graded(id, answer, seed) for seed in SEEDS[:2]] == ["fail", "fail"]
+
+
+@pytest.mark.parametrize("id, answer", DRAWN, ids=IDS)
+def test_the_drawn_cases_alone_fail_a_plausible_wrong_answer(id, answer):
+    """What the public table catches, every draw catches too: a lookup of the public rows glued to this answer
+    for the rest would pass grading otherwise."""
+    passed = []
+    for seed in SEEDS:
+        try:
+            if judged(id, answer, seed).passed:
+                passed.append(seed)
+        finally:
+            torch.set_default_device(None)
+    assert not passed, f"passed {len(passed)} draws of {len(SEEDS)}, the first seeded {passed[0]!r}"
 
 
 def test_every_exercise_that_draws_has_plausible_wrong_answers_here():

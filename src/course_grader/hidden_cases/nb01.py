@@ -23,12 +23,14 @@ def _machine(rng: random.Random, cuda: int, mps: bool, current: int = 0, no_cuda
 
 
 def best_device(rng: random.Random) -> list[tuple[SimulatedMachine, str]]:
-    """9 to 12 machines, each kind of answer at least three times, in a drawn order (a replayed sequence of
-    answers matches one in thousands)."""
+    """9 to 12 machines, each kind of answer at least three times, one CUDA machine with MPS too, in a drawn order
+    (a replayed sequence of answers matches one in thousands)."""
     rows = []
-    for kind in ("cuda", "mps", "cpu") * 3 + tuple(rng.choice(("cuda", "mps", "cpu")) for _ in range(rng.randint(0, 3))):
+    for k, kind in enumerate(("cuda", "mps", "cpu") * 3 +
+                             tuple(rng.choice(("cuda", "mps", "cpu")) for _ in range(rng.randint(0, 3)))):
         cuda = rng.randint(1, 8) if kind == "cuda" else 0
-        mps = rng.random() < 0.5 if kind == "cuda" else kind == "mps"
+        # the first CUDA machine has MPS too (CUDA wins: an answer that asks MPS first is wrong there)
+        mps = (k == 0 or rng.random() < 0.5) if kind == "cuda" else kind == "mps"
         rows.append((_machine(rng, cuda, mps), kind))
     rng.shuffle(rows)
     return rows
@@ -65,25 +67,36 @@ def _entry(rng: random.Random, physical: int) -> str:
     return " " * rng.randint(0, 1) + text + " " * rng.randint(0, 1)
 
 
+def _shaped_mask(rng: random.Random, shape: str) -> tuple[str, int]:
+    """A mask of one of the shapes the public table was chosen for, drawn: a repeat among GPUs that exist
+    ("repeat": torch sees none), an index past the last GPU and then a repeat of one before it ("cut-then-repeat":
+    torch reads every number before it cuts, so it still sees none), an index past the last GPU and no repeat
+    ("past-the-end": the list stops there)."""
+    physical = rng.randint(2, 8)
+    listed = rng.sample(range(physical), rng.randint(1, min(3, physical)))
+    if shape == "repeat":
+        tail = [rng.choice(listed)]
+    elif shape == "cut-then-repeat":
+        tail = [rng.randint(physical, physical + 6), rng.choice(listed)]
+    else:
+        tail = [rng.randint(physical, physical + 6)] + rng.sample([i for i in range(physical) if i not in listed],
+                                                                  rng.randint(0, physical - len(listed)))[:2]
+    entries = [" " * rng.randint(0, 1) + str(i) for i in listed + tail]
+    return ",".join(entries), physical
+
+
 def visible_gpus(rng: random.Random) -> list[tuple[str, int, list[int]]]:
-    """12 masks over 1 to 8 physical GPUs, with at least one repeat, one index past the end and one empty mask,
-    and four that show GPUs and are not the public table's: an answer of [] wherever it does not know the mask
-    (which a hidden repeat, a bad first entry or an empty mask often make right) is wrong on those."""
+    """12 masks over 1 to 8 physical GPUs: one of each shape of ``_shaped_mask``, an empty mask, four more that
+    show GPUs and are not the public table's (an answer of [] wherever it does not know the mask is wrong on
+    those), and five drawn freely (bad entries, negative numbers, spaces)."""
     public = {(mask, physical) for mask, physical, _ in VISIBLE_CASES}
-    rows = []
-    for k in range(12):
-        while True:
-            physical = rng.randint(1, 8)
-            entries = [_entry(rng, physical) for _ in range(rng.randint(1, 5))]
-            if k == 0:
-                entries.append(entries[0].strip() if entries[0].strip().isdigit() else "0")  # a repeat
-                entries.insert(0, "0")
-            elif k == 1:
-                entries.insert(rng.randint(0, len(entries)), str(physical + rng.randint(0, 3)))
-            mask = "" if k == 2 else ",".join(entries)
-            if not 3 <= k < 7 or (seen(mask, physical) and (mask, physical) not in public):
-                break
-        rows.append((mask, physical, seen(mask, physical)))
+    rows = [_shaped_mask(rng, shape) for shape in ("repeat", "cut-then-repeat", "past-the-end")] + [("", rng.randint(1, 8))]
+    while len(rows) < 12:
+        physical = rng.randint(1, 8)
+        mask = ",".join(_entry(rng, physical) for _ in range(rng.randint(1, 5)))
+        if len(rows) >= 8 or (seen(mask, physical) and (mask, physical) not in public):
+            rows.append((mask, physical))
+    rows = [(mask, physical, seen(mask, physical)) for mask, physical in rows]
     rng.shuffle(rows)
     return rows
 
