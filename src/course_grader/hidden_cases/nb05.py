@@ -69,9 +69,12 @@ def fix_for(rng: random.Random) -> list[tuple[str, str]]:
 _KEYS = ("x", "y", "mask", "ids", "labels", "meta", "extra", "lengths", "weights", "tokens")
 
 
-def _tensor(local: random.Random, generator: torch.Generator) -> torch.Tensor:
+_DTYPES = (torch.float32, torch.int64, torch.bool, torch.float64)
+
+
+def _tensor(local: random.Random, generator: torch.Generator, dtypes=_DTYPES) -> torch.Tensor:
     shape = tuple(local.randint(1, 4) for _ in range(local.randint(0, 2)))
-    dtype = local.choice((torch.float32, torch.int64, torch.bool, torch.float64))
+    dtype = local.choice(dtypes)
     values = torch.randn(shape, generator=generator) * 4
     return values > 0 if dtype is torch.bool else values.to(dtype)
 
@@ -95,13 +98,17 @@ def _input(local: random.Random, generator: torch.Generator, depth: int = 0):
 
 
 def to_model_device(rng: random.Random):
-    """A maker of inputs, ``make() -> tuple``, as ``checks.nb05._inputs``: 3 to 6 inputs, tensors of drawn
-    shapes and dtypes nested in lists, tuples, dicts and ``Pair``, with values that are not tensors among them."""
+    """A maker of inputs, ``make() -> tuple``, as ``checks.nb05._inputs``: 3 to 7 inputs, tensors of drawn
+    shapes and dtypes nested in lists, tuples, dicts and ``Pair``, with values that are not tensors among them.
+    As in the public inputs, always a tensor, a tuple holding a tensor (kept a tuple, moved inside) and a
+    ``Pair`` (a namedtuple: rebuilt field by field)."""
     seed = rng.randrange(2**62)
 
     def make() -> tuple:
         local, generator = random.Random(seed), torch.Generator().manual_seed(seed % 2**63)
-        inputs = [_tensor(local, generator)] + [_input(local, generator) for _ in range(local.randint(2, 5))]
+        held = (_tensor(local, generator), *(_input(local, generator, 1) for _ in range(local.randint(0, 2))))
+        inputs = [_tensor(local, generator), held, Pair(_tensor(local, generator), _input(local, generator, 1))]
+        inputs += [_input(local, generator) for _ in range(local.randint(0, 4))]
         local.shuffle(inputs)
         return tuple(inputs)
 
@@ -113,12 +120,14 @@ _DEVICES = ("cpu", "meta", "mps:0", *(f"cuda:{i}" for i in range(8)))
 
 def index_device(rng: random.Random) -> list[tuple[object, object, str]]:
     """12 (table's device, index's device, where the index must be), as ``checks.nb05.INDEX_CASES``: an index on
-    the CPU, on the table's device, and elsewhere, at least three times each; str or torch.device."""
+    the CPU, on the table's device, and elsewhere, at least three times each (once on another CUDA GPU); str or
+    torch.device."""
     rows = []
-    for kind in ("cpu", "same", "other") * 4:
-        table = rng.choice(_DEVICES)
-        index = "cpu" if kind == "cpu" else table if kind == "same" else rng.choice([d for d in _DEVICES if d not in
-                                                                                      (table, "cpu")])
+    for k, kind in enumerate(("cpu", "same", "other") * 4):
+        table = rng.choice(_DEVICES) if k != 2 else f"cuda:{rng.randrange(8)}"
+        others = [d for d in _DEVICES if d not in (table, "cpu") and (k != 2 or d.startswith("cuda"))]
+        # the first "other" row: two CUDA GPUs (the type alone does not tell where the index must be)
+        index = "cpu" if kind == "cpu" else table if kind == "same" else rng.choice(others)
         expected = index if kind != "other" else table
         rows.append(tuple(torch.device(d) if rng.random() < 0.25 else d for d in (table, index)) + (expected,))
     rng.shuffle(rows)
@@ -127,14 +136,16 @@ def index_device(rng: random.Random) -> list[tuple[object, object, str]]:
 
 def load_anywhere(rng: random.Random):
     """(the devices checkpoints are saved on, a maker of the state saved), as ``checks.nb05.SAVED_ON`` and
-    ``_saved_state``: the CPU, two drawn GPUs and mps in a drawn order; 2 to 4 tensors of drawn names, shapes, dtypes."""
+    ``_saved_state``: the CPU, two drawn GPUs and mps in a drawn order; 2 to 4 tensors of drawn names, shapes and
+    dtypes, one of them integer."""
     saved_on = ["cpu", "mps", *(f"cuda:{i}" for i in rng.sample(range(8), 2))]
     rng.shuffle(saved_on)
     seed, keys = rng.randrange(2**62), rng.sample(_KEYS, rng.randint(2, 4))
 
     def state() -> dict[str, torch.Tensor]:
         local, generator = random.Random(seed), torch.Generator().manual_seed(seed % 2**63)
-        return {key: _tensor(local, generator) for key in keys}
+        # the first an integer tensor, as the public state's step count: every tensor moves, not only the floats
+        return {key: _tensor(local, generator, (torch.int64,) if k == 0 else _DTYPES) for k, key in enumerate(keys)}
 
     return tuple(saved_on), state
 
