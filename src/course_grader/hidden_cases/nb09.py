@@ -45,14 +45,19 @@ def _container(rng: random.Random, generator: torch.Generator, depth: int):
 
 
 def to_device(rng: random.Random):
-    """A maker of batches ``make(device) -> (batch, path of the tensor already on device)``, as ``nb09._nested``."""
+    """A maker of batches ``make(device) -> (batch, path of the tensor already on device)``, as ``nb09._nested``:
+    3 to 5 entries of drawn structure and, as in the public batch, a tuple holding a tensor (kept a tuple, moved
+    inside) and a ``Sample`` (a namedtuple: rebuilt field by field)."""
     seed = rng.randrange(2**62)
 
     def make(device: str):
         local = random.Random(seed)
         generator = torch.Generator().manual_seed(seed)
-        keys = local.sample(_KEYS, local.randint(3, 5))
-        batch = {key: _leaf(local, generator, 0) for key in keys}
+        keys = local.sample(_KEYS, local.randint(5, 7))
+        batch = {key: _leaf(local, generator, 0) for key in keys[2:]}
+        batch[keys[0]] = (_tensor(local, generator), *(_leaf(local, generator, 1) for _ in range(local.randint(0, 2))))
+        batch[keys[1]] = Sample(_tensor(local, generator), local.random())
+        batch = {key: batch[key] for key in local.sample(keys, len(keys))}  # the two among the rest, not first
         holder = local.choice(keys)
         already = torch.zeros(local.randint(1, 3), device=device)
         if isinstance(batch[holder], list):
@@ -108,8 +113,7 @@ def stepped_models(rng: random.Random):
     return tuple(rows)
 
 
-def _machine(rng: random.Random) -> SimulatedMachine:
-    kind = rng.choice(("gpus", "gpus", "mac", "cpu"))
+def _machine(rng: random.Random, kind: str) -> SimulatedMachine:
     if kind == "gpus":
         count = rng.randint(1, 8)
         return SimulatedMachine(f"a server with {count} GPUs", cuda=count, mps=False, current=rng.randrange(count))
@@ -124,9 +128,15 @@ def _answers(rows) -> list[tuple[bool, bool]]:
 
 def machines(rng: random.Random):
     """Rows as ``nb09.LOADER_CASES`` holds them: (machine, touches_cuda), 6 to 9, whose right answers in order are
-    never those of the public table (a reply recorded there, played back, answers another question)."""
+    never those of the public table (a reply recorded there, played back, answers another question). As in the
+    public table: a GPU server, a Mac and a CPU-only machine, and datasets that touch CUDA and that do not."""
     while True:
-        rows = tuple((_machine(rng), rng.random() < 0.5) for _ in range(rng.randint(6, 9)))
+        size = rng.randint(6, 9)
+        kinds = ["gpus", "mac", "cpu"] + [rng.choice(("gpus", "gpus", "mac", "cpu")) for _ in range(size - 3)]
+        touches = [True, False] + [rng.random() < 0.5 for _ in range(size - 2)]
+        rng.shuffle(kinds)
+        rng.shuffle(touches)
+        rows = tuple((_machine(rng, kind), touches_cuda) for kind, touches_cuda in zip(kinds, touches))
         if _answers(rows[:len(LOADER_CASES)]) != _answers(LOADER_CASES):
             return rows
 
