@@ -45,10 +45,13 @@ def _layers(rng: random.Random) -> tuple[str, list]:
 
 
 def materialize(rng: random.Random):
-    """(models, seed): three drawn models as ``nb10.MATERIALIZE_MODELS`` holds them, and a drawn seed."""
+    """(models, seed): three drawn models as ``nb10.MATERIALIZE_MODELS`` holds them, and a drawn seed. As in the
+    public models, one of them holds a nested block (its layers are not the model's children)."""
     models = []
-    for _ in range(3):
+    for k in range(3):
         what, calls = _layers(rng)
+        while k == 0 and not any(cls is Block for cls, _, _ in calls):
+            what, calls = _layers(rng)
         dtype = rng.choice((torch.float32, torch.float64))
 
         def build(calls=calls, dtype=dtype):
@@ -83,14 +86,34 @@ def cpu_budget(rng: random.Random):
 
     The budget is what accelerate 1.16.0's infer_auto_device_map needs to keep the first ``on_cpu`` layers on
     the CPU: their bytes, plus room for the largest layer going to disk (tests/test_hidden_cases.py holds it to
-    the tests' reference and to the installed accelerate)."""
-    rows = []
-    for _ in range(4):
+    the tests' reference and to the installed accelerate). 4 rows or more: each of ``_BUDGET_MISTAKES`` gives
+    another budget on one of them at least, as the public rows were chosen to."""
+    rows, missing = [], set(_BUDGET_MISTAKES)
+    while missing or len(rows) < 4:  # each plausible mistake wrong on one row at least, then drawn rows to 4
         what, build = _budget_model(rng)
-        sizes = [module_bytes(layer) for _, layer in build().named_children()]
-        on_cpu = rng.randint(1, len(sizes))
-        rows.append((what, build, on_cpu, sum(sizes[:on_cpu]) + max(sizes[on_cpu:], default=0), {}))
+        model = build()
+        on_cpu = rng.randint(1, len(list(model.children())))
+        budget = _budget(_sizes(model), on_cpu)
+        caught = {key for key, mistake in _BUDGET_MISTAKES.items() if mistake(model, on_cpu) != budget}
+        if caught & missing or not missing:
+            missing -= caught
+            rows.append((what, build, on_cpu, budget, {}))
+    rng.shuffle(rows)
     return tuple(rows)
+
+
+def _budget(sizes: list[int], on_cpu: int) -> int:
+    return sum(sizes[:on_cpu]) + max(sizes[on_cpu:], default=0)
+
+
+# 10.4's plausible mistakes (tests/wrong_answers_nb10.py): no room kept for a disk layer, room for the largest
+# layer of all, room for the next layer only, buffers not counted
+_BUDGET_MISTAKES = {
+    "no reserve": lambda model, on_cpu: sum(_sizes(model)[:on_cpu]),
+    "largest of all": lambda model, on_cpu: sum(_sizes(model)[:on_cpu]) + max(_sizes(model)),
+    "next layer": lambda model, on_cpu: sum(_sizes(model)[:on_cpu]) + sum(_sizes(model)[on_cpu:on_cpu + 1]),
+    "no buffers": lambda model, on_cpu: _budget(_sizes(model, buffers=False), on_cpu),
+}
 
 
 def _sizes(model: nn.Module, numbers: bool = False, buffers: bool = True) -> list[int]:
@@ -180,13 +203,21 @@ def _plan_row(rng: random.Random, fits: bool):
 
 
 def device_maps(rng: random.Random):
-    """(rows, too big) as ``nb10.PLAN_CASES`` and ``PLAN_TOO_BIG`` hold them: 4 to 6 models with their budgets and
-    plans, and 1 or 2 that do not fit; the plans in order are never the public table's."""
+    """(rows, too big) as ``nb10.PLAN_CASES`` and ``PLAN_TOO_BIG`` hold them: 4 models or more with their budgets
+    and plans, each of ``_MISTAKES`` planning otherwise on one at least, and 1 or 2 that do not fit; the plans in
+    order are never the public table's."""
     public = [devices for *_, devices, _ in PLAN_CASES]
     while True:
-        rows = tuple(_plan_row(rng, True) for _ in range(rng.randint(4, 6)))
+        rows, missing = [], set(_MISTAKES)
+        while missing:  # first rows on which each plausible mistake plans otherwise, as the public rows were chosen
+            row = _plan_row(rng, True)
+            if missing & set(row[4]):
+                missing -= set(row[4])
+                rows.append(row)
+        rows += [_plan_row(rng, True) for _ in range(rng.randint(4, 6) - len(rows))]
+        rng.shuffle(rows)
         if [row[3] for row in rows[:len(public)]] != public[:len(rows)]:
-            return rows, tuple(_plan_row(rng, False) for _ in range(rng.randint(1, 2)))
+            return tuple(rows), tuple(_plan_row(rng, False) for _ in range(rng.randint(1, 2)))
 
 
 # (optimizer, its options, where each state tensor lives once it has any: "param" for the parameter's device),
@@ -222,31 +253,44 @@ def _stepped_by(layers, optimizer, options: dict, steps: int, frozen: frozenset)
 
 def state_devices(rng: random.Random):
     """Rows as ``nb10.STATE_CASES`` holds them: (what, make, the device of each state tensor of each parameter),
-    for a Sequential of 2 to 4 layers each on the CPU or meta, some weights frozen, 0 to 3 steps."""
+    for a Sequential of 2 to 4 layers each on the CPU or meta, some weights frozen, 0 to 3 steps; 4 to 6 rows, as
+    in the public table one whose CPU step count belongs to a parameter on meta and one with a parameter that
+    has no state yet."""
     rows = []
-    for _ in range(rng.randint(4, 6)):
-        optimizer, options, keeps = rng.choice(_STATE_KEEPERS)
-        steps = rng.choice((0, 1, 1, 2, 3))
-        layers = []
-        for _ in range(rng.randint(2, 4)):
-            kind = rng.choice(("linear", "linear", "layernorm"))
-            shape = (rng.randint(2, 9), rng.randint(2, 9)) if kind == "linear" else (rng.randint(2, 9),)
-            layers.append((nn.Linear if kind == "linear" else nn.LayerNorm, shape, rng.choice(("cpu", "meta"))))
-        names = [f"{k}.{p}" for k, _ in enumerate(layers) for p in ("weight", "bias")]
-        frozen = frozenset(n for n in names if rng.random() < 0.2)
-        devices = {}
-        for name in names:
-            where = layers[int(name.split(".")[0])][2]
-            has = (steps > 0 and name not in frozen) or optimizer is torch.optim.Adagrad
-            devices[name] = {key: where if at == "param" else at for key, at in keeps.items()} if has else {}
-        make = _stepped_by(layers, optimizer, options, steps, frozen)
-        words = ", ".join(f"{cls.__name__}({', '.join(map(str, shape))}) on {where}" for cls, shape, where in layers)
-        rows.append((f"{optimizer.__name__}({', '.join(f'{k}={v}' for k, v in options.items())}) after {steps} "
-                     f"step{'s' * (steps != 1)}, nn.Sequential({words})"
-                     + (f", {', '.join(sorted(frozen))} frozen" if frozen else ""), make, devices))
+    while len(rows) < 2:  # first a row with state on the CPU for a parameter on meta, and one with empty state
+        row = _state_row(rng)
+        devices, needed = row[2], ("split", "empty")[len(rows)]
+        if needed == "empty" and any(not found for found in devices.values()) or needed == "split" and any(
+                found.get("step") == "cpu" and any(d == "meta" for d in found.values()) for found in devices.values()):
+            rows.append(row)
+    rows += [_state_row(rng) for _ in range(rng.randint(2, 4))]
+    rng.shuffle(rows)
     if [row[2] for row in rows[:len(STATE_CASES)]] == [row[2] for row in STATE_CASES[:len(rows)]]:
         return state_devices(rng)
     return tuple(rows)
+
+
+def _state_row(rng: random.Random):
+    """One row of ``state_devices``: a drawn optimizer, its steps, 2 to 4 layers on the CPU or meta, frozen weights."""
+    optimizer, options, keeps = rng.choice(_STATE_KEEPERS)
+    steps = rng.choice((0, 1, 1, 2, 3))
+    layers = []
+    for _ in range(rng.randint(2, 4)):
+        kind = rng.choice(("linear", "linear", "layernorm"))
+        shape = (rng.randint(2, 9), rng.randint(2, 9)) if kind == "linear" else (rng.randint(2, 9),)
+        layers.append((nn.Linear if kind == "linear" else nn.LayerNorm, shape, rng.choice(("cpu", "meta"))))
+    names = [f"{k}.{p}" for k, _ in enumerate(layers) for p in ("weight", "bias")]
+    frozen = frozenset(n for n in names if rng.random() < 0.2)
+    devices = {}
+    for name in names:
+        where = layers[int(name.split(".")[0])][2]
+        has = (steps > 0 and name not in frozen) or optimizer is torch.optim.Adagrad
+        devices[name] = {key: where if at == "param" else at for key, at in keeps.items()} if has else {}
+    make = _stepped_by(layers, optimizer, options, steps, frozen)
+    words = ", ".join(f"{cls.__name__}({', '.join(map(str, shape))}) on {where}" for cls, shape, where in layers)
+    return (f"{optimizer.__name__}({', '.join(f'{k}={v}' for k, v in options.items())}) after {steps} "
+            f"step{'s' * (steps != 1)}, nn.Sequential({words})"
+            + (f", {', '.join(sorted(frozen))} frozen" if frozen else ""), make, devices)
 
 
 RULES = {"10.1": materialize, "10.2": device_maps, "10.3": state_devices, "10.4": cpu_budget}
