@@ -115,16 +115,36 @@ def _split_pair(rng: random.Random, shared: str) -> list:
             return pair
 
 
+# 12.2's plausible mistakes (tests/wrong_answers_nb12.py): only the GPU's own sm_XY counts; any sm_ entry of the
+# GPU's major counts, whatever its minor
+_KERNEL_MISTAKES = {
+    "exact match": lambda arch, capability: f"sm_{capability[0]}{capability[1]}" in arch,
+    "same major": lambda arch, capability: any(a.startswith("sm_") and int(a[3:-1]) == capability[0] for a in arch),
+}
+
+
 def gpu_has_kernels(rng: random.Random) -> list[tuple[SimulatedMachine, bool]]:
-    """As ``KERNEL_MACHINES``: 9 to 14 machines, 4 to 6 whose wheel has kernels for their GPU, 3 to 5 whose wheel
-    has none (the GPU newer or older than it), 2 or 3 without a CUDA GPU; the expected answer is
+    """As ``KERNEL_MACHINES``: 9 machines or more, 4 to 6 (at times more) whose wheel has kernels for their GPU,
+    3 to 5 (likewise) whose wheel has none (the GPU newer or older than it), 2 or 3 without a CUDA GPU; the expected answer is
     ``kernels_for(arch list, capability) is not None`` on a machine with a GPU. Among them, one GPU model with
-    kernels on one machine and none on another, and one wheel likewise: the answer depends on both."""
+    kernels on one machine and none on another, and one wheel likewise: the answer depends on both; and each of
+    ``_KERNEL_MISTAKES`` is wrong on one machine at least, as the public rows were chosen to be."""
+    def caught(row) -> set[str]:
+        build = row[0].build
+        return {key for key, mistake in _KERNEL_MISTAKES.items() if mistake(build.arch_list, build.capability) != row[1]}
+
     rows = _split_pair(rng, "gpu") + _split_pair(rng, "wheel")
-    wanted = {True: rng.randint(4, 6) - 2, False: rng.randint(3, 5) - 2}
-    while any(wanted.values()):
+    missing = set(_KERNEL_MISTAKES).difference(*map(caught, rows))
+    while missing:  # rows drawn until each plausible mistake is wrong on one
         row = _kernel_row(rng.choice(_NVIDIA), _wheel(rng), rng.randint(1, 8))
-        if wanted[row[1]]:
+        if caught(row) & missing:
+            missing -= caught(row)
+            rows.append(row)
+    have = [want for _, want in rows]
+    wanted = {True: rng.randint(4, 6) - have.count(True), False: rng.randint(3, 5) - have.count(False)}
+    while any(n > 0 for n in wanted.values()):
+        row = _kernel_row(rng.choice(_NVIDIA), _wheel(rng), rng.randint(1, 8))
+        if wanted[row[1]] > 0:
             wanted[row[1]] -= 1
             rows.append(row)
     rows += [(_without_gpu(rng, "a machine without a CUDA GPU"), False) for _ in range(rng.randint(2, 3))]
@@ -162,6 +182,8 @@ def _platform_machine(rng: random.Random, kind: str) -> SimulatedMachine:
     if kind == "xpu":
         return SimulatedMachine("an Intel GPU with the XPU wheel", cuda=0, mps=False, xpu=True,
                                 build=SimulatedBuild(cuda=None, arch_list=(), xpu=_XPU))
+    if kind == "cpu-no-driver":  # a CUDA wheel on a machine without NVIDIA's driver: the CPU, whatever the wheel
+        return _without_gpu(rng, "a machine without a GPU", ("no-driver",))
     return _without_gpu(rng, "a machine without a GPU", ("cpu-build", "no-driver")) if kind == "cpu" else SimulatedMachine(
         "a Mac with Apple silicon", cuda=0, mps=True, build=SimulatedBuild(cuda=None, arch_list=()))
 
@@ -169,8 +191,8 @@ def _platform_machine(rng: random.Random, kind: str) -> SimulatedMachine:
 def which_platform(rng: random.Random) -> list[tuple[SimulatedMachine, tuple[str, str]]]:
     """As ``PLATFORM_MACHINES``: 10 to 14 machines, each platform (cuda, rocm, xpu, mps, cpu) twice or more, of
     drawn GPUs, GPU counts and wheels, in a drawn order; the expected pair is ``platform(machine)``. An NVIDIA and
-    an AMD server among them have the same number of GPUs."""
-    kinds = ["cuda", "rocm", "xpu", "mps", "cpu"] * 2
+    an AMD server among them have the same number of GPUs; a CPU machine has a CUDA wheel and no driver."""
+    kinds = ["cuda", "rocm", "xpu", "mps", "cpu", "cuda", "rocm", "xpu", "mps", "cpu-no-driver"]
     kinds += [rng.choice(("cuda", "rocm", "xpu", "mps", "cpu")) for _ in range(rng.randint(0, 4))]
     machines = [_platform_machine(rng, kind) for kind in kinds]
     # an NVIDIA and an AMD server with as many GPUs: the count does not tell the platform
