@@ -119,9 +119,9 @@ def describe_gpu(rng: random.Random) -> list[tuple[SimpleNamespace, str]]:
 def current_index(rng: random.Random) -> list[tuple[SimulatedMachine, int | None]]:
     """6 to 8 machines: some with GPUs and a drawn current device, some without CUDA (both kinds), some Macs."""
     rows = []
-    for _ in range(rng.randint(3, 4)):
-        cuda = rng.randint(1, 8)
-        current = rng.randrange(cuda)
+    for k in range(rng.randint(3, 4)):
+        cuda = rng.randint(2 if k == 0 else 1, 8)
+        current = rng.randrange(1 if k == 0 else 0, cuda)  # the first not cuda:0: the current device is asked
         rows.append((_machine(rng, cuda, rng.random() < 0.2, current), current))
     for no_cuda in _NO_CUDA:
         rows.append((_machine(rng, 0, rng.random() < 0.5, no_cuda=no_cuda), None))

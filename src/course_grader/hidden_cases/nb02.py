@@ -27,7 +27,8 @@ def like(rng: random.Random) -> list[tuple[torch.dtype, str, int, object]]:
     dtypes, references on the CPU and on the other devices ("other"), values of a drawn shape unlike the reference's."""
     rows = []
     for k in range(rng.randint(6, 8)):
-        dtype = rng.choice(_FLOATS + _INTS)
+        # the first of a dtype that torch.tensor(values) would not infer: the reference's dtype is asked
+        dtype = rng.choice(_FLOATS + _INTS if k else [d for d in _FLOATS + _INTS if d not in (torch.float32, torch.int64)])
         rows.append((dtype, "cpu" if k % 2 else "other", rng.randint(1, 5), _values(rng, dtype, _shape(rng))))
     rng.shuffle(rows)
     return rows

@@ -63,10 +63,19 @@ def simulate(rng: random.Random) -> list[tuple[int, tuple[tuple, ...], tuple[int
     """40 programs over machines of 2 to 8 GPUs, as ``checks/nb04_programs.json`` holds them: every step kind
     many times (a block that restores nothing, a set_device undone by an exit, one that is not)."""
     rows = []
-    for _ in range(40):
+    for _ in range(39):
         gpus = rng.randint(2, 8)
         start, program = rng.randrange(gpus), _program(rng, gpus)
         rows.append((start, tuple(program), tuple(after_each_step(start, program))))
+    # and, as the public programs, a set_device inside a block that restores nothing: its exit keeps it
+    gpus = rng.randint(2, 8)
+    start = rng.randrange(gpus)
+    program = [*_program(rng, gpus)[:rng.randint(0, 2)], rng.choice((("device", -1), ("device_of", "cpu")))]
+    current = after_each_step(start, program)[-1]
+    program += [("set_device", rng.choice([i for i in range(gpus) if i != current])), ("exit",), ("read",)]
+    program += [("exit",)] * (sum(s[0] in ("device", "device_of", "torch.device") for s in program) -
+                              sum(s[0] == "exit" for s in program))
+    rows.insert(rng.randrange(40), (start, tuple(program), tuple(after_each_step(start, program))))
     return rows
 
 

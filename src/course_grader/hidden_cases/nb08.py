@@ -35,9 +35,11 @@ def device_for_rank(rng: random.Random) -> tuple[list[tuple[int, int, str]], lis
     return rows, refused
 
 
-def _launch(rng: random.Random, gpus: int) -> tuple[str, list[dict[str, str]], int, tuple[torch.device, ...]]:
-    nodes = rng.randint(1, 3)
-    per_node = rng.randint(1, gpus) if gpus else rng.randint(1, 4)
+def _launch(rng: random.Random, gpus: int, nodes: int | None = None, fewest: int = 1):
+    """(what, the torchrun environment of each process, GPUs per machine, the device each process must pick):
+    over ``nodes`` machines (drawn if None), ``fewest`` processes or more on each."""
+    nodes = nodes or rng.randint(1, 3)
+    per_node = rng.randint(fewest, gpus) if gpus else rng.randint(1, 4)
     world = nodes * per_node
     envs = [torchrun_env(node * per_node + i, i, world, per_node) for node in range(nodes) for i in range(per_node)]
     devices = tuple(torch.device(_device_of(int(env["LOCAL_RANK"]), gpus)) for env in envs)
@@ -48,7 +50,10 @@ def _launch(rng: random.Random, gpus: int) -> tuple[str, list[dict[str, str]], i
 def pick_device(rng: random.Random) -> list[tuple[str, list[dict[str, str]], int, tuple[torch.device, ...]]]:
     """As ``LAUNCHES``: 4 or 5 torchrun launches over 1 to 3 machines with 2 to 8 GPUs each (one of them with
     none), and a plain ``python train.py`` (no torchrun variables) with and without a GPU."""
-    launches = [_launch(rng, rng.randint(2, 8)) for _ in range(rng.randint(3, 4))] + [_launch(rng, 0)]
+    # the first over 2 or 3 machines of 2 processes or more: a global RANK past the machine's GPUs, where
+    # LOCAL_RANK names the GPU, and GPUs other than cuda:0
+    launches = [_launch(rng, rng.randint(2, 8), rng.randint(2, 3), fewest=2)]
+    launches += [_launch(rng, rng.randint(2, 8)) for _ in range(rng.randint(2, 3))] + [_launch(rng, 0)]
     gpus = rng.randint(1, 8)
     launches += [("plain `python train.py` without torchrun", [{}], gpus, (torch.device("cuda:0"),)),
                  ("plain `python train.py` without GPU", [{}], 0, (torch.device("cpu"),))]
@@ -84,16 +89,27 @@ def _shared(devices: dict[int, str]) -> dict[str, list[int]]:
 
 def shared_gpus(rng: random.Random) -> list[tuple[dict[int, str], dict[str, list[int]]]]:
     """As ``SHARED_CASES``: 6 to 8 assignments of 2 to 8 ranks (in a drawn order) to the CPU, ``cuda`` or
-    cuda:0 to cuda:3; at least one where no GPU is shared and one where one is."""
+    cuda:0 to cuda:3; at least one where no GPU is shared and one where one is, one where ``cuda`` and cuda:0
+    are two names of it, one where two ranks are on the CPU (which is not shared)."""
     rows = []
     for _ in range(rng.randint(6, 8)):
-        ranks = list(range(rng.randint(2, 8)))
+        ranks = list(range(rng.randint(3 if len(rows) == 1 else 2, 8)))
         rng.shuffle(ranks)
         names = ["cpu", "cuda", *(f"cuda:{i}" for i in range(rng.randint(1, 4)))]
         devices = {rank: rng.choice(names) for rank in ranks}
+        if len(rows) < 2:  # as in the public rows: `cuda` and cuda:0 held by two ranks (one GPU); two on the CPU
+            first, second = rng.sample(ranks, 2)
+            devices[first], devices[second] = ("cuda", "cuda:0") if not rows else ("cpu", "cpu")
+        if len(rows) == 1 and len(ranks) > 2:  # and a GPU only one rank holds: not shared
+            alone = next(rank for rank in ranks if rank not in (first, second))
+            devices[alone] = rng.choice(names[2:])
+            for rank in ranks:
+                if rank != alone and devices[rank] != "cpu" and _shared({0: devices[rank], 1: devices[alone]}):
+                    devices[rank] = "cpu"
         rows.append((devices, _shared(devices)))
     if all(shared for _, shared in rows) or not any(shared for _, shared in rows):
         return shared_gpus(rng)
+    rng.shuffle(rows)
     return rows
 
 
