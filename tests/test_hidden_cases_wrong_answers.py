@@ -53,3 +53,31 @@ def test_the_drawn_cases_alone_fail_a_plausible_wrong_answer(id, answer):
 
 def test_every_exercise_that_draws_has_plausible_wrong_answers_here():
     assert {id for id, _ in DRAWN} == set(RULES)
+
+
+def test_a_long_public_table_is_checked_again_in_a_drawn_part():
+    """04.2's 308 public programs are each a call into the kernel: grading checks a drawn 40 of them again."""
+    from course_grader.hidden_cases import PUBLIC_SAMPLES
+    from course_utils.checks.nb04 import simulate_cases
+
+    assert set(PUBLIC_SAMPLES) <= set(RULES)
+    first, second = Draw(SEEDS[0]).public("04.2"), Draw(SEEDS[1]).public("04.2")
+    assert len(first) == 40 and set(first) <= set(simulate_cases()) and first != second
+    assert Draw(SEEDS[0]).public("04.2") == first  # one seed, one sample
+    assert Draw(SEEDS[0]).public("01.2") is None  # the whole public table
+
+
+def test_the_public_table_runs_after_a_pass_on_the_drawn_cases():
+    """An answer right on every drawn case and wrong on one public row fails grading, saying where."""
+    from course_utils.checks import nb01
+
+    mask, physical, _ = nb01.VISIBLE_CASES[0]
+
+    def right_but_one(mask_, physical_):
+        from course_grader.hidden_cases.nb01 import seen
+
+        return [99] if (mask_, physical_) == (mask, physical) else seen(mask_, physical_)
+
+    result = grade("01.2", local_channel({"visible_gpus": right_but_one}), draw=Draw(SEEDS[0]))
+    assert result.status == "fail" and result.message.startswith("On the cases the practice check"), result
+    assert judged("01.2", right_but_one, SEEDS[0]).passed  # the drawn cases alone pass it

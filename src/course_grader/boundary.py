@@ -893,9 +893,10 @@ def grade(exercise_id: str, channel: Channel, handover: Path | None = None,
 
     ex = get_exercise(exercise_id)
     start = default_device()
+    draw = Draw() if draw is None else draw
     try:
-        with judging_into(handover), drawing_cases(Draw() if draw is None else draw):  # this judging's own cases, from a fresh secret seed
-            return _judge(ex, channel)
+        with judging_into(handover), drawing_cases(draw):  # this judging's own cases, from a fresh secret seed
+            return _judge(ex, channel, getattr(draw, "public", practice_cases))
     except BadReply as bad:
         return CheckResult(ex.id, ex.title, "fail", f"The grader could not read your notebook's answer: {bad}.",
                                 "Hand in the notebook without code that changes how its cells run.")
@@ -908,7 +909,7 @@ def grade(exercise_id: str, channel: Channel, handover: Path | None = None,
             restore_default_device(start)
 
 
-def _judge(ex, channel: Channel):
+def _judge(ex, channel: Channel, public_draw: Callable[[str], object] = practice_cases):
     """``grade``'s work: probe for the learner's name, then run the checker on it (or check the value)."""
     from course_utils.checks._core import UNSET, CheckResult, check_value, missing, run_checker
 
@@ -930,11 +931,12 @@ def _judge(ex, channel: Channel):
     # them; None: a channel that does not), read by the source rules where the kernel's account could be rewritten
     source = getattr(channel, "learner_source", None)
     source = source if isinstance(source, str) else None
-    return _kept_source_rules(ex, _on_drawn_and_public_cases(ex, channel), source)
+    return _kept_source_rules(ex, _on_drawn_and_public_cases(ex, channel, public_draw), source)
 
 
-def _on_drawn_and_public_cases(ex, channel: Channel):
-    """The checker's result on this judging's drawn cases and then, if it passed, on the exercise's public table.
+def _on_drawn_and_public_cases(ex, channel: Channel, public_draw: Callable[[str], object]):
+    """The checker's result on this judging's drawn cases and then, if it passed, on the exercise's public table
+    (``public_draw``: the whole table, or a drawn part of a long one, ``hidden_cases.PUBLIC_SAMPLES``).
 
     Grading is the practice check and more: the drawn cases defeat a replay or a lookup of the public rows, and
     the public rows, chosen by hand to catch the plausible mistakes, fail the wrong answers a random draw may
@@ -945,7 +947,7 @@ def _on_drawn_and_public_cases(ex, channel: Channel):
     result = run_checker(ex, RemoteAnswer(ex.function, channel))
     if not result.passed or not drew_cases(ex.id):
         return result
-    with drawing_cases(practice_cases):
+    with drawing_cases(public_draw):
         public = run_checker(ex, RemoteAnswer(ex.function, channel))
     if public.passed:
         return result

@@ -26,17 +26,21 @@ from typing import Any
 Rule = Callable[[random.Random], Any]
 
 
-def _rules() -> dict[str, Rule]:
-    """Every ``nbNN`` module of this package's ``RULES``, found by name (a new lesson's module is not listed
+def _rules(table: str = "RULES") -> dict[str, Rule]:
+    """Every ``nbNN`` module of this package's ``table``, found by name (a new lesson's module is not listed
     anywhere); the manifest check has compared this folder's files with the release before the judge loads it."""
     found: dict[str, Rule] = {}
     for module in sorted(m.name for m in pkgutil.iter_modules(__path__) if re.fullmatch(r"nb\d\d", m.name)):
-        found.update(importlib.import_module(f"{__name__}.{module}").RULES)
+        found.update(getattr(importlib.import_module(f"{__name__}.{module}"), table, {}))
     return found
 
 
 # exercise id -> the rule that draws its cases; every module of this package adds its own
 RULES: dict[str, Rule] = _rules()
+
+# exercise id -> the rule that draws the part of its public table a grading run checks again after the drawn
+# cases (course_grader.boundary); an exercise not named here runs its whole public table again
+PUBLIC_SAMPLES: dict[str, Rule] = _rules("PUBLIC_SAMPLES")
 
 
 class Draw:
@@ -59,3 +63,9 @@ class Draw:
         if key not in self._drawn:
             self._drawn[key] = rule(random.Random(self._seed + key.encode()))
         return self._drawn[key]
+
+    def public(self, key: str):
+        """The draw a grading run checks the public table with, after the drawn cases: for an exercise of
+        ``PUBLIC_SAMPLES``, a drawn part of its public table; for the rest, None (the whole table)."""
+        sample = PUBLIC_SAMPLES.get(key)
+        return None if sample is None else sample(random.Random(self._seed + b"public " + key.encode()))
