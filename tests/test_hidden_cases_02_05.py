@@ -16,10 +16,9 @@ import answer_references as ref
 import pytest
 import torch
 from hidden_case_support import (
-    assert_fails_every_draw,
     assert_a_replay_passes_practice_and_fails_every_draw,
+    assert_fails_every_draw,
     assert_the_solution_passes_every_draw,
-    judged,
     solution_namespace,
 )
 from test_errors import fix_for as explained_fix

@@ -19,8 +19,8 @@ import pytest
 import torch
 from answer_references import MISTAKE_VARIANTS, plan_variant, reference_plan_device_map, reference_state_devices
 from hidden_case_support import (
-    assert_fails_every_draw,
     assert_a_replay_passes_practice_and_fails_every_draw,
+    assert_fails_every_draw,
     assert_the_solution_passes_every_draw,
     judged,
     solution_namespace,

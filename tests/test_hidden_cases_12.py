@@ -16,10 +16,9 @@ import random
 import pytest
 import torch
 from hidden_case_support import (
-    assert_fails_every_draw,
     assert_a_replay_passes_practice_and_fails_every_draw,
+    assert_fails_every_draw,
     assert_the_solution_passes_every_draw,
-    judged,
     solution_namespace,
 )
 

@@ -911,7 +911,7 @@ def grade(exercise_id: str, channel: Channel, handover: Path | None = None,
 
 def _judge(ex, channel: Channel, public_draw: Callable[[str], object] = practice_cases):
     """``grade``'s work: probe for the learner's name, then run the checker on it (or check the value)."""
-    from course_utils.checks._core import UNSET, CheckResult, check_value, missing, run_checker
+    from course_utils.checks._core import UNSET, CheckResult, check_value, missing
 
     if ex.kind == "value":
         found = probe(ex.function, channel, "value")

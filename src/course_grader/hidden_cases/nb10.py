@@ -11,7 +11,6 @@ import random
 import torch
 from torch import nn
 
-from course_utils.bigmodels import module_bytes
 from course_utils.checks.nb10 import PLAN_CASES, STATE_CASES, Block
 
 
