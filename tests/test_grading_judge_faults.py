@@ -96,7 +96,7 @@ def test_a_judge_that_breaks_in_its_own_process_is_a_grader_bug_with_its_traceba
     """The judge processes are forked from this one: a judge made to raise here raises there, with its traceback."""
     import course_grader.boundary as boundary
 
-    def broken_judge(ex, channel, *public_draw):
+    def broken_judge(ex, channel, *draw):
         raise LookupError("a table of the judge's lacks this case")
 
     monkeypatch.setattr(boundary, "_judge", broken_judge)

@@ -896,7 +896,7 @@ def grade(exercise_id: str, channel: Channel, handover: Path | None = None,
     draw = Draw() if draw is None else draw
     try:
         with judging_into(handover), drawing_cases(draw):  # this judging's own cases, from a fresh secret seed
-            return _judge(ex, channel, getattr(draw, "public", practice_cases))
+            return _judge(ex, channel, draw)
     except BadReply as bad:
         return CheckResult(ex.id, ex.title, "fail", f"The grader could not read your notebook's answer: {bad}.",
                                 "Hand in the notebook without code that changes how its cells run.")
@@ -909,7 +909,7 @@ def grade(exercise_id: str, channel: Channel, handover: Path | None = None,
             restore_default_device(start)
 
 
-def _judge(ex, channel: Channel, public_draw: Callable[[str], object] = practice_cases):
+def _judge(ex, channel: Channel, draw: Callable[[str], object] = practice_cases):
     """``grade``'s work: probe for the learner's name, then run the checker on it (or check the value)."""
     from course_utils.checks._core import UNSET, CheckResult, check_value, missing
 
@@ -931,23 +931,24 @@ def _judge(ex, channel: Channel, public_draw: Callable[[str], object] = practice
     # them; None: a channel that does not), read by the source rules where the kernel's account could be rewritten
     source = getattr(channel, "learner_source", None)
     source = source if isinstance(source, str) else None
-    return _kept_source_rules(ex, _on_drawn_and_public_cases(ex, channel, public_draw), source)
+    return _kept_source_rules(ex, _on_drawn_and_public_cases(ex, channel, draw), source)
 
 
-def _on_drawn_and_public_cases(ex, channel: Channel, public_draw: Callable[[str], object]):
-    """The checker's result on this judging's drawn cases and then, if it passed, on the exercise's public table
-    (``public_draw``: the whole table, or a drawn part of a long one, ``hidden_cases.PUBLIC_SAMPLES``).
+def _on_drawn_and_public_cases(ex, channel: Channel, draw: Callable[[str], object]):
+    """The checker's result on this judging's drawn cases (``draw``, which ``grade`` has entered) and then, if it
+    passed, on the exercise's public table (``draw.public``: the whole table, or a drawn part of a long one,
+    ``hidden_cases.PUBLIC_SAMPLES``).
 
     Grading is the practice check and more: the drawn cases defeat a replay or a lookup of the public rows, and
     the public rows, chosen by hand to catch the plausible mistakes, fail the wrong answers a random draw may
     miss (stop 44: 01.2's "cut before the repeat" passed 147 draws in 200). An exercise without drawn cases runs
     once."""
-    from course_utils.checks._core import drawing_cases, drew_cases, run_checker
+    from course_utils.checks._core import drawing_cases, run_checker
 
     result = run_checker(ex, RemoteAnswer(ex.function, channel))
-    if not result.passed or not drew_cases(ex.id):
+    if not result.passed or draw(ex.id) is None:
         return result
-    with drawing_cases(public_draw):
+    with drawing_cases(getattr(draw, "public", practice_cases)):
         public = run_checker(ex, RemoteAnswer(ex.function, channel))
     if public.passed:
         return result

@@ -181,12 +181,6 @@ def cases(key: str, public):
     return public if drawn is None else drawn
 
 
-def drew_cases(key: str) -> bool:
-    """Whether the checker of ``key`` runs cases a grading run drew, not its public table (see ``cases``)."""
-    draw = _DRAW.get()
-    return draw is not None and draw(key) is not None
-
-
 @contextmanager
 def drawing_cases(draw: Callable[[str], Any]) -> Iterator[None]:
     """For the length of a block, ``cases(key, public)`` returns ``draw(key)`` where that is not None (the grader's)."""
