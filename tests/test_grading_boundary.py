@@ -213,8 +213,9 @@ def test_every_solution_earns_full_marks_from_course_grade(path, options, tmp_pa
     (tmp_path / "submitted").mkdir()
     shutil.copy(path.with_suffix(".ipynb"), tmp_path / "submitted" / "solution.ipynb")
     code = main([str(exercise), str(tmp_path / "submitted"), "--out", str(tmp_path / "out"), *options])
-    err = capsys.readouterr().err
-    assert code == 0, err
+    captured = capsys.readouterr()
+    err = captured.err
+    assert code == 0, err + captured.out[-3000:]
     assert err.startswith("course-grade: sandbox: bubblewrap" if isolation.sandboxed else
                           "course-grade: sandbox: NONE"), err
     with open(tmp_path / "out" / "grades.csv", encoding="utf-8", newline="") as handle:
