@@ -14,6 +14,7 @@
 # (git ignores it) and never overwrites a file there; see course_authoring/workspace.py.
 #   make test-matrix   the lowest and highest supported PyTorch (see MATRIX), each in its own
 #                      .venv-torch-X.Y.Z, created once and reused, without the browser test
+#                      and the grader's defences (GRADER_DEFENCES below)
 #   make test-releases the same on every supported release (MATRIX_ALL), one after another
 
 PYTHON ?= python3
@@ -34,9 +35,18 @@ MATRIX_ALL := 2.7.1 2.8.0 2.9.1 2.10.0 2.11.0 2.12.0 2.13.0 2.14.1
 MATRIX_DROP ?=
 # The matrix leaves out the layers that do not depend on the torch under test: the browser (Lab
 # rendering), nbgrader (its kernel imports torch from .venv, so it would re-test 2.13) and the
-# Colab install cell's fresh venv (it always installs the local CPU wheel 2.13.0).
+# Colab install cell's fresh venv (it always installs the local CPU wheel 2.13.0); and the grader's
+# defences (GRADER_DEFENCES): what a hostile or broken submission can do to a batch (the sandbox,
+# limits, the manifest, the watch, shards, replays and lookups), which the grader decides, not torch.
+# Under each release the matrix still grades every solution through real kernels
+# (tests/test_grading_boundary.py) and judges every drawn case in-process (tests/test_hidden_cases*.py).
+GRADER_DEFENCES := $(foreach f,test_grading test_grading_attacks test_grading_copies test_grading_hidden_cases \
+                     test_grading_hidden_cases_02_05 test_grading_hidden_cases_12 test_grading_hidden_cases_later_sets \
+                     test_grading_judge_faults test_grading_kernels test_grading_limits test_grading_manifest \
+                     test_grading_recipes test_grading_shards test_grading_trust,--ignore=tests/$(f).py)
 NO_BROWSER := --ignore=tests/browser -m "not browser" --ignore=tests/test_grading_nbgrader.py \
-              --deselect tests/test_header.py::test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter
+              --deselect tests/test_header.py::test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter \
+              $(GRADER_DEFENCES)
 # The instructors' and the authors' distributions (src/course_grader, src/course_authoring), each
 # built from a pyproject.toml of its own; the root pyproject.toml builds the learner's, course-utils.
 WINGS  := -e ./wings/grader -e ./wings/authoring
