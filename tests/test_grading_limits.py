@@ -75,20 +75,21 @@ def test_the_cli_takes_a_judge_timeout_and_refuses_a_bad_one(tmp_path, capsys):
 def test_a_submission_that_sleeps_costs_only_itself(tmp_path):
     """Issue 38 item 5, issue 39 item 4: the hog is flagged and charged; its neighbour is not slowed.
 
-    With one judge for the whole grader the solved copy waited for the hog's checks (30 s each here),
-    and took longer than half the hog's time; with a judge per job it takes its usual few seconds."""
+    With one judge for the whole grader the solved copy waited for the hog's checks (15 s, then the 5 s of judge
+    time left, here), and took longer than half the hog's time; with a judge per job it takes its usual few
+    seconds."""
     (tmp_path / "submitted").mkdir()
     write(tmp_path / "submitted" / "hog.ipynb", notebook(cells(SLEEPS, SLEEPS)))
     write(tmp_path / "submitted" / "solved.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"])))
-    result = _grade(tmp_path, 2, Limits(cell_timeout=30, total_timeout=300, judge_timeout=40))
+    result = _grade(tmp_path, 2, Limits(cell_timeout=15, total_timeout=300, judge_timeout=20))
     rows = {row.submission.learner: row for row in result.rows}
     hog, solved = rows["hog"], rows["solved"]
     assert [g.status for g in hog.grades] == ["timeout", "timeout"], hog
     assert any(f.startswith("slow answers: used up its judge time") for f in hog.flags), hog.flags
-    assert "judge time of 40 s" in " ".join(g.message for g in hog.grades), hog
+    assert "judge time of 20 s" in " ".join(g.message for g in hog.grades), hog
     assert solved.passed_count == 2 and not solved.flags and not solved.notes, solved
     assert solved.seconds < hog.seconds / 2, (solved.seconds, hog.seconds)
-    assert "40 s of judge time" in str(result) and "one process per job" in str(result)
+    assert "20 s of judge time" in str(result) and "one process per job" in str(result)
 
 
 @pytest.mark.slow
