@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+import course_grader._fast_start  # noqa: F401 (first: before anything imports jsonschema)
 from course_grader.batch import cores, grade_batch
 from course_grader.bubblewrap import MODES, probe
 from course_grader.report import prepare_out, summary_text, write_reports
