@@ -104,7 +104,8 @@ test: $(STAMP)
 # The authors' quick loop: the unit tests and the lessons under nbval, about a minute on 2 cores
 # (52 to 76 s measured on two machines, against 8 to 11 minutes for make test). Left for
 # `make test`: whatever starts other programs (the browser, torchrun, nbgrader, kernels per
-# submission, child Pythons: all marked slow), lesson 08 (torchrun) and the solution notebooks
+# submission, child Pythons: all marked slow; so is the sweep of every wrong answer over 100 draws),
+# lesson 08 (torchrun) and the solution notebooks
 # (their checks' logic is unit-tested here, against right and wrong answers).
 FAST := -m "not slow and not browser" --ignore=tests/browser --ignore=tests/test_grading_nbgrader.py \
         --ignore=notebooks/08_one_process_per_device.ipynb
