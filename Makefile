@@ -44,9 +44,17 @@ GRADER_DEFENCES := $(foreach f,test_grading test_grading_attacks test_grading_co
                      test_grading_hidden_cases_02_05 test_grading_hidden_cases_12 test_grading_hidden_cases_later_sets \
                      test_grading_judge_faults test_grading_kernels test_grading_limits test_grading_manifest \
                      test_grading_recipes test_grading_shards test_grading_trust,--ignore=tests/$(f).py)
+# The suite's own tools, which import no torch behaviour: the nbval rules of the root conftest.py, ruff
+# and import-linter, the pairing, the workflows, the add-a-lesson checklist, the site's building blocks.
+TORCH_FREE := $(foreach f,test_suite_rules test_code_style test_pairing test_releases_workflow \
+                test_macos_workflow test_lesson_checklist test_site_build,--ignore=tests/$(f).py)
+# course-grade's default options are the sandbox wherever bubblewrap works, as on CI: under each release the
+# solutions are graded once, with --sandbox require (make test runs both).
+ONE_GRADING_MODE := $(foreach n,$(shell ls solutions/*_exercises.ipynb | cut -c11-12),--deselect \
+  "tests/test_grading_boundary.py::test_every_solution_earns_full_marks_from_course_grade[$(n)-default-options]")
 NO_BROWSER := --ignore=tests/browser -m "not browser" --ignore=tests/test_grading_nbgrader.py \
               --deselect tests/test_header.py::test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter \
-              $(GRADER_DEFENCES)
+              $(GRADER_DEFENCES) $(TORCH_FREE) $(ONE_GRADING_MODE)
 # The instructors' and the authors' distributions (src/course_grader, src/course_authoring), each
 # built from a pyproject.toml of its own; the root pyproject.toml builds the learner's, course-utils.
 WINGS  := -e ./wings/grader -e ./wings/authoring
