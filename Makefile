@@ -14,7 +14,7 @@
 # (git ignores it) and never overwrites a file there; see course_authoring/workspace.py.
 #   make test-matrix   the lowest and highest supported PyTorch (see MATRIX), each in its own
 #                      .venv-torch-X.Y.Z, created once and reused, without the browser test
-#                      and the grader's defences (GRADER_DEFENCES below)
+#                      and the rest of what MATRIX_LEAVES_OUT names (below)
 #   make test-releases the same on every supported release (MATRIX_ALL), one after another
 
 PYTHON ?= python3
@@ -52,7 +52,7 @@ TORCH_FREE := $(foreach f,test_suite_rules test_code_style test_pairing test_rel
 # solutions are graded once, with --sandbox require (make test runs both).
 ONE_GRADING_MODE := $(foreach n,$(shell ls solutions/*_exercises.ipynb | cut -c11-12),--deselect \
   "tests/test_grading_boundary.py::test_every_solution_earns_full_marks_from_course_grade[$(n)-default-options]")
-NO_BROWSER := --ignore=tests/browser -m "not browser" --ignore=tests/test_grading_nbgrader.py \
+MATRIX_LEAVES_OUT := --ignore=tests/browser -m "not browser" --ignore=tests/test_grading_nbgrader.py \
               --deselect tests/test_header.py::test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter \
               $(GRADER_DEFENCES) $(TORCH_FREE) $(ONE_GRADING_MODE)
 # The instructors' and the authors' distributions (src/course_grader, src/course_authoring), each
@@ -125,7 +125,7 @@ test-fast: $(STAMP)
 test-matrix:
 	@failed=""; for v in $(MATRIX); do \
 	    echo "=== torch==$$v in .venv-torch-$$v"; \
-	    $(MAKE) --no-print-directory test VENV=.venv-torch-$$v TORCH=torch==$$v PYTEST_ARGS='$(NO_BROWSER) $(PYTEST_ARGS)' \
+	    $(MAKE) --no-print-directory test VENV=.venv-torch-$$v TORCH=torch==$$v PYTEST_ARGS='$(MATRIX_LEAVES_OUT) $(PYTEST_ARGS)' \
 	        || failed="$$failed $$v"; \
 	    if [ -n "$(MATRIX_DROP)" ]; then rm -rf .venv-torch-$$v; fi; \
 	done; \
