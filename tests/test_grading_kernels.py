@@ -59,9 +59,10 @@ with open(REPORT, "w") as handle:  # where the test reads what the attack did (a
 '''
 
 # the victim's first answer, then a wait until the neighbour's request was sent (it then runs before the check).
-# The neighbour sends only once the victim's marker is in its working folder: sent earlier, to a kernel still between cells, the
-# request ran before the victim's own definitions, which then replaced the hijacked ones (the control's flakiness
-# of stops 41 to 45: 1 run in 3 here; the attacker's wait for its reply showed it answered before the victim's cell)
+# The neighbour sends only once the victim's marker is in its working folder: sent earlier, to a kernel still
+# between cells, the request ran before the victim's own definitions, which then replaced the hijacked ones (the
+# control's flakiness of stops 41 to 45: 1 run in 3 here; the attacker's wait for its reply showed it answered
+# before the victim's cell)
 SLOW_DOUBLE = ("    return 2 * x\n\n\nimport os, time\nopen('victim-ready', 'w').close()\nstarted = time.time()\n"
                "while not os.path.exists({report!r}) and time.time() < started + 150:\n    time.sleep(0.2)\n"
                "time.sleep(3)")

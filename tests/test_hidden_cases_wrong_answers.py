@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from hidden_case_support import assert_fails_every_draw, judged
+from hidden_case_support import MANY_SEEDS, assert_fails_every_draw, judged
 from test_checks_wrong_answers import WRONG
 
 from course_grader.boundary import grade, local_channel
@@ -22,7 +22,7 @@ from course_utils.checks._core import get_exercise
 
 DRAWN = [(id, answer) for id, answer, _ in WRONG if id in RULES]
 IDS = [f"{id}-{answer.__name__}" for id, answer in DRAWN]
-SEEDS = [k.to_bytes(4, "big") * 8 for k in range(100)]
+SEEDS = MANY_SEEDS[:100]
 
 
 def _graded(id: str, answer, seed: bytes) -> str:
@@ -37,7 +37,7 @@ def test_a_plausible_wrong_answer_fails_grading(id, answer):
     assert [_graded(id, answer, seed) for seed in SEEDS[:2]] == ["fail", "fail"]
 
 
-@pytest.mark.slow  # 27,100 judgings, about 30 s of CPU: make test's, not make test-fast's (which keeps the two above)
+@pytest.mark.slow  # 27,100 judgings, about 30 s of CPU: make test's, not make test-fast's (which keeps the test above)
 @pytest.mark.parametrize("id, answer", DRAWN, ids=IDS)
 def test_the_drawn_cases_alone_fail_a_plausible_wrong_answer(id, answer):
     """What the public table catches, every draw catches too: a lookup of the public rows glued to this answer
