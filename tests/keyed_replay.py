@@ -3,9 +3,8 @@
 An attacker grades the public solution once and keeps every reply its kernel sent, by the function it answered
 for (``recorded_replies``); a notebook with no answer code then answers each of the grader's requests with the
 recorded reply to the same request (``replay_notebook``): the probe for a name, then that name's calls in order,
-read off the request itself. IPython transforms a cell's source more than once, so the replay answers the same
-request text with the same reply every time; a replay that counted cells instead drifts and fails even on the
-public cases. With the draws switched off (``draws_off``) this replay earns the marks the recorded run earned:
+read off the request itself (the replay takes the place of ``course_grader.boundary.serve`` in its kernel, which
+answers every request there). With the draws switched off (``draws_off``) this replay earns the marks the recorded run earned:
 what it fails under drawn cases, it fails because the questions differ.
 """
 
@@ -30,48 +29,36 @@ EXERCISES, SOLUTIONS = ROOT / "exercises", ROOT / "solutions"
 
 REPLAY = '''# replay, keyed: each request is answered with the reply the solution's run gave to the same request
 # (the probe for a name, then its calls in order), read off the request the grader sends
-import base64 as _b64, pickle as _pickle, re as _re
+import base64 as _b64, pickle as _pickle
+import course_grader.boundary as _boundary
 REPLIES = REPLIES_HERE
-_calls, _answered = {}, {}
+_calls = {}
 
-def _replay(lines):
-    text = "".join(lines)
-    if "_course_grade_serve" not in text or "_replay" in text:
-        return lines
-    if text in _answered:  # IPython transforms a cell more than once: the same request, the same reply
-        return _answered[text]
-    request = _pickle.loads(_b64.b64decode(_re.search(r"_course_grade_serve\\('([^']+)'\\)", text)[1]))
+def _replay(request, namespace):
+    request = _pickle.loads(request)
     replies = REPLIES.get(request["name"], [""])
     if request["kind"] == "probe":
-        reply = replies[0]
-    else:
-        _calls[request["name"]] = _calls.get(request["name"], 0) + 1
-        reply = replies[min(_calls[request["name"]], len(replies) - 1)]
-    _answered[text] = ["from IPython.display import display as _d\\n",
-                       "_d(%r, raw=True)\\n" % ({"application/vnd.course-utils.answer+b64": reply},)]
-    return _answered[text]
+        return _b64.b64decode(replies[0])
+    _calls[request["name"]] = _calls.get(request["name"], 0) + 1
+    return _b64.b64decode(replies[min(_calls[request["name"]], len(replies) - 1)])
 
-get_ipython().input_transformers_post.append(_replay)
+_boundary.serve = _replay  # what answers each request in this kernel, looked up at each one
 '''
 
-# The simplest replay: every request answered with the next recorded reply, counting cells. IPython transforms a
-# cell's source more than once, so the count runs ahead of the requests and it fails even on the public cases: a
-# control of the weakest attacker only (tests/test_grading_hidden_cases_later_sets.py), never evidence that a
-# replay fails.
+# The simplest replay: every request answered with the next recorded reply, whatever it asks: a control of the
+# weakest attacker only (tests/test_grading_hidden_cases_later_sets.py), never evidence that a replay fails.
 COUNTED_REPLAY = '''# replay: answer every request of the grader with the reply a solution's run gave, in order
+import base64 as _b64
+import course_grader.boundary as _boundary
 REPLIES = REPLIES_HERE
 _next = [0]
 
-def _replay(lines):
-    text = "".join(lines)
-    if "_course_grade_serve" not in text or "_replay" in text:
-        return lines
+def _replay(request, namespace):
     reply = REPLIES[min(_next[0], len(REPLIES) - 1)]
     _next[0] += 1
-    return ["from IPython.display import display as _d\\n",
-            "_d(%r, raw=True)\\n" % ({"application/vnd.course-utils.answer+b64": reply},)]
+    return _b64.b64decode(reply)
 
-get_ipython().input_transformers_post.append(_replay)
+_boundary.serve = _replay  # what answers each request in this kernel, looked up at each one
 '''
 
 
@@ -96,7 +83,7 @@ def recorded_replies(folder: pathlib.Path, notebook: str, monkeypatch) -> dict[s
     folder.mkdir()
     shutil.copy(SOLUTIONS / notebook, folder / "solution.ipynb")
     replies: list[str] = []
-    read = runner.reply_of  # where the grader takes each reply from the kernel's output, before any judge sees it
+    read = runner.reply_of  # where the grader takes each reply from the kernel's messages, before any judge sees it
 
     def recording(outputs):
         data = read(outputs)

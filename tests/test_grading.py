@@ -68,14 +68,16 @@ def test_spec_of_the_real_exercise_notebook():
     assert spec.kernel_name == "python3"
 
 
-def test_no_code_of_the_grader_runs_in_the_kernel_but_the_request_cell():
-    """Check steps carry no source: the grader judges in its own process (boundary.py)."""
-    from course_grader.boundary import request_cell
+def test_no_code_of_the_grader_runs_in_the_kernel_but_the_channel_and_the_request_cell():
+    """Check steps carry no source: the grader judges in its own process (boundary.py). In the kernel runs
+    only what answers its requests: the channel that course-grade opens, the cell that nbgrader's judge runs."""
+    from course_grader.boundary import channel_cell, request_cell
 
     spec = read_spec(EXERCISE_01)
     steps = build_plan(spec, []).steps
     assert [s.source for s in steps if s.kind == "check"] == ["", "", "", ""]
     assert "check(" not in request_cell(b"x") and "serve_cell" in request_cell(b"x")
+    assert "check(" not in channel_cell("id") and "open_channel" in channel_cell("id")
 
 
 def test_exercise_is_found_by_path_number_or_name():

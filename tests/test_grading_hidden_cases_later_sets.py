@@ -2,9 +2,8 @@
 kernels under ``--sandbox require``: 0 marks, while the solution in the same batch keeps full marks.
 
 - **replay** (06, 08, 11): replies recorded while the public solution is graded, played back byte for byte by a
-  notebook with no answer code (``keyed_replay.COUNTED_REPLAY``). Here it fails even on the public cases
-  (a reply names the objects it refers to by the judge's numbering, "an object the grader never sent"): the
-  simplest replay, kept as a control.
+  notebook with no answer code (``keyed_replay.COUNTED_REPLAY``): the simplest replay, each request answered with
+  the next recorded reply, kept as a control of the weakest attacker.
 - **lookup** (06, 08, 11), the replay that would earn marks: answers that return what the solution answered to
   the same arguments on the public cases (a record made here, pickled into the notebook), 06.1's medians of the
   public table in order, and a 06.2 answer that fills the buffers and writes on the simulated device what right

@@ -82,7 +82,7 @@ def _grade(root: Path, sandbox: str, jobs: int = 1):
 def test_the_staged_package_is_outside_every_checkout_and_first_on_the_path(tmp_path):
     package = stage_package(tmp_path)
     assert (package / "course_utils" / "checks" / "nb01.py").is_file()
-    # the kernel answers the judge with course_grader.boundary.serve_cell: the grader's package is staged too
+    # the kernel answers the judge with course_grader.boundary.open_channel: the grader's package is staged too
     assert (package / "course_grader" / "boundary.py").is_file() and not (package / "course_authoring").exists()
     assert not (package / "solutions").exists() and checkout_of(str(package / "course_utils" / "__init__.py")) is None
     assert list((package / "course_utils" / "checks" / "__pycache__").glob("nb01.*.pyc")), "compiled once, here"

@@ -165,9 +165,9 @@ def learner_source(cells, index: int) -> str:
 
 
 def _reply(outputs) -> bytes:
-    from course_grader.runner import reply_of
+    from course_grader.runner import reply_of_outputs
 
-    return reply_of(list(outputs))
+    return reply_of_outputs(list(outputs))
 
 
 class JudgeCourseChecks(Execute):

@@ -9,7 +9,7 @@ Lesson: none; this is the instructors' tool (``course-grade``). The learner's ow
 4. for each exercise, a check step, placed right after the last learner cell that defines the
    exercise's function (at the end when none does). A check step is no cell of code: the grader
    runs the exercise's checker in its own process and calls the learner's function in the kernel
-   through ``course_grader.boundary`` (one small request cell per call, whose reply is data).
+   through ``course_grader.boundary`` (one comm message per call, whose reply is data).
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ prints a gigabyte costs one message in memory, not a gigabyte per cell in the re
 
 A check step runs no code of the grader's in the kernel: the judge (``course_grader.boundary.grade``)
 runs the exercise's checker here, in a worker thread, and each call of the learner's function
-becomes a small request cell executed in the kernel on this event loop; its reply is data. The
+becomes a comm message to the kernel, sent and answered on this event loop (the kernel's first
+request of a life opens the channel with one cell, ``boundary.open_channel``); its reply is data. The
 check's time limit (``cell_timeout``) covers all its requests together.
 """
 
@@ -20,9 +21,11 @@ import base64
 import json
 import math
 import os
+import queue
 import socket
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +36,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from traitlets import Bool, List, Unicode
 
-from course_grader.boundary import EVIDENCE, REPLY_CAP, REPLY_MIME, ChannelLost, JudgeLost, oversized_reply, request_cell
+from course_grader.boundary import EVIDENCE, REPLY_CAP, REPLY_MIME, ChannelLost, JudgeLost, channel_cell, oversized_reply
 from course_grader.plan import Step
 from course_grader.sandbox import Scratch
 from course_utils.display import truncate
@@ -43,6 +46,7 @@ OUTPUT_CAP = 64 * 1024  # characters of output kept per cell
 REPLY_TEXT_CAP = REPLY_CAP * 4 // 3 + 1024  # a reply's base64 text; bigger ones are dropped as they arrive
 ERROR_TEXT_CAP = 2000
 SETUP_TIMEOUT = 120.0
+POLL_ALIVE = 1.0  # seconds between checks that a kernel answering a request is still alive
 SIGNALS = {"SIGSEGV": "a segmentation fault", "SIGKILL": "killed, perhaps for using too much memory",
            "SIGABRT": "aborted", "SIGBUS": "a bus error", "SIGFPE": "a floating-point fault"}
 
@@ -253,6 +257,7 @@ class _Kernel:
         self.pgid: int | None = None
         self.log = None
         self.intruders = setup.intruders  # requests the grader did not send
+        self.channel: str | None = None  # the id of the comm that carries the judge's requests, once opened
 
     async def start(self) -> None:
         client = self.client
@@ -369,14 +374,18 @@ def judge_failure(exc: Exception) -> dict:
             "message": f"The grader could not judge this exercise ({what}).", "bug": evidence}
 
 
-def reply_of(outputs: list) -> bytes:
-    """The one reply a request cell displayed, as bytes; b"" (unreadable) when there is not exactly one."""
+def reply_of(replies: list[bytes]) -> bytes:
+    """The one reply the kernel sent to a request; b"" (unreadable) when it sent none or more than one."""
+    return replies[0] if len(replies) == 1 else b""
+
+
+def reply_of_outputs(outputs: list) -> bytes:
+    """The one reply a request cell displayed (nbgrader's path), as bytes; b"" (unreadable) when there is not
+    exactly one."""
     replies = [o["data"][REPLY_MIME] for o in outputs if o.get("output_type") == "display_data"
                and isinstance(o.get("data"), dict) and isinstance(o["data"].get(REPLY_MIME), str)]
-    if len(replies) != 1:
-        return b""
     try:
-        return base64.b64decode(replies[0], validate=True)
+        return reply_of([base64.b64decode(r, validate=True) for r in replies])
     except ValueError:
         return b""
 
@@ -544,14 +553,30 @@ class _Steps:
         return None
 
     async def _ask(self, k: _Kernel, request: bytes, clock: _CheckClock) -> bytes:
-        """One request of the judge, run as a cell in kernel k; its reply's bytes, or ChannelLost."""
+        """One request of the judge, sent to kernel k as a comm message; its reply's bytes, or ChannelLost."""
         remaining = clock.remaining()
         if remaining <= 0 or self.cancelled.is_set():
             raise ChannelLost("timeout", self._over(clock))
-        # the request cell sits after the steps while it runs (nbclient writes outputs by index)
-        nb = self.nb
-        cell = nbformat.v4.new_code_cell(request_cell(request))
-        nb.cells.append(cell)
+        kc = k.client.kc
+        if k.channel is None:
+            await self._open_channel(k, remaining, clock)
+        msg = kc.session.msg("comm_msg", {"comm_id": k.channel, "data": {}})
+        msg["buffers"] = [request]
+        kc.shell_channel.send(msg)
+        replies: list[bytes] = []
+        async for m in self._answers_to(k, msg["header"]["msg_id"], clock):
+            if m["msg_type"] == "comm_msg" and (m.get("content") or {}).get("comm_id") == k.channel:
+                buffers = m.get("buffers") or []
+                size = sum(len(b) for b in buffers)
+                # too big to read: the judge says so, with its size, as the learner's failure
+                replies.append(oversized_reply(size) if size > REPLY_CAP else b"".join(bytes(b) for b in buffers))
+        return reply_of(replies)
+
+    async def _open_channel(self, k: _Kernel, remaining: float, clock: _CheckClock) -> None:
+        """Open the judge's channel in kernel k: a cell (the kernel's first request of this life) that creates the comm."""
+        nb, comm_id = self.nb, uuid.uuid4().hex
+        cell = nbformat.v4.new_code_cell(channel_cell(comm_id))
+        nb.cells.append(cell)  # after the steps while it runs (nbclient writes outputs by index)
         index = len(nb.cells) - 1
         k.client.timeout = max(1, math.ceil(remaining))
         try:
@@ -567,10 +592,32 @@ class _Steps:
             del nb.cells[index:]
             k.client.used.pop(index, None)
             k.client.capped.discard(index)
-            dropped = k.client.dropped.pop(index, None)
-        if dropped is not None:  # too big to read: the judge says so, with its size, as the learner's failure
-            return oversized_reply(dropped * 3 // 4)
-        return reply_of(list(cell.get("outputs", [])))
+            k.client.dropped.pop(index, None)
+        k.channel = comm_id  # a cell that failed to open it leaves requests unanswered: each reply is then unreadable
+
+    async def _answers_to(self, k: _Kernel, msg_id: str, clock: _CheckClock):
+        """The broadcasts kernel k makes while it handles request ``msg_id``, up to its idle status; ChannelLost
+        when the check's time runs out, the kernel dies or grading is interrupted. Output the learner's code
+        prints meanwhile is read and dropped."""
+        channel = k.client.kc.iopub_channel
+        while True:
+            remaining = clock.remaining()
+            if remaining <= 0 or self.cancelled.is_set():
+                raise ChannelLost("timeout", self._over(clock))
+            try:
+                m = await channel.get_msg(timeout=min(remaining, POLL_ALIVE))
+            except queue.Empty:
+                if not await k.client.km.is_alive():
+                    raise ChannelLost("died", _exit_text(k.exit_code(), self.setup.launch.sandboxed)) from None
+                continue
+            except Exception as exc:  # a broken channel, a protocol error: the kernel is unusable
+                raise ChannelLost("died", f"the kernel stopped answering ({type(exc).__name__}: "
+                                          f"{truncate(str(exc), 200)})") from None
+            if (m.get("parent_header") or {}).get("msg_id") != msg_id:
+                continue  # a late broadcast of an earlier request or cell
+            if m["msg_type"] == "status" and (m.get("content") or {}).get("execution_state") == "idle":
+                return
+            yield m
 
     def _over(self, clock: _CheckClock) -> str:
         limits = self.limits

@@ -150,7 +150,7 @@ def kernel_env(scratch: Scratch, threads: int | None = None, package: Path | Non
 
 PACKAGE = "package"  # <folder>/package/course_utils and course_grader: the copies of the course's packages the kernels import
 # What a grading kernel imports of the course: the learner's package (the checks, the course's records)
-# and the grader's (boundary.serve_cell answers the judge's requests in the kernel).
+# and the grader's (boundary.open_channel answers the judge's requests in the kernel).
 STAGED = ("course_utils", "course_grader")
 # Never staged: the judge's drawn cases and their expected values (issue 38); a kernel must not import them.
 UNSTAGED = ("hidden_cases",)
