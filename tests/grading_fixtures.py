@@ -130,6 +130,11 @@ def build_submissions(folder: Path, pid_file: Path) -> dict[str, str]:
         "    import course_utils.checks._core as core\n"
         "    core.check = lambda id, answer=None: core.CheckResult(id, 'x', 'pass', 'Correct.')\n"
         "    return 2 * x")))
+    add("closes_channel.ipynb", "closes every comm after g.1 is judged, the grader's channel too", notebook(cells(
+        ANSWERS["double"], ANSWERS["greet"], extra={3: (
+            "for _comm in list(get_ipython().kernel.comm_manager.comms.values()):\n    _comm.close()")})))
+    add("prints_in_answer.ipynb", "answers that print a megabyte at every call", notebook(cells(
+        "    print('z' * 10**6)\n    return 2 * x", ANSWERS["greet"])))
     add("child.ipynb", "starts a child process that would outlive the kernel", notebook(cells(
         ANSWERS["double"], ANSWERS["greet"], extra={1: (
             f"import subprocess\nchild = subprocess.Popen(['sleep', '300'])\n"

@@ -257,6 +257,9 @@ EXPECTED = {  # learner: (g.1, g.2, text the reason must contain)
     "fake": ("not-attempted", "not-attempted", "FLAG: the notebook shows PASS for g.1 when run by the grader"),
     # replacing check() in the kernel changes nothing: the grader judges in its own process
     "monkeypatch": ("not-attempted", "not-attempted", ""),
+    # g.2's requests go unanswered: a fail at once (test_an_unanswered_request_fails_at_once)
+    "closes_channel": ("pass", "fail", ""),
+    "prints_in_answer": ("pass", "pass", ""),
     "patch_during_check": ("pass", "not-attempted", ""),
     # it writes its child's pid by absolute path, outside its folder: named, though it is the test's own file
     "child": ("pass", "pass", "FLAG: wrote or tried to write outside its scratch folder, by absolute path: "),
@@ -307,6 +310,14 @@ def test_each_submission_gets_its_grade_and_reason(graded, learner):
     assert reason in row.reason, row.reason
     if not reason:
         assert not row.flags, row.flags
+
+
+@pytest.mark.slow
+def test_an_unanswered_request_fails_at_once(graded):
+    """A kernel that handles a request without replying (its channel closed) fails that check with the reason,
+    as soon as it is idle: not a wait until the cell timeout, whose status would be "timeout"."""
+    g2 = graded["rows"]["closes_channel"].grades[1]
+    assert g2.status == "fail" and "sent no reply to the grader's request" in g2.message, g2
 
 
 @pytest.mark.slow

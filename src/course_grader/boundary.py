@@ -521,6 +521,9 @@ def load_reply(data: bytes) -> dict:
         size = data[len(_OVERSIZED):].decode("ascii", "replace")
         raise BadReply(f"your function's reply was about {size} bytes, more than the {REPLY_CAP // 2**20} MiB the "
                        "grader reads, so all of it was left out; return what the exercise asks for, not more")
+    if data == b"":  # the runner's word for none, or more than one (reply_of)
+        raise BadReply("your notebook's kernel sent no reply to the grader's request, or more than one: hand in "
+                       "the notebook without code that changes how the grader's requests are answered")
     if not isinstance(data, bytes) or len(data) > REPLY_CAP:
         raise BadReply(f"the reply is larger than the grader accepts ({REPLY_CAP // 2**20} MiB)")
     try:
