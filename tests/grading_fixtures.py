@@ -121,8 +121,7 @@ def build_submissions(folder: Path, pid_file: Path) -> dict[str, str]:
     add("fake.ipynb", "displays a passing check by hand, and saved a faked PASS", notebook(cells(extra={5: (
         "from IPython.display import display\n"
         "display({'application/vnd.course-utils.check+json': {'exercise': 'g.1', 'title': 'x', 'status': 'pass',"
-        " 'message': 'ok', 'hint': ''}}, raw=True)\n"
-        "display({'application/vnd.course-utils.answer+b64': 'gARLAS4='}, raw=True)")}), outputs={4: [fake_pass("g.2")]}))
+        " 'message': 'ok', 'hint': ''}}, raw=True)")}), outputs={4: [fake_pass("g.2")]}))
     add("monkeypatch.ipynb", "replaces check() in the kernel", notebook(cells(extra={1: (
         "import course_utils.checks._core as core\n"
         "core.check = lambda id, answer=None: core.CheckResult(id, 'x', 'pass', 'Correct.')")})))

@@ -3,9 +3,10 @@
 An attacker grades the public solution once and keeps every reply its kernel sent, by the function it answered
 for (``recorded_replies``); a notebook with no answer code then answers each of the grader's requests with the
 recorded reply to the same request (``replay_notebook``): the probe for a name, then that name's calls in order,
-read off the request itself (the replay takes the place of ``course_grader.boundary.serve`` in its kernel, which
-answers every request there). With the draws switched off (``draws_off``) this replay earns the marks the recorded run earned:
-what it fails under drawn cases, it fails because the questions differ.
+read off the request itself. The replay takes the place of ``course_grader.boundary.serve`` in its kernel, which
+answers every request there, on course-grade's and nbgrader's paths alike. With the draws switched off
+(``draws_off``) this replay earns the marks the recorded run earned: what it fails under drawn cases, it fails
+because the questions differ.
 """
 
 from __future__ import annotations

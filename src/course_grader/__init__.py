@@ -20,8 +20,8 @@ process, never in the kernel: they call the learner's answers there through
 - ``batch``: grade a whole folder, several kernels at a time;
 - ``shards``: a folder graded in shards on several machines (``--shard K/N``), and ``course-grade merge``;
 - ``report`` and ``cli``: the files and the command (``_fast_start``, imported first by ``cli``: 1.4 s less per start);
-- ``boundary``: the judge's side and the kernel's side of one check call (``open_channel``, or nbgrader's
-  ``serve_cell``, runs in the kernel).
+- ``boundary``: the judge's side and the kernel's side of one check call (``open_channel`` runs in the
+  kernel).
 
 Importing the package imports none of them (PEP 562): a grading kernel imports ``course_grader.boundary``
 only, not the batch runner and its Jupyter dependencies.

@@ -10,9 +10,9 @@ written with ``torch.save`` and read here with ``torch.load(weights_only=True)``
 as (type, message). Objects the judge sent come back as references to its own originals, so
 ``got is model`` and in-place changes mean what they mean in the learner's notebook.
 
-Requests travel as comm messages on a channel the runner opens in each kernel (``open_channel``;
-nbgrader's path runs each as a cell, ``request_cell``). The learner's kernel may rewrite or forge
-either side and its reply: all it can send is data,
+Requests travel as comm messages on a channel the grader opens in each kernel (``open_channel``;
+``course-grade``'s runner and nbgrader's judge alike). The learner's kernel may replace what
+answers them, or forge a reply: all it can send is data,
 which the checker compares with values it computed itself, in a process the learner's code never
 ran in. ``serve`` is what runs in the kernel; ``call_remote`` and ``decode_reply`` run in the judge.
 
@@ -25,7 +25,6 @@ folder it never sees). A call that hands any other path is refused as the course
 
 from __future__ import annotations
 
-import base64
 import builtins
 import collections
 import contextlib
@@ -44,8 +43,7 @@ import cloudpickle
 
 from course_utils.handover import UnreachablePath, judging_into, refuse_unreachable
 
-REPLY_MIME = "application/vnd.course-utils.answer+b64"  # a request cell's reply (nbgrader's path)
-COMM_TARGET = "course-grade.judge"  # the comm that carries requests and replies (course-grade's path)
+COMM_TARGET = "course-grade.judge"  # the comm that carries the judge's requests and the kernel's replies
 REPLY_CAP = 4 * 1024 * 1024  # bytes of one reply, before base64: a bigger one is the learner's failure
 # What the runner hands the judge in place of a reply it dropped for its size (it never reads one
 # whole): the marker, then the size in bytes. A kernel that sends these bytes itself only gets that fail.
@@ -461,12 +459,12 @@ def _syntax_error(name: str) -> str | None:
 
 
 def open_channel(comm_id: str) -> None:
-    """The kernel's side of ``course-grade``'s channel: answer each of the judge's requests that arrives as a
+    """The kernel's side of the grader's channel: answer each of the judge's requests that arrives as a
     comm message on ``comm_id``, with one comm message whose one buffer is the reply.
 
-    A comm message skips what a request cell costs (the cell's text, IPython's transforms and history,
+    A comm message skips what a request cell cost (the cell's text, IPython's transforms and history,
     a displayed reply in base64): 1.4 ms a round trip against 8.8 (docs/grading.md, "Speed").
-    ``serve`` is looked up at each request, as ``serve_cell`` does."""
+    ``serve`` is looked up at each request."""
     from comm import create_comm
 
     import __main__
@@ -486,23 +484,6 @@ def channel_cell(comm_id: str) -> str:
     return ("from course_grader.boundary import open_channel as _course_grade_open\n"
             f"_course_grade_open({comm_id!r})\n"
             "del _course_grade_open\n")
-
-
-def serve_cell(request_b64: str) -> None:
-    """The kernel's side of a request cell: answer, and display the reply under the course's MIME type."""
-    import IPython.display as ipd
-
-    import __main__
-
-    reply = serve(base64.b64decode(request_b64), vars(__main__))
-    ipd.display({REPLY_MIME: base64.b64encode(reply).decode("ascii")}, raw=True)
-
-
-def request_cell(request: bytes) -> str:
-    """The source of the cell the runner executes in the kernel for one request."""
-    return ("from course_grader.boundary import serve_cell as _course_grade_serve\n"
-            f"_course_grade_serve({base64.b64encode(request).decode('ascii')!r})\n"
-            "del _course_grade_serve\n")
 
 
 # ----------------------------------------------------------------------------- reading the reply (judge)

@@ -28,9 +28,12 @@ This module imports nbgrader; nothing else of the course does.
 from __future__ import annotations
 
 import atexit
+import math
 import os
 import tempfile
+import time
 import traceback
+import uuid
 from pathlib import Path
 
 import nbformat
@@ -38,9 +41,9 @@ from nbclient.util import run_sync
 from nbgrader.preprocessors import Execute
 from traitlets import Bool
 
-from course_grader.boundary import ChannelLost, grade, request_cell
+from course_grader.boundary import ChannelLost, channel_cell, grade
 from course_grader.bubblewrap import PROBE_CODE, Isolation, SandboxUnavailable, bwrap_argv, ipc_path
-from course_grader.runner import PrivateKernelManager, private_kernel, send_settings
+from course_grader.runner import PrivateKernelManager, exchange, private_kernel, send_settings
 from course_grader.sandbox import remove, stage_package
 from course_utils.check_cells import check_cell_id
 
@@ -164,12 +167,6 @@ def learner_source(cells, index: int) -> str:
     return "\n\n".join(c.source for c in cells[:index] if c.cell_type == "code" and check_cell_id(c.source) is None)
 
 
-def _reply(outputs) -> bytes:
-    from course_grader.runner import reply_of_outputs
-
-    return reply_of_outputs(list(outputs))
-
-
 class JudgeCourseChecks(Execute):
     """nbgrader's ``Execute``, with the course's test cells judged in this process, each kernel in the
     sandbox (see the module)."""
@@ -200,6 +197,7 @@ class JudgeCourseChecks(Execute):
     async def async_start_new_kernel(self, **kwargs):
         """Start the kernel under bubblewrap: only the student's own folder visible and writable, the key via stdin."""
         ready = _prepare(self.allow_modified_course)
+        self._channel = None  # the judge's comm in this kernel, opened at its first request
         folder = Path(kwargs.get("cwd") or self.resources.get("metadata", {}).get("path") or ".").resolve()
         root = _course_root(folder)
         handover = folder / HANDOVER
@@ -242,14 +240,16 @@ class JudgeCourseChecks(Execute):
         self._check_assign_resources(resources)
 
         def channel(request: bytes) -> bytes:
-            asked = nbformat.v4.new_code_cell(request_cell(request))
+            if getattr(self, "_channel", None) is None:
+                self._channel = self._open_channel(cell, index)
+            ends = time.monotonic() + (self.timeout if self.timeout and self.timeout > 0 else math.inf)
             try:
-                self.execute_cell(asked, index, store_history=False)
-            except Exception as exc:  # a timeout or a dead kernel: this test cell earns nothing
+                return run_sync(exchange)(self.kc, self._channel, request, lambda: ends - time.monotonic(),
+                                          self.km.is_alive)
+            except TimeoutError:  # this test cell earns nothing
+                raise ChannelLost("timeout", f"the request ran past the limit of {self.timeout} s per cell") from None
+            except Exception as exc:  # a dead kernel, a broken channel
                 raise ChannelLost("died", f"{type(exc).__name__}: {exc}") from None
-            finally:
-                self.nb.cells[index] = cell  # the request ran in the test cell's place; put the test cell back
-            return _reply(asked.get("outputs", []))
 
         channel.learner_source = learner_source(self.nb.cells, index)  # read by boundary.grade, as course-grade's
         try:
@@ -268,6 +268,18 @@ class JudgeCourseChecks(Execute):
                                                    traceback=verdict.splitlines())]
         cell.execution_count = None
         return cell, self.resources
+
+    def _open_channel(self, cell, index: int) -> str:
+        """Open the judge's channel in this kernel with one cell, run in the test cell's place; its comm id (as
+        course-grade's runner does: ``boundary.open_channel``)."""
+        comm_id = uuid.uuid4().hex
+        try:
+            self.execute_cell(nbformat.v4.new_code_cell(channel_cell(comm_id)), index, store_history=False)
+        except Exception as exc:  # a timeout or a dead kernel: this test cell earns nothing
+            raise ChannelLost("died", f"{type(exc).__name__}: {exc}") from None
+        finally:
+            self.nb.cells[index] = cell  # put the test cell back
+        return comm_id  # a cell that failed to open it leaves requests unanswered: each reply is then unreadable
 
 
 __all__ = ["JudgeCourseChecks"]

@@ -17,7 +17,6 @@ check's time limit (``cell_timeout``) covers all its requests together.
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import math
 import os
@@ -26,7 +25,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,14 +35,13 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from traitlets import Bool, List, Unicode
 
-from course_grader.boundary import EVIDENCE, REPLY_CAP, REPLY_MIME, ChannelLost, JudgeLost, channel_cell, oversized_reply
+from course_grader.boundary import EVIDENCE, REPLY_CAP, ChannelLost, JudgeLost, channel_cell, oversized_reply
 from course_grader.plan import Step
 from course_grader.sandbox import Scratch
 from course_utils.display import truncate
 from course_utils.processes import ProcessGroups, kill_group, signal_name
 
 OUTPUT_CAP = 64 * 1024  # characters of output kept per cell
-REPLY_TEXT_CAP = REPLY_CAP * 4 // 3 + 1024  # a reply's base64 text; bigger ones are dropped as they arrive
 ERROR_TEXT_CAP = 2000
 SETUP_TIMEOUT = 120.0
 POLL_ALIVE = 1.0  # seconds between checks that a kernel answering a request is still alive
@@ -103,7 +101,6 @@ class _CappedClient(NotebookClient):
         self.cap = cap
         self.used: dict[int, int] = {}
         self.capped: set[int] = set()
-        self.dropped: dict[int, int] = {}  # cell index -> size (in base64 characters) of a reply dropped unread
 
     def process_message(self, msg, cell, cell_index):
         kind = msg.get("msg_type", "")
@@ -119,13 +116,6 @@ class _CappedClient(NotebookClient):
             trace = [truncate(str(line), 500) for line in (content.get("traceback") or [])[-30:]]
             content = {**content, "evalue": truncate(str(content.get("evalue", "")), ERROR_TEXT_CAP), "traceback": trace}
             return {**msg, "content": content}
-        if kind == "display_data" and REPLY_MIME in (content.get("data") or {}):
-            size = _size(content, REPLY_TEXT_CAP)
-            if size <= REPLY_TEXT_CAP:
-                return msg
-            reply = (content.get("data") or {}).get(REPLY_MIME)
-            self.dropped[index] = len(reply) if isinstance(reply, str) else size
-            return None
         left = self.cap - self.used.get(index, 0)
         size = _size(content, max(left, 0) + 1)
         if size <= left:
@@ -379,15 +369,43 @@ def reply_of(replies: list[bytes]) -> bytes:
     return replies[0] if len(replies) == 1 else b""
 
 
-def reply_of_outputs(outputs: list) -> bytes:
-    """The one reply a request cell displayed (nbgrader's path), as bytes; b"" (unreadable) when there is not
-    exactly one."""
-    replies = [o["data"][REPLY_MIME] for o in outputs if o.get("output_type") == "display_data"
-               and isinstance(o.get("data"), dict) and isinstance(o["data"].get(REPLY_MIME), str)]
-    try:
-        return reply_of([base64.b64decode(r, validate=True) for r in replies])
-    except ValueError:
-        return b""
+class KernelGone(Exception):
+    """The kernel died while a request waited for its reply."""
+
+
+async def exchange(kc, comm_id: str, request: bytes, time_left: Callable[[], float],
+                   is_alive: Callable[[], Awaitable[bool]]) -> bytes:
+    """Send one request of the judge on the comm ``comm_id`` of the kernel behind client ``kc``; the reply's bytes
+    (``reply_of``: b"" when the kernel sent none or several). The kernel's broadcasts are read up to its idle
+    status for the request; output the learner's code prints meanwhile is dropped, and a reply over REPLY_CAP is
+    passed on as ``oversized_reply``. ``TimeoutError`` when ``time_left()`` runs out, ``KernelGone`` when
+    ``is_alive()`` says the kernel died (asked each POLL_ALIVE seconds without a broadcast): for course-grade's
+    runner and nbgrader's judge alike."""
+    msg = kc.session.msg("comm_msg", {"comm_id": comm_id, "data": {}})
+    msg["buffers"] = [request]
+    kc.shell_channel.send(msg)
+    msg_id, replies = msg["header"]["msg_id"], []
+    channel = kc.iopub_channel
+    while True:
+        remaining = time_left()
+        if remaining <= 0:
+            raise TimeoutError
+        try:
+            m = await channel.get_msg(timeout=min(remaining, POLL_ALIVE))
+        except queue.Empty:
+            if not await is_alive():
+                raise KernelGone from None
+            continue
+        if (m.get("parent_header") or {}).get("msg_id") != msg_id:
+            continue  # a late broadcast of an earlier request or cell
+        kind, content = m.get("msg_type"), m.get("content") or {}
+        if kind == "status" and content.get("execution_state") == "idle":
+            return reply_of(replies)
+        if kind == "comm_msg" and content.get("comm_id") == comm_id:
+            buffers = m.get("buffers") or []
+            size = sum(len(b) for b in buffers)
+            # too big to read: the judge says so, with its size, as the learner's failure
+            replies.append(oversized_reply(size) if size > REPLY_CAP else b"".join(bytes(b) for b in buffers))
 
 
 async def run_steps(steps: tuple[Step, ...], setup: KernelSetup, *, cancelled: threading.Event | None = None,
@@ -557,23 +575,24 @@ class _Steps:
         remaining = clock.remaining()
         if remaining <= 0 or self.cancelled.is_set():
             raise ChannelLost("timeout", self._over(clock))
-        kc = k.client.kc
         if k.channel is None:
-            await self._open_channel(k, remaining, clock)
-        msg = kc.session.msg("comm_msg", {"comm_id": k.channel, "data": {}})
-        msg["buffers"] = [request]
-        kc.shell_channel.send(msg)
-        replies: list[bytes] = []
-        async for m in self._answers_to(k, msg["header"]["msg_id"], clock):
-            if m["msg_type"] == "comm_msg" and (m.get("content") or {}).get("comm_id") == k.channel:
-                buffers = m.get("buffers") or []
-                size = sum(len(b) for b in buffers)
-                # too big to read: the judge says so, with its size, as the learner's failure
-                replies.append(oversized_reply(size) if size > REPLY_CAP else b"".join(bytes(b) for b in buffers))
-        return reply_of(replies)
+            k.channel = await self._open_channel(k, remaining, clock)
 
-    async def _open_channel(self, k: _Kernel, remaining: float, clock: _CheckClock) -> None:
-        """Open the judge's channel in kernel k: a cell (the kernel's first request of this life) that creates the comm."""
+        def time_left() -> float:  # the check's clock; none left once grading is interrupted
+            return 0.0 if self.cancelled.is_set() else clock.remaining()
+
+        try:
+            return await exchange(k.client.kc, k.channel, request, time_left, k.client.km.is_alive)
+        except TimeoutError:
+            raise ChannelLost("timeout", self._over(clock)) from None
+        except KernelGone:
+            raise ChannelLost("died", _exit_text(k.exit_code(), self.setup.launch.sandboxed)) from None
+        except Exception as exc:  # a broken channel, a protocol error: the kernel is unusable
+            raise ChannelLost("died", f"the kernel stopped answering ({type(exc).__name__}: "
+                                      f"{truncate(str(exc), 200)})") from None
+
+    async def _open_channel(self, k: _Kernel, remaining: float, clock: _CheckClock) -> str:
+        """Open the judge's channel in kernel k with one cell (before its first request of this life); its comm id."""
         nb, comm_id = self.nb, uuid.uuid4().hex
         cell = nbformat.v4.new_code_cell(channel_cell(comm_id))
         nb.cells.append(cell)  # after the steps while it runs (nbclient writes outputs by index)
@@ -592,32 +611,7 @@ class _Steps:
             del nb.cells[index:]
             k.client.used.pop(index, None)
             k.client.capped.discard(index)
-            k.client.dropped.pop(index, None)
-        k.channel = comm_id  # a cell that failed to open it leaves requests unanswered: each reply is then unreadable
-
-    async def _answers_to(self, k: _Kernel, msg_id: str, clock: _CheckClock):
-        """The broadcasts kernel k makes while it handles request ``msg_id``, up to its idle status; ChannelLost
-        when the check's time runs out, the kernel dies or grading is interrupted. Output the learner's code
-        prints meanwhile is read and dropped."""
-        channel = k.client.kc.iopub_channel
-        while True:
-            remaining = clock.remaining()
-            if remaining <= 0 or self.cancelled.is_set():
-                raise ChannelLost("timeout", self._over(clock))
-            try:
-                m = await channel.get_msg(timeout=min(remaining, POLL_ALIVE))
-            except queue.Empty:
-                if not await k.client.km.is_alive():
-                    raise ChannelLost("died", _exit_text(k.exit_code(), self.setup.launch.sandboxed)) from None
-                continue
-            except Exception as exc:  # a broken channel, a protocol error: the kernel is unusable
-                raise ChannelLost("died", f"the kernel stopped answering ({type(exc).__name__}: "
-                                          f"{truncate(str(exc), 200)})") from None
-            if (m.get("parent_header") or {}).get("msg_id") != msg_id:
-                continue  # a late broadcast of an earlier request or cell
-            if m["msg_type"] == "status" and (m.get("content") or {}).get("execution_state") == "idle":
-                return
-            yield m
+        return comm_id  # a cell that failed to open it leaves requests unanswered: each reply is then unreadable
 
     def _over(self, clock: _CheckClock) -> str:
         limits = self.limits

@@ -9,7 +9,6 @@ the verdict, to flag a faked one.
 
 from __future__ import annotations
 
-from course_grader.boundary import REPLY_MIME
 from course_grader.plan import Plan, Step
 from course_grader.results import MESSAGE_LIMIT, ExerciseGrade, Submission, SubmissionGrade, cut_with_note
 from course_grader.runner import StepRun
@@ -97,8 +96,6 @@ def judge(submission: Submission, spec: ExerciseSpec, plan: Plan, runs: list[Ste
             notes.append(f"{step.label} raised {_cut(run.error, 200)}")
         if run.capped:
             notes.append(f"{step.label} printed more than the grader keeps; its output was cut")
-        if step.kind == "learner" and any(isinstance(o.get("data"), dict) and REPLY_MIME in o["data"] for o in run.outputs):
-            flags.append(f"{step.label} displayed the grader's reply MIME type (such output is never read as a reply)")
     ran = _claimed_passes(o for s, r in zip(steps, runs) if s.kind == "learner" for o in r.outputs)
     stored = _claimed_passes(o for c in cells for o in c.stored_outputs)
     for ex_id, grade in grades.items():
