@@ -7,8 +7,8 @@ A class that has read the course attacked 01, 09 and 10 (items 1 to 3 and 7 of i
   (``keyed_replay``: keyed by the function's name and its call's number, as the grader asks them);
 - **table lookup**: answers that return the public tables' rows (``checks.nb01.VISIBLE_CASES``,
   ``FAKE_GPUS``) or import the judge's drawn cases (``course_grader.hidden_cases``: not staged);
-- **reading the request**: answers that read the simulated machine (``active_machine()``) instead of
-  torch.cuda / torch.backends.mps;
+- **reading the request**: answers that read the simulated machine (``active_machine()``, or the request their
+  kernel receives) instead of torch.cuda / torch.backends.mps;
 - **lying after-state**: a 10.1 answer that empties the model in place; a 09.1 answer that moves without
   non_blocking, rewrites the instrument's log the judge gets back and holds the call in dead code;
 - **the course's own tool**: 09.2 answered with ``course_utils.memory.storage_bytes`` (its numbers are right).
@@ -73,6 +73,30 @@ def current_cuda_index():
     return None if m is None or not m.cuda else m.current
 '''
 
+# reading the request itself: the kernel's serve wrapped, so that the answers take the simulated machine from the
+# request they are called for, not from torch.cuda / torch.backends.mps (issue 38, item 3). The request names no
+# machine now (checks.machines.AskedMachine): before, this earned 01.1 and 01.4 on every draw.
+REQUEST_READER_01 = '''import pickle as _pickle
+import course_grader.boundary as _boundary
+import torch
+
+_serve, _seen = _boundary.serve, {}
+
+def _reading(request, namespace, *rest):
+    _seen["machine"] = _pickle.loads(request)["ambient"].machine
+    return _serve(request, namespace, *rest)
+
+_boundary.serve = _reading
+
+def best_device():
+    m = _seen.get("machine")
+    return torch.device("cuda" if getattr(m, "cuda", 0) else "mps" if getattr(m, "mps", False) else "cpu")
+
+def current_cuda_index():
+    m = _seen.get("machine")
+    return m.current if getattr(m, "cuda", 0) else None
+'''
+
 EMPTIES_10 = '''# lying after-state: the model emptied in place, so nothing is left on meta
 def materialize(model, device):
     for module in model.modules():
@@ -100,6 +124,10 @@ def _class(tmp_path, number: str, monkeypatch) -> dict[str, dict[str, str]]:
     nb = nbformat.read(EXERCISES / SETS[number], as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell(ATTACKS[number]))
     nbformat.write(nb, folder / "attacks.ipynb")
+    if number == "01":
+        nb = nbformat.read(EXERCISES / SETS[number], as_version=4)
+        nb.cells.append(nbformat.v4.new_code_cell(REQUEST_READER_01))
+        nbformat.write(nb, folder / "reader.ipynb")
     graded = grade(SETS[number], folder)
     assert graded["solution"] and all(s == "pass" for s in graded["solution"].values()), graded["solution"]
     return graded
@@ -111,6 +139,8 @@ def test_attacks_earn_nothing_and_the_solution_everything(tmp_path, number, monk
     graded = _class(tmp_path, number, monkeypatch)
     assert set(graded["replays"]) == IDS[number] and "pass" not in graded["replays"].values(), graded["replays"]
     assert not any(graded["attacks"][i] == "pass" for i in HIT[number]), graded["attacks"]
+    if number == "01":
+        assert graded["reader"]["01.1"] != "pass" and graded["reader"]["01.4"] != "pass", graded["reader"]
 
 
 @pytest.mark.parametrize("number", sorted(SETS))

@@ -3,8 +3,10 @@
 Lesson: none; this is the instructors' tool (``course-grade`` and the nbgrader path). A checker of
 ``checks/nbNN.py`` runs in the grader's own process, unchanged. Where it calls the learner's
 function, it calls a ``RemoteAnswer``: the call's arguments (and the course contexts the checker
-has entered: a simulated machine, a ``torch.device`` block, a recording ``TorchFunctionMode``) are
-pickled and sent to the learner's kernel, which calls the learner's function there. The reply is
+has entered: a ``torch.device`` block, a recording ``TorchFunctionMode``) are pickled and sent to
+the learner's kernel, which calls the learner's function there. A simulated machine crosses as
+``ASK`` alone: its facts stay with the grader, and the kernel asks for each one when torch's
+functions need it (``split_request``, ``answer_question``; issue 38, item 3). The reply is
 **data only**: the return value, the arguments' state after the call and the instruments' logs,
 written with ``torch.save`` and read here with ``torch.load(weights_only=True)``, plus exceptions
 as (type, message). Objects the judge sent come back as references to its own originals, so
@@ -31,6 +33,7 @@ import contextlib
 import dataclasses
 import importlib
 import io
+import json
 import pickle
 import types
 import warnings
@@ -147,7 +150,7 @@ def _has_contents(cell) -> bool:
 class Ambient:
     """The course contexts a checker has entered around a call, as data the kernel re-enters."""
 
-    machine: object = None  # a checks.machines.SimulatedMachine, or None
+    machine: object = None  # a checks.machines.SimulatedMachine in the judge; in a request, ASK or None
     default: str | None = None  # what torch.set_default_device set (None: nothing)
     modes: tuple = ()  # ("device", "meta"): a torch.device block; ("mode", obj): a course instrument
     rng: object = None  # torch's CPU random state: a checker seeds, the answer's layers draw
@@ -162,9 +165,6 @@ def current_ambient() -> Ambient:
     from course_utils.checks.machines import active_machine
 
     machine = active_machine()
-    if machine is not None:
-        # the kernel gets what torch's functions will answer there, not the checker's words for the machine
-        machine = dataclasses.replace(machine, name="")
     modes = []
     context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
     for mode in _get_current_function_mode_stack():
@@ -177,11 +177,43 @@ def current_ambient() -> Ambient:
     return Ambient(machine, None if context is None else str(context.device), tuple(modes), torch.get_rng_state())
 
 
+# A request's bytes: this tag, the length of the simulated machine's facts (4 bytes, big-endian), the facts as
+# JSON, then the pickled request. The facts stay with the grader (``split_request``, in the last step before the
+# kernel): the kernel asks for each one when torch's functions need it (issue 38, item 3).
+_REQUEST_TAG = b"course-grade request 1\n"
+ASK = "ask the judge"  # Ambient.machine in a request: a machine is simulated, its facts answered one at a time
+ASKED = "course-grade asks: "  # the prompt of the kernel's question for one of the machine's facts
+
+
+def split_request(data: bytes) -> tuple[dict | None, bytes]:
+    """A request's bytes as (the simulated machine's facts, or None; what the kernel receives)."""
+    if not data.startswith(_REQUEST_TAG):
+        raise ValueError("not a request of course_grader.boundary")
+    at = len(_REQUEST_TAG)
+    size = int.from_bytes(data[at:at + 4], "big")
+    facts = json.loads(data[at + 4:at + 4 + size]) if size else None
+    return facts, data[at + 4 + size:]
+
+
+def answer_question(facts: dict | None, question: str) -> str:
+    """The judge's answer, as JSON, to a kernel's question (``ASKED`` and a field) about the simulated machine."""
+    field = question[len(ASKED):] if question.startswith(ASKED) else None
+    return json.dumps(facts.get(field) if facts and field in facts else None)
+
+
+
 def encode_request(kind: str, name: str, args: tuple = (), kwargs: dict | None = None,
                    ambient: Ambient = Ambient()) -> tuple[bytes, list]:  # noqa: B008 (frozen)
-    """The request's bytes, and the judge's objects in the order the reply refers to them."""
+    """The request's bytes (``split_request``), and the judge's objects in the order the reply refers to them."""
     kwargs = dict(kwargs or {})
     import torch
+
+    from course_utils.checks.machines import machine_facts
+
+    facts = b""
+    if ambient.machine is not None:  # the kernel gets no description, only a way to ask for each fact
+        facts = json.dumps(machine_facts(ambient.machine)).encode("utf-8")
+        ambient = dataclasses.replace(ambient, machine=ASK)
 
     tracked = _tracked([args, kwargs, ambient.modes])
     grads = [(k, t.grad) for k, t in enumerate(tracked) if isinstance(t, torch.Tensor) and t.grad is not None]
@@ -189,7 +221,7 @@ def encode_request(kind: str, name: str, args: tuple = (), kwargs: dict | None =
     # one pickler, so an object reached twice (an argument, a closure's cell, the tracked list) arrives as one object
     request = cloudpickle.dumps({"kind": kind, "name": name, "args": args, "kwargs": kwargs, "ambient": ambient,
                                  "tracked": tracked, "grads": grads}, protocol=pickle.HIGHEST_PROTOCOL)
-    return request, tracked
+    return _REQUEST_TAG + len(facts).to_bytes(4, "big") + facts + request, tracked
 
 
 # ----------------------------------------------------------------------------- the reply (kernel -> judge)
@@ -343,8 +375,10 @@ def _exc_name(exc: BaseException) -> str:
     return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
 
 
-def serve(request: bytes, namespace: dict) -> bytes:
-    """Runs in the learner's kernel: answer one request of the judge; returns the reply's bytes."""
+def serve(request: bytes, namespace: dict, ask: Callable[[str], str] | None = None) -> bytes:
+    """Runs in the learner's kernel: answer one request of the judge (``split_request``'s second part); returns
+    the reply's bytes. ``ask``: how a simulated machine's facts are asked for (a question, ``ASKED`` and a field;
+    the answer, JSON); None: the kernel's own standard input, which the grader answers."""
     import torch
 
     req = pickle.loads(request)  # from the judge, which is trusted
@@ -363,7 +397,7 @@ def serve(request: bytes, namespace: dict) -> bytes:
         if value is not _MISSING and value is not Ellipsis:
             reply.update(_encoded(enc, value))
     else:
-        reply = _call(namespace.get(name), req, enc)
+        reply = _call(namespace.get(name), req, enc, ask)
     buffer = io.BytesIO()
     torch.save(reply, buffer)
     return buffer.getvalue()
@@ -377,7 +411,7 @@ def _encoded(enc: _Encoder, value) -> dict:
         return {"unsendable": str(bad)}
 
 
-def _call(fn, req: dict, enc: _Encoder) -> dict:
+def _call(fn, req: dict, enc: _Encoder, ask: Callable[[str], str] | None = None) -> dict:
     """Call the learner's ``fn`` under the request's ambient state; the reply: its result or what it raised,
     the tracked objects after the call, the default device and the random state."""
     import torch
@@ -391,11 +425,14 @@ def _call(fn, req: dict, enc: _Encoder) -> dict:
     try:
         with contextlib.ExitStack() as stack, warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the judge summarises nothing of these; the learner saw them
-            if ambient.machine is not None:
-                from course_utils.checks.machines import simulated
+            if ambient.machine == ASK:
+                from course_utils.checks.machines import AskedMachine, simulated
 
-                # not announced: active_machine() in the kernel stays None, torch's functions are what answer
-                stack.enter_context(simulated(ambient.machine, announce=False))
+                # not announced: active_machine() in the kernel stays None; torch's functions are what answer,
+                # each fact asked for when one of them first needs it
+                asking = ask or _kernel_question
+                stack.enter_context(simulated(AskedMachine(lambda field: json.loads(asking(ASKED + field))),
+                                              announce=False))
             for kind, what in ambient.modes:
                 stack.enter_context(torch.device(what) if kind == "device" else what)
             result = fn(*req["args"], **req["kwargs"])
@@ -427,6 +464,16 @@ def _after(enc: _Encoder, tracked: list) -> dict:
 
 
 _MISSING = object()
+
+
+def _kernel_question(question: str) -> str:
+    """Ask the grader ``question`` on the kernel's standard input, during the request it is answering."""
+    from IPython import get_ipython
+
+    kernel = get_ipython().kernel
+    # ipykernel's own input() machinery (kernelbase._input_request), addressed to the request's sender: the
+    # grader, which answers it (runner.exchange); a learner's input() stays refused (allow_stdin is off)
+    return kernel._input_request(question, kernel._parent_ident["shell"], kernel.get_parent("shell"))
 
 
 def _default_device():
@@ -875,8 +922,9 @@ def local_channel(namespace: dict) -> Channel:
     torch.load(weights_only=True), exactly as across the real boundary."""
 
     def send(request: bytes) -> bytes:
+        facts, request = split_request(request)
         with _judge_modes_set_aside():  # a kernel starts with none of the judge's modes entered
-            return serve(request, namespace)
+            return serve(request, namespace, lambda question: answer_question(facts, question))
 
     return send
 

@@ -17,6 +17,7 @@ check's time limit (``cell_timeout``) covers all its requests together.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -30,12 +31,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+import zmq
+import zmq.asyncio
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from traitlets import Bool, List, Unicode
 
-from course_grader.boundary import EVIDENCE, REPLY_CAP, ChannelLost, JudgeLost, channel_cell, oversized_reply
+from course_grader.boundary import EVIDENCE, REPLY_CAP, ChannelLost, JudgeLost, answer_question, channel_cell, oversized_reply, split_request
 from course_grader.plan import Step
 from course_grader.sandbox import Scratch
 from course_utils.display import truncate
@@ -376,25 +379,41 @@ class KernelGone(Exception):
 async def exchange(kc, comm_id: str, request: bytes, time_left: Callable[[], float],
                    is_alive: Callable[[], Awaitable[bool]]) -> bytes:
     """Send one request of the judge on the comm ``comm_id`` of the kernel behind client ``kc``; the reply's bytes
-    (``reply_of``: b"" when the kernel sent none or several). The kernel's broadcasts are read up to its idle
-    status for the request; output the learner's code prints meanwhile is dropped, and a reply over REPLY_CAP is
-    passed on as ``oversized_reply``. ``TimeoutError`` when ``time_left()`` runs out, ``KernelGone`` when
-    ``is_alive()`` says the kernel died (asked each POLL_ALIVE seconds without a broadcast): for course-grade's
-    runner and nbgrader's judge alike."""
+    (``reply_of``: b"" when the kernel sent none or several).
+
+    The simulated machine's facts stay here (``boundary.split_request``): while the kernel answers, it asks
+    for each one it needs on its standard input, and this answers (``boundary.answer_question``). The kernel's
+    broadcasts are read up to its idle status for the request; output the learner's code prints meanwhile is
+    dropped, and a reply over REPLY_CAP is passed on as ``oversized_reply``. ``TimeoutError`` when
+    ``time_left()`` runs out, ``KernelGone`` when ``is_alive()`` says the kernel died (asked each POLL_ALIVE
+    seconds without a message): for course-grade's runner and nbgrader's judge alike."""
+    facts, body = split_request(request)
     msg = kc.session.msg("comm_msg", {"comm_id": comm_id, "data": {}})
-    msg["buffers"] = [request]
+    msg["buffers"] = [body]
     kc.shell_channel.send(msg)
     msg_id, replies = msg["header"]["msg_id"], []
-    channel = kc.iopub_channel
+    iopub, stdin = kc.iopub_channel, kc.stdin_channel
+    poller = zmq.asyncio.Poller()
+    poller.register(iopub.socket, zmq.POLLIN)
+    poller.register(stdin.socket, zmq.POLLIN)
     while True:
         remaining = time_left()
         if remaining <= 0:
             raise TimeoutError
-        try:
-            m = await channel.get_msg(timeout=min(remaining, POLL_ALIVE))
-        except queue.Empty:
+        ready = dict(await poller.poll(1000 * min(remaining, POLL_ALIVE)))
+        if not ready:
             if not await is_alive():
-                raise KernelGone from None
+                raise KernelGone
+            continue
+        if stdin.socket in ready:  # the kernel waits for the answer: every question gets one
+            with contextlib.suppress(queue.Empty):
+                question = await stdin.get_msg(timeout=0)
+                kc.input(answer_question(facts, str((question.get("content") or {}).get("prompt", ""))))
+        if iopub.socket not in ready:
+            continue
+        try:
+            m = await iopub.get_msg(timeout=0)
+        except queue.Empty:
             continue
         if (m.get("parent_header") or {}).get("msg_id") != msg_id:
             continue  # a late broadcast of an earlier request or cell

@@ -5,13 +5,16 @@ torch.backends.mps (torch.xpu) and torch.accelerator answer (12's also on the wh
 the tests of ``preflight`` (``facts()``);
 notebook 04's simulated cells (``course_utils.simulation``), which also need the current CUDA device to move.
 ``simulated(SimulatedMachine(...))`` makes them answer as that machine would, for the length of a block,
-and puts everything back (``unittest.mock.patch.multiple``).
+and puts everything back (``unittest.mock.patch.multiple``). When grading, the learner's kernel simulates an
+``AskedMachine`` instead: the same answers, each fact asked of the grader when a function first needs it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
+import types
 from dataclasses import dataclass
 from unittest.mock import patch
 
@@ -82,12 +85,58 @@ def _cuda_unavailable(machine: SimulatedMachine) -> BaseException:
     return AssertionError("Torch not compiled with CUDA enabled")
 
 
+class AskedMachine:
+    """A simulated machine whose facts stay with the grader's judge: each is asked for (``ask(field)``) when
+    torch's functions first need it, then kept for the length of the call (issue 38, item 3).
+
+    The grader's kernel runs a learner's answer under one of these: its request names no machine, so an answer
+    learns what the machine is only by calling the functions the exercise teaches. ``ask`` returns a field of
+    ``SimulatedMachine`` as JSON data (``machine_facts``)."""
+
+    def __init__(self, ask):
+        self._ask, self._known = ask, {}
+
+    def _fact(self, field: str):
+        if field not in self._known:
+            value = self._ask(field)
+            if field == "build" and isinstance(value, dict):
+                value = SimulatedBuild(**{k: tuple(v) if isinstance(v, list) else v for k, v in value.items()})
+            self._known[field] = value
+        return self._known[field]
+
+    name = property(lambda self: "")
+    cuda = property(lambda self: self._fact("cuda"))
+    mps = property(lambda self: self._fact("mps"))
+    current = property(lambda self: self._fact("current"))
+    no_cuda = property(lambda self: self._fact("no_cuda"))
+    xpu = property(lambda self: self._fact("xpu"))
+    build = property(lambda self: self._fact("build"))
+
+
+def machine_facts(machine: SimulatedMachine) -> dict:
+    """What an ``AskedMachine`` may ask of ``machine``, as JSON data: every field but its name."""
+    facts = dataclasses.asdict(machine)
+    del facts["name"]
+    return facts
+
+
 class _CurrentDevice:
-    """The current CUDA device of one ``simulated`` block: it starts at ``machine.current`` and ends with the block."""
+    """The current CUDA device of one ``simulated`` block: it starts at ``machine.current`` (read when first
+    needed) and ends with the block."""
 
     def __init__(self, machine: SimulatedMachine):
         self.machine = machine
-        self.index = machine.current
+        self._index: int | None = None
+
+    @property
+    def index(self) -> int:
+        if self._index is None:
+            self._index = self.machine.current
+        return self._index
+
+    @index.setter
+    def index(self, value: int) -> None:
+        self._index = value
 
     def _check(self, index: int) -> None:
         if index >= self.machine.cuda:
@@ -150,13 +199,14 @@ class NoSimulatedGPUs(TorchFunctionMode):
 
 
 @contextlib.contextmanager
-def simulated(machine: SimulatedMachine, announce: bool = True):
+def simulated(machine: SimulatedMachine | AskedMachine, announce: bool = True):
     """Make torch's availability functions answer as ``machine`` would, for the length of a block.
 
     The answer is then run as on that machine, whatever this one is; everything is put back on
     the way out (``unittest.mock.patch.multiple``, whatever happened inside). ``announce=False`` (the
     grader's kernel): ``active_machine()`` does not name it, so code in the block learns the machine only
-    from torch's functions."""
+    from torch's functions. Entering reads none of the machine's fields: each function reads what it needs
+    when it is called (an ``AskedMachine`` asks the judge for it then)."""
     refused = [m for m in _get_current_function_mode_stack() if isinstance(m, NoSimulatedGPUs)]
     if refused and machine.cuda:
         raise RuntimeError(f"the simulated GPUs are switched off while exercise {refused[0].exercise} is checked: "
@@ -180,19 +230,18 @@ def simulated(machine: SimulatedMachine, announce: bool = True):
     def xpu_available() -> bool:
         return machine.xpu
 
+    # The current device moves as torch/cuda/__init__.py moves it: torch.cuda.device and device_of call these
+    # two on entry and exit, set_device calls torch._C._cuda_setDevice. On a machine without CUDA, torch's own.
+    moves = {name: _on_gpus(machine, getattr(torch.cuda, name), own)
+             for name, own in (("_exchange_device", state.exchange), ("_maybe_exchange_device", state.exchange),
+                               ("set_device", state.set_device))}
     with contextlib.ExitStack() as stack:
         if announce:
             token = _ACTIVE.set(machine)
             stack.callback(_ACTIVE.reset, token)
         stack.enter_context(patch.multiple(torch.cuda, is_available=cuda_available, device_count=cuda_count,
-                                            current_device=current_device))
-        if machine.cuda:
-            # The current device moves as torch/cuda/__init__.py moves it: torch.cuda.device and device_of
-            # call these two on entry and exit, set_device calls torch._C._cuda_setDevice.
-            stack.enter_context(patch.multiple(torch.cuda, _exchange_device=state.exchange,
-                                                _maybe_exchange_device=state.exchange, set_device=state.set_device))
-        if machine.build is not None:
-            stack.enter_context(_built_as(machine, state))
+                                            current_device=current_device, **moves))
+        stack.enter_context(_built_as(machine, state))
         stack.enter_context(patch.multiple(torch.backends.mps, is_available=mps_available))
         if hasattr(torch, "xpu"):
             stack.enter_context(patch.multiple(torch.xpu, is_available=xpu_available))
@@ -202,10 +251,40 @@ def simulated(machine: SimulatedMachine, announce: bool = True):
         yield machine
 
 
+def _on_gpus(machine, torchs, simulated_one):
+    """``simulated_one`` where ``machine`` has CUDA devices, torch's own function ``torchs`` where it has none."""
+
+    def move(*args, **kwargs):
+        return (simulated_one if machine.cuda else torchs)(*args, **kwargs)
+
+    return move
+
+
+class _Version(types.ModuleType):
+    """``torch.version`` inside a ``simulated`` block: ``cuda``, ``hip`` and ``xpu`` from the machine's build,
+    read when asked (the installed torch's where the machine has no build); anything else from torch's own."""
+
+    def __init__(self, machine, own):
+        super().__init__(own.__name__, own.__doc__)
+        self._machine, self._own = machine, own
+
+    def _from_build(self, field: str):
+        build = self._machine.build
+        return getattr(self._own, field, None) if build is None else getattr(build, field)
+
+    cuda = property(lambda self: self._from_build("cuda"))
+    hip = property(lambda self: self._from_build("hip"))
+    xpu = property(lambda self: self._from_build("xpu"))
+
+    def __getattr__(self, name: str):
+        return getattr(self._own, name)
+
+
 @contextlib.contextmanager
-def _built_as(machine: SimulatedMachine, state: _CurrentDevice):
-    """torch.version and torch.cuda's build and device questions answered from ``machine.build`` (notebook 12)."""
-    build = machine.build
+def _built_as(machine: SimulatedMachine | AskedMachine, state: _CurrentDevice):
+    """torch.version and torch.cuda's build and device questions answered from ``machine.build`` (notebook 12),
+    or by the installed torch where the machine has none; the build is read when one of them is asked."""
+    own = {name: getattr(torch.cuda, name) for name in ("get_arch_list", "get_device_capability", "get_device_name")}
 
     def index(device) -> int:
         from torch.cuda._utils import _get_device_index
@@ -217,18 +296,24 @@ def _built_as(machine: SimulatedMachine, state: _CurrentDevice):
         state._check(i)
         return i
 
+    def arch_list() -> list[str]:
+        build = machine.build
+        return own["get_arch_list"]() if build is None else list(build.arch_list)
+
     def capability(device=None) -> tuple[int, int]:
+        if machine.build is None:
+            return own["get_device_capability"](device)
         index(device)
-        return build.capability
+        return machine.build.capability
 
     def name(device=None) -> str:
+        if machine.build is None:
+            return own["get_device_name"](device)
         index(device)
-        return build.gpu_name
+        return machine.build.gpu_name
 
-    with patch.object(torch.version, "cuda", build.cuda), patch.object(torch.version, "hip", build.hip), \
-            patch.object(torch.version, "xpu", build.xpu, create=True), \
-            patch.multiple(torch.cuda, get_arch_list=lambda: list(build.arch_list),
-                           get_device_capability=capability, get_device_name=name):
+    with patch.object(torch, "version", _Version(machine, torch.version)), \
+            patch.multiple(torch.cuda, get_arch_list=arch_list, get_device_capability=capability, get_device_name=name):
         yield
 
 
