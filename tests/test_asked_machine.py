@@ -1,4 +1,4 @@
-"""A simulated machine whose facts stay with the judge (issue 38, item 3): ``checks.machines.AskedMachine``.
+"""A simulated machine whose facts stay with the judge (issue 38, item 3): ``course_grader.boundary.AskedMachine``.
 
 The grader's kernel runs an answer under ``simulated(AskedMachine(ask))``: its request names no machine, and
 each fact is asked for when one of torch's functions first needs it. Here: entering asks nothing; each function
@@ -15,8 +15,8 @@ import pickle
 import pytest
 import torch
 
-from course_grader.boundary import ASK, ASKED, answer_question, current_ambient, encode_request, split_request
-from course_utils.checks.machines import AskedMachine, SimulatedBuild, SimulatedMachine, machine_facts, simulated
+from course_grader.boundary import ASK, ASKED, AskedMachine, answer_question, current_ambient, encode_request, machine_facts, split_request
+from course_utils.checks.machines import SimulatedBuild, SimulatedMachine, simulated
 
 MACHINES = [
     SimulatedMachine("a laptop", cuda=0, mps=False),

@@ -75,7 +75,7 @@ def current_cuda_index():
 
 # reading the request itself: the kernel's serve wrapped, so that the answers take the simulated machine from the
 # request they are called for, not from torch.cuda / torch.backends.mps (issue 38, item 3). The request names no
-# machine now (checks.machines.AskedMachine): before, this earned 01.1 and 01.4 on every draw.
+# machine now (course_grader.boundary.AskedMachine): before, this earned 01.1 and 01.4 on every draw.
 REQUEST_READER_01 = '''import pickle as _pickle
 import course_grader.boundary as _boundary
 import torch

@@ -5,8 +5,8 @@ Lesson: none; this is the instructors' tool (``course-grade`` and the nbgrader p
 function, it calls a ``RemoteAnswer``: the call's arguments (and the course contexts the checker
 has entered: a ``torch.device`` block, a recording ``TorchFunctionMode``) are pickled and sent to
 the learner's kernel, which calls the learner's function there. A simulated machine crosses as
-``ASK`` alone: its facts stay with the grader, and the kernel asks for each one when torch's
-functions need it (``split_request``, ``answer_question``; issue 38, item 3). The reply is
+``ASK`` alone: its facts stay with the grader, and the kernel's ``AskedMachine`` asks for each one
+when torch's functions need it (``split_request``, ``answer_question``; issue 38, item 3). The reply is
 **data only**: the return value, the arguments' state after the call and the instruments' logs,
 written with ``torch.save`` and read here with ``torch.load(weights_only=True)``, plus exceptions
 as (type, message). Objects the judge sent come back as references to its own originals, so
@@ -201,14 +201,49 @@ def answer_question(facts: dict | None, question: str) -> str:
     return json.dumps(facts.get(field) if facts and field in facts else None)
 
 
+class AskedMachine:
+    """A simulated machine whose facts stay with the grader's judge: each is asked for (``ask(field)``) when
+    torch's functions first need it, then kept for the length of the call (issue 38, item 3).
+
+    The grader's kernel runs a learner's answer under ``checks.machines.simulated(AskedMachine(ask))``: its request
+    names no machine, so an answer learns what the machine is only by calling the functions the exercise teaches.
+    ``ask`` returns a field of ``SimulatedMachine`` as JSON data (``machine_facts``)."""
+
+    def __init__(self, ask):
+        self._ask, self._known = ask, {}
+
+    def _fact(self, field: str):
+        if field not in self._known:
+            value = self._ask(field)
+            if field == "build" and isinstance(value, dict):
+                from course_utils.checks.machines import SimulatedBuild
+
+                value = SimulatedBuild(**{k: tuple(v) if isinstance(v, list) else v for k, v in value.items()})
+            self._known[field] = value
+        return self._known[field]
+
+    name = property(lambda self: "")
+    cuda = property(lambda self: self._fact("cuda"))
+    mps = property(lambda self: self._fact("mps"))
+    current = property(lambda self: self._fact("current"))
+    no_cuda = property(lambda self: self._fact("no_cuda"))
+    xpu = property(lambda self: self._fact("xpu"))
+    build = property(lambda self: self._fact("build"))
+
+
+def machine_facts(machine) -> dict:
+    """What an ``AskedMachine`` may ask of ``machine`` (a ``SimulatedMachine``), as JSON data: every field but its
+    name."""
+    facts = dataclasses.asdict(machine)
+    del facts["name"]
+    return facts
+
 
 def encode_request(kind: str, name: str, args: tuple = (), kwargs: dict | None = None,
                    ambient: Ambient = Ambient()) -> tuple[bytes, list]:  # noqa: B008 (frozen)
     """The request's bytes (``split_request``), and the judge's objects in the order the reply refers to them."""
     kwargs = dict(kwargs or {})
     import torch
-
-    from course_utils.checks.machines import machine_facts
 
     facts = b""
     if ambient.machine is not None:  # the kernel gets no description, only a way to ask for each fact
@@ -426,7 +461,7 @@ def _call(fn, req: dict, enc: _Encoder, ask: Callable[[str], str] | None = None)
         with contextlib.ExitStack() as stack, warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the judge summarises nothing of these; the learner saw them
             if ambient.machine == ASK:
-                from course_utils.checks.machines import AskedMachine, simulated
+                from course_utils.checks.machines import simulated
 
                 # not announced: active_machine() in the kernel stays None; torch's functions are what answer,
                 # each fact asked for when one of them first needs it

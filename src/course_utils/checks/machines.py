@@ -5,15 +5,15 @@ torch.backends.mps (torch.xpu) and torch.accelerator answer (12's also on the wh
 the tests of ``preflight`` (``facts()``);
 notebook 04's simulated cells (``course_utils.simulation``), which also need the current CUDA device to move.
 ``simulated(SimulatedMachine(...))`` makes them answer as that machine would, for the length of a block,
-and puts everything back (``unittest.mock.patch.multiple``). When grading, the learner's kernel simulates an
-``AskedMachine`` instead: the same answers, each fact asked of the grader when a function first needs it.
+and puts everything back (``unittest.mock.patch.multiple``). When grading, the learner's kernel simulates the
+grader's ``course_grader.boundary.AskedMachine`` instead: the same fields, each asked of the grader when one of
+torch's functions first needs it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import dataclasses
 import types
 from dataclasses import dataclass
 from unittest.mock import patch
@@ -83,41 +83,6 @@ def _cuda_unavailable(machine: SimulatedMachine) -> BaseException:
         return RuntimeError("Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
                             "installed a driver from http://www.nvidia.com/Download/index.aspx")
     return AssertionError("Torch not compiled with CUDA enabled")
-
-
-class AskedMachine:
-    """A simulated machine whose facts stay with the grader's judge: each is asked for (``ask(field)``) when
-    torch's functions first need it, then kept for the length of the call (issue 38, item 3).
-
-    The grader's kernel runs a learner's answer under one of these: its request names no machine, so an answer
-    learns what the machine is only by calling the functions the exercise teaches. ``ask`` returns a field of
-    ``SimulatedMachine`` as JSON data (``machine_facts``)."""
-
-    def __init__(self, ask):
-        self._ask, self._known = ask, {}
-
-    def _fact(self, field: str):
-        if field not in self._known:
-            value = self._ask(field)
-            if field == "build" and isinstance(value, dict):
-                value = SimulatedBuild(**{k: tuple(v) if isinstance(v, list) else v for k, v in value.items()})
-            self._known[field] = value
-        return self._known[field]
-
-    name = property(lambda self: "")
-    cuda = property(lambda self: self._fact("cuda"))
-    mps = property(lambda self: self._fact("mps"))
-    current = property(lambda self: self._fact("current"))
-    no_cuda = property(lambda self: self._fact("no_cuda"))
-    xpu = property(lambda self: self._fact("xpu"))
-    build = property(lambda self: self._fact("build"))
-
-
-def machine_facts(machine: SimulatedMachine) -> dict:
-    """What an ``AskedMachine`` may ask of ``machine``, as JSON data: every field but its name."""
-    facts = dataclasses.asdict(machine)
-    del facts["name"]
-    return facts
 
 
 class _CurrentDevice:
@@ -199,14 +164,15 @@ class NoSimulatedGPUs(TorchFunctionMode):
 
 
 @contextlib.contextmanager
-def simulated(machine: SimulatedMachine | AskedMachine, announce: bool = True):
+def simulated(machine: SimulatedMachine, announce: bool = True):
     """Make torch's availability functions answer as ``machine`` would, for the length of a block.
 
     The answer is then run as on that machine, whatever this one is; everything is put back on
     the way out (``unittest.mock.patch.multiple``, whatever happened inside). ``announce=False`` (the
     grader's kernel): ``active_machine()`` does not name it, so code in the block learns the machine only
     from torch's functions. Entering reads none of the machine's fields: each function reads what it needs
-    when it is called (an ``AskedMachine`` asks the judge for it then)."""
+    when it is called, so ``machine`` may be any object with a ``SimulatedMachine``'s fields (the grader's
+    ``AskedMachine`` asks the judge for each one then)."""
     refused = [m for m in _get_current_function_mode_stack() if isinstance(m, NoSimulatedGPUs)]
     if refused and machine.cuda:
         raise RuntimeError(f"the simulated GPUs are switched off while exercise {refused[0].exercise} is checked: "
@@ -281,7 +247,7 @@ class _Version(types.ModuleType):
 
 
 @contextlib.contextmanager
-def _built_as(machine: SimulatedMachine | AskedMachine, state: _CurrentDevice):
+def _built_as(machine: SimulatedMachine, state: _CurrentDevice):
     """torch.version and torch.cuda's build and device questions answered from ``machine.build`` (notebook 12),
     or by the installed torch where the machine has none; the build is read when one of them is asked."""
     own = {name: getattr(torch.cuda, name) for name in ("get_arch_list", "get_device_capability", "get_device_name")}
