@@ -48,13 +48,9 @@ GRADER_DEFENCES := $(foreach f,test_grading test_grading_attacks test_grading_co
 # and import-linter, the pairing, the workflows, the add-a-lesson checklist, the site's building blocks.
 TORCH_FREE := $(foreach f,test_suite_rules test_code_style test_pairing test_releases_workflow \
                 test_macos_workflow test_lesson_checklist test_site_build,--ignore=tests/$(f).py)
-# course-grade's default options are the sandbox wherever bubblewrap works, as on CI: under each release the
-# solutions are graded once, with --sandbox require (make test runs both).
-ONE_GRADING_MODE := $(foreach n,$(foreach f,$(notdir $(wildcard solutions/*_exercises.ipynb)),$(firstword $(subst _, ,$(f)))),--deselect \
-  "tests/test_grading_boundary.py::test_every_solution_earns_full_marks_from_course_grade[$(n)-default-options]")
 MATRIX_LEAVES_OUT := --ignore=tests/browser -m "not browser" --ignore=tests/test_grading_nbgrader.py \
               --deselect tests/test_header.py::test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter \
-              $(GRADER_DEFENCES) $(TORCH_FREE) $(ONE_GRADING_MODE)
+              $(GRADER_DEFENCES) $(TORCH_FREE)
 # The instructors' and the authors' distributions (src/course_grader, src/course_authoring), each
 # built from a pyproject.toml of its own; the root pyproject.toml builds the learner's, course-utils.
 WINGS  := -e ./wings/grader -e ./wings/authoring
@@ -118,7 +114,7 @@ test: $(STAMP)
 FAST := -m "not slow and not browser" --ignore=tests/browser --ignore=tests/test_grading_nbgrader.py \
         --ignore=notebooks/08_one_process_per_device.ipynb
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest tests notebooks $(FAST) $(PYTEST_ARGS)
+	PYTEST_XDIST_AUTO_NUM_WORKERS=$$(nproc) $(BIN)/python -m pytest tests notebooks $(FAST) $(PYTEST_ARGS)
 
 # Each release in turn, never two at once; a failing release does not stop the later ones, and
 # the last line names every release that failed.

@@ -1,3 +1,4 @@
+import os
 import sys
 from pathlib import Path
 
@@ -59,3 +60,18 @@ def _the_developers_own_edits_are_the_release():
         yield
     finally:
         batch.verify_package = real
+
+
+SANDBOX_SKIP = "needs a working bubblewrap"  # the reason every sandboxed grading test skips with, where bwrap cannot start
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """With ``COURSE_SANDBOX_REQUIRED=1`` (``.ci/run`` sets it), a test that would skip for want of a working
+    bubblewrap fails instead: CI installs it, so a skip there would hide a broken sandbox behind a green run."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and os.environ.get("COURSE_SANDBOX_REQUIRED") == "1" and SANDBOX_SKIP in str(report.longrepr):
+        why = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"COURSE_SANDBOX_REQUIRED=1 (bubblewrap must work here), but {why.removeprefix('Skipped: ')}"

@@ -13,7 +13,7 @@ A class that has read the course attacked 01, 09 and 10 (items 1 to 3 and 7 of i
   non_blocking, rewrites the instrument's log the judge gets back and holds the call in dead code;
 - **the course's own tool**: 09.2 answered with ``course_utils.memory.storage_bytes`` (its numbers are right).
 
-Each batch holds the untouched solution too, which must keep full marks. Slow (real kernels, bubblewrap).
+The solution's own run, which records the replies, must earn every mark. Slow (real kernels, bubblewrap).
 
 With the draws switched off (``hidden_cases.RULES`` emptied for the run) the keyed replay earns every exercise
 of the three sets (the control), 09.1 included: the grader reads the notebook's file for a
@@ -26,11 +26,9 @@ once, so it drifted and failed even on the public cases, which hid those four.
 
 from __future__ import annotations
 
-import shutil
-
 import nbformat
 import pytest
-from keyed_replay import EXERCISES, SOLUTIONS, draws_off, grade, recorded_replies, replay_notebook
+from keyed_replay import EXERCISES, draws_off, grade, recorded_replies, replay_notebook
 from test_hidden_cases import LIAR_09
 from test_source_rules import HELPER_09_2
 
@@ -114,12 +112,12 @@ IDS = {number: {id for id in all_exercises() if id[:2] == number} for number in 
 
 
 def _class(tmp_path, number: str, monkeypatch) -> dict[str, dict[str, str]]:
-    """Record the solution's replies, then grade the solution, the keyed replay and the attacks in one batch."""
+    """Record the solution's replies (that run earns it every mark), then grade the keyed replay and the attacks
+    in one batch."""
     replies = recorded_replies(tmp_path / f"record{number}", SETS[number], monkeypatch)
     assert replies
     folder = tmp_path / f"class{number}"
     folder.mkdir()
-    shutil.copy(SOLUTIONS / SETS[number], folder / "solution.ipynb")
     nbformat.write(replay_notebook(SETS[number], replies), folder / "replays.ipynb")
     nb = nbformat.read(EXERCISES / SETS[number], as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell(ATTACKS[number]))
@@ -128,9 +126,7 @@ def _class(tmp_path, number: str, monkeypatch) -> dict[str, dict[str, str]]:
         nb = nbformat.read(EXERCISES / SETS[number], as_version=4)
         nb.cells.append(nbformat.v4.new_code_cell(REQUEST_READER_01))
         nbformat.write(nb, folder / "reader.ipynb")
-    graded = grade(SETS[number], folder)
-    assert graded["solution"] and all(s == "pass" for s in graded["solution"].values()), graded["solution"]
-    return graded
+    return grade(SETS[number], folder)
 
 
 @pytest.mark.parametrize("number", sorted(SETS))

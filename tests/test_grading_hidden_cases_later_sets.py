@@ -1,5 +1,6 @@
 """Issue 38's replay and lookup against sets 06, 08 and 11, and the smarter replays of 09 and 10, with real
-kernels under ``--sandbox require``: 0 marks, while the solution in the same batch keeps full marks.
+kernels under ``--sandbox require``: 0 marks, while the solution keeps full marks (in the run that records its
+replies, or in the same batch).
 
 - **replay** (06, 08, 11): replies recorded while the public solution is graded, played back byte for byte by a
   notebook with no answer code (``keyed_replay.COUNTED_REPLAY``): the simplest replay, each request answered with
@@ -121,15 +122,13 @@ def _with_cell(number: str, source: str, at: int | None = None) -> nbformat.Note
 
 @pytest.mark.parametrize("number", ["06", "08", "11"])
 def test_replay_and_lookup_earn_nothing_and_the_solution_everything(tmp_path, number, monkeypatch):
-    replies = _recorded_replies(tmp_path, number, monkeypatch)
+    replies = _recorded_replies(tmp_path, number, monkeypatch)  # the solution's run: it earns every mark
     folder = tmp_path / f"class{number}"
     folder.mkdir()
-    shutil.copy(SOLUTIONS / SETS[number], folder / "solution.ipynb")
     # at the top: the grader judges each exercise right after the cell that defines it (here, the stub's)
     nbformat.write(_with_cell(number, REPLAY.replace("REPLIES_HERE", repr(replies)), at=1), folder / "replays.ipynb")
     nbformat.write(_with_cell(number, _lookup_cell(number)), folder / "lookup.ipynb")
     graded = _grade(folder, number)
-    assert graded["solution"] and all(s == "pass" for s in graded["solution"].values()), graded["solution"]
     assert not any(s == "pass" for s in graded["replays"].values()), graded["replays"]
     assert not any(s == "pass" for s in graded["lookup"].values()), graded["lookup"]
 

@@ -5,6 +5,7 @@ check fails (a check never raises). The root conftest.py turns both into failure
 prove it by running pytest on small notebooks in a scratch folder with a copy of that conftest.
 """
 
+import os
 import shutil
 import subprocess
 import sys
@@ -99,3 +100,30 @@ def test_the_cuda_marker_skips_by_itself_with_its_reason(tmp_path):
                           "-k", "bad", str(tmp_path / "test_gpu.py")],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert "takes a number of GPUs" in bad.stdout + bad.stderr
+
+
+@pytest.mark.slow  # two pytest runs in child Pythons
+def test_a_sandbox_skip_fails_where_the_sandbox_is_required(tmp_path):
+    """``.ci/run`` sets COURSE_SANDBOX_REQUIRED=1 and installs bubblewrap: there a grading test that skips for
+    want of a working bubblewrap fails (tests/conftest.py); elsewhere it skips, saying why. Other skips stay skips."""
+    (tmp_path / "test_sandboxed.py").write_text(
+        "import pytest\n\n"
+        "@pytest.mark.skipif(True, reason='needs a working bubblewrap: bwrap is not installed')\n"
+        "def test_graded_in_the_sandbox():\n    pass\n\n"
+        "@pytest.mark.skipif(True, reason='needs CUDA')\n"
+        "def test_on_a_gpu():\n    pass\n"
+    )
+    shutil.copy(ROOT / "tests" / "conftest.py", tmp_path / "conftest.py")
+
+    def run(required: str) -> tuple[int, str]:
+        env = {**os.environ, "COURSE_SANDBOX_REQUIRED": required}
+        done = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", "-o", "addopts=",
+                               str(tmp_path / "test_sandboxed.py")], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=300)
+        return done.returncode, done.stdout + done.stderr
+
+    (failed, required), (passed, optional) = run("1"), run("")
+    assert failed != 0 and passed == 0, (required, optional)
+    assert "COURSE_SANDBOX_REQUIRED=1 (bubblewrap must work here), but needs a working bubblewrap" in required, required
+    assert "1 skipped" in required and "needs CUDA" in required, required
+    assert "2 skipped" in optional and "COURSE_SANDBOX_REQUIRED" not in optional, optional
