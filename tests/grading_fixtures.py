@@ -6,12 +6,22 @@ and the tests do not depend on any course notebook.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from pathlib import Path
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+
+@functools.cache
+def machine_sandbox():
+    """``course_grader.bubblewrap.probe("auto")``, asked once per test process: every module of sandboxed grading
+    tests asks at import, and each pytest-xdist worker imports them all (one bwrap start each, 0.1 s)."""
+    from course_grader.bubblewrap import probe
+
+    return probe("auto")
 
 SETUP = '''from course_utils.checks import Wrong, call, check, exercise
 

@@ -28,6 +28,7 @@ from grading_fixtures import (
     build_submissions,
     cells,
     exercise_notebook,
+    machine_sandbox,
     notebook,
     solved,
     tree_digest,
@@ -390,7 +391,7 @@ def test_reports_are_written_with_safe_names(graded):
 
 # ----------------------------------------------------------------- slow: the same dangers under bubblewrap
 
-SANDBOX = probe("auto")
+SANDBOX = machine_sandbox()
 needs_sandbox = pytest.mark.skipif(not SANDBOX.sandboxed, reason=f"needs a working bubblewrap: {SANDBOX.reason}")
 SANDBOX_EXPECTED = {  # learner: (g.1, g.2, text the reason must contain)
     "alice": ("pass", "pass", ""),

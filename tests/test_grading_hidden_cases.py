@@ -28,18 +28,18 @@ from __future__ import annotations
 
 import nbformat
 import pytest
+from grading_fixtures import machine_sandbox
 from keyed_replay import EXERCISES, draws_off, grade, recorded_replies, replay_notebook
 from test_hidden_cases import LIAR_09
 from test_source_rules import HELPER_09_2
 
-from course_grader.bubblewrap import probe
 from course_grader.hidden_cases import RULES
 from course_utils.checks import all_exercises
 
 SETS = {"01": "01_device_query_exercises.ipynb", "09": "09_data_loading_and_memory_exercises.ipynb",
         "10": "10_models_bigger_than_a_device_exercises.ipynb"}
 
-SANDBOX = probe("auto")
+SANDBOX = machine_sandbox()
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not SANDBOX.sandboxed, reason=f"needs a working bubblewrap: {SANDBOX.reason}")]
 

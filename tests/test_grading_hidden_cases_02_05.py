@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import nbformat
 import pytest
+from grading_fixtures import machine_sandbox
 from keyed_replay import EXERCISES, draws_off, grade, recorded_replies, replay_notebook
 
-from course_grader.bubblewrap import probe
 from course_utils.checks import all_exercises
 
 SETS = {"02": "02_tensor_placement_exercises.ipynb", "03": "03_model_placement_exercises.ipynb",
         "04": "04_current_device_exercises.ipynb", "05": "05_error_clinic_exercises.ipynb"}
 UNDRAWN = {"04.1"}  # its question is the lesson's listing: nothing to draw
 
-SANDBOX = probe("auto")
+SANDBOX = machine_sandbox()
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not SANDBOX.sandboxed, reason=f"needs a working bubblewrap: {SANDBOX.reason}")]
 

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import nbformat
 import pytest
+from grading_fixtures import machine_sandbox
 from keyed_replay import EXERCISES, draws_off, grade, recorded_replies, replay_notebook
-
-from course_grader.bubblewrap import probe
 
 NOTEBOOK = "12_which_gpu_which_build_exercises.ipynb"
 IDS = ("12.1", "12.2", "12.3")
 
-SANDBOX = probe("auto")
+SANDBOX = machine_sandbox()
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not SANDBOX.sandboxed, reason=f"needs a working bubblewrap: {SANDBOX.reason}")]
 

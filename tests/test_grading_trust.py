@@ -23,16 +23,16 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from grading_fixtures import ANSWERS, cells, exercise_notebook, notebook, write
+from grading_fixtures import ANSWERS, cells, exercise_notebook, machine_sandbox, notebook, write
 from notebook_runner import ROOT
 
 import course_grader.batch as batch
 from course_grader import Limits, grade_batch, main
-from course_grader.bubblewrap import bwrap_argv, course_checkouts, probe
+from course_grader.bubblewrap import bwrap_argv, course_checkouts
 from course_grader.environment import Watch, busy_folders, checkout_of, differences, python_trees, snapshot
 from course_grader.sandbox import kernel_env, make_scratch, stage_package
 
-SANDBOX = probe("auto")
+SANDBOX = machine_sandbox()
 needs_sandbox = pytest.mark.skipif(not SANDBOX.sandboxed, reason=f"needs a working bubblewrap: {SANDBOX.reason}")
 
 # The learner copies the answer from solutions/ when it can find the checkout: g.1 passes only then.
