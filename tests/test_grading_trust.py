@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import errno
+import importlib.machinery
 import os
 import shutil
 import subprocess
@@ -29,7 +30,15 @@ from notebook_runner import ROOT
 import course_grader.batch as batch
 from course_grader import Limits, grade_batch, main
 from course_grader.bubblewrap import bwrap_argv, course_checkouts
-from course_grader.environment import Watch, busy_folders, checkout_of, differences, python_trees, snapshot
+from course_grader.environment import (
+    Watch,
+    busy_folders,
+    checkout_of,
+    differences,
+    loose_folders,
+    python_trees,
+    snapshot,
+)
 from course_grader.sandbox import kernel_env, make_scratch, stage_package
 
 SANDBOX = machine_sandbox()
@@ -137,6 +146,28 @@ def test_a_planted_file_is_named_and_a_touched_one_too(tmp_path):
     before = snapshot([site])
     (site / "pkg" / "mod.py").write_text("x = 2\n")  # same size: the change time still tells
     assert differences(before, snapshot([site])) == [f"changed: {site / 'pkg' / 'mod.py'}"]
+
+
+def test_a_log_at_the_checkouts_top_is_no_change_but_anything_python_loads_is(tmp_path):
+    """The instructor's ``course-grade ... > grading.log`` in the checkout is their own work (issue 39, item 2):
+    in the checkout's top folder only what Python can load by name is watched; below it, everything."""
+    checkout = tmp_path / "checkout"
+    (checkout / "src" / "course_utils").mkdir(parents=True)
+    (checkout / "README.md").write_text("# course\n")
+    watch = Watch([checkout], loose=[checkout])
+    (checkout / "grading.log").write_text("graded 30\n")
+    (checkout / "README.md").write_text("# course, edited\n")
+    assert watch.look(list) is None
+    planted = ["evil.py", "evil.pth", f"evil{importlib.machinery.EXTENSION_SUFFIXES[0]}", "evil.pyc", "evil.zip"]
+    for name in planted:
+        (checkout / name).write_text("import os\n")
+    (checkout / "evil").mkdir()
+    (checkout / "src" / "course_utils" / "notes.txt").write_text("below the top: watched\n")
+    change = watch.look(lambda: ["mallory"])
+    assert change is not None and set(change.paths) == {
+        *(f"new: {checkout / n}" for n in planted), f"new: {checkout / 'evil'}",
+        f"new: {checkout / 'src' / 'course_utils' / 'notes.txt'}"}, change.paths
+    assert [p.resolve() for p in loose_folders()] == [ROOT.resolve()]
 
 
 def test_the_watch_never_takes_in_the_temporary_folder_and_skips_busy_ones(tmp_path, monkeypatch):

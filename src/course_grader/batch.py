@@ -23,7 +23,7 @@ from pathlib import Path
 
 from course_grader.bubblewrap import Isolation, bwrap_argv, ipc_path, probe
 from course_grader.copies import Published, flag_copies, published_solution
-from course_grader.environment import Change, Watch, busy_folders, python_trees
+from course_grader.environment import Change, Watch, busy_folders, loose_folders, python_trees
 from course_grader.judges import start_judges
 from course_grader.kernel_boot import dumpable, is_dumpable
 from course_grader.manifest import ModifiedCourse, Verification, verify_imported, verify_package
@@ -295,8 +295,8 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     job = Job(batch_root, limits, kernel_name or spec.kernel_name, ProcessGroups(), threading.Event(),
               threads=max(1, cores() // jobs) if jobs > 1 else None, keep_scratch=keep_scratch, isolation=isolation,
               package=package)
-    batch = _Batch(spec, found, job, Watch([*python_trees(), *watched, package], skip=busy_folders()), published,
-                   verification)
+    watch = Watch([*python_trees(), *watched, package], skip=busy_folders(), loose=loose_folders())
+    batch = _Batch(spec, found, job, watch, published, verification)
     try:
         rows = batch.run(jobs, progress)
     finally:

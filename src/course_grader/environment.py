@@ -17,6 +17,7 @@ minutes. The exercise notebook and the submissions are also hashed before and af
 
 from __future__ import annotations
 
+import importlib.machinery
 import os
 import re
 import site
@@ -43,6 +44,9 @@ EDITOR_FILES = re.compile(r"^\..+\.sw[a-px]$|^\.#|^#.*#$|~$|^4913$|\.kate-swp$|^
 # imports from .git/, and what is checked out is verified against HEAD's tree before each batch
 # (grading.manifest). HEAD, the local branches and tags, packed-refs and the config stay watched: a
 # commit made during a batch moves them, and would change what the next batch is verified against.
+# What Python can load from a folder: modules (source, bytecode, extension), a .pth file (read in a site
+# folder), an archive a .pth or sys.path can name. A folder is walked whatever its name: a package.
+LOADABLE = (*importlib.machinery.all_suffixes(), ".pth", ".zip", ".egg", ".whl")
 GIT_BUSY = ("index", "index.lock", "objects", "logs", "FETCH_HEAD", "ORIG_HEAD", "refs/remotes", "gc.pid",
             "gc.log", "fsmonitor--daemon", "maintenance.lock")
 
@@ -95,6 +99,19 @@ def python_trees() -> list[Path]:
     # cloned under /tmp (and its .venv) would vanish into /tmp, and go unwatched with it.
     wanted = [w for w in wanted if (path := _resolved(w)) is not None and not temp.is_relative_to(path)]
     return _outermost(wanted)
+
+
+def loose_folders() -> list[Path]:
+    """The course checkout's top folder, whose files nothing imports unless Python can load them by name.
+
+    No kernel has it on its path (each starts in its own scratch folder, with the staged package), and the
+    judge has loaded all it runs before the first kernel. A log the instructor writes there during a batch
+    (``course-grade ... > grading.log``, ``make test | tee test.log``) is their own work, not a change to
+    what kernels trust; a module, a ``.pth`` or a folder planted there is still named (``snapshot``)."""
+    import course_utils
+
+    own = checkout_of(course_utils.__file__)
+    return [own] if own is not None else []
 
 
 def busy_folders() -> list[Path]:
@@ -150,11 +167,13 @@ def _record(st: os.stat_result) -> tuple[int, int, int, int, int]:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
 
 
-def snapshot(trees: list[Path], skip: frozenset[str] = frozenset()) -> Snapshot:
+def snapshot(trees: list[Path], skip: frozenset[str] = frozenset(), loose: frozenset[str] = frozenset()) -> Snapshot:
     """Every file and folder under ``trees``, by path: its lstat (symbolic links are not followed).
 
     A folder (or file) in ``skip`` is left out, with everything in it, and so is an editor's swap
-    or backup file (``EDITOR_FILES``), wherever it lies. A folder is recorded by its inode and
+    or backup file (``EDITOR_FILES``), wherever it lies. In a folder of ``loose`` (the checkout's
+    top level), a file whose name Python cannot load (not ``LOADABLE``: a log, notes, a CSV the
+    instructor writes there during a batch) is left out too; its sub-folders are walked whole. A folder is recorded by its inode and
     mode only: what changes inside it is named by its own entries, and its times change also when
     a skipped folder (``build/``, made by the tests during a batch) appears in it.
     """
@@ -172,6 +191,9 @@ def snapshot(trees: list[Path], skip: frozenset[str] = frozenset()) -> Snapshot:
                 with os.scandir(folder) as entries:
                     for entry in entries:
                         if entry.path in skip or EDITOR_FILES.search(entry.name):
+                            continue
+                        if folder in loose and not entry.name.endswith(LOADABLE) and not entry.is_dir(
+                                follow_symlinks=False):
                             continue
                         try:
                             st = entry.stat(follow_symlinks=False)
@@ -222,15 +244,16 @@ class Watch:
     started while the walk ran is named too.
     """
 
-    def __init__(self, trees: list[Path], skip: list[Path] = ()):
+    def __init__(self, trees: list[Path], skip: list[Path] = (), loose: list[Path] = ()):
         self.trees = _outermost(list(trees))
         # resolved without asking that they exist: an output folder (build/) may appear during the batch
         self.skip = frozenset(str(Path(p).resolve()) for p in skip)
-        self._last = snapshot(self.trees, self.skip)
+        self.loose = frozenset(str(Path(p).resolve()) for p in loose)
+        self._last = snapshot(self.trees, self.skip, self.loose)
         self.changes: list[Change] = []
 
     def look(self, during: Callable[[], list[str]]) -> Change | None:
-        now = snapshot(self.trees, self.skip)
+        now = snapshot(self.trees, self.skip, self.loose)
         who = during()
         found = differences(self._last, now)
         self._last = now
