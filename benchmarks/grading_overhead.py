@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         rounds = ((0, ("plain", "graded")), (1, ("graded", "plain")))
         if args.whole:  # the same class twice: each side's figures are the means of its two runs
             rounds = ((0, ("plain", "graded")), (0, ("graded", "plain")))
-        runs = len(rounds) // 2 if args.whole else 1
+        runs = 2 if args.whole else 1  # each side runs twice on the same class
         for k, (half, order) in enumerate(rounds):
             for what in order:
                 if what == "plain":
