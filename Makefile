@@ -106,7 +106,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The authors' quick loop: the unit tests and the lessons under nbval, about a minute and a half on 2
-# cores (86 s measured on 2026-12-05, against about 11.5 minutes for make test). Left for
+# cores (84 s, median of 3 runs on 2026-12-05, against about 10 minutes for make test). Left for
 # `make test`: whatever starts other programs (the browser, torchrun, nbgrader, kernels per
 # submission, child Pythons: all marked slow; so is the sweep of every wrong answer over 100 draws),
 # lesson 08 (torchrun) and the solution notebooks
