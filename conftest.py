@@ -41,8 +41,10 @@ def pytest_xdist_auto_num_workers(config):
 
     Much of ``make test`` waits rather than computes (a kernel's or a browser's start, torchrun's and the
     grader's timeouts), so a core would idle behind a waiting worker. On 2 cores, 3 workers ran make test
-    in 11.0 minutes against 12.2 with 2 (2026-12-05). ``make test-fast``, which computes and waits little, sets
-    PYTEST_XDIST_AUTO_NUM_WORKERS to the cores (98.7 s with 3 workers against 87 s with 2): xdist reads it."""
+    in 11.0 minutes against 12.2 with 2 (one run each, 2026-12-05). ``make test-fast`` computes and waits
+    little, and every worker collects every module again (about 8 s of CPU): it sets
+    PYTEST_XDIST_AUTO_NUM_WORKERS to the cores, which xdist reads (a third worker measured 98.7 s against
+    87 and 102 s with two: no gain beyond the machine's noise)."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

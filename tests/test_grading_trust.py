@@ -162,10 +162,11 @@ def test_a_log_at_the_checkouts_top_is_no_change_but_anything_python_loads_is(tm
     for name in planted:
         (checkout / name).write_text("import os\n")
     (checkout / "evil").mkdir()
+    (checkout / "linked").symlink_to(checkout / "src" / "course_utils")  # a package by another name
     (checkout / "src" / "course_utils" / "notes.txt").write_text("below the top: watched\n")
     change = watch.look(lambda: ["mallory"])
     assert change is not None and set(change.paths) == {
-        *(f"new: {checkout / n}" for n in planted), f"new: {checkout / 'evil'}",
+        *(f"new: {checkout / n}" for n in planted), f"new: {checkout / 'evil'}", f"new: {checkout / 'linked'}",
         f"new: {checkout / 'src' / 'course_utils' / 'notes.txt'}"}, change.paths
     assert [p.resolve() for p in loose_folders()] == [ROOT.resolve()]
 

@@ -172,10 +172,11 @@ def snapshot(trees: list[Path], skip: frozenset[str] = frozenset(), loose: froze
 
     A folder (or file) in ``skip`` is left out, with everything in it, and so is an editor's swap
     or backup file (``EDITOR_FILES``), wherever it lies. In a folder of ``loose`` (the checkout's
-    top level), a file whose name Python cannot load (not ``LOADABLE``: a log, notes, a CSV the
-    instructor writes there during a batch) is left out too; its sub-folders are walked whole. A folder is recorded by its inode and
-    mode only: what changes inside it is named by its own entries, and its times change also when
-    a skipped folder (``build/``, made by the tests during a batch) appears in it.
+    top level), a plain file whose name Python cannot load (not ``LOADABLE``: a log, notes, a CSV
+    the instructor writes there during a batch) is left out too; its folders and links are still
+    recorded, and the folders walked whole. A folder is recorded by its inode and mode only: what
+    changes inside it is named by its own entries, and its times change also when a skipped folder
+    (``build/``, made by the tests during a batch) appears in it.
     """
     out: Snapshot = {}
     for top in trees:
@@ -192,8 +193,8 @@ def snapshot(trees: list[Path], skip: frozenset[str] = frozenset(), loose: froze
                     for entry in entries:
                         if entry.path in skip or EDITOR_FILES.search(entry.name):
                             continue
-                        if folder in loose and not entry.name.endswith(LOADABLE) and not entry.is_dir(
-                                follow_symlinks=False):
+                        if folder in loose and entry.is_file(follow_symlinks=False) and not entry.name.endswith(
+                                LOADABLE):  # a link stays watched: it can stand for a package by any name
                             continue
                         try:
                             st = entry.stat(follow_symlinks=False)
