@@ -121,7 +121,8 @@ def busy_folders() -> list[Path]:
     running programs write as they work; the base Python's own site-packages when this Python
     does not read it (a venv without system site-packages): some 50,000 files here, half the walk;
     and the course checkout's output folders (``build/``, ``artifacts/``, ``workspace/``,
-    ``transfer-results/``) and its linters' caches (``.ruff_cache/``, ``.mypy_cache/``): git ignores
+    ``transfer-results/``) and its linters' and test runners' caches (``.ruff_cache/``, ``.mypy_cache/``,
+    import-linter's ``.import_linter_cache/`` and ``.grimp_cache/``, ``.pytest_cache/``): git ignores
     them, tests, linters and the learner's Lab write them while a batch runs, and no kernel and no
     check imports anything from them; and what git itself writes in the checkout's ``.git/``
     (``GIT_BUSY``: the index ``git status`` refreshes, objects, reflogs), from which nothing is
@@ -130,8 +131,8 @@ def busy_folders() -> list[Path]:
     import course_utils
 
     own = checkout_of(course_utils.__file__)
-    outputs = [own / name for name in ("build", "artifacts", "workspace", "transfer-results",
-                                                      ".ruff_cache", ".mypy_cache")] if own else []
+    outputs = [own / name for name in ("build", "artifacts", "workspace", "transfer-results", ".ruff_cache",
+                                       ".mypy_cache", ".import_linter_cache", ".grimp_cache", ".pytest_cache")] if own else []
     if own is not None:
         outputs += git_internals(own)
     skip = [Path(sysconfig.get_paths()["stdlib"]) / "site-packages"]
