@@ -26,7 +26,7 @@ EXERCISES = ROOT / "exercises"
 SOLUTIONS = ROOT / "solutions"
 
 TRANSFORMER = '''# attack 1: rewrite every cell the grader sends, so it displays a pass (or a forged reply)
-import base64, io
+import base64
 import torch
 from IPython.display import display
 from course_utils.checks._core import CheckResult
@@ -35,10 +35,9 @@ def _forge(lines):
     text = "".join(lines)
     if "course" not in text or "_forge" in text:
         return lines
-    buffer = io.BytesIO()
-    torch.save({"probe": {"defined": True, "callable": True, "type": "function"}, "result": [0, 1], "after": {}},
-               buffer)
-    reply = base64.b64encode(buffer.getvalue()).decode()
+    from course_grader.boundary import reply_bytes  # the reply's own format: the forgery is well made
+    reply = base64.b64encode(reply_bytes({"probe": {"defined": True, "callable": True, "type": "function"},
+                                          "result": [0, 1], "after": {}})).decode()
     return ["from IPython.display import display\\n",
             f"display({{'application/vnd.course-utils.answer+b64': {reply!r}}}, raw=True)\\n",
             "display(CheckResult('01.2', 'x', 'pass', 'Correct.'))\\n",

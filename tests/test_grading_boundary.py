@@ -1,13 +1,16 @@
 """The process boundary of grading is faithful: through it, every answer gets the verdict it gets in-process.
 
 ``local_channel`` serves the judge's requests in this process, but as the real kernel does: the
-arguments are pickled and unpickled, the reply goes through ``torch.save`` and
-``torch.load(weights_only=True)``, objects the judge sent come back as references to its own.
+arguments are pickled and unpickled, the reply goes through ``reply_bytes`` and ``load_reply`` (a pickle without
+globals, and torch's safe loader for its tensors), objects the judge sent come back as references to its own.
 Every solution passes through it, and every plausible wrong answer of the suite gets the status
 (and the feedback) it gets from ``check`` in-process.
 """
 
+import collections
+import io
 import pathlib
+import pickle
 
 import pytest
 import torch
@@ -87,7 +90,6 @@ def test_a_reply_the_judge_cannot_read_is_the_learners_failure():
 
 def test_a_reply_cannot_carry_code():
     """A pickle that would run code on loading is refused by the safe loader: a fail, nothing runs."""
-    import pickle
 
     class Evil:
         def __reduce__(self):
@@ -100,6 +102,68 @@ def test_a_reply_cannot_carry_code():
 
     result = boundary.grade("01.2", evil)
     assert result.status == "fail" and not hasattr(sys, "_course_boundary_pwned"), result
+    # the same pickle where the reply's format puts its structure, and where it puts its tensors
+    body = pickle.dumps({"probe": Evil()})
+    saved = io.BytesIO()
+    pickle.dump([Evil()], saved)
+    for forged in (_framed(body), _framed(pickle.dumps({"probe": {}}), saved.getvalue())):
+        result = boundary.grade("01.2", lambda request, forged=forged: forged)
+        assert result.status == "fail" and not hasattr(sys, "_course_boundary_pwned"), result
+        with pytest.raises(boundary.BadReply, match="could not be read safely"):
+            boundary.load_reply(forged)
+
+
+def _framed(structure: bytes, tensors: bytes | None = None) -> bytes:
+    """A reply in the kernel's format (``boundary.reply_bytes``) around any structure and tensors' bytes."""
+    if tensors is None:
+        saved = io.BytesIO()
+        torch.save([torch.ones(2)], saved)
+        tensors = saved.getvalue()
+    return boundary._REPLY_TAG + len(structure).to_bytes(8, "big") + structure + tensors
+
+
+def test_a_reply_round_trips_its_data_and_names_no_class():
+    """What a reply holds comes back equal, two tensors sharing memory still share it; a structure that names any
+    class or function, refers to a tensor it does not carry, or gives a tensor hooks is refused; so is a reply in
+    any other format (the whole reply through torch.save, as before stop 48)."""
+    weight = torch.arange(6.0)
+    reply = {"result": {"@": "tuple", "v": [weight, weight[2:4], torch.device("meta"), torch.float16, 1 + 2j,
+                                            b"raw", None, True, 2**70, float("inf"), "text"]},
+             "after": {3: {"@": "tensor-after", "v": torch.zeros(2, 3).t(), "rg": False, "grad": None}},
+             "rng": torch.get_rng_state()}
+    back = boundary.load_reply(boundary.reply_bytes(reply))
+    got = back["result"]["v"]
+    assert torch.equal(got[0], weight) and torch.equal(got[1], weight[2:4])
+    assert got[1].untyped_storage().data_ptr() == got[0].untyped_storage().data_ptr()  # one storage, as sent
+    assert got[2:] == [torch.device("meta"), torch.float16, 1 + 2j, b"raw", None, True, 2**70, float("inf"), "text"]
+    assert type(got[4]) is complex and back["after"][3]["v"].stride() == (1, 3)
+    assert torch.equal(back["rng"], reply["rng"])
+
+    protocol0_global = b"cposix\nsystem\n(S'true'\ntR."  # GLOBAL then REDUCE: os.system("true")
+    stack_global = pickle.dumps({"x": collections.OrderedDict()}, protocol=4)  # any class at all
+    class Refers(pickle.Pickler):
+        def persistent_id(self, obj):
+            return obj if type(obj) is tuple and obj[:1] in (("tensor",), ("dtype",), ("device",)) else None
+
+    def referring(*pids) -> bytes:
+        buffer = io.BytesIO()
+        Refers(buffer, protocol=4).dump({"probe": list(pids)})
+        return buffer.getvalue()
+
+    # PERSID ("tensor", 0), then BUILD with (True, None, {"h": 1}): Tensor.__setstate__ gives it backward hooks
+    hooked = (b"\x80\x02}X\x05\x00\x00\x00probe(X\x06\x00\x00\x00tensorK\x00tQ"
+              b"(\x88N}X\x01\x00\x00\x00hK\x01stbs.")
+    with pytest.raises(boundary.BadReply, match="carry hooks"):
+        boundary.load_reply(_framed(hooked))
+    for structure in (protocol0_global, stack_global, referring(("tensor", 1)), referring(("tensor", -1)),
+                      referring(("dtype", "Tensor")), referring(("dtype", "__class__")), referring(("device", 7))):
+        with pytest.raises(boundary.BadReply, match="could not be read safely"):
+            boundary.load_reply(_framed(structure))
+    saved = io.BytesIO()
+    torch.save(reply, saved)
+    for other in (saved.getvalue(), pickle.dumps(reply), b""):
+        with pytest.raises(boundary.BadReply):
+            boundary.load_reply(other)
 
 
 # ----------------------------------------------------------------------------- files a check hands over
@@ -230,14 +294,11 @@ def test_every_solution_earns_full_marks_from_course_grade(path, tmp_path, capsy
 def test_a_reply_cannot_rebuild_a_class_that_would_run_code():
     """Only layers, optimizers, CUDA scopes and the course's records are rebuilt; never a class with __del__,
     nor one from outside torch's and the course's own modules."""
-    import io
 
     def reply_with(cls_name):
         def send(request):
-            buffer = io.BytesIO()
-            torch.save({"probe": {"defined": True, "callable": True, "type": "function"},
-                        "result": {"@": "obj", "cls": cls_name, "v": {}}, "after": {}}, buffer)
-            return buffer.getvalue()
+            return boundary.reply_bytes({"probe": {"defined": True, "callable": True, "type": "function"},
+                                         "result": {"@": "obj", "cls": cls_name, "v": {}}, "after": {}})
         return send
 
     for name in ("tempfile._TemporaryFileCloser", "subprocess.Popen", "torch.utils.data.DataLoader",
@@ -250,17 +311,12 @@ def test_a_reply_cannot_rebuild_a_class_that_would_run_code():
 def test_a_reply_rebuilds_only_the_courses_namedtuples():
     """09.1 and 05.2 send a namedtuple in the batch, and a right answer returns one of that class: it comes
     back as that class, built from its fields; a namedtuple tag naming any other class is refused."""
-    import collections
-    import io
-
     from course_utils.checks.nb09 import Sample
 
     def reply_with(cls_name, fields):
         def send(request):
-            buffer = io.BytesIO()
-            torch.save({"probe": {"defined": True, "callable": True, "type": "function"},
-                        "result": {"@": "namedtuple", "cls": cls_name, "v": fields}, "after": {}}, buffer)
-            return buffer.getvalue()
+            return boundary.reply_bytes({"probe": {"defined": True, "callable": True, "type": "function"},
+                                         "result": {"@": "namedtuple", "cls": cls_name, "v": fields}, "after": {}})
         return send
 
     decoded = boundary._Decoder([]).value({"@": "namedtuple", "cls": "course_utils.checks.nb09.Sample", "v": [1, 2]})

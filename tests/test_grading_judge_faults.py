@@ -18,13 +18,10 @@ from course_grader.boundary import BadReply, JudgeBroke, JudgeLost, decode_reply
 from course_grader.runner import judge_failure
 
 # The kernel's serve replaced: every reply says "defined and callable" and holds a tag without its fields.
-FORGE = '''import io, torch
-import course_grader.boundary as _boundary
+FORGE = '''import course_grader.boundary as _boundary
 
 def _forged(request, namespace):
-    buffer = io.BytesIO()
-    torch.save({"probe": {"defined": True, "callable": True}, "result": {"@": "ref"}}, buffer)
-    return buffer.getvalue()
+    return _boundary.reply_bytes({"probe": {"defined": True, "callable": True}, "result": {"@": "ref"}})
 
 _boundary.serve = _forged'''
 
@@ -34,13 +31,9 @@ MIMIC = ('    raise RuntimeError("The grader could not judge this exercise (KeyE
 
 
 def _forged_reply() -> bytes:
-    import io
+    from course_grader.boundary import reply_bytes
 
-    import torch
-
-    buffer = io.BytesIO()
-    torch.save({"probe": {"defined": True, "callable": True}, "result": {"@": "ref"}}, buffer)
-    return buffer.getvalue()
+    return reply_bytes({"probe": {"defined": True, "callable": True}, "result": {"@": "ref"}})
 
 
 def test_a_reply_that_breaks_the_decoder_is_a_bad_reply():
