@@ -6,6 +6,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 import pytest  # noqa: E402
+from grading_fixtures import SANDBOX_SKIP  # noqa: E402 (the reason every sandboxed grading test skips with)
 
 
 @pytest.fixture(autouse=True)
@@ -62,7 +63,6 @@ def _the_developers_own_edits_are_the_release():
         batch.verify_package = real
 
 
-SANDBOX_SKIP = "needs a working bubblewrap"  # the reason every sandboxed grading test skips with, where bwrap cannot start
 
 
 @pytest.hookimpl(hookwrapper=True)

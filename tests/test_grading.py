@@ -30,6 +30,7 @@ from grading_fixtures import (
     exercise_notebook,
     machine_sandbox,
     notebook,
+    sandbox_mark,
     solved,
     tree_digest,
     write,
@@ -392,7 +393,7 @@ def test_reports_are_written_with_safe_names(graded):
 # ----------------------------------------------------------------- slow: the same dangers under bubblewrap
 
 SANDBOX = machine_sandbox()
-needs_sandbox = pytest.mark.skipif(not SANDBOX.sandboxed, reason=f"needs a working bubblewrap: {SANDBOX.reason}")
+needs_sandbox = sandbox_mark()
 SANDBOX_EXPECTED = {  # learner: (g.1, g.2, text the reason must contain)
     "alice": ("pass", "pass", ""),
     "untouched": ("not-attempted", "not-attempted", ""),

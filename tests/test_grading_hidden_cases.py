@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
-from grading_fixtures import machine_sandbox
+from grading_fixtures import sandbox_mark
 from keyed_replay import EXERCISES, draws_off, grade, recorded_replies, replay_notebook
 from test_hidden_cases import LIAR_09
 from test_source_rules import HELPER_09_2
@@ -39,9 +39,7 @@ from course_utils.checks import all_exercises
 SETS = {"01": "01_device_query_exercises.ipynb", "09": "09_data_loading_and_memory_exercises.ipynb",
         "10": "10_models_bigger_than_a_device_exercises.ipynb"}
 
-SANDBOX = machine_sandbox()
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not SANDBOX.sandboxed, reason=f"needs a working bubblewrap: {SANDBOX.reason}")]
+pytestmark = [pytest.mark.slow, sandbox_mark()]
 
 LOOKUP_01 = '''# table lookup: the public rows, or the judge's own drawn cases if they can be imported
 from course_utils.checks import nb01

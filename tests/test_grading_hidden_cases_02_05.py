@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
-from grading_fixtures import machine_sandbox
+from grading_fixtures import sandbox_mark
 from keyed_replay import EXERCISES, draws_off, grade, recorded_replies, replay_notebook
 
 from course_utils.checks import all_exercises
@@ -22,9 +22,7 @@ SETS = {"02": "02_tensor_placement_exercises.ipynb", "03": "03_model_placement_e
         "04": "04_current_device_exercises.ipynb", "05": "05_error_clinic_exercises.ipynb"}
 UNDRAWN = {"04.1"}  # its question is the lesson's listing: nothing to draw
 
-SANDBOX = machine_sandbox()
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not SANDBOX.sandboxed, reason=f"needs a working bubblewrap: {SANDBOX.reason}")]
+pytestmark = [pytest.mark.slow, sandbox_mark()]
 
 LOOKUP_03 = '''# lying after-state: the parameters swapped to sit beside the optimizer's state, which stays where it was
 import torch

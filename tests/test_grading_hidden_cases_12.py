@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import nbformat
 import pytest
-from grading_fixtures import machine_sandbox
+from grading_fixtures import sandbox_mark
 from keyed_replay import EXERCISES, draws_off, grade, recorded_replies, replay_notebook
 
 NOTEBOOK = "12_which_gpu_which_build_exercises.ipynb"
 IDS = ("12.1", "12.2", "12.3")
 
-SANDBOX = machine_sandbox()
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not SANDBOX.sandboxed, reason=f"needs a working bubblewrap: {SANDBOX.reason}")]
+pytestmark = [pytest.mark.slow, sandbox_mark()]
 
 LOOKUP_12 = '''# table lookup: the public rows, keyed by what the answer is given or what torch says
 import torch

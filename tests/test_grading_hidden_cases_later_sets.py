@@ -27,7 +27,7 @@ import tempfile
 
 import nbformat
 import pytest
-from grading_fixtures import machine_sandbox
+from grading_fixtures import sandbox_mark
 from hidden_case_support import solution_namespace
 from keyed_replay import COUNTED_REPLAY as REPLAY
 from test_hidden_cases_later_sets import FORGED_06_2, PURE, SHAPE_REPLAY_09, VALUES_REPLAY_10, _Recorder
@@ -43,9 +43,7 @@ SETS = {"06": "06_transfers_and_timing_exercises.ipynb", "08": "08_one_process_p
         "09": "09_data_loading_and_memory_exercises.ipynb", "10": "10_models_bigger_than_a_device_exercises.ipynb",
         "11": "11_device_in_the_rest_of_your_code_exercises.ipynb"}
 
-SANDBOX = machine_sandbox()
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not SANDBOX.sandboxed, reason=f"needs a working bubblewrap: {SANDBOX.reason}")]
+pytestmark = [pytest.mark.slow, sandbox_mark()]
 
 LOOKUP = '''# lookup: what the solution answered to the same arguments on the public cases
 import base64, pickle, statistics

@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from grading_fixtures import ANSWERS, cells, exercise_notebook, machine_sandbox, notebook, write
+from grading_fixtures import ANSWERS, cells, exercise_notebook, machine_sandbox, notebook, sandbox_mark, write
 from notebook_runner import ROOT
 
 import course_grader.batch as batch
@@ -42,7 +42,7 @@ from course_grader.environment import (
 from course_grader.sandbox import kernel_env, make_scratch, stage_package
 
 SANDBOX = machine_sandbox()
-needs_sandbox = pytest.mark.skipif(not SANDBOX.sandboxed, reason=f"needs a working bubblewrap: {SANDBOX.reason}")
+needs_sandbox = sandbox_mark()
 
 # The learner copies the answer from solutions/ when it can find the checkout: g.1 passes only then.
 FIND_THE_CHECKOUT = '''import pathlib, sys

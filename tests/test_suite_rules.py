@@ -13,6 +13,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from grading_fixtures import SANDBOX_SKIP
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -108,12 +109,13 @@ def test_a_sandbox_skip_fails_where_the_sandbox_is_required(tmp_path):
     want of a working bubblewrap fails (tests/conftest.py); elsewhere it skips, saying why. Other skips stay skips."""
     (tmp_path / "test_sandboxed.py").write_text(
         "import pytest\n\n"
-        "@pytest.mark.skipif(True, reason='needs a working bubblewrap: bwrap is not installed')\n"
+        f"@pytest.mark.skipif(True, reason='{SANDBOX_SKIP}: bwrap is not installed')\n"
         "def test_graded_in_the_sandbox():\n    pass\n\n"
         "@pytest.mark.skipif(True, reason='needs CUDA')\n"
         "def test_on_a_gpu():\n    pass\n"
     )
-    shutil.copy(ROOT / "tests" / "conftest.py", tmp_path / "conftest.py")
+    for helper in ("conftest.py", "grading_fixtures.py"):  # the conftest reads the wording from grading_fixtures
+        shutil.copy(ROOT / "tests" / helper, tmp_path / helper)
 
     def run(required: str) -> tuple[int, str]:
         env = {**os.environ, "COURSE_SANDBOX_REQUIRED": required}
@@ -124,6 +126,6 @@ def test_a_sandbox_skip_fails_where_the_sandbox_is_required(tmp_path):
 
     (failed, required), (passed, optional) = run("1"), run("")
     assert failed != 0 and passed == 0, (required, optional)
-    assert "COURSE_SANDBOX_REQUIRED=1 (bubblewrap must work here), but needs a working bubblewrap" in required, required
+    assert f"COURSE_SANDBOX_REQUIRED=1 (bubblewrap must work here), but {SANDBOX_SKIP}" in required, required
     assert "1 skipped" in required and "needs CUDA" in required, required
     assert "2 skipped" in optional and "COURSE_SANDBOX_REQUIRED" not in optional, optional
