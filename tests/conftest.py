@@ -63,8 +63,6 @@ def _the_developers_own_edits_are_the_release():
         batch.verify_package = real
 
 
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """With ``COURSE_SANDBOX_REQUIRED=1`` (``.ci/run`` sets it), a test that would skip for want of a working

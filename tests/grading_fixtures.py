@@ -35,6 +35,7 @@ def sandbox_mark() -> pytest.MarkDecorator:
     sandbox = machine_sandbox()
     return pytest.mark.skipif(not sandbox.sandboxed, reason=f"{SANDBOX_SKIP}: {sandbox.reason}")
 
+
 SETUP = '''from course_utils.checks import Wrong, call, check, exercise
 
 

@@ -141,6 +141,7 @@ def test_a_reply_round_trips_its_data_and_names_no_class():
 
     protocol0_global = b"cposix\nsystem\n(S'true'\ntR."  # GLOBAL then REDUCE: os.system("true")
     stack_global = pickle.dumps({"x": collections.OrderedDict()}, protocol=4)  # any class at all
+
     class Refers(pickle.Pickler):
         def persistent_id(self, obj):
             return obj if type(obj) is tuple and obj[:1] in (("tensor",), ("dtype",), ("device",)) else None
