@@ -33,6 +33,9 @@ MATRIX ?= 2.14.1 2.7.1
 MATRIX_ALL := 2.7.1 2.8.0 2.9.1 2.10.0 2.11.0 2.12.0 2.13.0 2.14.1
 # MATRIX_DROP=1 removes each release's venv (a CUDA build: about 6 GB) once its tests have run.
 MATRIX_DROP ?=
+# "n" under `make -n`, which still runs a recipe line that calls $(MAKE): the matrix's loop then runs, and its
+# removal of a venv must not (a dry run of the matrix once deleted the venv under test)
+DRY_RUN = $(findstring n,$(firstword -$(MAKEFLAGS)))
 # The matrix leaves out the layers that do not depend on the torch under test: the browser (Lab
 # rendering), nbgrader (its kernel imports torch from .venv, so it would re-test 2.13) and the
 # Colab install cell's fresh venv (it always installs the local CPU wheel 2.13.0); and the grader's
@@ -123,7 +126,7 @@ test-matrix:
 	    echo "=== torch==$$v in .venv-torch-$$v"; \
 	    $(MAKE) --no-print-directory test VENV=.venv-torch-$$v TORCH=torch==$$v PYTEST_ARGS='$(MATRIX_LEAVES_OUT) $(PYTEST_ARGS)' \
 	        || failed="$$failed $$v"; \
-	    if [ -n "$(MATRIX_DROP)" ]; then rm -rf .venv-torch-$$v; fi; \
+	    if [ -n "$(MATRIX_DROP)" ] && [ -z "$(DRY_RUN)" ]; then rm -rf .venv-torch-$$v; fi; \
 	done; \
 	if [ -n "$$failed" ]; then echo "=== test-matrix: failed on torch$$failed"; exit 1; fi; \
 	echo "=== test-matrix: passed on torch $(MATRIX)"

@@ -236,6 +236,19 @@ def test_readmes_first_screen_says_what_each_command_installs():
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_a_dry_run_of_the_matrix_removes_no_venv(tmp_path):
+    """make -n still runs a recipe line that calls $(MAKE), so the matrix's loop runs under it; with MATRIX_DROP=1 in
+    the environment (a matrix run's tests inherit it) its removal of each release's venv must not. It once deleted
+    the venv of the release under test halfway through that release's tests."""
+    kept = tmp_path / ".venv-torch-9.9.9"
+    kept.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "MAKEFLAGS"}
+    subprocess.run(["make", "-n", "-f", str(ROOT / "Makefile"), "test-matrix", "MATRIX=9.9.9", "MATRIX_DROP=1"],
+                   cwd=tmp_path, capture_output=True, text=True, env=env)  # the sub-make finds no Makefile here: no matter
+    assert kept.is_dir()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_the_matrix_names_its_torch_so_it_gets_the_build_it_tests(tmp_path):
     # on Linux the matrix's ends are CUDA builds on purpose (docs/ci.md), even without a driver
     lines = _make_n(tmp_path, "test-matrix", "MATRIX=2.9.1")
