@@ -117,9 +117,10 @@ warned = torch_build_warnings("NVIDIA GeForce RTX 5090", (12, 0), cu126)
 [w.splitlines()[0] for w in warned]
 
 # %% [markdown]
-# The fix is another wheel, never your code: one whose list holds your GPU. From 2.13.0 the first
-# warning names the CUDA builds of your release that fit, with their `pip install ... --index-url`
-# (printed in the Deeper part below). An old GPU needs an older release. The explainer knows them:
+# The fix is another wheel, never your code: one whose list holds your GPU. From 2.8.0 the first
+# warning names the CUDA builds of your release that fit, and from 2.13.0 with their
+# `pip install ... --index-url` (printed in the Deeper part below). An old GPU needs an older
+# release. The explainer knows them:
 
 # %%
 explain_device_error(warned[-1])
@@ -202,9 +203,12 @@ torch.accelerator.current_accelerator(), torch.accelerator.is_available(), torch
 
 # %% [markdown] tags=["deeper"]
 # When CUDA starts, `torch/cuda/__init__.py` runs `_check_capability` and `_check_cubins`. The
-# second gives the `sm_XX ... is not compatible` warning in every release read here; from 2.13.0
-# the first lists what each compiled architecture runs on and which CUDA builds of this release
-# would fit (2.7.1's warned only for a GPU too old). Both, in full:
+# second gives the `sm_XX ... is not compatible` warning in every release read here. The first
+# changed: 2.7.1's warned only for a GPU too old; 2.8.0 to 2.10.0 compared the GPU's capability
+# with the lowest and highest entries of the list, so they also warned for a GPU of the newest
+# entry's major version and a newer minor, which runs that code (a 12.1 GPU on a build up to
+# `sm_120`: a false alarm, and the explainer says so); from 2.11.0 it lists what each compiled
+# architecture runs on and which CUDA builds of this release would fit. Both, in full:
 
 # %% tags=["deeper"]
 print("\n\n".join(warned))

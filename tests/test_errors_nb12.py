@@ -3,7 +3,8 @@
 PyTorch's start-up checks (torch.cuda._check_capability, _check_cubins) run as they are, with torch.cuda answering
 for one simulated GPU (``course_utils.builds.torch_build_warnings``); ROCm's visibility error is raised by
 torch.cuda._parse_visible_devices with torch.version.hip set. The wordings that differ by release are kept as text
-with the release they were read in (torch/cuda/__init__.py of 2.7.1 cu126, 2.13.0 cpu and 2.14.1 cu130), and
+with the release they were read in (torch/cuda/__init__.py of 2.7.1 cu126, 2.13.0 cpu and 2.14.1 cu130, and of the
+2.8.0 to 2.12.0 CUDA wheels, whose first check differs: a range check to 2.10.0, a list from 2.11.0), and
 "no kernel image" as the CUDA runtime words it (libcudart.so.12 of 2.7.1's cu126 wheel, libcudart.so.13 of
 2.14.1's cu130 wheel), after torch's "CUDA error: " prefix.
 Lesson: notebook 12 (which GPU, which build).
@@ -42,19 +43,27 @@ def test_rocm_visibility_error_is_explained():
     assert (e.kind, e.devices) == ("no-gpu-visible", ("cuda",)) and "ROCR_VISIBLE_DEVICES filters" in e.cause
 
 
+# torch/cuda/__init__.py of 2.8.0, 2.9.1 and 2.10.0 (incompatible_gpu_warn), as warnings.warn prints it
+RANGE = ("\n    Found GPU0 {gpu} which is of cuda capability {cc}.\n    Minimum and Maximum cuda capability supported by "
+         "this version of PyTorch is\n    ({low}) - ({high})\n    ")
+
 WORDINGS = [
     ("CUDA error: no kernel image is available for execution on the device", "gpu-architecture",
      "libcudart.so.12 (2.7.1 cu126), libcudart.so.13 (2.14.1 cu130)"),
     ("Found GPU0 NVIDIA GeForce RTX 5090 which is of compute capability (CC) 12.0.\nThe following list shows the CCs "
      "this version of PyTorch was built for and the hardware CCs it supports:", "gpu-architecture",
-     "2.13.0, 2.14.1: _warn_unsupported_code"),
+     "2.11.0 to 2.14.1: _warn_unsupported_code"),
     ("Found GPU0 Tesla K80 which is of cuda capability 3.7.\n    PyTorch no longer supports this GPU because it is too "
      "old.\n    The minimum cuda capability supported by this library is 5.0.", "gpu-architecture",
      "2.7.1: _check_capability's old_gpu_warn"),
+    (RANGE.format(gpu="NVIDIA GeForce RTX 5090", cc="12.0", low="5.0", high="9.0"), "gpu-architecture",
+     "2.8.0, 2.9.1, 2.10.0: _check_capability's incompatible_gpu_warn"),
+    ("\n    Please install PyTorch with a following CUDA\n    configurations:  12.8 12.9 following instructions at\n    "
+     "https://pytorch.org/get-started/locally/\n", "gpu-architecture", "2.8.0, 2.9.1, 2.10.0: matched_cuda_warn"),
     ("NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.",
-     "gpu-architecture", "2.7.1, 2.13.0, 2.14.1: _check_cubins"),
+     "gpu-architecture", "2.7.1 to 2.14.1: _check_cubins"),
     ("HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES", "no-gpu-visible",
-     "2.7.1, 2.13.0, 2.14.1: _parse_visible_devices"),
+     "2.7.1 to 2.14.1: _parse_visible_devices"),
 ]
 
 
@@ -67,3 +76,23 @@ def test_each_release_wording_is_explained(message, kind, source):
 def test_the_new_warning_names_the_gpu_and_its_capability():
     e = explain_device_error(WORDINGS[1][0])
     assert "NVIDIA GeForce RTX 5090" in e.cause and "12.0" in e.cause and "get_arch_list" in e.fix
+
+
+@pytest.mark.parametrize("gpu, cc, low, high, runs", [
+    ("NVIDIA GB10", "12.1", "8.0", "12.0", True),  # DGX Spark on a cu128/cu130 build: users report it runs
+    ("NVIDIA A10", "8.6", "8.0", "8.0", True),
+    ("NVIDIA GeForce MX350", "6.1", "7.0", "12.0", False),
+    ("NVIDIA GeForce RTX 5090", "12.0", "5.0", "9.0", False),
+])
+def test_the_range_warning_of_2_8_to_2_10_is_read_by_nvidias_rule(gpu, cc, low, high, runs):
+    """That check compared numbers: a GPU of the newest entry's major version and a newer minor runs its code, and
+    the explanation says the warning is a false alarm there, and that nothing runs elsewhere."""
+    e = explain_device_error(RANGE.format(gpu=gpu, cc=cc, low=low, high=high))
+    assert e.kind == "gpu-architecture" and gpu in e.cause and f"{low} to {high}" in e.cause, e
+    assert ("false alarm" in e.cause) == runs and ("has no kernels" in e.cause) == (not runs), e
+    assert ("Nothing needs fixing" in e.fix) == runs, e
+
+
+def test_the_builds_the_range_check_names_become_index_urls():
+    e = explain_device_error(WORDINGS[4][0])
+    assert "12.8, 12.9" in e.cause and "https://download.pytorch.org/whl/cu129" in e.fix and "cu128 or cu129" in e.fix, e

@@ -3,7 +3,8 @@ message, tested against the texts of the supported PyTorch releases (issue 17, p
 
 TEXTS holds each piece of PyTorch's (or the CUDA runtime's) wording verbatim, with the file of the
 wheel it was read from (relative to site-packages) and the releases whose file held it. They were
-read from the 2.7.1 and 2.14.1 CUDA wheels and the 2.13.0 CPU wheel: Python sources as text,
+read from the 2.7.1 and 2.14.1 CUDA wheels and the 2.13.0 CPU wheel (and torch/cuda/__init__.py of the 2.8.0,
+2.9.1, 2.10.0, 2.11.0 and 2.12.0 CUDA wheels, 2026-12-05: lesson 12's start-up warnings): Python sources as text,
 compiled libraries as bytes (the literal between two NUL bytes). A C++ message is assembled from
 its pieces at run time, so MESSAGES joins the pieces the way the source does and fills the values
 (sizes, type names) in. ``test_text_is_in_the_installed_torch`` finds each piece again in the torch
@@ -37,28 +38,32 @@ class Text:
     key: str
     text: str
     file: str  # relative to site-packages
-    read_in: tuple[str, ...]  # the releases whose file held it (of 2.7.1, 2.13.0, 2.14.1)
+    read_in: tuple[str, ...]  # the releases whose file held it (of those read: see the module's docstring)
 
 
 TEXTS = [
     # torch/cuda/__init__.py, _lazy_init: two adjacent literals of one message
     Text("fork-1", "Cannot re-initialize CUDA in forked subprocess. To use CUDA with ", "torch/cuda/__init__.py",
-         ("2.7.1", "2.13.0", "2.14.1")),
+         ("2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.1")),
     Text("fork-2", "multiprocessing, you must use the 'spawn' start method", "torch/cuda/__init__.py",
-         ("2.7.1", "2.13.0", "2.14.1")),
+         ("2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.1")),
     # cudaGetErrorString(cudaErrorAssert), in the CUDA runtime each CUDA wheel installs
     Text("assert-cu12", "device-side assert triggered", CU12_CUDART, ("2.7.1",)),
     Text("assert-cu13", "device-side assert triggered", CU13_CUDART, ("2.14.1",)),
     # lesson 12: a wheel without the GPU's architecture (the CUDA runtime's words; torch/cuda/__init__.py's warnings)
     Text("no-kernel-cu12", "no kernel image is available for execution on the device", CU12_CUDART, ("2.7.1",)),
     Text("no-kernel-cu13", "no kernel image is available for execution on the device", CU13_CUDART, ("2.14.1",)),
-    Text("cc-listed", "which is of compute capability (CC) ", "torch/cuda/__init__.py", ("2.13.0", "2.14.1")),
+    Text("cc-listed", "which is of compute capability (CC) ", "torch/cuda/__init__.py", ("2.11.0", "2.12.0", "2.13.0", "2.14.1")),
+    # 2.8.0 to 2.10.0: _check_capability compared the GPU with the lowest and highest entries of the build's list
+    Text("cc-range", "Minimum and Maximum cuda capability supported by this version of PyTorch is", "torch/cuda/__init__.py",
+         ("2.8.0", "2.9.1", "2.10.0")),
+    Text("cc-builds", "Please install PyTorch with a following CUDA", "torch/cuda/__init__.py", ("2.8.0", "2.9.1", "2.10.0")),
     Text("cc-too-old", "PyTorch no longer supports this GPU because it is too old.", "torch/cuda/__init__.py",
          ("2.7.1",)),
     Text("sm-incompatible", " is not compatible with the current PyTorch installation.", "torch/cuda/__init__.py",
-         ("2.7.1", "2.13.0", "2.14.1")),
+         ("2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.1")),
     Text("rocm-visible", "HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES", "torch/cuda/__init__.py",
-         ("2.7.1", "2.13.0", "2.14.1")),
+         ("2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.1")),
     # c10/cuda/CUDAMiscFunctions.cpp's suffix (unless CUDA_LAUNCH_BLOCKING=1): on every CUDA error in 2.7.1-2.12.0,
     # only on asynchronous kernel errors (700, 710, 715, 716, 719) from 2.13 (get_cuda_async_error_suffix)
     Text("async-tail", "\nCUDA kernel errors might be asynchronously reported at some other API call, so the "

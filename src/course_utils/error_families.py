@@ -86,6 +86,12 @@ def _compiled(pattern: str, flags: int) -> re.Pattern:
     return _CACHE[key]
 
 
+_RANGE = (r"Found GPU(?P<index>\d+) (?P<gpu>.+?) which is of cuda capability (?P<cc>\d+\.\d+)\.\s+Minimum and Maximum "
+          r"cuda capability supported by this version of PyTorch is\s+\((?P<low>\d+\.\d+)\) - \((?P<high>\d+\.\d+)\)")
+_RANGE_RELEASES = "2.8.0, 2.9.1, 2.10.0 (torch.cuda._check_capability)"
+_RANGE_SOURCE = "torch/cuda/__init__.py of 2.8.0, 2.9.1 and 2.10.0 (incompatible_gpu_warn), raised by lesson 12 on a simulated GPU"
+_SAME_MAJOR_RULE = ("Compare torch.cuda.get_device_capability() with torch.cuda.get_arch_list(): code built for sm_XY "
+                    "runs on a GPU of the same major version X and the same or a newer minor.")
 _OPTIMIZER_STATE_ARGS = "state_steps|exp_avgs|exp_avg_sqs|max_exp_avg_sqs|momentum_buffer_list|state_sums"
 
 FAMILIES: tuple[Family, ...] = (
@@ -610,6 +616,57 @@ FAMILIES: tuple[Family, ...] = (
            example="Found GPU0 NVIDIA GeForce RTX 5090 which is of compute capability (CC) 12.0.",
            releases="2.13.0, 2.14.1 (torch.cuda._check_capability)",
            source="torch/cuda/__init__.py (_warn_unsupported_code), raised by lesson 12 on a simulated GPU"),
+    # 2.8.0 to 2.10.0 compared the GPU's capability with the lowest and highest entries of the build's list, numbers
+    # only: one pattern, three rows, by where the GPU falls (a compute role rejects the other cases)
+    Family("gpu-capability-range-old", GPU, "GPU below the capability range of this build",
+           _RANGE, "gpu-architecture", devices=("cuda",), roles=dict(compute="cc_older"),
+           cause=("PyTorch's start-up check found {gpu} (compute capability {cc}) outside the range of architectures "
+                  "this build was compiled for, {low} to {high}: it is older than the oldest, {low_arch}, so the build has "
+                  "no kernels for it, and every kernel will fail with 'no kernel image is available for execution on the "
+                  "device'."),
+           fix=("Install this release from a CUDA build whose list reaches down to it (the warning after this one names "
+                "them, if any), or an older release whose torch.cuda.get_arch_list() holds {cc_arch}; until then, run on "
+                "the CPU. " + _SAME_MAJOR_RULE),
+           example=("Found GPU0 NVIDIA GeForce MX350 which is of cuda capability 6.1. Minimum and Maximum cuda capability "
+                    "supported by this version of PyTorch is (7.0) - (12.0)"),
+           releases=_RANGE_RELEASES, source=_RANGE_SOURCE),
+    Family("gpu-capability-range-minor", GPU, "GPU a minor version above this build's newest (a false alarm)",
+           _RANGE, "gpu-architecture", devices=("cuda",), roles=dict(compute="cc_same_major"),
+           cause=("PyTorch's start-up check found {gpu} (compute capability {cc}) outside the range of architectures "
+                  "this build was compiled for, {low} to {high}. That check compares the numbers only: code built for "
+                  "{high_arch} runs on a GPU of the same major version and a newer minor (NVIDIA's binary "
+                  "compatibility), so {gpu} runs this build's {high_arch} kernels and the warning is a false alarm. "
+                  "torch 2.11.0 and later check by that rule and do not warn here."),
+           fix=("Nothing needs fixing unless PyTorch also warns that the GPU 'is not compatible with the current "
+                "PyTorch installation' or a kernel fails with 'no kernel image is available'. " + _SAME_MAJOR_RULE),
+           example=("Found GPU0 NVIDIA GB10 which is of cuda capability 12.1. Minimum and Maximum cuda capability "
+                    "supported by this version of PyTorch is (8.0) - (12.0)"),
+           releases=_RANGE_RELEASES, source=_RANGE_SOURCE),
+    Family("gpu-capability-range-new", GPU, "GPU of a newer major version than this build's newest",
+           _RANGE, "gpu-architecture", devices=("cuda",), roles=dict(compute="cc_newer"),
+           cause=("PyTorch's start-up check found {gpu} (compute capability {cc}) outside the range of architectures "
+                  "this build was compiled for, {low} to {high}: it is of a newer major version ({major}.x) than the "
+                  "newest, {high_arch}, so the build has no kernels for it, and every kernel will fail with 'no kernel "
+                  "image is available for execution on the device'."),
+           fix=("Install this release from a CUDA build whose list holds it (the warning after this one names them), or "
+                "a newer release; until then, run on the CPU. " + _SAME_MAJOR_RULE),
+           example=("Found GPU0 NVIDIA GeForce RTX 5090 which is of cuda capability 12.0. Minimum and Maximum cuda "
+                    "capability supported by this version of PyTorch is (5.0) - (9.0)"),
+           releases=_RANGE_RELEASES, source=_RANGE_SOURCE),
+    Family("gpu-capability-builds", GPU, "PyTorch names the CUDA builds that would fit this GPU",
+           r"Please install PyTorch with a following CUDA\s+configurations:\s*(?P<builds>\d+\.\d+(?:\s+\d+\.\d+)*)",
+           "gpu-architecture", devices=("cuda",), roles=dict(compute="cuda_builds"),
+           cause=("PyTorch's start-up check found a GPU outside the range of architectures this build was compiled for "
+                  "(the warning just before this one names the GPU and the range), and lists the CUDA versions whose "
+                  "builds of this same release do cover it: {builds}."),
+           fix=("Install the same torch version from one of those builds: pip install torch==<this version> "
+                "--index-url https://download.pytorch.org/whl/{tag} ({tags}). If the warning before this one is about a "
+                "GPU of the build's newest major version with a newer minor, the build's kernels already run on it: "
+                "see that warning's explanation."),
+           example=("Please install PyTorch with a following CUDA configurations:  12.6 12.8 12.9 following instructions "
+                    "at https://pytorch.org/get-started/locally/"),
+           releases="2.8.0, 2.9.1, 2.10.0 (torch.cuda._check_capability)",
+           source="torch/cuda/__init__.py of 2.8.0, 2.9.1 and 2.10.0 (matched_cuda_warn), raised by lesson 12 on a simulated GPU"),
     Family("gpu-too-old", GPU, "GPU too old for this build",
            r"Found GPU(?P<index>\d+) (?P<gpu>.+?) which is of cuda capability (?P<cc>\d+\.\d+)\.\s+PyTorch no longer "
            r"supports this GPU because it is too old",

@@ -524,7 +524,27 @@ def _gpu_oom_values(values: dict[str, str], message: str) -> dict:
                 tool={"HIP": "rocm-smi", "XPU": "xpu-smi"}.get(name, "nvidia-smi"))
 
 
+def _capability_case(case: str):
+    """A compute role for torch 2.8.0-2.10.0's range warning: its arch names, where the GPU falls is ``case``."""
+    def values(found: dict[str, str], _: str) -> dict | None:
+        cc, low, high = (tuple(int(p) for p in found[k].split(".")) for k in ("cc", "low", "high"))
+        where = "older" if cc < low else "same-major" if cc[0] == high[0] else "newer"
+        arch = "sm_{}{}".format
+        return dict(cc_arch=arch(*cc), low_arch=arch(*low), high_arch=arch(*high), major=str(cc[0])) if where == case else None
+    return values
+
+
+def _cuda_builds_values(values: dict[str, str], _: str) -> dict:
+    versions = values["builds"].split()
+    tags = ["cu" + v.replace(".", "") for v in versions]
+    return dict(builds=", ".join(versions), tag=tags[-1], tags=" or ".join(tags))
+
+
 COMPUTE = {
+    "cc_older": _capability_case("older"),
+    "cc_same_major": _capability_case("same-major"),
+    "cc_newer": _capability_case("newer"),
+    "cuda_builds": _cuda_builds_values,
     "pin": _pin_values,
     "gpu_oom": _gpu_oom_values,
     "gib": lambda values, _: dict(gib=f"{int(values['nbytes']) / 2**30:.1f} GiB"),
