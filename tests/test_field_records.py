@@ -1,6 +1,6 @@
 """Field records: what real GPUs printed in the GPU-only cells, as others published it (issue 37).
 
-Each record is held to the cell's point (``POINTS``), to the releases of the cell's source quotes,
+Each record is held to the cell's point (``course_authoring.field_record_rules.POINTS``), to the releases of the cell's source quotes,
 and to its provenance; the display labels it as a public report, and a course recording replaces it.
 No GPU is needed.
 """
@@ -15,23 +15,25 @@ import pytest
 from torch.torch_version import TorchVersion
 
 from course_authoring import lesson_map
+from course_authoring.field_record_rules import (
+    FIELD_END,
+    FIELD_START,
+    NO_RECORD,
+    POINTS,
+    TIMING_POINTS,
+    field_records_markdown,
+    shows_point,
+)
 from course_utils import lessons, recorded
 from course_utils.evidence.field_records import (
     CUT,
-    FIELD_END,
-    FIELD_START,
     FLOOR,
-    NO_RECORD,
-    POINTS,
     RECORDS,
     STANDINS,
-    TIMING_POINTS,
     TIMINGS,
     FieldRecord,
     field_record,
-    field_records_markdown,
     published_timings,
-    shows_point,
 )
 from course_utils.evidence.records import Cell, EvidenceFile, GpuMachine
 from course_utils.evidence.sources import CLAIMS, RELEASES
