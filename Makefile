@@ -51,6 +51,7 @@ GRADER_DEFENCES := $(foreach f,test_grading test_grading_attacks test_grading_co
 # and import-linter, the pairing, the workflows, the add-a-lesson checklist, the site's building blocks.
 TORCH_FREE := $(foreach f,test_suite_rules test_code_style test_pairing test_releases_workflow \
                 test_macos_workflow test_lesson_checklist test_site_build,--ignore=tests/$(f).py)
+NBGRADER_TESTS := tests/test_grading_nbgrader.py tests/test_grading_nbgrader_feedback.py
 MATRIX_LEAVES_OUT := --ignore=tests/browser -m "not browser" --ignore=tests/test_grading_nbgrader.py \
               --deselect tests/test_header.py::test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter \
               $(GRADER_DEFENCES) $(TORCH_FREE)
@@ -72,7 +73,7 @@ NBGRADER_VENV  ?= .venv-nbgrader
 NBGRADER       ?= nbgrader==0.9.6
 NBGRADER_STAMP := $(NBGRADER_VENV)/.nbgrader-installed
 
-.PHONY: lab workspace lab-course test test-fast setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean nbgrader-env test-matrix test-releases gpu-wheels gpu-verify
+.PHONY: lab workspace lab-course test test-grader test-fast setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean nbgrader-env test-matrix test-releases gpu-wheels gpu-verify
 
 setup: $(STAMP)
 
@@ -105,8 +106,17 @@ lab: workspace
 lab-course: $(LAB_STAMP)
 	$(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) --config=jupyter_server_config.py
 
+# README's test command: the learner's package, the authors' tools, every lesson and solution under nbval, each
+# solution graded through real kernels (tests/test_grading_boundary.py), the browser test. The instructors'
+# grader's own defences are test-grader's, which CI runs right after it.
 test: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(GRADER_DEFENCES) $(addprefix --ignore=,$(NBGRADER_TESTS)) $(PYTEST_ARGS)
+
+# The instructors' wing on its own (docs/grading.md): what broken and hostile submissions can do to a batch
+# (GRADER_DEFENCES: the sandbox, limits, the manifest, the watch, shards, replays and lookups, through real
+# kernels) and the real nbgrader pipeline, in its own venv (nbgrader-env). A lesson or a helper changes none of it.
+test-grader: $(STAMP) $(NBGRADER_STAMP)
+	$(BIN)/python -m pytest $(patsubst --ignore=%,%,$(GRADER_DEFENCES)) $(NBGRADER_TESTS) $(PYTEST_ARGS)
 
 # The authors' quick loop: the unit tests and the lessons under nbval, about a minute and a half on 2
 # cores (84 s, median of 3 runs on 2026-12-05, against about 10 minutes for make test). Left for
