@@ -614,7 +614,7 @@ FAMILIES: tuple[Family, ...] = (
                 "GPU (pytorch.org/get-started). Compare torch.cuda.get_device_capability() with "
                 "torch.cuda.get_arch_list()."),
            example="Found GPU0 NVIDIA GeForce RTX 5090 which is of compute capability (CC) 12.0.",
-           releases="2.13.0, 2.14.1 (torch.cuda._check_capability)",
+           releases="2.11.0 to 2.14.1 (torch.cuda._check_capability; a pip line per build from 2.13.0)",
            source="torch/cuda/__init__.py (_warn_unsupported_code), raised by lesson 12 on a simulated GPU"),
     # 2.8.0 to 2.10.0 compared the GPU's capability with the lowest and highest entries of the build's list, numbers
     # only: one pattern, three rows, by where the GPU falls (a compute role rejects the other cases)
