@@ -90,6 +90,10 @@ _RANGE = (r"Found GPU(?P<index>\d+) (?P<gpu>.+?) which is of cuda capability (?P
           r"cuda capability supported by this version of PyTorch is\s+\((?P<low>\d+\.\d+)\) - \((?P<high>\d+\.\d+)\)")
 _RANGE_RELEASES = "2.8.0, 2.9.1, 2.10.0 (torch.cuda._check_capability)"
 _RANGE_SOURCE = "torch/cuda/__init__.py of 2.8.0, 2.9.1 and 2.10.0 (incompatible_gpu_warn), raised by lesson 12 on a simulated GPU"
+_RANGE_FOUND = ("PyTorch's start-up check found {gpu} (compute capability {cc}) outside the range of architectures this "
+                "build was compiled for, {low} to {high}")
+_NO_KERNELS = ("so the build has no kernels for it, and every kernel will fail with 'no kernel image is available for "
+               "execution on the device'.")
 _SAME_MAJOR_RULE = ("Compare torch.cuda.get_device_capability() with torch.cuda.get_arch_list(): code built for sm_XY "
                     "runs on a GPU of the same major version X and the same or a newer minor.")
 _OPTIMIZER_STATE_ARGS = "state_steps|exp_avgs|exp_avg_sqs|max_exp_avg_sqs|momentum_buffer_list|state_sums"
@@ -620,10 +624,7 @@ FAMILIES: tuple[Family, ...] = (
     # only: one pattern, three rows, by where the GPU falls (a compute role rejects the other cases)
     Family("gpu-capability-range-old", GPU, "GPU below the capability range of this build",
            _RANGE, "gpu-architecture", devices=("cuda",), roles=dict(compute="cc_older"),
-           cause=("PyTorch's start-up check found {gpu} (compute capability {cc}) outside the range of architectures "
-                  "this build was compiled for, {low} to {high}: it is older than the oldest, {low_arch}, so the build has "
-                  "no kernels for it, and every kernel will fail with 'no kernel image is available for execution on the "
-                  "device'."),
+           cause=_RANGE_FOUND + ": it is older than the oldest, {low_arch}, " + _NO_KERNELS,
            fix=("Install this release from a CUDA build whose list reaches down to it (the warning after this one names "
                 "them, if any), or an older release whose torch.cuda.get_arch_list() holds {cc_arch}; until then, run on "
                 "the CPU. " + _SAME_MAJOR_RULE),
@@ -632,11 +633,10 @@ FAMILIES: tuple[Family, ...] = (
            releases=_RANGE_RELEASES, source=_RANGE_SOURCE),
     Family("gpu-capability-range-minor", GPU, "GPU a minor version above this build's newest (a false alarm)",
            _RANGE, "gpu-architecture", devices=("cuda",), roles=dict(compute="cc_same_major"),
-           cause=("PyTorch's start-up check found {gpu} (compute capability {cc}) outside the range of architectures "
-                  "this build was compiled for, {low} to {high}. That check compares the numbers only: code built for "
-                  "{high_arch} runs on a GPU of the same major version and a newer minor (NVIDIA's binary "
-                  "compatibility), so {gpu} runs this build's {high_arch} kernels and the warning is a false alarm. "
-                  "torch 2.11.0 and later check by that rule and do not warn here."),
+           cause=(_RANGE_FOUND + ". That check compares the numbers only: code built for {high_arch} runs on a GPU "
+                  "of the same major version and a newer minor (NVIDIA's binary compatibility), so {gpu} runs this "
+                  "build's {high_arch} kernels and the warning is a false alarm. torch 2.11.0 and later check by that "
+                  "rule and do not warn here."),
            fix=("Nothing needs fixing unless PyTorch also warns that the GPU 'is not compatible with the current "
                 "PyTorch installation' or a kernel fails with 'no kernel image is available'. " + _SAME_MAJOR_RULE),
            example=("Found GPU0 NVIDIA GB10 which is of cuda capability 12.1. Minimum and Maximum cuda capability "
@@ -644,10 +644,7 @@ FAMILIES: tuple[Family, ...] = (
            releases=_RANGE_RELEASES, source=_RANGE_SOURCE),
     Family("gpu-capability-range-new", GPU, "GPU of a newer major version than this build's newest",
            _RANGE, "gpu-architecture", devices=("cuda",), roles=dict(compute="cc_newer"),
-           cause=("PyTorch's start-up check found {gpu} (compute capability {cc}) outside the range of architectures "
-                  "this build was compiled for, {low} to {high}: it is of a newer major version ({major}.x) than the "
-                  "newest, {high_arch}, so the build has no kernels for it, and every kernel will fail with 'no kernel "
-                  "image is available for execution on the device'."),
+           cause=_RANGE_FOUND + ": it is of a newer major version ({major}.x) than the newest, {high_arch}, " + _NO_KERNELS,
            fix=("Install this release from a CUDA build whose list holds it (the warning after this one names them), or "
                 "a newer release; until then, run on the CPU. " + _SAME_MAJOR_RULE),
            example=("Found GPU0 NVIDIA GeForce RTX 5090 which is of cuda capability 12.0. Minimum and Maximum cuda "
