@@ -36,11 +36,11 @@ MATRIX_DROP ?=
 # "n" under `make -n`, which still runs a recipe line that calls $(MAKE): the matrix's loop then runs, and its
 # removal of a venv must not (a dry run of the matrix once deleted the venv under test)
 DRY_RUN = $(findstring n,$(firstword -$(MAKEFLAGS)))
-# The matrix leaves out the layers that do not depend on the torch under test: the browser (Lab
-# rendering), nbgrader (its kernel imports torch from .venv, so it would re-test 2.13) and the
-# Colab install cell's fresh venv (it always installs the local CPU wheel 2.13.0); and the grader's
-# defences (GRADER_DEFENCES): what a hostile or broken submission can do to a batch (the sandbox,
-# limits, the manifest, the watch, shards, replays and lookups), which the grader decides, not torch.
+# The matrix runs make test, which leaves the grader's defences (GRADER_DEFENCES: what a hostile or broken
+# submission can do to a batch, which the grader decides, not torch) and nbgrader (its kernel imports torch
+# from .venv, so it would re-test 2.13) to test-grader. It also leaves out the layers that do not depend on
+# the torch under test (MATRIX_LEAVES_OUT): the browser (Lab rendering), the Colab install cell's fresh venv
+# (it always installs the local CPU wheel 2.13.0) and the suite's own tools (TORCH_FREE).
 # Under each release the matrix still grades every solution through real kernels
 # (tests/test_grading_boundary.py) and judges every drawn case in-process (tests/test_hidden_cases*.py).
 GRADER_DEFENCES := $(foreach f,test_grading test_grading_attacks test_grading_copies test_grading_hidden_cases \
@@ -52,9 +52,9 @@ GRADER_DEFENCES := $(foreach f,test_grading test_grading_attacks test_grading_co
 TORCH_FREE := $(foreach f,test_suite_rules test_code_style test_pairing test_releases_workflow \
                 test_macos_workflow test_lesson_checklist test_site_build,--ignore=tests/$(f).py)
 NBGRADER_TESTS := tests/test_grading_nbgrader.py tests/test_grading_nbgrader_feedback.py
-MATRIX_LEAVES_OUT := --ignore=tests/browser -m "not browser" --ignore=tests/test_grading_nbgrader.py \
+MATRIX_LEAVES_OUT := --ignore=tests/browser -m "not browser" \
               --deselect tests/test_header.py::test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter \
-              $(GRADER_DEFENCES) $(TORCH_FREE)
+              $(TORCH_FREE)
 # The instructors' and the authors' distributions (src/course_grader, src/course_authoring), each
 # built from a pyproject.toml of its own; the root pyproject.toml builds the learner's, course-utils.
 WINGS  := -e ./wings/grader -e ./wings/authoring
@@ -119,7 +119,7 @@ test-grader: $(STAMP) $(NBGRADER_STAMP)
 	$(BIN)/python -m pytest $(patsubst --ignore=%,%,$(GRADER_DEFENCES)) $(NBGRADER_TESTS) $(PYTEST_ARGS)
 
 # The authors' quick loop: the unit tests and the lessons under nbval, about a minute and a half on 2
-# cores (84 s, median of 3 runs on 2026-12-05, against about 10 minutes for make test). Left for
+# cores (84 s, median of 3 runs on 2026-12-05, against about 7 minutes for make test). Left for
 # `make test`: whatever starts other programs (the browser, torchrun, nbgrader, kernels per
 # submission, child Pythons: all marked slow; so is the sweep of every wrong answer over 100 draws),
 # lesson 08 (torchrun) and the solution notebooks

@@ -51,7 +51,7 @@ RANGE_CHECK = TorchVersion("2.8.0") <= TorchVersion(torch.__version__.split("+")
 
 def _false_alarm(arch_list, capability) -> bool:
     """Whether this release's range check warns for a GPU whose code the list holds."""
-    entries = [int(a.split("_")[1].rstrip("a")) for a in arch_list]
+    entries = [torch.cuda._extract_arch_version(a) for a in arch_list]  # as torch's range check reads them
     cc = capability[0] * 10 + capability[1]
     return RANGE_CHECK and kernels_for(arch_list, capability) is not None and not min(entries) <= cc <= max(entries)
 

@@ -166,6 +166,7 @@ TIMING_POINTS: dict[str, re.Pattern[str]] = {
     "06-copy-variants": re.compile(r"pageable[^\n]*\d+\.\d+ ?ms[\s\S]*pinned[^\n]*\d+\.\d+ ?ms"),
 }
 
+
 def shows_point(key: str, text: str) -> bool:
     """Whether ``text`` (a field record's excerpt, or a recording) shows cell ``key``'s point, per ``POINTS``."""
     if key not in POINTS:

@@ -525,7 +525,8 @@ def _gpu_oom_values(values: dict[str, str], message: str) -> dict:
 
 
 def _capability_case(case: str):
-    """A compute role for torch 2.8.0-2.10.0's range warning: its arch names, where the GPU falls is ``case``."""
+    """A compute role for torch 2.8.0-2.10.0's range warning that accepts only one ``case`` of where the GPU falls
+    (older than the list, a minor above its newest entry, a newer major) and names the archs for the row's text."""
     def values(found: dict[str, str], _: str) -> dict | None:
         cc, low, high = (tuple(int(p) for p in found[k].split(".")) for k in ("cc", "low", "high"))
         where = "older" if cc < low else "same-major" if cc[0] == high[0] else "newer"
