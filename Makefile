@@ -60,6 +60,11 @@ MATRIX_LEAVES_OUT := --ignore=tests/browser -m "not browser" \
 WINGS  := -e ./wings/grader -e ./wings/authoring
 WING_FILES := pyproject.toml wings/grader/pyproject.toml wings/authoring/pyproject.toml
 BIN    := $(VENV)/bin
+# The suite starts hundreds of Pythons (kernels, graders, torchrun's ranks, pytest's workers). Where the
+# environment sets PYTHONDONTWRITEBYTECODE (some CI images do, this project's among them), every one of them
+# compiled the course's modules again and every pytest process rewrote the asserts of every test file (3 s of
+# each worker's start); the test targets let Python keep its bytecode (__pycache__, which git ignores).
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest
 STAMP  := $(VENV)/.course-installed
 LAB_STAMP := $(VENV)/.course-lab-installed
 WORKSPACE ?= workspace
@@ -73,7 +78,7 @@ NBGRADER_VENV  ?= .venv-nbgrader
 NBGRADER       ?= nbgrader==0.9.6
 NBGRADER_STAMP := $(NBGRADER_VENV)/.nbgrader-installed
 
-.PHONY: lab workspace lab-course test test-grader test-fast setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean nbgrader-env test-matrix test-releases gpu-wheels gpu-verify
+.PHONY: lab workspace lab-course test test-grader test-fast test-lessons setup pairs exercises check-pairs bench bench-transfer bench-grading grade-demo clean nbgrader-env test-matrix test-releases gpu-wheels gpu-verify
 
 setup: $(STAMP)
 
@@ -110,24 +115,28 @@ lab-course: $(LAB_STAMP)
 # solution graded through real kernels (tests/test_grading_boundary.py), the browser test. The instructors'
 # grader's own defences are test-grader's, which CI runs right after it.
 test: $(STAMP)
-	$(BIN)/python -m pytest $(GRADER_DEFENCES) $(addprefix --ignore=,$(NBGRADER_TESTS)) $(PYTEST_ARGS)
+	$(PYTEST) $(GRADER_DEFENCES) $(addprefix --ignore=,$(NBGRADER_TESTS)) $(PYTEST_ARGS)
 
 # The instructors' wing on its own (docs/grading.md): what broken and hostile submissions can do to a batch
 # (GRADER_DEFENCES: the sandbox, limits, the manifest, the watch, shards, replays and lookups, through real
 # kernels) and the real nbgrader pipeline, in its own venv (nbgrader-env). A lesson or a helper changes none of it.
 test-grader: $(STAMP) $(NBGRADER_STAMP)
-	$(BIN)/python -m pytest $(patsubst --ignore=%,%,$(GRADER_DEFENCES)) $(NBGRADER_TESTS) $(PYTEST_ARGS)
+	$(PYTEST) $(patsubst --ignore=%,%,$(GRADER_DEFENCES)) $(NBGRADER_TESTS) $(PYTEST_ARGS)
 
-# The authors' quick loop: the unit tests and the lessons under nbval, about a minute and a half on 2
-# cores (84 s, median of 3 runs on 2026-12-05, against about 7 minutes for make test). Left for
-# `make test`: whatever starts other programs (the browser, torchrun, nbgrader, kernels per
-# submission, child Pythons: all marked slow; so is the sweep of every wrong answer over 100 draws),
-# lesson 08 (torchrun) and the solution notebooks
-# (their checks' logic is unit-tested here, against right and wrong answers).
-FAST := -m "not slow and not browser" --ignore=tests/browser --ignore=tests/test_grading_nbgrader.py \
-        --ignore=notebooks/08_one_process_per_device.ipynb
+# The authors' two quick loops, one for each thing they edit, each about 40 s on 2 cores, one worker per core
+# (make test takes about 7 minutes). test-fast: the unit tests of the three wings, with the checks' logic against
+# right and wrong answers. test-lessons: the lessons under nbval. Left for `make test`: whatever starts other
+# programs (the browser, torchrun, nbgrader, kernels per submission, child Pythons: all marked slow; so are the
+# sweeps of every wrong answer over 100 draws and of every lookup past its first 50), lesson 08 (torchrun), the
+# solution notebooks, and the grader's own defences (make test-grader). Until this split test-fast ran both
+# halves together: 80-88 s.
+FAST := -m "not slow and not browser" --ignore=tests/browser $(GRADER_DEFENCES) $(addprefix --ignore=,$(NBGRADER_TESTS))
 test-fast: $(STAMP)
-	PYTEST_XDIST_AUTO_NUM_WORKERS=$$(nproc) $(BIN)/python -m pytest tests notebooks $(FAST) $(PYTEST_ARGS)
+	PYTEST_XDIST_AUTO_NUM_WORKERS=$$(nproc) $(PYTEST) tests $(FAST) $(PYTEST_ARGS)
+
+test-lessons: $(STAMP)
+	PYTEST_XDIST_AUTO_NUM_WORKERS=$$(nproc) $(PYTEST) notebooks -m "not slow" \
+	    --ignore=notebooks/08_one_process_per_device.ipynb $(PYTEST_ARGS)
 
 # Each release in turn, never two at once; a failing release does not stop the later ones, and
 # the last line names every release that failed.
@@ -177,7 +186,7 @@ site: $(SITE_STAMP)
 # The site in Chromium (tests/browser/test_site.py): every page, link and anchor, the lessons'
 # outputs, search. Builds first; the tests fail here, rather than skip, without a current build.
 test-site: site
-	COURSE_SITE_REQUIRED=1 $(BIN)/python -m pytest tests/browser/test_site.py -n 0 $(PYTEST_ARGS)
+	COURSE_SITE_REQUIRED=1 $(PYTEST) tests/browser/test_site.py -n 0 $(PYTEST_ARGS)
 
 # Never the workspace: it holds the learner's answers.
 clean:

@@ -16,7 +16,7 @@ import random
 import pytest
 import torch
 from answer_references import reference_cpu_budget, reference_materialize, visible_gpus_reference
-from hidden_case_support import assert_fails_every_draw, solution_namespace
+from hidden_case_support import SWEEPS, assert_fails_every_draw, solution_namespace
 from torch import nn
 
 from course_grader.boundary import grade, local_channel
@@ -85,14 +85,15 @@ def _lookup(table):
     return visible_gpus
 
 
-def test_a_looked_up_public_row_passes_practice_and_fails_grading():
+@pytest.mark.parametrize("seeds", SWEEPS)
+def test_a_looked_up_public_row_passes_practice_and_fails_grading(seeds):
     answer = _lookup(nb01.VISIBLE_CASES)
     assert run_checker(get_exercise("01.2"), answer).passed
-    assert_fails_every_draw("01.2", answer)
+    assert_fails_every_draw("01.2", answer, seeds)
 
     by_name = {props.name: text for props, text in nb01.FAKE_GPUS}
     assert run_checker(get_exercise("01.3"), lambda props: by_name.get(props.name, "")).passed
-    assert_fails_every_draw("01.3", lambda props: by_name.get(props.name, ""))
+    assert_fails_every_draw("01.3", lambda props: by_name.get(props.name, ""), seeds)
 
 
 def test_an_answer_reading_the_simulated_machine_fails_in_the_kernel(solutions):
@@ -121,14 +122,15 @@ def test_a_model_emptied_in_place_fails_10_1(solutions):
     assert grade("10.1", local_channel({"materialize": reference_materialize})).status == "pass"
 
 
-def test_a_batch_answer_from_the_public_shape_fails_09_1(solutions):
+@pytest.mark.parametrize("seeds", SWEEPS)
+def test_a_batch_answer_from_the_public_shape_fails_09_1(solutions, seeds):
     """An answer that rebuilds the public batch's shape (keys, nesting) instead of walking what it is given."""
     def to_device(batch, device):
         public, _ = nb09._nested(str(device))
         return {key: solutions["to_device"](batch.get(key, public[key]), device) for key in public}
 
     assert run_checker(get_exercise("09.1"), to_device).passed
-    assert_fails_every_draw("09.1", to_device)
+    assert_fails_every_draw("09.1", to_device, seeds)
 
 
 def test_the_drawn_cases_are_not_staged(tmp_path):

@@ -16,6 +16,7 @@ import answer_references as ref
 import pytest
 import torch
 from hidden_case_support import (
+    SWEEPS,
     assert_a_replay_passes_practice_and_fails_every_draw,
     assert_fails_every_draw,
     assert_the_solution_passes_every_draw,
@@ -93,7 +94,8 @@ def _row_lookup(table, arity: int, otherwise):
     return lambda *args: rows.get(tuple(repr(a) for a in args), otherwise)
 
 
-def test_an_answer_looking_up_the_public_rows_passes_practice_and_fails_grading():
+@pytest.mark.parametrize("seeds", SWEEPS)
+def test_an_answer_looking_up_the_public_rows_passes_practice_and_fails_grading(seeds):
     lookups = {
         "04.2": _row_lookup([(s, [tuple(x) for x in p], list(a)) for s, p, a in simulate_cases()], 2, []),
         "04.3": _row_lookup(nb04.LANDING_CASES, 2, "cpu"),
@@ -102,7 +104,7 @@ def test_an_answer_looking_up_the_public_rows_passes_practice_and_fails_grading(
     }
     for id, answer in lookups.items():
         assert run_checker(get_exercise(id), answer).passed, id
-        assert_fails_every_draw(id, answer)
+        assert_fails_every_draw(id, answer, seeds)
 
 
 def test_drawn_expected_values_agree_with_the_references(solutions):

@@ -19,6 +19,7 @@ import pytest
 import torch
 from answer_references import MISTAKE_VARIANTS, plan_variant, reference_plan_device_map, reference_state_devices
 from hidden_case_support import (
+    SWEEPS,
     assert_a_replay_passes_practice_and_fails_every_draw,
     assert_fails_every_draw,
     assert_the_solution_passes_every_draw,
@@ -123,11 +124,12 @@ def _lookups(solutions: dict) -> dict:
     return {"09.2": held_bytes, "10.2": plan_device_map, "10.3": optimizer_state_devices}
 
 
+@pytest.mark.parametrize("seeds", SWEEPS)
 @pytest.mark.parametrize("id", ("09.2", "10.2", "10.3"))
-def test_an_answer_looking_up_the_public_rows_passes_practice_and_fails_grading(id, solutions):
+def test_an_answer_looking_up_the_public_rows_passes_practice_and_fails_grading(id, solutions, seeds):
     answer = _lookups(solutions)[id]
     assert run_checker(get_exercise(id), answer).passed
-    assert_fails_every_draw(id, answer)
+    assert_fails_every_draw(id, answer, seeds)
 
 
 def test_wrong_counts_of_held_bytes_fail_the_drawn_cases(solutions):
