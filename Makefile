@@ -40,7 +40,9 @@ DRY_RUN = $(findstring n,$(firstword -$(MAKEFLAGS)))
 # submission can do to a batch, which the grader decides, not torch) and nbgrader (its kernel imports torch
 # from .venv, so it would re-test 2.13) to test-grader. It also leaves out the layers that do not depend on
 # the torch under test (MATRIX_LEAVES_OUT): the browser (Lab rendering), the Colab install cell's fresh venv
-# (it always installs the local CPU wheel 2.13.0) and the suite's own tools (TORCH_FREE).
+# (it always installs the local CPU wheel 2.13.0), the suite's own tools (TORCH_FREE) and the sweeps (marked `sweep`:
+# every draw of a grading run's cases, every helper as an answer; each release still meets every wrong answer on two
+# draws and every lookup on 50, and the quick half of the helpers' sweep).
 # Under each release the matrix still grades every solution through real kernels
 # (tests/test_grading_boundary.py) and judges every drawn case in-process (tests/test_hidden_cases*.py).
 GRADER_DEFENCES := $(foreach f,test_grading test_grading_attacks test_grading_copies test_grading_hidden_cases \
@@ -52,7 +54,7 @@ GRADER_DEFENCES := $(foreach f,test_grading test_grading_attacks test_grading_co
 TORCH_FREE := $(foreach f,test_suite_rules test_code_style test_pairing test_releases_workflow \
                 test_macos_workflow test_lesson_checklist test_site_build,--ignore=tests/$(f).py)
 NBGRADER_TESTS := tests/test_grading_nbgrader.py tests/test_grading_nbgrader_feedback.py
-MATRIX_LEAVES_OUT := --ignore=tests/browser -m "not browser" \
+MATRIX_LEAVES_OUT := --ignore=tests/browser -m "not browser and not sweep" \
               --deselect tests/test_header.py::test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter \
               $(TORCH_FREE)
 # The instructors' and the authors' distributions (src/course_grader, src/course_authoring), each

@@ -44,10 +44,11 @@ def judged(id: str, fn, seed: bytes | None = None):
 # A wrong answer that passes one draw in a hundred passes one CI run in a hundred, as 12.3's lookup by GPU count
 # did at stop 44; in-process, wrong answers meet this many draws (a few seconds at most per exercise).
 MANY_SEEDS = tuple(k.to_bytes(4, "big") * 8 for k in range(500))
-# A lookup's sweep of MANY_SEEDS, in two parts: make test-fast judges the first 50 draws and make test all 500
-# (the other 450 are slow). Every seed in every run took about 25 s of test-fast's 150 s of CPU.
+# A lookup's sweep of MANY_SEEDS, in two parts: make test-fast and the version matrix judge the first 50 draws,
+# make test all 500 (the other 450 are slow, and a sweep of the draws, which no torch release changes). Every seed
+# in every run took about 25 s of test-fast's 150 s of CPU.
 SWEEPS = [pytest.param(MANY_SEEDS[:50], id="draws-0-49"),
-          pytest.param(MANY_SEEDS[50:], id="draws-50-499", marks=pytest.mark.slow)]
+          pytest.param(MANY_SEEDS[50:], id="draws-50-499", marks=[pytest.mark.slow, pytest.mark.sweep])]
 
 
 def assert_fails_every_draw(id: str, answer, seeds=MANY_SEEDS) -> None:

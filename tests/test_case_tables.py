@@ -404,6 +404,7 @@ def sweep() -> dict:
 
 
 @pytest.mark.slow
+@pytest.mark.sweep  # the matrix keeps the quick half (test_no_helper_named_like_an_exercise_passes_it)
 def test_no_course_helper_passes_an_exercise(tmp_path):
     """Attack 5 by every road: no public function or class of the package passes an exercise as the answer.
 

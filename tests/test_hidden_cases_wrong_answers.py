@@ -38,6 +38,7 @@ def test_a_plausible_wrong_answer_fails_grading(id, answer):
 
 
 @pytest.mark.slow  # 27,100 judgings, about 30 s of CPU: make test's, not make test-fast's (which keeps the test above)
+@pytest.mark.sweep  # and not the version matrix's, which runs the test above on each release
 @pytest.mark.parametrize("id, answer", DRAWN, ids=IDS)
 def test_the_drawn_cases_alone_fail_a_plausible_wrong_answer(id, answer):
     """What the public table catches, every draw catches too: a lookup of the public rows glued to this answer
