@@ -407,7 +407,8 @@ def test_a_fake_gpu_run_records_the_gpu_cells_and_merges_a_fake_file(tmp_path):
     # This test may itself run in an xdist worker: the inner run must not inherit that role.
     env = {k: v for k, v in env.items() if not k.startswith("PYTEST_XDIST") and k != "COURSE_REQUIRE_CUDA"}
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "99_fake.ipynb", "-q", "-c", os.devnull, "--rootdir", str(tmp_path),
+        [sys.executable, "-m", "pytest", "-p", "course_grader._fast_start", "99_fake.ipynb", "-q", "-c", os.devnull,
+         "--rootdir", str(tmp_path),
          "-p", "course_authoring.recorder", "--nbval-lax", "--nbval-current-env", "-n", "1",
          "-p", "no:cacheprovider"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
@@ -430,8 +431,8 @@ def test_a_fake_gpu_run_records_the_gpu_cells_and_merges_a_fake_file(tmp_path):
 @pytest.mark.slow  # a child Python that imports torch
 def test_the_recorder_refuses_to_run_without_a_folder(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "COURSE_EVIDENCE_PARTS"}
-    run = subprocess.run([sys.executable, "-m", "pytest", "-c", os.devnull, "-p", "course_authoring.recorder",
-                          "--co", "-q"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "course_grader._fast_start", "-c", os.devnull,
+                          "-p", "course_authoring.recorder", "--co", "-q"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode != 0 and "COURSE_EVIDENCE_PARTS" in run.stdout + run.stderr
 
 

@@ -16,6 +16,9 @@ import pytest
 from grading_fixtures import SANDBOX_SKIP
 
 ROOT = Path(__file__).resolve().parents[1]
+# A pytest in a child Python, with none of pyproject's addopts (no workers, no nbval options) but its first
+# plugin, which spares each child 1.5 s of building parsers nbformat never uses (course_grader._fast_start)
+CHILD_PYTEST = [sys.executable, "-m", "pytest", "-p", "course_grader._fast_start"]
 
 
 def build_nb(folder: Path, name: str, cells: list[tuple[str, list[str]]]) -> Path:
@@ -31,7 +34,7 @@ def build_nb(folder: Path, name: str, cells: list[tuple[str, list[str]]]) -> Pat
 def run_nbval(tmp_path: Path, *paths: Path) -> subprocess.CompletedProcess:
     shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",
+        [*CHILD_PYTEST, "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",
          "-o", "addopts=", *map(str, paths)],
         cwd=tmp_path, capture_output=True, text=True, timeout=300,
     )
@@ -87,7 +90,7 @@ def test_the_cuda_marker_skips_by_itself_with_its_reason(tmp_path):
         "@pytest.mark.cuda(0)\ndef test_bad():\n    pass\n"
     )
     shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
-    done = subprocess.run([sys.executable, "-m", "pytest", "-rs", "-p", "no:cacheprovider", "-o", "addopts=",
+    done = subprocess.run([*CHILD_PYTEST, "-rs", "-p", "no:cacheprovider", "-o", "addopts=",
                            "-k", "one or two", str(tmp_path / "test_gpu.py")],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     out = done.stdout + done.stderr
@@ -97,7 +100,7 @@ def test_the_cuda_marker_skips_by_itself_with_its_reason(tmp_path):
     assert ("needs CUDA" in out) == (gpus == 0), out
     assert ("needs 2 CUDA GPUs" in out) == (gpus < 2), out
     assert "failed" not in out, out
-    bad = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=",
+    bad = subprocess.run([*CHILD_PYTEST, "-p", "no:cacheprovider", "-o", "addopts=",
                           "-k", "bad", str(tmp_path / "test_gpu.py")],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert "takes a number of GPUs" in bad.stdout + bad.stderr
@@ -119,7 +122,7 @@ def test_a_sandbox_skip_fails_where_the_sandbox_is_required(tmp_path):
 
     def run(required: str) -> tuple[int, str]:
         env = {**os.environ, "COURSE_SANDBOX_REQUIRED": required}
-        done = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", "-o", "addopts=",
+        done = subprocess.run([*CHILD_PYTEST, "-rA", "-p", "no:cacheprovider", "-o", "addopts=",
                                str(tmp_path / "test_sandboxed.py")], cwd=tmp_path, env=env, capture_output=True,
                               text=True, timeout=300)
         return done.returncode, done.stdout + done.stderr
