@@ -20,13 +20,8 @@
 PYTHON ?= python3
 VENV   ?= .venv
 TORCH  ?= torch>=2.7.1
-# NO_COMPILE=1: pip installs without compiling each file to bytecode first. The matrix sets it: each of its venvs
-# serves one test run, which compiles what it imports (the test targets keep bytecode, below); compiling every file
-# of a CUDA build of torch took 18 s of its 52 s install from pip's cache.
-NO_COMPILE ?=
-PIP_INSTALL = $(BIN)/python -m pip install --quiet$(if $(NO_COMPILE), --no-compile)
 # --named when TORCH came from the command line or the environment, not from the line above
-TORCH_CHOICE = --torch "$(TORCH)"$(if $(filter file,$(origin TORCH)),, --named)$(if $(NO_COMPILE), --no-compile)
+TORCH_CHOICE = --torch "$(TORCH)"$(if $(filter file,$(origin TORCH)),, --named)
 PYTEST_ARGS ?=
 # The tested range's ends besides CI's CPU wheel: on Linux both are CUDA builds from PyPI, which
 # on a machine without a driver is the "CUDA build, no driver" mode of notebook 01.
@@ -94,7 +89,7 @@ $(STAMP): $(WING_FILES)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python scripts/install_torch.py $(TORCH_CHOICE)
-	$(PIP_INSTALL) -e ".[test]" $(WINGS)
+	$(BIN)/python -m pip install --quiet -e ".[test]" $(WINGS)
 	@touch $(STAMP) $(LAB_STAMP)
 
 # What a learner needs: the course package with JupyterLab and Jupytext, no test tooling, with the
@@ -150,8 +145,7 @@ test-lessons: $(STAMP)
 test-matrix:
 	@failed=""; for v in $(MATRIX); do \
 	    echo "=== torch==$$v in .venv-torch-$$v"; \
-	    $(MAKE) --no-print-directory test VENV=.venv-torch-$$v TORCH=torch==$$v NO_COMPILE=1 \
-	        PYTEST_ARGS='$(MATRIX_LEAVES_OUT) $(PYTEST_ARGS)' \
+	    $(MAKE) --no-print-directory test VENV=.venv-torch-$$v TORCH=torch==$$v PYTEST_ARGS='$(MATRIX_LEAVES_OUT) $(PYTEST_ARGS)' \
 	        || failed="$$failed $$v"; \
 	    if [ -n "$(MATRIX_DROP)" ] && [ -z "$(DRY_RUN)" ]; then rm -rf .venv-torch-$$v; fi; \
 	done; \

@@ -154,14 +154,14 @@ def reach(url: str, timeout: float = PROBE_SECONDS) -> str | None:
 
 
 def install(choice: Choice, python: str = sys.executable, run: Callable[..., subprocess.CompletedProcess] = subprocess.run,
-            say: Callable[[str], None] = print, pip_options: Sequence[str] = ()) -> int:
-    """Say ``choice.why``, run pip on it (with ``pip_options``), and its fallback where pip fails; pip's exit status."""
+            say: Callable[[str], None] = print) -> int:
+    """Say ``choice.why``, run pip on it, and its fallback where pip fails; pip's exit status."""
     say(f"PyTorch: {choice.why}")
     if choice.pip_args is None:
         return 0
-    code = run([python, "-m", "pip", "install", "--quiet", *pip_options, *choice.pip_args]).returncode
+    code = run([python, "-m", "pip", "install", "--quiet", *choice.pip_args]).returncode
     if code != 0 and choice.fallback is not None:
-        return install(choice.fallback, python, run, say, pip_options)
+        return install(choice.fallback, python, run, say)
     return code
 
 
@@ -170,19 +170,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--torch", default="torch>=2.7.1", help="the requirement (make's TORCH)")
     parser.add_argument("--named", action="store_true", help="TORCH was given: install it as named, from pip's index")
     parser.add_argument("--dry-run", action="store_true", help="say what would be installed, install nothing")
-    parser.add_argument("--no-compile", action="store_true",
-                        help="pip's --no-compile, for a venv that serves one test run (make test-matrix)")
     args = parser.parse_args(argv)
-    pip_options = ("--no-compile",) if args.no_compile else ()
     try:
         choice = choose(args.torch, args.named, observe(), reach)
     except ValueError as error:
         parser.error(str(error))
     if args.dry_run:
         print(f"PyTorch: {choice.why}")
-        print("would run:", "nothing" if choice.pip_args is None else "pip install " + " ".join((*pip_options, *choice.pip_args)))
+        print("would run:", "nothing" if choice.pip_args is None else "pip install " + " ".join(choice.pip_args))
         return 0
-    return install(choice, pip_options=pip_options)
+    return install(choice)
 
 
 if __name__ == "__main__":
