@@ -67,6 +67,11 @@ BIN    := $(VENV)/bin
 # compiled the course's modules again and every pytest process rewrote the asserts of every test file (3 s of
 # each worker's start); the test targets let Python keep its bytecode (__pycache__, which git ignores).
 PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest
+# ...and compile the checkout's modules before the run starts, so that no test writes a .pyc into the checkout while
+# another grades: the grader's watch names every file that appears in the checkout or the venv during a batch, bytecode
+# included (a planted .pyc is code). In a fresh clone a worker once wrote tests/__pycache__/expected_values.*.pyc
+# while test_grading_boundary graded lesson 03, which then failed. (The venv's packages are compiled as pip installs them.)
+PRECOMPILE := $(BIN)/python -m compileall -q conftest.py src tests scripts benchmarks > /dev/null
 STAMP  := $(VENV)/.course-installed
 LAB_STAMP := $(VENV)/.course-lab-installed
 WORKSPACE ?= workspace
@@ -117,12 +122,14 @@ lab-course: $(LAB_STAMP)
 # solution graded through real kernels (tests/test_grading_boundary.py), the browser test. The instructors'
 # grader's own defences are test-grader's, which CI runs right after it.
 test: $(STAMP)
+	$(PRECOMPILE)
 	$(PYTEST) $(GRADER_DEFENCES) $(addprefix --ignore=,$(NBGRADER_TESTS)) $(PYTEST_ARGS)
 
 # The instructors' wing on its own (docs/grading.md): what broken and hostile submissions can do to a batch
 # (GRADER_DEFENCES: the sandbox, limits, the manifest, the watch, shards, replays and lookups, through real
 # kernels) and the real nbgrader pipeline, in its own venv (nbgrader-env). A lesson or a helper changes none of it.
 test-grader: $(STAMP) $(NBGRADER_STAMP)
+	$(PRECOMPILE)
 	$(PYTEST) $(patsubst --ignore=%,%,$(GRADER_DEFENCES)) $(NBGRADER_TESTS) $(PYTEST_ARGS)
 
 # The authors' two quick loops, one for each thing they edit, each about 40 s on 2 cores, one worker per core
@@ -134,9 +141,11 @@ test-grader: $(STAMP) $(NBGRADER_STAMP)
 # halves together: 80-88 s.
 FAST := -m "not slow and not browser" --ignore=tests/browser $(GRADER_DEFENCES) $(addprefix --ignore=,$(NBGRADER_TESTS))
 test-fast: $(STAMP)
+	$(PRECOMPILE)
 	PYTEST_XDIST_AUTO_NUM_WORKERS=$$(nproc) $(PYTEST) tests $(FAST) $(PYTEST_ARGS)
 
 test-lessons: $(STAMP)
+	$(PRECOMPILE)
 	PYTEST_XDIST_AUTO_NUM_WORKERS=$$(nproc) $(PYTEST) notebooks -m "not slow" \
 	    --ignore=notebooks/08_one_process_per_device.ipynb $(PYTEST_ARGS)
 
@@ -188,6 +197,7 @@ site: $(SITE_STAMP)
 # The site in Chromium (tests/browser/test_site.py): every page, link and anchor, the lessons'
 # outputs, search. Builds first; the tests fail here, rather than skip, without a current build.
 test-site: site
+	$(PRECOMPILE)
 	COURSE_SITE_REQUIRED=1 $(PYTEST) tests/browser/test_site.py -n 0 $(PYTEST_ARGS)
 
 # Never the workspace: it holds the learner's answers.
