@@ -16,6 +16,7 @@
 
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,18 @@ def pytest_configure(config):
                 "This runner is meant to have a GPU: check the driver (nvidia-smi) and that a CUDA build "
                 "of torch is installed, or unset COURSE_REQUIRE_CUDA to run the CPU suite."
             )
+
+
+def pytest_collection_finish(session):
+    """From here on no bytecode is written, by this process or by any it starts (a kernel, a judge, a child pytest).
+
+    make's test targets compile the checkout before pytest starts (the Makefile's PRECOMPILE), pip compiled the
+    venv, and each worker has written its rewritten test modules while collecting: everything is read from
+    bytecode. A .pyc written later would appear in the checkout while another worker grades, and the grader's
+    watch names it, as it should (a planted .pyc is code): in fresh clones a child pytest's rewritten plugin
+    (course_authoring/recorder) and a helper imported late (tests/expected_values.py) once failed a grading test."""
+    sys.dont_write_bytecode = True
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
 
 
 def pytest_xdist_auto_num_workers(config):
