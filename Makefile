@@ -67,10 +67,9 @@ BIN    := $(VENV)/bin
 # compiled the course's modules again and every pytest process rewrote the asserts of every test file (3 s of
 # each worker's start); the test targets let Python keep its bytecode (__pycache__, which git ignores).
 PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest
-# ...and compile the checkout's modules before the run starts, so that no test writes a .pyc into the checkout while
-# another grades: the grader's watch names every file that appears in the checkout or the venv during a batch, bytecode
-# included (a planted .pyc is code). In a fresh clone a worker once wrote tests/__pycache__/expected_values.*.pyc
-# while test_grading_boundary graded lesson 03, which then failed. (The venv's packages are compiled as pip installs them.)
+# ...and compile the checkout's modules before the run starts, for every kernel and judge to read: once a worker has
+# collected, nothing writes bytecode (the root conftest.py's pytest_collection_finish), since a .pyc appearing in the
+# checkout while another worker grades is named by the grader's watch (a planted .pyc is code). pip compiled the venv.
 PRECOMPILE := $(BIN)/python -m compileall -q conftest.py src tests scripts benchmarks > /dev/null
 STAMP  := $(VENV)/.course-installed
 LAB_STAMP := $(VENV)/.course-lab-installed

@@ -432,7 +432,8 @@ def test_a_fake_gpu_run_records_the_gpu_cells_and_merges_a_fake_file(tmp_path):
 def test_the_recorder_refuses_to_run_without_a_folder(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "COURSE_EVIDENCE_PARTS"}
     run = subprocess.run([sys.executable, "-m", "pytest", "-p", "course_grader._fast_start", "-c", os.devnull,
-                          "-p", "course_authoring.recorder", "--co", "-q"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+                          "-p", "course_authoring.recorder", "--co", "-q"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode != 0 and "COURSE_EVIDENCE_PARTS" in run.stdout + run.stderr
 
 
