@@ -164,6 +164,70 @@ NEW = [
     # --- W2 (issue 34): the release wordings of a bad index, read in the 2.13.0 CPU wheel (also raised live below)
     ("Device index must not be negative", "malformed-device-index", (), "libtorch_python.so of 2.13.0"),
     ("Invalid device string: 'cuda:-2'", "malformed-device-index", ("cuda",), "libc10.so of 2.13.0"),
+    # --- the generalisation probe: real wordings the table had not seen, each missed or misread before its row
+    ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+     "NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on non "
+     "supported HW", "no-gpu-visible", ("cuda",), "https://github.com/chenfei-wu/TaskMatrix/issues/379"),
+    ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+     "NumCudaDevices() that might have already set an error? Error 802: system not yet initialized", "no-gpu-visible",
+     ("cuda",), "https://github.com/haotian-liu/LLaVA/issues/683"),
+    ("UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
+     "before calling NumCudaDevices() that might have already set an error? Error 804: forward compatibility was "
+     "attempted on non supported HW (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:109.)", "no-gpu-visible",
+     ("cuda",), "https://github.com/PKU-YuanGroup/Video-LLaVA/issues/22"),
+    ("CUDA call failed lazily at initialization with error: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED at "
+     "\"../aten/src/ATen/cuda/CUDAContext.cpp\":50, please report a bug to PyTorch. device=, num_gpus=",
+     "invalid-device-ordinal", ("cuda",), "https://github.com/xorbitsai/inference/issues/1439"),
+    ("RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable", "gpu-busy-or-unavailable", ("cuda",),
+     "https://github.com/facebookresearch/detectron2/issues/2580"),
+    ("RuntimeError: cuda runtime error (46) : all CUDA-capable devices are busy or unavailable at "
+     "/opt/conda/conda-bld/pytorch_1502004572321/work/torch/lib/THC/generic/THCStorage.cu:66",
+     "gpu-busy-or-unavailable", ("cuda",), "https://github.com/pytorch/pytorch/issues/2704 (the 0.x wording)"),
+    ("RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable\nCUDA kernel errors might be "
+     "asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging "
+     "consider passing CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+     "gpu-busy-or-unavailable", ("cuda",), "https://github.com/cositools/cosipy/issues/631"),
+    ("RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to disable "
+     "this check", "no-gpu-visible", ("cuda",), "https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/14617"),
+    ("AssertionError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to disable "
+     "this check", "no-gpu-visible", ("cuda",), "https://github.com/yftzeng/stable-diffusion-webui-docker/issues/5"),
+    ("ValueError: You can't train a model that has been loaded in 8-bit precision on a different device than the one "
+     "you're training on. Make sure you loaded the model on the correct device using for example "
+     "`device_map={'':torch.cuda.current_device() or device_map={'':torch.xpu.current_device()}`", "library-placement",
+     (), "https://github.com/yangjianxin1/Firefly/issues/256"),
+    ("ValueError: You can't train a model that has been loaded in 8-bit precision on multiple devices.",
+     "library-placement", (), "https://github.com/huggingface/peft/issues/414"),
+    ("RuntimeError: Need to provide pin_memory allocator to use pin memory.", "no-accelerator", (),
+     "https://github.com/pytorch/pytorch/issues/159740"),
+    ("ValueError: Expected a torch.device with a specified index or an integer, but got:cuda", "malformed-device-index",
+     ("cuda",), "https://github.com/vllm-project/vllm/issues/14500 (vllm 0.7.4.dev on ROCm)"),
+    ("RuntimeError:module must have its parameters and buffers on device cuda:0(device_ids[0])but found one of them on "
+     "device :cuda:1", "mixed-devices", ("cuda:0", "cuda:1"),
+     "https://github.com/open-mmlab/mmdetection/issues/2632 (the spaces lost as pasted)"),
+    ("RuntimeError: Failed running call_function <built-in function add>(*(FakeTensor(..., device='foo:0', size=(4, "
+     "4)), FakeTensor(..., device='foo:0', size=(4, 4))), **{}):\ntensor device should be privateuse1",
+     "unrecognised-device-message", ("privateuse1",), "https://github.com/pytorch/pytorch/issues/101326"),
+    # --- the probe's real wordings the table already read right, kept so that the new rows cannot take them
+    ("[rank5]: RuntimeError: CUDA error: invalid device ordinal\n[rank5]: CUDA kernel errors might be asynchronously "
+     "reported at some other API call, so the stacktrace below might be incorrect.\n[rank5]: For debugging consider "
+     "passing CUDA_LAUNCH_BLOCKING=1.\n[rank5]: Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+     "invalid-device-ordinal", (), "https://github.com/NovaSearch-Team/RAG-Retrieval/issues/27"),
+    ("RuntimeError: No backend type associated with device type cpu", "collective-device", ("cpu",),
+     "https://github.com/THUDM/SwissArmyTransformer/issues/173"),
+    ("RuntimeError: Tensors must be CUDA and dense", "collective-device", ("cuda",),
+     "https://github.com/pytorch/examples/issues/1030 (torch 1.8.2 and 1.12.0)"),
+    ("RuntimeError: cuda runtime error (35) : CUDA driver version is insufficient for CUDA runtime version at "
+     "/opt/conda/conda-bld/pytorch_1524586445097/work/aten/src/THC/THCGeneral.cpp:70", "driver-too-old", ("cuda",),
+     "https://github.com/BobLiu20/YOLOv3_PyTorch/issues/12"),
+    ("RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version", "driver-too-old",
+     ("cuda",), "https://github.com/nagadomi/nunif/issues/702"),
+    ("RuntimeError: Expected a 'cpu' device type for generator but found 'cuda'", "generator-device", ("cpu", "cuda"),
+     "https://github.com/zhang-can/CoLA/issues/10"),
+    ("NotImplementedError: Could not run 'torchvision::nms' with arguments from the 'CUDA' backend. This could be "
+     "because the operator doesn't exist for this backend, or was omitted during the selective/custom build process (if "
+     "using custom build). 'torchvision::nms' is only available for these backends: [CPU, Meta, QuantizedCPU, "
+     "BackendSelect, Python].", "op-not-on-device", ("cuda",),
+     "https://github.com/nicofdga/DZ-FaceDetailer/issues/21 (the backend list shortened)"),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     ("Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
      "map_location to map your storages to an existing device.", "checkpoint-device-unavailable", ("cuda:0",),
@@ -192,7 +256,39 @@ def _raised_here():
         (lambda: torch.ones(2).to(torch.float8_e4m3fn).to("mps"), "backend-not-in-build", ("mps",)),
         (lambda: torch.ones(1, device="mps"), "op-not-on-device", ("mps",)),  # the dispatcher: no MPS kernel here
         (lambda: torch.ones(1, device="hip"), "op-not-on-device", ("hip",)),
+        (lambda: torch.empty(2, pin_memory=True), "no-accelerator", ()),  # 2.13's wording of the probe's pin family
+        (lambda: torch._utils._get_device_index(torch.device("cuda")), "malformed-device-index", ("cuda",)),
     ]
+
+
+@pytest.mark.parametrize("message, hint", [
+    # the same argument name is another tensor in another operation (real wordings of the probe)
+    ("RuntimeError: Expected object of device type cuda but got device type cpu for argument #1 'self' in call to "
+     "_th_index_select", "the embedding table"),  # https://github.com/Nmegha2601/activitygraph_transformer/issues/9
+    ("RuntimeError: Expected object of device type cuda but got device type cpu for argument #1 'self' in call to "
+     "_thnn_conv2d_forward", "the convolution's input"),  # https://github.com/HRNet/HigherHRNet-Human-Pose-Estimation/issues/75
+    ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! (when checking "
+     "argument for argument weight in method wrapper_CUDA__native_layer_norm)", "normalization layer's weight"),
+    # https://github.com/sipie800/ComfyUI-PuLID-Flux-Enhanced/issues/70
+    ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1! "
+     "(when checking argument for argument index in method wrapper_CUDA_scatter__value)", "scatter/gather"),
+    # https://github.com/zhongyy/Face-Transformer/issues/37
+])
+def test_an_argument_is_named_for_the_operation_it_belongs_to(message, hint):
+    e = explain_device_error(message)
+    assert e.kind == "mixed-devices" and hint in e.cause, e
+    assert "class weights" not in e.cause and "token ids" not in e.cause and "the bias" not in e.cause, e
+
+
+def test_probe_rows_say_the_specific_cause():
+    count = explain_device_error("Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before "
+                                 "calling NumCudaDevices() that might have already set an error? Error 802: system not "
+                                 "yet initialized")
+    assert "(error 802: system not yet initialized)" in count.cause and "fabricmanager" in count.fix
+    busy = explain_device_error("CUDA error: all CUDA-capable devices are busy or unavailable")
+    assert "exclusive" in busy.cause and "nvidia-smi" in busy.fix and "index out of range" not in busy.cause
+    bnb = explain_device_error("You can't train a model that has been loaded in 8-bit precision on multiple devices.")
+    assert "process_index" in bnb.fix and "(multiple devices)" in bnb.cause
 
 
 @pytest.mark.parametrize("index", range(len(_raised_here())))

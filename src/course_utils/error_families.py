@@ -312,8 +312,8 @@ FAMILIES: tuple[Family, ...] = (
            example="Input and hidden tensors are not at the same device, found input tensor at cuda:0 and hidden tensor at cpu",
            releases="1.x-2.x", source="aten/src/ATen/native/RNN.cpp"),
     Family("data-parallel", MIXED, "DataParallel, model not moved",
-           rf"module must have its parameters and buffers on device (?P<home>{DEV}) \(device_ids\[0\]\) "
-           rf"but found one of them on device: (?P<found>{DEV})",
+           rf"module must have its parameters and buffers on device\s*(?P<home>{DEV})\s*\(device_ids\[0\]\)\s*"
+           rf"but found one of them on device\s*:\s*(?P<found>{DEV})",
            "mixed-devices", reader="mixed",
            roles=dict(devices=("home", "found"), op="DataParallel", odd="found", home="home"),
            cause=("nn.DataParallel replicates the model from {home} (device_ids[0]), but a parameter or buffer of the "
@@ -474,6 +474,44 @@ FAMILIES: tuple[Family, ...] = (
            cause="the checkpoint was saved from a {backend!u} device, which this PyTorch does not support.",
            fix="torch.load(path, map_location='cpu').",
            example="The XPU device module is not registered", releases="2.x", source="torch/serialization.py"),
+    Family("cuda-device-count-failed", GPU, "The CUDA runtime could not count the GPUs",
+           r"Unexpected error from cudaGetDeviceCount\(\)\.(?: Did you run some cuda functions before calling "
+           r"NumCudaDevices\(\) that might have already set an error\?)? Error (?P<code>\d+): "
+           r"(?P<reason>[^\n]+?)(?: \(Triggered internally|\n|$)",
+           "no-gpu-visible", devices=("cuda",),
+           cause=("PyTorch asked the CUDA runtime how many GPUs there are and the question itself failed (error {code}: "
+                  "{reason}), so torch.cuda.is_available() is False. It is the machine's driver setup, not your code "
+                  "or tensors: 804 'forward compatibility was attempted on non supported HW' and 803 'unsupported "
+                  "display driver / cuda driver combination' mean the CUDA user-space driver does not match the kernel "
+                  "driver (a driver updated without a reboot, or a container's CUDA compat libraries on a GPU they do "
+                  "not support); 802 'system not yet initialized' is an NVSwitch machine (HGX A100/H100) whose "
+                  "nvidia-fabricmanager is not running; 101 'invalid device ordinal' is CUDA_VISIBLE_DEVICES naming a "
+                  "GPU that does not exist."),
+           fix=("Run nvidia-smi and echo $CUDA_VISIBLE_DEVICES in the same environment (container, job). Then: reboot "
+                "after a driver update (803/804), drop the container's cuda-compat libraries or use an image whose CUDA "
+                "the host driver supports (804), start nvidia-fabricmanager with the driver's version (802), or fix "
+                "CUDA_VISIBLE_DEVICES (101). Meanwhile " + _CPU_FALLBACK + " runs on the CPU."),
+           example=("Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+                    "NumCudaDevices() that might have already set an error? Error 804: forward compatibility was "
+                    "attempted on non supported HW"),
+           releases="CUDA builds 1.x-2.x (also as the UserWarning 'CUDA initialization: ...')",
+           source="c10/cuda/CUDAFunctions.cpp; https://github.com/chenfei-wu/TaskMatrix/issues/379"),
+    Family("device-count-assert", GPU, "A device index outside the count PyTorch made at start-up",
+           r"device >= 0 && device < num_gpus INTERNAL ASSERT FAILED",
+           "invalid-device-ordinal", devices=("cuda",),
+           cause=("PyTorch counted the visible GPUs once (num_gpus) and a later call asked for a device index outside "
+                  "that count (often raised lazily, as 'CUDA call failed lazily at initialization'). The two disagree "
+                  "most often because CUDA_VISIBLE_DEVICES was set or changed inside Python after torch had started "
+                  "CUDA (os.environ[...] after import torch, or a library that sets it per worker), or it names GPUs "
+                  "that do not exist."),
+           fix=("Set CUDA_VISIBLE_DEVICES in the shell before Python starts (CUDA_VISIBLE_DEVICES=1 python train.py), "
+                "never from os.environ after import torch; compare torch.cuda.device_count() with nvidia-smi -L and "
+                "use indices below the count (the visible GPUs are renumbered from 0). If both agree, it is an internal "
+                "assert: report it with torch.__version__."),
+           example=("CUDA call failed lazily at initialization with error: device >= 0 && device < num_gpus INTERNAL "
+                    "ASSERT FAILED at \"../aten/src/ATen/cuda/CUDAContext.cpp\":50, please report a bug to PyTorch."),
+           releases="2.0-2.4 CUDA builds (aten/src/ATen/cuda/CUDAContext.cpp)",
+           source="https://github.com/xorbitsai/inference/issues/1439; https://github.com/pytorch/pytorch/issues/107300"),
     Family("driver-too-old", GPU, "The NVIDIA driver older than this build's CUDA",
            r"NVIDIA driver on your system is too old(?: \(found version (?P<found>\d+)\))?"
            r"|CUDA driver version is insufficient for CUDA runtime version",
@@ -525,6 +563,21 @@ FAMILIES: tuple[Family, ...] = (
            cause="this PyTorch is built for CUDA, but no NVIDIA driver is installed (or no GPU is present).",
            fix="Check `nvidia-smi`. Without a GPU, write device-agnostic code: " + _CPU_FALLBACK + ".",
            example="Found no NVIDIA driver on your system. ...", releases="read in 2.14.1", source="libc10_cuda.so"),
+    Family("pin-no-accelerator", GPU, "Pinned memory on a machine without an accelerator",
+           r"Need to provide pin_memory allocator to use pin memory"
+           r"|pin_memory=True requires a CUDA or other accelerator backend",
+           "no-accelerator",
+           cause=("pinned (page-locked) memory is allocated by an accelerator's runtime (CUDA, XPU, ...) so that copies "
+                  "to it are fast, and this process has none: a CPU-only torch build, or a machine without a GPU, was "
+                  "asked for pin_memory=True (torch.tensor(..., pin_memory=True), torch.empty(..., pin_memory=True), "
+                  "t.pin_memory())."),
+           fix=("Pin only when there is an accelerator to copy to: pin_memory=torch.accelerator.is_available() (or "
+                "torch.cuda.is_available()); on the CPU pinning gains nothing. DataLoader(pin_memory=True) only warns "
+                "and skips it."),
+           example="pin_memory=True requires a CUDA or other accelerator backend; no pinned memory allocator is available "
+                   "on this system.",
+           releases="'Need to provide pin_memory allocator ...' 2.8; the new wording read (and raised) in 2.13.0",
+           source="https://github.com/pytorch/pytorch/issues/159740; libtorch_cpu.so of 2.13.0"),
     Family("no-accelerator", GPU, "No accelerator",
            r"Cannot access accelerator device when none is available",
            "no-accelerator",
@@ -537,9 +590,11 @@ FAMILIES: tuple[Family, ...] = (
            r"invalid device ordinal|Invalid device id",
            "invalid-device-ordinal", flags=re.IGNORECASE,
            cause=("a device index past the last visible GPU, such as a hard-coded 'cuda:1' on a one-GPU machine "
-                  "(CUDA_VISIBLE_DEVICES renumbers the visible GPUs from 0)."),
+                  "(CUDA_VISIBLE_DEVICES renumbers the visible GPUs from 0), or, under torchrun or accelerate launch, "
+                  "more processes than visible GPUs: rank N sets cuda:N (a '[rankN]:' prefix says which)."),
            fix=("Do not hard-code indices: use torch.device('cuda') (the current device), or check "
-                "index < torch.cuda.device_count() first."),
+                "index < torch.cuda.device_count() first; launch at most one process per visible GPU "
+                "(torchrun --nproc_per_node equal to torch.cuda.device_count())."),
            example="CUDA error: invalid device ordinal",
            releases="'Invalid device id' read in 2.13.0, 2.14.1; from 2.9 followed by 'GPU device may be out of range'",
            source="CUDA runtime; libc10_cuda.so"),
@@ -563,6 +618,18 @@ FAMILIES: tuple[Family, ...] = (
                 "type alone: device.type."),
            example="Invalid device string: '0'", releases="read in 2.13.0, raised live (torch.autocast(device_type='0'))",
            source="libc10.so (c10/core/Device.cpp)"),
+    Family("device-needs-index", GPU, "A device without an index where one GPU must be named",
+           r"Expected a torch\.device with a specified index or an integer, but got: ?(?P<got>[^\n]+)",
+           "malformed-device-index", devices=("{got}",),
+           cause=("this function works on one particular GPU and was given only a device type ({got}), with no index: "
+                  "torch.device('cuda') means 'the current GPU' to tensors, but functions that act on one GPU "
+                  "(torch.cuda.set_device, torch.cuda.set_per_process_memory_fraction, torch.xpu's and "
+                  "torch.accelerator's equivalents, and libraries calling them) need to know which one."),
+           fix=("Pass the index: torch.device('cuda', torch.cuda.current_device()) or an int (0), or 'cuda:0'; where a "
+                "library built the device, pass it one with an index, or update the library."),
+           example="Expected a torch.device with a specified index or an integer, but got:cuda",
+           releases="read in 2.13.0 (torch/_utils.py _get_device_index, torch/accelerator/_utils.py)",
+           source="https://github.com/vllm-project/vllm/issues/14500; torch/_utils.py of 2.13.0"),
     Family("malformed-device-string", GPU, "A malformed device string",
            r"Invalid device string: '(?P<string>(?P<type>[A-Za-z_]+)?[^']*)'",
            "malformed-device-index", devices=("{type!l}",),
@@ -869,6 +936,38 @@ FAMILIES: tuple[Family, ...] = (
            example="Current CUDA Device does not support bfloat16. Please switch dtype to float16.",
            releases="read in 2.13.0", source="torch/amp/autocast_mode.py"),
     # ------------------------------------------------------------------ libraries around PyTorch
+    Family("webui-cuda-test", LIBRARIES, "Stable Diffusion web UI: torch cannot use the GPU",
+           r"Torch is not able to use GPU; add --skip-torch-cuda-test",
+           "no-gpu-visible", devices=("cuda",),
+           cause=("the web UI's launcher (AUTOMATIC1111's stable-diffusion-webui and its forks) checks "
+                  "torch.cuda.is_available() before it starts, and it is False in the web UI's venv: a CPU-only torch "
+                  "there, no NVIDIA driver (or one older than the torch build's CUDA), or an AMD or Intel GPU, for which "
+                  "this launcher installed a CUDA build."),
+           fix=("In the web UI's venv run python -c \"import torch; print(torch.__version__, torch.version.cuda, "
+                "torch.cuda.is_available())\" and nvidia-smi: install the CUDA build of torch (or update the driver) "
+                "for an NVIDIA GPU, or the ROCm build (Linux) or a DirectML/ZLUDA fork for AMD. Add "
+                "--skip-torch-cuda-test only if you mean to run on the CPU (with --use-cpu all), which is very slow."),
+           example="Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to disable this "
+                   "check",
+           releases="stable-diffusion-webui 1.x (launch_utils.py)",
+           source="https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/14617"),
+    Family("accelerate-8bit-train", LIBRARIES, "Accelerate: training a quantized model placed on other devices",
+           r"You can't train a model that has been loaded in (?P<bits>\d+)-bit precision on "
+           r"(?P<where>a different device than the one you're training on|multiple devices)",
+           "library-placement",
+           cause=("Accelerate (under Trainer, TRL or PEFT scripts) trains one copy of the model per process, on that "
+                  "process's GPU, and a model quantized with bitsandbytes ({bits}-bit) cannot be moved after loading; "
+                  "this one was loaded elsewhere ({where}): device_map='auto' spreads it over all the GPUs, or puts "
+                  "every process's copy on GPU 0, when it is launched with torchrun or accelerate launch."),
+           fix=("Load each process's copy on its own GPU: from_pretrained(..., device_map={{'': "
+                "PartialState().process_index}}) (from accelerate import PartialState), or device_map={{'': "
+                "torch.cuda.current_device()}} once each process has set its device. To train one copy split over "
+                "several GPUs, run a single process (python train.py, not torchrun)."),
+           example="You can't train a model that has been loaded in 8-bit precision on a different device than the one "
+                   "you're training on. Make sure you loaded the model on the correct device using for example "
+                   "`device_map={'':torch.cuda.current_device()}` ...",
+           releases="accelerate 0.20-1.x (accelerator.py, prepare_model)",
+           source="https://github.com/yangjianxin1/Firefly/issues/256; https://github.com/huggingface/peft/issues/414"),
     Family("bnb-to", LIBRARIES, "Hugging Face: .to() on a bitsandbytes model",
            r"`?\.to`? is not supported for `?4-bit`? or `?8-bit`? (?:bitsandbytes )?models",
            "library-placement",
@@ -1101,6 +1200,21 @@ FAMILIES: tuple[Family, ...] = (
                 "0 <= y.min() and y.max() < num_classes."),
            example="CUDA error: device-side assert triggered", releases="CUDA 12 and 13 runtimes",
            source="libcudart (cudaGetErrorString)"),
+    Family("gpu-busy", DID, "All GPUs busy or unavailable",
+           r"(?:all )?CUDA-capable device\(?s?\)? (?:is/are|are) busy or unavailable",
+           "gpu-busy-or-unavailable", devices=("cuda",), flags=re.IGNORECASE,
+           cause=("the driver refused to open the GPU for this process: it is in an exclusive compute mode and another "
+                  "process already holds it (nvidia-smi's 'Compute M.' column says E. Process; common on shared "
+                  "clusters), or the GPU is unavailable (a driver fault, a GPU that fell off the bus, a vGPU or MIG "
+                  "setup this process may not use). It happens at the first CUDA call, such as model.cuda(); your "
+                  "tensors are not the problem, and CUDA_LAUNCH_BLOCKING will not help."),
+           fix=("Run nvidia-smi: see which processes hold the GPU and its compute mode. Wait for them or choose a free "
+                "GPU (CUDA_VISIBLE_DEVICES=1, set before Python starts); an administrator can set the default mode "
+                "(nvidia-smi -c DEFAULT). If nvidia-smi itself errors, the driver or the GPU needs a reset or a reboot."),
+           example="RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable",
+           releases="any CUDA build; 'cuda runtime error (46)' in 0.x; 'CUDA-capable device(s) is/are busy or "
+                    "unavailable' from CUDA 11",
+           source="https://github.com/facebookresearch/detectron2/issues/2580; https://github.com/cositools/cosipy/issues/631"),
     Family("cuda-library-failure", DID, "cuBLAS and cuDNN failures",
            r"(?P<lib>CUBLAS|CUDNN)_STATUS_(?P<status>[A-Z_]+)",
            "cuda-library-failure", devices=("cuda",), flags=re.IGNORECASE,
@@ -1255,6 +1369,21 @@ class Mention:
     flags: int = 0
 
 
+# What an argument the dispatcher names is, where the operation it names says more than the name alone
+# (course_utils.errors has the plain hints): 1.x's _th_index_select under nn.Embedding calls the table `self`, a
+# layer norm's `weight` is the layer's own parameter, scatter's `index` holds no token ids (real reports in
+# tests/test_errors_table.py's NEW). The first pattern found in the operator's name wins.
+OPERATOR_HINTS: tuple[tuple[str, dict[str, str]], ...] = (
+    (r"nll_loss|cross_entropy", {"weight": "for CrossEntropyLoss/NLLLoss, the class weights you passed to the loss"}),
+    (r"index_select|embedding", {"self": "in nn.Embedding's lookup (index_select), the embedding table: the model's weight",
+                                 "index": "for nn.Embedding (index_select) your batch of token ids"}),
+    (r"conv", {"self": "the convolution's input", "input": "the convolution's input",
+               "weight": "the convolution's weight: a parameter of the model"}),
+    (r"norm", {"weight": "the normalization layer's weight: a parameter of the model",
+               "bias": "the normalization layer's bias: a parameter of the model"}),
+    (r"scatter|gather", {"index": "the index tensor given to scatter/gather, which says where each value goes"}),
+)
+
 MENTIONS: tuple[Mention, ...] = (
     Mention("ROCm/HIP", r"\bHIP\b|\bROCm\b|\bhipErr\w*|\bhip(?::\d+)?\b",
             "the AMD GPU stack (ROCm); PyTorch calls AMD GPUs 'cuda' devices",
@@ -1276,6 +1405,10 @@ MENTIONS: tuple[Mention, ...] = (
     Mention("meta", r"\bmeta(?::\d+)?\b(?! tensor data)|\bMeta\w*Type\b",
             "the meta device: tensors with a shape and no data",
             "which tensors are on meta (placement_report(model)); a meta model needs to_empty() and real weights"),
+    Mention("PrivateUse1", r"\bprivateuse(?:one|1)(?::\d+)?\b",
+            "a device backend from outside PyTorch (its PrivateUse1 slot: Ascend NPUs, custom C++ extensions)",
+            "torch._C._get_privateuse1_backend_name(), the backend's own is_available() and version against "
+            "torch.__version__; whether the same step runs on the CPU", re.IGNORECASE),
     Mention("CUDA", r"\bCUDA\b|\bcuda(?::\d+)?\b|torch\.cuda\.\w+Tensor|\bCUDA\w*Type\b|\bnvidia\b|\bnvcc\b",
             "an NVIDIA GPU through CUDA",
             "torch.cuda.is_available(), torch.version.cuda, nvidia-smi; rerun with CUDA_LAUNCH_BLOCKING=1 to find the "
@@ -1292,5 +1425,5 @@ MENTIONS: tuple[Mention, ...] = (
 
 # device(type='cuda', index=0) -> cuda:0, as repr(torch.device) prints inside messages
 DEVICE_REPR = re.compile(r"device\(type='(?P<type>\w+)'(?:, index=(?P<index>\d+))?\)")
-DEVICE_STRING = re.compile(r"(?<![\w./-])(?P<type>cpu|cuda|mps|xpu|hip|meta|xla|npu|hpu|mtia|ipu|privateuseone)"
+DEVICE_STRING = re.compile(r"(?<![\w./-])(?P<type>cpu|cuda|mps|xpu|hip|meta|xla|npu|hpu|mtia|ipu|privateuseone|privateuse1)"
                            r"(?::(?P<index>\d+))?(?![\w/])", re.IGNORECASE)

@@ -31,7 +31,7 @@ import string
 from dataclasses import dataclass, replace
 
 from course_utils.display import INFO, LINE_BREAK, MUTED, card, joined, markup, tag
-from course_utils.error_families import DEVICE_REPR, DEVICE_STRING, FAMILIES, MENTIONS, Family
+from course_utils.error_families import DEVICE_REPR, DEVICE_STRING, FAMILIES, MENTIONS, OPERATOR_HINTS, Family
 from course_utils.tracebacks import add_after_traceback, remove_after_traceback
 
 # What the argument names in "(when checking argument ... mat1 ...)" usually are in your code.
@@ -39,8 +39,9 @@ _ARGUMENT_HINTS = {
     "mat1": "in nn.Linear (addmm) mat1 is the input batch; mat2 is the weight",
     "mat2": "in nn.Linear (addmm) mat2 is the weight and mat1 the input; in a matmul, the right operand",
     "self": "the first tensor of the operation (for nn.Linear's addmm, the bias)",
-    "index": "for nn.Embedding (index_select) the index is your batch of token ids",
-    "weight": "for CrossEntropyLoss/NLLLoss, the class weights you passed to the loss",
+    "index": "the index tensor; for nn.Embedding (index_select) your batch of token ids",
+    "weight": ("a layer's weight (a parameter of the model), or for CrossEntropyLoss/NLLLoss the class weights you "
+               "passed to the loss"),
     "target": "the labels you passed to the loss",
     "tensors": "one of the tensors in the list given to torch.cat/torch.stack",
     "input": "the input tensor",
@@ -257,7 +258,10 @@ def _is_accelerator(device: str | None) -> bool:
     return bool(device) and device.split(":")[0] not in ("cpu", "meta")
 
 
-def _hint(argument: str | None) -> str:
+def _hint(argument: str | None, operator: str | None = None) -> str:
+    for ops, hints in OPERATOR_HINTS:  # what the argument is in the operation the message names, where it says
+        if operator and argument in hints and re.search(ops, operator):
+            return f" ({hints[argument]})"
     return f" ({_ARGUMENT_HINTS[argument]})" if argument in _ARGUMENT_HINTS else ""
 
 
@@ -275,7 +279,7 @@ def _mixed(devices: tuple[str, ...], argument: str | None = None, operator: str 
         data = next((d for d in devices if d != weights), home if odd_one == weights else odd_one)
         where = f" of {operator}" if operator else ""
         if argument and odd_one and home:
-            lead = (f"`{argument}`{_hint(argument)} is on {odd_one}, the other tensors{where} on {home}: the "
+            lead = (f"`{argument}`{_hint(argument, operator)} is on {odd_one}, the other tensors{where} on {home}: the "
                     f"module's weights are on {weights} and its input on {data}")
         else:
             lead = f"the module's weights are on {weights} and its input on {data}" + (f" (in {operator})" if operator else "")
@@ -290,7 +294,7 @@ def _mixed(devices: tuple[str, ...], argument: str | None = None, operator: str 
         return dict(is_device_error=True, kind="mixed-devices", devices=devices, cause=f"{lead}. {same}", fix=fix,
                     argument=argument, operator=operator)
     if odd_one and home:
-        who = f"`{argument}`{_hint(argument)}" if argument else "one tensor"
+        who = f"`{argument}`{_hint(argument, operator)}" if argument else "one tensor"
         cause = (f"{who} is on {odd_one}, but the other tensors of this operation"
                  f"{' (' + operator + ')' if operator else ''} are on {home}. {same}")
         name = f"`{argument}`" if argument else f"the tensor on {odd_one}"
