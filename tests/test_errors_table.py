@@ -207,6 +207,11 @@ NEW = [
     ("RuntimeError: Failed running call_function <built-in function add>(*(FakeTensor(..., device='foo:0', size=(4, "
      "4)), FakeTensor(..., device='foo:0', size=(4, 4))), **{}):\ntensor device should be privateuse1",
      "unrecognised-device-message", ("privateuse1",), "https://github.com/pytorch/pytorch/issues/101326"),
+    ("UserWarning: In CPU autocast, but the target dtype is not supported. Disabling autocast.\nCPU Autocast only "
+     "supports dtype of torch.bfloat16 currently.", "dtype-unsupported-on-device", ("cpu",),
+     "https://github.com/modelscope/FunASR/issues/264"),
+    ("RuntimeError: Currently, AutocastCPU only support Bfloat16 as the autocast_cpu_dtype",
+     "dtype-unsupported-on-device", ("cpu",), "https://github.com/lllyasviel/Fooocus/issues/759"),
     # --- the probe's real wordings the table already read right, kept so that the new rows cannot take them
     ("[rank5]: RuntimeError: CUDA error: invalid device ordinal\n[rank5]: CUDA kernel errors might be asynchronously "
      "reported at some other API call, so the stacktrace below might be incorrect.\n[rank5]: For debugging consider "
@@ -289,6 +294,11 @@ def test_probe_rows_say_the_specific_cause():
     assert "exclusive" in busy.cause and "nvidia-smi" in busy.fix and "index out of range" not in busy.cause
     bnb = explain_device_error("You can't train a model that has been loaded in 8-bit precision on multiple devices.")
     assert "process_index" in bnb.fix and "(multiple devices)" in bnb.cause
+    with pytest.warns(UserWarning, match="target dtype is not supported") as warned:  # raised live by 2.13.0
+        with torch.autocast("cpu", dtype=torch.float32):
+            pass
+    autocast = explain_device_error(str(warned[0].message))
+    assert (autocast.kind, autocast.devices) == ("dtype-unsupported-on-device", ("cpu",)) and "enabled=False" in autocast.fix
 
 
 @pytest.mark.parametrize("index", range(len(_raised_here())))

@@ -925,6 +925,22 @@ FAMILIES: tuple[Family, ...] = (
                      "2.7.1 'User provided device_type of 'cuda', but CUDA is not available. Disabling'; GradScaler's in "
                      "all three"),
            source="torch/amp/autocast_mode.py, torch/amp/grad_scaler.py"),
+    Family("autocast-dtype", COMPILE, "autocast: a dtype this device's autocast does not cast to",
+           r"In (?P<backend>\w+) autocast, but the target dtype is not supported"
+           r"|Currently, Autocast(?P<old>[A-Z]+) only support (?P<allowed>\w+) as the autocast_\w+_dtype",
+           "dtype-unsupported-on-device", devices=("{name!l}",), roles=dict(alias=dict(name=("backend", "old"))),
+           cause=("torch.autocast on {name!u} casts only to the low-precision dtypes its kernels have (the CPU: "
+                  "bfloat16, and float16 from 2.x; the message lists them), and the code asked for another, most "
+                  "often float32 meaning 'no autocast here' or float16 on the CPU. 2.x warns and runs that region "
+                  "without autocast; 1.x's CPU autocast raised. Your tensors' devices are not the problem."),
+           fix=("To switch autocast off for a region, say so: torch.autocast(device_type, enabled=False), not "
+                "dtype=torch.float32. Otherwise pick the dtype by device: dtype = torch.bfloat16 if "
+                "device.type == 'cpu' else torch.float16, and torch.autocast(device.type, dtype=dtype)."),
+           example=("In CPU autocast, but the target dtype is not supported. Disabling autocast.\nCPU Autocast only "
+                    "supports dtypes of torch.bfloat16, torch.float16 currently."),
+           releases="2.x warning read (and raised) in 2.13.0; 'Currently, AutocastCPU only support Bfloat16 ...' 1.10-2.0",
+           source="torch/amp/autocast_mode.py of 2.13.0; https://github.com/modelscope/FunASR/issues/264; "
+                  "https://github.com/lllyasviel/Fooocus/issues/759"),
     Family("bf16-unsupported", COMPILE, "autocast: bfloat16 on a GPU without it",
            r"Current CUDA Device does not support bfloat16",
            "dtype-unsupported-on-device", devices=("cuda",),
