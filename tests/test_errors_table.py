@@ -212,6 +212,12 @@ NEW = [
      "https://github.com/modelscope/FunASR/issues/264"),
     ("RuntimeError: Currently, AutocastCPU only support Bfloat16 as the autocast_cpu_dtype",
      "dtype-unsupported-on-device", ("cpu",), "https://github.com/lllyasviel/Fooocus/issues/759"),
+    ("RuntimeError: \n        CUDA Setup failed despite GPU being available. Please run the following command to get "
+     "more information:\n\n        python -m bitsandbytes\n\n        Inspect the output of the command and see if you "
+     "can locate CUDA libraries. You might need to add them\n        to your LD_LIBRARY_PATH. If you suspect a bug, "
+     "please take the information from python -m bitsandbytes\n        and open an issue at: "
+     "https://github.com/TimDettmers/bitsandbytes/issues", "library-no-gpu", ("cuda",),
+     "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/828"),
     # --- the probe's real wordings the table already read right, kept so that the new rows cannot take them
     ("[rank5]: RuntimeError: CUDA error: invalid device ordinal\n[rank5]: CUDA kernel errors might be asynchronously "
      "reported at some other API call, so the stacktrace below might be incorrect.\n[rank5]: For debugging consider "
@@ -294,6 +300,9 @@ def test_probe_rows_say_the_specific_cause():
     assert "exclusive" in busy.cause and "nvidia-smi" in busy.fix and "index out of range" not in busy.cause
     bnb = explain_device_error("You can't train a model that has been loaded in 8-bit precision on multiple devices.")
     assert "process_index" in bnb.fix and "(multiple devices)" in bnb.cause
+    meta = explain_device_error("RuntimeError: Tensor on device meta is not on the expected device cuda:0!")
+    # https://github.com/zai-org/ChatGLM2-6B/issues/254: a model loaded with device_map, one weight left on meta
+    assert meta.devices == ("meta", "cuda:0") and "never loaded" in meta.cause and "p.is_meta" in meta.fix
     with pytest.warns(UserWarning, match="target dtype is not supported") as warned:  # raised live by 2.13.0
         with torch.autocast("cpu", dtype=torch.float32):
             pass

@@ -267,10 +267,17 @@ FAMILIES: tuple[Family, ...] = (
            cause=("one tensor of the operation is on {found} and another on {home}. This wording (PyTorch's "
                   "check_same_device, used for meta and fake tensors) calls 'expected' the first device it met among "
                   "the operation's tensors, which need not be your model's: the message does not say which tensor is "
-                  "the model's. (On CUDA the same mistake reads 'Expected all tensors to be on the same device'.)"),
+                  "the model's. (On CUDA the same mistake reads 'Expected all tensors to be on the same device'.) "
+                  "Where one side is meta, that tensor has no data at all: in a model loaded with Hugging Face or "
+                  "Accelerate (device_map, low_cpu_mem_usage, init_empty_weights), which build it on meta and fill "
+                  "each weight while loading, it is a weight never loaded: missing from the checkpoint, or left "
+                  "behind when GPU and CPU memory ran out."),
            fix=("Do not move a tensor just because the message calls its device unexpected. The rule: the input goes to "
                 "the model, x = x.to(next(model.parameters()).device), and tensors made inside forward() use "
-                "device=x.device. " + _FIND + " Ask the model where it is: next(model.parameters()).device."),
+                "device=x.device. " + _FIND + " Ask the model where it is: next(model.parameters()).device. "
+                "For meta, list the weights that were never loaded, [n for n, p in model.named_parameters() if "
+                "p.is_meta], and load them (the loader's missing-keys warning, enough max_memory or an offload_folder) "
+                "rather than moving anything to or from meta."),
            example="Tensor on device cpu is not on the expected device meta!",
            releases="2.x (read in 2.13.0)", source="torch/_prims_common/__init__.py (check_same_device)"),
     Family("rnn-parameters", MIXED, "RNN input and parameters",
@@ -1041,6 +1048,22 @@ FAMILIES: tuple[Family, ...] = (
            example="Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the "
                    "quantized model. ...",
            releases="transformers 4.x", source="https://github.com/unslothai/unsloth/issues/1629"),
+    Family("bnb-cuda-setup", LIBRARIES, "bitsandbytes could not load its CUDA library",
+           r"CUDA Setup failed despite GPU being available",
+           "library-no-gpu", devices=("cuda",),
+           cause=("bitsandbytes (before 0.43) found a GPU through torch but could not load its own compiled library "
+                  "for torch's CUDA version: no libbitsandbytes_cudaXYZ for that version (Windows had no official "
+                  "wheel before 0.43), the CUDA runtime library (libcudart) not on LD_LIBRARY_PATH, or "
+                  "BNB_CUDA_VERSION forcing another version. Torch and the GPU are fine; 8-bit and 4-bit layers "
+                  "cannot run until bitsandbytes loads."),
+           fix=("Run python -m bitsandbytes and read its CUDA SETUP lines; then pip install -U bitsandbytes (0.43 and "
+                "later ship one wheel for Linux and Windows with the CUDA versions torch uses), unset BNB_CUDA_VERSION, "
+                "and compare torch.version.cuda with what bitsandbytes looked for."),
+           example="CUDA Setup failed despite GPU being available. Please run the following command to get more "
+                   "information: python -m bitsandbytes ...",
+           releases="bitsandbytes 0.37-0.42 (cuda_setup/main.py, cextension.py)",
+           source="https://github.com/bitsandbytes-foundation/bitsandbytes/issues/828; "
+                  "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/305"),
     Family("bnb-cpu-only", LIBRARIES, "bitsandbytes without GPU support",
            r"bitsandbytes was compiled without GPU support|not available in CPU-only version of bitsandbytes",
            "library-no-gpu", devices=("cuda",),
