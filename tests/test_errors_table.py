@@ -225,6 +225,8 @@ NEW = [
      "invalid-device-ordinal", (), "https://github.com/NovaSearch-Team/RAG-Retrieval/issues/27"),
     ("RuntimeError: No backend type associated with device type cpu", "collective-device", ("cpu",),
      "https://github.com/THUDM/SwissArmyTransformer/issues/173"),
+    ("RuntimeError: No backend type associated with device type npu", "collective-device", ("npu",),
+     "https://github.com/ray-project/ray/issues/50516"),
     ("RuntimeError: Tensors must be CUDA and dense", "collective-device", ("cuda",),
      "https://github.com/pytorch/examples/issues/1030 (torch 1.8.2 and 1.12.0)"),
     ("RuntimeError: cuda runtime error (35) : CUDA driver version is insufficient for CUDA runtime version at "
@@ -300,6 +302,9 @@ def test_probe_rows_say_the_specific_cause():
     assert "exclusive" in busy.cause and "nvidia-smi" in busy.fix and "index out of range" not in busy.cause
     bnb = explain_device_error("You can't train a model that has been loaded in 8-bit precision on multiple devices.")
     assert "process_index" in bnb.fix and "(multiple devices)" in bnb.cause
+    npu = explain_device_error("RuntimeError: No backend type associated with device type npu")
+    # https://github.com/ray-project/ray/issues/50516: an Ascend NPU's collective, not a CUDA one
+    assert "tensor on npu" in npu.cause and "'npu:hccl'" in npu.fix
     meta = explain_device_error("RuntimeError: Tensor on device meta is not on the expected device cuda:0!")
     # https://github.com/zai-org/ChatGLM2-6B/issues/254: a model loaded with device_map, one weight left on meta
     assert meta.devices == ("meta", "cuda:0") and "never loaded" in meta.cause and "p.is_meta" in meta.fix

@@ -389,15 +389,31 @@ FAMILIES: tuple[Family, ...] = (
                 "CPU, torch.Generator('cpu').manual_seed(0) (the same seed then gives the same image on any device)."),
            example="Cannot generate a cpu tensor from a generator of type cuda.",
            releases="diffusers 0.42.1", source="diffusers/utils/torch_utils.py (randn_tensor)"),
+    Family("collective-no-backend", DISTRIBUTED, "Collective: no backend for this device type",
+           r"No backend type associated with device type (?P<type>\w+)",
+           "collective-device", devices=("{type!l}",),
+           cause=("a torch.distributed collective (all_reduce, broadcast, barrier, ...) got a tensor on {type}, and the "
+                  "process group has no backend for {type} tensors: each backend serves its own devices (NCCL: CUDA, "
+                  "gloo: the CPU, XCCL: Intel's XPU, HCCL: Ascend's NPU with torch_npu), and init_process_group(backend="
+                  "...) registered only the ones it names."),
+           fix=("Move the tensor to the device the group serves, t = t.to(device) with this process's device, or "
+                "initialise the group with a backend for each device type you use: init_process_group(backend="
+                "'cpu:gloo,cuda:nccl') (an accelerator's own in place of cuda:nccl, such as 'xpu:xccl', or "
+                "'npu:hccl' with torch_npu)."),
+           example="No backend type associated with device type cpu",
+           releases="read in 2.13.0, 2.14.1; 'device type npu' in a public report",
+           source="libtorch_cpu.so (c10d); https://github.com/ray-project/ray/issues/50516"),
     Family("collective-device", DISTRIBUTED, "Collective on the wrong device",
-           r"Tensors must be CUDA and dense|No backend type associated with device type \w+",
+           r"Tensors must be CUDA and dense",
            "collective-device", devices=("*",), roles=dict(fallback=("cpu",)),
-           cause=("a torch.distributed collective got a tensor on a device its backend does not serve: NCCL takes only "
-                  "CUDA tensors (on this process's GPU); gloo takes CPU tensors."),
+           cause=("a torch.distributed collective of an NCCL process group got a tensor NCCL does not serve: NCCL takes "
+                  "only dense CUDA tensors (on this process's GPU), and this one is on the CPU (or is sparse); gloo takes "
+                  "CPU tensors."),
            fix=("Move the tensor to this process's device first, t = t.to(torch.device('cuda', local_rank)), or "
                 "initialise the process group with backend='gloo' for CPU tensors (or 'cpu:gloo,cuda:nccl' for both)."),
-           example="No backend type associated with device type cpu",
-           releases="read in 2.13.0, 2.14.1", source="libtorch_cpu.so (c10d)"),
+           example="Tensors must be CUDA and dense",
+           releases="1.8.2 and 1.12.0 in a public report (NCCL's check of its tensors)",
+           source="torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp; https://github.com/pytorch/examples/issues/1030"),
     Family("same-device-cut-embedding", MIXED, "A message cut short, under an embedding lookup",
            r"(?s)^(?=.*(?:index_select|[Ee]mbedding|argument for argument index\b|but got index\b))"
            r".*?Expected all tensors to be on the same device",
@@ -1408,8 +1424,23 @@ class Mention:
     flags: int = 0
 
 
+# What the argument names in "(when checking argument ... mat1 ...)" usually are in your code, read by
+# course_utils.errors; OPERATOR_HINTS, below, comes first where the operation the message names says more.
+ARGUMENT_HINTS = {
+    "mat1": "in nn.Linear (addmm) mat1 is the input batch; mat2 is the weight",
+    "mat2": "in nn.Linear (addmm) mat2 is the weight and mat1 the input; in a matmul, the right operand",
+    "self": "the first tensor of the operation (for nn.Linear's addmm, the bias)",
+    "index": "the index tensor; for nn.Embedding (index_select) your batch of token ids",
+    "weight": ("a layer's weight (a parameter of the model), or for CrossEntropyLoss/NLLLoss the class weights you "
+               "passed to the loss"),
+    "target": "the labels you passed to the loss",
+    "tensors": "one of the tensors in the list given to torch.cat/torch.stack",
+    "input": "the input tensor",
+    "other": "the second operand",
+}
+
 # What an argument the dispatcher names is, where the operation it names says more than the name alone
-# (course_utils.errors has the plain hints): 1.x's _th_index_select under nn.Embedding calls the table `self`, a
+# (ARGUMENT_HINTS, above, has the plain hints): 1.x's _th_index_select under nn.Embedding calls the table `self`, a
 # layer norm's `weight` is the layer's own parameter, scatter's `index` holds no token ids (real reports in
 # tests/test_errors_table.py's NEW). The first pattern found in the operator's name wins.
 OPERATOR_HINTS: tuple[tuple[str, dict[str, str]], ...] = (

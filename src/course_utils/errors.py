@@ -31,22 +31,17 @@ import string
 from dataclasses import dataclass, replace
 
 from course_utils.display import INFO, LINE_BREAK, MUTED, card, joined, markup, tag
-from course_utils.error_families import DEVICE_REPR, DEVICE_STRING, FAMILIES, MENTIONS, OPERATOR_HINTS, Family
+from course_utils.error_families import (
+    ARGUMENT_HINTS,
+    DEVICE_REPR,
+    DEVICE_STRING,
+    FAMILIES,
+    MENTIONS,
+    OPERATOR_HINTS,
+    Family,
+)
 from course_utils.tracebacks import add_after_traceback, remove_after_traceback
 
-# What the argument names in "(when checking argument ... mat1 ...)" usually are in your code.
-_ARGUMENT_HINTS = {
-    "mat1": "in nn.Linear (addmm) mat1 is the input batch; mat2 is the weight",
-    "mat2": "in nn.Linear (addmm) mat2 is the weight and mat1 the input; in a matmul, the right operand",
-    "self": "the first tensor of the operation (for nn.Linear's addmm, the bias)",
-    "index": "the index tensor; for nn.Embedding (index_select) your batch of token ids",
-    "weight": ("a layer's weight (a parameter of the model), or for CrossEntropyLoss/NLLLoss the class weights you "
-               "passed to the loss"),
-    "target": "the labels you passed to the loss",
-    "tensors": "one of the tensors in the list given to torch.cat/torch.stack",
-    "input": "the input tensor",
-    "other": "the second operand",
-}
 _FIND = "find_device_mismatches(model, x) lists every culprit before the forward pass."
 _WHICH_SIDE = ("Which side is wrong? print(next(model.parameters()).device, x.device): the model's weights left on "
                "the CPU mean a forgotten model.to(device) (for a module .to() works in place); an input or a tensor "
@@ -262,7 +257,7 @@ def _hint(argument: str | None, operator: str | None = None) -> str:
     for ops, hints in OPERATOR_HINTS:  # what the argument is in the operation the message names, where it says
         if operator and argument in hints and re.search(ops, operator):
             return f" ({hints[argument]})"
-    return f" ({_ARGUMENT_HINTS[argument]})" if argument in _ARGUMENT_HINTS else ""
+    return f" ({ARGUMENT_HINTS[argument]})" if argument in ARGUMENT_HINTS else ""
 
 
 def _mixed(devices: tuple[str, ...], argument: str | None = None, operator: str | None = None,
