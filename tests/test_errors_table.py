@@ -241,6 +241,63 @@ NEW = [
      "using custom build). 'torchvision::nms' is only available for these backends: [CPU, Meta, QuantizedCPU, "
      "BackendSelect, Python].", "op-not-on-device", ("cuda",),
      "https://github.com/nicofdga/DZ-FaceDetailer/issues/21 (the backend list shortened)"),
+    # --- the second probe (real wordings it had not seen): misread before, or called 'not a device error'
+    ("RuntimeError: Input, output and indices must be on the current device", "mixed-devices", ("cuda",),
+     "https://github.com/huggingface/transformers/issues/9229 (input_ids.to(device) not assigned)"),
+    ("RuntimeError: Expected object of type Variable[torch.FloatTensor] but found type Variable[torch.cuda.FloatTensor] "
+     "for argument #1 'mat2'", "mixed-devices", ("cpu", "cuda"), "https://github.com/pytorch/pytorch/issues/9869 (0.4)"),
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous "
+     "input.", "cuda-library-failure", ("cuda",), "https://github.com/pppLang/SKNet/issues/14"),
+    ("RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'", "dtype-unsupported-on-device", ("cpu",),
+     "https://github.com/huggingface/transformers/issues/27769"),
+    ("\"slow_conv2d_cpu\" not implemented for 'Half'", "dtype-unsupported-on-device", ("cpu",),
+     "https://github.com/zai-org/VisualGLM-6B/issues/30"),
+    ("RuntimeError: Could not run 'aten::empty_strided' with arguments from the 'QuantizedCUDA' backend.",
+     "op-not-on-device", ("cuda",), "https://github.com/pytorch/serve/issues/984"),
+    ("RuntimeError: PyTorch is not linked with support for xpu devices", "backend-not-in-build", ("xpu",),
+     "https://github.com/intel/intel-extension-for-pytorch/issues/392"),
+    ("RuntimeError: Expected a 'cuda:0' generator device but found 'cuda'", "generator-device", ("cuda:0", "cuda"),
+     "https://github.com/pytorch/pytorch/issues/58545 (torch 1.8.0)"),
+    ("RuntimeError: CUDA error: initialization error", "forked-subprocess", ("cuda",),
+     "https://github.com/pytorch/pytorch/issues/21092 (torch 1.1.0, a CUDA default tensor type with DataLoader workers)"),
+    ("THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=50 error=3 : initialization error",
+     "forked-subprocess", ("cuda",), "https://github.com/pytorch/pytorch/issues/33754 (pin_memory in a worker)"),
+    ("RuntimeError: CUDA error (3): initialization error", "forked-subprocess", ("cuda",),
+     "https://github.com/filipradenovic/cnnimageretrieval-pytorch/issues/21 (title; DataLoader workers)"),
+    ("RuntimeError: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous input.",
+     "cuda-library-failure", ("cuda",), "https://github.com/pytorch/pytorch/issues/8934 (title; pytorch 0.4)"),
+    ("UserWarning: Constant folding in symbolic shape inference fails: Expected all tensors to be on the same device, "
+     "but found at least two devices, cpu and cuda:0! (when checking argument for argument index in method "
+     "wrapper_CUDA__index_select) (Triggered internally at ../torch/csrc/jit/passes/onnx/shape_type_inference.cpp:439.)",
+     "mixed-devices", ("cpu", "cuda:0"), "https://github.com/pytorch/pytorch/issues/102947 (torch 2.0.0+cu118)"),
+    ("libc++abi: terminating with uncaught exception of type c10::TypeError: Trying to convert ComplexFloat to the MPS "
+     "backend but it does not have support for that dtype.", "dtype-unsupported-on-device", ("mps",),
+     "https://github.com/pytorch/pytorch/issues/95976"),
+    # --- the second probe's real wordings the table already read right, kept so that the new rows cannot take them
+    ("RuntimeError: Expected all tensors to be on the same device, but got tensors is on cuda:0, different from other "
+     "tensors on cpu (when checking argument in method wrapper_CUDA_cat)", "mixed-devices", ("cuda:0", "cpu"),
+     "https://github.com/TransformerLensOrg/TransformerLens/pull/1509"),
+    ("RuntimeError: Expected object of type torch.FloatTensor but found type torch.cuda.FloatTensor for argument #2 "
+     "'source'", "mixed-devices", ("cpu", "cuda"), "https://github.com/phybrain/efficientdensenet_crnn/issues/2"),
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`",
+     "cuda-library-failure", ("cuda",), "https://github.com/OpenBMB/VisCPM/issues/3 (torch 1.13.1)"),
+    ("Could not run '_C::ggml_dequantize' with arguments from the 'CUDA' backend. This could be because the operator "
+     "doesn't exist for this backend, or was omitted during the selective/custom build process (if using custom "
+     "build).", "op-not-on-device", ("cuda",), "https://github.com/davidbrowne17/csm-streaming/issues/31"),
+    ("TypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64. Please use "
+     "float32 instead.", "mps-float64", ("mps",), "https://github.com/thu-ml/tianshou/pull/1237 (torch 2.1.1, 2.5.1)"),
+    ("NotImplementedError: Cannot copy out of meta tensor; no data! Please use torch.nn.Module.to_empty() instead of "
+     "torch.nn.Module.to() when moving module from meta to a different device.", "meta-has-no-data", ("meta",),
+     "https://github.com/1038lab/ComfyUI-QwenVL/issues/53"),
+    ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a total capacty of 4.00 "
+     "GiB of which 41.56 MiB is free. Including non-PyTorch memory, this process has 3.44 GiB memory in use.",
+     "out-of-memory", ("cuda:0",), "https://github.com/Synthintel0/MyGirlGPT/issues/11 (shortened)"),
+    ("RuntimeError: Attempting to deserialize object on CUDA device 2 but torch.cuda.device_count() is 1. Please use "
+     "torch.load with map_location to map your storages to an existing device.", "checkpoint-device-unavailable",
+     ("cuda:2",), "https://github.com/computationalmedia/semstyle/issues/3"),
+    ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! "
+     "(when checking argument for argument weight in method wrapper___slow_conv2d_forward)", "mixed-devices",
+     ("cpu", "cuda:0"), "https://github.com/pytorch/pytorch/issues/84847 (torch 1.11.0+cu102, in torch.onnx.export)"),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     ("Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
      "map_location to map your storages to an existing device.", "checkpoint-device-unavailable", ("cuda:0",),
@@ -313,6 +370,80 @@ def test_probe_rows_say_the_specific_cause():
             pass
     autocast = explain_device_error(str(warned[0].message))
     assert (autocast.kind, autocast.devices) == ("dtype-unsupported-on-device", ("cpu",)) and "enabled=False" in autocast.fix
+
+
+def _new(start: str) -> str:
+    """The one wording in NEW that starts with ``start``."""
+    (message,) = [m for m, *_ in NEW if m.startswith(start)]
+    return message
+
+
+def test_second_probe_misread_rows_say_the_specific_cause():
+    current = explain_device_error(_new("RuntimeError: Input, output and indices"))
+    assert "without assigning" in current.cause and "input_ids = input_ids.to(model.device)" in current.fix
+    variable = explain_device_error(_new("RuntimeError: Expected object of type Variable["))
+    assert variable.argument == "mat2" and "0.4 and 1.0" in variable.cause
+    cudnn = explain_device_error(_new("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED"))
+    assert "x.contiguous()" in cudnn.fix and "batch" in cudnn.cause and "index out of range" not in cudnn.cause
+    half = explain_device_error(_new("RuntimeError: \"addmm_impl_cpu_\""))
+    assert "model.float()" in half.fix and "torch.cuda.is_available()" in half.fix and "float16" in half.cause
+    quantized = explain_device_error(_new("RuntimeError: Could not run 'aten::empty_strided'"))
+    assert "on the CPU" in quantized.fix and "quantized" in quantized.cause
+    xpu = explain_device_error(_new("RuntimeError: PyTorch is not linked with support for xpu"))
+    assert "import intel_extension_for_pytorch" in xpu.fix and "download.pytorch.org/whl/xpu" in xpu.fix
+    generator = explain_device_error(_new("RuntimeError: Expected a 'cuda:0' generator device but found 'cuda'"))
+    assert "same GPU" in generator.cause and "torch.Generator(device='cuda:0')" in generator.fix
+    assert "set_default_device" not in generator.cause
+    init = explain_device_error(_new("RuntimeError: CUDA error: initialization error"))
+    assert "fork" in init.cause and "multiprocessing_context='spawn'" in init.fix and "index out of range" not in init.cause
+    onnx = explain_device_error(_new("UserWarning: Constant folding"))
+    assert "model.cpu()" in onnx.fix and "do_constant_folding=False" in onnx.fix and "token ids" not in onnx.cause
+    complex_mps = explain_device_error(_new("libc++abi: terminating"))
+    assert "macOS 14" in complex_mps.cause and "fp8" not in complex_mps.cause + complex_mps.fix
+
+
+@pytest.mark.parametrize("message, kind, devices", [
+    # the second probe's real look-alikes: about dtypes or quantization, never "move a tensor"
+    ("RuntimeError: Expected object of type torch.DoubleTensor but found type torch.FloatTensor for argument #2 "
+     "'weight'", "dtype", ()),  # https://github.com/bioinform/neusomatic/issues/23 (both on the CPU)
+    ("NotImplementedError: Could not run 'aten::add.out' with arguments from the 'QuantizedCPU' backend. This could be "
+     "because the operator doesn't exist for this backend, or was omitted during the selective/custom build process "
+     "(if using custom build).", "quantization", ("cpu",)),  # https://github.com/pytorch/pytorch/issues/98596
+    ("NotImplementedError: Could not run 'quantized::conv2d.new' with arguments from the 'CPU' backend. This could be "
+     "because the operator doesn't exist for this backend, or was omitted during the selective/custom build process (if "
+     "using custom build). If you are a Facebook employee using PyTorch on mobile, please visit "
+     "https://fburl.com/ptmfixes for possible resolutions. 'quantized::conv2d.new' is only available for these "
+     "backends: [QuantizedCPU, QuantizedCUDA, BackendSelect, Python].", "quantization", ("cpu",)),
+    # https://github.com/pytorch/pytorch/issues/34583 (a comment, the backend list shortened)
+    ("RuntimeError: MPS device does not support mm for non-float inputs", "dtype", ("mps",)),
+    # https://github.com/pytorch/pytorch/issues/77764 (a comment)
+    ("Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) should be the same", "dtype",
+     ("cuda",)),  # https://github.com/baaivision/See3D/issues/11 (title)
+])
+def test_second_probe_look_alikes_stay_out(message, kind, devices):
+    e = explain_device_error(message)
+    assert not e.is_device_error and (e.kind, e.devices) == (kind, devices), e
+    if devices:
+        assert "Not a device error" not in str(e)
+
+
+@pytest.mark.filterwarnings("ignore:torch.quantize_per_tensor")
+def test_quantized_and_float_tensors_mixed_live():
+    q = torch.quantize_per_tensor(torch.ones(2), 0.1, 0, torch.quint8)
+    for action in (lambda: q + q, lambda: torch.ops.quantized.add(torch.ones(2), torch.ones(2), 0.1, 0)):
+        e = explain_device_error(caught(action))  # 2.13.0: 'aten::add.out' from 'QuantizedCPU', 'quantized::add' from 'CPU'
+        assert not e.is_device_error and e.kind == "quantization" and "cpu" in e.devices and "QuantStub" in e.fix
+
+
+@pytest.mark.parametrize("message, kind, devices", [
+    # constructed: the misread families with other values
+    ("Expected a 'cuda:1' generator device but found 'cuda'", "generator-device", ("cuda:1", "cuda")),
+    # the dispatch name addmv_impl_cpu is in libtorch_cpu.so of 2.13.0, in the wording of the reports above
+    ("\"addmv_impl_cpu\" not implemented for 'Half'", "dtype-unsupported-on-device", ("cpu",)),
+], ids=lambda v: v if isinstance(v, str) and len(v) < 30 else None)
+def test_second_probe_misread_rows_generalise(message, kind, devices):
+    e = explain_device_error(message)
+    assert e.is_device_error and (e.kind, e.devices) == (kind, devices), e
 
 
 @pytest.mark.parametrize("index", range(len(_raised_here())))

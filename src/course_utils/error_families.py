@@ -198,6 +198,22 @@ FAMILIES: tuple[Family, ...] = (
                      "with fake tensors'); 2.13.0 and 2.14.1 say 'Tensor device mismatch' with the TensorIterator wording"),
            source="torch/_subclasses/fake_tensor.py (pytorch/pytorch#106172); "
                   "https://github.com/pytorch/pytorch/issues/119665"),
+    Family("onnx-constant-folding", COMPILE, "torch.onnx.export: constant folding across devices",
+           r"Constant folding in symbolic shape inference fails: (?P<inner>[^\n]*?on the same device[^\n]*)",
+           "mixed-devices", devices=("*",), roles=dict(within="inner"),
+           cause=("the ONNX exporter (torch.onnx.export's TorchScript path) runs parts of the graph itself to fold them "
+                  "into constants, and one of them met two devices: values the exporter makes while tracing (a shape "
+                  "such as x.shape[0] turned into a tensor, index tensors, constants) are on the CPU, next to a model "
+                  "and inputs on the GPU. It comes from exporting on a GPU, not from your model's own forward pass; as "
+                  "a warning, the export goes on without that folding."),
+           fix=("Export on the CPU: model.cpu().eval() with CPU example inputs (an ONNX file keeps no device; the "
+                "runtime that loads it chooses one). Or pass do_constant_folding=False, or use the newer exporter, "
+                "torch.onnx.export(..., dynamo=True)."),
+           example=("UserWarning: Constant folding in symbolic shape inference fails: Expected all tensors to be on the "
+                    "same device, but found at least two devices, cpu and cuda:0! (when checking argument for argument "
+                    "index in method wrapper_CUDA__index_select)"),
+           releases="the TorchScript-based exporter, 1.x-2.x (reported on 2.0.0+cu118)",
+           source="https://github.com/pytorch/pytorch/issues/102947 (torch/csrc/jit/passes/onnx/shape_type_inference.cpp)"),
     Family("pin", MIXED, "Pinning a tensor that is not on the CPU",
            r"cannot pin '(?P<type>[\w.]+)' only dense CPU tensors can be pinned|Only dense CPU tensors can be pinned",
            "pin-needs-cpu", devices=("{pinned}",), roles=dict(compute="pin"),
@@ -238,6 +254,20 @@ FAMILIES: tuple[Family, ...] = (
                   "neither. An operation runs on one device."),
            example="arguments are located on different GPUs at /pytorch/aten/src/THC/generic/THCTensorMathBlas.cu:255",
            releases="0.4-1.x (THC)", source="aten/src/THC/THCGeneral.h.in (THCAssertSameGPU)"),
+    Family("legacy-current-device", MIXED, "Old: index_select on CUDA, a tensor off the current GPU",
+           r"Input, output and indices must be on the current device",
+           "mixed-devices", devices=("cuda",), roles=dict(argument="index", operator="index_select"),
+           cause=("CUDA's index_select (the lookup under nn.Embedding) found its input, its output and its indices not "
+                  "all on the current GPU. Almost always the token ids are still on the CPU while the embedding is on "
+                  "the GPU: input_ids.to(device) written without assigning the result (.to() returns a new tensor and "
+                  "leaves the old one where it was); or, with several GPUs, the model is on cuda:1 while the current "
+                  "device is cuda:0 (nn.DataParallel replicas, a library exporting on each GPU)."),
+           fix=("Assign what .to() returns: input_ids = input_ids.to(model.device) (or next(model.parameters()).device); "
+                "with several GPUs keep the model and its inputs on one cuda:N and make it the current device: "
+                "torch.cuda.set_device(n). " + _FIND),
+           example="RuntimeError: Input, output and indices must be on the current device",
+           releases="1.x CUDA builds (index_select_out_cuda); 2.x checks devices first, in the dispatcher",
+           source="aten/src/ATen/native/cuda/Indexing.cu (1.x); https://github.com/huggingface/transformers/issues/9229"),
     Family("same-device-new", MIXED, "Dispatcher check, new wording",
            rf"Expected all tensors to be on the same device, but got (?P<arg>\w+) is on (?P<found>{DEV}), "
            rf"different from other tensors on (?P<home>{DEV})"
@@ -356,6 +386,18 @@ FAMILIES: tuple[Family, ...] = (
                   "of the cross-device error."),
            example="Placeholder storage has not been allocated on MPS device!",
            releases="every macOS arm64 wheel 2.7.1-2.14.1", source="aten/src/ATen/native/mps/OperationUtils.mm"),
+    Family("generator-index", MIXED, "A generator without the index its device has (1.8's randperm)",
+           r"Expected a '(?P<want>(?P<type>[a-z]+):\d+)' generator device but found '(?P=type)'",
+           "generator-device", devices=("{want}", "{type}"),
+           cause=("both sides are the same GPU: a torch.Generator(device='{type}') has no index, and PyTorch 1.8's "
+                  "randperm on {type} (used by RandomSampler, random_split and shuffle=True) compared the devices "
+                  "exactly, index included, so '{type}' did not equal '{want}'. Other random functions accepted it, "
+                  "and later releases compare the device type only (pytorch/pytorch#59352)."),
+           fix=("Give the generator its index: torch.Generator(device='{want}') (or torch.device('{type}', "
+                "torch.{type}.current_device())), or upgrade PyTorch; nothing needs to move."),
+           example="Expected a 'cuda:0' generator device but found 'cuda'",
+           releases="1.8.x (randperm_out_cuda); later releases compare the device type only",
+           source="https://github.com/pytorch/pytorch/issues/58545; https://github.com/pytorch/pytorch/pull/59352"),
     Family("generator-device", MIXED, "A generator of another device",
            r"Expected a '(?P<want>[\w:]+)' (?:device type for generator|generator device) but found '(?P<got>[\w:]+)'",
            "generator-device", devices=("{want}", "{got}"),
@@ -432,8 +474,8 @@ FAMILIES: tuple[Family, ...] = (
            example="Expected all tensors to be on the same device, but found at least two devices,",
            releases="any", source="the wordings above, cut before their devices"),
     Family("legacy-type", MIXED, "Old: type names",
-           r"Expected object of type torch\.(?P<t1>[\w.]+) but found type torch\.(?P<t2>[\w.]+) "
-           r"for argument #\d+ '(?P<arg>\w+)'",
+           r"Expected object of type (?:Variable\[)?torch\.(?P<t1>[\w.]+?)\]? but found type (?:Variable\[)?"
+           r"torch\.(?P<t2>[\w.]+?)\]? for argument #\d+ '(?P<arg>\w+)'",
            "mixed-devices", reader="mixed",
            roles=dict(devices=("t1", "t2"), arg="arg", odd="t2", home="t1", convert="type", note="legacy-type"),
            example="Expected object of type torch.cuda.LongTensor but found type torch.LongTensor for argument #3 'other'",
@@ -566,6 +608,21 @@ FAMILIES: tuple[Family, ...] = (
                 "torch (pytorch.org/get-started)."),
            example="Torch not compiled with CUDA enabled",
            releases="read in 2.13.0, 2.14.1", source="torch/cuda/__init__.py"),
+    Family("xpu-needs-ipex", GPU, "XPU before PyTorch had it: Intel's extension not imported",
+           r"PyTorch is not linked with support for xpu devices",
+           "backend-not-in-build", devices=("xpu",),
+           cause=("this PyTorch has no 'xpu' device of its own. Before PyTorch 2.5 (2.4 only when built from source) "
+                  "Intel GPUs came through Intel Extension for PyTorch (IPEX), which adds 'xpu' when it is imported, "
+                  "with a torch build made for it (such as 2.1.0a0+cxx11.abi with ipex 2.1.10+xpu); without that "
+                  "import, or with a stock torch next to it, .to('xpu') fails. From 2.5 PyTorch's own XPU wheels have it."),
+           fix=("With IPEX: import intel_extension_for_pytorch (after import torch, before any .to('xpu')), and keep "
+                "torch and IPEX at the versions IPEX's install page pairs. Or install PyTorch's XPU wheel "
+                "(pip install torch --index-url https://download.pytorch.org/whl/xpu) and drop IPEX. Check with "
+                "torch.xpu.is_available(); without an Intel GPU use 'cuda', 'mps' or 'cpu'."),
+           example="RuntimeError: PyTorch is not linked with support for xpu devices",
+           releases="torch 1.13-2.4 with or without IPEX (reports: ipex 1.13.120+xpu, 2.1.10+xpu)",
+           source="https://github.com/intel/intel-extension-for-pytorch/issues/392; "
+                  "https://github.com/intel/ipex-llm/issues/11525"),
     Family("backend-not-in-build", GPU, "A backend this build does not have (XPU, MPS, ...)",
            r"Torch not compiled with (?P<backend>XPU|MPS|HIP|MTIA) enabled"
            r"|PyTorch is not linked with support for (?P<linked>\w+) devices"
@@ -823,6 +880,44 @@ FAMILIES: tuple[Family, ...] = (
                 "torch.cuda.is_available(), torch.cuda.device_count() and CUDA_VISIBLE_DEVICES."),
            example="Invalid CUDA 'device=cuda:1' requested. Only 1 device(s) available.",
            releases="ultralytics 8.4.190", source="ultralytics/utils/torch_utils.py (select_device)"),
+    Family("mps-complex", BACKENDS, "MPS: complex numbers",
+           r"Trying to convert (?P<dtype>Complex\w+) to the MPS backend but it does not have support for that dtype",
+           "dtype-unsupported-on-device", devices=("mps",),
+           cause=("this PyTorch, on this macOS, has no {dtype} on Apple's GPU: complex tensors (from torch.fft, "
+                  "torch.stft, torch.polar, view_as_complex) reached an MPS operation. Recent PyTorch releases run "
+                  "complex types on MPS only on macOS 14 (Sonoma) and newer; older releases not at all."),
+           fix=("Update macOS and torch; otherwise do the complex part on the CPU (x.cpu(), then .to('mps') for the "
+                "real-valued result), or keep real and imaginary parts as two float32 tensors "
+                "(torch.view_as_real)."),
+           example="Trying to convert ComplexFloat to the MPS backend but it does not have support for that dtype.",
+           releases="macOS arm64 wheels (reported on 2.0)",
+           source="https://github.com/pytorch/pytorch/issues/95976; aten/src/ATen/native/mps (checkSupportsComplex)"),
+    Family("half-on-cpu", BACKENDS, "The CPU: a float16 kernel this release lacks",
+           r"\"(?P<kernel>\w*_cpu\w*)\" not implemented for '(?P<dtype>Half)'",
+           "dtype-unsupported-on-device", devices=("cpu",),
+           cause=("{kernel} is the CPU kernel, and this PyTorch has no float16 (Half) version of it: the model is in "
+                  "float16, which is meant for a GPU, but it runs on the CPU. Usually it was loaded with "
+                  "torch_dtype=torch.float16 (or .half()) and then never reached the GPU: no GPU visible, a CPU-only "
+                  "torch, a forgotten .to('cuda'), or device_map placing layers on the CPU."),
+           fix=("If you meant the GPU: check torch.cuda.is_available() and move the model, model.to('cuda'). To run on "
+                "the CPU, use float32 there: model.float() (or load with torch_dtype=torch.float32; bfloat16 is the "
+                "CPU's low-precision type). Newer releases have more float16 CPU kernels (2.13.0 runs addmm and conv2d "
+                "in float16)."),
+           example="\"addmm_impl_cpu_\" not implemented for 'Half'",
+           releases="1.x-2.0 era CPU kernels (reported 2023); the 2.13.0 CPU wheel has float16 addmm and conv2d",
+           source="https://github.com/huggingface/transformers/issues/27769; https://github.com/zai-org/VisualGLM-6B/issues/30"),
+    Family("quantized-on-gpu", BACKENDS, "A quantized model moved to the GPU",
+           r"Could not run '(?P<op>[\w:.]+)' with arguments from the 'QuantizedCUDA(?:TensorId)?' backend",
+           "op-not-on-device", devices=("cuda",),
+           cause=("the tensors are quantized (torch.ao.quantization's int8 tensors) and on the GPU, and PyTorch has no "
+                  "quantized CUDA kernel for {op}: its eager and FX quantized models run on the CPU backends only "
+                  "(fbgemm on x86, qnnpack on ARM). Moving a quantized or traced-quantized model with .cuda() or "
+                  ".to('cuda') gets this."),
+           fix=("Keep the quantized model, and its inputs, on the CPU. For int8 on a GPU use another path: "
+                "TensorRT (Torch-TensorRT), or a library built for it (bitsandbytes, torchao); or run the float model "
+                "on the GPU in float16/bfloat16."),
+           example="Could not run 'aten::empty_strided' with arguments from the 'QuantizedCUDA' backend.",
+           releases="1.x-2.x", source="https://github.com/pytorch/serve/issues/984"),
     Family("mps-float64", BACKENDS, "MPS: no float64",
            r"Cannot convert a (?:MPS Tensor to float64 dtype|float64 Tensor to MPS) as the MPS framework doesn't support "
            r"float64|float64 is not supported on MPS",
@@ -855,6 +950,22 @@ FAMILIES: tuple[Family, ...] = (
            example="The operator 'aten::_slow_conv2d_forward' is not currently implemented for the MPS device. ...",
            releases="macOS arm64 wheels, 1.12 onwards (docs/mac.md records the fallback)",
            source="https://github.com/pytorch/pytorch/issues/86195"),
+    Family("lookalike-quantized", LOOKALIKE, "Quantized and float tensors mixed",
+           r"Could not run '(?P<qop>quantized::[\w.]+)' with arguments from the '(?:CPU|CUDA)(?:TensorId)?' backend"
+           r"|Could not run '(?P<fop>[\w:.]+)' with arguments from the 'QuantizedCPU(?:TensorId)?' backend",
+           "quantization", device_error=False, roles=dict(alias=dict(op=("qop", "fop"))),
+           cause=("a quantized and a float tensor met the wrong kind of operation ({op}): a float tensor given to a "
+                  "quantized operation (the input was never quantized: no QuantStub or torch.quantize_per_tensor at "
+                  "the model's entry), or a quantized tensor given to a float operation (no DeQuantStub before it, or a "
+                  "+ or torch.cat in forward() that needs FloatFunctional). The backend named is the kind of tensor, "
+                  "not a device to move to."),
+           fix=("Put torch.ao.quantization.QuantStub() where the model's input enters and DeQuantStub() before float "
+                "operations and the output; replace + and torch.cat between quantized tensors with "
+                "torch.ao.nn.quantized.FloatFunctional (its add, cat). The quantization docs cover it under 'passing a "
+                "non-quantized Tensor into a quantized kernel'."),
+           example="NotImplementedError: Could not run 'aten::add.out' with arguments from the 'QuantizedCPU' backend.",
+           releases="1.x-2.x eager-mode quantization",
+           source="https://github.com/pytorch/pytorch/issues/98596; https://github.com/pytorch/pytorch/issues/34583"),
     Family("backend-kernel-missing", BACKENDS, "No kernel of an operation for this backend",
            r"Could not run '(?P<op>[\w:.]+)' with arguments from the '(?P<backend>CUDA|MPS|XPU|HIP|Meta|CPU|XLA|HPU|MTIA"
            r"|PrivateUse1)' backend",
@@ -1255,6 +1366,40 @@ FAMILIES: tuple[Family, ...] = (
                 "0 <= y.min() and y.max() < num_classes."),
            example="CUDA error: device-side assert triggered", releases="CUDA 12 and 13 runtimes",
            source="libcudart (cudaGetErrorString)"),
+    Family("cuda-init-error", DID, "CUDA could not initialise in this process (usually a forked worker)",
+           r"(?:CUDA error(?: \(3\))?|cuda runtime error \(3\)) ?: initialization error"
+           r"|THCudaCheck FAIL[^\n]*error=3 : initialization error",
+           "forked-subprocess", devices=("cuda",),
+           cause=("the CUDA runtime could not start in this process (cudaErrorInitializationError, error 3). In PyTorch "
+                  "it is most often a child process made by fork after the parent had started CUDA, which then touches "
+                  "the GPU: DataLoader workers (num_workers > 0 fork on Linux) whose Dataset, collate_fn or pinning "
+                  "code calls .cuda(), or a CUDA default (torch.set_default_tensor_type('torch.cuda.FloatTensor'), "
+                  "torch.set_default_device('cuda')) that makes every tensor the worker creates a CUDA one. Newer "
+                  "releases say 'Cannot re-initialize CUDA in forked subprocess' for the same mistake. If it fails "
+                  "outside any worker too, the driver is at fault."),
+           fix=("Keep CUDA out of the workers: let the Dataset return CPU tensors and move each batch in the training "
+                "loop (x = x.to(device, non_blocking=True), with pin_memory=True); drop a CUDA default tensor type or "
+                "device. If a worker must use the GPU: DataLoader(..., multiprocessing_context='spawn'). If even "
+                "torch.zeros(1, device='cuda') in a fresh Python fails: nvidia-smi, and a reboot after a driver update."),
+           example="RuntimeError: CUDA error: initialization error",
+           releases="0.3-1.x as 'CUDA error (3): initialization error' and THCudaCheck; any CUDA build",
+           source="https://github.com/pytorch/pytorch/issues/21092; https://github.com/pytorch/pytorch/issues/33754; "
+                  "https://github.com/pytorch/pytorch/issues/2517"),
+    Family("cudnn-not-supported", DID, "cuDNN: no algorithm for this input",
+           r"CUDNN_STATUS_NOT_SUPPORTED",
+           "cuda-library-failure", devices=("cuda",), flags=re.IGNORECASE,
+           cause=("cuDNN has no kernel for this call as it was given: most often an input that is not contiguous (a "
+                  "view made by permute, transpose, chunk or expand, as the message hints), a batch or tensor too "
+                  "large for cuDNN's kernels (it comes and goes with the batch size), or a dtype and layout "
+                  "combination this cuDNN version lacks. The devices are fine."),
+           fix=("Make the input contiguous before the layer: x = x.contiguous(); try a smaller batch, or split it; "
+                "torch.backends.cudnn.enabled = False runs the operation without cuDNN (slower), which confirms where "
+                "it fails; a newer torch brings a newer cuDNN."),
+           example=("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a "
+                    "non-contiguous input."),
+           releases="CUDA builds 0.4-2.x",
+           source="https://github.com/pppLang/SKNet/issues/14; https://github.com/loeweX/Greedy_InfoMax/issues/3 "
+                  "(.contiguous() fixed it); https://github.com/microsoft/NeuronBlocks/issues/26 (the batch size)"),
     Family("gpu-busy", DID, "All GPUs busy or unavailable",
            r"(?:all )?CUDA-capable device\(?s?\)? (?:is/are|are) busy or unavailable",
            "gpu-busy-or-unavailable", devices=("cuda",), flags=re.IGNORECASE,
@@ -1396,7 +1541,7 @@ FAMILIES: tuple[Family, ...] = (
            r"|Input type \([\w.]+\) and (?:weight|bias) type \([\w.]+\) should be the same"
            r"|expected device \S+ and dtype \w+ but got device \S+ and dtype \w+"
            r"|Expected object of (?:type|backend) \S+ but (?:found type|got backend) \S+"
-           r"|does not support linear for non-float inputs|to have one of the following scalar types",
+           r"|does not support \w+ for non-float inputs|to have one of the following scalar types",
            "dtype", device_error=False,
            cause=("the tensors' dtypes do not fit this operation (an integer tensor where floats are needed, float32 "
                   "against float64, half precision on a kernel without it); their device is fine."),
@@ -1479,7 +1624,8 @@ MENTIONS: tuple[Mention, ...] = (
             "a device backend from outside PyTorch (its PrivateUse1 slot: Ascend NPUs, custom C++ extensions)",
             "torch._C._get_privateuse1_backend_name(), the backend's own is_available() and version against "
             "torch.__version__; whether the same step runs on the CPU", re.IGNORECASE),
-    Mention("CUDA", r"\bCUDA\b|\bcuda(?::\d+)?\b|torch\.cuda\.\w+Tensor|\bCUDA\w*Type\b|\bnvidia\b|\bnvcc\b",
+    Mention("CUDA", r"\bCUDA\b|\bcuda(?::\d+)?\b|torch\.cuda\.\w+Tensor|\bCUDA\w*Type\b|\bQuantizedCUDA\b|\bnvidia\b"
+            r"|\bnvcc\b",
             "an NVIDIA GPU through CUDA",
             "torch.cuda.is_available(), torch.version.cuda, nvidia-smi; rerun with CUDA_LAUNCH_BLOCKING=1 to find the "
             "failing call", re.IGNORECASE),
@@ -1488,7 +1634,7 @@ MENTIONS: tuple[Mention, ...] = (
             re.IGNORECASE),
     Mention("accelerator", r"\baccelerators?\b", "an accelerator (CUDA, MPS, XPU, ...)",
             "torch.accelerator.is_available() and torch.accelerator.current_accelerator()", re.IGNORECASE),
-    Mention("cpu", r"\bcpu(?::\d+)?\b|device\(type='cpu'\)|\bCPU\w*Type\b",
+    Mention("cpu", r"\bcpu(?::\d+)?\b|device\(type='cpu'\)|\bCPU\w*Type\b|\bQuantizedCPU\b",
             "the CPU as a device (host memory)",
             "which of the tensors involved are on the CPU and which are not: print(t.device) for each", re.IGNORECASE),
 )
