@@ -273,6 +273,43 @@ NEW = [
     ("libc++abi: terminating with uncaught exception of type c10::TypeError: Trying to convert ComplexFloat to the MPS "
      "backend but it does not have support for that dtype.", "dtype-unsupported-on-device", ("mps",),
      "https://github.com/pytorch/pytorch/issues/95976"),
+    # --- the second probe: unrecognised before (the generic fallback), each now a row of its own
+    ("hipErrorNoBinaryForGpu: Unable to find code object for all current devices!", "gpu-architecture", ("cuda",),
+     "https://github.com/l1na-forever/stable-diffusion-rocm-docker/issues/1 (torch 1.12.1+rocm5.1.1)"),
+    ("MPS does not support cumsum op with int64 input", "dtype-unsupported-on-device", ("mps",),
+     "https://github.com/pytorch/pytorch/issues/141786"),
+    ("skipping cudagraphs due to skipping cudagraphs due to cpu device (arg3_1)", "compile-cudagraphs-skipped",
+     ("cpu",), "https://github.com/inclusionAI/dInfer/issues/38"),
+    ("WARNING torchinductor.compile_fx: skipping cudagraphs due to multple devices", "compile-cudagraphs-skipped",
+     ("cuda",), "https://github.com/pytorch/torchdynamo/issues/748"),
+    ("RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, invalid usage, NCCL version "
+     "2.7.8\nncclInvalidUsage: This usually reflects invalid usage of NCCL library (such as too many async ops, too "
+     "many collectives at once, mixing streams in a group, etc).", "nccl-invalid-usage", ("cuda",),
+     "https://github.com/facebookresearch/swav/issues/61"),
+    ("UserWarning: You are calling .generate() with the `input_ids` being on a device type different than your "
+     "model's device. `input_ids` is on cuda, whereas the model is on cpu. You may experience unexpected behaviors or "
+     "slower generation. Please make sure that you have put `input_ids` to the correct device by calling for example "
+     "input_ids = input_ids.to('cpu') before running `.generate()`.", "mixed-devices", ("cuda", "cpu"),
+     "https://github.com/smthemex/ComfyUI_YuE/issues/30"),
+    ("RuntimeError: FSDP needs a non-CPU accelerator device, but no accelerator device is detected.", "no-accelerator",
+     (), "https://github.com/Lightning-AI/pytorch-lightning/issues/21778"),
+    ("RuntimeError: An FSDP-managed module with parameter CPU offloading enabled has parameters on cuda:0. Make sure to "
+     "not move the module from CPU when offloading parameters.", "ddp-device", ("cuda:0", "cpu"),
+     "https://github.com/NVIDIA-NeMo/Speech/issues/9531"),
+    ("inconsistent compute device and'device_id ' on rank 3: cuda:0 vs cuda:3", "ddp-device", ("cuda:0", "cuda:3"),
+     "https://github.com/h2oai/h2ogpt/issues/671 (as pasted)"),
+    ("RuntimeError: randperm is only implemented for CPU", "op-not-on-device", ("cuda",),
+     "https://github.com/pytorch/pytorch/issues/6874 (0.5.0a0)"),
+    ("MisconfigurationException: No supported gpu backend found!", "no-gpu-visible", ("cuda",),
+     "https://github.com/Lightning-AI/pytorch-lightning/issues/15254 (lightning 1.7.7)"),
+    ("pytorch_lightning.utilities.exceptions.MisconfigurationException: MPSAccelerator can not run on your system since "
+     "the accelerator is not available. The following accelerator(s) is available and can be passed into `accelerator` "
+     "argument of `Trainer`: ['cpu'].", "no-gpu-visible", ("mps",),
+     "https://github.com/Lightning-AI/pytorch-lightning/issues/14634"),
+    ("UserWarning: The operator 'aten::bitwise_and.Tensor_out' is not currently supported on the MPS backend and will "
+     "fall back to run on the CPU. This may have performance implications. (Triggered internally at  "
+     "/Users/runner/work/_temp/anaconda/conda-bld/pytorch_1659484780698/work/aten/src/ATen/mps/MPSFallback.mm:11.)",
+     "op-fallback", ("mps", "cpu"), "https://github.com/pytorch/pytorch/issues/83015 (torch 1.12.1)"),
     # --- the second probe's real wordings the table already read right, kept so that the new rows cannot take them
     ("RuntimeError: Expected all tensors to be on the same device, but got tensors is on cuda:0, different from other "
      "tensors on cpu (when checking argument in method wrapper_CUDA_cat)", "mixed-devices", ("cuda:0", "cpu"),
@@ -442,6 +479,52 @@ def test_quantized_and_float_tensors_mixed_live():
     ("\"addmv_impl_cpu\" not implemented for 'Half'", "dtype-unsupported-on-device", ("cpu",)),
 ], ids=lambda v: v if isinstance(v, str) and len(v) < 30 else None)
 def test_second_probe_misread_rows_generalise(message, kind, devices):
+    e = explain_device_error(message)
+    assert e.is_device_error and (e.kind, e.devices) == (kind, devices), e
+
+
+def test_second_probe_new_rows_say_the_specific_cause():
+    hip = explain_device_error(_new("hipErrorNoBinaryForGpu"))
+    assert "HSA_OVERRIDE_GFX_VERSION" in hip.fix and "CUDA build" in hip.fix and "rocminfo" in hip.fix
+    cumsum = explain_device_error(_new("MPS does not support cumsum"))
+    assert "13.3" in cumsum.cause and "torch.int32" in cumsum.fix and "FALLBACK=1 does not help" in cumsum.fix
+    graphs = explain_device_error(_new("skipping cudagraphs due to skipping"))
+    assert "cpu device (arg3_1)" in graphs.cause and "speed-up is lost" in graphs.cause
+    nccl = explain_device_error(_new("RuntimeError: NCCL error in:"))
+    assert "two ranks on one GPU" in nccl.cause and "torch.cuda.set_device(local_rank)" in nccl.fix
+    generate = explain_device_error(_new("UserWarning: You are calling .generate()"))
+    assert "model.to('cuda')" in generate.fix and ".to(model.device)" in generate.fix and "not where you think" in generate.cause
+    offload = explain_device_error(_new("RuntimeError: An FSDP-managed module"))
+    assert "do not move the model" in offload.fix and "offload_params=True" in offload.cause
+    device_id = explain_device_error(_new("inconsistent compute device"))
+    assert "torch.cuda.set_device(local_rank)" in device_id.fix and "rank 3" in device_id.cause
+    mps = explain_device_error(_new("pytorch_lightning.utilities.exceptions.MisconfigurationException: MPSAccelerator"))
+    assert "x86_64" in mps.fix and "Rosetta" in mps.cause
+    fallback = explain_device_error(_new("UserWarning: The operator 'aten::bitwise_and"))
+    assert "not an error" in fallback.cause and "aten::bitwise_and.Tensor_out" in fallback.cause
+
+
+def test_fsdp_without_an_accelerator_live(gloo):
+    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+    if torch.accelerator.is_available():
+        pytest.skip("this machine has an accelerator")
+    e = explain_device_error(caught(lambda: FSDP(nn.Linear(2, 2))))
+    assert e.kind == "no-accelerator" and "DDP(model)" in e.fix and "gloo" in e.fix
+
+
+@pytest.mark.parametrize("message, kind, devices", [
+    # constructed from torch/_inductor/cudagraph_utils.py of 2.13.0 (check_multiple_devices_or_any_cpu_nodes)
+    ("skipping cudagraphs due to multiple devices: device(type='cuda', index=0), device(type='cpu')",
+     "compile-cudagraphs-skipped", ("cuda:0", "cpu")),
+    ("skipping cudagraphs due to cpu device (primals_3). Found from : \n   File \"model.py\", line 12, in forward",
+     "compile-cudagraphs-skipped", ("cpu",)),
+    # constructed: torch/distributed/fsdp/_init_utils.py's f-string (2.13.0), and the NCCL wording vLLM reports quote
+    ("ValueError: Inconsistent compute device and `device_id` on rank 1: cuda:0 vs cuda:1", "ddp-device",
+     ("cuda:0", "cuda:1")),
+    ("NCCL error: invalid usage (run with NCCL_DEBUG=WARN for details)", "nccl-invalid-usage", ("cuda",)),
+], ids=lambda v: v if isinstance(v, str) and len(v) < 30 else None)
+def test_second_probe_new_rows_generalise(message, kind, devices):
     e = explain_device_error(message)
     assert e.is_device_error and (e.kind, e.devices) == (kind, devices), e
 

@@ -268,6 +268,17 @@ FAMILIES: tuple[Family, ...] = (
            example="RuntimeError: Input, output and indices must be on the current device",
            releases="1.x CUDA builds (index_select_out_cuda); 2.x checks devices first, in the dispatcher",
            source="aten/src/ATen/native/cuda/Indexing.cu (1.x); https://github.com/huggingface/transformers/issues/9229"),
+    Family("legacy-randperm-cpu", MIXED, "Old: randperm had no CUDA kernel",
+           r"(?P<op>randperm) is only implemented for CPU",
+           "op-not-on-device", devices=("cuda",),
+           cause=("PyTorch 0.4 could make a random permutation only on the CPU, and this call asked for one on CUDA: "
+                  "almost always because torch.set_default_tensor_type('torch.cuda.FloatTensor') made CUDA the default "
+                  "for every new tensor, including the indices a shuffling DataLoader (RandomSampler) or random_split "
+                  "draws with randperm."),
+           fix=("Upgrade PyTorch (1.x and later have randperm on CUDA). On 0.4: leave the default tensor type alone and "
+                "move tensors with .to(device), or ask for the CPU explicitly: torch.randperm(n, device='cpu')."),
+           example="RuntimeError: randperm is only implemented for CPU",
+           releases="0.4 and the 0.5 pre-releases", source="https://github.com/pytorch/pytorch/issues/6874"),
     Family("same-device-new", MIXED, "Dispatcher check, new wording",
            rf"Expected all tensors to be on the same device, but got (?P<arg>\w+) is on (?P<found>{DEV}), "
            rf"different from other tensors on (?P<home>{DEV})"
@@ -844,9 +855,22 @@ FAMILIES: tuple[Family, ...] = (
                 "else 'cpu')."),
            example="module 'torch' has no attribute 'accelerator'",
            releases="torch 2.5.1 and older", source="https://github.com/pytorch/tutorials/issues/3263"),
+    Family("lightning-mps", LIBRARIES, "Lightning: the MPS accelerator is not available",
+           r"`?MPSAccelerator`? can not run on your system since the accelerator is not available",
+           "no-gpu-visible", devices=("mps",),
+           cause=("Lightning was asked for accelerator='mps' and finds Apple's GPU unusable in this process: "
+                  "torch.backends.mps.is_available() is False (an Intel Mac, macOS older than 12.3, a torch without "
+                  "MPS), or Lightning's own check fails, which also reads platform.processor(): a Python built for x86_64 "
+                  "running under Rosetta on an Apple-silicon Mac reports 'i386', and DISABLE_MPS=1 switches MPS off."),
+           fix=("Check python -c \"import platform, torch; print(platform.machine(), torch.backends.mps.is_available())\": "
+                "'x86_64' on an M-series Mac means an x86 Python (install an arm64 Python, e.g. Miniforge's, and torch "
+                "again). Or let Lightning choose: Trainer(accelerator='auto') runs on the CPU when MPS is unusable."),
+           example=("MPSAccelerator can not run on your system since the accelerator is not available. The following "
+                    "accelerator(s) is available and can be passed into `accelerator` argument of `Trainer`: ['cpu']."),
+           releases="pytorch_lightning 1.7-2.x", source="https://github.com/Lightning-AI/pytorch-lightning/issues/14634"),
     Family("lightning-accelerator", LIBRARIES, "Lightning: no GPU for the requested accelerator",
-           r"`(?P<accelerator>\w+)Accelerator` can not run on your system since the accelerator is not available"
-           r"|GPUs requested but none are available",
+           r"`?(?P<accelerator>\w+)Accelerator`? can not run on your system since the accelerator is not available"
+           r"|GPUs requested but none are available|No supported gpu backend found",
            "no-gpu-visible", devices=("cuda",),
            cause=("PyTorch Lightning was asked for a GPU accelerator (Trainer(accelerator='gpu'/'cuda', devices=...)) and "
                   "this machine (or process) has none that torch can use."),
@@ -880,6 +904,52 @@ FAMILIES: tuple[Family, ...] = (
                 "torch.cuda.is_available(), torch.cuda.device_count() and CUDA_VISIBLE_DEVICES."),
            example="Invalid CUDA 'device=cuda:1' requested. Only 1 device(s) available.",
            releases="ultralytics 8.4.190", source="ultralytics/utils/torch_utils.py (select_device)"),
+    Family("rocm-no-binary", BACKENDS, "ROCm: no code object for this GPU",
+           r"hipErrorNoBinaryForGpu: (?:Unable to find|Coudn't find|Couldn't find) (?:code object|binary) for (?:all )?"
+           r"current devices",
+           "gpu-architecture", devices=("cuda",),
+           cause=("a ROCm (HIP) build of PyTorch, or of a library it loads, has no compiled code for this GPU's "
+                  "architecture (its gfx target), and the HIP runtime stops at the first GPU call, before any of your "
+                  "code runs on it. Usual reasons: a consumer AMD GPU that ROCm does not list (RX 5000/6000/7000 "
+                  "cards other than the listed ones, RX 500 and older), or a ROCm build of torch installed on a machine "
+                  "whose GPU is not an AMD one at all (an NVIDIA GPU needs the CUDA build)."),
+           fix=("Check the GPU's target with rocminfo (gfx1031, ...) against the targets your torch's ROCm release "
+                "supports. For a card close to a supported one, HSA_OVERRIDE_GFX_VERSION makes ROCm use that target's "
+                "code (10.3.0 for RDNA2 cards such as gfx1031/gfx1032, 11.0.0 for RDNA3): a workaround, set before "
+                "Python starts. With an NVIDIA GPU, install the CUDA build of torch instead."),
+           example="hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
+           releases="ROCm builds (reported with torch 1.12.1+rocm5.1.1 and later)",
+           source="https://github.com/l1na-forever/stable-diffusion-rocm-docker/issues/1; "
+                  "https://github.com/ROCm/legacy-rocm-build/issues/2061 (HSA_OVERRIDE_GFX_VERSION=10.3.0 on an RX 6600)"),
+    Family("mps-int64-op", BACKENDS, "MPS: an operation without int64 on this macOS",
+           r"MPS does not support (?P<op>\w+) op with int64 input",
+           "dtype-unsupported-on-device", devices=("mps",),
+           cause=("Apple's GPU could not run {op} on int64 (torch.long) tensors on this macOS: MPS's cumulative "
+                  "operations on int64 need macOS 13.3 or newer, and PyTorch raises this on older systems. Integer "
+                  "tensors are int64 by default: token ids, attention masks and position ids from a tokenizer, "
+                  "torch.arange, torch.tensor of Python ints, so text models (generate() computes position ids with "
+                  "cumsum) meet it first."),
+           fix=("Update macOS to 13.3 or newer together with a recent torch; until then, run that step as int32, "
+                "x.to(torch.int32).{op}(dim), or on the CPU: x.cpu().{op}(dim).to('mps'). PYTORCH_ENABLE_MPS_FALLBACK=1 "
+                "does not help: the operation exists on MPS, only not for int64."),
+           example="MPS does not support cumsum op with int64 input",
+           releases="macOS arm64 wheels on macOS below 13.3 (reported through 2.5)",
+           source="https://github.com/pytorch/pytorch/issues/141786; aten/src/ATen/native/mps/operations/UnaryOps.mm "
+                  "(pytorch/pytorch#94530 asked for this wording)"),
+    Family("mps-fallback-warning", BACKENDS, "MPS: an operation running on the CPU instead (a warning)",
+           r"The operator '(?P<op>[\w:.]+)' is not currently supported on the MPS backend and will fall back to run on "
+           r"the CPU",
+           "op-fallback", devices=("mps", "cpu"),
+           cause=("a UserWarning, not an error: PYTORCH_ENABLE_MPS_FALLBACK=1 is set and this PyTorch has no MPS kernel "
+                  "for {op}, so each call copies its tensors to the CPU, runs there and copies the result back. The "
+                  "results are right, only slower; your own tensors stay on mps."),
+           fix=("Nothing is wrong. If this operation runs in a hot loop, a newer torch may have it on MPS (the warning "
+                "shows once per operator); otherwise keep the fallback, or do that step on the CPU yourself where it "
+                "costs least."),
+           example=("The operator 'aten::bitwise_and.Tensor_out' is not currently supported on the MPS backend and will "
+                    "fall back to run on the CPU. This may have performance implications."),
+           releases="macOS arm64 wheels, 1.12 onwards (aten/src/ATen/mps/MPSFallback.mm)",
+           source="https://github.com/pytorch/pytorch/issues/83015"),
     Family("mps-complex", BACKENDS, "MPS: complex numbers",
            r"Trying to convert (?P<dtype>Complex\w+) to the MPS backend but it does not have support for that dtype",
            "dtype-unsupported-on-device", devices=("mps",),
@@ -1001,6 +1071,23 @@ FAMILIES: tuple[Family, ...] = (
            example="HIP error: invalid device function",
            releases="ROCm builds (reported on 2.10.0.dev rocm7.0)", source="https://github.com/pytorch/pytorch/issues/164346"),
     # ------------------------------------------------------------------ torch.compile and autocast
+    Family("cudagraphs-skipped", COMPILE, "torch.compile: CUDA graphs skipped for a CPU tensor (a warning)",
+           r"skipping cudagraphs due to (?:skipping cudagraphs due to )?(?P<reason>cpu device(?: \((?P<node>\w+)\))?"
+           r"|mult?i?ple devices[^\n]*)",
+           "compile-cudagraphs-skipped", devices=("*",), roles=dict(fallback=("cuda",)),
+           cause=("a warning, not an error: torch.compile (mode='reduce-overhead', or inductor's triton.cudagraphs) "
+                  "wanted to record this compiled graph as a CUDA graph, which needs every tensor of the graph on one "
+                  "GPU, and found {reason} (argN_M names an input of the graph: a parameter, a buffer or an argument "
+                  "you passed). So inductor runs this graph without CUDA graphs: the results are right, only the "
+                  "speed-up is lost."),
+           fix=("Move that input to the GPU before the compiled call, create tensors inside forward() with "
+                "device=x.device (a CPU scalar tensor can often be a Python number instead), and keep each compiled "
+                "function on one GPU. TORCH_LOGS='+cudagraphs' shows the skip reasons (recent releases add the line "
+                "that used the CPU tensor, after 'Found from'). If the CPU part is intended, ignore the warning."),
+           example="skipping cudagraphs due to cpu device (arg3_1)",
+           releases="torch 2.x inductor (torch/_inductor/cudagraph_utils.py of 2.13.0; 'multple devices' in 2022's "
+                    "torchinductor)",
+           source="https://github.com/inclusionAI/dInfer/issues/38; https://github.com/pytorch/torchdynamo/issues/748"),
     Family("triton-gpu-too-old", COMPILE, "torch.compile: GPU too old for Triton",
            r"Found (?P<gpu>.+?) which is too old to be supported by the triton GPU compiler",
            "compile-gpu-too-old", devices=("cuda",),
@@ -1086,6 +1173,23 @@ FAMILIES: tuple[Family, ...] = (
            example="Current CUDA Device does not support bfloat16. Please switch dtype to float16.",
            releases="read in 2.13.0", source="torch/amp/autocast_mode.py"),
     # ------------------------------------------------------------------ libraries around PyTorch
+    Family("hf-generate-device", LIBRARIES, "Hugging Face: generate() with inputs and model on different devices",
+           r"You are calling \.generate\(\) with the `?input_ids`? being on a device type different than your model's "
+           r"device\. `?input_ids`? is on (?P<inputs>\w+), whereas the model is on (?P<model>\w+)",
+           "mixed-devices", devices=("{inputs}", "{model}"),
+           cause=("a UserWarning from Hugging Face transformers: generate() got input_ids on {inputs} while the model "
+                  "(model.device, its first weights) is on {model}. transformers does not move them; the first "
+                  "forward step then fails with 'Expected all tensors to be on the same device' or runs slowly. Often "
+                  "the model is not where you think: from_pretrained without device_map leaves it on the CPU, and "
+                  "model.to(...) was never called."),
+           fix=("Decide where the model should run, then put the inputs there: inputs = tokenizer(..., "
+                "return_tensors='pt').to(model.device). The message's own suggestion, input_ids.to('{model}'), is "
+                "right only if you meant to run on {model}; if you meant the GPU, move the model first (model.to('cuda') "
+                "or device_map) and check print(model.device)."),
+           example=("You are calling .generate() with the `input_ids` being on a device type different than your "
+                    "model's device. `input_ids` is on cuda, whereas the model is on cpu. ..."),
+           releases="transformers 4.2x-4.5x (generation/utils.py)",
+           source="https://github.com/smthemex/ComfyUI_YuE/issues/30; https://github.com/huggingface/transformers/pull/19468"),
     Family("webui-cuda-test", LIBRARIES, "Stable Diffusion web UI: torch cannot use the GPU",
            r"Torch is not able to use GPU; add --skip-torch-cuda-test",
            "no-gpu-visible", devices=("cuda",),
@@ -1227,6 +1331,64 @@ FAMILIES: tuple[Family, ...] = (
            example="Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000",
            releases="NCCL 2.21.5-2.29.7; NCCL 2.30.7 says 'Multiple Ranks are using the same GPU'",
            source="libnccl.so.2 (init.cc) of nvidia-nccl-cu12 2.21.5 and nvidia-nccl-cu13 2.30.7"),
+    Family("nccl-invalid-usage", DISTRIBUTED, "NCCL: invalid usage, without the line that says why",
+           r"NCCL error[^\n]*?invalid usage|ncclInvalidUsage",
+           "nccl-invalid-usage", devices=("cuda",),
+           cause=("NCCL refused the way it was called (ncclInvalidUsage). In PyTorch training the usual reason is two "
+                  "ranks on one GPU: each process stayed on the default cuda:0 because it never called "
+                  "torch.cuda.set_device(local_rank), or more processes were launched than there are GPUs; newer NCCL "
+                  "names it on a 'Last error:' line ('Duplicate GPU detected'). Less often: the ranks call different "
+                  "collectives, or tensors of different sizes, in a different order."),
+           fix=("Rerun with NCCL_DEBUG=WARN (or INFO) to see NCCL's own reason. In each process, before "
+                "init_process_group and any CUDA work: local_rank = int(os.environ['LOCAL_RANK']); "
+                "torch.cuda.set_device(local_rank); launch no more processes per node than GPUs (torchrun "
+                "--nproc-per-node=gpu), and check nvidia-smi on every node."),
+           example=("NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, invalid usage, NCCL version 2.7.8\n"
+                    "ncclInvalidUsage: This usually reflects invalid usage of NCCL library (such as too many async ops, "
+                    "too many collectives at once, mixing streams in a group, etc)."),
+           releases="NCCL 2.7-2.2x with torch 1.x-2.x",
+           source="https://github.com/facebookresearch/swav/issues/61; https://github.com/NVIDIA/nccl/issues/1241 "
+                  "(the NCCL maintainer: several ranks on one CUDA device)"),
+    Family("fsdp-no-accelerator", DISTRIBUTED, "FSDP on a machine without an accelerator",
+           r"FSDP needs a non-CPU accelerator device, but no accelerator device is detected",
+           "no-accelerator",
+           cause=("FullyShardedDataParallel computes on an accelerator (it gathers each shard onto the GPU for its "
+                  "layer): the module is on the CPU and torch finds no accelerator to use (a CPU-only machine or torch "
+                  "build, GPUs hidden by CUDA_VISIBLE_DEVICES, or a framework's FSDP strategy run on the CPU)."),
+           fix=("Run FSDP where there are GPUs (torch.cuda.is_available() inside the job should be True). On the CPU "
+                "use DistributedDataParallel instead: init_process_group('gloo') and DDP(model) without device_ids "
+                "(Lightning: strategy='ddp', accelerator='cpu')."),
+           example="RuntimeError: FSDP needs a non-CPU accelerator device, but no accelerator device is detected.",
+           releases="read in 2.13.0 (torch/distributed/fsdp/_init_utils.py)",
+           source="https://github.com/Lightning-AI/pytorch-lightning/issues/21778"),
+    Family("fsdp-device-id", DISTRIBUTED, "FSDP: device_id against where the module already is",
+           rf"Inconsistent compute device and\s*['`]?device_id\s*['`]?\s*on rank (?P<rank>\d+): (?P<compute>{DEV}) vs "
+           rf"(?P<given>{DEV})",
+           "ddp-device", devices=("{compute}", "{given}"), flags=re.IGNORECASE,
+           cause=("FSDP on rank {rank} was given device_id={given}, but the module is already on {compute} (FSDP "
+                  "computes where the parameters are): the model was moved with .cuda() or .to('cuda') while the "
+                  "current GPU was still cuda:0, because torch.cuda.set_device(local_rank) had not been called, so "
+                  "every rank put its copy on GPU 0."),
+           fix=("In each process call torch.cuda.set_device(local_rank) first. Then either leave the model on the CPU "
+                "and pass FSDP(model, device_id=local_rank), which moves it, or move it yourself to "
+                "torch.device('cuda', local_rank); never .to('cuda') without the index before set_device."),
+           example="ValueError: Inconsistent compute device and `device_id` on rank 3: cuda:0 vs cuda:3",
+           releases="FSDP since 1.12 (read in 2.13.0, torch/distributed/fsdp/_init_utils.py)",
+           source="https://github.com/h2oai/h2ogpt/issues/671 (as pasted there: 'inconsistent compute device and'device_id '')"),
+    Family("fsdp-offload-moved", DISTRIBUTED, "FSDP with CPU offload: the module moved to the GPU",
+           rf"An FSDP-managed module with parameter CPU offloading enabled has parameters on (?P<found>{DEV})",
+           "ddp-device", devices=("{found}", "cpu"),
+           cause=("FSDP was built with CPUOffload(offload_params=True): it keeps the sharded parameters on the CPU and "
+                  "brings each to the GPU only for its computation, but at the first forward they are on {found}. "
+                  "Something moved the wrapped model after wrapping: model.cuda() or model.to(device) on the FSDP "
+                  "model, or a training framework's own 'move the model to its device' step."),
+           fix=("With parameter offload, do not move the model: wrap it on the CPU and never call .to(device) or "
+                ".cuda() on it afterwards (move only the inputs). If a framework moves it, turn that step off, or turn "
+                "parameter offload off."),
+           example=("RuntimeError: An FSDP-managed module with parameter CPU offloading enabled has parameters on cuda:0. "
+                    "Make sure to not move the module from CPU when offloading parameters."),
+           releases="FSDP since 1.12 (read in 2.13.0, torch/distributed/fsdp/_runtime_utils.py)",
+           source="https://github.com/NVIDIA-NeMo/Speech/issues/9531"),
     Family("ddp-split-module", DISTRIBUTED, "DDP: device_ids with a model split over GPUs",
            r"DistributedDataParallel device_ids and output_device arguments only work with .*?but got device_ids "
            r"(?P<ids>\[[^\]]*\]|\S+?),.*?module parameters (?P<params>\{[^}]*device\(type='(?!cpu)\w+', index=(?P<a>\d+)\)"
