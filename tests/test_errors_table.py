@@ -310,6 +310,16 @@ NEW = [
      "fall back to run on the CPU. This may have performance implications. (Triggered internally at  "
      "/Users/runner/work/_temp/anaconda/conda-bld/pytorch_1659484780698/work/aten/src/ATen/mps/MPSFallback.mm:11.)",
      "op-fallback", ("mps", "cpu"), "https://github.com/pytorch/pytorch/issues/83015 (torch 1.12.1)"),
+    # --- the second probe: one allocation larger than the whole GPU, read as an ordinary OOM before
+    ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 55.57 GiB. GPU 0 has a total capacty of 12.00 "
+     "GiB of which 9.02 GiB is free. Of the allocated memory 984.52 MiB is allocated by PyTorch, and 463.48 MiB is "
+     "reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting max_split_size_mb to "
+     "avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF", "out-of-memory",
+     ("cuda:0",), "https://github.com/wxian3/NeuroLens/issues/2"),
+    ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 10.73 GiB (GPU 0; 8.00 GiB total capacity; "
+     "17.20 GiB already allocated; 0 bytes free; 19.15 GiB reserved in total by PyTorch) If reserved memory is >> "
+     "allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management "
+     "and PYTORCH_CUDA_ALLOC_CONF", "out-of-memory", ("cuda:0",), "https://github.com/YingqianWang/iPASSR/issues/9"),
     # --- the second probe's real wordings the table already read right, kept so that the new rows cannot take them
     ("RuntimeError: Expected all tensors to be on the same device, but got tensors is on cuda:0, different from other "
      "tensors on cpu (when checking argument in method wrapper_CUDA_cat)", "mixed-devices", ("cuda:0", "cpu"),
@@ -527,6 +537,19 @@ def test_fsdp_without_an_accelerator_live(gloo):
 def test_second_probe_new_rows_generalise(message, kind, devices):
     e = explain_device_error(message)
     assert e.is_device_error and (e.kind, e.devices) == (kind, devices), e
+
+
+def test_an_allocation_larger_than_the_gpu_is_a_shape_problem():
+    beyond = explain_device_error(_new("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 55.57 GiB"))
+    assert "larger than the whole GPU (12.00 GiB)" in beyond.cause and "chunks" in beyond.fix
+    old_wording = explain_device_error(_new("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 10.73"))
+    assert "(10.73 GiB) is larger than the whole GPU (8.00 GiB)" in old_wording.cause
+    ordinary = explain_device_error(_new("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB"))
+    assert "larger than the whole GPU" not in ordinary.cause and "smaller batch" in ordinary.fix
+    # constructed: ROCm's wording (https://github.com/Tongyi-MAI/Z-Image/issues/103) with a request above the card
+    hip = explain_device_error("HIP out of memory. Tried to allocate 30.00 GiB. GPU 0 has a total capacity of 23.98 GiB "
+                               "of which 1.70 GiB is free.")
+    assert (hip.kind, hip.devices) == ("out-of-memory", ("cuda:0",)) and "larger than the whole GPU" in hip.cause
 
 
 @pytest.mark.parametrize("index", range(len(_raised_here())))

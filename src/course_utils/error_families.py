@@ -1628,6 +1628,21 @@ FAMILIES: tuple[Family, ...] = (
            example="MPS backend out of memory (MPS allocated: 9.57 GiB, other allocations: 17.35 GiB, max allowed: "
                    "27.20 GiB). Tried to allocate 292.50 MiB on private pool. ...",
            releases="macOS arm64 wheels 2.x", source="https://github.com/pytorch/pytorch/issues/96814"),
+    Family("gpu-oom-beyond-capacity", DID, "Out of memory: one allocation larger than the whole GPU",
+           r"(?P<backend>CUDA|HIP|XPU) out of memory\. Tried to allocate",
+           "out-of-memory", devices=("{gpu}",), roles=dict(compute="gpu_oom_beyond"),
+           cause=("this one allocation ({size}) is larger than the whole GPU ({total}), so no batch-size tuning of the "
+                  "rest and no empty_cache() can make room. A single tensor that size means a shape far larger than "
+                  "intended: full-resolution images or volumes, an accidental broadcast or outer product ([N, 1] "
+                  "against [1, N]), attention over a very long sequence (its memory grows with the square of the "
+                  "length), or a dimension multiplied in twice."),
+           fix=("Print the shapes going into the failing line and work out numel() x element size; shrink the input "
+                "(resize, crop, shorter sequences), fix the broadcast, or process it in chunks (torch.split, a loop "
+                "over tiles). If that size is really needed, it needs a GPU with more memory, or the CPU."),
+           example=("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 55.57 GiB. GPU 0 has a total "
+                    "capacty of 12.00 GiB of which 9.02 GiB is free. ..."),
+           releases="CUDA builds 1.x-2.x (both the '(GPU 0; 8.00 GiB total capacity; ...)' and the 2.1+ wording)",
+           source="https://github.com/wxian3/NeuroLens/issues/2; https://github.com/YingqianWang/iPASSR/issues/9"),
     Family("gpu-out-of-memory", DID, "Out of memory (GPU: CUDA or ROCm)",
            r"(?P<backend>CUDA|HIP|XPU) out of memory|OutOfMemoryError",
            "out-of-memory", devices=("{gpu}",), roles=dict(compute="gpu_oom"),
