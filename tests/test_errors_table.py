@@ -487,6 +487,8 @@ def test_quantized_and_float_tensors_mixed_live():
     ("Expected a 'cuda:1' generator device but found 'cuda'", "generator-device", ("cuda:1", "cuda")),
     # the dispatch name addmv_impl_cpu is in libtorch_cpu.so of 2.13.0, in the wording of the reports above
     ("\"addmv_impl_cpu\" not implemented for 'Half'", "dtype-unsupported-on-device", ("cpu",)),
+    # https://github.com/facebookresearch/flores/issues/30 ("when doing on cpu"): the CPU layer norm's dispatch name
+    ("RuntimeError: \"LayerNormKernelImpl\" not implemented for 'Half'", "dtype-unsupported-on-device", ("cpu",)),
 ], ids=lambda v: v if isinstance(v, str) and len(v) < 30 else None)
 def test_second_probe_misread_rows_generalise(message, kind, devices):
     e = explain_device_error(message)

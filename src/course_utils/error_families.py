@@ -266,7 +266,8 @@ FAMILIES: tuple[Family, ...] = (
                 "with several GPUs keep the model and its inputs on one cuda:N and make it the current device: "
                 "torch.cuda.set_device(n). " + _FIND),
            example="RuntimeError: Input, output and indices must be on the current device",
-           releases="1.x CUDA builds (index_select_out_cuda); 2.x checks devices first, in the dispatcher",
+           releases=("1.x CUDA builds (index_select_out_cuda); later releases report the same mistake first as "
+                     "'Expected all tensors to be on the same device ... wrapper_CUDA__index_select'"),
            source="aten/src/ATen/native/cuda/Indexing.cu (1.x); https://github.com/huggingface/transformers/issues/9229"),
     Family("legacy-randperm-cpu", MIXED, "Old: randperm had no CUDA kernel",
            r"(?P<op>randperm) is only implemented for CPU",
@@ -963,19 +964,21 @@ FAMILIES: tuple[Family, ...] = (
            releases="macOS arm64 wheels (reported on 2.0)",
            source="https://github.com/pytorch/pytorch/issues/95976; aten/src/ATen/native/mps (checkSupportsComplex)"),
     Family("half-on-cpu", BACKENDS, "The CPU: a float16 kernel this release lacks",
-           r"\"(?P<kernel>\w*_cpu\w*)\" not implemented for '(?P<dtype>Half)'",
+           r"\"(?P<kernel>\w*_cpu\w*|LayerNormKernelImpl)\" not implemented for '(?P<dtype>Half)'",
            "dtype-unsupported-on-device", devices=("cpu",),
-           cause=("{kernel} is the CPU kernel, and this PyTorch has no float16 (Half) version of it: the model is in "
-                  "float16, which is meant for a GPU, but it runs on the CPU. Usually it was loaded with "
+           cause=("{kernel} is a CPU kernel (the GPU kernels of the same operation have float16), and this PyTorch has "
+                  "no float16 (Half) version of it: the model is in float16, which is meant for a GPU, but it runs on "
+                  "the CPU. Usually it was loaded with "
                   "torch_dtype=torch.float16 (or .half()) and then never reached the GPU: no GPU visible, a CPU-only "
                   "torch, a forgotten .to('cuda'), or device_map placing layers on the CPU."),
            fix=("If you meant the GPU: check torch.cuda.is_available() and move the model, model.to('cuda'). To run on "
                 "the CPU, use float32 there: model.float() (or load with torch_dtype=torch.float32; bfloat16 is the "
-                "CPU's low-precision type). Newer releases have more float16 CPU kernels (2.13.0 runs addmm and conv2d "
-                "in float16)."),
+                "CPU's low-precision type). Newer releases have more float16 CPU kernels (2.13.0 runs addmm, conv2d "
+                "and layer_norm in float16)."),
            example="\"addmm_impl_cpu_\" not implemented for 'Half'",
-           releases="1.x-2.0 era CPU kernels (reported 2023); the 2.13.0 CPU wheel has float16 addmm and conv2d",
-           source="https://github.com/huggingface/transformers/issues/27769; https://github.com/zai-org/VisualGLM-6B/issues/30"),
+           releases="1.x-2.0 era CPU kernels (reported 2021-2024); the 2.13.0 CPU wheel has them in float16",
+           source="https://github.com/huggingface/transformers/issues/27769; https://github.com/zai-org/VisualGLM-6B/issues/30; "
+                  "https://github.com/facebookresearch/flores/issues/30 (LayerNormKernelImpl, 'when doing on cpu')"),
     Family("quantized-on-gpu", BACKENDS, "A quantized model moved to the GPU",
            r"Could not run '(?P<op>[\w:.]+)' with arguments from the 'QuantizedCUDA(?:TensorId)?' backend",
            "op-not-on-device", devices=("cuda",),
@@ -1536,9 +1539,9 @@ FAMILIES: tuple[Family, ...] = (
                   "it is most often a child process made by fork after the parent had started CUDA, which then touches "
                   "the GPU: DataLoader workers (num_workers > 0 fork on Linux) whose Dataset, collate_fn or pinning "
                   "code calls .cuda(), or a CUDA default (torch.set_default_tensor_type('torch.cuda.FloatTensor'), "
-                  "torch.set_default_device('cuda')) that makes every tensor the worker creates a CUDA one. Newer "
-                  "releases say 'Cannot re-initialize CUDA in forked subprocess' for the same mistake. If it fails "
-                  "outside any worker too, the driver is at fault."),
+                  "torch.set_default_device('cuda')) that makes every tensor the worker creates a CUDA one. When "
+                  "PyTorch's own check catches the fork first it says 'Cannot re-initialize CUDA in forked "
+                  "subprocess' instead. If it fails outside any worker too, the driver is at fault."),
            fix=("Keep CUDA out of the workers: let the Dataset return CPU tensors and move each batch in the training "
                 "loop (x = x.to(device, non_blocking=True), with pin_memory=True); drop a CUDA default tensor type or "
                 "device. If a worker must use the GPU: DataLoader(..., multiprocessing_context='spawn'). If even "
