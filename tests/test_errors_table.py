@@ -241,6 +241,110 @@ NEW = [
      "using custom build). 'torchvision::nms' is only available for these backends: [CPU, Meta, QuantizedCPU, "
      "BackendSelect, Python].", "op-not-on-device", ("cuda",),
      "https://github.com/nicofdga/DZ-FaceDetailer/issues/21 (the backend list shortened)"),
+    # --- the second probe (real wordings it had not seen): misread before, or called 'not a device error'
+    ("RuntimeError: Input, output and indices must be on the current device", "mixed-devices", ("cuda",),
+     "https://github.com/huggingface/transformers/issues/9229 (input_ids.to(device) not assigned)"),
+    ("RuntimeError: Expected object of type Variable[torch.FloatTensor] but found type Variable[torch.cuda.FloatTensor] "
+     "for argument #1 'mat2'", "mixed-devices", ("cpu", "cuda"), "https://github.com/pytorch/pytorch/issues/9869 (0.4)"),
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous "
+     "input.", "cuda-library-failure", ("cuda",), "https://github.com/pppLang/SKNet/issues/14"),
+    ("RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'", "dtype-unsupported-on-device", ("cpu",),
+     "https://github.com/huggingface/transformers/issues/27769"),
+    ("\"slow_conv2d_cpu\" not implemented for 'Half'", "dtype-unsupported-on-device", ("cpu",),
+     "https://github.com/zai-org/VisualGLM-6B/issues/30"),
+    ("RuntimeError: Could not run 'aten::empty_strided' with arguments from the 'QuantizedCUDA' backend.",
+     "op-not-on-device", ("cuda",), "https://github.com/pytorch/serve/issues/984"),
+    ("RuntimeError: PyTorch is not linked with support for xpu devices", "backend-not-in-build", ("xpu",),
+     "https://github.com/intel/intel-extension-for-pytorch/issues/392"),
+    ("RuntimeError: Expected a 'cuda:0' generator device but found 'cuda'", "generator-device", ("cuda:0", "cuda"),
+     "https://github.com/pytorch/pytorch/issues/58545 (torch 1.8.0)"),
+    ("RuntimeError: CUDA error: initialization error", "forked-subprocess", ("cuda",),
+     "https://github.com/pytorch/pytorch/issues/21092 (torch 1.1.0, a CUDA default tensor type with DataLoader workers)"),
+    ("THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=50 error=3 : initialization error",
+     "forked-subprocess", ("cuda",), "https://github.com/pytorch/pytorch/issues/33754 (pin_memory in a worker)"),
+    ("RuntimeError: CUDA error (3): initialization error", "forked-subprocess", ("cuda",),
+     "https://github.com/filipradenovic/cnnimageretrieval-pytorch/issues/21 (title; DataLoader workers)"),
+    ("RuntimeError: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous input.",
+     "cuda-library-failure", ("cuda",), "https://github.com/pytorch/pytorch/issues/8934 (title; pytorch 0.4)"),
+    ("UserWarning: Constant folding in symbolic shape inference fails: Expected all tensors to be on the same device, "
+     "but found at least two devices, cpu and cuda:0! (when checking argument for argument index in method "
+     "wrapper_CUDA__index_select) (Triggered internally at ../torch/csrc/jit/passes/onnx/shape_type_inference.cpp:439.)",
+     "mixed-devices", ("cpu", "cuda:0"), "https://github.com/pytorch/pytorch/issues/102947 (torch 2.0.0+cu118)"),
+    ("libc++abi: terminating with uncaught exception of type c10::TypeError: Trying to convert ComplexFloat to the MPS "
+     "backend but it does not have support for that dtype.", "dtype-unsupported-on-device", ("mps",),
+     "https://github.com/pytorch/pytorch/issues/95976"),
+    # --- the second probe: unrecognised before (the generic fallback), each now a row of its own
+    ("hipErrorNoBinaryForGpu: Unable to find code object for all current devices!", "gpu-architecture", ("cuda",),
+     "https://github.com/l1na-forever/stable-diffusion-rocm-docker/issues/1 (torch 1.12.1+rocm5.1.1)"),
+    ("MPS does not support cumsum op with int64 input", "dtype-unsupported-on-device", ("mps",),
+     "https://github.com/pytorch/pytorch/issues/141786"),
+    ("skipping cudagraphs due to skipping cudagraphs due to cpu device (arg3_1)", "compile-cudagraphs-skipped",
+     ("cpu",), "https://github.com/inclusionAI/dInfer/issues/38"),
+    ("WARNING torchinductor.compile_fx: skipping cudagraphs due to multple devices", "compile-cudagraphs-skipped",
+     ("cuda",), "https://github.com/pytorch/torchdynamo/issues/748"),
+    ("RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, invalid usage, NCCL version "
+     "2.7.8\nncclInvalidUsage: This usually reflects invalid usage of NCCL library (such as too many async ops, too "
+     "many collectives at once, mixing streams in a group, etc).", "nccl-invalid-usage", ("cuda",),
+     "https://github.com/facebookresearch/swav/issues/61"),
+    ("UserWarning: You are calling .generate() with the `input_ids` being on a device type different than your "
+     "model's device. `input_ids` is on cuda, whereas the model is on cpu. You may experience unexpected behaviors or "
+     "slower generation. Please make sure that you have put `input_ids` to the correct device by calling for example "
+     "input_ids = input_ids.to('cpu') before running `.generate()`.", "mixed-devices", ("cuda", "cpu"),
+     "https://github.com/smthemex/ComfyUI_YuE/issues/30"),
+    ("RuntimeError: FSDP needs a non-CPU accelerator device, but no accelerator device is detected.", "no-accelerator",
+     (), "https://github.com/Lightning-AI/pytorch-lightning/issues/21778"),
+    ("RuntimeError: An FSDP-managed module with parameter CPU offloading enabled has parameters on cuda:0. Make sure to "
+     "not move the module from CPU when offloading parameters.", "ddp-device", ("cuda:0", "cpu"),
+     "https://github.com/NVIDIA-NeMo/Speech/issues/9531"),
+    ("inconsistent compute device and'device_id ' on rank 3: cuda:0 vs cuda:3", "ddp-device", ("cuda:0", "cuda:3"),
+     "https://github.com/h2oai/h2ogpt/issues/671 (as pasted)"),
+    ("RuntimeError: randperm is only implemented for CPU", "op-not-on-device", ("cuda",),
+     "https://github.com/pytorch/pytorch/issues/6874 (0.5.0a0)"),
+    ("MisconfigurationException: No supported gpu backend found!", "no-gpu-visible", ("cuda",),
+     "https://github.com/Lightning-AI/pytorch-lightning/issues/15254 (lightning 1.7.7)"),
+    ("pytorch_lightning.utilities.exceptions.MisconfigurationException: MPSAccelerator can not run on your system since "
+     "the accelerator is not available. The following accelerator(s) is available and can be passed into `accelerator` "
+     "argument of `Trainer`: ['cpu'].", "no-gpu-visible", ("mps",),
+     "https://github.com/Lightning-AI/pytorch-lightning/issues/14634"),
+    ("UserWarning: The operator 'aten::bitwise_and.Tensor_out' is not currently supported on the MPS backend and will "
+     "fall back to run on the CPU. This may have performance implications. (Triggered internally at  "
+     "/Users/runner/work/_temp/anaconda/conda-bld/pytorch_1659484780698/work/aten/src/ATen/mps/MPSFallback.mm:11.)",
+     "op-fallback", ("mps", "cpu"), "https://github.com/pytorch/pytorch/issues/83015 (torch 1.12.1)"),
+    # --- the second probe: one allocation larger than the whole GPU, read as an ordinary OOM before
+    ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 55.57 GiB. GPU 0 has a total capacty of 12.00 "
+     "GiB of which 9.02 GiB is free. Of the allocated memory 984.52 MiB is allocated by PyTorch, and 463.48 MiB is "
+     "reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting max_split_size_mb to "
+     "avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF", "out-of-memory",
+     ("cuda:0",), "https://github.com/wxian3/NeuroLens/issues/2"),
+    ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 10.73 GiB (GPU 0; 8.00 GiB total capacity; "
+     "17.20 GiB already allocated; 0 bytes free; 19.15 GiB reserved in total by PyTorch) If reserved memory is >> "
+     "allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management "
+     "and PYTORCH_CUDA_ALLOC_CONF", "out-of-memory", ("cuda:0",), "https://github.com/YingqianWang/iPASSR/issues/9"),
+    # --- the second probe's real wordings the table already read right, kept so that the new rows cannot take them
+    ("RuntimeError: Expected all tensors to be on the same device, but got tensors is on cuda:0, different from other "
+     "tensors on cpu (when checking argument in method wrapper_CUDA_cat)", "mixed-devices", ("cuda:0", "cpu"),
+     "https://github.com/TransformerLensOrg/TransformerLens/pull/1509"),
+    ("RuntimeError: Expected object of type torch.FloatTensor but found type torch.cuda.FloatTensor for argument #2 "
+     "'source'", "mixed-devices", ("cpu", "cuda"), "https://github.com/phybrain/efficientdensenet_crnn/issues/2"),
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`",
+     "cuda-library-failure", ("cuda",), "https://github.com/OpenBMB/VisCPM/issues/3 (torch 1.13.1)"),
+    ("Could not run '_C::ggml_dequantize' with arguments from the 'CUDA' backend. This could be because the operator "
+     "doesn't exist for this backend, or was omitted during the selective/custom build process (if using custom "
+     "build).", "op-not-on-device", ("cuda",), "https://github.com/davidbrowne17/csm-streaming/issues/31"),
+    ("TypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64. Please use "
+     "float32 instead.", "mps-float64", ("mps",), "https://github.com/thu-ml/tianshou/pull/1237 (torch 2.1.1, 2.5.1)"),
+    ("NotImplementedError: Cannot copy out of meta tensor; no data! Please use torch.nn.Module.to_empty() instead of "
+     "torch.nn.Module.to() when moving module from meta to a different device.", "meta-has-no-data", ("meta",),
+     "https://github.com/1038lab/ComfyUI-QwenVL/issues/53"),
+    ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a total capacty of 4.00 "
+     "GiB of which 41.56 MiB is free. Including non-PyTorch memory, this process has 3.44 GiB memory in use.",
+     "out-of-memory", ("cuda:0",), "https://github.com/Synthintel0/MyGirlGPT/issues/11 (shortened)"),
+    ("RuntimeError: Attempting to deserialize object on CUDA device 2 but torch.cuda.device_count() is 1. Please use "
+     "torch.load with map_location to map your storages to an existing device.", "checkpoint-device-unavailable",
+     ("cuda:2",), "https://github.com/computationalmedia/semstyle/issues/3"),
+    ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! "
+     "(when checking argument for argument weight in method wrapper___slow_conv2d_forward)", "mixed-devices",
+     ("cpu", "cuda:0"), "https://github.com/pytorch/pytorch/issues/84847 (torch 1.11.0+cu102, in torch.onnx.export)"),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     ("Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
      "map_location to map your storages to an existing device.", "checkpoint-device-unavailable", ("cuda:0",),
@@ -316,6 +420,141 @@ def test_probe_rows_say_the_specific_cause():
             pass
     autocast = explain_device_error(str(warned[0].message))
     assert (autocast.kind, autocast.devices) == ("dtype-unsupported-on-device", ("cpu",)) and "enabled=False" in autocast.fix
+
+
+def _new(start: str) -> str:
+    """The one wording in NEW that starts with ``start``."""
+    (message,) = [m for m, *_ in NEW if m.startswith(start)]
+    return message
+
+
+def test_second_probe_misread_rows_say_the_specific_cause():
+    current = explain_device_error(_new("RuntimeError: Input, output and indices"))
+    assert "without assigning" in current.cause and "input_ids = input_ids.to(model.device)" in current.fix
+    variable = explain_device_error(_new("RuntimeError: Expected object of type Variable["))
+    assert variable.argument == "mat2" and "0.4 and 1.0" in variable.cause
+    cudnn = explain_device_error(_new("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED"))
+    assert "x.contiguous()" in cudnn.fix and "batch" in cudnn.cause and "index out of range" not in cudnn.cause
+    half = explain_device_error(_new("RuntimeError: \"addmm_impl_cpu_\""))
+    assert "model.float()" in half.fix and "torch.cuda.is_available()" in half.fix and "float16" in half.cause
+    quantized = explain_device_error(_new("RuntimeError: Could not run 'aten::empty_strided'"))
+    assert "on the CPU" in quantized.fix and "quantized" in quantized.cause
+    xpu = explain_device_error(_new("RuntimeError: PyTorch is not linked with support for xpu"))
+    assert "import intel_extension_for_pytorch" in xpu.fix and "download.pytorch.org/whl/xpu" in xpu.fix
+    generator = explain_device_error(_new("RuntimeError: Expected a 'cuda:0' generator device but found 'cuda'"))
+    assert "same GPU" in generator.cause and "torch.Generator(device='cuda:0')" in generator.fix
+    assert "set_default_device" not in generator.cause
+    init = explain_device_error(_new("RuntimeError: CUDA error: initialization error"))
+    assert "fork" in init.cause and "multiprocessing_context='spawn'" in init.fix and "index out of range" not in init.cause
+    onnx = explain_device_error(_new("UserWarning: Constant folding"))
+    assert "model.cpu()" in onnx.fix and "do_constant_folding=False" in onnx.fix and "token ids" not in onnx.cause
+    complex_mps = explain_device_error(_new("libc++abi: terminating"))
+    assert "macOS 14" in complex_mps.cause and "fp8" not in complex_mps.cause + complex_mps.fix
+
+
+@pytest.mark.parametrize("message, kind, devices", [
+    # the second probe's real look-alikes: about dtypes or quantization, never "move a tensor"
+    ("RuntimeError: Expected object of type torch.DoubleTensor but found type torch.FloatTensor for argument #2 "
+     "'weight'", "dtype", ()),  # https://github.com/bioinform/neusomatic/issues/23 (both on the CPU)
+    ("NotImplementedError: Could not run 'aten::add.out' with arguments from the 'QuantizedCPU' backend. This could be "
+     "because the operator doesn't exist for this backend, or was omitted during the selective/custom build process "
+     "(if using custom build).", "quantization", ("cpu",)),  # https://github.com/pytorch/pytorch/issues/98596
+    ("NotImplementedError: Could not run 'quantized::conv2d.new' with arguments from the 'CPU' backend. This could be "
+     "because the operator doesn't exist for this backend, or was omitted during the selective/custom build process (if "
+     "using custom build). If you are a Facebook employee using PyTorch on mobile, please visit "
+     "https://fburl.com/ptmfixes for possible resolutions. 'quantized::conv2d.new' is only available for these "
+     "backends: [QuantizedCPU, QuantizedCUDA, BackendSelect, Python].", "quantization", ("cpu",)),
+    # https://github.com/pytorch/pytorch/issues/34583 (a comment, the backend list shortened)
+    ("RuntimeError: MPS device does not support mm for non-float inputs", "dtype", ("mps",)),
+    # https://github.com/pytorch/pytorch/issues/77764 (a comment)
+    ("Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) should be the same", "dtype",
+     ("cuda",)),  # https://github.com/baaivision/See3D/issues/11 (title)
+])
+def test_second_probe_look_alikes_stay_out(message, kind, devices):
+    e = explain_device_error(message)
+    assert not e.is_device_error and (e.kind, e.devices) == (kind, devices), e
+    if devices:
+        assert "Not a device error" not in str(e)
+
+
+@pytest.mark.filterwarnings("ignore:torch.quantize_per_tensor")
+def test_quantized_and_float_tensors_mixed_live():
+    q = torch.quantize_per_tensor(torch.ones(2), 0.1, 0, torch.quint8)
+    for action in (lambda: q + q, lambda: torch.ops.quantized.add(torch.ones(2), torch.ones(2), 0.1, 0)):
+        e = explain_device_error(caught(action))  # 2.13.0: 'aten::add.out' from 'QuantizedCPU', 'quantized::add' from 'CPU'
+        assert not e.is_device_error and e.kind == "quantization" and "cpu" in e.devices and "QuantStub" in e.fix
+
+
+@pytest.mark.parametrize("message, kind, devices", [
+    # constructed: the misread families with other values
+    ("Expected a 'cuda:1' generator device but found 'cuda'", "generator-device", ("cuda:1", "cuda")),
+    # the dispatch name addmv_impl_cpu is in libtorch_cpu.so of 2.13.0, in the wording of the reports above
+    ("\"addmv_impl_cpu\" not implemented for 'Half'", "dtype-unsupported-on-device", ("cpu",)),
+    # https://github.com/facebookresearch/flores/issues/30 ("when doing on cpu"): the CPU layer norm's dispatch name
+    ("RuntimeError: \"LayerNormKernelImpl\" not implemented for 'Half'", "dtype-unsupported-on-device", ("cpu",)),
+], ids=lambda v: v if isinstance(v, str) and len(v) < 30 else None)
+def test_second_probe_misread_rows_generalise(message, kind, devices):
+    e = explain_device_error(message)
+    assert e.is_device_error and (e.kind, e.devices) == (kind, devices), e
+
+
+def test_second_probe_new_rows_say_the_specific_cause():
+    hip = explain_device_error(_new("hipErrorNoBinaryForGpu"))
+    assert "HSA_OVERRIDE_GFX_VERSION" in hip.fix and "CUDA build" in hip.fix and "rocminfo" in hip.fix
+    cumsum = explain_device_error(_new("MPS does not support cumsum"))
+    assert "13.3" in cumsum.cause and "torch.int32" in cumsum.fix and "FALLBACK=1 does not help" in cumsum.fix
+    graphs = explain_device_error(_new("skipping cudagraphs due to skipping"))
+    assert "cpu device (arg3_1)" in graphs.cause and "speed-up is lost" in graphs.cause
+    nccl = explain_device_error(_new("RuntimeError: NCCL error in:"))
+    assert "two ranks on one GPU" in nccl.cause and "torch.cuda.set_device(local_rank)" in nccl.fix
+    generate = explain_device_error(_new("UserWarning: You are calling .generate()"))
+    assert "model.to('cuda')" in generate.fix and ".to(model.device)" in generate.fix and "not where you think" in generate.cause
+    offload = explain_device_error(_new("RuntimeError: An FSDP-managed module"))
+    assert "do not move the model" in offload.fix and "offload_params=True" in offload.cause
+    device_id = explain_device_error(_new("inconsistent compute device"))
+    assert "torch.cuda.set_device(local_rank)" in device_id.fix and "rank 3" in device_id.cause
+    mps = explain_device_error(_new("pytorch_lightning.utilities.exceptions.MisconfigurationException: MPSAccelerator"))
+    assert "x86_64" in mps.fix and "Rosetta" in mps.cause
+    fallback = explain_device_error(_new("UserWarning: The operator 'aten::bitwise_and"))
+    assert "not an error" in fallback.cause and "aten::bitwise_and.Tensor_out" in fallback.cause
+
+
+def test_fsdp_without_an_accelerator_live(gloo):
+    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+    if torch.accelerator.is_available():
+        pytest.skip("this machine has an accelerator")
+    e = explain_device_error(caught(lambda: FSDP(nn.Linear(2, 2))))
+    assert e.kind == "no-accelerator" and "DDP(model)" in e.fix and "gloo" in e.fix
+
+
+@pytest.mark.parametrize("message, kind, devices", [
+    # constructed from torch/_inductor/cudagraph_utils.py of 2.13.0 (check_multiple_devices_or_any_cpu_nodes)
+    ("skipping cudagraphs due to multiple devices: device(type='cuda', index=0), device(type='cpu')",
+     "compile-cudagraphs-skipped", ("cuda:0", "cpu")),
+    ("skipping cudagraphs due to cpu device (primals_3). Found from : \n   File \"model.py\", line 12, in forward",
+     "compile-cudagraphs-skipped", ("cpu",)),
+    # constructed: torch/distributed/fsdp/_init_utils.py's f-string (2.13.0), and the NCCL wording vLLM reports quote
+    ("ValueError: Inconsistent compute device and `device_id` on rank 1: cuda:0 vs cuda:1", "ddp-device",
+     ("cuda:0", "cuda:1")),
+    ("NCCL error: invalid usage (run with NCCL_DEBUG=WARN for details)", "nccl-invalid-usage", ("cuda",)),
+], ids=lambda v: v if isinstance(v, str) and len(v) < 30 else None)
+def test_second_probe_new_rows_generalise(message, kind, devices):
+    e = explain_device_error(message)
+    assert e.is_device_error and (e.kind, e.devices) == (kind, devices), e
+
+
+def test_an_allocation_larger_than_the_gpu_is_a_shape_problem():
+    beyond = explain_device_error(_new("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 55.57 GiB"))
+    assert "larger than the whole GPU (12.00 GiB)" in beyond.cause and "chunks" in beyond.fix
+    old_wording = explain_device_error(_new("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 10.73"))
+    assert "(10.73 GiB) is larger than the whole GPU (8.00 GiB)" in old_wording.cause
+    ordinary = explain_device_error(_new("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB"))
+    assert "larger than the whole GPU" not in ordinary.cause and "smaller batch" in ordinary.fix
+    # constructed: ROCm's wording (https://github.com/Tongyi-MAI/Z-Image/issues/103) with a request above the card
+    hip = explain_device_error("HIP out of memory. Tried to allocate 30.00 GiB. GPU 0 has a total capacity of 23.98 GiB "
+                               "of which 1.70 GiB is free.")
+    assert (hip.kind, hip.devices) == ("out-of-memory", ("cuda:0",)) and "larger than the whole GPU" in hip.cause
 
 
 @pytest.mark.parametrize("index", range(len(_raised_here())))

@@ -198,6 +198,22 @@ FAMILIES: tuple[Family, ...] = (
                      "with fake tensors'); 2.13.0 and 2.14.1 say 'Tensor device mismatch' with the TensorIterator wording"),
            source="torch/_subclasses/fake_tensor.py (pytorch/pytorch#106172); "
                   "https://github.com/pytorch/pytorch/issues/119665"),
+    Family("onnx-constant-folding", COMPILE, "torch.onnx.export: constant folding across devices",
+           r"Constant folding in symbolic shape inference fails: (?P<inner>[^\n]*?on the same device[^\n]*)",
+           "mixed-devices", devices=("*",), roles=dict(within="inner"),
+           cause=("the ONNX exporter (torch.onnx.export's TorchScript path) runs parts of the graph itself to fold them "
+                  "into constants, and one of them met two devices: values the exporter makes while tracing (a shape "
+                  "such as x.shape[0] turned into a tensor, index tensors, constants) are on the CPU, next to a model "
+                  "and inputs on the GPU. It comes from exporting on a GPU, not from your model's own forward pass; as "
+                  "a warning, the export goes on without that folding."),
+           fix=("Export on the CPU: model.cpu().eval() with CPU example inputs (an ONNX file keeps no device; the "
+                "runtime that loads it chooses one). Or pass do_constant_folding=False, or use the newer exporter, "
+                "torch.onnx.export(..., dynamo=True)."),
+           example=("UserWarning: Constant folding in symbolic shape inference fails: Expected all tensors to be on the "
+                    "same device, but found at least two devices, cpu and cuda:0! (when checking argument for argument "
+                    "index in method wrapper_CUDA__index_select)"),
+           releases="the TorchScript-based exporter, 1.x-2.x (reported on 2.0.0+cu118)",
+           source="https://github.com/pytorch/pytorch/issues/102947 (torch/csrc/jit/passes/onnx/shape_type_inference.cpp)"),
     Family("pin", MIXED, "Pinning a tensor that is not on the CPU",
            r"cannot pin '(?P<type>[\w.]+)' only dense CPU tensors can be pinned|Only dense CPU tensors can be pinned",
            "pin-needs-cpu", devices=("{pinned}",), roles=dict(compute="pin"),
@@ -238,6 +254,32 @@ FAMILIES: tuple[Family, ...] = (
                   "neither. An operation runs on one device."),
            example="arguments are located on different GPUs at /pytorch/aten/src/THC/generic/THCTensorMathBlas.cu:255",
            releases="0.4-1.x (THC)", source="aten/src/THC/THCGeneral.h.in (THCAssertSameGPU)"),
+    Family("legacy-current-device", MIXED, "Old: index_select on CUDA, a tensor off the current GPU",
+           r"Input, output and indices must be on the current device",
+           "mixed-devices", devices=("cuda",), roles=dict(argument="index", operator="index_select"),
+           cause=("CUDA's index_select (the lookup under nn.Embedding) found its input, its output and its indices not "
+                  "all on the current GPU. Almost always the token ids are still on the CPU while the embedding is on "
+                  "the GPU: input_ids.to(device) written without assigning the result (.to() returns a new tensor and "
+                  "leaves the old one where it was); or, with several GPUs, the model is on cuda:1 while the current "
+                  "device is cuda:0 (nn.DataParallel replicas, a library exporting on each GPU)."),
+           fix=("Assign what .to() returns: input_ids = input_ids.to(model.device) (or next(model.parameters()).device); "
+                "with several GPUs keep the model and its inputs on one cuda:N and make it the current device: "
+                "torch.cuda.set_device(n). " + _FIND),
+           example="RuntimeError: Input, output and indices must be on the current device",
+           releases=("1.x CUDA builds (index_select_out_cuda); later releases report the same mistake first as "
+                     "'Expected all tensors to be on the same device ... wrapper_CUDA__index_select'"),
+           source="aten/src/ATen/native/cuda/Indexing.cu (1.x); https://github.com/huggingface/transformers/issues/9229"),
+    Family("legacy-randperm-cpu", MIXED, "Old: randperm had no CUDA kernel",
+           r"(?P<op>randperm) is only implemented for CPU",
+           "op-not-on-device", devices=("cuda",),
+           cause=("PyTorch 0.4 could make a random permutation only on the CPU, and this call asked for one on CUDA: "
+                  "almost always because torch.set_default_tensor_type('torch.cuda.FloatTensor') made CUDA the default "
+                  "for every new tensor, including the indices a shuffling DataLoader (RandomSampler) or random_split "
+                  "draws with randperm."),
+           fix=("Upgrade PyTorch (1.x and later have randperm on CUDA). On 0.4: leave the default tensor type alone and "
+                "move tensors with .to(device), or ask for the CPU explicitly: torch.randperm(n, device='cpu')."),
+           example="RuntimeError: randperm is only implemented for CPU",
+           releases="0.4 and the 0.5 pre-releases", source="https://github.com/pytorch/pytorch/issues/6874"),
     Family("same-device-new", MIXED, "Dispatcher check, new wording",
            rf"Expected all tensors to be on the same device, but got (?P<arg>\w+) is on (?P<found>{DEV}), "
            rf"different from other tensors on (?P<home>{DEV})"
@@ -356,6 +398,18 @@ FAMILIES: tuple[Family, ...] = (
                   "of the cross-device error."),
            example="Placeholder storage has not been allocated on MPS device!",
            releases="every macOS arm64 wheel 2.7.1-2.14.1", source="aten/src/ATen/native/mps/OperationUtils.mm"),
+    Family("generator-index", MIXED, "A generator without the index its device has (1.8's randperm)",
+           r"Expected a '(?P<want>(?P<type>[a-z]+):\d+)' generator device but found '(?P=type)'",
+           "generator-device", devices=("{want}", "{type}"),
+           cause=("both sides are the same GPU: a torch.Generator(device='{type}') has no index, and PyTorch 1.8's "
+                  "randperm on {type} (used by RandomSampler, random_split and shuffle=True) compared the devices "
+                  "exactly, index included, so '{type}' did not equal '{want}'. Other random functions accepted it, "
+                  "and later releases compare the device type only (pytorch/pytorch#59352)."),
+           fix=("Give the generator its index: torch.Generator(device='{want}') (or torch.device('{type}', "
+                "torch.{type}.current_device())), or upgrade PyTorch; nothing needs to move."),
+           example="Expected a 'cuda:0' generator device but found 'cuda'",
+           releases="1.8.x (randperm_out_cuda); later releases compare the device type only",
+           source="https://github.com/pytorch/pytorch/issues/58545; https://github.com/pytorch/pytorch/pull/59352"),
     Family("generator-device", MIXED, "A generator of another device",
            r"Expected a '(?P<want>[\w:]+)' (?:device type for generator|generator device) but found '(?P<got>[\w:]+)'",
            "generator-device", devices=("{want}", "{got}"),
@@ -432,8 +486,8 @@ FAMILIES: tuple[Family, ...] = (
            example="Expected all tensors to be on the same device, but found at least two devices,",
            releases="any", source="the wordings above, cut before their devices"),
     Family("legacy-type", MIXED, "Old: type names",
-           r"Expected object of type torch\.(?P<t1>[\w.]+) but found type torch\.(?P<t2>[\w.]+) "
-           r"for argument #\d+ '(?P<arg>\w+)'",
+           r"Expected object of type (?:Variable\[)?torch\.(?P<t1>[\w.]+?)\]? but found type (?:Variable\[)?"
+           r"torch\.(?P<t2>[\w.]+?)\]? for argument #\d+ '(?P<arg>\w+)'",
            "mixed-devices", reader="mixed",
            roles=dict(devices=("t1", "t2"), arg="arg", odd="t2", home="t1", convert="type", note="legacy-type"),
            example="Expected object of type torch.cuda.LongTensor but found type torch.LongTensor for argument #3 'other'",
@@ -566,6 +620,21 @@ FAMILIES: tuple[Family, ...] = (
                 "torch (pytorch.org/get-started)."),
            example="Torch not compiled with CUDA enabled",
            releases="read in 2.13.0, 2.14.1", source="torch/cuda/__init__.py"),
+    Family("xpu-needs-ipex", GPU, "XPU before PyTorch had it: Intel's extension not imported",
+           r"PyTorch is not linked with support for xpu devices",
+           "backend-not-in-build", devices=("xpu",),
+           cause=("this PyTorch has no 'xpu' device of its own. Before PyTorch 2.5 (2.4 only when built from source) "
+                  "Intel GPUs came through Intel Extension for PyTorch (IPEX), which adds 'xpu' when it is imported, "
+                  "with a torch build made for it (such as 2.1.0a0+cxx11.abi with ipex 2.1.10+xpu); without that "
+                  "import, or with a stock torch next to it, .to('xpu') fails. From 2.5 PyTorch's own XPU wheels have it."),
+           fix=("With IPEX: import intel_extension_for_pytorch (after import torch, before any .to('xpu')), and keep "
+                "torch and IPEX at the versions IPEX's install page pairs. Or install PyTorch's XPU wheel "
+                "(pip install torch --index-url https://download.pytorch.org/whl/xpu) and drop IPEX. Check with "
+                "torch.xpu.is_available(); without an Intel GPU use 'cuda', 'mps' or 'cpu'."),
+           example="RuntimeError: PyTorch is not linked with support for xpu devices",
+           releases="torch 1.13-2.4 with or without IPEX (reports: ipex 1.13.120+xpu, 2.1.10+xpu)",
+           source="https://github.com/intel/intel-extension-for-pytorch/issues/392; "
+                  "https://github.com/intel/ipex-llm/issues/11525"),
     Family("backend-not-in-build", GPU, "A backend this build does not have (XPU, MPS, ...)",
            r"Torch not compiled with (?P<backend>XPU|MPS|HIP|MTIA) enabled"
            r"|PyTorch is not linked with support for (?P<linked>\w+) devices"
@@ -787,9 +856,22 @@ FAMILIES: tuple[Family, ...] = (
                 "else 'cpu')."),
            example="module 'torch' has no attribute 'accelerator'",
            releases="torch 2.5.1 and older", source="https://github.com/pytorch/tutorials/issues/3263"),
+    Family("lightning-mps", LIBRARIES, "Lightning: the MPS accelerator is not available",
+           r"`?MPSAccelerator`? can not run on your system since the accelerator is not available",
+           "no-gpu-visible", devices=("mps",),
+           cause=("Lightning was asked for accelerator='mps' and finds Apple's GPU unusable in this process: "
+                  "torch.backends.mps.is_available() is False (an Intel Mac, macOS older than 12.3, a torch without "
+                  "MPS), or Lightning's own check fails, which also reads platform.processor(): a Python built for x86_64 "
+                  "running under Rosetta on an Apple-silicon Mac reports 'i386', and DISABLE_MPS=1 switches MPS off."),
+           fix=("Check python -c \"import platform, torch; print(platform.machine(), torch.backends.mps.is_available())\": "
+                "'x86_64' on an M-series Mac means an x86 Python (install an arm64 Python, e.g. Miniforge's, and torch "
+                "again). Or let Lightning choose: Trainer(accelerator='auto') runs on the CPU when MPS is unusable."),
+           example=("MPSAccelerator can not run on your system since the accelerator is not available. The following "
+                    "accelerator(s) is available and can be passed into `accelerator` argument of `Trainer`: ['cpu']."),
+           releases="pytorch_lightning 1.7-2.x", source="https://github.com/Lightning-AI/pytorch-lightning/issues/14634"),
     Family("lightning-accelerator", LIBRARIES, "Lightning: no GPU for the requested accelerator",
-           r"`(?P<accelerator>\w+)Accelerator` can not run on your system since the accelerator is not available"
-           r"|GPUs requested but none are available",
+           r"`?(?P<accelerator>\w+)Accelerator`? can not run on your system since the accelerator is not available"
+           r"|GPUs requested but none are available|No supported gpu backend found",
            "no-gpu-visible", devices=("cuda",),
            cause=("PyTorch Lightning was asked for a GPU accelerator (Trainer(accelerator='gpu'/'cuda', devices=...)) and "
                   "this machine (or process) has none that torch can use."),
@@ -823,6 +905,92 @@ FAMILIES: tuple[Family, ...] = (
                 "torch.cuda.is_available(), torch.cuda.device_count() and CUDA_VISIBLE_DEVICES."),
            example="Invalid CUDA 'device=cuda:1' requested. Only 1 device(s) available.",
            releases="ultralytics 8.4.190", source="ultralytics/utils/torch_utils.py (select_device)"),
+    Family("rocm-no-binary", BACKENDS, "ROCm: no code object for this GPU",
+           r"hipErrorNoBinaryForGpu: (?:Unable to find|Coudn't find|Couldn't find) (?:code object|binary) for (?:all )?"
+           r"current devices",
+           "gpu-architecture", devices=("cuda",),
+           cause=("a ROCm (HIP) build of PyTorch, or of a library it loads, has no compiled code for this GPU's "
+                  "architecture (its gfx target), and the HIP runtime stops at the first GPU call, before any of your "
+                  "code runs on it. Usual reasons: a consumer AMD GPU that ROCm does not list (RX 5000/6000/7000 "
+                  "cards other than the listed ones, RX 500 and older), or a ROCm build of torch installed on a machine "
+                  "whose GPU is not an AMD one at all (an NVIDIA GPU needs the CUDA build)."),
+           fix=("Check the GPU's target with rocminfo (gfx1031, ...) against the targets your torch's ROCm release "
+                "supports. For a card close to a supported one, HSA_OVERRIDE_GFX_VERSION makes ROCm use that target's "
+                "code (10.3.0 for RDNA2 cards such as gfx1031/gfx1032, 11.0.0 for RDNA3): a workaround, set before "
+                "Python starts. With an NVIDIA GPU, install the CUDA build of torch instead."),
+           example="hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
+           releases="ROCm builds (reported with torch 1.12.1+rocm5.1.1 and later)",
+           source="https://github.com/l1na-forever/stable-diffusion-rocm-docker/issues/1; "
+                  "https://github.com/ROCm/legacy-rocm-build/issues/2061 (HSA_OVERRIDE_GFX_VERSION=10.3.0 on an RX 6600)"),
+    Family("mps-int64-op", BACKENDS, "MPS: an operation without int64 on this macOS",
+           r"MPS does not support (?P<op>\w+) op with int64 input",
+           "dtype-unsupported-on-device", devices=("mps",),
+           cause=("Apple's GPU could not run {op} on int64 (torch.long) tensors on this macOS: MPS's cumulative "
+                  "operations on int64 need macOS 13.3 or newer, and PyTorch raises this on older systems. Integer "
+                  "tensors are int64 by default: token ids, attention masks and position ids from a tokenizer, "
+                  "torch.arange, torch.tensor of Python ints, so text models (generate() computes position ids with "
+                  "cumsum) meet it first."),
+           fix=("Update macOS to 13.3 or newer together with a recent torch; until then, run that step as int32, "
+                "x.to(torch.int32).{op}(dim), or on the CPU: x.cpu().{op}(dim).to('mps'). PYTORCH_ENABLE_MPS_FALLBACK=1 "
+                "does not help: the operation exists on MPS, only not for int64."),
+           example="MPS does not support cumsum op with int64 input",
+           releases="macOS arm64 wheels on macOS below 13.3 (reported through 2.5)",
+           source="https://github.com/pytorch/pytorch/issues/141786; aten/src/ATen/native/mps/operations/UnaryOps.mm "
+                  "(pytorch/pytorch#94530 asked for this wording)"),
+    Family("mps-fallback-warning", BACKENDS, "MPS: an operation running on the CPU instead (a warning)",
+           r"The operator '(?P<op>[\w:.]+)' is not currently supported on the MPS backend and will fall back to run on "
+           r"the CPU",
+           "op-fallback", devices=("mps", "cpu"),
+           cause=("a UserWarning, not an error: PYTORCH_ENABLE_MPS_FALLBACK=1 is set and this PyTorch has no MPS kernel "
+                  "for {op}, so each call copies its tensors to the CPU, runs there and copies the result back. The "
+                  "results are right, only slower; your own tensors stay on mps."),
+           fix=("Nothing is wrong. If this operation runs in a hot loop, a newer torch may have it on MPS (the warning "
+                "shows once per operator); otherwise keep the fallback, or do that step on the CPU yourself where it "
+                "costs least."),
+           example=("The operator 'aten::bitwise_and.Tensor_out' is not currently supported on the MPS backend and will "
+                    "fall back to run on the CPU. This may have performance implications."),
+           releases="macOS arm64 wheels, 1.12 onwards (aten/src/ATen/mps/MPSFallback.mm)",
+           source="https://github.com/pytorch/pytorch/issues/83015"),
+    Family("mps-complex", BACKENDS, "MPS: complex numbers",
+           r"Trying to convert (?P<dtype>Complex\w+) to the MPS backend but it does not have support for that dtype",
+           "dtype-unsupported-on-device", devices=("mps",),
+           cause=("this PyTorch, on this macOS, has no {dtype} on Apple's GPU: complex tensors (from torch.fft, "
+                  "torch.stft, torch.polar, view_as_complex) reached an MPS operation. Recent PyTorch releases run "
+                  "complex types on MPS only on macOS 14 (Sonoma) and newer; older releases not at all."),
+           fix=("Update macOS and torch; otherwise do the complex part on the CPU (x.cpu(), then .to('mps') for the "
+                "real-valued result), or keep real and imaginary parts as two float32 tensors "
+                "(torch.view_as_real)."),
+           example="Trying to convert ComplexFloat to the MPS backend but it does not have support for that dtype.",
+           releases="macOS arm64 wheels (reported on 2.0)",
+           source="https://github.com/pytorch/pytorch/issues/95976; aten/src/ATen/native/mps (checkSupportsComplex)"),
+    Family("half-on-cpu", BACKENDS, "The CPU: a float16 kernel this release lacks",
+           r"\"(?P<kernel>\w*_cpu\w*|LayerNormKernelImpl)\" not implemented for '(?P<dtype>Half)'",
+           "dtype-unsupported-on-device", devices=("cpu",),
+           cause=("{kernel} is a CPU kernel (the GPU kernels of the same operation have float16), and this PyTorch has "
+                  "no float16 (Half) version of it: the model is in float16, which is meant for a GPU, but it runs on "
+                  "the CPU. Usually it was loaded with "
+                  "torch_dtype=torch.float16 (or .half()) and then never reached the GPU: no GPU visible, a CPU-only "
+                  "torch, a forgotten .to('cuda'), or device_map placing layers on the CPU."),
+           fix=("If you meant the GPU: check torch.cuda.is_available() and move the model, model.to('cuda'). To run on "
+                "the CPU, use float32 there: model.float() (or load with torch_dtype=torch.float32; bfloat16 is the "
+                "CPU's low-precision type). Newer releases have more float16 CPU kernels (2.13.0 runs addmm, conv2d "
+                "and layer_norm in float16)."),
+           example="\"addmm_impl_cpu_\" not implemented for 'Half'",
+           releases="1.x-2.0 era CPU kernels (reported 2021-2024); the 2.13.0 CPU wheel has them in float16",
+           source="https://github.com/huggingface/transformers/issues/27769; https://github.com/zai-org/VisualGLM-6B/issues/30; "
+                  "https://github.com/facebookresearch/flores/issues/30 (LayerNormKernelImpl, 'when doing on cpu')"),
+    Family("quantized-on-gpu", BACKENDS, "A quantized model moved to the GPU",
+           r"Could not run '(?P<op>[\w:.]+)' with arguments from the 'QuantizedCUDA(?:TensorId)?' backend",
+           "op-not-on-device", devices=("cuda",),
+           cause=("the tensors are quantized (torch.ao.quantization's int8 tensors) and on the GPU, and PyTorch has no "
+                  "quantized CUDA kernel for {op}: its eager and FX quantized models run on the CPU backends only "
+                  "(fbgemm on x86, qnnpack on ARM). Moving a quantized or traced-quantized model with .cuda() or "
+                  ".to('cuda') gets this."),
+           fix=("Keep the quantized model, and its inputs, on the CPU. For int8 on a GPU use another path: "
+                "TensorRT (Torch-TensorRT), or a library built for it (bitsandbytes, torchao); or run the float model "
+                "on the GPU in float16/bfloat16."),
+           example="Could not run 'aten::empty_strided' with arguments from the 'QuantizedCUDA' backend.",
+           releases="1.x-2.x", source="https://github.com/pytorch/serve/issues/984"),
     Family("mps-float64", BACKENDS, "MPS: no float64",
            r"Cannot convert a (?:MPS Tensor to float64 dtype|float64 Tensor to MPS) as the MPS framework doesn't support "
            r"float64|float64 is not supported on MPS",
@@ -855,6 +1023,22 @@ FAMILIES: tuple[Family, ...] = (
            example="The operator 'aten::_slow_conv2d_forward' is not currently implemented for the MPS device. ...",
            releases="macOS arm64 wheels, 1.12 onwards (docs/mac.md records the fallback)",
            source="https://github.com/pytorch/pytorch/issues/86195"),
+    Family("lookalike-quantized", LOOKALIKE, "Quantized and float tensors mixed",
+           r"Could not run '(?P<qop>quantized::[\w.]+)' with arguments from the '(?:CPU|CUDA)(?:TensorId)?' backend"
+           r"|Could not run '(?P<fop>[\w:.]+)' with arguments from the 'QuantizedCPU(?:TensorId)?' backend",
+           "quantization", device_error=False, roles=dict(alias=dict(op=("qop", "fop"))),
+           cause=("a quantized and a float tensor met the wrong kind of operation ({op}): a float tensor given to a "
+                  "quantized operation (the input was never quantized: no QuantStub or torch.quantize_per_tensor at "
+                  "the model's entry), or a quantized tensor given to a float operation (no DeQuantStub before it, or a "
+                  "+ or torch.cat in forward() that needs FloatFunctional). The backend named is the kind of tensor, "
+                  "not a device to move to."),
+           fix=("Put torch.ao.quantization.QuantStub() where the model's input enters and DeQuantStub() before float "
+                "operations and the output; replace + and torch.cat between quantized tensors with "
+                "torch.ao.nn.quantized.FloatFunctional (its add, cat). The quantization docs cover it under 'passing a "
+                "non-quantized Tensor into a quantized kernel'."),
+           example="NotImplementedError: Could not run 'aten::add.out' with arguments from the 'QuantizedCPU' backend.",
+           releases="1.x-2.x eager-mode quantization",
+           source="https://github.com/pytorch/pytorch/issues/98596; https://github.com/pytorch/pytorch/issues/34583"),
     Family("backend-kernel-missing", BACKENDS, "No kernel of an operation for this backend",
            r"Could not run '(?P<op>[\w:.]+)' with arguments from the '(?P<backend>CUDA|MPS|XPU|HIP|Meta|CPU|XLA|HPU|MTIA"
            r"|PrivateUse1)' backend",
@@ -890,6 +1074,23 @@ FAMILIES: tuple[Family, ...] = (
            example="HIP error: invalid device function",
            releases="ROCm builds (reported on 2.10.0.dev rocm7.0)", source="https://github.com/pytorch/pytorch/issues/164346"),
     # ------------------------------------------------------------------ torch.compile and autocast
+    Family("cudagraphs-skipped", COMPILE, "torch.compile: CUDA graphs skipped for a CPU tensor (a warning)",
+           r"skipping cudagraphs due to (?:skipping cudagraphs due to )?(?P<reason>cpu device(?: \((?P<node>\w+)\))?"
+           r"|mult?i?ple devices[^\n]*)",
+           "compile-cudagraphs-skipped", devices=("*",), roles=dict(fallback=("cuda",)),
+           cause=("a warning, not an error: torch.compile (mode='reduce-overhead', or inductor's triton.cudagraphs) "
+                  "wanted to record this compiled graph as a CUDA graph, which needs every tensor of the graph on one "
+                  "GPU, and found {reason} (argN_M names an input of the graph: a parameter, a buffer or an argument "
+                  "you passed). So inductor runs this graph without CUDA graphs: the results are right, only the "
+                  "speed-up is lost."),
+           fix=("Move that input to the GPU before the compiled call, create tensors inside forward() with "
+                "device=x.device (a CPU scalar tensor can often be a Python number instead), and keep each compiled "
+                "function on one GPU. TORCH_LOGS='+cudagraphs' shows the skip reasons (recent releases add the line "
+                "that used the CPU tensor, after 'Found from'). If the CPU part is intended, ignore the warning."),
+           example="skipping cudagraphs due to cpu device (arg3_1)",
+           releases="torch 2.x inductor (torch/_inductor/cudagraph_utils.py of 2.13.0; 'multple devices' in 2022's "
+                    "torchinductor)",
+           source="https://github.com/inclusionAI/dInfer/issues/38; https://github.com/pytorch/torchdynamo/issues/748"),
     Family("triton-gpu-too-old", COMPILE, "torch.compile: GPU too old for Triton",
            r"Found (?P<gpu>.+?) which is too old to be supported by the triton GPU compiler",
            "compile-gpu-too-old", devices=("cuda",),
@@ -975,6 +1176,23 @@ FAMILIES: tuple[Family, ...] = (
            example="Current CUDA Device does not support bfloat16. Please switch dtype to float16.",
            releases="read in 2.13.0", source="torch/amp/autocast_mode.py"),
     # ------------------------------------------------------------------ libraries around PyTorch
+    Family("hf-generate-device", LIBRARIES, "Hugging Face: generate() with inputs and model on different devices",
+           r"You are calling \.generate\(\) with the `?input_ids`? being on a device type different than your model's "
+           r"device\. `?input_ids`? is on (?P<inputs>\w+), whereas the model is on (?P<model>\w+)",
+           "mixed-devices", devices=("{inputs}", "{model}"),
+           cause=("a UserWarning from Hugging Face transformers: generate() got input_ids on {inputs} while the model "
+                  "(model.device, its first weights) is on {model}. transformers does not move them; the first "
+                  "forward step then fails with 'Expected all tensors to be on the same device' or runs slowly. Often "
+                  "the model is not where you think: from_pretrained without device_map leaves it on the CPU, and "
+                  "model.to(...) was never called."),
+           fix=("Decide where the model should run, then put the inputs there: inputs = tokenizer(..., "
+                "return_tensors='pt').to(model.device). The message's own suggestion, input_ids.to('{model}'), is "
+                "right only if you meant to run on {model}; if you meant the GPU, move the model first (model.to('cuda') "
+                "or device_map) and check print(model.device)."),
+           example=("You are calling .generate() with the `input_ids` being on a device type different than your "
+                    "model's device. `input_ids` is on cuda, whereas the model is on cpu. ..."),
+           releases="transformers 4.2x-4.5x (generation/utils.py)",
+           source="https://github.com/smthemex/ComfyUI_YuE/issues/30; https://github.com/huggingface/transformers/pull/19468"),
     Family("webui-cuda-test", LIBRARIES, "Stable Diffusion web UI: torch cannot use the GPU",
            r"Torch is not able to use GPU; add --skip-torch-cuda-test",
            "no-gpu-visible", devices=("cuda",),
@@ -1116,6 +1334,64 @@ FAMILIES: tuple[Family, ...] = (
            example="Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000",
            releases="NCCL 2.21.5-2.29.7; NCCL 2.30.7 says 'Multiple Ranks are using the same GPU'",
            source="libnccl.so.2 (init.cc) of nvidia-nccl-cu12 2.21.5 and nvidia-nccl-cu13 2.30.7"),
+    Family("nccl-invalid-usage", DISTRIBUTED, "NCCL: invalid usage, without the line that says why",
+           r"NCCL error[^\n]*?invalid usage|ncclInvalidUsage",
+           "nccl-invalid-usage", devices=("cuda",),
+           cause=("NCCL refused the way it was called (ncclInvalidUsage). In PyTorch training the usual reason is two "
+                  "ranks on one GPU: each process stayed on the default cuda:0 because it never called "
+                  "torch.cuda.set_device(local_rank), or more processes were launched than there are GPUs; newer NCCL "
+                  "names it on a 'Last error:' line ('Duplicate GPU detected'). Less often: the ranks call different "
+                  "collectives, or tensors of different sizes, in a different order."),
+           fix=("Rerun with NCCL_DEBUG=WARN (or INFO) to see NCCL's own reason. In each process, before "
+                "init_process_group and any CUDA work: local_rank = int(os.environ['LOCAL_RANK']); "
+                "torch.cuda.set_device(local_rank); launch no more processes per node than GPUs (torchrun "
+                "--nproc-per-node=gpu), and check nvidia-smi on every node."),
+           example=("NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, invalid usage, NCCL version 2.7.8\n"
+                    "ncclInvalidUsage: This usually reflects invalid usage of NCCL library (such as too many async ops, "
+                    "too many collectives at once, mixing streams in a group, etc)."),
+           releases="NCCL 2.7-2.2x with torch 1.x-2.x",
+           source="https://github.com/facebookresearch/swav/issues/61; https://github.com/NVIDIA/nccl/issues/1241 "
+                  "(the NCCL maintainer: several ranks on one CUDA device)"),
+    Family("fsdp-no-accelerator", DISTRIBUTED, "FSDP on a machine without an accelerator",
+           r"FSDP needs a non-CPU accelerator device, but no accelerator device is detected",
+           "no-accelerator",
+           cause=("FullyShardedDataParallel computes on an accelerator (it gathers each shard onto the GPU for its "
+                  "layer): the module is on the CPU and torch finds no accelerator to use (a CPU-only machine or torch "
+                  "build, GPUs hidden by CUDA_VISIBLE_DEVICES, or a framework's FSDP strategy run on the CPU)."),
+           fix=("Run FSDP where there are GPUs (torch.cuda.is_available() inside the job should be True). On the CPU "
+                "use DistributedDataParallel instead: init_process_group('gloo') and DDP(model) without device_ids "
+                "(Lightning: strategy='ddp', accelerator='cpu')."),
+           example="RuntimeError: FSDP needs a non-CPU accelerator device, but no accelerator device is detected.",
+           releases="read in 2.13.0 (torch/distributed/fsdp/_init_utils.py)",
+           source="https://github.com/Lightning-AI/pytorch-lightning/issues/21778"),
+    Family("fsdp-device-id", DISTRIBUTED, "FSDP: device_id against where the module already is",
+           rf"Inconsistent compute device and\s*['`]?device_id\s*['`]?\s*on rank (?P<rank>\d+): (?P<compute>{DEV}) vs "
+           rf"(?P<given>{DEV})",
+           "ddp-device", devices=("{compute}", "{given}"), flags=re.IGNORECASE,
+           cause=("FSDP on rank {rank} was given device_id={given}, but the module is already on {compute} (FSDP "
+                  "computes where the parameters are): the model was moved with .cuda() or .to('cuda') while the "
+                  "current GPU was still cuda:0, because torch.cuda.set_device(local_rank) had not been called, so "
+                  "every rank put its copy on GPU 0."),
+           fix=("In each process call torch.cuda.set_device(local_rank) first. Then either leave the model on the CPU "
+                "and pass FSDP(model, device_id=local_rank), which moves it, or move it yourself to "
+                "torch.device('cuda', local_rank); never .to('cuda') without the index before set_device."),
+           example="ValueError: Inconsistent compute device and `device_id` on rank 3: cuda:0 vs cuda:3",
+           releases="FSDP since 1.12 (read in 2.13.0, torch/distributed/fsdp/_init_utils.py)",
+           source="https://github.com/h2oai/h2ogpt/issues/671 (as pasted there: 'inconsistent compute device and'device_id '')"),
+    Family("fsdp-offload-moved", DISTRIBUTED, "FSDP with CPU offload: the module moved to the GPU",
+           rf"An FSDP-managed module with parameter CPU offloading enabled has parameters on (?P<found>{DEV})",
+           "ddp-device", devices=("{found}", "cpu"),
+           cause=("FSDP was built with CPUOffload(offload_params=True): it keeps the sharded parameters on the CPU and "
+                  "brings each to the GPU only for its computation, but at the first forward they are on {found}. "
+                  "Something moved the wrapped model after wrapping: model.cuda() or model.to(device) on the FSDP "
+                  "model, or a training framework's own 'move the model to its device' step."),
+           fix=("With parameter offload, do not move the model: wrap it on the CPU and never call .to(device) or "
+                ".cuda() on it afterwards (move only the inputs). If a framework moves it, turn that step off, or turn "
+                "parameter offload off."),
+           example=("RuntimeError: An FSDP-managed module with parameter CPU offloading enabled has parameters on cuda:0. "
+                    "Make sure to not move the module from CPU when offloading parameters."),
+           releases="FSDP since 1.12 (read in 2.13.0, torch/distributed/fsdp/_runtime_utils.py)",
+           source="https://github.com/NVIDIA-NeMo/Speech/issues/9531"),
     Family("ddp-split-module", DISTRIBUTED, "DDP: device_ids with a model split over GPUs",
            r"DistributedDataParallel device_ids and output_device arguments only work with .*?but got device_ids "
            r"(?P<ids>\[[^\]]*\]|\S+?),.*?module parameters (?P<params>\{[^}]*device\(type='(?!cpu)\w+', index=(?P<a>\d+)\)"
@@ -1255,6 +1531,40 @@ FAMILIES: tuple[Family, ...] = (
                 "0 <= y.min() and y.max() < num_classes."),
            example="CUDA error: device-side assert triggered", releases="CUDA 12 and 13 runtimes",
            source="libcudart (cudaGetErrorString)"),
+    Family("cuda-init-error", DID, "CUDA could not initialise in this process (usually a forked worker)",
+           r"(?:CUDA error(?: \(3\))?|cuda runtime error \(3\)) ?: initialization error"
+           r"|THCudaCheck FAIL[^\n]*error=3 : initialization error",
+           "forked-subprocess", devices=("cuda",),
+           cause=("the CUDA runtime could not start in this process (cudaErrorInitializationError, error 3). In PyTorch "
+                  "it is most often a child process made by fork after the parent had started CUDA, which then touches "
+                  "the GPU: DataLoader workers (num_workers > 0 fork on Linux) whose Dataset, collate_fn or pinning "
+                  "code calls .cuda(), or a CUDA default (torch.set_default_tensor_type('torch.cuda.FloatTensor'), "
+                  "torch.set_default_device('cuda')) that makes every tensor the worker creates a CUDA one. When "
+                  "PyTorch's own check catches the fork first it says 'Cannot re-initialize CUDA in forked "
+                  "subprocess' instead. If it fails outside any worker too, the driver is at fault."),
+           fix=("Keep CUDA out of the workers: let the Dataset return CPU tensors and move each batch in the training "
+                "loop (x = x.to(device, non_blocking=True), with pin_memory=True); drop a CUDA default tensor type or "
+                "device. If a worker must use the GPU: DataLoader(..., multiprocessing_context='spawn'). If even "
+                "torch.zeros(1, device='cuda') in a fresh Python fails: nvidia-smi, and a reboot after a driver update."),
+           example="RuntimeError: CUDA error: initialization error",
+           releases="0.3-1.x as 'CUDA error (3): initialization error' and THCudaCheck; any CUDA build",
+           source="https://github.com/pytorch/pytorch/issues/21092; https://github.com/pytorch/pytorch/issues/33754; "
+                  "https://github.com/pytorch/pytorch/issues/2517"),
+    Family("cudnn-not-supported", DID, "cuDNN: no algorithm for this input",
+           r"CUDNN_STATUS_NOT_SUPPORTED",
+           "cuda-library-failure", devices=("cuda",), flags=re.IGNORECASE,
+           cause=("cuDNN has no kernel for this call as it was given: most often an input that is not contiguous (a "
+                  "view made by permute, transpose, chunk or expand, as the message hints), a batch or tensor too "
+                  "large for cuDNN's kernels (it comes and goes with the batch size), or a dtype and layout "
+                  "combination this cuDNN version lacks. The devices are fine."),
+           fix=("Make the input contiguous before the layer: x = x.contiguous(); try a smaller batch, or split it; "
+                "torch.backends.cudnn.enabled = False runs the operation without cuDNN (slower), which confirms where "
+                "it fails; a newer torch brings a newer cuDNN."),
+           example=("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a "
+                    "non-contiguous input."),
+           releases="CUDA builds 0.4-2.x",
+           source="https://github.com/pppLang/SKNet/issues/14; https://github.com/loeweX/Greedy_InfoMax/issues/3 "
+                  "(.contiguous() fixed it); https://github.com/microsoft/NeuronBlocks/issues/26 (the batch size)"),
     Family("gpu-busy", DID, "All GPUs busy or unavailable",
            r"(?:all )?CUDA-capable device\(?s?\)? (?:is/are|are) busy or unavailable",
            "gpu-busy-or-unavailable", devices=("cuda",), flags=re.IGNORECASE,
@@ -1321,6 +1631,21 @@ FAMILIES: tuple[Family, ...] = (
            example="MPS backend out of memory (MPS allocated: 9.57 GiB, other allocations: 17.35 GiB, max allowed: "
                    "27.20 GiB). Tried to allocate 292.50 MiB on private pool. ...",
            releases="macOS arm64 wheels 2.x", source="https://github.com/pytorch/pytorch/issues/96814"),
+    Family("gpu-oom-beyond-capacity", DID, "Out of memory: one allocation larger than the whole GPU",
+           r"(?P<backend>CUDA|HIP|XPU) out of memory\. Tried to allocate",
+           "out-of-memory", devices=("{gpu}",), roles=dict(compute="gpu_oom_beyond"),
+           cause=("this one allocation ({size}) is larger than the whole GPU ({total}), so no batch-size tuning of the "
+                  "rest and no empty_cache() can make room. A single tensor that size means a shape far larger than "
+                  "intended: full-resolution images or volumes, an accidental broadcast or outer product ([N, 1] "
+                  "against [1, N]), attention over a very long sequence (its memory grows with the square of the "
+                  "length), or a dimension multiplied in twice."),
+           fix=("Print the shapes going into the failing line and work out numel() x element size; shrink the input "
+                "(resize, crop, shorter sequences), fix the broadcast, or process it in chunks (torch.split, a loop "
+                "over tiles). If that size is really needed, it needs a GPU with more memory, or the CPU."),
+           example=("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 55.57 GiB. GPU 0 has a total "
+                    "capacty of 12.00 GiB of which 9.02 GiB is free. ..."),
+           releases="CUDA builds 1.x-2.x (both the '(GPU 0; 8.00 GiB total capacity; ...)' and the 2.1+ wording)",
+           source="https://github.com/wxian3/NeuroLens/issues/2; https://github.com/YingqianWang/iPASSR/issues/9"),
     Family("gpu-out-of-memory", DID, "Out of memory (GPU: CUDA or ROCm)",
            r"(?P<backend>CUDA|HIP|XPU) out of memory|OutOfMemoryError",
            "out-of-memory", devices=("{gpu}",), roles=dict(compute="gpu_oom"),
@@ -1396,7 +1721,7 @@ FAMILIES: tuple[Family, ...] = (
            r"|Input type \([\w.]+\) and (?:weight|bias) type \([\w.]+\) should be the same"
            r"|expected device \S+ and dtype \w+ but got device \S+ and dtype \w+"
            r"|Expected object of (?:type|backend) \S+ but (?:found type|got backend) \S+"
-           r"|does not support linear for non-float inputs|to have one of the following scalar types",
+           r"|does not support \w+ for non-float inputs|to have one of the following scalar types",
            "dtype", device_error=False,
            cause=("the tensors' dtypes do not fit this operation (an integer tensor where floats are needed, float32 "
                   "against float64, half precision on a kernel without it); their device is fine."),
@@ -1479,7 +1804,8 @@ MENTIONS: tuple[Mention, ...] = (
             "a device backend from outside PyTorch (its PrivateUse1 slot: Ascend NPUs, custom C++ extensions)",
             "torch._C._get_privateuse1_backend_name(), the backend's own is_available() and version against "
             "torch.__version__; whether the same step runs on the CPU", re.IGNORECASE),
-    Mention("CUDA", r"\bCUDA\b|\bcuda(?::\d+)?\b|torch\.cuda\.\w+Tensor|\bCUDA\w*Type\b|\bnvidia\b|\bnvcc\b",
+    Mention("CUDA", r"\bCUDA\b|\bcuda(?::\d+)?\b|torch\.cuda\.\w+Tensor|\bCUDA\w*Type\b|\bQuantizedCUDA\b|\bnvidia\b"
+            r"|\bnvcc\b",
             "an NVIDIA GPU through CUDA",
             "torch.cuda.is_available(), torch.version.cuda, nvidia-smi; rerun with CUDA_LAUNCH_BLOCKING=1 to find the "
             "failing call", re.IGNORECASE),
@@ -1488,7 +1814,7 @@ MENTIONS: tuple[Mention, ...] = (
             re.IGNORECASE),
     Mention("accelerator", r"\baccelerators?\b", "an accelerator (CUDA, MPS, XPU, ...)",
             "torch.accelerator.is_available() and torch.accelerator.current_accelerator()", re.IGNORECASE),
-    Mention("cpu", r"\bcpu(?::\d+)?\b|device\(type='cpu'\)|\bCPU\w*Type\b",
+    Mention("cpu", r"\bcpu(?::\d+)?\b|device\(type='cpu'\)|\bCPU\w*Type\b|\bQuantizedCPU\b",
             "the CPU as a device (host memory)",
             "which of the tensors involved are on the CPU and which are not: print(t.device) for each", re.IGNORECASE),
 )

@@ -523,6 +523,17 @@ def _gpu_oom_values(values: dict[str, str], message: str) -> dict:
                 tool={"HIP": "rocm-smi", "XPU": "xpu-smi"}.get(name, "nvidia-smi"))
 
 
+def _gpu_oom_beyond_values(values: dict[str, str], message: str) -> dict | None:
+    """The OOM values when one allocation is larger than the whole GPU; else None (the plain OOM row explains)."""
+    asked = re.search(r"Tried to allocate (\d[\d.]*) ([KMGT]i?B)", message)
+    whole = re.search(r"total capaci?ty of (\d[\d.]*) ([KMGT]i?B)|(\d[\d.]*) ([KMGT]i?B) total capacity", message)
+    size = asked.groups() if asked else ("0", "B")  # no figures: never 'larger than the GPU'
+    total = [g for g in (whole.groups() if whole else ()) if g] or ["inf", "B"]
+    if float(size[0]) * 1024 ** "BKMGT".index(size[1][0]) <= float(total[0]) * 1024 ** "BKMGT".index(total[1][0]):
+        return None
+    return {**_gpu_oom_values(values, message), "size": " ".join(size), "total": " ".join(total)}
+
+
 def _capability_case(case: str):
     """A compute role for torch 2.8.0-2.10.0's range warning that accepts only one ``case`` of where the GPU falls
     (older than the list, a minor above its newest entry, a newer major) and names the archs for the row's text."""
@@ -547,6 +558,7 @@ COMPUTE = {
     "cuda_builds": _cuda_builds_values,
     "pin": _pin_values,
     "gpu_oom": _gpu_oom_values,
+    "gpu_oom_beyond": _gpu_oom_beyond_values,
     "gib": lambda values, _: dict(gib=f"{int(values['nbytes']) / 2**30:.1f} GiB"),
 }
 
