@@ -9,10 +9,15 @@ something other than a pass, and the untouched solutions full marks in the same 
 2. an IPython startup file patching ``torch.equal``, then a loop until the kernel is restarted;
 3. a ``TorchFunctionMode`` that makes ``torch.equal`` answer True, entered at the top;
 4. reading the checker's ``expected`` from the caller's frames.
+
+And files built to break the grader itself (a probe of the grader, 2026-12-06): JSON or source nested past the
+parsers' depth, symbolic links to the solutions, to another learner's notebook or to a file outside the sandbox, a
+name chosen to take another learner's feedback file, and escape sequences in what the reports quote.
 """
 
 from __future__ import annotations
 
+import hashlib
 import pathlib
 import shutil
 
@@ -158,3 +163,87 @@ def test_reading_the_frames_earns_nothing_on_09(tmp_path):
     assert all(g.status == "pass" for g in graded["solution"].values()), str(graded["_rows"]["solution"])
     _no_pass(graded["reads_the_frames"], "09.1", "09.2", "09.3")
     assert graded["reads_the_frames"]["09.2"].status == "fail"
+
+
+# ------------------------------------------------------------------ files built to break the grader, not the checks
+
+DEEP_SOURCE = "_ = " + "-" * 20_000 + "1\n"  # ast.parse in the grader's process: MemoryError (RecursionError nearer 3,000)
+
+ESCAPES = '''# escape sequences in what the reports quote: a path it tried to write, an exception's message
+try:
+    open("/proc/\\x1b[2J\\x1b[31mall clear\\x07", "w")
+except OSError:
+    pass
+raise ValueError("\\x1b]0;retitled\\x07\\x1b[2J\\u202e")
+'''
+
+SECRET = "instructor-only token 5f1e0c"
+
+
+@pytest.fixture(scope="module")
+def hostile_files(tmp_path_factory):
+    """One batch of set 01 beside a solution: every submission below once crashed the batch, was graded from a
+    file that is not the learner's, took another learner's feedback file, or wrote escape sequences into reports."""
+    from course_grader.report import write_reports
+
+    exercise = "01_device_query_exercises.ipynb"
+    tmp_path = tmp_path_factory.mktemp("hostile")
+    folder = tmp_path / "01"
+    folder.mkdir()
+    shutil.copy(SOLUTIONS / exercise, folder / "solution.ipynb")
+    (folder / "deep_json.ipynb").write_text("[" * 100_000 + "]" * 100_000)  # json.loads: RecursionError
+    nbformat.write(_with_cells(exercise, DEEP_SOURCE), folder / "deep_source.ipynb")
+    (folder / "linked.ipynb").symlink_to(SOLUTIONS / exercise)  # the solutions, by absolute path
+    (folder / "mallory").mkdir()
+    (folder / "mallory" / exercise).symlink_to("../solution.ipynb")  # another learner's notebook
+    (folder / "trudy").symlink_to(ROOT / "solutions")  # a folder: its notebook named like the exercise
+    (tmp_path / "secret.txt").write_text(SECRET + "\n")
+    (folder / "leak.py").symlink_to(tmp_path / "secret.txt")  # read as a Jupytext cell, quoted in the feedback
+    clash = "a_b-" + hashlib.sha1(b"a b").hexdigest()[:8]  # the slug "a b" gets beside "a_b"
+    for name in ("a b", "a_b", clash):
+        shutil.copy(EXERCISES / exercise, folder / f"{name}.ipynb")
+    nbformat.write(_with_cells(exercise, ESCAPES), folder / "escapes.ipynb")
+    result = grade_batch(EXERCISES / exercise, folder, jobs=1, limits=Limits(cell_timeout=30, total_timeout=200),
+                         sandbox="off")
+    out = tmp_path / "grades"
+    write_reports(result, out)
+    rows = {r.submission.learner: r for r in result.rows}
+    texts = {p.relative_to(out).as_posix(): p.read_text(encoding="utf-8") for p in out.rglob("*") if p.is_file()}
+    return result, rows, texts, clash
+
+
+@pytest.mark.slow
+def test_nesting_past_the_parsers_depth_costs_only_its_own_row(hostile_files):
+    result, rows, _, _ = hostile_files
+    assert len(result.rows) == 10, sorted(rows)  # before: json.loads' and ast.parse's errors ended the whole batch
+    assert all(g.status == "pass" for g in rows["solution"].grades), str(rows["solution"])
+    assert {g.status for g in rows["deep_json"].grades} == {"invalid"}, str(rows["deep_json"])
+    assert "nested too deeply" in rows["deep_json"].grades[0].message
+    assert {g.status for g in rows["deep_source"].grades} == {"not-attempted"}, str(rows["deep_source"])
+
+
+@pytest.mark.slow
+def test_symbolic_links_are_not_followed(hostile_files):
+    _, rows, texts, _ = hostile_files
+    for learner in ("linked", "mallory", "trudy", "leak.py"):  # before: 4/4, 4/4, 4/4, and the secret in feedback
+        row = rows[learner]
+        assert {g.status for g in row.grades} == {"invalid"}, str(row)
+        assert "symbolic link" in row.grades[0].message, str(row)
+    assert not [name for name, text in texts.items() if SECRET in text]
+
+
+@pytest.mark.slow
+def test_no_two_learners_share_a_feedback_file(hostile_files):
+    result, rows, texts, clash = hostile_files
+    slugs = [r.submission.slug for r in result.rows]
+    assert len(set(slugs)) == len(slugs), slugs  # before: "a b" and the learner named clash shared one
+    assert len([n for n in texts if n.startswith("feedback/")]) == len(result.rows)
+    assert rows[clash].submission.slug == clash  # the name that was free is still its own
+
+
+@pytest.mark.slow
+def test_reports_show_escape_sequences_as_text(hostile_files):
+    result, rows, texts, _ = hostile_files
+    assert any("\\x1b[2J" in f for f in rows["escapes"].flags), rows["escapes"].flags  # flagged, and shown
+    for name, text in {**texts, "the summary printed": str(result)}.items():
+        assert not any(c in text for c in "\x1b\x07\u202e"), name  # before: the summary cleared the terminal

@@ -120,6 +120,9 @@ def grade_one(submission: Submission, spec: ExerciseSpec, job: Job) -> Submissio
     except InvalidSubmission as exc:
         return unrunnable(submission, spec, "invalid", str(exc), f"Hand in the notebook file ({spec.path.name}) itself.",
                           time.monotonic() - start)
+    except Exception as exc:  # a grader bug reading the file: this row says so, the batch goes on (never raises)
+        return unrunnable(submission, spec, "error", f"the grader failed reading this submission ({type(exc).__name__}: "
+                          f"{exc}); this is a bug in the grader, please report it", "", time.monotonic() - start)
     scratch = None
     try:
         plan = build_plan(spec, cells)
@@ -157,7 +160,7 @@ def _copies(row: SubmissionGrade, sub: Submission, published: Published) -> Subm
         return row
     try:
         return flag_copies(row, published, read_code_cells(sub.path))
-    except InvalidSubmission:
+    except Exception:  # InvalidSubmission, or a file built to break the comparison: no flag
         return row
 
 
