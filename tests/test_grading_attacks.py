@@ -18,6 +18,7 @@ name chosen to take another learner's feedback file, and escape sequences in wha
 from __future__ import annotations
 
 import hashlib
+import os
 import pathlib
 import shutil
 
@@ -247,3 +248,25 @@ def test_reports_show_escape_sequences_as_text(hostile_files):
     assert any("\\x1b[2J" in f for f in rows["escapes"].flags), rows["escapes"].flags  # flagged, and shown
     for name, text in {**texts, "the summary printed": str(result)}.items():
         assert not any(c in text for c in "\x1b\x07\u202e"), name  # before: the summary cleared the terminal
+
+
+@pytest.mark.slow
+def test_a_file_name_that_is_not_utf8_does_not_break_a_shard(tmp_path):
+    """Before: ``--shard`` wrote its report, then died writing shard.json (UnicodeEncodeError on the path's lone
+    surrogate) with exit status 1 and a half-written file that ``merge`` refused: every row of the shard lost."""
+    import json
+
+    from course_grader.cli import main
+
+    exercise = "01_device_query_exercises.ipynb"
+    folder = tmp_path / "01"
+    folder.mkdir()
+    shutil.copy(EXERCISES / exercise, os.fsencode(folder) + b"/\xff-learner.ipynb")
+    shutil.copy(SOLUTIONS / exercise, folder / "solution.ipynb")
+    out = tmp_path / "shard-1"
+    code = main(["01", str(folder), "--out", str(out), "--jobs", "1", "--sandbox", "off", "--quiet", "--shard", "1/1"])
+    assert code == 0
+    rows = {r["submission"]["learner"]: r for r in json.loads((out / "shard.json").read_text(encoding="utf-8"))["rows"]}
+    assert sorted(rows) == ["\\xff-learner", "solution"]
+    assert os.fsencode(rows["\\xff-learner"]["submission"]["path"]).endswith(b"/\xff-learner.ipynb")  # exactly as found
+    assert main(["merge", str(out), "--out", str(tmp_path / "merged"), "--quiet"]) == 0
