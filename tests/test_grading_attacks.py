@@ -17,6 +17,7 @@ name chosen to take another learner's feedback file, and escape sequences in wha
 
 from __future__ import annotations
 
+import faulthandler
 import hashlib
 import os
 import pathlib
@@ -24,6 +25,7 @@ import shutil
 
 import nbformat
 import pytest
+from grading_fixtures import machine_sandbox, sandbox_mark
 
 from course_grader import Limits, grade_batch
 
@@ -270,3 +272,63 @@ def test_a_file_name_that_is_not_utf8_does_not_break_a_shard(tmp_path):
     assert sorted(rows) == ["\\xff-learner", "solution"]
     assert os.fsencode(rows["\\xff-learner"]["submission"]["path"]).endswith(b"/\xff-learner.ipynb")  # exactly as found
     assert main(["merge", str(out), "--out", str(tmp_path / "merged"), "--quiet"]) == 0
+
+
+# ------------------------------------------------------------------ the scratch folder's files, which the grader opens
+
+LOG_LINK_THEN_RESTART = '''# attack: the kernel's log replaced by a link to a file outside the sandbox, then a loop until the grader restarts
+# the kernel: the grader, outside the sandbox, reopened the log through the link for the new kernel's output
+import os, pathlib
+root = pathlib.Path.cwd().parent
+if not (root / "tmp" / "done").exists():
+    (root / "tmp" / "done").write_text("1")
+    (root / "kernel.log").unlink()
+    os.symlink(TARGET, root / "kernel.log")
+    while True:
+        pass
+'''
+
+FIFO_LOG = '''# attack: a FIFO in place of the audit hook's log, which the grader opened (and waited on, for ever) at the end
+import os, pathlib
+log = pathlib.Path.cwd().parent / "writes.log"
+log.unlink(missing_ok=True)
+os.mkfifo(log)
+'''
+
+MOVED_SCRATCH = '''# attack: the scratch folder renamed away and a link to a folder outside put in its place
+import os, pathlib
+root = pathlib.Path.cwd().parent
+os.rename(root, root.parent / "moved")
+os.symlink(TARGET, root)
+'''
+
+
+@pytest.mark.slow
+@sandbox_mark()
+def test_the_grader_opens_no_file_of_the_scratch_folder_through_a_link_or_a_fifo(tmp_path):
+    """A sandboxed kernel wrote, through the grader, into a file outside its sandbox: it replaced its kernel.log
+    with a link (or its scratch folder with a link to a folder), and its next kernel's output was appended there
+    (exit status 0, no flag). A FIFO in place of writes.log hung the batch for good, past every time limit."""
+    exercise = "01_device_query_exercises.ipynb"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = outside / "instructor-file"
+    folder = tmp_path / "01"
+    folder.mkdir()
+    say = 'import os\nos.write(2, b"written by the kernel, outside its sandbox\\n")\n'
+    nbformat.write(_with_cells(exercise, LOG_LINK_THEN_RESTART.replace("TARGET", repr(str(target))), say),
+                   folder / "log_link.ipynb")
+    nbformat.write(_with_cells(exercise, FIFO_LOG), folder / "fifo_log.ipynb")
+    nbformat.write(_with_cells(exercise, MOVED_SCRATCH.replace("TARGET", repr(str(outside)))), folder / "moved.ipynb")
+    shutil.copy(SOLUTIONS / exercise, folder / "solution.ipynb")
+    faulthandler.dump_traceback_later(300, exit=True)  # before the fix the FIFO hung the batch for ever: end it
+    try:
+        result = grade_batch(EXERCISES / exercise, folder, jobs=1, limits=Limits(cell_timeout=10, total_timeout=120),
+                             sandbox=machine_sandbox())
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+    rows = {r.submission.learner: r for r in result.rows}
+    assert all(g.status == "pass" for g in rows["solution"].grades), str(rows["solution"])
+    assert "restarted the kernel" in rows["log_link"].reason, rows["log_link"].reason  # the attack had its restart
+    assert sorted(os.listdir(outside)) == []  # before: instructor-file, with the kernel's line in it
+    assert "Device or resource busy" in rows["moved"].reason, rows["moved"].reason  # the folder stays where it is
