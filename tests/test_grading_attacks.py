@@ -9,15 +9,23 @@ something other than a pass, and the untouched solutions full marks in the same 
 2. an IPython startup file patching ``torch.equal``, then a loop until the kernel is restarted;
 3. a ``TorchFunctionMode`` that makes ``torch.equal`` answer True, entered at the top;
 4. reading the checker's ``expected`` from the caller's frames.
+
+And files built to break the grader itself (a probe of the grader, 2026-12-06): JSON or source nested past the
+parsers' depth, symbolic links to the solutions, to another learner's notebook or to a file outside the sandbox, a
+name chosen to take another learner's feedback file, and escape sequences in what the reports quote.
 """
 
 from __future__ import annotations
 
+import faulthandler
+import hashlib
+import os
 import pathlib
 import shutil
 
 import nbformat
 import pytest
+from grading_fixtures import machine_sandbox, sandbox_mark
 
 from course_grader import Limits, grade_batch
 
@@ -158,3 +166,169 @@ def test_reading_the_frames_earns_nothing_on_09(tmp_path):
     assert all(g.status == "pass" for g in graded["solution"].values()), str(graded["_rows"]["solution"])
     _no_pass(graded["reads_the_frames"], "09.1", "09.2", "09.3")
     assert graded["reads_the_frames"]["09.2"].status == "fail"
+
+
+# ------------------------------------------------------------------ files built to break the grader, not the checks
+
+DEEP_SOURCE = "_ = " + "-" * 20_000 + "1\n"  # ast.parse in the grader's process: MemoryError (RecursionError nearer 3,000)
+
+ESCAPES = '''# escape sequences in what the reports quote: a path it tried to write, an exception's message
+try:
+    open("/sys/\\x1b[2J\\x1b[31mall clear\\x07", "w")
+except OSError:
+    pass
+raise ValueError("\\x1b]0;retitled\\x07\\x1b[2J\\u202e")
+'''
+
+SECRET = "instructor-only token 5f1e0c"
+
+
+@pytest.fixture(scope="module")
+def hostile_files(tmp_path_factory):
+    """One batch of set 01 beside a solution: every submission below once crashed the batch, was graded from a
+    file that is not the learner's, took another learner's feedback file, or wrote escape sequences into reports."""
+    from course_grader.report import write_reports
+
+    exercise = "01_device_query_exercises.ipynb"
+    tmp_path = tmp_path_factory.mktemp("hostile")
+    folder = tmp_path / "01"
+    folder.mkdir()
+    shutil.copy(SOLUTIONS / exercise, folder / "solution.ipynb")
+    (folder / "deep_json.ipynb").write_text("[" * 100_000 + "]" * 100_000)  # json.loads: RecursionError
+    nbformat.write(_with_cells(exercise, DEEP_SOURCE), folder / "deep_source.ipynb")
+    (folder / "linked.ipynb").symlink_to(SOLUTIONS / exercise)  # the solutions, by absolute path
+    (folder / "mallory").mkdir()
+    (folder / "mallory" / exercise).symlink_to("../solution.ipynb")  # another learner's notebook
+    (folder / "trudy").symlink_to(ROOT / "solutions")  # a folder: its notebook named like the exercise
+    (tmp_path / "secret.txt").write_text(SECRET + "\n")
+    (folder / "leak.py").symlink_to(tmp_path / "secret.txt")  # read as a Jupytext cell, quoted in the feedback
+    clash = "a_b-" + hashlib.sha1(b"a b").hexdigest()[:8]  # the slug "a b" gets beside "a_b"
+    for name in ("a b", "a_b", clash):
+        shutil.copy(EXERCISES / exercise, folder / f"{name}.ipynb")
+    nbformat.write(_with_cells(exercise, ESCAPES), folder / "escapes.ipynb")
+    result = grade_batch(EXERCISES / exercise, folder, jobs=1, limits=Limits(cell_timeout=30, total_timeout=200),
+                         sandbox="off")
+    out = tmp_path / "grades"
+    write_reports(result, out)
+    rows = {r.submission.learner: r for r in result.rows}
+    texts = {p.relative_to(out).as_posix(): p.read_text(encoding="utf-8") for p in out.rglob("*") if p.is_file()}
+    return result, rows, texts, clash
+
+
+@pytest.mark.slow
+def test_nesting_past_the_parsers_depth_costs_only_its_own_row(hostile_files):
+    result, rows, _, _ = hostile_files
+    assert len(result.rows) == 11, sorted(rows)  # before: json.loads' and ast.parse's errors ended the whole batch
+    assert all(g.status == "pass" for g in rows["solution"].grades), str(rows["solution"])
+    assert {g.status for g in rows["deep_json"].grades} == {"invalid"}, str(rows["deep_json"])
+    assert "nested too deeply" in rows["deep_json"].grades[0].message
+    assert {g.status for g in rows["deep_source"].grades} == {"not-attempted"}, str(rows["deep_source"])
+
+
+@pytest.mark.slow
+def test_symbolic_links_are_not_followed(hostile_files):
+    _, rows, texts, _ = hostile_files
+    for learner in ("linked", "mallory", "trudy", "leak.py"):  # before: 4/4, 4/4, 4/4, and the secret in feedback
+        row = rows[learner]
+        assert {g.status for g in row.grades} == {"invalid"}, str(row)
+        assert "symbolic link" in row.grades[0].message, str(row)
+    assert not [name for name, text in texts.items() if SECRET in text]
+
+
+@pytest.mark.slow
+def test_no_two_learners_share_a_feedback_file(hostile_files):
+    result, rows, texts, clash = hostile_files
+    slugs = [r.submission.slug for r in result.rows]
+    assert len(set(slugs)) == len(slugs), slugs  # before: "a b" and the learner named clash shared one
+    assert len([n for n in texts if n.startswith("feedback/")]) == len(result.rows)
+    assert rows[clash].submission.slug == clash  # the name that was free is still its own
+
+
+@pytest.mark.slow
+def test_reports_show_escape_sequences_as_text(hostile_files):
+    result, rows, texts, _ = hostile_files
+    assert any("\\x1b[2J" in f for f in rows["escapes"].flags), rows["escapes"].flags  # flagged, and shown
+    for name, text in {**texts, "the summary printed": str(result)}.items():
+        assert not any(c in text for c in "\x1b\x07\u202e"), name  # before: the summary cleared the terminal
+
+
+@pytest.mark.slow
+def test_a_file_name_that_is_not_utf8_does_not_break_a_shard(tmp_path):
+    """Before: ``--shard`` wrote its report, then died writing shard.json (UnicodeEncodeError on the path's lone
+    surrogate) with exit status 1 and a half-written file that ``merge`` refused: every row of the shard lost."""
+    import json
+
+    from course_grader.cli import main
+
+    exercise = "01_device_query_exercises.ipynb"
+    folder = tmp_path / "01"
+    folder.mkdir()
+    shutil.copy(EXERCISES / exercise, os.fsencode(folder) + b"/\xff-learner.ipynb")
+    shutil.copy(SOLUTIONS / exercise, folder / "solution.ipynb")
+    out = tmp_path / "shard-1"
+    code = main(["01", str(folder), "--out", str(out), "--jobs", "1", "--sandbox", "off", "--quiet", "--shard", "1/1"])
+    assert code == 0
+    rows = {r["submission"]["learner"]: r for r in json.loads((out / "shard.json").read_text(encoding="utf-8"))["rows"]}
+    assert sorted(rows) == ["\\xff-learner", "solution"]
+    assert os.fsencode(rows["\\xff-learner"]["submission"]["path"]).endswith(b"/\xff-learner.ipynb")  # exactly as found
+    assert main(["merge", str(out), "--out", str(tmp_path / "merged"), "--quiet"]) == 0
+
+
+# ------------------------------------------------------------------ the scratch folder's files, which the grader opens
+
+LOG_LINK_THEN_RESTART = '''# attack: the kernel's log replaced by a link to a file outside the sandbox, then a loop until the grader restarts
+# the kernel: the grader, outside the sandbox, reopened the log through the link for the new kernel's output
+import os, pathlib
+root = pathlib.Path.cwd().parent
+if not (root / "tmp" / "done").exists():
+    (root / "tmp" / "done").write_text("1")
+    (root / "kernel.log").unlink()
+    os.symlink(TARGET, root / "kernel.log")
+    while True:
+        pass
+'''
+
+FIFO_LOG = '''# attack: a FIFO in place of the audit hook's log, which the grader opened (and waited on, for ever) at the end
+import os, pathlib
+log = pathlib.Path.cwd().parent / "writes.log"
+log.unlink(missing_ok=True)
+os.mkfifo(log)
+'''
+
+MOVED_SCRATCH = '''# attack: the scratch folder renamed away and a link to a folder outside put in its place
+import os, pathlib
+root = pathlib.Path.cwd().parent
+os.rename(root, root.parent / "moved")
+os.symlink(TARGET, root)
+'''
+
+
+@pytest.mark.slow
+@sandbox_mark()
+def test_the_grader_opens_no_file_of_the_scratch_folder_through_a_link_or_a_fifo(tmp_path):
+    """A sandboxed kernel wrote, through the grader, into a file outside its sandbox: it replaced its kernel.log
+    with a link (or its scratch folder with a link to a folder), and its next kernel's output was appended there
+    (exit status 0, no flag). A FIFO in place of writes.log hung the batch for good, past every time limit."""
+    exercise = "01_device_query_exercises.ipynb"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = outside / "instructor-file"
+    folder = tmp_path / "01"
+    folder.mkdir()
+    say = 'import os\nos.write(2, b"written by the kernel, outside its sandbox\\n")\n'
+    nbformat.write(_with_cells(exercise, LOG_LINK_THEN_RESTART.replace("TARGET", repr(str(target))), say),
+                   folder / "log_link.ipynb")
+    nbformat.write(_with_cells(exercise, FIFO_LOG), folder / "fifo_log.ipynb")
+    nbformat.write(_with_cells(exercise, MOVED_SCRATCH.replace("TARGET", repr(str(outside)))), folder / "moved.ipynb")
+    shutil.copy(SOLUTIONS / exercise, folder / "solution.ipynb")
+    faulthandler.dump_traceback_later(300, exit=True)  # before the fix the FIFO hung the batch for ever: end it
+    try:
+        result = grade_batch(EXERCISES / exercise, folder, jobs=1, limits=Limits(cell_timeout=10, total_timeout=120),
+                             sandbox=machine_sandbox())
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+    rows = {r.submission.learner: r for r in result.rows}
+    assert all(g.status == "pass" for g in rows["solution"].grades), str(rows["solution"])
+    assert "restarted the kernel" in rows["log_link"].reason, rows["log_link"].reason  # the attack had its restart
+    assert sorted(os.listdir(outside)) == []  # before: instructor-file, with the kernel's line in it
+    assert "Device or resource busy" in rows["moved"].reason, rows["moved"].reason  # the folder stays where it is

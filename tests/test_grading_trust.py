@@ -125,10 +125,14 @@ def test_the_handover_folder_is_bound_read_only_at_its_own_path(tmp_path):
     """Where the judge writes what a check hands over (issue 33): the kernel reads it at the judge's path."""
     scratch = make_scratch(tmp_path, "learner")
     argv = bwrap_argv("bwrap", scratch.own, scratch.work, tmp_path, None, scratch.handover)
-    own, handover = str(scratch.own.resolve()), str(scratch.handover.resolve())
+    own, root, handover = (str(p.resolve()) for p in (scratch.own, scratch.root, scratch.handover))
     at = argv.index("--bind")
-    assert argv[at:at + 3] == ["--bind", own, own] and argv.count("--bind") == 1, "nothing else becomes writable"
-    assert argv[at + 3:at + 6] == ["--ro-bind", handover, handover], "read-only, over the writable folder"
+    assert argv[at:at + 3] == ["--bind", own, own]
+    # the scratch folder, inside it, bound onto itself: a mount point the kernel cannot rename away (the probe of
+    # 2026-12-06: a link in its place led the grader's own opens outside the sandbox)
+    assert argv[at + 3:at + 6] == ["--bind", root, root] and root.startswith(own + "/")
+    assert argv.count("--bind") == 2, "nothing else becomes writable"
+    assert argv[at + 6:at + 9] == ["--ro-bind", handover, handover], "read-only, over the writable folder"
     with pytest.raises(ValueError, match="inside the submission's own folder"):
         bwrap_argv("bwrap", scratch.own, scratch.work, tmp_path, None, tmp_path / "elsewhere")
 

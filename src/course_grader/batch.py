@@ -28,7 +28,7 @@ from course_grader.judges import start_judges
 from course_grader.kernel_boot import dumpable, is_dumpable
 from course_grader.manifest import ModifiedCourse, Verification, verify_imported, verify_package
 from course_grader.plan import build_plan
-from course_grader.results import BatchResult, Submission, SubmissionGrade, one_title_each
+from course_grader.results import BatchResult, Submission, SubmissionGrade, no_controls, one_title_each
 from course_grader.runner import Judge, KernelSetup, Launch, Limits, StepRun, judge_in_this_process, run_steps
 from course_grader.sandbox import Scratch, changed, fingerprint, kernel_env, make_scratch, remove, stage_package
 from course_grader.shards import select
@@ -64,8 +64,8 @@ def _refused_writes(runs: list[StepRun]) -> list[str]:
 
 def _write_flags(scratch: Scratch, runs: list[StepRun], sandboxed: bool) -> tuple[str, ...]:
     """Name what the submission wrote, or tried to write, outside its own folder."""
-    paths = scratch.attempted_writes()
-    refused = _refused_writes(runs) if sandboxed else []
+    paths = [no_controls(p, one_line=True) for p in scratch.attempted_writes()]  # the learner chose them: no escapes
+    refused = [no_controls(r, one_line=True) for r in _refused_writes(runs)] if sandboxed else []
     flags = []
     if paths:
         shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
@@ -120,6 +120,9 @@ def grade_one(submission: Submission, spec: ExerciseSpec, job: Job) -> Submissio
     except InvalidSubmission as exc:
         return unrunnable(submission, spec, "invalid", str(exc), f"Hand in the notebook file ({spec.path.name}) itself.",
                           time.monotonic() - start)
+    except Exception as exc:  # a grader bug reading the file: this row says so, the batch goes on (never raises)
+        return unrunnable(submission, spec, "error", f"the grader failed reading this submission ({type(exc).__name__}: "
+                          f"{exc}); this is a bug in the grader, please report it", "", time.monotonic() - start)
     scratch = None
     try:
         plan = build_plan(spec, cells)
@@ -141,7 +144,7 @@ def grade_one(submission: Submission, spec: ExerciseSpec, job: Job) -> Submissio
         strays = scratch.strays()
         if strays:
             row = replace(row, flags=row.flags + (
-                "wrote outside its working folder: " + ", ".join(strays[:5]),))
+                "wrote outside its working folder: " + ", ".join(no_controls(p, one_line=True) for p in strays[:5]),))
         return row
     except Exception as exc:  # a grader bug: say so, and keep the batch going
         return unrunnable(submission, spec, "error", f"the grader failed on this submission ({type(exc).__name__}: "
@@ -157,7 +160,7 @@ def _copies(row: SubmissionGrade, sub: Submission, published: Published) -> Subm
         return row
     try:
         return flag_copies(row, published, read_code_cells(sub.path))
-    except InvalidSubmission:
+    except Exception:  # InvalidSubmission, or a file built to break the comparison: no flag
         return row
 
 
@@ -397,7 +400,8 @@ class _Batch:
         running = self.running
         others = f" (or by one running at the same time: {', '.join(sorted(running))})" if running else ""
         return replace(row, flags=row.flags + (
-            f"wrote outside its working folder: {', '.join(sorted(names)[:5])} appeared three levels above it, "
+            f"wrote outside its working folder: {', '.join(no_controls(n, one_line=True) for n in sorted(names)[:5])} "
+            "appeared three levels above it, "
             f"in the grader's temporary folder{others}",))
 
     def ran_since_last_look(self) -> list[str]:

@@ -236,6 +236,12 @@ def bwrap_argv(bwrap: str, own: Path, work: Path, batch_root: Path | None = None
     if batch_root is not None and not _under(own, Path(batch_root).resolve()):
         raise ValueError(f"the submission's folder {own} must lie inside the batch's folder {batch_root}")
     argv += ["--bind", str(own), str(own)]
+    root = Path(work).resolve().parent
+    if _under(root, own) and root != own:
+        # the scratch folder (the kernel's log, the audit hook's log, the sockets) bound onto itself: a mount point,
+        # which the kernel can write in but not rename away and put a link in its place, for the grader, outside the
+        # sandbox, to open its files through
+        argv += ["--bind", str(root), str(root)]
     if handover is not None:
         handover = Path(handover).resolve()
         if not _under(handover, own) or handover == own:

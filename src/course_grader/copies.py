@@ -92,8 +92,8 @@ def _functions(sources: list[str]) -> dict[str, ast.FunctionDef | ast.AsyncFunct
     for source in sources:
         try:
             tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            continue  # IPython magics, or a learner's broken cell: nothing to compare
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue  # IPython magics, a learner's broken cell, or one nested past the parser's depth: nothing to compare
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 found[node.name] = node
@@ -122,7 +122,15 @@ def published_solution(spec: ExerciseSpec, solutions: Path | None = None) -> Pub
 def copied(published: Published, cells: list[LearnerCell]) -> list[str]:
     """The exercises whose answer in ``cells`` is the published solution's, normalised."""
     mine = _functions([c.source for c in cells])
-    return [ex for ex, name, code in published.functions if name in mine and normalised(mine[name])[0] == code]
+    return [ex for ex, name, code in published.functions if name in mine and _normalised_code(mine[name]) == code]
+
+
+def _normalised_code(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """``normalised(function)``'s code, or None for a function too deep to rebuild (then it is no copy)."""
+    try:
+        return normalised(function)[0]
+    except (RecursionError, MemoryError, ValueError, SyntaxError):
+        return None
 
 
 def flag_copies(row: SubmissionGrade, published: Published, cells: list[LearnerCell]) -> SubmissionGrade:

@@ -121,7 +121,7 @@ def binds(source: str, name: str) -> bool:
     """Whether the cell defines ``name`` at top level (def, class, assignment or import)."""
     try:
         tree = ast.parse(_python(source))
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # the last two: a cell built to be deep
         return re.search(rf"^(async\s+)?def\s+{re.escape(name)}\b|^{re.escape(name)}\s*=", source, re.M) is not None
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:

@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 
 # summary_text lives with BatchResult (it is its __str__); imported here for write_reports and cli.
-from course_grader.results import BatchResult, SubmissionGrade, cut_with_note, summary_text
+from course_grader.results import BatchResult, SubmissionGrade, cut_with_note, no_controls, summary_text
 
 CELL_LIMIT = 2000
 FEEDBACK_LIMIT = 1024 * 1024  # characters of one feedback file; a longer one is cut, with a note
@@ -30,7 +30,7 @@ FEEDBACK_LIMIT = 1024 * 1024  # characters of one feedback file; a longer one is
 
 def _safe(text: object) -> str:
     """A CSV cell that spreadsheets will not run as a formula, and of bounded length."""
-    text = str(text)[:CELL_LIMIT]
+    text = no_controls(str(text)[:CELL_LIMIT])  # no escape sequence reaches a terminal that shows the file
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
@@ -84,6 +84,7 @@ def markdown(text: str) -> str:
     is escaped, and line breaks are kept.
     """
     parts, last = [], 0
+    text = no_controls(text)
     for match in _CODE_SPAN.finditer(text):
         parts.append(_MARKDOWN_SPECIAL.sub(r"\\\1", text[last:match.start()]))
         parts.append(match.group(0).replace("|", "\\|"))  # a | ends a table cell even inside code

@@ -7,6 +7,7 @@ because it is ``BatchResult.__str__``, so this module imports nothing of ``repor
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -15,6 +16,20 @@ from course_utils.check_cells import CHECK_STATUSES
 from course_utils.display import markup, pre, table, tag
 
 MESSAGE_LIMIT = 20_000  # characters of one check's message (and of its hint) kept in the reports
+
+
+# Characters a terminal or an editor acts on instead of showing: C0 and C1 controls (ESC starts the escape sequences
+# that clear a screen or retitle a window), DEL, and Unicode's direction overrides. A learner chooses much of what the
+# reports quote (file names, paths written to, exception messages), so every report shows these as escapes.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROLS_AND_BREAKS = re.compile(_CONTROLS.pattern[:-1] + "\t\n]")
+
+
+def no_controls(text: object, *, one_line: bool = False) -> str:
+    """``text`` with every control character shown as its escape (``\\x1b``); tabs and line breaks kept, unless
+    ``one_line``."""
+    pattern = _CONTROLS_AND_BREAKS if one_line else _CONTROLS
+    return pattern.sub(lambda m: ascii(m.group())[1:-1], str(text))
 
 
 def cut_with_note(text: str, limit: int) -> str:
@@ -194,10 +209,11 @@ def summary_text(result: BatchResult) -> str:
         lines.append(f"copies of the published solution (flagged, not failed): {copies} of {len(rows)}")
     if flagged:
         lines += ["", "flagged for a look (see the reason column of grades.csv):"]
-        lines += [f"  {r.submission.learner}: {f}" for r in flagged for f in r.flags]
+        lines += [f"  {no_controls(r.submission.learner, one_line=True)}: {no_controls(f, one_line=True)}"
+                  for r in flagged for f in r.flags]
     if result.changed_files:
         lines += ["", "WARNING: the exercise notebook, the submissions, the course checkout or the Python environment changed while grading:"]
-        lines += [f"  {c}" for c in result.changed_files[:50]]
+        lines += [f"  {no_controls(c, one_line=True)}" for c in result.changed_files[:50]]
     else:
         lines += ["", "the exercise notebook, the submissions, the course checkout and the Python environment are unchanged (before and after)"]
     return "\n".join(lines) + "\n"

@@ -40,7 +40,7 @@ from traitlets import Bool, List, Unicode
 
 from course_grader.boundary import EVIDENCE, REPLY_CAP, ChannelLost, JudgeLost, answer_question, channel_cell, oversized_reply, split_request
 from course_grader.plan import Step
-from course_grader.sandbox import Scratch
+from course_grader.sandbox import Scratch, open_regular
 from course_utils.display import truncate
 from course_utils.processes import ProcessGroups, kill_group, signal_name
 
@@ -258,7 +258,10 @@ class _Kernel:
         # the connection file and the Unix sockets in the submission's own folder (mode 0700), not in the
         # user's runtime folder; inside the sandbox's network namespace a TCP port would be out of reach
         ours, theirs = private_kernel(km, self.scratch.root, self.launch.ipc, self.launch.prefix, self.launch.private)
-        self.log = open(self.scratch.log, "ab")
+        try:  # the kernel can write in its scratch folder: never through a link it put there, nor into a FIFO
+            self.log = os.fdopen(open_regular(self.scratch.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "ab")
+        except OSError:
+            self.log = open(os.devnull, "ab")  # noqa: SIM115 (closed in close(), as the log is)
         try:
             await client.async_start_new_kernel(cwd=str(self.scratch.work), env=self.env, stdout=self.log,
                                                 stderr=self.log, **({"stdin": theirs.fileno()} if theirs else {}))

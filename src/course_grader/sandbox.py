@@ -13,6 +13,7 @@ folder that the kernel's audit hook saw (``attempted_writes``), named per submis
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -94,15 +95,33 @@ class Scratch:
         here is evidence, an empty list is not proof (the sandbox, where there is one, is).
         """
         try:
-            with open(self.writes, "rb") as handle:
+            with os.fdopen(open_regular(self.writes, os.O_RDONLY), "rb") as handle:
                 text = handle.read(1 << 20).decode("utf-8", "backslashreplace")
-        except OSError:
+        except OSError:  # gone, or replaced by a link or a FIFO (whose open would wait for ever): nothing to read
             return []
         seen: dict[str, None] = {}
         for line in text.splitlines():
             if line.strip():
                 seen.setdefault(line.strip(), None)
         return list(seen)[:MAX_WRITES]
+
+
+def open_regular(path: Path, flags: int, mode: int = 0o600) -> int:
+    """A descriptor of ``path`` opened by the grader in a folder the learner's code can write in: never through a
+    symbolic link the code put there (``O_NOFOLLOW``), never waiting on a FIFO (``O_NONBLOCK``), and only a regular
+    file (OSError otherwise). A kernel that replaced its log by a link to a file outside its sandbox had the grader
+    append its output there."""
+    fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0),
+                 mode)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, f"not a regular file: {path}")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def make_scratch(batch_root: Path, slug: str) -> Scratch:

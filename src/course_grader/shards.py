@@ -109,7 +109,9 @@ def write_shard_file(out: Path, result: BatchResult, settings: dict, course: dic
                       "verified": result.verified},
             "rows": [_row_data(r) for r in result.rows]}
     path = Path(out) / SHARD_FILE
-    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    # ASCII, with \u escapes: a file name that is not UTF-8 leaves a lone surrogate in the submission's path
+    # (os.fsdecode), which no UTF-8 file can hold and json.loads gives back exactly from its escape
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=True) + "\n", encoding="utf-8")
     return path
 
 

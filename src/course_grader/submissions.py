@@ -53,17 +53,35 @@ def slug(name: str) -> str:
 
 
 def _unique_slugs(names: list[str]) -> list[str]:
+    """One slug per name, no two alike even where the file system ignores case: a clash gets a hash of the name.
+
+    A learner can name a file after the slug a clash would give another (``a_b-7dbde935`` beside ``a b`` and
+    ``a_b``): such a hashed slug takes the next 8 hex digits of the hash until it is free, so no two learners
+    share a scratch folder or a feedback file."""
     slugs = [slug(n) for n in names]
-    clashes = {s for s in slugs if slugs.count(s) > 1}
-    return [s if s not in clashes else f"{s}-{hashlib.sha1(os.fsencode(n)).hexdigest()[:8]}"
-            for s, n in zip(slugs, names)]
+    counts: dict[str, int] = {}
+    for s in slugs:
+        counts[s.lower()] = counts.get(s.lower(), 0) + 1
+    taken = {s.lower() for s in slugs if counts[s.lower()] == 1}
+    unique = []
+    for s, n in zip(slugs, names):
+        if counts[s.lower()] > 1:
+            digest = hashlib.sha1(os.fsencode(n)).hexdigest()
+            tries = [f"{s}-{digest[k:k + 8]}" for k in range(0, 33, 8)]  # 57 characters at most, each
+            tries += [f"{s}-{k:08d}" for k in range(len(names) + 1)]  # every part of the digest taken: a counter
+            s = next(t for t in tries if t.lower() not in taken)
+        taken.add(s.lower())
+        unique.append(s)
+    return unique
 
 
 def _visible(entry: os.DirEntry) -> bool:
     return not entry.name.startswith(".") and entry.name not in SKIP
 
 
-def _notebooks_in(folder: Path, depth: int = 3) -> list[Path]:
+def _notebooks_in(folder: Path, depth: int = 3, links: list[str] | None = None) -> list[Path]:
+    """The notebooks in a learner's folder and its subfolders; symbolic links are not followed, but named in
+    ``links`` (a link can point at another learner's notebook, the solutions, or any file the grader can read)."""
     found: list[Path] = []
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
@@ -72,11 +90,17 @@ def _notebooks_in(folder: Path, depth: int = 3) -> list[Path]:
     for entry in entries:
         if not _visible(entry):
             continue
-        if entry.is_dir(follow_symlinks=False) and depth > 0:
-            found += _notebooks_in(Path(entry.path), depth - 1)
-        elif entry.is_file() and entry.name.endswith(".ipynb"):
+        if entry.is_symlink():
+            if links is not None:
+                links.append(entry.name)
+        elif entry.is_dir(follow_symlinks=False) and depth > 0:
+            found += _notebooks_in(Path(entry.path), depth - 1, links)
+        elif entry.is_file(follow_symlinks=False) and entry.name.endswith(".ipynb"):
             found.append(Path(entry.path))
     return found
+
+
+LINK_PROBLEM = "is a symbolic link, which the grader does not follow: hand in the notebook file itself"
 
 
 def find_submissions(folder: Path, exercise_name: str) -> list[Submission]:
@@ -89,18 +113,21 @@ def find_submissions(folder: Path, exercise_name: str) -> list[Submission]:
     learners = [e.name[: -len(".ipynb")] if e.is_file() and e.name.endswith(".ipynb") else e.name for e in entries]
     found = []
     for entry, learner, safe in zip(entries, learners, _unique_slugs(learners)):
-        path, problem = Path(entry.path), ""
-        if entry.is_dir():
-            notebooks = _notebooks_in(path)
+        path, problem, links = Path(entry.path), "", []
+        if entry.is_symlink():  # to another learner's notebook, the solutions, a file outside: never followed
+            path, problem = None, f"{printable(entry.name)} {LINK_PROBLEM}"
+        elif entry.is_dir(follow_symlinks=False):
+            notebooks = _notebooks_in(path, links=links)
             named = [p for p in notebooks if p.name == exercise_name]
             if len(named) == 1 or len(notebooks) == 1:
                 path = (named or notebooks)[0]
             else:
                 problem = (f"no notebook in {printable(entry.name)}/" if not notebooks else
                            f"{len(notebooks)} notebooks in {printable(entry.name)}/ and not exactly one named "
-                           f"{exercise_name}: " + ", ".join(printable(p.name) for p in notebooks))
+                           f"{exercise_name}: " + ", ".join(printable(p.name) for p in notebooks)) + (
+                    f" ({', '.join(printable(n) for n in links[:5])} {LINK_PROBLEM})" if links else "")
                 path = None
-        elif not entry.is_file():
+        elif not entry.is_file(follow_symlinks=False):
             path, problem = None, f"{printable(entry.name)} is neither a file nor a folder"
         shown = printable(os.path.relpath(path, folder)) if path else printable(entry.name)
         found.append(Submission(printable(learner), shown, safe, path, problem))
@@ -121,6 +148,8 @@ def _cells_from_json(text: str) -> list[dict]:
         nb = json.loads(text)
     except ValueError as exc:
         raise InvalidSubmission(f"not valid notebook JSON ({exc}); was the file saved completely?") from exc
+    except (RecursionError, MemoryError) as exc:  # JSON nested beyond the parser's depth: built to crash the grader
+        raise InvalidSubmission(f"not a notebook: its JSON is nested too deeply to read ({type(exc).__name__})") from None
     if not isinstance(nb, dict):
         raise InvalidSubmission(f"the JSON holds a {type(nb).__name__}, not a notebook")
     if "worksheets" in nb:  # nbformat 3: let nbformat convert it
@@ -134,6 +163,13 @@ def _cells_from_json(text: str) -> list[dict]:
     if not isinstance(cells, list) or not all(isinstance(c, dict) for c in cells):
         raise InvalidSubmission("the JSON has no list of cells; it is not a Jupyter notebook")
     return cells
+
+
+def _read_no_link(path: Path) -> bytes:
+    """The file's bytes, refusing a symbolic link in its last part (``O_NOFOLLOW``) where the OS has it."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read(MAX_BYTES + 1)
 
 
 def read_code_cells(path: Path) -> list[LearnerCell]:
@@ -152,7 +188,9 @@ def read_code_cells(path: Path) -> list[LearnerCell]:
         if size > MAX_BYTES:
             raise InvalidSubmission(f"{name} is {size / 2**20:.0f} MiB, over the {MAX_BYTES // 2**20} MiB limit; "
                                     "clear its outputs and resubmit")
-        raw = path.read_bytes()
+        raw = _read_no_link(path)
+        if len(raw) > MAX_BYTES:
+            raise InvalidSubmission(f"{name} is over the {MAX_BYTES // 2**20} MiB limit; clear its outputs and resubmit")
     except OSError as exc:
         raise InvalidSubmission(f"{name} cannot be read ({exc.strerror or exc})") from exc
     try:
