@@ -332,3 +332,48 @@ def test_the_grader_opens_no_file_of_the_scratch_folder_through_a_link_or_a_fifo
     assert "restarted the kernel" in rows["log_link"].reason, rows["log_link"].reason  # the attack had its restart
     assert sorted(os.listdir(outside)) == []  # before: instructor-file, with the kernel's line in it
     assert "Device or resource busy" in rows["moved"].reason, rows["moved"].reason  # the folder stays where it is
+
+
+# ------------------------------------------------------------------ a process detached from its kernel, without the sandbox
+
+DETACH = '''# attack: a double fork into a session of its own, the call's name built at run time so no source pattern sees it
+import os, time
+if os.fork() == 0:
+    getattr(os, "set" + "sid")()
+    if os.fork() == 0:
+        os.execvp("sleep", ["sleep", SECONDS])
+    os._exit(0)
+time.sleep(0.5)
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="Linux's child subreaper: elsewhere only the flag remains")
+def test_without_the_sandbox_a_detached_process_is_ended_with_the_batch(tmp_path):
+    """Without the sandbox, a process that left its kernel's process group by a double fork and setsid, spelt so that
+    the flag's pattern misses it, lived on after the batch, unflagged. The grader now adopts such orphans while a
+    batch runs (a child subreaper), ends them when it ends, and names them in the summary with the learner."""
+    from course_grader.results import summary_text
+
+    exercise = "01_device_query_exercises.ipynb"
+    seconds = "311.625"  # unique, so /proc finds it
+    folder = tmp_path / "01"
+    folder.mkdir()
+    nbformat.write(_with_cells(exercise, DETACH.replace("SECONDS", repr(seconds))), folder / "daemon.ipynb")
+    shutil.copy(SOLUTIONS / exercise, folder / "solution.ipynb")
+    result = grade_batch(EXERCISES / exercise, folder, jobs=1, limits=Limits(cell_timeout=20, total_timeout=120),
+                         sandbox="off")
+    left = []
+    for proc in pathlib.Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and seconds in (proc / "cmdline").read_bytes().decode(errors="replace"):
+                left.append(proc.name)
+        except OSError:
+            pass
+    for pid in left:  # a failing run must not leave the sleeper to the next test
+        os.kill(int(pid), 9)
+    assert not left, f"the detached process outlived the batch: {left}"
+    assert [e for e in result.ended if f"sleep {seconds}" in e and "(daemon's kernel)" in e], result.ended
+    assert f"sleep {seconds}" in summary_text(result) and "ended by the grader" in summary_text(result)
+    rows = {r.submission.learner: r for r in result.rows}
+    assert all(g.status == "pass" for g in rows["solution"].grades), str(rows["solution"])

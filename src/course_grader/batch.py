@@ -27,6 +27,7 @@ from course_grader.environment import Change, Watch, busy_folders, loose_folders
 from course_grader.judges import start_judges
 from course_grader.kernel_boot import dumpable, is_dumpable
 from course_grader.manifest import ModifiedCourse, Verification, verify_imported, verify_package
+from course_grader.orphans import adopting
 from course_grader.plan import build_plan
 from course_grader.results import BatchResult, Submission, SubmissionGrade, no_controls, one_title_each
 from course_grader.runner import Judge, KernelSetup, Launch, Limits, StepRun, judge_in_this_process, run_steps
@@ -301,7 +302,9 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     watch = Watch([*python_trees(), *watched, package], skip=busy_folders(), loose=loose_folders())
     batch = _Batch(spec, found, job, watch, published, verification)
     try:
-        rows = batch.run(jobs, progress)
+        # without the sandbox's process namespace, a process that left its kernel's group is adopted, and ended here
+        with adopting(not isolation.sandboxed, batch.owner_of) as adoption:
+            rows = batch.run(jobs, progress)
     finally:
         if not keep_scratch:
             remove(batch_root)
@@ -311,7 +314,8 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
                *(str(c) for c in batch.watch.changes)]
     return BatchResult(str(spec.path), spec.ids, one_title_each({e.id: e.title for e in spec.exercises}, rows), jobs,
                        time.monotonic() - start, tuple(changes), tuple(batch.strays), str(isolation),
-                       _limits_text(limits, batch.judges), str(published), f"verified: {verification}", part)
+                       _limits_text(limits, batch.judges), str(published), f"verified: {verification}", part,
+                       ended=tuple(adoption.ended))
 
 
 class _Batch:
@@ -374,6 +378,14 @@ class _Batch:
             for one in self.judges:
                 one.close()
         return [self.rows[k] for k in sorted(self.rows)]
+
+    def owner_of(self, path: str) -> str | None:
+        """The learner whose folder in this batch holds ``path`` (a kernel's ``COURSE_GRADE_OWN``), or None."""
+        try:
+            slug = Path(path).relative_to(self.job.batch_root).parts[0]
+        except (ValueError, IndexError):
+            return None
+        return next((s.learner for s in self.found if s.slug == slug), None)
 
     def work(self, sub: Submission) -> SubmissionGrade:
         with self.lock:

@@ -24,7 +24,8 @@ from course_utils.check_cells import check_cell_id
 from course_utils.display import truncate
 
 # Without a sandbox, a process started in a session of its own outlives the kill of the kernel's
-# process group: name the cell that may start one, for the instructor to look at (it grades nothing).
+# process group (on Linux until the batch ends: course_grader.orphans): name the cell that may start one, for the
+# instructor to look at (it grades nothing).
 DETACHING = re.compile(r"\bsetsid\b|setpgrp|setpgid|start_new_session")
 
 # The grader's first cell starts with this: an audit hook (which code in the kernel cannot remove)

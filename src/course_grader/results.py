@@ -147,6 +147,7 @@ class BatchResult:
     verified: str = ""  # what the course's code was compared with before the first kernel (course_grader.manifest)
     shard: Shard | None = None  # the part of the folder this batch graded (--shard K/N); None: all of it
     merged_from: int = 0  # how many shards ``course-grade merge`` joined into this result; 0: one batch
+    ended: tuple[str, ...] = ()  # processes a learner's code left running past its kernel, which the grader ended
 
     def counts(self) -> dict[str, Counter]:
         """How many submissions got each status, per exercise id."""
@@ -211,6 +212,9 @@ def summary_text(result: BatchResult) -> str:
         lines += ["", "flagged for a look (see the reason column of grades.csv):"]
         lines += [f"  {no_controls(r.submission.learner, one_line=True)}: {no_controls(f, one_line=True)}"
                   for r in flagged for f in r.flags]
+    if result.ended:
+        lines += ["", "processes that learners' code left running after its kernel ended (no sandbox), ended by the grader:"]
+        lines += [f"  {no_controls(e, one_line=True)}" for e in result.ended[:50]]
     if result.changed_files:
         lines += ["", "WARNING: the exercise notebook, the submissions, the course checkout or the Python environment changed while grading:"]
         lines += [f"  {no_controls(c, one_line=True)}" for c in result.changed_files[:50]]

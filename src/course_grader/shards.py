@@ -104,7 +104,7 @@ def write_shard_file(out: Path, result: BatchResult, settings: dict, course: dic
             "exercise": {**course["exercise"], "ids": list(result.exercise_ids)},
             "release": course["release"], "settings": settings,
             "batch": {"notebook": result.exercise_notebook, "jobs": result.jobs, "seconds": result.seconds,
-                      "changed_files": list(result.changed_files), "strays": list(result.strays),
+                      "changed_files": list(result.changed_files), "strays": list(result.strays), "ended": list(result.ended),
                       "isolation": result.isolation, "limits": result.limits, "copies": result.copies,
                       "verified": result.verified},
             "rows": [_row_data(r) for r in result.rows]}
@@ -235,7 +235,7 @@ def merge(folders: list[Path]) -> BatchResult:
                        tuple(f"{_name(s)}: {c}" for s in shards for c in s["batch"]["changed_files"]),
                        tuple(x for b in batches for x in b["strays"]), _each(shards, "isolation"),
                        _each(shards, "limits"), _each(shards, "copies"), _each(shards, "verified"),
-                       merged_from=len(shards))
+                       merged_from=len(shards), ended=tuple(x for b in batches for x in b.get("ended", ())))
 
 
 def _each(shards: list[dict], key: str) -> str:
