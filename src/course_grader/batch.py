@@ -302,9 +302,7 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
     watch = Watch([*python_trees(), *watched, package], skip=busy_folders(), loose=loose_folders())
     batch = _Batch(spec, found, job, watch, published, verification)
     try:
-        # without the sandbox's process namespace, a process that left its kernel's group is adopted, and ended here
-        with adopting(not isolation.sandboxed, batch.owner_of) as adoption:
-            rows = batch.run(jobs, progress)
+        rows, ended = _graded(batch, jobs, progress, isolation.sandboxed)
     finally:
         if not keep_scratch:
             remove(batch_root)
@@ -314,8 +312,16 @@ def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, l
                *(str(c) for c in batch.watch.changes)]
     return BatchResult(str(spec.path), spec.ids, one_title_each({e.id: e.title for e in spec.exercises}, rows), jobs,
                        time.monotonic() - start, tuple(changes), tuple(batch.strays), str(isolation),
-                       _limits_text(limits, batch.judges), str(published), f"verified: {verification}", part,
-                       ended=tuple(adoption.ended))
+                       _limits_text(limits, batch.judges), str(published), f"verified: {verification}", part, ended=ended)
+
+
+def _graded(batch: _Batch, jobs: int, progress: Callable[[int, int, SubmissionGrade], None] | None,
+            sandboxed: bool) -> tuple[list[SubmissionGrade], tuple[str, ...]]:
+    """The batch's rows, and the processes its kernels left running, which were ended after it: without the sandbox's
+    own process namespace, a process that left its kernel's group is adopted while the batch runs (``orphans``)."""
+    with adopting(not sandboxed, batch.owner_of) as adoption:
+        rows = batch.run(jobs, progress)
+    return rows, tuple(adoption.ended)
 
 
 class _Batch:
