@@ -158,6 +158,7 @@ MATERIALIZE_MODELS = (
     ("a small language model (Embedding, two blocks with LayerNorm and Linear nested inside, a head)", _Tiny),
     ("the same Sequential in float64", lambda: nn.Sequential(nn.Linear(5, 8), nn.BatchNorm1d(8), nn.ReLU(),
                                                              nn.Linear(8, 3)).to(torch.float64)),
+    ("a bare nn.Linear (the model is itself a layer)", lambda: nn.Linear(5, 4)),
 )
 
 
@@ -350,11 +351,13 @@ class _Split(nn.Module):
         self.second = nn.Linear(4, 2, device=second)
 
 
-def _stepped(optimizer_class, steps: int = 1, frozen: bool = False, **options):
+def _stepped(optimizer_class, steps: int = 1, frozen: bool = False, second_only: bool = False, **options):
     model = _Split("meta")
     if frozen:
         model.first[0].weight.requires_grad_(False)
-    opt = optimizer_class(model.parameters(), lr=0.1, **options)
+    # second_only: an optimizer for stage two alone (fine-tuning a head), its parameters listed second first
+    held = [model.second.bias, model.second.weight] if second_only else model.parameters()
+    opt = optimizer_class(held, lr=0.1, **options)
     for _ in range(steps):
         for p in model.parameters():
             p.grad = torch.ones_like(p) if p.requires_grad else None
@@ -381,6 +384,8 @@ STATE_CASES = (
     ("SGD with momentum", lambda: _stepped(torch.optim.SGD, momentum=0.9),
      _states({"momentum_buffer": "cpu"}, {"momentum_buffer": "cpu"}, {"momentum_buffer": "meta"})),
     ("SGD without momentum (it keeps no state)", lambda: _stepped(torch.optim.SGD), _states({}, {}, {})),
+    ("Adam over stage two only (bias listed before weight), after one step",
+     lambda: _stepped(torch.optim.Adam, second_only=True), _states({}, {}, _adam("meta"))),
 )
 
 

@@ -171,6 +171,10 @@ KERNEL_MACHINES = (
         cuda="12.8", arch_list=("sm_80",), gpu_name="NVIDIA A10", capability=(8, 6))), True),
     (SimulatedMachine("an A100 with a build for sm_86 and sm_90", cuda=1, mps=False, build=SimulatedBuild(
         cuda="12.8", arch_list=("sm_86", "sm_90"), gpu_name="NVIDIA A100-SXM4-80GB", capability=(8, 0))), False),
+    (SimulatedMachine("an H100 with a build for sm_80 and PTX (compute_80)", cuda=1, mps=False, build=SimulatedBuild(
+        cuda="12.8", arch_list=("sm_80", "compute_80"), gpu_name="NVIDIA H100 80GB HBM3", capability=(9, 0))), True),
+    (SimulatedMachine("an RTX 5090 desktop with a CUDA 13.0 wheel", cuda=1, mps=False, build=SimulatedBuild(
+        cuda="13.0", arch_list=CU130, gpu_name="NVIDIA GeForce RTX 5090", capability=(12, 0))), True),
     (SimulatedMachine("a laptop with the CPU-only wheel", cuda=0, mps=False, build=SimulatedBuild(
         cuda=None, arch_list=())), False),
     (SimulatedMachine("a laptop with a CUDA wheel and no NVIDIA driver", cuda=0, mps=False, no_cuda="no-driver",
