@@ -139,6 +139,21 @@ def budget_as_a_string(model, on_cpu):
     return f"{(sum(sizes[:on_cpu]) + max(sizes[on_cpu:], default=0)) // 1000}KB"
 
 
+def _saved_bytes(layer):
+    return sum(t.numel() * t.element_size() for t in layer.state_dict().values())
+
+
+def plan_sizes_from_state_dict(model, budgets):
+    """Sizes each layer from its state_dict(): a non-persistent buffer takes memory but is not saved."""
+    return _fill(model, budgets, _saved_bytes, lambda n, b: n <= b)
+
+
+def budget_sizes_from_state_dict(model, on_cpu):
+    """Sizes each layer from its state_dict(), so a non-persistent buffer is left out."""
+    sizes = [_saved_bytes(layer) for _, layer in model.named_children()]
+    return sum(sizes[:on_cpu]) + max(sizes[on_cpu:], default=0)
+
+
 def materialize_skips_the_top_module(model, device):
     """Resets every submodule but the model itself: a model that is a layer (nn.Linear) keeps garbage."""
     model.to_empty(device=device)
@@ -166,6 +181,8 @@ def state_from_state_dict_by_position(model, optimizer):
 # (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
 WRONG = [
     ("10.1", materialize_skips_the_top_module, "a bare nn.Linear"),
+    ("10.2", plan_sizes_from_state_dict, "non-persistent buffer"),
+    ("10.4", budget_sizes_from_state_dict, "non-persistent buffer"),
     ("10.3", state_of_the_optimizer_s_parameters, "every parameter's name"),
     ("10.3", state_from_state_dict_by_position, "stage two only"),
     ("10.1", materialize_with_to, "to_empty"),
