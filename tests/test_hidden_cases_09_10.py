@@ -102,11 +102,12 @@ def _lookups(solutions: dict) -> dict:
     the shapes of the parameters, 10.2 by the layers' shapes and the budgets, 10.3 by the parameters' names,
     the optimizer's class and how many parameters have state."""
     held = {}
-    for _, build, make, dtype in nb09.STEP_CASES:
+    for _, build, make, dtype in (*nb09.STEP_CASES, *nb09.STEP_ALWAYS):  # every row practice asks
         model, optimizer = nb09._after_one_step(build, make, dtype)
         held[repr(_shapes(model))] = solutions["held_bytes"](model, optimizer)
-    plans = {(repr(_shapes(build())), repr(budgets)): plan for _, build, budgets, plan, _ in nb10.PLAN_CASES}
-    states = {_state_key(*make()): devices for _, make, devices in nb10.STATE_CASES}
+    plans = {(repr(_shapes(build())), repr(budgets)): plan for _, build, budgets, plan, _ in
+             (*nb10.PLAN_CASES, *nb10.PLAN_ALWAYS)}  # every row practice asks
+    states = {_state_key(*make()): devices for _, make, devices in (*nb10.STATE_CASES, *nb10.STATE_ALWAYS)}
 
     def held_bytes(model, optimizer):
         return held.get(repr(_shapes(model)), 0)

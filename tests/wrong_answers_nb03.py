@@ -5,7 +5,95 @@ check names the mistake (a plain attribute, a parameter, the model moved instead
 device typed by name).
 """
 
+import torch
+from torch import nn
 from try_it_support import Case
+
+# ----------------------------------------------------------------------------- exercises: more plausible wrong answers
+# (the first ones live in tests/test_checks_wrong_answers.py)
+
+
+def register_model_and_children(model):
+    """Looks at the model and its children, not at every submodule: a grandchild's attribute stays plain."""
+    for module in [model, *model.children()]:
+        for name, value in list(vars(module).items()):
+            if isinstance(value, torch.Tensor) and not isinstance(value, nn.Parameter):
+                delattr(module, name)
+                module.register_buffer(name, value)
+    return model
+
+
+def where_from_state_dict(model):
+    """Reads the devices from state_dict(), which leaves out non-persistent buffers."""
+    devices = {t.device for t in model.state_dict().values()}
+    if not devices:
+        return None
+    if len(devices) > 1:
+        raise ValueError(f"the model is spread over {sorted(str(d) for d in devices)}")
+    return devices.pop()
+
+
+def where_parameters_then_buffers(model):
+    """Looks at the buffers only when there are no parameters: a CPU model with a buffer on meta is 'cpu'."""
+    devices = {p.device for p in model.parameters()} or {b.device for b in model.buffers()}
+    if not devices:
+        return None
+    if len(devices) > 1:
+        raise ValueError(f"the model is spread over {sorted(str(d) for d in devices)}")
+    return devices.pop()
+
+
+def where_unnamed_error(model):
+    """Raises ValueError for a spread model, but without naming the devices the exercise asks for."""
+    devices = {t.device for t in [*model.parameters(), *model.buffers()]}
+    if not devices:
+        return None
+    if len(devices) > 1:
+        raise ValueError("the model is spread over several devices")
+    return devices.pop()
+
+
+def where_two_levels(model):
+    """Looks at the model's own tensors and its children's, not deeper."""
+    tensors = [*model.parameters(recurse=False), *model.buffers(recurse=False)]
+    for child in model.children():
+        tensors += [*child.parameters(recurse=False), *child.buffers(recurse=False)]
+    devices = {t.device for t in tensors}
+    if not devices:
+        return None
+    if len(devices) > 1:
+        raise ValueError(f"the model is spread over {sorted(str(d) for d in devices)}")
+    return devices.pop()
+
+
+def state_known_keys(optimizer):
+    """Moves the state keys seen in Adam and SGD by name: Adam(amsgrad=True)'s max_exp_avg_sq stays behind."""
+    for param, state in optimizer.state.items():
+        for key in ("exp_avg", "exp_avg_sq", "momentum_buffer"):
+            if state.get(key) is not None:
+                state[key] = state[key].to(device=param.device, dtype=param.dtype)
+
+
+def state_to_first_parameter(optimizer):
+    """Moves every state tensor to where the first parameter is, as if a model had one device."""
+    first = optimizer.param_groups[0]["params"][0]
+    for state in optimizer.state.values():
+        for key, value in state.items():
+            if key != "step" and isinstance(value, torch.Tensor):
+                dtype = first.dtype if value.is_floating_point() else value.dtype
+                state[key] = value.to(device=first.device, dtype=dtype)
+
+
+# (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
+WRONG = [
+    ("03.1", register_model_and_children, "scale.shift.shift"),
+    ("03.2", where_from_state_dict, "non-persistent"),
+    ("03.2", where_parameters_then_buffers, "a buffer on meta"),
+    ("03.2", where_unnamed_error, "does not name the devices"),
+    ("03.2", where_two_levels, "two levels down"),
+    ("03.4", state_known_keys, "max_exp_avg_sq"),
+    ("03.4", state_to_first_parameter, "split"),
+]
 
 LAYER = "layer = nn.Linear(3, 3)"
 

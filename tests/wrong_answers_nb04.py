@@ -5,7 +5,45 @@ that switches only the current CUDA device, a device typed by name, a default de
 a layer built on the CPU and then copied.
 """
 
+import contextlib
+
+import torch
 from try_it_support import Case
+
+# ----------------------------------------------------------------------------- exercises: more plausible wrong answers
+# (the first ones live in tests/test_checks_wrong_answers.py)
+
+
+def landing_cpu_and_meta_only(spec, current):
+    """Knows the CPU and meta; any other device type is taken for CUDA: x.to('mps:0') 'lands' on a GPU."""
+    if spec is None or isinstance(spec, int):
+        return f"cuda:{current if spec is None else spec}"
+    device = torch.device(spec)
+    if device.type in ("cpu", "meta"):
+        return str(device)
+    return f"cuda:{current if device.index is None else device.index}"
+
+
+def scope_any_index(device):
+    """Switches for any device with an index, whatever its type: 'mps:0' becomes torch.cuda.device(0)."""
+    device = torch.device(device)
+    return torch.cuda.device(device.index) if device.index is not None else contextlib.nullcontext()
+
+
+def scope_not_cpu_or_meta(device):
+    """Leaves out the CPU and meta only: an indexed mps or xpu device gets a CUDA scope."""
+    device = torch.device(device)
+    if device.type in ("cpu", "meta") or device.index is None:
+        return contextlib.nullcontext()
+    return torch.cuda.device(device.index)
+
+
+# (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
+WRONG = [
+    ("04.3", landing_cpu_and_meta_only, "x.to('mps:0')"),
+    ("04.4", scope_any_index, "device_scope('mps:0')"),
+    ("04.4", scope_not_cpu_or_meta, "switches nothing"),
+]
 
 TRY_ITS = [
     # 04.a: new tensors follow the default device

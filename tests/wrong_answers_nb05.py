@@ -1,7 +1,54 @@
 """The try-its of notebook 05 (the error clinic): a right answer and plausible wrong ones, on a CPU.
 Lesson: notebook 05."""
 
+import io
+
+import torch
 from try_it_support import Case
+
+# ----------------------------------------------------------------------------- exercises: more plausible wrong answers
+# (the first ones live in tests/test_checks_wrong_answers.py)
+
+
+def to_device_buffers_first(model, *inputs):
+    """Takes the device from the buffers first: a model with parameters on meta and a CPU buffer sends x to the CPU."""
+    tensors = list(model.buffers()) + list(model.parameters())
+    if not tensors:
+        return inputs
+    device = tensors[0].device
+
+    def move(value):
+        if isinstance(value, torch.Tensor):
+            return value.to(device)
+        if isinstance(value, tuple) and hasattr(value, "_fields"):
+            return type(value)(*(move(v) for v in value))
+        if isinstance(value, (list, tuple)):
+            return type(value)(move(v) for v in value)
+        if isinstance(value, dict):
+            return {k: move(v) for k, v in value.items()}
+        return value
+
+    return tuple(move(x) for x in inputs)
+
+
+def load_flat_state_dict(data, device):
+    """Loads on the CPU, then moves the top-level tensors: a training checkpoint's nested ones stay on the CPU."""
+    state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in state.items()}
+
+
+def load_mapping_the_devices_seen(data, device):
+    """Maps the devices the practice check's messages name, and no other: a checkpoint from cuda:3 stays there."""
+    seen = ("cpu", "cuda:0", "cuda:1", "mps")
+    return torch.load(io.BytesIO(data), map_location={where: str(device) for where in seen}, weights_only=True)
+
+
+# (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
+WRONG = [
+    ("05.2", to_device_buffers_first, "parameters on meta and a buffer on the CPU"),
+    ("05.4", load_flat_state_dict, "not on the device asked for"),
+    ("05.4", load_mapping_the_devices_seen, "deserialize"),
+]
 
 CHECKPOINT = """
 import io

@@ -1,6 +1,33 @@
 """Right and plausible wrong answers to the try-it cells of notebook 09 (data loading and memory)."""
 
+import torch
 from try_it_support import Case
+
+# ----------------------------------------------------------------------------- exercises: more plausible wrong answers
+# (the first ones live in tests/test_checks_wrong_answers.py)
+
+
+def held_optimizer_parameters_grads(model, optimizer):
+    """Counts the gradients of the optimizer's parameters only: a trainable layer it does not hold has one too."""
+    held = [p for group in optimizer.param_groups for p in group["params"]]
+    tensors = list(model.parameters()) + [p.grad for p in held if p.grad is not None]
+    tensors += [v for state in optimizer.state.values() for v in state.values() if isinstance(v, torch.Tensor)]
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def held_as_float(model, optimizer):
+    """The right count, returned as a float (the exercise asks for an int)."""
+    params = list(model.parameters())
+    tensors = params + [p.grad for p in params if p.grad is not None]
+    tensors += [v for state in optimizer.state.values() for v in state.values() if isinstance(v, torch.Tensor)]
+    return float(sum(t.numel() * t.element_size() for t in tensors))
+
+
+# (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
+WRONG = [
+    ("09.2", held_optimizer_parameters_grads, "does not hold can still have a gradient"),
+    ("09.2", held_as_float, "as an int"),
+]
 
 FOLLOW = "def follow(labels, logits):\n    return {}\n"
 LOADER = "from torch.utils.data import DataLoader\nfrom course_utils.loading import WhereAmI\nspawn_loader = {}"

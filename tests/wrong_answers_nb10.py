@@ -139,8 +139,52 @@ def budget_as_a_string(model, on_cpu):
     return f"{(sum(sizes[:on_cpu]) + max(sizes[on_cpu:], default=0)) // 1000}KB"
 
 
+def _saved_bytes(layer):
+    return sum(t.numel() * t.element_size() for t in layer.state_dict().values())
+
+
+def plan_sizes_from_state_dict(model, budgets):
+    """Sizes each layer from its state_dict(): a non-persistent buffer takes memory but is not saved."""
+    return _fill(model, budgets, _saved_bytes, lambda n, b: n <= b)
+
+
+def budget_sizes_from_state_dict(model, on_cpu):
+    """Sizes each layer from its state_dict(), so a non-persistent buffer is left out."""
+    sizes = [_saved_bytes(layer) for _, layer in model.named_children()]
+    return sum(sizes[:on_cpu]) + max(sizes[on_cpu:], default=0)
+
+
+def materialize_skips_the_top_module(model, device):
+    """Resets every submodule but the model itself: a model that is a layer (nn.Linear) keeps garbage."""
+    model.to_empty(device=device)
+    for module in list(model.modules())[1:]:
+        if hasattr(module, "reset_parameters"):
+            module.reset_parameters()
+    return model
+
+
+def state_of_the_optimizer_s_parameters(model, optimizer):
+    """Walks the optimizer's parameters, not the model's: a parameter it does not hold is left out."""
+    names = {p: name for name, p in model.named_parameters()}
+    return {names[p]: {key: value.device for key, value in optimizer.state.get(p, {}).items()}
+            for group in optimizer.param_groups for p in group["params"]}
+
+
+def state_from_state_dict_by_position(model, optimizer):
+    """Pairs optimizer.state_dict()'s numbered entries with the model's parameters in order: another order when
+    the optimizer lists its parameters otherwise, or holds only some."""
+    numbered = optimizer.state_dict()["state"]
+    return {name: {key: value.device for key, value in numbered.get(i, {}).items() if isinstance(value, torch.Tensor)}
+            for i, (name, _) in enumerate(model.named_parameters())}
+
+
 # (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
 WRONG = [
+    ("10.1", materialize_skips_the_top_module, "a bare nn.Linear"),
+    ("10.2", plan_sizes_from_state_dict, "non-persistent buffer"),
+    ("10.4", budget_sizes_from_state_dict, "non-persistent buffer"),
+    ("10.3", state_of_the_optimizer_s_parameters, "every parameter's name"),
+    ("10.3", state_from_state_dict_by_position, "stage two only"),
     ("10.1", materialize_with_to, "to_empty"),
     ("10.1", materialize_empty_only, "uninitialised"),
     ("10.1", materialize_children_only, "nested"),

@@ -89,8 +89,22 @@ def forward_float16_on_cpu(model, x):
     return out.float()
 
 
+def forward_autocast_default_dtype(model, x):
+    """Leaves autocast's dtype to its default: bfloat16 on the CPU, but float16 on a CUDA GPU."""
+    with torch.autocast(device_type=x.device.type):
+        out = model(x)
+    return out.float()
+
+
+def forward_model_converted(model, x):
+    """Converts the model (in place) and the input to bfloat16 instead of using autocast."""
+    return model.to(torch.bfloat16)(x.to(torch.bfloat16)).float()
+
+
 # (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
 WRONG = [
+    ("11.3", forward_autocast_default_dtype, "autocast's default dtype"),
+    ("11.3", forward_model_converted, "converted the model"),
     ("11.1", settings_device_string, "not a device type"),
     ("11.1", settings_float16_everywhere, "has bfloat16"),
     ("11.1", settings_flag_on_cpu, "on the cpu autocast"),

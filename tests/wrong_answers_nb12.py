@@ -102,8 +102,46 @@ def platform_wheel_is_gpu():
     return ("cpu", "cpu")
 
 
+def _archs():
+    for arch in torch.cuda.get_arch_list():
+        kind, _, number = arch.partition("_")
+        number = number.rstrip("af")
+        yield kind, int(number[:-1]), int(number[-1])
+
+
+def kernels_ignores_ptx():
+    """Reads only the sm_ entries: PTX (compute_XY), which the driver compiles for newer GPUs, is left out."""
+    if not torch.cuda.is_available():
+        return False
+    major, minor = torch.cuda.get_device_capability(0)
+    return any(kind == "sm" and m == major and n <= minor for kind, m, n in _archs())
+
+
+def kernels_ptx_like_sm():
+    """Treats PTX like a cubin (same major only): compute_80 is said not to run on a 9.0 GPU."""
+    if not torch.cuda.is_available():
+        return False
+    major, minor = torch.cuda.get_device_capability(0)
+    return any(m == major and n <= minor for _, m, n in _archs())
+
+
+def kernels_one_digit_major():
+    """Parses 'sm_XY' as major X, minor Y from the first two digits: sm_120 reads as 1.20."""
+    if not torch.cuda.is_available():
+        return False
+    major, minor = torch.cuda.get_device_capability(0)
+    for arch in torch.cuda.get_arch_list():
+        number = arch.partition("_")[2]
+        if int(number[0]) == major and int(number[1:].rstrip("af")) <= minor:
+            return True
+    return False
+
+
 # (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
 WRONG = [
+    ("12.2", kernels_ignores_ptx, "compute_80"),
+    ("12.2", kernels_ptx_like_sm, "compute_80"),
+    ("12.2", kernels_one_digit_major, "returned False"),
     ("12.1", env_smi_index, "FASTEST_FIRST"),
     ("12.1", env_order_only, "leaves CUDA_VISIBLE_DEVICES unset"),
     ("12.1", env_int_value, "names and values both str"),

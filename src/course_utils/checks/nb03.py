@@ -25,20 +25,33 @@ from course_utils.placement import placement_report
 BUGGY = {"width": 3, "mean": (0.5, 1.0, 2.0), "std": (1.0, 2.0, 4.0), "factor": (2.0, 0.5, 1.0), "steps": 3}
 
 
+class _Shift(nn.Module):
+    """Adds a fixed tensor kept, wrongly, as a plain attribute: the third level of the buggy model, so an answer
+    that looks at the model and its children only (not at every submodule) shows."""
+
+    def __init__(self, width: int):
+        super().__init__()
+        self.shift = torch.linspace(-1.0, 1.0, width)
+
+    def forward(self, x):
+        return x + self.shift
+
+
 class _Scale(nn.Module):
-    """Multiplies by a fixed tensor kept, wrongly, as a plain attribute."""
+    """Multiplies by a fixed tensor kept, wrongly, as a plain attribute, then shifts."""
 
     def __init__(self, factor: tuple[float, ...], steps: int):
         super().__init__()
         self.factor = torch.tensor(factor)
         self.steps = torch.tensor(steps)  # an integer tensor: becomes a buffer too, and keeps its dtype
+        self.shift = _Shift(len(factor))
 
     def forward(self, x):
-        return x * self.factor
+        return self.shift(x * self.factor)
 
 
 class _Buggy(nn.Module):
-    """Standardize then scale: four plain tensor attributes over two levels, and one real buffer."""
+    """Standardize then scale and shift: five plain tensor attributes over three levels, and one real buffer."""
 
     def __init__(self, values: dict):
         super().__init__()
@@ -82,7 +95,8 @@ def _register_tensor_attributes(register_tensor_attributes) -> str:
     model = _Buggy(cases("03.1", BUGGY))
     # copies: what the answer's call leaves in the model's own tensors is not evidence of what they held
     values = {name: t.clone() for name, t in (("mean", model.mean), ("std", model.std),
-                                              ("scale.factor", model.scale.factor), ("scale.steps", model.scale.steps))}
+                                              ("scale.factor", model.scale.factor), ("scale.steps", model.scale.steps),
+                                              ("scale.shift.shift", model.scale.shift.shift))}
     n_params = len(list(model.parameters()))
     got = call(register_tensor_attributes, model)
     if got is not model:
@@ -91,7 +105,7 @@ def _register_tensor_attributes(register_tensor_attributes) -> str:
     left = [e.name for e in placement_report(model).attributes]
     if left:
         raise Wrong(f"These are still plain tensor attributes: {', '.join(left)}.",
-                    "Look in every submodule (model.modules()), not only the top one.")
+                    "Look in every submodule (model.modules()), however deep, not only the top one and its children.")
     buffers = _buffers_hold(model, values)
     if "offset" not in buffers:
         raise Wrong("The buffer that was already registered, 'offset', is gone.")
@@ -103,7 +117,7 @@ def _register_tensor_attributes(register_tensor_attributes) -> str:
     if missing:
         raise Wrong(f"state_dict() lacks {sorted(missing)}: register them as persistent buffers (the default).")
     model.to(torch.float64)
-    if model.mean.dtype != torch.float64 or model.scale.factor.dtype != torch.float64:
+    if any(t.dtype != torch.float64 for t in (model.mean, model.scale.factor, model.scale.shift.shift)):
         raise Wrong("After model.to(torch.float64) some converted tensors are still float32.")
     model.to("meta")
     report = placement_report(model)
@@ -119,7 +133,7 @@ def _register_tensor_attributes(register_tensor_attributes) -> str:
     before = list(clean.state_dict())
     if call(register_tensor_attributes, clean) is not clean or list(clean.state_dict()) != before:
         raise Wrong("A model without tensor attributes should come back unchanged.")
-    return "All four attributes (two levels deep) are buffers with their values, saved, and move with .to()."
+    return "All five attributes (three levels deep) are buffers with their values, saved, and move with .to()."
 
 
 # --------------------------------------------------------------------------- 03.2
@@ -134,6 +148,8 @@ WHERE_CASES: tuple[tuple[str, str, int, str | None], ...] = (
     ("attribute", "meta", 2, "meta"),
     ("relu", "cpu", 0, None),
 )
+# asked in every run (practice or graded): a layer two levels down, the top and its children holding no tensor
+WHERE_ALWAYS: tuple[tuple[str, str, int, str | None], ...] = (("nested", "meta", 3, "meta"),)
 
 
 def _module(kind: str, device: str, width: int) -> nn.Module:
@@ -144,6 +160,8 @@ def _module(kind: str, device: str, width: int) -> nn.Module:
         return module
     if kind == "relu":
         return nn.ReLU()
+    if kind == "nested":  # its only layer two levels down (WHERE_ALWAYS)
+        return nn.Sequential(nn.Sequential(nn.Linear(width, width))).to(device)
     model = nn.BatchNorm1d(width) if kind == "batchnorm" else nn.Linear(width, width)
     if kind == "attribute":
         model.scale = torch.ones(width)  # not part of the model's state: .to() leaves it on the CPU
@@ -154,7 +172,8 @@ def _said(kind: str, device: str) -> str:
     return {"linear": f"nn.Linear on {'the CPU' if device == 'cpu' else device}",
             "buffer": f"a module with only a buffer, on {device}", "batchnorm": f"nn.BatchNorm1d on {device}",
             "attribute": f"a {device} model with a plain CPU attribute",
-            "relu": "nn.ReLU (no parameters, no buffers)"}[kind]
+            "relu": "nn.ReLU (no parameters, no buffers)",
+            "nested": f"an nn.Linear two levels down in nn.Sequential, on {device}"}[kind]
 
 
 @exercise(
@@ -165,7 +184,8 @@ def _said(kind: str, device: str) -> str:
           "to return when there are none, when they share one device, and when they do not."),
 )
 def _where_is(where_is) -> str:
-    rows = [*cases("03.2", WHERE_CASES), *(("linear", device, 2, device) for device in accelerator_targets())]
+    rows = [*cases("03.2", WHERE_CASES), *WHERE_ALWAYS,
+            *(("linear", device, 2, device) for device in accelerator_targets())]
     modules = [(_said(kind, device), _module(kind, device, width), expected and torch.device(expected))
                for kind, device, width, expected in rows]
     for what, model, expected in modules:
@@ -179,16 +199,32 @@ def _where_is(where_is) -> str:
                             f", a {type(got).__name__}; expected a torch.device." if not isinstance(got, torch.device)
                             else ", which is not where its tensors are."),
                         "Look at buffers as well as parameters, and return a torch.device.")
-    split = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2).to("meta"))
-    try:
-        got = call(where_is, split)
-    except Exception as raised:  # call() wraps the learner's exception; theirs is the cause
-        if not isinstance(raised.__cause__, ValueError):
-            raise
-    else:
-        raise Wrong(f"For a model with layers on cpu and meta, where_is returned {got!r}; it should raise ValueError.",
-                    "A model spread over several devices has no single device: say so with a ValueError.")
-    return f"Right for {len(modules)} modules, and a ValueError for a model spread over two devices."
+    unsaved = nn.Module()  # a buffer that state_dict() leaves out is still one of the model's tensors
+    unsaved.register_buffer("cache", torch.zeros(2, device="meta"), persistent=False)
+    got = call(where_is, unsaved)
+    if not isinstance(got, torch.device) or got != torch.device("meta"):
+        raise Wrong(f"For a module whose only tensor is a non-persistent buffer on meta, where_is returned {got!r}; "
+                    "expected meta.",
+                    "model.buffers() lists every buffer; state_dict() leaves out the non-persistent ones.")
+    buffered = nn.Linear(2, 2)  # parameters on the CPU, a buffer on meta: spread too
+    buffered.register_buffer("table", torch.zeros(2, device="meta"))
+    for what, split in (("layers on cpu and meta", nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2).to("meta"))),
+                        ("its parameters on cpu and a buffer on meta", buffered)):
+        try:
+            got = call(where_is, split)
+        except Exception as raised:  # call() wraps the learner's exception; theirs is the cause
+            if not isinstance(raised.__cause__, ValueError):
+                raise
+            said = str(raised.__cause__)
+            if "cpu" not in said or "meta" not in said:
+                raise Wrong(f"For a model with {what}, where_is raised ValueError({said!r}), which does not name "
+                            "the devices.", "Put the devices the model is spread over in the error's message.") from None
+        else:
+            raise Wrong(f"For a model with {what}, where_is returned {got!r}; it should raise ValueError.",
+                        "A model spread over several devices has no single device: say so with a ValueError; "
+                        "parameters and buffers count alike.")
+    return (f"Right for {len(modules) + 1} modules, and a ValueError naming the devices for two models spread over "
+            "cpu and meta.")
 
 
 # --------------------------------------------------------------------------- 03.3
@@ -351,8 +387,11 @@ def _match_state_to_params(match_state_to_params) -> str:
     moves = [("to float64", torch.float64), ("to meta", torch.device("meta"))]
     for device in accelerator_targets():
         moves.append((f"to {device}", torch.device(device)))
+    # a model split over two places (pipeline style): each state tensor follows its own parameter, not the first one
+    moves.append(("split: its first layer to meta, its second to float64", {0: torch.device("meta"), 1: torch.float64}))
     optimizers = [
         ("Adam", torch.optim.Adam, {}),
+        ("Adam with amsgrad", torch.optim.Adam, {"amsgrad": True}),  # a third moment: max_exp_avg_sq
         ("AdamW", torch.optim.AdamW, {}),
         ("SGD with momentum", torch.optim.SGD, {"momentum": 0.9}),
     ]
@@ -361,19 +400,24 @@ def _match_state_to_params(match_state_to_params) -> str:
             model, opt = _stepped(cls, seed, dims, **options)
             params = _params(opt)
             before = _snapshot(opt, params)
-            _move_keeping_parameters(model, where)
+            for index, there in (where.items() if isinstance(where, dict) else [(None, where)]):
+                _move_keeping_parameters(model if index is None else model[index], there)
             places = [(p.device, p.dtype) for p in params]
             call(match_state_to_params, opt)
             _left_in_place(f"{name}, model moved {move}", opt, params, places)
             _state_follows(f"{name}, model moved {move}", places, before, _snapshot(opt, params))
-            x = torch.randn(5, dims[0]).to(next(model.parameters()))
-            model(x).pow(2).sum().backward()
+            if isinstance(where, dict):  # no forward pass crosses meta and the CPU: gradients set by hand
+                for p in params:
+                    p.grad = torch.ones_like(p)
+            else:
+                x = torch.randn(5, dims[0]).to(next(model.parameters()))
+                model(x).pow(2).sum().backward()
             try:
                 opt.step()
             except RuntimeError as exc:
                 raise Wrong(f"{name}, model moved {move}: the next optimizer.step() still fails: {exc}") from None
     return (f"State follows its parameters for {', '.join(n for n, _, _ in optimizers)} moved "
-            f"{' and '.join(m for m, _ in moves)}, values kept, 'step' left alone, and the next step runs.")
+            f"{', '.join(m for m, _ in moves)}, values kept, 'step' left alone, and the next step runs.")
 
 
 # --------------------------------------------------------------------------- try-it 03.a

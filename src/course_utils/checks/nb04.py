@@ -141,6 +141,9 @@ LANDING_CASES = (
     (torch.device("cpu"), 0, "cpu"),
     ("meta", 2, "meta"),
 )
+# indexed devices of other types, in every run (practice or graded): the current CUDA device plays no part, and
+# their index is not a CUDA index
+OTHER_LANDINGS = (("mps:0", 1, "mps:0"), (torch.device("xpu", 1), 0, "xpu:1"))
 
 
 @exercise(
@@ -151,7 +154,7 @@ LANDING_CASES = (
           "explicit index wins; other device types ignore the current CUDA device."),
 )
 def _landing_device(landing_device) -> str:
-    landings = cases("04.3", LANDING_CASES)
+    landings = (*cases("04.3", LANDING_CASES), *OTHER_LANDINGS)
     for spec, current, expected in landings:
         with NoSimulatedGPUs("04.3"):
             got = call(landing_device, spec, current)
@@ -165,6 +168,8 @@ def _landing_device(landing_device) -> str:
 
 NO_SWITCH = ("cpu", torch.device("cpu"), "meta", torch.device("meta"), "mps", "cuda", torch.device("cuda"))
 SWITCH = (("cuda:0", 0), ("cuda:1", 1), (torch.device("cuda", 2), 2), ("cuda:3", 3))
+# devices of other types with an index, in every run: an index alone does not make a CUDA device
+OTHER_INDEXED = ("mps:0", torch.device("xpu", 1))
 
 
 @exercise(
@@ -176,7 +181,7 @@ SWITCH = (("cuda:0", 0), ("cuda:1", 1), (torch.device("cuda", 2), 2), ("cuda:3",
 )
 def _device_scope(device_scope) -> str:
     no_switch, switch = cases("04.4", (NO_SWITCH, SWITCH))
-    for device in no_switch:
+    for device in (*no_switch, *OTHER_INDEXED):
         scope = call(device_scope, device)
         if isinstance(scope, torch.cuda.device) or not (hasattr(scope, "__enter__") and hasattr(scope, "__exit__")):
             raise Wrong(

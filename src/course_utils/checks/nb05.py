@@ -176,6 +176,12 @@ def _to_model_device(to_model_device) -> str:
     buffers_only = nn.BatchNorm1d(3, affine=False).to("meta")
     got = call(to_model_device, buffers_only, torch.ones(2, 3))
     _same_structure(got, (torch.ones(2, 3),), torch.device("meta"), "inputs (model with buffers only)")
+    # parameters on meta, a buffer left on the CPU: the parameters name the device, the buffers only without them
+    mixed = nn.Linear(3, 3).to("meta")
+    mixed.register_buffer("scale", torch.ones(3))
+    got = call(to_model_device, mixed, torch.ones(2, 3))
+    _same_structure(got, (torch.ones(2, 3),), torch.device("meta"),
+                    "inputs (model with parameters on meta and a buffer on the CPU)")
     x = torch.ones(2)
     got = call(to_model_device, nn.ReLU(), x)
     if not (isinstance(got, tuple) and len(got) == 1 and got[0] is x):
@@ -269,8 +275,44 @@ def _load_anywhere(load_anywhere) -> str:
                                                        if str(where) == saved_on else ""))
                 if device != "meta" and not torch.equal(loaded.cpu(), value):
                     raise Wrong(f"Saved on {saved_on}, loaded onto {device}: {key!r} has different values.")
+    # a training checkpoint, in every run: tensors nested in dicts and lists beside plain values, saved on another GPU
+    nested = {"model": state(), "optimizer": {"state": {0: {"exp_avg": torch.ones(3)}}, "lr": 0.1},
+              "history": [torch.tensor([0.5, 0.25])], "epoch": 3}
+    data = _checkpoint(NESTED_ON, nested)
+    for device in targets:
+        where = f"A training checkpoint saved on {NESTED_ON} (a dict of dicts and lists), loaded onto {device}"
+        got = call(load_anywhere, data, device)
+        _nested_follows(where, got, nested, torch.device(device), "checkpoint")
     named = ["the CPU" if d == "cpu" else d for d in saved_ons]
-    return f"Checkpoints saved on {', '.join(named[:-1])} and {named[-1]} load onto " + ", ".join(targets) + "."
+    return (f"Checkpoints saved on {', '.join(named[:-1])} and {named[-1]}, and a nested one saved on {NESTED_ON}, "
+            "load onto " + ", ".join(targets) + ".")
+
+
+NESTED_ON = "cuda:3"
+
+
+def _nested_follows(where: str, got, original, device: torch.device, path: str) -> None:
+    """Wrong unless ``got`` holds ``original``'s structure, plain values as they were, every tensor on ``device``."""
+    if isinstance(original, torch.Tensor):
+        if type(got) is not torch.Tensor or got.device != device:
+            found = got.device if isinstance(got, torch.Tensor) else type(got).__name__
+            raise Wrong(f"{where}: {path} is on {found}, not on the device asked for.",
+                        "Every tensor in the file, however deeply nested, has to land on the device.")
+        if device.type != "meta" and not torch.equal(got.cpu(), original):
+            raise Wrong(f"{where}: {path} has different values.")
+        return
+    if isinstance(original, (dict, list)):
+        if type(got) is not type(original) or len(got) != len(original):
+            raise Wrong(f"{where}: {path} came back as {got!r}; the file holds a {type(original).__name__} of "
+                        f"{len(original)} there.")
+        keys = original.keys() if isinstance(original, dict) else range(len(original))
+        for key in keys:
+            if isinstance(original, dict) and key not in got:
+                raise Wrong(f"{where}: {path} lost the key {key!r}.")
+            _nested_follows(where, got[key], original[key], device, f"{path}[{key!r}]")
+        return
+    if type(got) is not type(original) or got != original:
+        raise Wrong(f"{where}: {path} was {original!r} and came back as {got!r}.")
 
 
 # --------------------------------------------------------------------------- try-its of the lesson

@@ -308,6 +308,11 @@ STEP_CASES = (
      lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9), torch.bfloat16),
     ("a model with an unused head, AdamW", WithUnused, lambda ps: torch.optim.AdamW(ps), torch.float32),
 )
+# asked in every run (practice or graded): the body still trains (requires_grad), so its gradients exist, though
+# the optimizer holds only the last layer and keeps no state for the body
+STEP_ALWAYS = (("an MLP whose optimizer holds only the last layer, Adam",
+                lambda: nn.Sequential(nn.Linear(9, 5), nn.ReLU(), nn.Linear(5, 2)),
+                lambda ps: torch.optim.Adam(ps[-2:]), torch.float32),)
 
 
 @exercise(
@@ -319,7 +324,7 @@ STEP_CASES = (
 )
 def _held_bytes(held_bytes) -> str:
     rows = cases("09.2", STEP_CASES)  # a grading run draws models, optimizers and dtypes of its own
-    for name, build, make_optimizer, dtype in rows:
+    for name, build, make_optimizer, dtype in (*rows, *STEP_ALWAYS):
         model, optimizer = _after_one_step(build, make_optimizer, dtype)
         params = list(model.parameters())
         grads = [p.grad for p in params if p.grad is not None]
@@ -329,8 +334,11 @@ def _held_bytes(held_bytes) -> str:
         got = number(answer)
         found = (f"For {name}: held_bytes returned {answer!r}, which is not the bytes its parameters, gradients "
                  "and optimizer state hold.")
-        if got == expected:
+        if got == expected and type(answer) is int:
             continue
+        if got == expected:
+            raise Wrong(f"For {name}: held_bytes returned {answer!r}, a {type(answer).__name__}; the exercise asks "
+                        "for the bytes as an int.", "Return a plain int (sum Python ints, not tensors).")
         if got is None:
             raise Wrong(found, "Return a plain int (sum Python ints, not tensors).")
         param_bytes = storage_bytes(params)
@@ -345,13 +353,18 @@ def _held_bytes(held_bytes) -> str:
             raise Wrong(found, "You left out the gradients: p.grad for each parameter that has one.")
         if got == expected - storage_bytes(state):
             raise Wrong(found, "You left out the optimizer's state: the tensors in optimizer.state[p].")
+        held = {id(p) for group in optimizer.param_groups for p in group["params"]}
+        if got == expected - storage_bytes(p.grad for p in params if p.grad is not None and id(p) not in held):
+            raise Wrong(found, "A parameter the optimizer does not hold can still have a gradient: count every "
+                        "p.grad of the model that is not None.")
         if got == expected - storage_bytes(v for v in state if v.dim() == 0):
             raise Wrong(found, "Adam's `step` is a tensor in the state too (one number per parameter): count "
                         "every tensor in optimizer.state[p].values().")
         raise Wrong(found)
     if rows is not STEP_CASES:
-        return f"Right for {len(rows)} drawn models and optimizers: you counted what the step really left in memory."
-    return ("Right for Adam, a frozen layer, bfloat16 with SGD momentum and an unused head: "
+        return f"Right for {len(rows) + len(STEP_ALWAYS)} models and optimizers: you counted what the step really left in memory."
+    return ("Right for Adam, a frozen layer, bfloat16 with SGD momentum, an unused head and an optimizer over the "
+            "last layer only: "
             "you counted what the step really left in memory.")
 
 

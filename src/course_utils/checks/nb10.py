@@ -159,6 +159,8 @@ MATERIALIZE_MODELS = (
     ("the same Sequential in float64", lambda: nn.Sequential(nn.Linear(5, 8), nn.BatchNorm1d(8), nn.ReLU(),
                                                              nn.Linear(8, 3)).to(torch.float64)),
 )
+# asked in every run (practice or graded): a model that is itself a layer, so its own reset_parameters counts
+MATERIALIZE_ALWAYS = (("a bare nn.Linear (the model is itself a layer)", lambda: nn.Linear(5, 4)),)
 
 
 def _kept_every_tensor(where: str, model: nn.Module, before: dict) -> None:
@@ -181,7 +183,7 @@ def _materialize(materialize) -> str:
     models, seed = cases("10.1", (MATERIALIZE_MODELS, 101))
     state = torch.get_rng_state()
     try:
-        for what, build in models:
+        for what, build in (*models, *MATERIALIZE_ALWAYS):
             for device in _targets():
                 where = f"materialize(<{what} on meta>, {str(device)!r})"
                 model = _on_meta(build)
@@ -223,7 +225,7 @@ def _materialize(materialize) -> str:
     finally:
         torch.set_rng_state(state)
     targets = " and ".join(str(d) for d in _targets())
-    return (f"{len(models)} meta models made real on {targets}: nothing left on meta, every value the "
+    return (f"{len(models) + len(MATERIALIZE_ALWAYS)} meta models made real on {targets}: nothing left on meta, every value the "
             "constructor's, buffers included.")
 
 
@@ -270,6 +272,26 @@ PLAN_TOO_BIG = (
      {"cuda:0": 5 * _MB, "cuda:1": 5 * _MB}),
     ("a layer bigger than every device", _linears((2000, 2000)), {"cuda:0": 10 * _MB, "cpu": 15 * _MB}),
 )
+
+
+class WithCache(nn.Linear):
+    """A Linear with a non-persistent buffer (a rotary embedding's inv_freq, say): memory that state_dict() leaves
+    out. No submodules, so accelerate places it whole. At module level, so the grader's kernel finds the class."""
+
+    def __init__(self, width: int = 64, cache: int = 4096):
+        super().__init__(width, width)
+        self.register_buffer("cache", torch.ones(cache), persistent=False)
+
+
+def _with_cache() -> nn.Module:
+    """Linear(64, 64), WithCache, Linear(64, 64) on meta: 16,640, 33,024 (16,384 of them unsaved) and 16,640 bytes."""
+    return _on_meta(lambda: nn.Sequential(nn.Linear(64, 64), WithCache(), nn.Linear(64, 64)))
+
+
+_CACHED = "a layer with a non-persistent buffer between two Linear(64, 64) (unsaved by state_dict(), still memory)"
+# asked in every run (practice or graded), in PLAN_CASES' shape: sized from state_dict(), the middle layer would
+# take 16,640 bytes and the last layer would fit on cuda:0 too
+PLAN_ALWAYS = ((_CACHED, _with_cache, {"cuda:0": 49_920, "cuda:1": 10 * _MB}, (_F, _F, _S), {}),)
 PLAN_MISTAKES = {
     "numbers": "counts numbers, not bytes (multiply numel() by element_size())",
     "no buffers": "counts parameters but forgets buffers (BatchNorm's running statistics take memory too)",
@@ -293,7 +315,7 @@ def _plan_of(model: nn.Module, devices) -> dict[str, torch.device]:
 def _plan(plan) -> str:
     # a grading run draws models and budgets of its own, with their plans
     fitting, too_big = cases("10.2", (PLAN_CASES, PLAN_TOO_BIG))
-    for what, build, budgets, devices, mistakes in fitting:
+    for what, build, budgets, devices, mistakes in (*fitting, *PLAN_ALWAYS):
         model = build()
         expected = _plan_of(model, devices)
         sizes = {name: module_bytes(layer) for name, layer in model.named_children()}
@@ -325,7 +347,7 @@ def _plan(plan) -> str:
         raise Wrong(f"For {what}, plan_device_map returned {got!r}; the model does not fit, so it should raise "
                     "ValueError.", "When you run out of devices, raise ValueError saying which layer did not fit.")
     big = "a 10 GB model on meta" if fitting is PLAN_CASES else "models on meta"
-    return (f"Right for {len(fitting)} models (float16, buffers, exact fits, {big}), and a "
+    return (f"Right for {len(fitting) + len(PLAN_ALWAYS)} models (float16, buffers, exact fits, {big}), and a "
             f"ValueError for {len(too_big)} that do not fit.")
 
 
@@ -350,11 +372,13 @@ class _Split(nn.Module):
         self.second = nn.Linear(4, 2, device=second)
 
 
-def _stepped(optimizer_class, steps: int = 1, frozen: bool = False, **options):
+def _stepped(optimizer_class, steps: int = 1, frozen: bool = False, second_only: bool = False, **options):
     model = _Split("meta")
     if frozen:
         model.first[0].weight.requires_grad_(False)
-    opt = optimizer_class(model.parameters(), lr=0.1, **options)
+    # second_only: an optimizer for stage two alone (fine-tuning a head), its parameters listed second first
+    held = [model.second.bias, model.second.weight] if second_only else model.parameters()
+    opt = optimizer_class(held, lr=0.1, **options)
     for _ in range(steps):
         for p in model.parameters():
             p.grad = torch.ones_like(p) if p.requires_grad else None
@@ -382,6 +406,9 @@ STATE_CASES = (
      _states({"momentum_buffer": "cpu"}, {"momentum_buffer": "cpu"}, {"momentum_buffer": "meta"})),
     ("SGD without momentum (it keeps no state)", lambda: _stepped(torch.optim.SGD), _states({}, {}, {})),
 )
+# asked in every run (practice or graded): an optimizer that holds some of the parameters, in another order
+STATE_ALWAYS = (("Adam over stage two only (bias listed before weight), after one step",
+                 lambda: _stepped(torch.optim.Adam, second_only=True), _states({}, {}, _adam("meta"))),)
 
 
 @exercise(
@@ -393,7 +420,7 @@ STATE_CASES = (
           "to {}."),
 )
 def _state_devices(fn) -> str:
-    rows = cases("10.3", STATE_CASES)  # a grading run draws models, optimizers and steps of its own
+    rows = (*cases("10.3", STATE_CASES), *STATE_ALWAYS)  # a grading run draws models, optimizers, steps of its own
     for what, make, devices in rows:
         model, opt = make()
         before = _state_identity(opt)
@@ -463,6 +490,8 @@ BUDGET_CASES = (
                                             nn.BatchNorm1d(128))), 2, 134_152,
      {"no buffers": 133_120, "no reserve": 68_104}),
 )
+# asked in every run (practice or graded), in BUDGET_CASES' shape: accelerate counts the unsaved buffer too
+BUDGET_ALWAYS = ((_CACHED + ", the first on the CPU", _with_cache, 1, 49_664, {}),)
 BUDGET_MISTAKES = {
     "no reserve": ("adds up the layers that stay, and forgets the room accelerate keeps on the CPU for the largest "
                    "layer going to disk: with that budget the last of your layers goes to disk too"),
@@ -484,7 +513,7 @@ BUDGET_MISTAKES = {
 def _budget(cpu_budget) -> str:
     # a grading run draws models of its own, with their budgets
     rows = cases("10.4", BUDGET_CASES)
-    for what, build, on_cpu, budget, mistakes in rows:
+    for what, build, on_cpu, budget, mistakes in (*rows, *BUDGET_ALWAYS):
         model = build()
         sizes = [module_bytes(layer) for _, layer in model.named_children()]
         got = call(cpu_budget, model, on_cpu)
@@ -500,5 +529,5 @@ def _budget(cpu_budget) -> str:
                     (f" That is the budget of an answer that {mistake}." if mistake else ""),
                     "Count bytes of parameters and buffers; add the largest of the layers that go to disk, since "
                     "accelerate keeps that much free on the CPU to bring it back (nothing when none goes).")
-    return (f"Right for {len(rows)} models: the layers that stay, plus room for the largest layer on disk "
+    return (f"Right for {len(rows) + len(BUDGET_ALWAYS)} models: the layers that stay, plus room for the largest layer on disk "
             "(none when everything fits), buffers and float16 included.")

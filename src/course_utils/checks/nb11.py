@@ -236,6 +236,12 @@ def _autocast_forward(fn) -> str:
                 full = model(x)  # float32 throughout: what a forward without autocast gives
                 where = f"autocast_forward(<model on {device}>, <x on {device}>)"
                 got = call(fn, model, x)
+                if any(p.dtype != torch.float32 for p in model.parameters()):
+                    raise Wrong(f"{where} left the model's parameters in "
+                                f"{sorted({str(p.dtype) for p in model.parameters()})}: it converted the model "
+                                "instead of running it under autocast.",
+                                "autocast lowers the precision of the operations inside its block and keeps the "
+                                "model's float32 weights as they are; do not call .to() or .bfloat16() on the model.")
                 if not isinstance(got, torch.Tensor) or type(got) is not torch.Tensor:
                     raise Wrong(f"{where} returned a {type(got).__name__}; expected the output tensor.")
                 if got.dtype is torch.bfloat16:
@@ -251,6 +257,22 @@ def _autocast_forward(fn) -> str:
                                 "Run the model inside a torch.autocast block that asks for bfloat16.")
                 raise Wrong(f"{where} differs from the model run under bfloat16 autocast on {device.type}.",
                             "The question asks for bfloat16, the CPU's autocast precision; float16 is another one.")
+        # CUDA's autocast runs in float16 unless told otherwise: with the CPU's default set so too, an answer that
+        # leaves out dtype= shows on a machine without a GPU
+        cpu_default = torch.get_autocast_dtype("cpu")
+        model = _model(0)
+        x = torch.randn(5, 16, generator=torch.Generator().manual_seed(0))
+        with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
+            want = model(x).float()
+        torch.set_autocast_dtype("cpu", torch.float16)
+        try:
+            got = call(fn, model, x)
+        finally:
+            torch.set_autocast_dtype("cpu", cpu_default)
+        if not isinstance(got, torch.Tensor) or type(got) is not torch.Tensor or not torch.equal(got, want):
+            raise Wrong("With the CPU's autocast default set to float16 (CUDA's default), autocast_forward(<model "
+                        "on cpu>, <x on cpu>) did not return the bfloat16 result: it took autocast's default dtype.",
+                        "autocast's dtype defaults to float16 on CUDA; the question asks for bfloat16: say so.")
     finally:
         torch.set_rng_state(state)
     return "The model ran its linear layers in bfloat16 under autocast, on x's device type, and returned float32."

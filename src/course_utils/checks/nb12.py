@@ -178,6 +178,17 @@ KERNEL_MACHINES = (
 )
 
 
+# machines every run asks too (practice or graded): PTX that the driver compiles for a newer GPU, and a two-digit
+# major (sm_120) that the wheel does have
+KERNEL_MACHINES_ALWAYS = (
+    (SimulatedMachine("a GH200 with a build for sm_80 and PTX (compute_80)", cuda=1, mps=False, build=SimulatedBuild(
+        cuda="12.8", arch_list=("sm_80", "compute_80"), gpu_name="NVIDIA GH200 480GB", capability=(9, 0))), True),
+    (SimulatedMachine("an RTX PRO 6000 Blackwell with a CUDA 13.0 wheel", cuda=1, mps=False, build=SimulatedBuild(
+        cuda="13.0", arch_list=CU130, gpu_name="NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+        capability=(12, 0))), True),
+)
+
+
 @exercise(
     "12.2",
     "Can this torch run kernels on cuda:0?",
@@ -186,7 +197,7 @@ KERNEL_MACHINES = (
           "list hold code that runs on it (the rule of try-it 12.a)."),
 )
 def _gpu_has_kernels(fn) -> str:
-    machines = cases("12.2", KERNEL_MACHINES)
+    machines = (*cases("12.2", KERNEL_MACHINES), *KERNEL_MACHINES_ALWAYS)
     for machine, want in machines:
         with simulated(machine):
             try:
