@@ -131,7 +131,7 @@ test-grader: $(STAMP) $(NBGRADER_STAMP)
 	$(PRECOMPILE)
 	$(PYTEST) $(patsubst --ignore=%,%,$(GRADER_DEFENCES)) $(NBGRADER_TESTS) $(PYTEST_ARGS)
 
-# The authors' two quick loops, one for each thing they edit (about 45-50 s and 35 s on 2 cores), one worker per core
+# The authors' two quick loops, one for each thing they edit (about 30-35 s each on 2 cores), one worker per core
 # (make test takes about 7 minutes). test-fast: the unit tests of the three wings, with the checks' logic against
 # right and wrong answers. test-lessons: the lessons under nbval. Left for `make test`: whatever starts other
 # programs (the browser, torchrun, nbgrader, kernels per submission, child Pythons: all marked slow; so are the
