@@ -176,6 +176,7 @@ def test_folders_per_learner(tmp_path):
 
 def test_csv_cells_cannot_be_formulas():
     assert _safe("=cmd()") == "'=cmd()" and _safe("+1") == "'+1" and _safe("alice") == "alice"
+    assert _safe(" =1+1") == "' =1+1" and _safe("\t @x") == "'\t @x" and _safe("a =1") == "a =1"
 
 
 def test_output_is_capped_per_cell_and_errors_are_cut_not_dropped():

@@ -31,7 +31,8 @@ FEEDBACK_LIMIT = 1024 * 1024  # characters of one feedback file; a longer one is
 def _safe(text: object) -> str:
     """A CSV cell that spreadsheets will not run as a formula, and of bounded length."""
     text = no_controls(str(text)[:CELL_LIMIT])  # no escape sequence reaches a terminal that shows the file
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    # leading blanks too: an import that trims spaces (LibreOffice's option) would meet the formula itself
+    return "'" + text if text.lstrip(" \t\n")[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 REPORT_FILES = ("grades.csv", "details.csv", "summary.txt", "shard.json")  # shard.json: a --shard run's (shards)
