@@ -345,6 +345,42 @@ NEW = [
     ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! "
      "(when checking argument for argument weight in method wrapper___slow_conv2d_forward)", "mixed-devices",
      ("cpu", "cuda:0"), "https://github.com/pytorch/pytorch/issues/84847 (torch 1.11.0+cu102, in torch.onnx.export)"),
+    # --- third probe (Q&A pages and library issues): distributed, CUDA graphs, safetensors, extension builds
+    ("[rank0]:[W1028 04:48:19.843866299 ProcessGroupNCCL.cpp:4115] [PG ID 0 PG GUID 0 Rank 0]  using GPU 0 to perform "
+     "barrier as devices used by this process are currently unknown. This can potentially cause a hang if this rank to "
+     "GPU mapping is incorrect.Specify device_ids in barrier() to force use of a particular device,or call "
+     "init_process_group() with a device_id.", "barrier-device-guess", ("cuda:0",),
+     "https://github.com/bmaltais/kohya_ss/issues/2933"),
+    ("[W404 00:15:21.693690333 ProcessGroupNCCL.cpp:4561] [PG ID 0 PG GUID 0 Rank 0]  using GPU 0 to perform barrier "
+     "as devices used by this process are currently unknown. This can potentially cause a hang if this rank to GPU "
+     "mapping is incorrect. Specify device_ids in barrier() to force use of a particular device, or call "
+     "init_process_group() with a device_id.", "barrier-device-guess", ("cuda:0",),
+     "https://github.com/deepspeedai/DeepSpeed/pull/7266"),
+    ("RuntimeError: CUDA error: operation not permitted when stream is capturing", "cuda-graph-capture", ("cuda",),
+     "https://github.com/NVlabs/cuHPX/issues/11"),
+    ("Exception: Capture cuda graph failed: CUDA error: capturing stream has unjoined work", "cuda-graph-capture",
+     ("cuda",), "https://github.com/deepseek-ai/DeepEP/issues/62"),
+    ("Error[1]: [executionContext.cpp::handleTrainStationRunnerPhase1::146] Error Code 1: Cuda Runtime (operation not "
+     "permitted when stream is capturing)", "cuda-graph-capture", ("cuda",),
+     "https://github.com/NVIDIA/TensorRT/issues/3011"),
+    ("CUDA failure 900: operation not permitted when stream is capturing ;\n  expr=cudaGraphLaunch(graph_exec, "
+     "stream_);", "cuda-graph-capture", ("cuda",), "https://github.com/microsoft/onnxruntime/pull/32081"),
+    ("CUDA error: misaligned address\nCUDA kernel errors might be asynchronously reported at some other API call, so "
+     "the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.\nCompile with "
+     "`TORCH_USE_CUDA_DSA` to enable device-side assertions.", "cuda-error-reported-late", ("cuda",),
+     "https://github.com/deepspeedai/DeepSpeedExamples/issues/530"),
+    ("Exception: device cpu is invalid", "safetensors-device", ("cpu",),
+     "https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/6890"),
+    ("safetensors_rust.SafetensorError: device mps:0 is invalid", "safetensors-device", ("mps:0",),
+     "https://github.com/safetensors/safetensors/issues/674 (safetensors 0.6.2, torch 2.7.0)"),
+    ("safetensors_rust.SafetensorError: device cuda:0 is invalid", "safetensors-device", ("cuda:0",),
+     "https://github.com/Wan-Video/Wan2.2/issues/117"),
+    ("OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.", "cuda-home-unset",
+     ("cuda",), "https://github.com/facebookresearch/votenet/issues/2"),
+    ("cannot convert CUDA tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first", "numpy-needs-cpu",
+     ("cuda",), "https://github.com/meteorshowers/X-StereoLab/issues/28 (torch 0.x/1.x wording)"),
+    ("RuntimeError: Invalid device string: '0'", "malformed-device-index", (),
+     "https://github.com/safetensors/safetensors/issues/625 (safetensors 0.6.0rc0, torch 2.6.0+cu124)"),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     ("Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
      "map_location to map your storages to an existing device.", "checkpoint-device-unavailable", ("cuda:0",),
@@ -841,3 +877,34 @@ def test_every_row_is_whole_and_explains_its_own_example():
 def test_the_engine_is_small_and_the_knowledge_is_in_the_table():
     engine = (ROOT / "src" / "course_utils" / "errors.py").read_text(encoding="utf-8")
     assert engine.count("\n") < 600 and len(error_families.FAMILIES) >= 80
+
+
+def test_third_probe_new_rows_say_the_specific_cause():
+    barrier = explain_device_error(_new("[W404 00:15:21"))
+    assert "not an error" in barrier.cause and "device_id=torch.device('cuda', local_rank)" in barrier.fix
+    assert "device_ids=[local_rank]" in barrier.fix
+    capture = explain_device_error(_new("RuntimeError: CUDA error: operation not permitted"))
+    assert ".item()" in capture.cause and "not a crash of an earlier kernel" in capture.cause
+    assert "enforce_eager=True" in capture.fix and "CUDA_LAUNCH_BLOCKING" not in capture.fix
+    unjoined = explain_device_error(_new("Exception: Capture cuda graph failed"))
+    assert "wait_stream" in unjoined.fix
+    safetensors = explain_device_error(_new("safetensors_rust.SafetensorError: device cuda:0"))
+    assert "torch.device object is refused" in safetensors.cause and "str(device)" in safetensors.fix
+    home = explain_device_error(_new("OSError: CUDA_HOME"))
+    assert "nvcc" in home.cause and "torch.version.cuda" in home.fix and "is_available() may be True" in home.cause
+    old_numpy = explain_device_error(_new("cannot convert CUDA tensor"))
+    assert ".cpu().numpy()" in old_numpy.fix
+
+
+@pytest.mark.parametrize("message, kind, devices", [
+    # constructed from the f-strings read: safetensors 0.8.0 prints a torch.device with its repr (run here)
+    ("safetensors_rust.SafetensorError: device device(type='cpu') is invalid", "safetensors-device", ("cpu",)),
+    # the 1.9-2.4 wording of the barrier warning (pytorch/pytorch#54991's diff)
+    ("Rank 3 using best-guess GPU 3 to perform barrier as devices used by this process are currently unknown. ",
+     "barrier-device-guess", ("cuda:3",)),
+    ("CUDA error: operation would make the legacy stream depend on a capturing blocking stream", "cuda-graph-capture",
+     ("cuda",)),
+], ids=lambda v: v if isinstance(v, str) and len(v) < 30 else None)
+def test_third_probe_new_rows_generalise(message, kind, devices):
+    e = explain_device_error(message)
+    assert e.is_device_error and (e.kind, e.devices) == (kind, devices), e

@@ -1321,6 +1321,36 @@ FAMILIES: tuple[Family, ...] = (
            example="RuntimeError: Failed to infer device type",
            releases="vLLM 0.6-0.8", source="https://github.com/vllm-project/vllm/issues/12847 (vllm/config.py)"),
     # ------------------------------------------------------------------ distributed training
+    Family("safetensors-device", LIBRARIES, "safetensors: a device argument it does not parse",
+           r"device (?:device\(type=')?(?P<device>[A-Za-z_]+(?::\d+)?)(?:'[^)]*\))? is invalid",
+           "safetensors-device", devices=("{device!l}",),
+           cause=("safetensors' load_file()/safe_open(device=...) parses the device itself: it takes a string it knows "
+                  "('cpu', 'cuda', 'cuda:N', 'mps', 'xpu', 'npu', ...) or an int GPU index, and nothing else. A "
+                  "torch.device object is refused (older versions print it as 'cpu' or 'cuda:0', so a valid-looking "
+                  "name is rejected; newer ones as device(type='cpu')), and the lib.rs read refuses 'mps:0' "
+                  "('mps' only; 0.8.0 takes it) and 'cpu:0'. The device itself is fine."),
+           fix=("Pass a plain string or an index: load_file(path, device=str(device)) (for MPS 'mps', for the CPU "
+                "'cpu'), or device=torch.cuda.current_device(); or load to the CPU and move: "
+                "load_file(path, device='cpu') then model.to(device). Upgrading safetensors also helps with 'mps:0'."),
+           example="safetensors_rust.SafetensorError: device cuda:0 is invalid",
+           releases="safetensors 0.3-0.8 (0.8.0 prints a torch.device as device(type='cpu'))",
+           source=("huggingface/safetensors bindings/python/src/lib.rs at 000a16f (impl FromPyObject for Device); "
+                   "https://github.com/safetensors/safetensors/issues/674; https://github.com/Wan-Video/Wan2.2/issues/117")),
+    Family("cuda-home-unset", LIBRARIES, "Building a CUDA extension without the CUDA toolkit",
+           r"CUDA_HOME environment variable is not set",
+           "cuda-home-unset", devices=("cuda",),
+           cause=("a package is compiling a CUDA extension (torch.utils.cpp_extension.CUDAExtension, a setup.py or "
+                  "pip install of flash-attn, apex, a custom op) and needs the CUDA toolkit's compiler nvcc. PyTorch "
+                  "looked in CUDA_HOME/CUDA_PATH, for nvcc on PATH and in /usr/local/cuda, and found none: the "
+                  "PyTorch wheel brings the CUDA runtime libraries but not nvcc, and the NVIDIA driver does not "
+                  "bring it either. It says nothing about whether the GPU works (torch.cuda.is_available() may be True)."),
+           fix=("Install a CUDA toolkit whose version matches torch.version.cuda (or at least its major version) and "
+                "point at it: export CUDA_HOME=/usr/local/cuda-12.4 (on Windows CUDA_PATH), so that "
+                "$CUDA_HOME/bin/nvcc --version runs; or conda install -c nvidia cuda-nvcc; or install the package's "
+                "prebuilt wheel instead of building it. A CPU-only torch cannot build CUDA extensions at all."),
+           example="OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+           releases="torch 1.0-2.13 (torch/utils/cpp_extension.py, _join_cuda_home)",
+           source="torch/utils/cpp_extension.py of 2.13.0; https://github.com/facebookresearch/votenet/issues/2"),
     Family("duplicate-gpu", DISTRIBUTED, "NCCL: two ranks on one GPU",
            r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>[0-9a-fA-F]+)"
            r"|Multiple Ranks are using the same GPU",
@@ -1352,6 +1382,23 @@ FAMILIES: tuple[Family, ...] = (
            releases="NCCL 2.7-2.2x with torch 1.x-2.x",
            source="https://github.com/facebookresearch/swav/issues/61; https://github.com/NVIDIA/nccl/issues/1241 "
                   "(the NCCL maintainer: several ranks on one CUDA device)"),
+    Family("barrier-device-guess", DISTRIBUTED, "NCCL barrier: the GPU guessed from the rank",
+           r"using (?:best-guess )?GPU (?P<index>\d+) to perform barrier as devices used by this process are "
+           r"currently unknown",
+           "barrier-device-guess", devices=("cuda:{index}",),
+           cause=("a warning, not an error: dist.barrier() on NCCL runs a small collective on one GPU, and this "
+                  "process had told the process group no device (no device_id in init_process_group, no collective "
+                  "yet), so it guessed cuda:{index} from the rank (rank % GPU count). If that GPU is not the one this "
+                  "rank uses, two ranks share a GPU and the barrier can hang."),
+           fix=("In each process, before any collective: local_rank = int(os.environ['LOCAL_RANK']); "
+                "torch.cuda.set_device(local_rank); dist.init_process_group('nccl', "
+                "device_id=torch.device('cuda', local_rank)), or pass the device to the call: "
+                "dist.barrier(device_ids=[local_rank])."),
+           example=("[PG ID 0 PG GUID 0 Rank 0]  using GPU 0 to perform barrier as devices used by this process are "
+                    "currently unknown. This can potentially cause a hang if this rank to GPU mapping is incorrect."),
+           releases="2.5-2.9 wording quoted in the reports; 1.9-2.4: 'Rank 0 using best-guess GPU 0 to perform barrier'",
+           source=("https://github.com/deepspeedai/DeepSpeed/pull/7266 (ProcessGroupNCCL.cpp:4561); "
+                   "https://github.com/pytorch/pytorch/pull/54991 (the first wording)")),
     Family("fsdp-no-accelerator", DISTRIBUTED, "FSDP on a machine without an accelerator",
            r"FSDP needs a non-CPU accelerator device, but no accelerator device is detected",
            "no-accelerator",
@@ -1456,7 +1503,7 @@ FAMILIES: tuple[Family, ...] = (
            source="https://github.com/meta-llama/codellama/issues/125"),
     # ------------------------------------------------------------------ what a device did
     Family("numpy-needs-cpu", DID, "NumPy needs the CPU",
-           rf"can't convert (?P<device>{DEV}) (?:device type )?tensor to numpy",
+           rf"(?:can't|cannot) convert (?P<device>{DEV}) (?:device type )?tensor to numpy",
            "numpy-needs-cpu", devices=("{device!l}",),
            cause="NumPy arrays live in host (CPU) memory; the tensor is on {device!l}, so .numpy() cannot share it.",
            fix="Copy it to the CPU first: t.detach().cpu().numpy() (detach() too if it requires grad).",
@@ -1594,6 +1641,25 @@ FAMILIES: tuple[Family, ...] = (
            example="CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb, m, n, k, "
                    "&alpha, a, lda, b, ldb, &beta, c, ldc)`",
            releases="CUDA builds 1.x-2.x", source="https://github.com/seeyourmind/TKGElib/issues/9"),
+    Family("cuda-graph-capture", DID, "CUDA graph capture: an operation capture forbids",
+           r"(?:operation not permitted when stream is capturing|capturing stream has unjoined work"
+           r"|operation would make the legacy stream depend on a capturing blocking stream)",
+           "cuda-graph-capture", devices=("cuda",),
+           cause=("a CUDA graph was being captured (torch.cuda.graph, make_graphed_callables, torch.compile's "
+                  "mode='reduce-overhead' or a library's CUDA graphs, as in vLLM), and the captured code did something a "
+                  "capture cannot record: a synchronisation or a copy to the CPU (.item(), .cpu(), .tolist(), print of "
+                  "a tensor, torch.cuda.synchronize()), work on another stream or another GPU, or a side stream "
+                  "forked from the capturing stream and never joined back ('unjoined work'). It is not a crash of an "
+                  "earlier kernel, and the first line in the capture that syncs is the culprit."),
+           fix=("Keep the captured region to GPU work on one stream and one device: move .item()/.cpu()/print out "
+                "of it, run the warm-up iterations before capturing, join every side stream "
+                "(torch.cuda.current_stream().wait_stream(side)) before the capture ends, and set the device "
+                "(torch.cuda.set_device) to the one being captured. To see whether graphs are the cause, turn them "
+                "off (torch.compile without mode='reduce-overhead'; vLLM: enforce_eager=True)."),
+           example="RuntimeError: CUDA error: operation not permitted when stream is capturing",
+           releases="any CUDA build (cudaErrorStreamCaptureUnsupported, cudaErrorStreamCaptureUnjoined)",
+           source=("https://github.com/NVlabs/cuHPX/issues/11; https://github.com/deepseek-ai/DeepEP/issues/62; "
+                   "https://github.com/pytorch/pytorch/issues/87794")),
     Family("reported-late", DID, "Any CUDA or HIP error reported late",
            r"(?P<backend>CUDA|HIP) kernel errors might be asynchronously reported",
            "cuda-error-reported-late", devices=("cuda",),
