@@ -367,8 +367,23 @@ NEW = [
      "stream_);", "cuda-graph-capture", ("cuda",), "https://github.com/microsoft/onnxruntime/pull/32081"),
     ("CUDA error: misaligned address\nCUDA kernel errors might be asynchronously reported at some other API call, so "
      "the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.\nCompile with "
-     "`TORCH_USE_CUDA_DSA` to enable device-side assertions.", "cuda-error-reported-late", ("cuda",),
+     "`TORCH_USE_CUDA_DSA` to enable device-side assertions.", "misaligned-address", ("cuda",),
      "https://github.com/deepspeedai/DeepSpeedExamples/issues/530"),
+    ("CUDA Error: misaligned address (716) /code/gemv/include/attention/prefill.cuh: line 1918 at function "
+     "cudaLaunchKernel((void*)kernel, nblks, nthrs, args, smem_size, stream)", "misaligned-address", ("cuda",),
+     "https://github.com/efeslab/Nanoflow/issues/23"),
+    ("/opt/conda/lib/python3.10/site-packages/torch/cuda/__init__.py:546: UserWarning: Can't initialize NVML\n  "
+     "warnings.warn(\"Can't initialize NVML\")", "nvml-init", ("cuda",),
+     "https://github.com/pytorch/pytorch/issues/109098 (torch 2.0.1+cu117)"),
+    ("root@gpu-worker-35:/# nvidia-smi Failed to initialize NVML: Unknown Error", "nvml-init", ("cuda",),
+     "https://github.com/pytorch/pytorch/issues/109098 (a comment)"),
+    ("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nAssertionError: Device mps not supported",
+     "compile-device-unsupported", ("mps",), "https://github.com/MIC-DKFZ/nnUNet/issues/2244"),
+    ("RuntimeError: Check failed: xtensor: Input tensor is not an XLA tensor: CPUFloatType", "mixed-devices",
+     ("xla", "cpu"), "https://github.com/tenstorrent/tt-xla/issues/3335"),
+    ("c:\\programdata\\anaconda\\lib\\site-packages\\torch\\cuda\\amp\\autocast_mode.py:120: UserWarning: "
+     "torch.cuda.amp.autocast only affects CUDA ops, but CUDA is not av", "amp-disabled", ("cuda",),
+     "https://github.com/lucidrains/deep-daze/issues/173 (1.x wording; the report's excerpt ends there)"),
     ("Exception: device cpu is invalid", "safetensors-device", ("cpu",),
      "https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/6890"),
     ("safetensors_rust.SafetensorError: device mps:0 is invalid", "safetensors-device", ("mps:0",),
@@ -908,3 +923,14 @@ def test_third_probe_new_rows_say_the_specific_cause():
 def test_third_probe_new_rows_generalise(message, kind, devices):
     e = explain_device_error(message)
     assert e.is_device_error and (e.kind, e.devices) == (kind, devices), e
+
+
+def test_third_probe_second_batch_says_the_specific_cause():
+    nvml = explain_device_error(_new("/opt/conda/lib/python3.10/site-packages/torch/cuda/__init__.py:546"))
+    assert "nvidia-smi" in nvml.fix and "--gpus all" in nvml.fix and "Driver/library version mismatch" in nvml.cause
+    inductor = explain_device_error(_new("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nAss"))
+    assert "backend='aot_eager'" in inductor.fix and "2.8" in inductor.cause
+    misaligned = explain_device_error(_new("CUDA error: misaligned address"))
+    assert ".contiguous()" in misaligned.fix and "not about which device" in misaligned.cause
+    xla = explain_device_error(_new("RuntimeError: Check failed: xtensor"))
+    assert "device=x.device" in xla.fix and "register_buffer" in xla.fix

@@ -131,6 +131,18 @@ FAMILIES: tuple[Family, ...] = (
            example="Caught ValueError in DataLoader worker process 0.",
            releases="read in 2.14.1", source="torch/utils/data/_utils/worker.py, torch/_utils.py"),
     # ------------------------------------------------------------------ two tensors on different devices
+    Family("xla-cpu-tensor", MIXED, "torch_xla: a CPU tensor in an XLA operation",
+           r"Input tensor is not an XLA tensor: (?P<found>CPU|CUDA)\w*Type",
+           "mixed-devices", devices=("xla", "{found!l}"),
+           cause=("an operation traced for the XLA device (a TPU, or another torch_xla backend) got a {found!l} tensor "
+                  "({first_line}). Usually a tensor made inside forward() without device= (torch.arange, torch.zeros, "
+                  "torch.tensor), or a buffer that was never moved, meets tensors already on xla."),
+           fix=("Create it on the input's device: torch.arange(n, device=x.device); register constant tensors as "
+                "buffers (self.register_buffer) so model.to(xm.xla_device()) moves them; move inputs with "
+                ".to(xla_device)."),
+           example="RuntimeError: Check failed: xtensor: Input tensor is not an XLA tensor: CPUFloatType",
+           releases="torch_xla (aten_xla_bridge); read in a 2026 report",
+           source="https://github.com/tenstorrent/tt-xla/issues/3335"),
     Family("optimizer-state-new", MIXED, "Optimizer state on another device",
            rf"Expected all tensors to be on the same device, but got (?P<arg>{_OPTIMIZER_STATE_ARGS}) is on "
            rf"(?P<found>{DEV}), different from other tensors on (?P<home>{DEV})"
@@ -649,6 +661,24 @@ FAMILIES: tuple[Family, ...] = (
            example="Torch not compiled with XPU enabled",
            releases="read in 2.13.0 (AssertionError from torch/xpu/__init__.py; 'not linked', libc10.so)",
            source="torch/xpu/__init__.py, libc10.so of the 2.13.0 CPU wheel"),
+    Family("nvml-init", GPU, "NVML (the driver's management library) could not start",
+           r"(?:Can't|Failed to) initiali[sz]e NVML(?:: (?P<why>[^\n]+))?",
+           "nvml-init", devices=("cuda",),
+           cause=("NVML, the NVIDIA driver's management library (libnvidia-ml, what nvidia-smi uses), could not start. "
+                  "PyTorch asks NVML first to count GPUs without starting CUDA, and warns 'Can't initialize NVML' when "
+                  "that fails; then torch.cuda.device_count() is usually 0 and is_available() False, because the "
+                  "same driver is missing or unreachable: no NVIDIA driver loaded, a container started without GPU "
+                  "access (docker run --gpus all / the NVIDIA container toolkit), a driver upgraded without a reboot "
+                  "('Driver/library version mismatch'), or a container that lost its GPUs ('Unknown Error', often after "
+                  "the host reloaded systemd)."),
+           fix=("Run nvidia-smi in the same environment (inside the container if there is one): until it lists the "
+                "GPU, no PyTorch setting helps. Reboot after a driver update; restart the container with --gpus all; "
+                "on a machine with no NVIDIA GPU the warning is harmless and the code should pick the CPU: "
+                "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')."),
+           example="UserWarning: Can't initialize NVML",
+           releases="torch 1.13-2.13 (torch/cuda/__init__.py, _raw_device_count_nvml); nvidia-smi's 'Failed to initialize NVML'",
+           source=("torch/cuda/__init__.py of 2.13.0; https://github.com/pytorch/pytorch/issues/109098 (torch 2.0.1+cu117); "
+                   "https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html")),
     Family("no-cuda-driver", GPU, "No driver",
            r"Found no NVIDIA driver on your system",
            "no-cuda-driver", devices=("cuda",),
@@ -856,6 +886,20 @@ FAMILIES: tuple[Family, ...] = (
                 "else 'cpu')."),
            example="module 'torch' has no attribute 'accelerator'",
            releases="torch 2.5.1 and older", source="https://github.com/pytorch/tutorials/issues/3263"),
+    Family("inductor-device", COMPILE, "torch.compile: Inductor has no code generator for this device",
+           r"Device (?P<device>[A-Za-z_]+) not supported",
+           "compile-device-unsupported", devices=("{device!l}",),
+           cause=("torch.compile's default backend, Inductor, generates kernels per device type and has no code "
+                  "generator for {device!l} in this PyTorch: MPS got one in 2.8 (before that, every torch.compile of a "
+                  "model on 'mps' failed like this), and other devices need their vendor's backend. The model itself "
+                  "is fine; it is the compiler that cannot target the device."),
+           fix=("Run uncompiled on this device (drop torch.compile, or a library's compile switch such as "
+                "nnUNet_compile=f), or compile with a backend that does not generate code: "
+                "torch.compile(model, backend='aot_eager'); for MPS, upgrade to torch 2.8 or newer."),
+           example="torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nAssertionError: Device mps not supported",
+           releases="2.2-2.7 for mps (the assert came with pytorch/pytorch#112001); still the assert in 2.13.0",
+           source=("torch/_inductor/graph.py of 2.13.0 (init_wrapper_code); https://github.com/MIC-DKFZ/nnUNet/issues/2244; "
+                   "https://github.com/ModelCloud/GPTQModel/pull/1684 (MPS support from 2.8.0)")),
     Family("lightning-mps", LIBRARIES, "Lightning: the MPS accelerator is not available",
            r"`?MPSAccelerator`? can not run on your system since the accelerator is not available",
            "no-gpu-visible", devices=("mps",),
@@ -1137,7 +1181,8 @@ FAMILIES: tuple[Family, ...] = (
     Family("amp-cuda-unavailable", COMPILE, "AMP for 'cuda' on a machine without CUDA (a warning)",
            r"CUDA is not available or torch_xla is imported\. Disabling autocast"
            r"|User provided device_type of 'cuda', but CUDA is not available\. Disabling"
-           r"|GradScaler is enabled, but CUDA is not available\.\s+Disabling",
+           r"|GradScaler is enabled, but CUDA is not available\.\s+Disabling"
+           r"|torch\.cuda\.amp\.autocast only affects CUDA ops, but CUDA is not",
            "amp-disabled", devices=("cuda",),
            cause=("a UserWarning, not an error: autocast or GradScaler was made for 'cuda' where no CUDA GPU is available, so "
                   "it switched itself off and the code runs in float32, unscaled: nothing runs in lower precision."),
@@ -1641,6 +1686,23 @@ FAMILIES: tuple[Family, ...] = (
            example="CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb, m, n, k, "
                    "&alpha, a, lda, b, ldb, &beta, c, ldc)`",
            releases="CUDA builds 1.x-2.x", source="https://github.com/seeyourmind/TKGElib/issues/9"),
+    Family("misaligned-address", DID, "A kernel read memory at a misaligned address",
+           r"(?:CUDA|cuda)[ _](?:error|Error|ERROR)[^\n]*?misaligned[ _]address|cudaErrorMisalignedAddress",
+           "misaligned-address", devices=("cuda",),
+           cause=("a GPU kernel read or wrote memory at an address not aligned for its access width (CUDA error 716). "
+                  "It is usually a fused or custom kernel (flash "
+                  "attention, xformers, DeepSpeed or vLLM kernels, a compiled extension) given a tensor it did not "
+                  "expect: a view that starts at an odd offset, a non-contiguous slice, a head size or dimension that "
+                  "is not a multiple of 8. It is not about which device the tensors are on, and the GPU context is "
+                  "unusable afterwards."),
+           fix=("Restart the process, rerun with CUDA_LAUNCH_BLOCKING=1 to see which kernel fails, then make its inputs "
+                ".contiguous() (or .clone() a sliced view), keep sizes multiples of 8, switch that kernel off "
+                "(attn_implementation='sdpa' or 'eager' in transformers, the library's flag for its fused ops), or "
+                "update the library that ships it."),
+           example="CUDA error: misaligned address",
+           releases="any CUDA build (cudaErrorMisalignedAddress = 716)",
+           source=("https://github.com/deepspeedai/DeepSpeedExamples/issues/530; https://github.com/efeslab/Nanoflow/issues/23; "
+                   "CUDA runtime API, cudaErrorMisalignedAddress")),
     Family("cuda-graph-capture", DID, "CUDA graph capture: an operation capture forbids",
            r"(?:operation not permitted when stream is capturing|capturing stream has unjoined work"
            r"|operation would make the legacy stream depend on a capturing blocking stream)",
