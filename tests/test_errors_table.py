@@ -396,6 +396,40 @@ NEW = [
      ("cuda",), "https://github.com/meteorshowers/X-StereoLab/issues/28 (torch 0.x/1.x wording)"),
     ("RuntimeError: Invalid device string: '0'", "malformed-device-index", (),
      "https://github.com/safetensors/safetensors/issues/625 (safetensors 0.6.0rc0, torch 2.6.0+cu124)"),
+    # --- third probe, batch 3: judged right before (regression) or given the rows above
+    ("AssertionError: Unknown c10d backend type CUDA:NCCL", "distributed-backend-name", ("cuda",),
+     "https://github.com/pytorch/pytorch/issues/159200"),
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR", "cuda-library-failure", ("cuda",),
+     "https://github.com/pytorch/pytorch/issues/16831"),
+    ("RuntimeError: CUDNN_STATUS_INTERNAL_ERROR", "cuda-library-failure", ("cuda",),
+     "https://github.com/pytorch/pytorch/issues/1504 (0.x wording)"),
+    ("RuntimeError: CuDNN error: CUDNN_STATUS_INTERNAL_ERROR", "cuda-library-failure", ("cuda",),
+     "https://github.com/hugochan/BAMnet/issues/3 (torch 0.4.1)"),
+    ("RuntimeError: Tensor on device cuda:0 is not on the expected device meta!", "mixed-devices", ("cuda:0", "meta"),
+     "https://github.com/meta-pytorch/opacus/issues/737"),
+    ("RuntimeError: Invalid device string: 'cuda:cuda:0'", "malformed-device-index", ("cuda",),
+     "https://github.com/samsledje/ConPLex/issues/34"),
+    ("Error CUDA error: invalid device ordinal", "invalid-device-ordinal", (),
+     "https://github.com/dg1kjd/dualmind-plus-one/issues/3"),
+    ("RuntimeError: Expected object of device type cuda but got device type cpu for argument #3 'index' in call to "
+     "_th_index_select", "mixed-devices", ("cuda", "cpu"), "https://github.com/SamLynnEvans/Transformer/issues/24"),
+    ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, xpu:0 and cpu!",
+     "mixed-devices", ("xpu:0", "cpu"), "https://github.com/intel/intel-xpu-backend-for-triton/pull/7053"),
+    ("RuntimeError: Input and hidden tensors are not at the same device, found input tensor at cuda:1 and hidden "
+     "tensor at cuda:0", "mixed-devices", ("cuda:1", "cuda:0"), "https://github.com/pytorch/pytorch/issues/46580"),
+    ("The following operation failed in the TorchScript interpreter.\nTraceback of TorchScript (most recent call "
+     "last):\n/work/asr_language_model/decoder/src/debug.py(5): forward\nRuntimeError: Expected all tensors to be on "
+     "the same device, but found at least two devices, cuda:0 and cpu!", "mixed-devices", ("cuda:0", "cpu"),
+     "https://github.com/pytorch/pytorch/issues/43767 (a traced randn_like; shortened)"),
+    ("C:\\Users\\balha\\AppData\\Roaming\\Python\\Python39\\site-packages\\torch\\cuda\\amp\\grad_scaler.py:116: "
+     "UserWarning: torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.", "amp-disabled",
+     ("cuda",), "https://github.com/lucidrains/deep-daze/issues/138"),
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, n, k, "
+     "&falpha, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb, &fbeta, c, CUDA_R_16F, ldc, CUDA_R_32F, "
+     "CUBLAS_GEMM_DFALT_TENSOR_OP)`", "cuda-library-failure", ("cuda",),
+     "https://github.com/isl-org/DPT/issues/4 (CUDA 10.2)"),
+    ("RuntimeError: cannot pin 'torch.cuda.LongTensor' only dense CPU tensors can be pinned", "pin-needs-cpu",
+     ("cuda",), "https://github.com/DavidWBressler/GCNN/issues/2"),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     ("Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
      "map_location to map your storages to an existing device.", "checkpoint-device-unavailable", ("cuda:0",),
@@ -934,3 +968,10 @@ def test_third_probe_second_batch_says_the_specific_cause():
     assert ".contiguous()" in misaligned.fix and "not about which device" in misaligned.cause
     xla = explain_device_error(_new("RuntimeError: Check failed: xtensor"))
     assert "device=x.device" in xla.fix and "register_buffer" in xla.fix
+
+
+def test_third_probe_third_batch_says_the_specific_cause():
+    c10d = explain_device_error(_new("AssertionError: Unknown c10d backend type"))
+    assert "'CUDA:NCCL'" in c10d.cause and "init_process_group('nccl'" in c10d.fix
+    cudnn = explain_device_error(_new("RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR"))
+    assert "cudnn.benchmark = False" in cudnn.fix and "'[1,2,3]'" in cudnn.cause and "get_arch_list" in cudnn.fix

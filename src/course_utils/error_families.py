@@ -1444,6 +1444,21 @@ FAMILIES: tuple[Family, ...] = (
            releases="2.5-2.9 wording quoted in the reports; 1.9-2.4: 'Rank 0 using best-guess GPU 0 to perform barrier'",
            source=("https://github.com/deepspeedai/DeepSpeed/pull/7266 (ProcessGroupNCCL.cpp:4561); "
                    "https://github.com/pytorch/pytorch/pull/54991 (the first wording)")),
+    Family("c10d-unknown-backend", DISTRIBUTED, "A process-group backend name c10d does not know",
+           r"Unknown c10d backend type (?P<backend>(?:(?P<device>[A-Z]+):)?[A-Z0-9_:,]+)",
+           "distributed-backend-name", devices=("{device!l}",),
+           cause=("the process group's backend string '{backend}' is not one of the built-in backends (nccl, gloo, "
+                  "mpi, ucc, xccl) nor a plugin registered in this process. Two usual reasons: a per-device string "
+                  "('cuda:nccl', 'cuda:nccl,cpu:gloo'), which init_process_group accepts but code that splits or "
+                  "copies the group (DeviceMesh with two or more dimensions, torch.distributed.split_group) looked up "
+                  "whole in some releases (pytorch/pytorch#159200), or a vendor backend ('hccl' for Ascend "
+                  "NPUs) whose package (torch_npu, ...) was not imported before init_process_group."),
+           fix=("Pass a plain backend name: dist.init_process_group('nccl', device_id=torch.device('cuda', "
+                "local_rank)) (device_id binds the GPU; the 'cuda:' prefix is not needed for that); for a vendor "
+                "backend import its package first (import torch_npu)."),
+           example="AssertionError: Unknown c10d backend type CUDA:NCCL",
+           releases="2.x (distributed_c10d.py: new_group's and split_group's plugin lookup; read in 2.13.0)",
+           source="torch/distributed/distributed_c10d.py of 2.13.0; https://github.com/pytorch/pytorch/issues/159200"),
     Family("fsdp-no-accelerator", DISTRIBUTED, "FSDP on a machine without an accelerator",
            r"FSDP needs a non-CPU accelerator device, but no accelerator device is detected",
            "no-accelerator",
@@ -1672,6 +1687,26 @@ FAMILIES: tuple[Family, ...] = (
            releases="any CUDA build; 'cuda runtime error (46)' in 0.x; 'CUDA-capable device(s) is/are busy or "
                     "unavailable' from CUDA 11",
            source="https://github.com/facebookresearch/detectron2/issues/2580; https://github.com/cositools/cosipy/issues/631"),
+    Family("cudnn-internal-error", DID, "cuDNN: an internal error, usually no memory left for it",
+           r"CUDNN_STATUS_INTERNAL_ERROR",
+           "cuda-library-failure", devices=("cuda",),
+           cause=("cuDNN failed inside one of its own calls (CUDNN_STATUS_INTERNAL_ERROR), which it reports when it "
+                  "cannot get what it needs rather than for a bug in your model. In PyTorch reports the usual causes "
+                  "are: GPU memory nearly full, so cuDNN's workspace or handle cannot be allocated (worse with "
+                  "torch.backends.cudnn.benchmark = True, which tries algorithms with large workspaces, and with another "
+                  "process on the same GPU); a malformed CUDA_VISIBLE_DEVICES ('[1,2,3]' instead of '1,2,3') that leaves "
+                  "no GPU visible; or a torch build whose CUDA or cuDNN does not support the card (an RTX 30xx or newer "
+                  "with a CUDA 10 build). An earlier kernel's error reported late can also surface here."),
+           fix=("Check nvidia-smi for memory used by other processes and try a smaller batch; set "
+                "torch.backends.cudnn.benchmark = False; check CUDA_VISIBLE_DEVICES is a plain comma-separated list; "
+                "compare torch.cuda.get_device_capability() with torch.cuda.get_arch_list() and install a build that "
+                "lists the card; rerun with CUDA_LAUNCH_BLOCKING=1 to rule out an earlier kernel; "
+                "torch.backends.cudnn.enabled = False tells whether cuDNN itself is involved."),
+           example="RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR",
+           releases="CUDA builds 0.4-2.x ('CUDNN_STATUS_INTERNAL_ERROR' alone in 0.x, 'cuDNN error: ...' from 1.0)",
+           source=("https://github.com/pytorch/pytorch/issues/16831 (cudnn.benchmark); "
+                   "https://github.com/pytorch/pytorch/issues/1504 (CUDA_VISIBLE_DEVICES=[1,2,3]); "
+                   "https://github.com/yassouali/pytorch-segmentation/issues/77")),
     Family("cuda-library-failure", DID, "cuBLAS and cuDNN failures",
            r"(?P<lib>CUBLAS|CUDNN)_STATUS_(?P<status>[A-Z_]+)",
            "cuda-library-failure", devices=("cuda",), flags=re.IGNORECASE,
