@@ -430,6 +430,23 @@ NEW = [
      "https://github.com/isl-org/DPT/issues/4 (CUDA 10.2)"),
     ("RuntimeError: cannot pin 'torch.cuda.LongTensor' only dense CPU tensors can be pinned", "pin-needs-cpu",
      ("cuda",), "https://github.com/DavidWBressler/GCNN/issues/2"),
+    # --- third probe, batch 4: audio, torchvision, and cross-device wordings judged right before
+    ("RuntimeError: stft input and window must be on the same device but got self on cpu and window on cuda",
+     "mixed-devices", ("cpu", "cuda"), "https://github.com/2noise/ChatTTS/issues/741 (torchaudio MelSpectrogram)"),
+    ("RuntimeError: stft input and window must be on the same device but got self on cuda:1 and window on cuda:0",
+     "mixed-devices", ("cuda:1", "cuda:0"), "https://github.com/moiseshorta/MelSpecVAE/issues/5"),
+    ("RuntimeError: rois.device().is_cpu() ASSERT FAILED at /vision/torchvision/csrc/cpu/ROIAlign_cpu.cpp:386",
+     "mixed-devices", ("cpu",), "https://github.com/pytorch/pytorch/issues/40756"),
+    ("Expected object of backend CUDA but got backend CPU for argument #2 'other'", "mixed-devices", ("cuda", "cpu"),
+     "https://github.com/pytorch/audio/issues/310 (torchaudio 0.3 kaldi fbank)"),
+    ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:2 and cuda:0!",
+     "mixed-devices", ("cuda:2", "cuda:0"), "https://github.com/fcjian/TOOD/issues/8"),
+    ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! "
+     "(when checking argument for argument tensors in method wrapper___cat)", "mixed-devices", ("cpu", "cuda:0"),
+     "https://github.com/phil-bergmann/tracking_wo_bnw/issues/172"),
+    ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! "
+     "(when checking argument for argument mat1 in method wrapper_addmm)", "mixed-devices", ("cpu", "cuda:0"),
+     "https://github.com/Mikubill/sd-webui-controlnet/issues/498"),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     ("Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
      "map_location to map your storages to an existing device.", "checkpoint-device-unavailable", ("cuda:0",),
@@ -975,3 +992,13 @@ def test_third_probe_third_batch_says_the_specific_cause():
     assert "'CUDA:NCCL'" in c10d.cause and "init_process_group('nccl'" in c10d.fix
     cudnn = explain_device_error(_new("RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR"))
     assert "cudnn.benchmark = False" in cudnn.fix and "'[1,2,3]'" in cudnn.cause and "get_arch_list" in cudnn.fix
+
+
+def test_third_probe_fourth_batch_says_the_specific_cause():
+    stft = explain_device_error(_new("RuntimeError: stft input and window must be on the same device but got self on cpu"))
+    assert "MelSpectrogram" in stft.cause and "torch.hann_window(n_fft, device=x.device)" in stft.fix
+    rois = explain_device_error(_new("RuntimeError: rois.device().is_cpu()"))
+    assert "rois = rois.to(features.device)" in rois.fix and "roi_align" in rois.cause
+    controlnet = explain_device_error(_new("RuntimeError: Expected all tensors to be on the same device, but found at "
+                                           "least two devices, cpu and cuda:0! (when checking argument for argument mat1"))
+    assert controlnet.fix.startswith("Move the model to the input's device")

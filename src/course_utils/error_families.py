@@ -131,6 +131,33 @@ FAMILIES: tuple[Family, ...] = (
            example="Caught ValueError in DataLoader worker process 0.",
            releases="read in 2.14.1", source="torch/utils/data/_utils/worker.py, torch/_utils.py"),
     # ------------------------------------------------------------------ two tensors on different devices
+    Family("stft-window", MIXED, "stft/istft: the window on another device than the signal",
+           rf"(?P<op>i?stft) input and window must be on the same device but got self on (?P<found>{DEV}) and window "
+           rf"on (?P<window>{DEV})",
+           "mixed-devices", devices=("{found!l}", "{window!l}"),
+           cause=("torch.{op} got the signal on {found!l} and its window on {window!l}. The window is a tensor of its "
+                  "own (torch.hann_window(n) is made on the CPU unless given device=), and in torchaudio it is a buffer "
+                  "of the transform (Spectrogram, MelSpectrogram, MFCC, InverseSpectrogram): a transform created once and "
+                  "never moved keeps its window on the CPU, one moved to another GPU keeps it there."),
+           fix=("Put the signal and the transform on one device, once: mel = torchaudio.transforms.MelSpectrogram(...)"
+                ".to(device) (or register it as a submodule of the model so model.to(device) moves it) and "
+                "waveform = waveform.to(device); for torch.stft itself, window=torch.hann_window(n_fft, device=x.device)."),
+           example="RuntimeError: stft input and window must be on the same device but got self on cpu and window on cuda",
+           releases="read in 2.13.0 (libtorch_cpu.so, SpectralOps); 1.x raised 'expected device cuda:0 but got device cpu'",
+           source=("aten SpectralOps (strings of libtorch_cpu.so, 2.13.0); https://github.com/2noise/ChatTTS/issues/741; "
+                   "https://github.com/pytorch/pytorch/issues/30865")),
+    Family("torchvision-op-assert", MIXED, "torchvision ops: boxes or rois on another device than the feature map",
+           r"(?P<arg>rois|boxes|scores|dets|offset|mask)\.device\(\)\.is_(?P<where>cpu|cuda)\(\) ASSERT FAILED",
+           "mixed-devices", devices=("{where!l}",),
+           cause=("a torchvision detection op (roi_align, roi_pool, ps_roi_align, nms, deform_conv2d) picks its kernel by "
+                  "the device of its first tensor (the feature map, or boxes for nms) and then asserts that `{arg}` is "
+                  "on the same device; here the {where!l} kernel ran and `{arg}` was elsewhere. Usually proposals or boxes "
+                  "built on the CPU (torch.tensor(...) without device=) against features on the GPU, or the reverse."),
+           fix=("Move `{arg}` to the feature map's device before the call: {arg} = {arg}.to(features.device) "
+                "(features being the op's first argument)."),
+           example="RuntimeError: rois.device().is_cpu() ASSERT FAILED at /vision/torchvision/csrc/cpu/ROIAlign_cpu.cpp:386",
+           releases="torchvision of 2020 (the csrc/cpu/ROIAlign_cpu.cpp path in the report)",
+           source="https://github.com/pytorch/pytorch/issues/40756"),
     Family("xla-cpu-tensor", MIXED, "torch_xla: a CPU tensor in an XLA operation",
            r"Input tensor is not an XLA tensor: (?P<found>CPU|CUDA)\w*Type",
            "mixed-devices", devices=("xla", "{found!l}"),
