@@ -1002,3 +1002,35 @@ def test_third_probe_fourth_batch_says_the_specific_cause():
     controlnet = explain_device_error(_new("RuntimeError: Expected all tensors to be on the same device, but found at "
                                            "least two devices, cpu and cuda:0! (when checking argument for argument mat1"))
     assert controlnet.fix.startswith("Move the model to the input's device")
+
+
+@pytest.mark.parametrize("message, kind, source", [
+    ("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
+     "torch.cuda.FloatTensor instead (while checking arguments for embedding)", "dtype",
+     "https://github.com/AIFSH/CosyVoice-ComfyUI/issues/70"),
+    ("RuntimeError: Expected tensor for argument #1 'indices' to have scalar type Long; but got CUDAIntTensor instead "
+     "(while checking arguments for embedding)", "dtype", "https://github.com/aioz-ai/MICCAI19-MedVQA/issues/10"),
+    ("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
+     "torch.cuda.HalfTensor instead (while checking arguments for embedding)", "dtype",
+     "https://github.com/Comfy-Org/ComfyUI/issues/7370"),
+    ("RuntimeError: Input type (CUDAFloatTensor) and weight type (CUDAHalfTensor) should be the same", "dtype",
+     "https://github.com/ayooshkathuria/pytorch-yolo-v3/issues/7 (0.4 wording)"),
+    ("RuntimeError: Expected tensor for argument #1 'grad_output' to have the same type as tensor for argument #2 "
+     "'weight'; but type torch.cuda.HalfTensor does not equal torch.cuda.FloatTensor (while checking arguments for "
+     "cudnn_convolution_backward_input)", "dtype", "https://github.com/jik876/hifi-gan/issues/44"),
+    ("RuntimeError: expected scalar type Half but found Float", "dtype",
+     "https://openillumi.com/en/en-pytorch-v100-amp-runtime-error-fix (V100, fp16 LoRA fine-tuning)"),
+], ids=lambda v: v[:40] if isinstance(v, str) else None)
+def test_third_probe_look_alikes_on_a_gpu_stay_look_alikes(message, kind, source):
+    e = explain_device_error(message)
+    assert not e.is_device_error and e.kind == kind, f"{source}: {e}"
+    assert "does not say anything about devices" not in e.cause, f"{source}: a look-alike, not 'no device named'"
+
+
+def test_convolution_backward_types_on_two_devices_are_a_device_error():
+    # constructed: the hifi-gan wording (1.x, checkSameType) with the weight left on the CPU
+    e = explain_device_error("Expected tensor for argument #1 'grad_output' to have the same type as tensor for "
+                             "argument #2 'weight'; but type torch.cuda.FloatTensor does not equal torch.FloatTensor "
+                             "(while checking arguments for cudnn_convolution_backward_input)")
+    assert e.is_device_error and (e.kind, e.devices) == ("mixed-devices", ("cuda", "cpu")), e
+    assert e.fix.startswith("Move the model to the input's device")

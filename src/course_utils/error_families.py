@@ -545,6 +545,16 @@ FAMILIES: tuple[Family, ...] = (
                    "should be a MKLDNN tensor and weight is a dense tensor",
            releases="2.7.1-2.14.1 (MPS: 'MPSFloatType', not renamed)",
            source="aten/src/ATen/native/Convolution.cpp (check_input_same_type_as_parameters)"),
+    Family("conv-backward-types", MIXED, "Convolution backward as a type mismatch (1.x)",
+           r"Expected tensor for argument #\d+ '(?:grad_output|input|self)' to have the same type as tensor for argument "
+           r"#\d+ '(?P<what>weight|bias)'; but type (?P<t1>[\w.]+) does not equal (?P<t2>[\w.]+)",
+           "mixed-devices", reader="conv_types",
+           example=("Expected tensor for argument #1 'grad_output' to have the same type as tensor for argument #2 "
+                    "'weight'; but type torch.cuda.FloatTensor does not equal torch.FloatTensor (while checking "
+                    "arguments for cudnn_convolution_backward_input)"),
+           releases="1.x (aten/src/ATen/TensorUtils.cpp checkSameType); a device mismatch in it when the types' devices differ",
+           source=("constructed from the wording of https://github.com/jik876/hifi-gan/issues/44 (there a dtype case, "
+                   "both on cuda: the reader passes it on to the dtype look-alike)")),
     Family("index-device", MIXED, "Indexing",
            rf"indices should be either on \w+ or on the same device as the indexed tensor \((?P<home>{DEV})\)",
            "index-device", devices=("{home}",), flags=re.IGNORECASE, roles=dict(argument="indices", operator="index"),
@@ -1911,7 +1921,9 @@ FAMILIES: tuple[Family, ...] = (
            r"|Input type \([\w.]+\) and (?:weight|bias) type \([\w.]+\) should be the same"
            r"|expected device \S+ and dtype \w+ but got device \S+ and dtype \w+"
            r"|Expected object of (?:type|backend) \S+ but (?:found type|got backend) \S+"
-           r"|does not support \w+ for non-float inputs|to have one of the following scalar types",
+           r"|does not support \w+ for non-float inputs|to have one of the following scalar types"
+           r"|to have scalar type \w+; but got \S+ instead"
+           r"|to have the same type as tensor for argument #\d+ '\w+'; but type \S+ does not equal",
            "dtype", device_error=False,
            cause=("the tensors' dtypes do not fit this operation (an integer tensor where floats are needed, float32 "
                   "against float64, half precision on a kernel without it); their device is fine."),
@@ -1994,7 +2006,7 @@ MENTIONS: tuple[Mention, ...] = (
             "a device backend from outside PyTorch (its PrivateUse1 slot: Ascend NPUs, custom C++ extensions)",
             "torch._C._get_privateuse1_backend_name(), the backend's own is_available() and version against "
             "torch.__version__; whether the same step runs on the CPU", re.IGNORECASE),
-    Mention("CUDA", r"\bCUDA\b|\bcuda(?::\d+)?\b|torch\.cuda\.\w+Tensor|\bCUDA\w*Type\b|\bQuantizedCUDA\b|\bnvidia\b"
+    Mention("CUDA", r"\bCUDA\b|\bcuda(?::\d+)?\b|torch\.cuda\.\w+Tensor|\bCUDA\w*(?:Type|Tensor)\b|\bQuantizedCUDA\b|\bnvidia\b"
             r"|\bnvcc\b",
             "an NVIDIA GPU through CUDA",
             "torch.cuda.is_available(), torch.version.cuda, nvidia-smi; rerun with CUDA_LAUNCH_BLOCKING=1 to find the "
