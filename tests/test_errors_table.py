@@ -447,6 +447,19 @@ NEW = [
     ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! "
      "(when checking argument for argument mat1 in method wrapper_addmm)", "mixed-devices", ("cpu", "cuda:0"),
      "https://github.com/Mikubill/sd-webui-controlnet/issues/498"),
+    # --- third probe, batch 5: building CUDA extensions, a device index
+    ("RuntimeError: The detected CUDA version (11.8) mismatches the version that was used to compile PyTorch (12.4). "
+     "Please make sure to use the same CUDA versions.", "cuda-toolkit-mismatch", ("cuda",),
+     "https://github.com/icip-cas/AutoAlign/issues/25"),
+    ("RuntimeError:\nThe detected CUDA version (12.1) mismatches the version that was used to compile PyTorch (11.3)."
+     "\nPlease make sure to use the same CUDA versions.", "cuda-toolkit-mismatch", ("cuda",),
+     "https://github.com/boschresearch/DroidCalib/issues/5"),
+    ("No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'", "cuda-runtime-not-found", ("cuda",),
+     "https://github.com/open-mmlab/mmdetection/issues/6404"),
+    ("No CUDA runtime is found, using CUDA_HOME='C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.8'",
+     "cuda-runtime-not-found", ("cuda",), "https://github.com/graphdeco-inria/gaussian-splatting/issues/748"),
+    ("RuntimeError: The device index is out of range. It must be in [0, 1), but got -1.", "invalid-device-ordinal", (),
+     "https://github.com/pytorch/pytorch/issues/181140 (torch 2.11.0+xpu, from_dlpack(device='xpu'))"),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     ("Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
      "map_location to map your storages to an existing device.", "checkpoint-device-unavailable", ("cuda:0",),
@@ -1034,3 +1047,26 @@ def test_convolution_backward_types_on_two_devices_are_a_device_error():
                              "(while checking arguments for cudnn_convolution_backward_input)")
     assert e.is_device_error and (e.kind, e.devices) == ("mixed-devices", ("cuda", "cpu")), e
     assert e.fix.startswith("Move the model to the input's device")
+
+
+def test_third_probe_extension_builds_say_the_specific_cause():
+    mismatch = explain_device_error(_new("RuntimeError: The detected CUDA version (11.8)"))
+    assert "not the driver's 'CUDA Version'" in mismatch.cause and "export CUDA_HOME=" in mismatch.fix
+    runtime = explain_device_error(_new("No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'"))
+    assert "torch.version.cuda: None" in runtime.fix and "TORCH_CUDA_ARCH_LIST" in runtime.fix
+    index = explain_device_error(_new("RuntimeError: The device index is out of range."))
+    assert "'xpu:0'" in index.fix and "-1 is the index of a device written without one" in index.cause
+
+
+@pytest.mark.parametrize("message, kind", [
+    # torch/utils/cpp_extension.py of 2.13.0 passes the format and its arguments to RuntimeError separately
+    ("RuntimeError: ('The detected CUDA version (%s) mismatches the version that was used to compilePyTorch (%s). "
+     "Please make sure to use the same CUDA versions.', '12.1', '13.0')", "cuda-toolkit-mismatch"),
+    ("The detected CUDA version (12.4) has a minor version mismatch with the version that was used to compile PyTorch "
+     "(12.8). Most likely this shouldn't be a problem.", "cuda-toolkit-mismatch"),
+    ("RuntimeError: CUDA was not found on the system, please set the CUDA_HOME or the CUDA_PATHenvironment variable or "
+     "add NVCC to your system PATH. The extension compilation will fail.", "cuda-home-unset"),
+])
+def test_third_probe_extension_rows_read_the_2_13_wordings(message, kind):
+    e = explain_device_error(message)
+    assert e.is_device_error and e.kind == kind and "%s" not in e.cause, e

@@ -759,6 +759,18 @@ FAMILIES: tuple[Family, ...] = (
            source="CUDA runtime; libc10_cuda.so"),
     # W2: 'Device index must be -1 or non-negative' is TORCH_INTERNAL_ASSERT_DEBUG_ONLY in c10/core/Device.h, in no
     # release library; releases raise these two (issue 34, read in the 2.13.0 CPU wheel and raised live by the tests)
+    Family("device-index-range", GPU, "A device index outside [0, count)",
+           r"device index is out of range\. It must be in \[0, (?P<count>\d+)\), but got (?P<index>-?\d+)",
+           "invalid-device-ordinal",
+           cause=("a function that works on one concrete device got index {index}, outside 0..{count}-1. -1 is the index "
+                  "of a device written without one ('xpu', 'cuda', torch.device('xpu')): code that needs a concrete "
+                  "device did not resolve it to the current one (torch.from_dlpack(x, device='xpu') in 2.11, "
+                  "pytorch/pytorch#181140); an index of {count} or more is a device this process cannot see."),
+           fix=("Pass the index: device='xpu:0', or torch.device('xpu', torch.xpu.current_device()) (for CUDA "
+                "torch.cuda.current_device()); check the index against torch.accelerator.device_count()."),
+           example="RuntimeError: The device index is out of range. It must be in [0, 1), but got -1.",
+           releases="2.11.0+xpu (the report); the text is not in the CPU wheel",
+           source="https://github.com/pytorch/pytorch/issues/181140"),
     Family("negative-device-index", GPU, "Negative device index",
            r"Device index must not be negative|Invalid device string: '(?P<type>[A-Za-z_]+):-\d+'",
            "malformed-device-index", devices=("{type!l}",),
@@ -1419,7 +1431,7 @@ FAMILIES: tuple[Family, ...] = (
            source=("huggingface/safetensors bindings/python/src/lib.rs at 000a16f (impl FromPyObject for Device); "
                    "https://github.com/safetensors/safetensors/issues/674; https://github.com/Wan-Video/Wan2.2/issues/117")),
     Family("cuda-home-unset", LIBRARIES, "Building a CUDA extension without the CUDA toolkit",
-           r"CUDA_HOME environment variable is not set",
+           r"CUDA_HOME environment variable is not set|CUDA was not found on the system, please set the CUDA_HOME",
            "cuda-home-unset", devices=("cuda",),
            cause=("a package is compiling a CUDA extension (torch.utils.cpp_extension.CUDAExtension, a setup.py or "
                   "pip install of flash-attn, apex, a custom op) and needs the CUDA toolkit's compiler nvcc. PyTorch "
@@ -1433,6 +1445,40 @@ FAMILIES: tuple[Family, ...] = (
            example="OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
            releases="torch 1.0-2.13 (torch/utils/cpp_extension.py, _join_cuda_home)",
            source="torch/utils/cpp_extension.py of 2.13.0; https://github.com/facebookresearch/votenet/issues/2"),
+    Family("cuda-toolkit-mismatch", LIBRARIES, "Building a CUDA extension: the toolkit's CUDA against torch's",
+           r"The detected CUDA version \((?P<found>[^)]*)\) (?:mismatches|has a minor version mismatch with) the version "
+           r"that was used to compile\s*PyTorch \((?P<built>[^)]*)\)",
+           "cuda-toolkit-mismatch", devices=("cuda",),
+           cause=("a CUDA extension is being compiled (setup.py, pip install of a package with CUDA code) with the nvcc "
+                  "found at CUDA_HOME (the first version in the message) while this torch was built with another CUDA "
+                  "(the second, torch.version.cuda); an extension built with another major version would not load against torch's "
+                  "CUDA libraries. 'Detected' is the toolkit's nvcc, not the driver's 'CUDA Version' in nvidia-smi, and "
+                  "not what the GPU supports. torch 2.13.0 raises only for a different major version and warns for a "
+                  "minor one; older releases raised for any difference (11.8 against 11.7 with torch 1.13.1)."),
+           fix=("Make the two agree: install the torch build for your toolkit (pip's cu118/cu121/cu124... index, "
+                "pytorch.org/get-started), or install the toolkit that matches torch.version.cuda next to the other one "
+                "and point at it: export CUDA_HOME=/usr/local/cuda-12.4, then check $CUDA_HOME/bin/nvcc --version; or "
+                "install the package's prebuilt wheel for your torch."),
+           example=("RuntimeError: The detected CUDA version (11.8) mismatches the version that was used to compile "
+                    "PyTorch (12.4). Please make sure to use the same CUDA versions."),
+           releases="torch 1.x-2.13 (torch/utils/cpp_extension.py, _check_cuda_version; 2.13.0 prints 'compilePyTorch')",
+           source=("torch/utils/cpp_extension.py of 2.13.0; https://github.com/icip-cas/AutoAlign/issues/25; "
+                   "https://github.com/open-mmlab/OpenPCDet/issues/1275 (torch 1.13.1)")),
+    Family("cuda-runtime-not-found", LIBRARIES, "cpp_extension: a CUDA toolkit but no usable GPU in this torch",
+           r"No CUDA runtime is found, using CUDA_HOME=(?P<home>'[^'\n]*'|\S+)",
+           "cuda-runtime-not-found", devices=("cuda",),
+           cause=("a log line of torch.utils.cpp_extension, printed on import: it found a CUDA toolkit at {home} but "
+                  "torch.cuda.is_available() is False in this process. Either this torch is a CPU-only build (then no "
+                  "CUDA extension can be built or used with it), or it is a CUDA build on a machine or container "
+                  "without a GPU or driver (a docker build step, a login node), where building can still work."),
+           fix=("Check torch.version.cuda: None means a CPU-only torch, so install the CUDA build (pytorch.org/get-"
+                "started). If it names a CUDA version and you are building where there is no GPU, tell the build which "
+                "GPUs to compile for: TORCH_CUDA_ARCH_LIST='8.6' (your card's torch.cuda.get_device_capability()). "
+                "Otherwise run nvidia-smi: no driver, no runtime."),
+           example="No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'",
+           releases="torch 0.4-2.13 (torch/utils/cpp_extension.py, _find_cuda_home; logger.warning in 2.13.0)",
+           source=("torch/utils/cpp_extension.py of 2.13.0; https://github.com/open-mmlab/mmdetection/issues/6404; "
+                   "https://github.com/pytorch/pytorch/pull/8244")),
     Family("duplicate-gpu", DISTRIBUTED, "NCCL: two ranks on one GPU",
            r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>[0-9a-fA-F]+)"
            r"|Multiple Ranks are using the same GPU",
