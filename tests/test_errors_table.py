@@ -460,6 +460,8 @@ NEW = [
      "cuda-runtime-not-found", ("cuda",), "https://github.com/graphdeco-inria/gaussian-splatting/issues/748"),
     ("RuntimeError: The device index is out of range. It must be in [0, 1), but got -1.", "invalid-device-ordinal", (),
      "https://github.com/pytorch/pytorch/issues/181140 (torch 2.11.0+xpu, from_dlpack(device='xpu'))"),
+    ("RuntimeError: Mesh should not be bigger than default world size, but found 9 ranks!", "device-mesh-size", (),
+     "https://github.com/pytorch/pytorch/issues/111452 (torch 1.13.1+cu116)"),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     ("Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
      "map_location to map your storages to an existing device.", "checkpoint-device-unavailable", ("cuda:0",),
@@ -1070,3 +1072,12 @@ def test_third_probe_extension_builds_say_the_specific_cause():
 def test_third_probe_extension_rows_read_the_2_13_wordings(message, kind):
     e = explain_device_error(message)
     assert e.is_device_error and e.kind == kind and "%s" not in e.cause, e
+
+
+def test_third_probe_device_mesh_rows():
+    size = explain_device_error(_new("RuntimeError: Mesh should not be bigger"))
+    assert "dp * tp == dist.get_world_size()" in size.fix and "9 ranks" in size.cause
+    # constructed: torch/distributed/device_mesh.py of 2.13.0 (RuntimeError with two arguments)
+    index = explain_device_error("RuntimeError: ('Device type with index is not supported but got cuda:0. ', \"If you "
+                                 "maintained a 'torch.device' object, it's recommended to pass in 'device.type'.\")")
+    assert (index.kind, index.devices) == ("device-mesh-type", ("cuda:0",)) and "device.type" in index.fix

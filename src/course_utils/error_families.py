@@ -1542,6 +1542,29 @@ FAMILIES: tuple[Family, ...] = (
            example="AssertionError: Unknown c10d backend type CUDA:NCCL",
            releases="2.x (distributed_c10d.py: new_group's and split_group's plugin lookup; read in 2.13.0)",
            source="torch/distributed/distributed_c10d.py of 2.13.0; https://github.com/pytorch/pytorch/issues/159200"),
+    Family("device-mesh-index", DISTRIBUTED, "DeviceMesh given a device with an index",
+           rf"Device type with index is not supported but got (?P<device>{DEV})",
+           "device-mesh-type", devices=("{device!l}",),
+           cause=("init_device_mesh (and DeviceMesh) take a device type, 'cuda', not a device: the mesh spans one device "
+                  "per rank, and which GPU a rank uses is set per process, not in the mesh. {device!l} names one GPU."),
+           fix=("Pass the type: init_device_mesh(device.type, mesh_shape) or init_device_mesh('cuda', (dp, tp)); bind "
+                "each rank to its GPU first with torch.cuda.set_device(local_rank) (or "
+                "init_process_group(device_id=...))."),
+           example=("RuntimeError: ('Device type with index is not supported but got cuda:0. ', \"If you maintained a "
+                    "'torch.device' object, it's recommended to pass in 'device.type'.\")"),
+           releases="2.4 and later (torch/distributed/device_mesh.py, init_device_mesh; read in 2.13.0)",
+           source="torch/distributed/device_mesh.py of 2.13.0; https://github.com/deepspeedai/DeepSpeed/pull/6614"),
+    Family("device-mesh-size", DISTRIBUTED, "DeviceMesh larger than the process group",
+           r"Mesh should not be bigger than default world size(?: (?P<world>\d+))?, but found (?P<ranks>\d+) ranks",
+           "device-mesh-size",
+           cause=("the DeviceMesh lists {ranks} ranks but the default process group has fewer processes: a mesh holds "
+                  "one rank per process, so the product of mesh_shape must equal the number of processes launched "
+                  "(torchrun --nproc-per-node times the nodes), not the number of GPUs you wish you had."),
+           fix=("Make the shape fit the launch: init_device_mesh('cuda', (dp, tp)) with dp * tp == "
+                "dist.get_world_size(), or launch that many processes (torchrun --nproc-per-node=8 for (2, 4))."),
+           example="RuntimeError: Mesh should not be bigger than default world size, but found 9 ranks!",
+           releases="1.13-2.13 (torch/distributed/device_mesh.py; 2.13.0 also prints the world size)",
+           source="torch/distributed/device_mesh.py of 2.13.0; https://github.com/pytorch/pytorch/issues/111452 (1.13.1)"),
     Family("fsdp-no-accelerator", DISTRIBUTED, "FSDP on a machine without an accelerator",
            r"FSDP needs a non-CPU accelerator device, but no accelerator device is detected",
            "no-accelerator",
