@@ -21,7 +21,7 @@ from torch import nn
 
 from course_utils.checks import all_exercises, all_try_its, check, get_exercise
 from course_utils.checks.answers import course_answer, solutions_folder, where_it_lives
-from course_utils.checks.nb01 import VISIBLE_CASES, _seen_by_torch
+from course_utils.checks.nb01 import VISIBLE_ALWAYS, VISIBLE_CASES, _seen_by_torch
 from course_utils.checks.nb04 import LANDING_CASES, LISTING_ANSWERS
 from course_utils.checks.nb05 import INDEX_CASES
 from course_utils.checks.nb08 import DEVICE_IDS_CASES, LAUNCHES, RANK_CASES, SHARED_CASES
@@ -138,7 +138,7 @@ def test_04_tables_follow_the_reference_model():
 
 
 def test_visible_cases_follow_the_reference_and_torch():
-    for mask, physical, expected in VISIBLE_CASES:
+    for mask, physical, expected in (*VISIBLE_CASES, *VISIBLE_ALWAYS):
         assert ref.visible_gpus_reference(mask, physical) == expected, mask
         assert _seen_by_torch(mask, physical) == expected, mask
 
