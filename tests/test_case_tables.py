@@ -21,10 +21,17 @@ from torch import nn
 
 from course_utils.checks import all_exercises, all_try_its, check, get_exercise
 from course_utils.checks.answers import course_answer, solutions_folder, where_it_lives
-from course_utils.checks.nb01 import VISIBLE_CASES, _seen_by_torch
+from course_utils.checks.nb01 import VISIBLE_ALWAYS, VISIBLE_CASES, _seen_by_torch
 from course_utils.checks.nb04 import LANDING_CASES, LISTING_ANSWERS
 from course_utils.checks.nb05 import INDEX_CASES
-from course_utils.checks.nb08 import DEVICE_IDS_CASES, LAUNCHES, RANK_CASES, SHARED_CASES
+from course_utils.checks.nb08 import (
+    DEVICE_IDS_ALWAYS,
+    DEVICE_IDS_CASES,
+    LAUNCHES,
+    LAUNCHES_ALWAYS,
+    RANK_CASES,
+    SHARED_CASES,
+)
 from course_utils.checks.nb10 import (
     BUDGET_CASES,
     BUDGET_MISTAKES,
@@ -138,7 +145,7 @@ def test_04_tables_follow_the_reference_model():
 
 
 def test_visible_cases_follow_the_reference_and_torch():
-    for mask, physical, expected in VISIBLE_CASES:
+    for mask, physical, expected in (*VISIBLE_CASES, *VISIBLE_ALWAYS):
         assert ref.visible_gpus_reference(mask, physical) == expected, mask
         assert _seen_by_torch(mask, physical) == expected, mask
 
@@ -158,11 +165,11 @@ def test_01b_reads_masks_as_torch_and_the_reference_do(monkeypatch):
 def test_05_and_08_tables_follow_the_references():
     for table, index, expected in INDEX_CASES:
         assert ref.index_device_reference(table, index) == expected, (table, index)
-    for _, envs, gpus, devices in LAUNCHES:
+    for _, envs, gpus, devices in (*LAUNCHES, *LAUNCHES_ALWAYS):
         assert [ref.reference_pick(env, gpus) for env in envs] == list(devices)
     for rank, count, device in RANK_CASES:
         assert ref.reference_device_for_rank(rank, count) == torch.device(device)
-    for device, expected in DEVICE_IDS_CASES:
+    for device, expected in (*DEVICE_IDS_CASES, *DEVICE_IDS_ALWAYS):
         assert ref.reference_ddp_device_ids(device) == expected, device
     for devices, expected in SHARED_CASES:
         assert ref.reference_shared_gpus(devices) == expected, devices

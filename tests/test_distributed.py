@@ -11,7 +11,7 @@ import torch
 
 from course_utils import distributed as D
 from course_utils.checks import check
-from course_utils.checks.nb08 import LAUNCHES
+from course_utils.checks.nb08 import LAUNCHES, LAUNCHES_ALWAYS
 from course_utils.distributed import backend_for
 from course_utils.launch import launch
 
@@ -32,7 +32,7 @@ def test_backend_for():
 def test_pick_device_reference_gives_every_process_its_own_gpu():
     from answer_references import reference_pick
 
-    for _, envs, gpus, _devices in LAUNCHES:
+    for _, envs, gpus, _devices in (*LAUNCHES, *LAUNCHES_ALWAYS):
         per_machine: dict[str, list] = {}
         for env in envs:
             per_machine.setdefault(env.get("GROUP_RANK", "0"), []).append(reference_pick(env, gpus))

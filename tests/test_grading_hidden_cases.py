@@ -51,8 +51,8 @@ try:
 except ImportError:
     _seen = None
 
-_ROWS = {(m, p): e for m, p, e in nb01.VISIBLE_CASES}
-_GPUS = {props.name: text for props, text in nb01.FAKE_GPUS}
+_ROWS = {(m, p): e for m, p, e in (*nb01.VISIBLE_CASES, *nb01.VISIBLE_ALWAYS)}
+_GPUS = {props.name: text for props, text in (*nb01.FAKE_GPUS, *nb01.FAKE_GPUS_ALWAYS)}
 
 def visible_gpus(mask, physical):
     return _seen(mask, physical) if _seen else _ROWS.get((mask, physical), [])

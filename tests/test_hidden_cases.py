@@ -87,11 +87,11 @@ def _lookup(table):
 
 @pytest.mark.parametrize("seeds", SWEEPS)
 def test_a_looked_up_public_row_passes_practice_and_fails_grading(seeds):
-    answer = _lookup(nb01.VISIBLE_CASES)
+    answer = _lookup((*nb01.VISIBLE_CASES, *nb01.VISIBLE_ALWAYS))  # every row practice asks
     assert run_checker(get_exercise("01.2"), answer).passed
     assert_fails_every_draw("01.2", answer, seeds)
 
-    by_name = {props.name: text for props, text in nb01.FAKE_GPUS}
+    by_name = {props.name: text for props, text in (*nb01.FAKE_GPUS, *nb01.FAKE_GPUS_ALWAYS)}
     assert run_checker(get_exercise("01.3"), lambda props: by_name.get(props.name, "")).passed
     assert_fails_every_draw("01.3", lambda props: by_name.get(props.name, ""), seeds)
 

@@ -2,6 +2,7 @@
 wrong ones, naming the mistake, on any machine (01.a runs the answer on simulated machines).
 Lesson: notebooks/01_device_query."""
 
+import torch
 from try_it_support import Case
 
 RIGHT_01A = """
@@ -36,3 +37,55 @@ TRY_ITS = [
     Case("01.b", 'mask = "3"', "fail", "physical GPU 3 as cuda:0;"),
 ]
 
+
+# ----------------------------------------------------------------------------- exercises (listed in WRONG)
+
+
+def best_build_accelerator():
+    """Asks which accelerator the build is for, not whether it works: cuda on a CUDA build without a driver."""
+    acc = torch.accelerator.current_accelerator()
+    return acc if acc is not None else torch.device("cpu")
+
+
+def _listed(mask):
+    listed = []
+    for entry in mask.split(","):
+        entry = entry.strip()
+        if not entry.isdigit():
+            break
+        listed.append(int(entry))
+    return listed
+
+
+def visible_cut_past_count(mask, physical):
+    """Off by one: keeps an index equal to the GPU count (GPUs are numbered 0 to physical - 1)."""
+    listed = _listed(mask)
+    if len(set(listed)) < len(listed):
+        return []
+    cut = next((i for i, index in enumerate(listed) if index > physical), len(listed))
+    return listed[:cut]
+
+
+def visible_repeat_among_all(mask, physical):
+    """Looks for repeats among every entry, also those after the entry that ends the reading."""
+    entries = [e.strip() for e in mask.split(",")]
+    if len(set(entries)) < len(entries):
+        return []
+    listed = _listed(mask)
+    cut = next((i for i, index in enumerate(listed) if index >= physical), len(listed))
+    return listed[:cut]
+
+
+def describe_truncated(props):
+    """Cuts the GiB to one decimal instead of rounding: 39.59 GiB shows as 39.5."""
+    gib = int(props.total_memory / 1024**3 * 10) / 10
+    return (f"{props.name}: compute capability {props.major}.{props.minor}, {gib} GiB, "
+            f"{props.multi_processor_count} SMs")
+
+
+WRONG = [
+    ("01.1", best_build_accelerator, "no NVIDIA driver"),
+    ("01.2", visible_cut_past_count, "past the last"),
+    ("01.2", visible_repeat_among_all, "never read"),
+    ("01.3", describe_truncated, "part 2"),
+]

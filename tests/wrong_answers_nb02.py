@@ -2,6 +2,7 @@
 plausible wrong ones, naming the mistake, on a CPU-only machine too (meta is the second device).
 Lesson: notebooks/02_tensor_placement."""
 
+import torch
 from try_it_support import Case
 
 TRY_ITS = [
@@ -24,3 +25,35 @@ TRY_ITS = [
     Case("02.b", "def match(x, weight):\n    return weight", "fail", "shape of x"),
 ]
 
+
+# ----------------------------------------------------------------------------- exercises (listed in WRONG)
+
+
+def like_converted_after(reference, values):
+    """Makes the tensor in the default dtype, then converts: float64 values lose the digits float32 drops."""
+    return torch.tensor(values).to(reference)
+
+
+def build_restores_none(device, make):
+    """Sets the default and clears it afterwards: a default the caller had set is gone."""
+    torch.set_default_device(device)
+    try:
+        return make()
+    finally:
+        torch.set_default_device(None)
+
+
+def build_restores_cpu(device, make):
+    """Puts the CPU back, not what it found."""
+    torch.set_default_device(device)
+    try:
+        return make()
+    finally:
+        torch.set_default_device("cpu")
+
+
+WRONG = [
+    ("02.1", like_converted_after, "last digits"),
+    ("02.3", build_restores_none, "set to meta before the call"),
+    ("02.3", build_restores_cpu, "Put back the default you found"),
+]

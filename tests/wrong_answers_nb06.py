@@ -1,6 +1,8 @@
 """The try-its of notebook 06 (transfers and timing): a right answer and plausible wrong ones, on a CPU.
 Lesson: notebook 06."""
 
+import statistics
+
 from try_it_support import Case
 
 TRY_ITS = [
@@ -26,3 +28,39 @@ TRY_ITS = [
     Case("06.b", "def copy_into(dst, src):\n    src.copy_(dst)\n    return dst", "fail", "src changed"),
 ]
 
+
+# ----------------------------------------------------------------------------- exercises (listed in WRONG)
+
+
+def _synchronized_times(op, clock, synchronize, repeats):
+    times = []
+    for _ in range(repeats):
+        synchronize()
+        start = clock()
+        op()
+        synchronize()
+        times.append(clock() - start)
+    return times
+
+
+def time_middle_element(op, clock, synchronize, repeats=5):
+    """The middle of the sorted times: right for an odd number of repeats, the upper middle one for an even."""
+    times = sorted(_synchronized_times(op, clock, synchronize, repeats))
+    return times[len(times) // 2]
+
+
+def time_median_low(op, clock, synchronize, repeats=5):
+    """statistics.median_low: the lower of the two middle times when the repeats are even."""
+    return statistics.median_low(_synchronized_times(op, clock, synchronize, repeats))
+
+
+def time_rounded_to_microseconds(op, clock, synchronize, repeats=5):
+    """Rounds the seconds for a tidy print: a kernel of a fraction of a microsecond more is misreported."""
+    return round(statistics.median(_synchronized_times(op, clock, synchronize, repeats)), 6)
+
+
+WRONG = [
+    ("06.1", time_middle_element, "halfway"),
+    ("06.1", time_median_low, "halfway"),
+    ("06.1", time_rounded_to_microseconds, "you measured 0.313 ms"),
+]

@@ -1,5 +1,6 @@
 """Try-it cells of notebook 08 (one process per device): a right answer and plausible wrong ones."""
 
+import torch
 from try_it_support import Case
 
 FIRST = "torchrun --nnodes 2 --node-rank 0 --nproc-per-node 2 --master-addr 127.0.0.1 --master-port 29500 scripts/two_machines.py"
@@ -23,3 +24,30 @@ TRY_ITS = [
          "--master-port 29500 scripts/ddp_basics.py'", "fail", "two_machines.py"),
 ]
 
+
+# ----------------------------------------------------------------------------- exercises (listed in WRONG)
+
+
+def pick_rank_modulo_gpus(env, gpu_count):
+    """RANK modulo the GPU count: LOCAL_RANK only when every machine runs one process per GPU."""
+    return torch.device("cuda", int(env.get("RANK", "0")) % gpu_count) if gpu_count else torch.device("cpu")
+
+
+def pick_rank_less_machines_before(env, gpu_count):
+    """RANK minus the GPUs of the machines before it: negative when a machine runs fewer processes than GPUs."""
+    if not gpu_count:
+        return torch.device("cpu")
+    return torch.device("cuda", int(env.get("RANK", "0")) - int(env.get("GROUP_RANK", "0")) * gpu_count)
+
+
+def ids_last_character(device):
+    """Reads the index as the name's last character: cuda:10 becomes [0]."""
+    name = str(device)
+    return None if name == "cpu" else [int(name[-1])]
+
+
+WRONG = [
+    ("08.2", pick_rank_modulo_gpus, "LOCAL_RANK"),
+    ("08.2", pick_rank_less_machines_before, "must not be negative"),
+    ("08.3", ids_last_character, "'cuda:10'"),
+]

@@ -21,6 +21,13 @@ def _best_device_machines() -> tuple[tuple[SimulatedMachine, str], ...]:
     )
 
 
+def _best_device_always() -> tuple[tuple[SimulatedMachine, str], ...]:
+    """Asked in every run (practice or graded): a CUDA build without a driver, where an answer that asks
+    torch.accelerator.current_accelerator() without check_available=True gets the build's accelerator, cuda."""
+    return ((SimulatedMachine("a laptop with the CUDA build of torch but no NVIDIA driver", cuda=0, mps=False,
+                              no_cuda="no-driver"), "cpu"),)
+
+
 @exercise(
     "01.1",
     "Pick the best device",
@@ -29,7 +36,7 @@ def _best_device_machines() -> tuple[tuple[SimulatedMachine, str], ...]:
           "(torch.cuda), then a Mac's GPU (torch.backends.mps), then the CPU. Return a torch.device."),
 )
 def _best_device(best_device) -> str:
-    machines = cases("01.1", _best_device_machines())
+    machines = (*cases("01.1", _best_device_machines()), *_best_device_always())
     for machine, expected in machines:
         with simulated(machine):
             got = call(best_device)
@@ -46,6 +53,9 @@ def _best_device(best_device) -> str:
         if expected == "cuda":
             raise Wrong(found, "Ask torch.cuda.is_available() first, inside the function, each time it runs; never "
                                "hard-code this machine's answer.")
+        if machine.no_cuda == "no-driver" and got.type == "cuda":
+            raise Wrong(found, "A CUDA build of torch is not a working GPU: ask whether CUDA is available here "
+                               "(torch.cuda.is_available(), or current_accelerator(check_available=True)).")
         raise Wrong(found, "The CPU is the answer when neither torch.cuda.is_available() nor "
                            "torch.backends.mps.is_available() is True.")
     got = call(best_device)
@@ -76,6 +86,13 @@ VISIBLE_CASES: tuple[tuple[str, int, list[int]], ...] = (
     (" 1 , 0 ", 2, [1, 0]),
     ("5", 2, []),
 )
+# asked in every run (practice or graded): an index equal to the GPU count (the first past the last GPU: an
+# answer that cuts at > instead of >= keeps it), and a repeat after the entry that stops the reading (it is not
+# read, so it hides nothing: an answer that looks for repeats among all the entries shows no GPU)
+VISIBLE_ALWAYS: tuple[tuple[str, int, list[int]], ...] = (
+    ("2,4,1", 4, [2]),
+    ("1,x,1", 4, [1]),
+)
 
 
 @exercise(
@@ -87,7 +104,7 @@ VISIBLE_CASES: tuple[tuple[str, int, list[int]], ...] = (
           "GPU. Apply them in the order they are met."),
 )
 def _visible_gpus(visible_gpus) -> str:
-    masks = cases("01.2", VISIBLE_CASES)
+    masks = (*cases("01.2", VISIBLE_CASES), *VISIBLE_ALWAYS)
     for mask, physical, expected in masks:
         got = call(visible_gpus, mask, physical)
         if not same(got, expected):
@@ -99,6 +116,9 @@ def _visible_gpus(visible_gpus) -> str:
             if isinstance(got, list) and len(got) > len(expected) and any(isinstance(i, int) and i >= physical for i in got):
                 raise Wrong(found, f"There are only {physical} physical GPUs: cut the list before the first index "
                                    "past the last GPU.")
+            if expected and got == [] and len(set(read)) < len(read):
+                raise Wrong(found, "Only a repeat among the entries read hides every GPU: an entry that is not a "
+                                   "number ends the reading, and what follows it is never read.")
             raise Wrong(found)
     return f"All {len(masks)} masks map as CUDA maps them."
 
@@ -111,6 +131,13 @@ FAKE_GPUS = (
     (SimpleNamespace(name="NVIDIA GeForce RTX 4090", major=8, minor=9, total_memory=25_390_809_088,
                      multi_processor_count=128),
      "NVIDIA GeForce RTX 4090: compute capability 8.9, 23.6 GiB, 128 SMs"),
+)
+# asked in every run (practice or graded): a size whose second decimal rounds the first up (39.59 GiB), so an
+# answer that cuts the digits off (int(gib * 10) / 10) instead of rounding to one decimal fails
+FAKE_GPUS_ALWAYS = (
+    (SimpleNamespace(name="NVIDIA A100-SXM4-40GB", major=8, minor=0, total_memory=42_505_273_344,
+                     multi_processor_count=108),
+     "NVIDIA A100-SXM4-40GB: compute capability 8.0, 39.6 GiB, 108 SMs"),
 )
 
 
@@ -133,7 +160,7 @@ def _first_difference(got, expected: str) -> str:
           "is 1024**3 bytes; show it with one decimal, in the exact sentence the exercise gives."),
 )
 def _describe_gpu(describe_gpu) -> str:
-    gpus = cases("01.3", FAKE_GPUS)
+    gpus = (*cases("01.3", FAKE_GPUS), *FAKE_GPUS_ALWAYS)
     for props, expected in gpus:
         got = call(describe_gpu, props)
         if not same(got, expected):

@@ -29,6 +29,9 @@ LIKE_CASES: tuple[tuple[torch.dtype, str, int, object], ...] = (
     (torch.float16, "other", 2, [1.0, 2.0, 3.0]),
     (torch.int32, "other", 2, [7]),
 )
+# asked in every run (practice or graded): float64 values that float32 cannot hold, so an answer that makes the
+# tensor in the default dtype and converts it afterwards (torch.tensor(values).to(reference)) loses digits
+LIKE_ALWAYS: tuple[tuple[torch.dtype, str, int, object], ...] = ((torch.float64, "cpu", 2, [0.1, 1 / 3]),)
 
 
 @exercise(
@@ -39,7 +42,7 @@ LIKE_CASES: tuple[tuple[torch.dtype, str, int, object], ...] = (
           "the reference tensor."),
 )
 def _like(like) -> str:
-    rows = cases("02.1", LIKE_CASES)
+    rows = (*cases("02.1", LIKE_CASES), *LIKE_ALWAYS)
     made = [(dtype, "cpu", length, values) for dtype, where, length, values in rows if where == "cpu"]
     made += [(dtype, device, length, values) for device in _other_devices()
              for dtype, where, length, values in rows if where == "other"]
@@ -57,6 +60,11 @@ def _like(like) -> str:
             raise Wrong(f"{where} returned dtype {got.dtype}; expected {dtype}.")
         if got.shape != expected.shape:
             raise Wrong(f"{where} returned shape {tuple(got.shape)}; expected {tuple(expected.shape)}.")
+        if got.device.type != "meta" and not torch.equal(got.cpu(), expected) and torch.allclose(
+                got.cpu().double(), expected.double(), rtol=1e-6, atol=0):
+            raise Wrong(f"{where} returned values that differ from those asked for in their last digits.",
+                        "Make the tensor in the reference's dtype from the start: a tensor made in the default "
+                        "dtype (float32) and converted afterwards has already lost the digits float64 keeps.")
         if got.device.type != "meta" and not torch.equal(got.cpu(), expected):
             raise Wrong(f"{where} returned {got.cpu().tolist()}; expected {expected.tolist()}.")
     devices = ", ".join(sorted({str(torch.device(device)) for _, device, _, _ in made}))
@@ -187,6 +195,15 @@ def _build_on(build_on) -> str:
         if default_device() != start:
             raise Wrong(f"When make() raised, build_on left the default device at {default_device()}.",
                         "Undo it in a finally block, or use `with torch.device(device):`, which does so for you.")
+        # asked in every run: a default set before the call (torch.set_default_device) is the default again
+        # after it; an answer that puts back None or the CPU instead of what it found clears the learner's own
+        torch.set_default_device("meta")
+        _builds_there(build_on, "cpu", 2, 3)
+        if default_device() != torch.device("meta"):
+            raise Wrong(f"With the default device set to meta before the call, build_on('cpu', make) left it at "
+                        f"{default_device()}.",
+                        "Put back the default you found (torch.get_default_device() tells it), not None or the CPU; "
+                        "a device used as a with-block puts it back for you.")
     finally:
         # whatever the answer did, leave the default device as it was (None: nothing set, plain CPU)
         restore_default_device(start)

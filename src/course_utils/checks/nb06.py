@@ -39,6 +39,10 @@ TIMING_CASES = (
     ([1e-3, 1e-3, 9e-3, 1e-3, 1e-3], 0.0, 5),
     ([4.5e-3, 5e-3, 5.5e-3], 1e-2, 3),
 )
+# asked in every run (practice or graded): an even number of repeats, whose median lies halfway between the two
+# middle times (an answer that takes sorted(times)[len(times) // 2] or median_low takes one of them), of work that
+# is not a whole number of microseconds (an answer that rounds the seconds to 6 decimals moves it)
+TIMING_ALWAYS = (([1.2345e-4, 2.5e-4, 3.75e-4, 9.8765e-3], 0.0, 4),)
 
 
 @exercise(
@@ -50,7 +54,7 @@ TIMING_CASES = (
           "move."),
 )
 def _time_per_call(time_per_call) -> str:
-    for durations, backlog, repeats in cases("06.1", TIMING_CASES):
+    for durations, backlog, repeats in (*cases("06.1", TIMING_CASES), *TIMING_ALWAYS):
         device = FakeAsyncDevice(launch_s=LAUNCH_S)
         if backlog:
             device.launch(backlog)  # someone else's work, still running when the timing starts
@@ -74,6 +78,10 @@ def _time_per_call(time_per_call) -> str:
         mean = sum(durations[i % len(durations)] for i in range(repeats)) / repeats
         if math.isclose(got, mean, rel_tol=1e-6):
             raise Wrong(found, "That is the mean; one slow repeat pulls it up. Return the median.")
+        ordered = sorted(durations[i % len(durations)] for i in range(repeats))
+        if repeats % 2 == 0 and any(math.isclose(got, t, rel_tol=1e-6) for t in ordered[repeats // 2 - 1:repeats // 2 + 1]):
+            raise Wrong(found, "That is one of the two middle repeats; with an even number of repeats the median lies "
+                               "halfway between them.")
         raise Wrong(found, "Use the clock and synchronize you are given (not time.perf_counter), and the median.")
     return "Honest on every case: synchronized on both sides of the clock, and the median of the repeats."
 

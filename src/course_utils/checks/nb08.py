@@ -121,6 +121,12 @@ LAUNCHES: tuple[tuple[str, list[dict[str, str]], int, tuple[torch.device, ...]],
     ("plain `python train.py` on a 1-GPU machine (no torchrun)", [{}], 1, _devices("cuda:0")),
     ("plain `python train.py` without GPU", [{}], 0, _devices("cpu")),
 )
+# asked in every run (practice or graded): two machines with more GPUs than processes, where RANK modulo the GPU
+# count is not LOCAL_RANK (the second machine's first process is RANK 2: cuda:2, not cuda:0), nor is RANK minus the
+# GPUs of the machines before
+LAUNCHES_ALWAYS: tuple[tuple[str, list[dict[str, str]], int, tuple[torch.device, ...]], ...] = (
+    ("two machines, 4 GPUs each, 2 processes each", _launch(2, 2), 4, _devices("cuda:0", "cuda:1", "cuda:0", "cuda:1")),
+)
 
 
 @exercise(
@@ -131,7 +137,7 @@ LAUNCHES: tuple[tuple[str, list[dict[str, str]], int, tuple[torch.device, ...]],
           "missing LOCAL_RANK means 0."),
 )
 def _pick_device(fn) -> str:
-    launches = cases("08.2", LAUNCHES)
+    launches = (*cases("08.2", LAUNCHES), *LAUNCHES_ALWAYS)
     for name, envs, gpus, devices in launches:
         for env, expected in zip(envs, devices, strict=True):
             got = _as_device(call(fn, dict(env), gpus), "pick_device(env, gpu_count)")
@@ -139,6 +145,13 @@ def _pick_device(fn) -> str:
                 continue
             rank = env.get("RANK", "absent")
             where = f"In the launch '{name}', the process with RANK={rank}, LOCAL_RANK={env.get('LOCAL_RANK', 'absent')}"
+            if (got.type == "cuda" and rank != "absent" and gpus
+                    and got.index == int(rank) % gpus != expected.index):
+                raise Wrong(
+                    f"{where} got {got}. RANK counts the processes of all machines; even taken modulo the GPU "
+                    "count it is the process's number on its machine only when every machine runs one process per GPU.",
+                    "Use LOCAL_RANK, the process's number on its own machine.",
+                )
             if got.type == "cuda" and rank != "absent" and got.index == int(rank) != expected.index:
                 raise Wrong(
                     f"{where} got {got}. RANK counts processes across all machines; "
@@ -164,6 +177,9 @@ DEVICE_IDS_CASES: tuple[tuple[Any, list[int] | None], ...] = (
     (torch.device("cuda:3"), [3]),
     ("cuda:7", [7]),
 )
+# asked in every run (practice or graded): a two-digit index (16-GPU machines have cuda:10 to cuda:15), which an
+# answer reading the device string's last character gets wrong
+DEVICE_IDS_ALWAYS: tuple[tuple[Any, list[int] | None], ...] = (("cuda:10", [10]), (torch.device("cuda", 15), [15]))
 
 
 @exercise(
@@ -174,7 +190,7 @@ DEVICE_IDS_CASES: tuple[tuple[Any, list[int] | None], ...] = (
           "the GPU's index for a module on one GPU."),
 )
 def _ddp_device_ids(fn) -> str:
-    rows = cases("08.3", DEVICE_IDS_CASES)
+    rows = (*cases("08.3", DEVICE_IDS_CASES), *DEVICE_IDS_ALWAYS)
     for device, expected in rows:
         got = call(fn, device)
         if expected is None and got is not None:
