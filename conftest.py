@@ -109,17 +109,22 @@ def pytest_runtest_makereport(item, call):
                 "in the lesson's imports cell folds the frames inside torch."
             )
     cell = getattr(item, "cell", None)
-    tags = (cell.get("metadata", {}).get("tags", []) if cell is not None else [])
+    tags = cell.get("metadata", {}).get("tags", []) if cell is not None else []
     if "try-it" in tags and Path(str(item.fspath)).parent.name == "notebooks":
         results = [out.get("data", {}).get(CHECK_MIME) for out in outputs]
         results = [r for r in results if isinstance(r, dict)]
         asked = try_it_id(cell.source)
-        if asked is None or len(results) != 1 or results[0].get("exercise") != asked \
-                or not TRY_IT_ID.match(asked) or results[0].get("status") != "not-attempted":
+        if (
+            asked is None
+            or len(results) != 1
+            or results[0].get("exercise") != asked
+            or not TRY_IT_ID.match(asked)
+            or results[0].get("status") != "not-attempted"
+        ):
             report.outcome = "failed"
             shown = results if results else "no check result"
             report.longrepr = (
-                f"{item.fspath} {item.name}: a try-it cell should end with check(\"NN.x\") and, as shipped "
+                f'{item.fspath} {item.name}: a try-it cell should end with check("NN.x") and, as shipped '
                 f"(the learner's line still `...`), show one not-attempted try-it result; it showed: {shown}"
             )
         return
@@ -130,10 +135,7 @@ def pytest_runtest_makereport(item, call):
         if len(results) != 1 or results[0].get("exercise") != asked or not results[0].get("passed"):
             report.outcome = "failed"
             shown = results[0] if results else "no check result"
-            report.longrepr = (
-                f"{item.fspath} {item.name}: the solution of exercise {asked} should pass its check, "
-                f"but the cell showed: {shown}"
-            )
+            report.longrepr = f"{item.fspath} {item.name}: the solution of exercise {asked} should pass its check, but the cell showed: {shown}"
 
 
 TRACEBACK_LINES = 15
@@ -145,8 +147,7 @@ def lines_to_message(output) -> int | None:
     the traceback list joined by newlines, ANSI colour codes stripped. None when it is not there."""
     lines = _ANSI.sub("", "\n".join(output["traceback"])).split("\n")
     start = re.compile(rf"(?:\w+\.)*{re.escape(output['ename'])}(?::|$)")  # the class name, maybe with its module
-    return next((i for i, line in enumerate(lines, 1) if start.match(line)
-                 and "Traceback (most recent call last)" not in line), None)
+    return next((i for i, line in enumerate(lines, 1) if start.match(line) and "Traceback (most recent call last)" not in line), None)
 
 
 # The website (`make site`, course_authoring.site) shows each notebook with the outputs of one

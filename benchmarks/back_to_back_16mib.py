@@ -45,9 +45,11 @@ def one_run(device: torch.device, before: bool) -> str:
     loop = Spread.of(seconds)
     one = measure_copy("h2d", src.nbytes, device=device) if before else time_copy(dst, src)
     verdict = compare(loop, one, names=("loop", "measure_copy"))
-    return (f"loop {src.nbytes / loop.median / 1e9:6.1f} GB/s (IQR {loop.relative:5.0%})   "
-            f"measure_copy {one.gbps:6.1f} GB/s (IQR {one.spread.relative:5.0%})   "
-            f"{verdict.difference:4.0%} apart: {str(verdict).split(':')[0]}")
+    return (
+        f"loop {src.nbytes / loop.median / 1e9:6.1f} GB/s (IQR {loop.relative:5.0%})   "
+        f"measure_copy {one.gbps:6.1f} GB/s (IQR {one.spread.relative:5.0%})   "
+        f"{verdict.difference:4.0%} apart: {str(verdict).split(':')[0]}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,9 +59,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     device = check_device(None)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"{'before' if args.before else 'lesson 06'} method on {device}"
-          + (f" ({STAND_IN})" if device.type == "cpu" else "")
-          + f", {os.cpu_count()} CPUs, load average {load:.1f}, torch threads {torch.get_num_threads()}")
+    print(
+        f"{'before' if args.before else 'lesson 06'} method on {device}"
+        + (f" ({STAND_IN})" if device.type == "cpu" else "")
+        + f", {os.cpu_count()} CPUs, load average {load:.1f}, torch threads {torch.get_num_threads()}"
+    )
     for run in range(args.runs):
         print(f"run {run}: {one_run(device, args.before)}")
     return 0

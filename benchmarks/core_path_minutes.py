@@ -55,10 +55,12 @@ class CorePath:
 
     @property
     def minutes(self) -> float:
-        return (self.core_words / WORDS_PER_MINUTE
-                + self.core_code_cells * SECONDS_PER_CODE_CELL / 60
-                + self.try_it_cells * MINUTES_PER_TRY_IT
-                + self.exec_seconds / 60)
+        return (
+            self.core_words / WORDS_PER_MINUTE
+            + self.core_code_cells * SECONDS_PER_CODE_CELL / 60
+            + self.try_it_cells * MINUTES_PER_TRY_IT
+            + self.exec_seconds / 60
+        )
 
 
 def tags(cell) -> list[str]:
@@ -92,15 +94,15 @@ def core_exec_seconds(nb: nbformat.NotebookNode, folder: Path, timeout: int) -> 
     core.cells = [c for c in core.cells if "deeper" not in tags(c)]
     with tempfile.TemporaryDirectory() as scratch:  # the copy is written nowhere near the course
         nbformat.write(core, Path(scratch) / "core.ipynb")
-        NotebookClient(core, timeout=timeout, kernel_name="python3", allow_errors=True,
-                       resources={"metadata": {"path": str(folder)}}).execute()
-    errors = [i for i, c in enumerate(core.cells) if c.cell_type == "code" and "raises-exception" not in tags(c)
-              and any(o.get("output_type") == "error" for o in c.get("outputs", []))]
+        NotebookClient(core, timeout=timeout, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(folder)}}).execute()
+    errors = [
+        i
+        for i, c in enumerate(core.cells)
+        if c.cell_type == "code" and "raises-exception" not in tags(c) and any(o.get("output_type") == "error" for o in c.get("outputs", []))
+    ]
     if errors:
-        print(f"  note: core cells {errors} (numbered without the deeper cells) raised without a "
-              "raises-exception tag", file=sys.stderr)
-    return sum(cell_seconds(c) for c in core.cells
-               if c.cell_type == "code" and "course-header" not in tags(c))
+        print(f"  note: core cells {errors} (numbered without the deeper cells) raised without a raises-exception tag", file=sys.stderr)
+    return sum(cell_seconds(c) for c in core.cells if c.cell_type == "code" and "course-header" not in tags(c))
 
 
 def measure(path: Path, execute: bool = True, timeout: int = 600) -> CorePath:
@@ -114,8 +116,7 @@ def measure(path: Path, execute: bool = True, timeout: int = 600) -> CorePath:
         if cell.cell_type == "markdown":
             # a word is a token with a letter in it, as tests/test_lesson_shape.py counts: a
             # table's | and --- are not read at 150 words a minute
-            words["deeper" if "deeper" in t else "core"] += sum(
-                1 for token in cell.source.split() if any(ch.isalpha() for ch in token))
+            words["deeper" if "deeper" in t else "core"] += sum(1 for token in cell.source.split() if any(ch.isalpha() for ch in token))
         elif cell.cell_type == "code" and "deeper" not in t:
             code += 1
             try_it += "try-it" in t
@@ -128,15 +129,16 @@ def table(rows: list[CorePath]) -> str:
     lines = [head, "-" * len(head)]
     for r in rows:
         flag = "  > 20" if r.minutes > TARGET_MINUTES else ""
-        lines.append(f"{r.lesson:34s} {r.core_words:10d} {r.deeper_words:12d} {r.core_code_cells:9d} "
-                     f"{r.try_it_cells:6d} {r.exec_seconds:7.1f} {r.minutes:7.1f}{flag}")
+        lines.append(
+            f"{r.lesson:34s} {r.core_words:10d} {r.deeper_words:12d} {r.core_code_cells:9d} "
+            f"{r.try_it_cells:6d} {r.exec_seconds:7.1f} {r.minutes:7.1f}{flag}"
+        )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("paths", nargs="*", type=Path,
-                        help="lesson notebooks (.py or .ipynb); default: every notebooks/NN_*.py")
+    parser.add_argument("paths", nargs="*", type=Path, help="lesson notebooks (.py or .ipynb); default: every notebooks/NN_*.py")
     parser.add_argument("--no-exec", action="store_true", help="do not execute; exec seconds count as 0")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per cell (default 600)")
     args = parser.parse_args(argv)
@@ -150,8 +152,10 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(measure(path, execute=not args.no_exec, timeout=args.timeout))
         print(f"  measured {path.name}", file=sys.stderr, flush=True)
     print(table(rows))
-    print(f"\nminutes = core words / {WORDS_PER_MINUTE} + {SECONDS_PER_CODE_CELL} s per core code cell"
-          f" (try-its included) + {MINUTES_PER_TRY_IT} min per try-it + exec s / 60; target {TARGET_MINUTES}")
+    print(
+        f"\nminutes = core words / {WORDS_PER_MINUTE} + {SECONDS_PER_CODE_CELL} s per core code cell"
+        f" (try-its included) + {MINUTES_PER_TRY_IT} min per try-it + exec s / 60; target {TARGET_MINUTES}"
+    )
     return 0
 
 

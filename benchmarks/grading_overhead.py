@@ -78,8 +78,9 @@ def run_plain(path: Path, shutdown: str = "graceful", strip_checks: bool = False
     if strip_checks:
         nb.cells = [c for c in nb.cells if not (c.cell_type == "code" and CHECK_CELL.fullmatch(c.source))]
     start = time.perf_counter()
-    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True, shutdown_kernel=shutdown,
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        nb, timeout=120, kernel_name="python3", allow_errors=True, shutdown_kernel=shutdown, resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
     return time.perf_counter() - start
 
 
@@ -88,8 +89,11 @@ def grade(folder: Path, out: Path, args) -> tuple[float, dict[str, dict]]:
     command = "import sys; from course_grader import main; sys.exit(main())"
     extra = ["--sandbox", args.sandbox] if args.sandbox else []
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", command, args.set, str(folder), "--out", str(out), "--jobs", str(args.jobs),
-                    "--quiet", *extra], check=True, cwd=ROOT)
+    subprocess.run(
+        [sys.executable, "-c", command, args.set, str(folder), "--out", str(out), "--jobs", str(args.jobs), "--quiet", *extra],
+        check=True,
+        cwd=ROOT,
+    )
     seconds = time.perf_counter() - start
     with open(out / "grades.csv", encoding="utf-8", newline="") as handle:
         return seconds, {r["learner"]: r for r in csv.DictReader(handle)}
@@ -120,19 +124,29 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--set", default="01", help="the exercise set, two digits (default 01)")
     parser.add_argument("--jobs", type=int, default=1, help="notebooks at once, on both sides (default 1)")
     parser.add_argument("--sandbox", choices=("auto", "require", "off"), help="course-grade's --sandbox")
-    parser.add_argument("--strip-checks", action="store_true",
-                        help="plain nbclient runs the submissions without their check cells (the bare baseline)")
+    parser.add_argument(
+        "--strip-checks", action="store_true", help="plain nbclient runs the submissions without their check cells (the bare baseline)"
+    )
     parser.add_argument("--target", type=float, default=1.5, help="the ratio to stay under (default 1.5)")
-    parser.add_argument("--whole", action="store_true",
-                        help="grade the whole class in one command, as an instructor would, twice (plain, graded, "
-                        "graded, plain; each side's time is the mean of its two runs) instead of once per half "
-                        "(which pays course-grade's start-up twice)")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="measure R times on the same submissions, printing each block's ratio; the verdict is "
-                        "their median (default 1)")
-    parser.add_argument("--immediate", action="store_true",
-                        help="plain nbclient kills its kernel at the end (shutdown_kernel='immediate'), as the "
-                        "grader does, instead of its default graceful shutdown (about 0.6 s per notebook)")
+    parser.add_argument(
+        "--whole",
+        action="store_true",
+        help="grade the whole class in one command, as an instructor would, twice (plain, graded, "
+        "graded, plain; each side's time is the mean of its two runs) instead of once per half "
+        "(which pays course-grade's start-up twice)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="measure R times on the same submissions, printing each block's ratio; the verdict is their median (default 1)",
+    )
+    parser.add_argument(
+        "--immediate",
+        action="store_true",
+        help="plain nbclient kills its kernel at the end (shutdown_kernel='immediate'), as the "
+        "grader does, instead of its default graceful shutdown (about 0.6 s per notebook)",
+    )
     return parser.parse_args(argv)
 
 
@@ -176,9 +190,12 @@ def measure(args, shutdown: str) -> tuple[dict[str, float], dict[str, dict], lis
                     spent[f"{what}_cpu"] += (cpu_seconds() - cpu) / (2 if args.whole else 1)
             blocks.append(spent)
             if args.repeat > 1:
-                print(f"block {block + 1}: plain {spent['plain']:.1f} s, course-grade {spent['graded']:.1f} s, ratio "
-                      f"{spent['graded'] / spent['plain']:.2f}; CPU {spent['plain_cpu']:.1f} s against "
-                      f"{spent['graded_cpu']:.1f} s, ratio {spent['graded_cpu'] / spent['plain_cpu']:.2f}", flush=True)
+                print(
+                    f"block {block + 1}: plain {spent['plain']:.1f} s, course-grade {spent['graded']:.1f} s, ratio "
+                    f"{spent['graded'] / spent['plain']:.2f}; CPU {spent['plain_cpu']:.1f} s against "
+                    f"{spent['graded_cpu']:.1f} s, ratio {spent['graded_cpu'] / spent['plain_cpu']:.2f}",
+                    flush=True,
+                )
 
     return plain, rows, blocks
 
@@ -195,11 +212,14 @@ def report(args, shutdown: str, plain: dict[str, float], rows: dict[str, dict], 
     total = {key: sum(b[key] for b in blocks) / len(blocks) for key in blocks[0]}
     ratio = total["graded"] / total["plain"]
     bare = ", check cells removed" if args.strip_checks else ""
-    print(f"\nplain nbclient ({shutdown} shutdown{bare}), {args.n} notebooks of set {args.set}, {args.jobs} at a time: "
-          f"{total['plain']:.1f} s, {total['plain_cpu']:.1f} s of CPU")
+    print(
+        f"\nplain nbclient ({shutdown} shutdown{bare}), {args.n} notebooks of set {args.set}, {args.jobs} at a time: "
+        f"{total['plain']:.1f} s, {total['plain_cpu']:.1f} s of CPU"
+    )
     how = "one command for the class, mean of two runs" if args.whole else "whole commands (two halves)"
-    print(f"course-grade --jobs {args.jobs} --sandbox {args.sandbox or 'auto'}, {how}: {total['graded']:.1f} s, "
-          f"{total['graded_cpu']:.1f} s of CPU")
+    print(
+        f"course-grade --jobs {args.jobs} --sandbox {args.sandbox or 'auto'}, {how}: {total['graded']:.1f} s, {total['graded_cpu']:.1f} s of CPU"
+    )
     print(f"per-submission ratio graded/plain: median {statistics.median(ratios):.2f}, max {max(ratios):.2f}")
     print(f"CPU ratio graded/plain: {total['graded_cpu'] / total['plain_cpu']:.2f}")
     if args.repeat > 1:

@@ -40,12 +40,10 @@ def variants(device: torch.device) -> list[tuple[str, bool]]:
 
 
 def make_timer(dst: torch.Tensor, src: torch.Tensor) -> benchmark.Timer:
-    return benchmark.Timer(stmt="dst.copy_(src, non_blocking=False)", globals={"dst": dst, "src": src},
-                           num_threads=1)
+    return benchmark.Timer(stmt="dst.copy_(src, non_blocking=False)", globals={"dst": dst, "src": src}, num_threads=1)
 
 
-def compare(device: torch.device, direction: str, pinned: bool, nbytes: int, budget_s: float,
-            rounds: int) -> tuple[float, float, float]:
+def compare(device: torch.device, direction: str, pinned: bool, nbytes: int, budget_s: float, rounds: int) -> tuple[float, float, float]:
     """Medians over ``rounds`` of: the helper, Timer with the helper's blocks, Timer's own blocked_autorange.
 
     The three alternate in short rounds, in rotating order: on a shared machine other processes
@@ -71,7 +69,7 @@ def compare(device: torch.device, direction: str, pinned: bool, nbytes: int, bud
 
     order = [run_helper, run_same_blocks, run_autorange]
     for i in range(rounds):
-        for run in order[i % 3:] + order[: i % 3]:
+        for run in order[i % 3 :] + order[: i % 3]:
             run()
     return statistics.median(helper), statistics.median(same_blocks), statistics.median(autorange)
 
@@ -98,19 +96,22 @@ def main(argv: list[str] | None = None) -> int:
     label = f"{device}" + (f" — {STAND_IN}: CPU-to-CPU copies, not PCIe" if device.type == "cpu" else "")
     print(f"Helper median vs torch.utils.benchmark.Timer median, same buffers, on {label}")
     print(f"torch {torch.__version__}, {torch.get_num_threads()} intra-op threads available (both sides use 1)")
-    print(f"{'copy':<15}{'size':>8}{'helper':>11}{'Timer, same blocks':>20}{'ratio':>7}"
-          f"{'Timer.blocked_autorange':>25}{'ratio':>7}")
+    print(f"{'copy':<15}{'size':>8}{'helper':>11}{'Timer, same blocks':>20}{'ratio':>7}{'Timer.blocked_autorange':>25}{'ratio':>7}")
     worst = 0.0
     for direction, pinned in variants(device):
         for nbytes in SIZES:
             ours, same, auto = compare(device, direction, pinned, nbytes, args.budget, args.rounds)
             worst = max(worst, abs(ours / same - 1))
             name = f"{direction} {'pinned' if pinned else 'pageable'}"
-            print(f"{name:<15}{fmt_bytes(nbytes):>8}{fmt_seconds(ours):>11}{fmt_seconds(same):>20}{ours / same:>7.3f}"
-                  f"{fmt_seconds(auto):>25}{ours / auto:>7.3f}")
+            print(
+                f"{name:<15}{fmt_bytes(nbytes):>8}{fmt_seconds(ours):>11}{fmt_seconds(same):>20}{ours / same:>7.3f}"
+                f"{fmt_seconds(auto):>25}{ours / auto:>7.3f}"
+            )
     print(f"largest deviation from Timer with the same blocks: {worst:.1%} (goal: within {args.tolerance:.0%})")
-    print("Timer.blocked_autorange picks its own, much longer blocks (up to 10,000 copies); on a busy machine a long\n"
-          "block is more often interrupted by other processes, so its median can sit above the helper's.")
+    print(
+        "Timer.blocked_autorange picks its own, much longer blocks (up to 10,000 copies); on a busy machine a long\n"
+        "block is more often interrupted by other processes, so its median can sit above the helper's."
+    )
     return 1 if (args.strict and worst > args.tolerance) else 0
 
 

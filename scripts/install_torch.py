@@ -53,8 +53,10 @@ DRIVER_FILES = (
     ("/usr/lib/wsl/lib/libcuda.so.1", "WSL 2's NVIDIA driver from Windows"),
 )
 
-CUDA_BUILD_NOTE = ("on Linux that is the CUDA build, several GB of NVIDIA libraries. The course runs on it as on a CPU\n"
-                   "  (notebook 01 calls this mode 'a CUDA build, no driver').")
+CUDA_BUILD_NOTE = (
+    "on Linux that is the CUDA build, several GB of NVIDIA libraries. The course runs on it as on a CPU\n"
+    "  (notebook 01 calls this mode 'a CUDA build, no driver')."
+)
 SWITCH_LATER = "For the CPU wheel later: `rm -rf .venv`, then make again where that index can be reached."
 
 
@@ -81,8 +83,9 @@ def meets(installed: str, requirement: str) -> bool:
     try:
         req = Requirement(requirement)
     except InvalidRequirement as error:
-        raise ValueError(f"--torch expects a requirement like 'torch>=2.7.1', got {requirement!r} ({error}); "
-                         "to install a file or URL, pass it with --named.") from None
+        raise ValueError(
+            f"--torch expects a requirement like 'torch>=2.7.1', got {requirement!r} ({error}); to install a file or URL, pass it with --named."
+        ) from None
     if req.name.lower() != "torch":
         raise ValueError(f"--torch expects a requirement on torch, got {requirement!r}.")
     return req.specifier.contains(installed, prereleases=True)  # a nightly already installed is kept
@@ -99,18 +102,31 @@ def choose(requirement: str, named: bool, machine: Machine, probe: Callable[[str
         system = {"darwin": "macOS", "win32": "Windows"}.get(machine.platform, machine.platform)
         return Choice(f"{system}: the ordinary torch wheel from pip's index.", (requirement,))
     if machine.driver is not None:
-        return Choice(f"Linux with an NVIDIA driver ({machine.driver}): the ordinary torch wheel from pip's index, "
-                      "the CUDA build.", (requirement,))
-    no_driver = ("Linux without an NVIDIA driver (no nvidia-smi on PATH, no " + ", no ".join(p for p, _ in DRIVER_FILES)
-                 + f"),\n  so the CPU wheel, from {CPU_INDEX}")
+        return Choice(
+            f"Linux with an NVIDIA driver ({machine.driver}): the ordinary torch wheel from pip's index, the CUDA build.", (requirement,)
+        )
+    no_driver = (
+        "Linux without an NVIDIA driver (no nvidia-smi on PATH, no "
+        + ", no ".join(p for p, _ in DRIVER_FILES)
+        + f"),\n  so the CPU wheel, from {CPU_INDEX}"
+    )
     unreachable = probe(PROBE_URL)
     if unreachable is not None:
-        return Choice(f"{no_driver}; but that index cannot be reached ({unreachable}).\n"
-                      f"  Falling back to pip's default index: {CUDA_BUILD_NOTE}\n  {SWITCH_LATER}", (requirement,))
-    fallback = Choice(f"pip could not install torch from {CPU_INDEX} (its message is above).\n"
-                      f"  Falling back to pip's default index: {CUDA_BUILD_NOTE}", (requirement,))
-    return Choice(f"{no_driver}, as PyTorch's install page does for 'CPU only': no CUDA libraries to download.\n"
-                  "  For the CUDA build instead, name it: make lab TORCH=torch", ("--index-url", CPU_INDEX, requirement), fallback)
+        return Choice(
+            f"{no_driver}; but that index cannot be reached ({unreachable}).\n"
+            f"  Falling back to pip's default index: {CUDA_BUILD_NOTE}\n  {SWITCH_LATER}",
+            (requirement,),
+        )
+    fallback = Choice(
+        f"pip could not install torch from {CPU_INDEX} (its message is above).\n  Falling back to pip's default index: {CUDA_BUILD_NOTE}",
+        (requirement,),
+    )
+    return Choice(
+        f"{no_driver}, as PyTorch's install page does for 'CPU only': no CUDA libraries to download.\n"
+        "  For the CUDA build instead, name it: make lab TORCH=torch",
+        ("--index-url", CPU_INDEX, requirement),
+        fallback,
+    )
 
 
 def driver_sign(path: str | None = None, root: Path = Path("/")) -> str | None:
@@ -153,8 +169,12 @@ def reach(url: str, timeout: float = PROBE_SECONDS) -> str | None:
         return str(error) or type(error).__name__
 
 
-def install(choice: Choice, python: str = sys.executable, run: Callable[..., subprocess.CompletedProcess] = subprocess.run,
-            say: Callable[[str], None] = print) -> int:
+def install(
+    choice: Choice,
+    python: str = sys.executable,
+    run: Callable[..., subprocess.CompletedProcess] = subprocess.run,
+    say: Callable[[str], None] = print,
+) -> int:
     """Say ``choice.why``, run pip on it, and its fallback where pip fails; pip's exit status."""
     say(f"PyTorch: {choice.why}")
     if choice.pip_args is None:

@@ -55,6 +55,7 @@ def visible_gpus_reference(mask: str, physical: int) -> list[int]:
 
 # --------------------------------------------------------------------------- 04.1 to 04.3
 
+
 def simulate_reference(start: int, program: list[tuple]) -> list[int]:
     """The current CUDA device after each step, by the rules of torch/cuda/__init__.py.
 
@@ -100,8 +101,7 @@ def simulate_reference(start: int, program: list[tuple]) -> list[int]:
 
 def replay(program: list[tuple], start: int = 0) -> list[int]:
     """Run ``program`` on this machine's GPUs and read the current device after each step."""
-    needed = 1 + max([s[1] for s in program if s[0] in ("device", "device_of", "set_device")
-                      and isinstance(s[1], int)] + [start])
+    needed = 1 + max([s[1] for s in program if s[0] in ("device", "device_of", "set_device") and isinstance(s[1], int)] + [start])
     enough = needs_cuda(needed, what="replay")
     if not enough:
         raise ValueError(f"{enough.reason} simulate_reference(start, program) predicts the same on any machine.")
@@ -196,6 +196,7 @@ def landing_reference(spec, current: int) -> str:
 
 # --------------------------------------------------------------------------- 05.3
 
+
 def index_device_reference(table_device, index_device) -> str:
     """The device the index must be on for ``table[index]``: CPU or the table's device are allowed."""
     table, index = torch.device(table_device), torch.device(index_device)
@@ -245,8 +246,9 @@ def _layer_bytes(layer: nn.Module) -> int:
     return sum(t.numel() * t.element_size() for t in [*layer.parameters(), *layer.buffers()])
 
 
-def plan_variant(model: nn.Module, budgets: dict, size_of=_layer_bytes, fits=lambda size, room: size <= room,
-                 back: bool = False) -> dict[str, torch.device] | None:
+def plan_variant(
+    model: nn.Module, budgets: dict, size_of=_layer_bytes, fits=lambda size, room: size <= room, back: bool = False
+) -> dict[str, torch.device] | None:
     """The plan of 10.2's rule with one knob turned (how a layer is sized, what fits, going back); None: it runs out.
 
     With the defaults it is the reference; the checker's table holds, for each case, the plans of the
@@ -284,6 +286,7 @@ MISTAKE_VARIANTS = {  # the knob each plausible wrong answer of 10.2 turns (keys
 
 # --------------------------------------------------------------------------- 10.1 and 10.3
 
+
 def reference_materialize(model: nn.Module, device: torch.device) -> nn.Module:
     model.to_empty(device=device)
     for module in model.modules():
@@ -294,9 +297,10 @@ def reference_materialize(model: nn.Module, device: torch.device) -> nn.Module:
 
 def reference_state_devices(model, optimizer) -> dict[str, dict[str, torch.device]]:
     # .get, not [p]: optimizer.state is a defaultdict, and reading it with [p] would add entries
-    return {name: {key: value.device for key, value in optimizer.state.get(p, {}).items()
-                   if isinstance(value, torch.Tensor)}
-            for name, p in model.named_parameters()}
+    return {
+        name: {key: value.device for key, value in optimizer.state.get(p, {}).items() if isinstance(value, torch.Tensor)}
+        for name, p in model.named_parameters()
+    }
 
 
 # --------------------------------------------------------------------------- the generated table
@@ -310,8 +314,7 @@ def cases_nb04_text() -> str:
     One program a line, ``[start, [step, ...], [current device after each step, ...]]``, so a diff
     of the file shows which programs changed; ``checks/nb04.py`` reads it back into tuples.
     """
-    rows = [json.dumps([start, [list(step) for step in program], list(expected)])
-            for start, program, expected in simulate_cases()]
+    rows = [json.dumps([start, [list(step) for step in program], list(expected)]) for start, program, expected in simulate_cases()]
     return "[\n" + ",\n".join(rows) + "\n]\n"
 
 
@@ -340,14 +343,12 @@ def _layer_bytes(layer, numbers: bool = False, buffers: bool = True) -> int:
     return sum(t.numel() * (1 if numbers else t.element_size()) for t in tensors)
 
 
-def reference_cpu_budget(model, on_cpu: int, reserve: str = "largest to disk", numbers: bool = False,
-                         buffers: bool = True) -> int:
+def reference_cpu_budget(model, on_cpu: int, reserve: str = "largest to disk", numbers: bool = False, buffers: bool = True) -> int:
     """The smallest max_memory["cpu"] that keeps the first ``on_cpu`` layers on the CPU (accelerate 1.16.0's
     infer_auto_device_map), and, with its knobs, the budgets of 10.4's plausible wrong answers."""
     sizes = [_layer_bytes(layer, numbers, buffers) for _, layer in model.named_children()]
     kept, rest = sizes[:on_cpu], sizes[on_cpu:]
-    room = {"largest to disk": max(rest, default=0), "none": 0, "largest of all": max(sizes),
-            "next layer": rest[0] if rest else 0}[reserve]
+    room = {"largest to disk": max(rest, default=0), "none": 0, "largest of all": max(sizes), "next layer": rest[0] if rest else 0}[reserve]
     return sum(kept) + room
 
 

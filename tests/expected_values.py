@@ -103,7 +103,11 @@ def leaked(expected: list, own: list, feedback: str, items: str = "", given: lis
             for letter, right in zip(items, value):
                 wrong_here = [v[items.index(letter)] for v in own if _numbers(v) and len(v) == len(value)]
                 named = re.search(rf"\b{letter}\b", feedback)
-                if named and wrong_here and wrong_here[0] != right and \
-                        re.search(rf"(?<![\w.:-]){right}(?![\w.:])", feedback.replace(f"{letter} = {wrong_here[0]}", "")):
+                if (
+                    named
+                    and wrong_here
+                    and wrong_here[0] != right
+                    and re.search(rf"(?<![\w.:-]){right}(?![\w.:])", feedback.replace(f"{letter} = {wrong_here[0]}", ""))
+                ):
                     said.add(f"{letter}'s value {right}")
     return sorted(said)

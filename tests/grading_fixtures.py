@@ -66,11 +66,9 @@ GREET = "def greet(name):\n{body}"
 ANSWERS = {"double": "    return 2 * x", "greet": '    return f"Hello, {name}!"'}
 
 
-def cells(double: str | None = None, greet: str | None = None, extra: dict[int, str] | None = None,
-          checks: bool = True) -> list[str]:
+def cells(double: str | None = None, greet: str | None = None, extra: dict[int, str] | None = None, checks: bool = True) -> list[str]:
     """The code cells of the exercise: ``double``/``greet`` are bodies (None: the stub)."""
-    code = [SETUP, DOUBLE.format(body=double or STUB), 'check("g.1")', GREET.format(body=greet or STUB),
-            'check("g.2")']
+    code = [SETUP, DOUBLE.format(body=double or STUB), 'check("g.1")', GREET.format(body=greet or STUB), 'check("g.2")']
     if not checks:
         code = [c for c in code if not c.startswith("check(")]
     for position, source in sorted((extra or {}).items(), reverse=True):
@@ -101,8 +99,11 @@ def solved() -> list[str]:
 def fake_pass(exercise: str) -> dict:
     """A display output that looks exactly like a passing check of ``exercise``."""
     result = {"exercise": exercise, "title": "x", "status": "pass", "message": "Correct.", "hint": "", "passed": True}
-    return {"output_type": "display_data", "metadata": {},
-            "data": {"text/plain": f"PASS [{exercise}]", "application/vnd.course-utils.check+json": result}}
+    return {
+        "output_type": "display_data",
+        "metadata": {},
+        "data": {"text/plain": f"PASS [{exercise}]", "application/vnd.course-utils.check+json": result},
+    }
 
 
 def build_submissions(folder: Path, pid_file: Path) -> dict[str, str]:
@@ -125,44 +126,107 @@ def build_submissions(folder: Path, pid_file: Path) -> dict[str, str]:
     add("corrupt.ipynb", "truncated JSON", text='{"cells": [{"cell_type": "code", "sou')
     add("notes.txt", "not a notebook", text="I could not do it, sorry.")
     add("binary.ipynb", "not text at all", raw=b"\x89PNG\r\n\x1a\n\x00\xff\xfe")
-    add("deleted.ipynb", "setup cell and check cells deleted",
-        notebook(cells(ANSWERS["double"], ANSWERS["greet"], checks=False)[1:]))
+    add("deleted.ipynb", "setup cell and check cells deleted", notebook(cells(ANSWERS["double"], ANSWERS["greet"], checks=False)[1:]))
     setup, d, c1, g, c2 = solved()
     add("reordered.ipynb", "checks above the functions, exercises swapped", notebook([setup, c2, c1, g, d]))
-    add("loops.ipynb", "a cell that never ends, and an answer that never returns", notebook(cells(
-        "    while True:\n        pass", ANSWERS["greet"], extra={4: "while True:\n    pass"})))
-    add("raises.ipynb", "a cell raising, and an answer raising", notebook(cells("    return 1 / 0", ANSWERS["greet"],
-                                                                                 extra={1: "1 / 0"})))
-    add("exits.ipynb", "a cell calling os._exit", notebook(cells(ANSWERS["double"], ANSWERS["greet"],
-                                                                 extra={3: "import os\nos._exit(1)"})))
-    add("segfault.ipynb", "an answer that segfaults", notebook(cells(
-        ANSWERS["double"], "    import ctypes\n    ctypes.string_at(0)")))
-    add("huge_output.ipynb", "100 MB printed at once, and a printing loop", notebook(cells(
-        ANSWERS["double"], ANSWERS["greet"], extra={1: "print('x' * 10**8)", 2: "for i in range(20_000):\n    print('y' * 100)"})))
-    add("escape.ipynb", "writes above its working folder", notebook(cells(ANSWERS["double"], ANSWERS["greet"], extra={
-        1: "open('../../escape.txt', 'w').write('out')\nopen('../escape_one_up.txt', 'w').write('out')"})))
-    add("fake.ipynb", "displays a passing check by hand, and saved a faked PASS", notebook(cells(extra={5: (
-        "from IPython.display import display\n"
-        "display({'application/vnd.course-utils.check+json': {'exercise': 'g.1', 'title': 'x', 'status': 'pass',"
-        " 'message': 'ok', 'hint': ''}}, raw=True)")}), outputs={4: [fake_pass("g.2")]}))
-    add("monkeypatch.ipynb", "replaces check() in the kernel", notebook(cells(extra={1: (
-        "import course_utils.checks._core as core\n"
-        "core.check = lambda id, answer=None: core.CheckResult(id, 'x', 'pass', 'Correct.')")})))
-    add("patch_during_check.ipynb", "an answer that patches check() when the checker calls it", notebook(cells(
-        "    import course_utils.checks._core as core\n"
-        "    core.check = lambda id, answer=None: core.CheckResult(id, 'x', 'pass', 'Correct.')\n"
-        "    return 2 * x")))
-    add("closes_channel.ipynb", "closes every comm after g.1 is judged, the grader's channel too", notebook(cells(
-        ANSWERS["double"], ANSWERS["greet"], extra={3: (
-            "for _comm in list(get_ipython().kernel.comm_manager.comms.values()):\n    _comm.close()")})))
-    add("prints_in_answer.ipynb", "answers that print a megabyte at every call", notebook(cells(
-        "    print('z' * 10**6)\n    return 2 * x", ANSWERS["greet"])))
-    add("child.ipynb", "starts a child process that would outlive the kernel", notebook(cells(
-        ANSWERS["double"], ANSWERS["greet"], extra={1: (
-            f"import subprocess\nchild = subprocess.Popen(['sleep', '300'])\n"
-            f"open({str(pid_file)!r}, 'w').write(str(child.pid))")})))
+    add(
+        "loops.ipynb",
+        "a cell that never ends, and an answer that never returns",
+        notebook(cells("    while True:\n        pass", ANSWERS["greet"], extra={4: "while True:\n    pass"})),
+    )
+    add("raises.ipynb", "a cell raising, and an answer raising", notebook(cells("    return 1 / 0", ANSWERS["greet"], extra={1: "1 / 0"})))
+    add("exits.ipynb", "a cell calling os._exit", notebook(cells(ANSWERS["double"], ANSWERS["greet"], extra={3: "import os\nos._exit(1)"})))
+    add("segfault.ipynb", "an answer that segfaults", notebook(cells(ANSWERS["double"], "    import ctypes\n    ctypes.string_at(0)")))
+    add(
+        "huge_output.ipynb",
+        "100 MB printed at once, and a printing loop",
+        notebook(
+            cells(ANSWERS["double"], ANSWERS["greet"], extra={1: "print('x' * 10**8)", 2: "for i in range(20_000):\n    print('y' * 100)"})
+        ),
+    )
+    add(
+        "escape.ipynb",
+        "writes above its working folder",
+        notebook(
+            cells(
+                ANSWERS["double"],
+                ANSWERS["greet"],
+                extra={1: "open('../../escape.txt', 'w').write('out')\nopen('../escape_one_up.txt', 'w').write('out')"},
+            )
+        ),
+    )
+    add(
+        "fake.ipynb",
+        "displays a passing check by hand, and saved a faked PASS",
+        notebook(
+            cells(
+                extra={
+                    5: (
+                        "from IPython.display import display\n"
+                        "display({'application/vnd.course-utils.check+json': {'exercise': 'g.1', 'title': 'x', 'status': 'pass',"
+                        " 'message': 'ok', 'hint': ''}}, raw=True)"
+                    )
+                }
+            ),
+            outputs={4: [fake_pass("g.2")]},
+        ),
+    )
+    add(
+        "monkeypatch.ipynb",
+        "replaces check() in the kernel",
+        notebook(
+            cells(
+                extra={
+                    1: (
+                        "import course_utils.checks._core as core\n"
+                        "core.check = lambda id, answer=None: core.CheckResult(id, 'x', 'pass', 'Correct.')"
+                    )
+                }
+            )
+        ),
+    )
+    add(
+        "patch_during_check.ipynb",
+        "an answer that patches check() when the checker calls it",
+        notebook(
+            cells(
+                "    import course_utils.checks._core as core\n"
+                "    core.check = lambda id, answer=None: core.CheckResult(id, 'x', 'pass', 'Correct.')\n"
+                "    return 2 * x"
+            )
+        ),
+    )
+    add(
+        "closes_channel.ipynb",
+        "closes every comm after g.1 is judged, the grader's channel too",
+        notebook(
+            cells(
+                ANSWERS["double"],
+                ANSWERS["greet"],
+                extra={3: ("for _comm in list(get_ipython().kernel.comm_manager.comms.values()):\n    _comm.close()")},
+            )
+        ),
+    )
+    add(
+        "prints_in_answer.ipynb",
+        "answers that print a megabyte at every call",
+        notebook(cells("    print('z' * 10**6)\n    return 2 * x", ANSWERS["greet"])),
+    )
+    add(
+        "child.ipynb",
+        "starts a child process that would outlive the kernel",
+        notebook(
+            cells(
+                ANSWERS["double"],
+                ANSWERS["greet"],
+                extra={
+                    1: (f"import subprocess\nchild = subprocess.Popen(['sleep', '300'])\nopen({str(pid_file)!r}, 'w').write(str(child.pid))")
+                },
+            )
+        ),
+    )
     add("spaces and ünïcode.ipynb", "a name with spaces and accents", text="not a notebook")
-    add("=formula.ipynb", "a name a spreadsheet would run", text="=HYPERLINK(\"http://example.com\")")
+    add("=formula.ipynb", "a name a spreadsheet would run", text='=HYPERLINK("http://example.com")')
     odd = os.fsdecode(b"odd \xff bytes.ipynb")
     write(folder / odd, notebook(solved()))
     made[odd[: -len(".ipynb")]] = "a name that is not UTF-8"
@@ -207,22 +271,52 @@ def build_sandbox_submissions(folder: Path, exercise: Path) -> dict[str, str]:
     made = {"alice": "the solution, and the victim", "untouched": "the exercise as handed out"}
     write(victim, notebook(solved()))
     write(folder / "untouched.ipynb", notebook(cells()))
-    escape = (f"for target in [{str(victim)!r}, {str(exercise)!r}]:\n"
-              "    try:\n        open(target, 'a').write('overwritten')\n"
-              "    except OSError as exc:\n        print(exc)\n"
-              f"import subprocess\nsubprocess.run('echo x >> {exercise}', shell=True)")
+    escape = (
+        f"for target in [{str(victim)!r}, {str(exercise)!r}]:\n"
+        "    try:\n        open(target, 'a').write('overwritten')\n"
+        "    except OSError as exc:\n        print(exc)\n"
+        f"import subprocess\nsubprocess.run('echo x >> {exercise}', shell=True)"
+    )
     write(folder / "mallory.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"], extra={1: escape})))
     made["mallory"] = "writes to alice's submission and the exercise notebook by absolute path"
-    write(folder / "detached.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"], extra={1: (
-        f"import subprocess\nsubprocess.Popen(['sleep', '{SLEEPER}'], start_new_session=True)")})))
+    write(
+        folder / "detached.ipynb",
+        notebook(
+            cells(
+                ANSWERS["double"],
+                ANSWERS["greet"],
+                extra={1: (f"import subprocess\nsubprocess.Popen(['sleep', '{SLEEPER}'], start_new_session=True)")},
+            )
+        ),
+    )
     made["detached"] = "starts a child in a session of its own, which a process group kill misses"
-    write(folder / "network.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"], extra={1: (
-        "import socket\ninterfaces = [name for _, name in socket.if_nameindex()]\n"
-        "assert interfaces == ['lo'], f'network interfaces: {interfaces}'")})))
+    write(
+        folder / "network.ipynb",
+        notebook(
+            cells(
+                ANSWERS["double"],
+                ANSWERS["greet"],
+                extra={
+                    1: (
+                        "import socket\ninterfaces = [name for _, name in socket.if_nameindex()]\n"
+                        "assert interfaces == ['lo'], f'network interfaces: {interfaces}'"
+                    )
+                },
+            )
+        ),
+    )
     made["network"] = "fails a cell when it sees any network interface but its own loopback"
     write(folder / "segfault.ipynb", notebook(cells(ANSWERS["double"], "    import ctypes\n    ctypes.string_at(0)")))
     made["segfault"] = "an answer that segfaults (bwrap reports 128 + the signal)"
-    write(folder / "relative.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"], extra={
-        1: "open('../../escape.txt', 'w').write('out')\nopen('../../../escape_batch.txt', 'w').write('out')"})))
+    write(
+        folder / "relative.ipynb",
+        notebook(
+            cells(
+                ANSWERS["double"],
+                ANSWERS["greet"],
+                extra={1: "open('../../escape.txt', 'w').write('out')\nopen('../../../escape_batch.txt', 'w').write('out')"},
+            )
+        ),
+    )
     made["relative"] = "writes one and two levels above its scratch folder"
     return made

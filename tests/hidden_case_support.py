@@ -47,8 +47,10 @@ MANY_SEEDS = tuple(k.to_bytes(4, "big") * 8 for k in range(500))
 # A lookup's sweep of MANY_SEEDS, in two parts: make test-fast and the version matrix judge the first 50 draws,
 # make test all 500 (the other 450 are slow, and a sweep of the draws, which no torch release changes). Every seed
 # in every run took about 25 s of test-fast's 150 s of CPU.
-SWEEPS = [pytest.param(MANY_SEEDS[:50], id="draws-0-49"),
-          pytest.param(MANY_SEEDS[50:], id="draws-50-499", marks=[pytest.mark.slow, pytest.mark.sweep])]
+SWEEPS = [
+    pytest.param(MANY_SEEDS[:50], id="draws-0-49"),
+    pytest.param(MANY_SEEDS[50:], id="draws-50-499", marks=[pytest.mark.slow, pytest.mark.sweep]),
+]
 
 
 def assert_fails_every_draw(id: str, answer, seeds=MANY_SEEDS) -> None:
@@ -60,8 +62,7 @@ def assert_fails_every_draw(id: str, answer, seeds=MANY_SEEDS) -> None:
                 passed.append(seed)
         finally:
             torch.set_default_device(None)  # a wrong 02.3 answer may leave it set
-    assert not passed, f"{id}: {getattr(answer, '__name__', answer)} passed {len(passed)} draws of {len(seeds)}, " \
-                       f"the first seeded {passed[0]!r}"
+    assert not passed, f"{id}: {getattr(answer, '__name__', answer)} passed {len(passed)} draws of {len(seeds)}, the first seeded {passed[0]!r}"
 
 
 def assert_the_solution_passes_every_draw(id: str, solutions: dict, seeds) -> None:

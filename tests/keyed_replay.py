@@ -21,14 +21,14 @@ import nbformat
 
 import course_grader.hidden_cases as hidden_cases
 import course_grader.runner as runner
-from course_grader import Limits, grade_batch
+from course_grader import BatchSettings, Limits, grade_batch
 from course_grader.boundary import load_reply
 from course_utils.checks import all_exercises
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXERCISES, SOLUTIONS = ROOT / "exercises", ROOT / "solutions"
 
-REPLAY = '''# replay, keyed: each request is answered with the reply the solution's run gave to the same request
+REPLAY = """# replay, keyed: each request is answered with the reply the solution's run gave to the same request
 # (the probe for a name, then its calls in order), read off the request the grader sends
 import base64 as _b64, pickle as _pickle
 import course_grader.boundary as _boundary
@@ -44,11 +44,11 @@ def _replay(request, namespace):
     return _b64.b64decode(replies[min(_calls[request["name"]], len(replies) - 1)])
 
 _boundary.serve = _replay  # what answers each request in this kernel, looked up at each one
-'''
+"""
 
 # The simplest replay: every request answered with the next recorded reply, whatever it asks: a control of the
 # weakest attacker only (tests/test_grading_hidden_cases_later_sets.py), never evidence that a replay fails.
-COUNTED_REPLAY = '''# replay: answer every request of the grader with the reply a solution's run gave, in order
+COUNTED_REPLAY = """# replay: answer every request of the grader with the reply a solution's run gave, in order
 import base64 as _b64
 import course_grader.boundary as _boundary
 REPLIES = REPLIES_HERE
@@ -60,7 +60,7 @@ def _replay(request, namespace):
     return _b64.b64decode(reply)
 
 _boundary.serve = _replay  # what answers each request in this kernel, looked up at each one
-'''
+"""
 
 
 def grade(notebook: str, folder: pathlib.Path) -> dict[str, dict[str, str]]:
@@ -70,8 +70,9 @@ def grade(notebook: str, folder: pathlib.Path) -> dict[str, dict[str, str]]:
     scratch = pathlib.Path(tempfile.mkdtemp(prefix="cg-", dir="/tmp"))
     saved, tempfile.tempdir = tempfile.tempdir, str(scratch)
     try:
-        result = grade_batch(EXERCISES / notebook, folder, jobs=2, limits=Limits(cell_timeout=60, total_timeout=500),
-                             sandbox="require")
+        result = grade_batch(
+            EXERCISES / notebook, folder, BatchSettings(jobs=2, limits=Limits(cell_timeout=60, total_timeout=500), sandbox="require")
+        )
     finally:
         tempfile.tempdir = saved
         shutil.rmtree(scratch, ignore_errors=True)
@@ -105,11 +106,11 @@ def recorded_replies(folder: pathlib.Path, notebook: str, monkeypatch) -> dict[s
 
 # In place of 09.1's stub: a decoy for the grader's reading of the file (course_grader.source_rules), whose call is
 # reachable as far as the file shows, behind a condition that is false when it runs
-DECOY_09_1 = '''def to_device(batch, device):
+DECOY_09_1 = """def to_device(batch, device):
     if device is None:
         return batch.to(device, non_blocking=True)
     return batch
-'''
+"""
 
 
 def replay_notebook(notebook: str, replies: dict[str, list[str]]) -> nbformat.NotebookNode:

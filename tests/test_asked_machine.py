@@ -25,11 +25,15 @@ MACHINES = [
     SimulatedMachine("a Mac", cuda=0, mps=True),
     SimulatedMachine("an Intel GPU", cuda=0, mps=False, xpu=True),
     SimulatedMachine("a 12.8 wheel on an H100", cuda=2, mps=False, build=SimulatedBuild()),
-    SimulatedMachine("a ROCm wheel", cuda=1, mps=False,
-                     build=SimulatedBuild(cuda=None, hip="6.3", arch_list=("gfx90a",), gpu_name="AMD MI250X",
-                                          capability=(9, 0))),
-    SimulatedMachine("a GPU too new for its wheel", cuda=1, mps=False,
-                     build=SimulatedBuild(cuda="11.8", arch_list=("sm_80",), capability=(12, 0))),
+    SimulatedMachine(
+        "a ROCm wheel",
+        cuda=1,
+        mps=False,
+        build=SimulatedBuild(cuda=None, hip="6.3", arch_list=("gfx90a",), gpu_name="AMD MI250X", capability=(9, 0)),
+    ),
+    SimulatedMachine(
+        "a GPU too new for its wheel", cuda=1, mps=False, build=SimulatedBuild(cuda="11.8", arch_list=("sm_80",), capability=(12, 0))
+    ),
 ]
 
 
@@ -68,8 +72,7 @@ QUESTIONS = {
     "current device": torch.cuda.current_device,
     "mps": torch.backends.mps.is_available,
     "xpu": lambda: torch.xpu.is_available(),
-    "accelerator": lambda: (torch.accelerator.is_available(), torch.accelerator.current_accelerator(),
-                            torch.accelerator.device_count()),
+    "accelerator": lambda: (torch.accelerator.is_available(), torch.accelerator.current_accelerator(), torch.accelerator.device_count()),
     "version": lambda: (torch.version.cuda, torch.version.hip, torch.__version__ == torch.version.__version__),
     "arch list": torch.cuda.get_arch_list,
     "capability": torch.cuda.get_device_capability,

@@ -20,17 +20,28 @@ def test_on_the_cpu_the_bug_raises_at_its_own_line_and_the_device_still_works(bu
 
 def test_a_late_error_is_said_to_be_late():
     steps = ("a", "b", "loss = F.cross_entropy(scores, labels)", "doubled = scores * 2", "print(...)")
-    late = BuggyRun("cuda", "label", False, steps, steps[-1], "AcceleratorError",
-                    "CUDA error: device-side assert triggered", "AcceleratorError: CUDA error: device-side assert")
+    late = BuggyRun(
+        "cuda",
+        "label",
+        False,
+        steps,
+        steps[-1],
+        "AcceleratorError",
+        "CUDA error: device-side assert triggered",
+        "AcceleratorError: CUDA error: device-side assert",
+    )
     assert not late.raised_at_the_bug and late.bug_step == steps[2]
     assert "NOT at the bug" in str(late) and str(late).count("<-- raised here") == 1
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    (dict(device="meta"), "'cpu' or a CUDA device"),
-    (dict(device=torch.device("cpu")), "'cpu' or a CUDA device"),
-    (dict(bug="shape"), "bug should be one of"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(device="meta"), "'cpu' or a CUDA device"),
+        (dict(device=torch.device("cpu")), "'cpu' or a CUDA device"),
+        (dict(bug="shape"), "bug should be one of"),
+    ],
+)
 def test_bad_arguments_say_what_was_expected(kwargs, match):
     with pytest.raises(ValueError, match=match):
         run_buggy_steps(**kwargs)

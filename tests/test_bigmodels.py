@@ -76,11 +76,14 @@ class AlwaysEqualInt(int):
     __hash__ = int.__hash__
 
 
-@pytest.mark.parametrize("id, answer", [
-    ("10.2", lambda model, budgets: AlwaysEqual()),
-    ("10.3", lambda model, optimizer: AlwaysEqual()),
-    ("10.4", lambda model, on_cpu: AlwaysEqualInt(0)),
-])
+@pytest.mark.parametrize(
+    "id, answer",
+    [
+        ("10.2", lambda model, budgets: AlwaysEqual()),
+        ("10.3", lambda model, optimizer: AlwaysEqual()),
+        ("10.4", lambda model, on_cpu: AlwaysEqualInt(0)),
+    ],
+)
 def test_a_dict_that_claims_to_equal_anything_fails(id, answer):
     result = check(id, answer)
     assert result.status == "fail", result

@@ -146,8 +146,12 @@ def test_cuda_devices_refuses_what_it_cannot_number():
 
 def test_a_simulated_build_answers_and_puts_torch_back():
     before = (torch.version.cuda, torch.version.hip, torch.cuda.get_arch_list())
-    rocm = SimulatedMachine("rocm", cuda=2, mps=False, build=SimulatedBuild(
-        cuda=None, hip="6.4", arch_list=("gfx942",), gpu_name="AMD Instinct MI300X", capability=(9, 4)))
+    rocm = SimulatedMachine(
+        "rocm",
+        cuda=2,
+        mps=False,
+        build=SimulatedBuild(cuda=None, hip="6.4", arch_list=("gfx942",), gpu_name="AMD Instinct MI300X", capability=(9, 4)),
+    )
     with simulated(rocm):
         assert (torch.version.cuda, torch.version.hip, torch.cuda.is_available()) == (None, "6.4", True)
         assert torch.cuda.get_device_capability(1) == (9, 4) and torch.cuda.get_device_name() == "AMD Instinct MI300X"

@@ -57,17 +57,18 @@ _SOLVING = re.compile(r"^\s*(def \w*_reference\b|def _reference_\w+|_ANSWER_\w+\
 
 
 def test_the_package_holds_no_answer_and_no_reference_implementation():
-    found = [f"{path.relative_to(ROOT)}: {match.group(1)}"
-             for path in sorted(SRC.rglob("*.py"))
-             for match in _SOLVING.finditer(path.read_text(encoding="utf-8"))]
+    found = [
+        f"{path.relative_to(ROOT)}: {match.group(1)}"
+        for path in sorted(SRC.rglob("*.py"))
+        for match in _SOLVING.finditer(path.read_text(encoding="utf-8"))
+    ]
     assert found == []
 
 
 def test_the_guard_finds_an_answer_planted_in_the_package(tmp_path):
     """The pattern above is the test's whole strength: it must see both kinds of leak."""
     planted = 'def visible_gpus_reference(mask, physical):\n    return []\n\n_ANSWER_01_2 = """\\\nx\n"""\n'
-    assert [m.group(1).split("(")[0] for m in _SOLVING.finditer(planted)] == ["def visible_gpus_reference",
-                                                                             "_ANSWER_01_2 ="]
+    assert [m.group(1).split("(")[0] for m in _SOLVING.finditer(planted)] == ["def visible_gpus_reference", "_ANSWER_01_2 ="]
 
 
 def test_no_checks_module_exposes_a_solver_a_notebook_could_import():
@@ -87,16 +88,19 @@ def test_no_checks_module_exposes_a_solver_a_notebook_could_import():
 
 
 def test_every_exercise_and_try_it_has_its_answer_in_the_checkout():
-    missing = [id for id, ex in {**all_exercises(), **all_try_its()}.items() if id[:2].isdigit() and
-               not ex.answer]  # the course's own, not an exercise a test registered
+    missing = [
+        id for id, ex in {**all_exercises(), **all_try_its()}.items() if id[:2].isdigit() and not ex.answer
+    ]  # the course's own, not an exercise a test registered
     assert missing == []
     assert solutions_folder() == ROOT / "solutions"
 
 
 def test_an_exercise_answer_is_its_solution_cell_without_the_markers():
     answer = get_exercise("01.4").answer
-    assert answer == ('def current_cuda_index() -> int | None:\n    if not torch.cuda.is_available():\n'
-                      "        return None\n    return torch.cuda.current_device()\n")
+    assert answer == (
+        "def current_cuda_index() -> int | None:\n    if not torch.cuda.is_available():\n"
+        "        return None\n    return torch.cuda.current_device()\n"
+    )
     assert get_exercise("01.b").answer == 'mask = "3,1"\n'
 
 
@@ -200,8 +204,7 @@ def test_10_2_reference_fills_in_order_never_goes_back_and_an_exact_fit_fits():
     plan = ref.reference_plan_device_map(model, {"cuda:0": 4_000_000, "cuda:1": 20_000_000})
     assert plan == {"0": torch.device("cuda:0"), "1": torch.device("cuda:1"), "2": torch.device("cuda:1")}
     assert set(ref.reference_plan_device_map(pair, {"cpu": 8_008_000}).values()) == {torch.device("cpu")}
-    assert set(ref.reference_plan_device_map(pair, {"cuda:0": 100, "cuda:1": 8_008_000}).values()) == {
-        torch.device("cuda:1")}
+    assert set(ref.reference_plan_device_map(pair, {"cuda:0": 100, "cuda:1": 8_008_000}).values()) == {torch.device("cuda:1")}
 
 
 def test_10_4_table_follows_the_reference_and_names_each_mistake_by_its_budget():
@@ -224,8 +227,7 @@ def test_10_4_budgets_are_what_the_installed_accelerate_plans(caplog):
         plan = accelerate.infer_auto_device_map(model, max_memory={"cpu": budget}, clean_result=False)
         assert [plan[n] for n in names] == ["cpu"] * on_cpu + ["disk"] * (len(names) - on_cpu), what
         # a byte less and a layer that should stay goes to disk (with all on the CPU, two: the reserve comes back)
-        less = [accelerate.infer_auto_device_map(model, max_memory={"cpu": budget - 1}, clean_result=False)[n]
-                for n in names]
+        less = [accelerate.infer_auto_device_map(model, max_memory={"cpu": budget - 1}, clean_result=False)[n] for n in names]
         kept = less.count("cpu")
         assert kept < on_cpu and less == ["cpu"] * kept + ["disk"] * (len(names) - kept), (what, less)
 
@@ -271,12 +273,13 @@ def test_the_reference_answers_pass_and_a_lookup_of_the_reference_is_no_longer_p
 def test_the_installed_package_has_no_answers_for_a_notebook_to_import(tmp_path):
     """A copy of the package outside the checkout, as a graded kernel gets it: imports, and shows no answer."""
     shutil.copytree(SRC / "course_utils", tmp_path / "course_utils", ignore=shutil.ignore_patterns("__pycache__"))
-    probe = ("from course_utils.checks import check, get_exercise\n"
-             "r = check('01.2', lambda m, p: [], show_answer=True)\n"
-             "print(repr(get_exercise('01.2').answer), repr(r.answer), 'course repository' in r.ask)\n")
+    probe = (
+        "from course_utils.checks import check, get_exercise\n"
+        "r = check('01.2', lambda m, p: [], show_answer=True)\n"
+        "print(repr(get_exercise('01.2').answer), repr(r.answer), 'course repository' in r.ask)\n"
+    )
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["''", "''", "True"]
 
@@ -337,8 +340,7 @@ def _package_callables(with_scripts: bool) -> tuple[dict[str, object], list[str]
 def test_no_helper_named_like_an_exercise_passes_it():
     """The quick half: a helper with an exercise's own name (the road 08.1, 08.3 and 10.2 took) does not pass it."""
     helpers, _ = _package_callables(with_scripts=False)
-    exercises = {id: ex for id, ex in {**all_exercises(), **all_try_its()}.items() if ex.kind == "function"
-                 and not id.startswith("test.")}
+    exercises = {id: ex for id, ex in {**all_exercises(), **all_try_its()}.items() if ex.kind == "function" and not id.startswith("test.")}
     tried = [(id, name) for id, ex in exercises.items() for name in helpers if name.rsplit(".", 1)[-1] == ex.function]
     assert [(id, name) for id, name in tried if check(id, helpers[name]).passed] == []
     assert len(helpers) > 100 and "course_utils.bigmodels.dispatch" in helpers
@@ -406,8 +408,7 @@ def sweep() -> dict:
         for id, ex in registered.items():
             if ex.kind == "value" and value is not None:
                 attempt(id, f"{name}()", value)
-    return {"passes": sorted(passes), "slow": sorted(slow), "tried": tried, "helpers": sorted(helpers),
-            "skipped": skipped}
+    return {"passes": sorted(passes), "slow": sorted(slow), "tried": tried, "helpers": sorted(helpers), "skipped": skipped}
 
 
 @pytest.mark.slow
@@ -423,11 +424,18 @@ def test_no_course_helper_passes_an_exercise(tmp_path):
     out = tmp_path / "sweep.json"  # a file, not stdout: a helper may replace or close sys.stdout
     probe = f"import json, pathlib, test_case_tables as t; pathlib.Path({str(out)!r}).write_text(json.dumps(t.sweep()))"
     # the scripts read torchrun's variables as they load; HOME and the working folder are scratch
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), str(ROOT / "tests")]), "HOME": str(tmp_path),
-           "LOCAL_RANK": "0", "RANK": "0", "WORLD_SIZE": "1", "LOCAL_WORLD_SIZE": "1", "GROUP_RANK": "0",
-           "MPLBACKEND": "Agg"}
-    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=900)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(SRC), str(ROOT / "tests")]),
+        "HOME": str(tmp_path),
+        "LOCAL_RANK": "0",
+        "RANK": "0",
+        "WORLD_SIZE": "1",
+        "LOCAL_WORLD_SIZE": "1",
+        "GROUP_RANK": "0",
+        "MPLBACKEND": "Agg",
+    }
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0 and out.exists(), done.stderr[-3000:]
     found = json.loads(out.read_text())
     assert "course_utils.scripts.every_rank_on_cuda0.fixed_device" in found["helpers"]  # the scripts were seen

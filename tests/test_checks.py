@@ -83,8 +83,17 @@ def test_unknown_exercise_is_a_clear_error():
 def test_result_carries_structured_data_for_the_grader():
     result = CheckResult("01.1", "t", "fail", "m", "h")
     bundle = result._repr_mimebundle_()
-    assert bundle[CHECK_MIME] == {"exercise": "01.1", "title": "t", "status": "fail", "message": "m", "hint": "h",
-                                  "note": "", "ask": "", "answer": "", "passed": False}
+    assert bundle[CHECK_MIME] == {
+        "exercise": "01.1",
+        "title": "t",
+        "status": "fail",
+        "message": "m",
+        "hint": "h",
+        "note": "",
+        "ask": "",
+        "answer": "",
+        "passed": False,
+    }
     assert "FAIL" in bundle["text/plain"] and "hint: h" in bundle["text/plain"]
     assert "&lt;" in CheckResult("x", "<t>", "pass", "<m>")._repr_mimebundle_()["text/html"]
 
@@ -103,8 +112,12 @@ def test_each_status_has_its_own_look_and_only_pass_passes():
         bundle = result._repr_mimebundle_()
         look = LOOKS[status]
         assert bundle["text/plain"].startswith(f"{look.word} [01.a] t: m"), bundle["text/plain"]
-        assert f"{look.symbol} {look.word}" in bundle["text/html"] and f"solid {look.tone}" in bundle["text/html"] \
-            or look.dashed and f"dashed {look.tone}" in bundle["text/html"]
+        assert (
+            f"{look.symbol} {look.word}" in bundle["text/html"]
+            and f"solid {look.tone}" in bundle["text/html"]
+            or look.dashed
+            and f"dashed {look.tone}" in bundle["text/html"]
+        )
         assert f"course-check-{status}" in bundle["text/html"]
         assert result.passed is (status == "pass") and bundle[CHECK_MIME]["passed"] is (status == "pass")
         shown[status] = (bundle["text/plain"].split(" [")[0], look.tone)
@@ -229,8 +242,7 @@ def test_repeated_wrong_answers_offer_the_answer_and_never_show_it(attempts):
     results = [check("03.3", _loads_before_moving) for _ in range(OFFER_AFTER + 2)]
     assert [r.answer for r in results] == [""] * (OFFER_AFTER + 2)
     assert all('check("03.3", show_answer=True)' in str(r) for r in results)
-    assert [f"wrong answer {n} to 03.3" in str(r) for n, r in enumerate(results, 1)] == \
-        [False] * (OFFER_AFTER - 1) + [True] * 3
+    assert [f"wrong answer {n} to 03.3" in str(r) for n, r in enumerate(results, 1)] == [False] * (OFFER_AFTER - 1) + [True] * 3
     assert attempts.wrong("03.3") == OFFER_AFTER + 2 and attempts.wrong("03.2") == 0
     assert "wrong answer" not in str(check("03.4", lambda optimizer: None))  # counted per exercise
     attempts.reset("03.3")
@@ -243,8 +255,7 @@ def test_different_mistakes_never_bring_the_answer(attempts):
     import test_checks_wrong_answers as wrong
 
     answer = get_exercise("09.1").answer
-    for mistake in (wrong.to_device_blocking, wrong.to_device_top_level, wrong.to_device_lists,
-                    wrong.to_device_in_place):
+    for mistake in (wrong.to_device_blocking, wrong.to_device_top_level, wrong.to_device_lists, wrong.to_device_in_place):
         result = check("09.1", mistake)
         assert result.status == "fail" and result.answer == "" and answer not in str(result), str(result)
     assert attempts.wrong("09.1") == 4
@@ -318,8 +329,30 @@ def _normal(text: str) -> str:
     return " ".join(text.replace("'", '"').replace("`", "").split())
 
 
-_NOT_A_STEP = {"isinstance", "len", "range", "list", "tuple", "type", "int", "str", "dict", "set", "sorted", "enumerate",
-               "items", "append", "pop", "ValueError", "device", "torch", "nn", "f", "return", "print"}
+_NOT_A_STEP = {
+    "isinstance",
+    "len",
+    "range",
+    "list",
+    "tuple",
+    "type",
+    "int",
+    "str",
+    "dict",
+    "set",
+    "sorted",
+    "enumerate",
+    "items",
+    "append",
+    "pop",
+    "ValueError",
+    "device",
+    "torch",
+    "nn",
+    "f",
+    "return",
+    "print",
+}
 
 
 def _key_moves(answer: str) -> set[str]:

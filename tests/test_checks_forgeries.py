@@ -51,20 +51,23 @@ class LyingInt(int):
     __hash__ = int.__hash__
 
 
-@pytest.mark.parametrize("id, answer", [
-    ("01.2", lambda mask, physical: AlwaysEqual()),
-    ("01.3", lambda props: AlwaysEqual()),
-    ("01.3", lambda props: LyingStr("x")),
-    ("01.4", lambda: AlwaysEqual()),
-    ("04.1", lambda: [LyingInt(0)] * 8),
-    ("04.2", lambda start, program: [LyingInt(0)] * len(program)),
-    ("04.3", lambda spec, current: LyingStr("cuda:0")),
-    ("05.1", lambda message: LyingStr("move-to-one-device")),
-    ("05.3", lambda table, index: LyingStr("cpu")),
-    ("06.3", lambda nbytes, seconds: LyingInt(1)),
-    ("08.3", lambda device: AlwaysEqual()),
-    ("08.4", lambda devices: AlwaysEqual()),
-])
+@pytest.mark.parametrize(
+    "id, answer",
+    [
+        ("01.2", lambda mask, physical: AlwaysEqual()),
+        ("01.3", lambda props: AlwaysEqual()),
+        ("01.3", lambda props: LyingStr("x")),
+        ("01.4", lambda: AlwaysEqual()),
+        ("04.1", lambda: [LyingInt(0)] * 8),
+        ("04.2", lambda start, program: [LyingInt(0)] * len(program)),
+        ("04.3", lambda spec, current: LyingStr("cuda:0")),
+        ("05.1", lambda message: LyingStr("move-to-one-device")),
+        ("05.3", lambda table, index: LyingStr("cpu")),
+        ("06.3", lambda nbytes, seconds: LyingInt(1)),
+        ("08.3", lambda device: AlwaysEqual()),
+        ("08.4", lambda devices: AlwaysEqual()),
+    ],
+)
 def test_a_value_that_claims_to_equal_anything_fails(id, answer):
     result = check(id, answer)
     assert result.status == "fail", result
@@ -82,8 +85,9 @@ class AgreeableTensor(torch.Tensor):
 
 def test_a_tensor_subclass_that_agrees_with_everything_fails():
     def like(reference, values):
-        return torch.zeros(len(values) if isinstance(values, list) else 1, dtype=reference.dtype,
-                           device=reference.device).as_subclass(AgreeableTensor)
+        return torch.zeros(len(values) if isinstance(values, list) else 1, dtype=reference.dtype, device=reference.device).as_subclass(
+            AgreeableTensor
+        )
 
     assert check("02.1", like).status == "fail"
 
@@ -106,10 +110,10 @@ def test_same_compares_exact_types():
     assert type(text(LyingStr("x"))) is str
 
 
-@pytest.mark.parametrize("value", [AlwaysEqual(), LyingStr("cuda:0"), LyingInt(0), [LyingInt(0)],
-                                   torch.zeros(2).as_subclass(AgreeableTensor)])
+@pytest.mark.parametrize("value", [AlwaysEqual(), LyingStr("cuda:0"), LyingInt(0), [LyingInt(0)], torch.zeros(2).as_subclass(AgreeableTensor)])
 def test_a_lying_value_cannot_cross_the_boundary(value):
     """Through the boundary a forged value is not rebuilt: it fails to send, or arrives as a plain value."""
+
     def answer(*args):
         return value
 

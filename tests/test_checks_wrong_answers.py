@@ -79,13 +79,11 @@ def visible_ignores_physical(mask, physical):
 
 
 def describe_gb(props):
-    return (f"{props.name}: compute capability {props.major}.{props.minor}, "
-            f"{props.total_memory / 1e9:.1f} GiB, {props.multi_processor_count} SMs")
+    return f"{props.name}: compute capability {props.major}.{props.minor}, {props.total_memory / 1e9:.1f} GiB, {props.multi_processor_count} SMs"
 
 
 def describe_unrounded(props):
-    return (f"{props.name}: compute capability {props.major}.{props.minor}, "
-            f"{props.total_memory / 1024**3} GiB, {props.multi_processor_count} SMs")
+    return f"{props.name}: compute capability {props.major}.{props.minor}, {props.total_memory / 1024**3} GiB, {props.multi_processor_count} SMs"
 
 
 def describe_hard_coded(props):
@@ -758,6 +756,7 @@ def options_always_spawn(touches_cuda):
 def options_no_spawn(touches_cuda):
     return {"pin_memory": torch.cuda.is_available()}
 
+
 WRONG = [
     ("01.1", best_cpu_only, "GPU server"),
     ("01.1", best_forgets_mps, "Mac"),
@@ -1021,7 +1020,7 @@ def test_04_1_never_names_the_value_of_a_read():
         for value in (-1, 0, 1, 2):
             if value == right[position]:
                 continue
-            guess = right[:position] + [value] + right[position + 1:]
+            guess = right[:position] + [value] + right[position + 1 :]
             result = check("04.1", lambda guess=guess: guess)
             assert result.status == "fail" and f"{letter} = {value}" in result.message, result
             said = leaked([right], [guess], f"{result.message} {result.hint}", items=READS)

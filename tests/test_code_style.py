@@ -22,9 +22,24 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_ruff_passes():
     ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
     assert ruff, "ruff is missing: it comes with the test extras (pip install -e '.[test]')"
-    done = subprocess.run([ruff, "check", "--no-cache", "src", "tests", "conftest.py", "benchmarks"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [ruff, "check", "--no-cache", "src", "tests", "conftest.py", "benchmarks"], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_code_is_laid_out_by_ruff_format():
+    """Issue 32.7 measures the wings as ruff format lays them out: a file laid out by hand would count otherwise."""
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    assert ruff, "ruff is missing: it comes with the test extras (pip install -e '.[test]')"
+    done = subprocess.run(
+        [ruff, "format", "--check", "--no-cache", "src", "tests", "conftest.py", "benchmarks"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, f"run `ruff format src tests conftest.py benchmarks`:\n{done.stdout}{done.stderr}"
 
 
 # ------------------------------------------------------------------ knots untied (issue 32.4)
@@ -66,8 +81,11 @@ def test_the_complexity_limits_hold_for_all_of_the_package():
     lint = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["ruff"]["lint"]
     assert {"C901", "PLR0913", "PLR0915"} <= set(lint["select"])
     assert (lint["mccabe"]["max-complexity"], lint["pylint"]["max-args"], lint["pylint"]["max-statements"]) == (15, 6, 50)
-    let_off = {glob: rules for glob, rules in lint.get("per-file-ignores", {}).items()
-               if not glob.startswith("tests/") and {"C901", "PLR0913", "PLR0915"} & set(rules)}
+    let_off = {
+        glob: rules
+        for glob, rules in lint.get("per-file-ignores", {}).items()
+        if not glob.startswith("tests/") and {"C901", "PLR0913", "PLR0915"} & set(rules)
+    }
     assert let_off == {}
 
 
@@ -125,7 +143,8 @@ def test_no_module_imports_another_modules_private_name():
 def test_each_class_name_means_one_thing():
     repeated = repeated_class_names()
     assert not repeated, "rename so that each class name means one thing:\n" + "\n".join(
-        f"{name}: {', '.join(places)}" for name, places in sorted(repeated.items()))
+        f"{name}: {', '.join(places)}" for name, places in sorted(repeated.items())
+    )
 
 
 def test_the_name_rules_find_what_they_forbid(tmp_path):
@@ -165,8 +184,12 @@ def import_graph() -> grimp.ImportGraph:
 
 def circles(graph: grimp.ImportGraph) -> list[str]:
     """Each direct import ``a -> b`` from which a chain of imports leads back to ``a``: a circle."""
-    return [f"{a} -> {' -> '.join(graph.find_shortest_chain(importer=b, imported=a))}" for a in sorted(graph.modules)
-            for b in sorted(graph.find_modules_directly_imported_by(a)) if graph.chain_exists(importer=b, imported=a)]
+    return [
+        f"{a} -> {' -> '.join(graph.find_shortest_chain(importer=b, imported=a))}"
+        for a in sorted(graph.modules)
+        for b in sorted(graph.find_modules_directly_imported_by(a))
+        if graph.chain_exists(importer=b, imported=a)
+    ]
 
 
 def lesson_check_imports(graph: grimp.ImportGraph) -> list[str]:
@@ -178,10 +201,14 @@ def lesson_check_imports(graph: grimp.ImportGraph) -> list[str]:
 
 def script_imports(scripts: Path = PACKAGE / "scripts") -> list[str]:
     """Imports of a wing above the learner's package in torchrun's scripts, which ship in the learner's wheel."""
-    return [f"{path.name} imports {name}" for path in sorted(scripts.glob("*.py"))
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, (ast.Import, ast.ImportFrom))
-            for name in ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""])
-            if name.partition(".")[0] in WING_NAMES[1:]]
+    return [
+        f"{path.name} imports {name}"
+        for path in sorted(scripts.glob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for name in ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""])
+        if name.partition(".")[0] in WING_NAMES[1:]
+    ]
 
 
 def test_the_import_contracts_hold():
@@ -239,12 +266,16 @@ def test_the_import_rules_find_what_they_forbid(tmp_path):
     assert ".transfer -> .plots" in report  # a circle of rooms: transfer/cli.py -> plots.py -> transfer/results.py
     assert "Contracts: 0 kept, 2 broken." in report
     graph = grimp.ImportGraph()
-    for importer, imported in (("course_utils.transfer", "course_utils.transfer.inner"),
-                               ("course_utils.transfer.inner", "course_utils.transfer"),
-                               ("course_utils.checks.nb01", "course_utils.checks.nb02"),
-                               ("course_utils.checks.nb01", "course_utils.checks.machines")):
+    for importer, imported in (
+        ("course_utils.transfer", "course_utils.transfer.inner"),
+        ("course_utils.transfer.inner", "course_utils.transfer"),
+        ("course_utils.checks.nb01", "course_utils.checks.nb02"),
+        ("course_utils.checks.nb01", "course_utils.checks.machines"),
+    ):
         graph.add_import(importer=importer, imported=imported)
-    assert circles(graph) == ["course_utils.transfer -> course_utils.transfer.inner -> course_utils.transfer",
-                              "course_utils.transfer.inner -> course_utils.transfer -> course_utils.transfer.inner"]
+    assert circles(graph) == [
+        "course_utils.transfer -> course_utils.transfer.inner -> course_utils.transfer",
+        "course_utils.transfer.inner -> course_utils.transfer -> course_utils.transfer.inner",
+    ]
     assert lesson_check_imports(graph) == ["course_utils.checks.nb01 imports course_utils.checks.nb02"]
     assert script_imports(tmp_path / "course_utils" / "scripts") == ["run.py imports course_grader.judge"]

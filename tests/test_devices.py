@@ -110,8 +110,9 @@ def test_choose_device_explains_an_unavailable_preference():
     assert choose_device(cuda_machine(2), prefer="cpu").device == "cpu"
 
 
-INTEL_GPUS = replace(CPU_LAPTOP, accelerators=tuple(AcceleratorInfo(i, "xpu", "Intel(R) Data Center GPU Max 1100")
-                                                    for i in range(2)), current_xpu_index=1)
+INTEL_GPUS = replace(
+    CPU_LAPTOP, accelerators=tuple(AcceleratorInfo(i, "xpu", "Intel(R) Data Center GPU Max 1100") for i in range(2)), current_xpu_index=1
+)
 
 
 def test_report_names_an_intel_xpu_and_its_build():
@@ -190,8 +191,7 @@ NO_DRIVER = "RuntimeError: Found no NVIDIA driver on your system. Please check t
 
 
 def test_preflight_cuda_build_without_driver_is_a_cpu_machine_with_its_symptoms_and_fixes():
-    facts = cuda_machine(0, nvidia_driver_present=False, built_accelerator="cuda",
-                         cuda_init_error=NO_DRIVER)
+    facts = cuda_machine(0, nvidia_driver_present=False, built_accelerator="cuda", cuda_init_error=NO_DRIVER)
     p = preflight(facts)
     assert p.level == "cpu-only" and not p.problems
     (note,) = [f for f in p.findings if "no NVIDIA driver was found" in f.message]
@@ -402,8 +402,9 @@ class _FakeAccelerator:
         return None if self.kind is None else torch.device(self.kind)
 
 
-@pytest.mark.parametrize("kind, expected", [(None, None), ("mps", torch.device("mps")), ("xpu", torch.device("xpu")),
-                                            ("cuda", torch.device("cuda", 1))])
+@pytest.mark.parametrize(
+    "kind, expected", [(None, None), ("mps", torch.device("mps")), ("xpu", torch.device("xpu")), ("cuda", torch.device("cuda", 1))]
+)
 def test_usable_accelerator_is_the_lesson_01_idiom_with_a_cuda_index(monkeypatch, kind, expected):
     monkeypatch.setattr(torch, "accelerator", _FakeAccelerator(kind))
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)

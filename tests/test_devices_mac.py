@@ -46,12 +46,15 @@ def test_a_mac_with_mps_runs_the_any_accelerator_cells_on_mps_and_says_what_diff
     assert "Runs on mps for real:" in str(p) and "Runs on mps for real:" in p._repr_html_()
 
 
-@pytest.mark.parametrize("torch_version, macos, said, suggests_2_8", [
-    ("2.13.0", "13.6.1", "The MPS backend is supported on macOS 14.0+.", True),
-    ("2.9.1", "13.2", "The MPS backend is supported on MacOS 14.0+.", True),
-    ("2.9.1", "12.7", "The MPS backend is supported on MacOS 14.0+.", False),
-    ("2.8.0", "12.7", "The MPS backend is supported on MacOS 13.0+.", False),
-])
+@pytest.mark.parametrize(
+    "torch_version, macos, said, suggests_2_8",
+    [
+        ("2.13.0", "13.6.1", "The MPS backend is supported on macOS 14.0+.", True),
+        ("2.9.1", "13.2", "The MPS backend is supported on MacOS 14.0+.", True),
+        ("2.9.1", "12.7", "The MPS backend is supported on MacOS 14.0+.", False),
+        ("2.8.0", "12.7", "The MPS backend is supported on MacOS 13.0+.", False),
+    ],
+)
 def test_a_mac_too_old_for_this_torch_gets_pytorchs_own_words_and_the_way_out(torch_version, macos, said, suggests_2_8):
     p = preflight(MAC.facts(torch_version=torch_version, macos_version=macos, **NOT_AVAILABLE))
     assert p.level == "cpu-only" and p.accelerator is None
@@ -66,8 +69,7 @@ def test_a_mac_too_old_for_this_torch_gets_pytorchs_own_words_and_the_way_out(to
 def test_the_words_preflight_quotes_are_the_recorded_ones():
     recorded = {q.pieces[0].strip() for q in MAC_FACTS["mps-macos-version"].quotes}
     for version in ("2.7.1", "2.10.0", "2.14.1"):
-        problem = only(preflight(MAC.facts(torch_version=version, macos_version="11.0", **NOT_AVAILABLE)).findings,
-                       "problem")
+        problem = only(preflight(MAC.facts(torch_version=version, macos_version="11.0", **NOT_AVAILABLE)).findings, "problem")
         (quoted,) = re.findall(r'raises "([^"]+)"', problem.message)
         assert quoted in recorded
 
@@ -210,12 +212,15 @@ def test_facts_without_a_mac_field_are_what_they_were():
 # ----------------------------------------------------------------- checks run the answer on the learner's accelerator
 
 
-@pytest.mark.parametrize("machine, expected", [
-    (SimulatedMachine("a GPU server", cuda=2, mps=False), "cuda:0"),
-    (MAC, "mps:0"),
-    (SimulatedMachine("a PC with an Intel GPU", cuda=0, mps=False, xpu=True), "xpu:0"),
-    (SimulatedMachine("a laptop", cuda=0, mps=False), None),
-])
+@pytest.mark.parametrize(
+    "machine, expected",
+    [
+        (SimulatedMachine("a GPU server", cuda=2, mps=False), "cuda:0"),
+        (MAC, "mps:0"),
+        (SimulatedMachine("a PC with an Intel GPU", cuda=0, mps=False, xpu=True), "xpu:0"),
+        (SimulatedMachine("a laptop", cuda=0, mps=False), None),
+    ],
+)
 def test_checks_add_the_learners_own_accelerator(machine, expected):
     with simulated(machine):
         assert learner_accelerator() == expected
@@ -230,15 +235,23 @@ CUDA_ONLY_LINES = ("pin_memory", "synchronize")
 
 def cuda_only_choices(text: str) -> list[str]:
     """The lines of a check module that decide by torch.cuda.is_available() alone, outside CUDA's own topics."""
-    return [line.strip() for line in text.splitlines()
-            if "torch.cuda.is_available()" in line and not any(word in line for word in CUDA_ONLY_LINES)
-            and not line.lstrip("( ").startswith(('"', "'"))]  # PyTorch's own message, quoted
+    return [
+        line.strip()
+        for line in text.splitlines()
+        if "torch.cuda.is_available()" in line
+        and not any(word in line for word in CUDA_ONLY_LINES)
+        and not line.lstrip("( ").startswith(('"', "'"))
+    ]  # PyTorch's own message, quoted
 
 
 def test_no_check_chooses_its_devices_by_asking_cuda_alone():
     """A check that adds cuda:0 only when CUDA is there skips a Mac's GPU: accelerator_targets() adds it."""
-    offenders = [f"{path.name}: {line}" for path in sorted((ROOT / "src/course_utils/checks").glob("nb*.py"))
-                 if path.name not in CUDA_ONLY_FILES for line in cuda_only_choices(path.read_text(encoding="utf-8"))]
+    offenders = [
+        f"{path.name}: {line}"
+        for path in sorted((ROOT / "src/course_utils/checks").glob("nb*.py"))
+        if path.name not in CUDA_ONLY_FILES
+        for line in cuda_only_choices(path.read_text(encoding="utf-8"))
+    ]
     assert not offenders, "use accelerator_targets() from checks._core instead:\n" + "\n".join(offenders)
 
 

@@ -25,8 +25,19 @@ MODULE = re.compile(r"^course_(?:utils|grader|authoring)(?:\.\w+)+$")
 PATH = re.compile(r"^(?:src|tests|scripts|docs|notebooks|solutions|exercises)/[\w/.-]+\.\w+$")
 MAKE = re.compile(r"^make ([\w-]+)")
 CALL = re.compile(r"^([A-Za-z_][\w.]*)\(\)$")
-TORCH_HOMES = (torch, torch.Tensor, torch.nn.Module, torch.cuda, torch.accelerator, torch.backends.mps,
-               torch.distributed, torch.optim.Optimizer, torch.utils.data, torch.utils.data.DataLoader, torch.nn.functional)
+TORCH_HOMES = (
+    torch,
+    torch.Tensor,
+    torch.nn.Module,
+    torch.cuda,
+    torch.accelerator,
+    torch.backends.mps,
+    torch.distributed,
+    torch.optim.Optimizer,
+    torch.utils.data,
+    torch.utils.data.DataLoader,
+    torch.nn.functional,
+)
 
 
 def texts():
@@ -105,16 +116,18 @@ def missing_names() -> list[str]:
                 missing.append(f"{where}: `{quoted}`")
             elif (m := MAKE.match(quoted)) and m[1] not in targets:
                 missing.append(f"{where}: `{quoted}`")
-            elif str(where).endswith(".md") and TABLE_NAME.match(quoted) and (None, quoted) in table_names(text) \
-                    and quoted not in defined:
+            elif str(where).endswith(".md") and TABLE_NAME.match(quoted) and (None, quoted) in table_names(text) and quoted not in defined:
                 missing.append(f"{where}: `{quoted}`")
-            elif (m := CALL.match(quoted)):
+            elif m := CALL.match(quoted):
                 name = m[1]
                 last = name.rpartition(".")[2]
                 if "." in name:  # torch.cuda.init(), time.perf_counter(), or a method of a course variable: module.to()
                     first = name.partition(".")[0]
-                    known = (in_torch(name) or any(resolves(f"{w.name}.{name}") for w in WINGS)
-                             or (first in defined and (last in defined or in_torch(last))))
+                    known = (
+                        in_torch(name)
+                        or any(resolves(f"{w.name}.{name}") for w in WINGS)
+                        or (first in defined and (last in defined or in_torch(last)))
+                    )
                 else:
                     known = last in defined or in_torch(last)
                 if not known:

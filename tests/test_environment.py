@@ -34,9 +34,7 @@ def test_conda_environment_matches_pyproject():
     pip_lists = [d["pip"] for d in env["dependencies"] if isinstance(d, dict) and "pip" in d]
     assert len(pip_lists) == 1, "environment.yml should have exactly one pip: list"
     listed = {_normalise(r) for r in pip_lists[0] if not r.startswith("-e")}
-    assert listed == wanted, (
-        f"only in environment.yml: {sorted(listed - wanted)}; only in pyproject.toml: {sorted(wanted - listed)}"
-    )
+    assert listed == wanted, f"only in environment.yml: {sorted(listed - wanted)}; only in pyproject.toml: {sorted(wanted - listed)}"
     assert "-e ." in pip_lists[0], "environment.yml must install the course package itself (-e .)"
 
 
@@ -68,8 +66,9 @@ def test_lab_extra_is_what_a_learner_needs_and_test_extra_holds_it():
 def _dry_run(*args, tmp_path):
     """What make would run (make -n), with a venv path that does not exist yet."""
     venv = tmp_path / "venv"
-    done = subprocess.run(["make", "-n", f"VENV={venv}", f"WORKSPACE={tmp_path / 'ws'}", *args],
-                          cwd=ROOT, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        ["make", "-n", f"VENV={venv}", f"WORKSPACE={tmp_path / 'ws'}", *args], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     return done.stdout, venv
 
 
@@ -118,8 +117,7 @@ def _course(tmp_path):
 def test_workspace_copies_notebooks_and_scripts_only(tmp_path):
     root = _course(tmp_path)
     steps = ws.sync(root, tmp_path / "ws")
-    assert {s.name for s in steps if s.action == "copied"} == {
-        "01_a.ipynb", "02_b.ipynb", "01_a_exercises.ipynb", "scripts/job.py"}
+    assert {s.name for s in steps if s.action == "copied"} == {"01_a.ipynb", "02_b.ipynb", "01_a_exercises.ipynb", "scripts/job.py"}
     listing = sorted(p.name for p in (tmp_path / "ws").iterdir() if not p.name.startswith("."))
     assert listing == ["01_a.ipynb", "01_a_exercises.ipynb", "02_b.ipynb", "scripts"]
     assert 'formats = "ipynb"' in (tmp_path / "ws" / ".jupytext.toml").read_text()
@@ -175,8 +173,7 @@ def test_make_workspace_twice_keeps_an_edited_copy(tmp_path):
     work = tmp_path / "ws"
     venv = Path(sys.prefix)
     # -o: take this environment's lab stamp as made, so make runs the copy step and installs nothing
-    make = ["make", "--no-print-directory", "-o", f"{venv}/.course-lab-installed",
-            f"VENV={venv}", f"WORKSPACE={work}", "workspace"]
+    make = ["make", "--no-print-directory", "-o", f"{venv}/.course-lab-installed", f"VENV={venv}", f"WORKSPACE={work}", "workspace"]
     first = subprocess.run(make, cwd=ROOT, capture_output=True, text=True, check=True)
     lessons = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     assert lessons and all((work / name).exists() for name in lessons)

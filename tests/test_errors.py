@@ -35,93 +35,213 @@ def caught(action):
 # Entries without a label are quoted from the source files named in their group's comment and
 # were not each checked against a release.
 SOURCE_MESSAGES = [
-    ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",  # 2.13 (TensorIterator)
-     "mixed-devices", ("cuda:0", "cpu"), None, None),
-    ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1!",
-     "mixed-devices", ("cuda:0", "cuda:1"), None, None),
-    ("Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 "
-     "(when checking argument in method wrapper_CUDA_addmm)",  # 2.8.0+
-     "mixed-devices", ("cpu", "cuda:0"), "mat1", "addmm"),
-    ("Expected all tensors to be on the same device, but got index is on cpu, different from other tensors on cuda:0 "
-     "(when checking argument in method wrapper_CUDA__index_select)",  # 2.8.0+
-     "mixed-devices", ("cpu", "cuda:0"), "index", "index_select"),
-    ("Expected all tensors to be on the same device, but got weight is on cpu, different from other tensors on cuda:0 "
-     "(when checking argument in method wrapper_CUDA_nll_loss_forward)",  # 2.8.0+
-     "mixed-devices", ("cpu", "cuda:0"), "weight", "nll_loss_forward"),
-    ("Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! "
-     "(when checking argument for argument mat1 in method wrapper_CUDA_addmm)",  # 2.7.1 (absent from 2.13)
-     "mixed-devices", ("cpu", "cuda:0"), "mat1", "addmm"),
-    ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! "
-     "(when checking arugment for argument index in method wrapper__index_select)",  # older (typo fixed since)
-     "mixed-devices", ("cuda:0", "cpu"), "index", "index_select"),
-    ("Expected all tensors to be on the same common device, but found at least two devices, cuda:1 and cuda:0! "
-     "(when checking arugment for argument tensors in method wrapper__cat)",  # older
-     "mixed-devices", ("cuda:1", "cuda:0"), "tensors", "cat"),
-    ("Expected all tensors to be on the same device, but found at least two devices, cpu and npu:0! "
-     "(when checking argument for argument index in method wrapper_NPU__index_select)",  # constructed: the 2.7.1 wording, npu
-     "mixed-devices", ("cpu", "npu:0"), "index", "index_select"),
+    (
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",  # 2.13 (TensorIterator)
+        "mixed-devices",
+        ("cuda:0", "cpu"),
+        None,
+        None,
+    ),
+    (
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1!",
+        "mixed-devices",
+        ("cuda:0", "cuda:1"),
+        None,
+        None,
+    ),
+    (
+        "Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 "
+        "(when checking argument in method wrapper_CUDA_addmm)",  # 2.8.0+
+        "mixed-devices",
+        ("cpu", "cuda:0"),
+        "mat1",
+        "addmm",
+    ),
+    (
+        "Expected all tensors to be on the same device, but got index is on cpu, different from other tensors on cuda:0 "
+        "(when checking argument in method wrapper_CUDA__index_select)",  # 2.8.0+
+        "mixed-devices",
+        ("cpu", "cuda:0"),
+        "index",
+        "index_select",
+    ),
+    (
+        "Expected all tensors to be on the same device, but got weight is on cpu, different from other tensors on cuda:0 "
+        "(when checking argument in method wrapper_CUDA_nll_loss_forward)",  # 2.8.0+
+        "mixed-devices",
+        ("cpu", "cuda:0"),
+        "weight",
+        "nll_loss_forward",
+    ),
+    (
+        "Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! "
+        "(when checking argument for argument mat1 in method wrapper_CUDA_addmm)",  # 2.7.1 (absent from 2.13)
+        "mixed-devices",
+        ("cpu", "cuda:0"),
+        "mat1",
+        "addmm",
+    ),
+    (
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! "
+        "(when checking arugment for argument index in method wrapper__index_select)",  # older (typo fixed since)
+        "mixed-devices",
+        ("cuda:0", "cpu"),
+        "index",
+        "index_select",
+    ),
+    (
+        "Expected all tensors to be on the same common device, but found at least two devices, cuda:1 and cuda:0! "
+        "(when checking arugment for argument tensors in method wrapper__cat)",  # older
+        "mixed-devices",
+        ("cuda:1", "cuda:0"),
+        "tensors",
+        "cat",
+    ),
+    (
+        "Expected all tensors to be on the same device, but found at least two devices, cpu and npu:0! "
+        "(when checking argument for argument index in method wrapper_NPU__index_select)",  # constructed: the 2.7.1 wording, npu
+        "mixed-devices",
+        ("cpu", "npu:0"),
+        "index",
+        "index_select",
+    ),
     # constructed: no known release's text; kept to show the generic rule recognises the opening words
-    ("Expected all tensors to be on the same device. addmm: expected 'mat1' to be a CPU tensor, but got tensor on cuda:0",
-     "mixed-devices", ("cpu", "cuda:0"), None, None),
+    (
+        "Expected all tensors to be on the same device. addmm: expected 'mat1' to be a CPU tensor, but got tensor on cuda:0",
+        "mixed-devices",
+        ("cpu", "cuda:0"),
+        None,
+        None,
+    ),
     # 2.13 (_prims_common's check_same_device; also raised live below), then its format with cuda:0 filled in
     ("Tensor on device cpu is not on the expected device meta!", "mixed-devices", ("cpu", "meta"), None, None),
     ("Tensor on device cpu is not on the expected device cuda:0!", "mixed-devices", ("cpu", "cuda:0"), None, None),
-    ("Expected object of type torch.cuda.LongTensor but found type torch.LongTensor for argument #3 'other'",  # older (0.4)
-     "mixed-devices", ("cuda", "cpu"), "other", None),
-    ("Expected object of device type cuda but got device type cpu for argument #1 'self' in call to _th_addmm",  # older (1.x)
-     "mixed-devices", ("cuda", "cpu"), "self", "_th_addmm"),
-    ("Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same or input should be "
-     "a MKLDNN tensor and weight is a dense tensor", "mixed-devices", ("cpu", "cuda"), "input", "convolution"),
-    ("Input type (CUDAFloatType) and weight type (CPUFloatType) should be the same",
-     "mixed-devices", ("cuda", "cpu"), "input", "convolution"),
-    ("indices should be either on cpu or on the same device as the indexed tensor (cpu)",
-     "index-device", ("cpu",), "indices", "index"),
-    ("indices should be either on cpu or on the same device as the indexed tensor (cuda:1)",
-     "index-device", ("cuda:1",), "indices", "index"),
+    (
+        "Expected object of type torch.cuda.LongTensor but found type torch.LongTensor for argument #3 'other'",  # older (0.4)
+        "mixed-devices",
+        ("cuda", "cpu"),
+        "other",
+        None,
+    ),
+    (
+        "Expected object of device type cuda but got device type cpu for argument #1 'self' in call to _th_addmm",  # older (1.x)
+        "mixed-devices",
+        ("cuda", "cpu"),
+        "self",
+        "_th_addmm",
+    ),
+    (
+        "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same or input should be "
+        "a MKLDNN tensor and weight is a dense tensor",
+        "mixed-devices",
+        ("cpu", "cuda"),
+        "input",
+        "convolution",
+    ),
+    ("Input type (CUDAFloatType) and weight type (CPUFloatType) should be the same", "mixed-devices", ("cuda", "cpu"), "input", "convolution"),
+    ("indices should be either on cpu or on the same device as the indexed tensor (cpu)", "index-device", ("cpu",), "indices", "index"),
+    ("indices should be either on cpu or on the same device as the indexed tensor (cuda:1)", "index-device", ("cuda:1",), "indices", "index"),
     ("Torch not compiled with CUDA enabled", "cuda-not-compiled", ("cuda",), None, None),
-    ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running "
-     "on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.",
-     "checkpoint-device-unavailable", ("cuda",), None, None),
-    ("Attempting to deserialize object on CUDA device 1 but torch.cuda.device_count() is 1. Please use torch.load "
-     "with map_location to map your storages to an existing device.",
-     "checkpoint-device-unavailable", ("cuda:1",), None, None),
-    ("CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously reported at some other API call, "
-     "so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.\n"
-     "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n",
-     "invalid-device-ordinal", (), None, None),
+    (
+        "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running "
+        "on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.",
+        "checkpoint-device-unavailable",
+        ("cuda",),
+        None,
+        None,
+    ),
+    (
+        "Attempting to deserialize object on CUDA device 1 but torch.cuda.device_count() is 1. Please use torch.load "
+        "with map_location to map your storages to an existing device.",
+        "checkpoint-device-unavailable",
+        ("cuda:1",),
+        None,
+        None,
+    ),
+    (
+        "CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously reported at some other API call, "
+        "so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.\n"
+        "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n",
+        "invalid-device-ordinal",
+        (),
+        None,
+        None,
+    ),
     ("Invalid device id", "invalid-device-ordinal", (), None, None),
-    ("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.",
-     "numpy-needs-cpu", ("cuda:0",), None, None),
-    ("can't convert CUDA tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.",
-     "numpy-needs-cpu", ("cuda",), None, None),
-    ("Tensors of the same index must be on the same device and the same dtype except `step` tensors that can be CPU "
-     "and float32/64 notwithstanding", "optimizer-state", (), None, None),
-    ("Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from "
-     "http://www.nvidia.com/Download/index.aspx", "no-cuda-driver", ("cuda",), None, None),
+    (
+        "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.",
+        "numpy-needs-cpu",
+        ("cuda:0",),
+        None,
+        None,
+    ),
+    ("can't convert CUDA tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.", "numpy-needs-cpu", ("cuda",), None, None),
+    (
+        "Tensors of the same index must be on the same device and the same dtype except `step` tensors that can be CPU "
+        "and float32/64 notwithstanding",
+        "optimizer-state",
+        (),
+        None,
+        None,
+    ),
+    (
+        "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from "
+        "http://www.nvidia.com/Download/index.aspx",
+        "no-cuda-driver",
+        ("cuda",),
+        None,
+        None,
+    ),
     ("Cannot access accelerator device when none is available.", "no-accelerator", (), None, None),
     # Messages learners paste from other layers and older releases (torch/nn/parallel/data_parallel.py,
     # aten/src/ATen/native/RNN.cpp, PyTorch 1.x's TensorUtils checkSameGPU/checkAllSameGPU, randperm's
     # generator check, MPS's OperationUtils, ProcessGroupNCCL, c10d's backend lookup, the CUDA caching allocator).
-    ("module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on "
-     "device: cpu", "mixed-devices", ("cuda:0", "cpu"), None, "DataParallel"),
-    ("Input and hidden tensors are not at the same device, found input tensor at cuda:0 and hidden tensor at cpu",
-     "mixed-devices", ("cuda:0", "cpu"), "hx", "RNN"),
-    ("Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)",
-     "mixed-devices", ("cuda", "cpu"), "mat1", "addmm"),
-    ("Expected tensor for argument #1 'input' to have the same device as tensor for argument #2 'weight'; but device "
-     "0 does not equal 1 (while checking arguments for cudnn_convolution)",
-     "mixed-devices", ("cuda:1", "cuda:0"), "input", "cudnn_convolution"),
+    (
+        "module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on device: cpu",
+        "mixed-devices",
+        ("cuda:0", "cpu"),
+        None,
+        "DataParallel",
+    ),
+    (
+        "Input and hidden tensors are not at the same device, found input tensor at cuda:0 and hidden tensor at cpu",
+        "mixed-devices",
+        ("cuda:0", "cpu"),
+        "hx",
+        "RNN",
+    ),
+    (
+        "Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)",
+        "mixed-devices",
+        ("cuda", "cpu"),
+        "mat1",
+        "addmm",
+    ),
+    (
+        "Expected tensor for argument #1 'input' to have the same device as tensor for argument #2 'weight'; but device "
+        "0 does not equal 1 (while checking arguments for cudnn_convolution)",
+        "mixed-devices",
+        ("cuda:1", "cuda:0"),
+        "input",
+        "cudnn_convolution",
+    ),
     ("Expected a 'cuda' device type for generator but found 'cpu'", "generator-device", ("cuda", "cpu"), None, None),
     ("Placeholder storage has not been allocated on MPS device!", "mixed-devices", ("mps", "cpu"), None, None),
     ("Tensors must be CUDA and dense", "collective-device", ("cuda",), None, None),
     ("No backend type associated with device type cpu", "collective-device", ("cpu",), None, None),
-    ("CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity; 14.2 GiB already allocated)",
-     "out-of-memory", ("cuda:0",), None, None),
+    (
+        "CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity; 14.2 GiB already allocated)",
+        "out-of-memory",
+        ("cuda:0",),
+        None,
+        None,
+    ),
 ]
 
 
-@pytest.mark.parametrize("message, kind, devices, argument, operator", SOURCE_MESSAGES,
-                         ids=[f"{i:02d}-{m[1]}" for i, m in enumerate(SOURCE_MESSAGES)])
+@pytest.mark.parametrize(
+    "message, kind, devices, argument, operator", SOURCE_MESSAGES, ids=[f"{i:02d}-{m[1]}" for i, m in enumerate(SOURCE_MESSAGES)]
+)
 def test_source_messages_are_explained(message, kind, devices, argument, operator):
     e = explain_device_error(message)
     assert e.is_device_error and e.kind == kind
@@ -137,19 +257,38 @@ def test_new_wording_says_which_argument_is_the_odd_one_out():
     assert ".to('cuda:0')" in e.fix
 
 
-@pytest.mark.parametrize("message, weights, data", [
-    # addmm (nn.Linear): mat1 is the input, mat2 the weight; 2.8.0+ and 2.7.1 wordings
-    ("Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 "
-     "(when checking argument in method wrapper_CUDA_addmm)", "cuda:0", "cpu"),
-    ("Expected all tensors to be on the same device, but got mat2 is on cpu, different from other tensors on cuda:0 "
-     "(when checking argument in method wrapper_CUDA_addmm)", "cpu", "cuda:0"),
-    ("Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! "
-     "(when checking argument for argument mat1 in method wrapper_CUDA_addmm)", "cpu", "cuda:0"),
-    # convolution: the type names say which is the weight
-    ("Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same or input should be "
-     "a MKLDNN tensor and weight is a dense tensor", "cuda", "cpu"),
-    ("Input type (CUDAFloatType) and weight type (CPUFloatType) should be the same", "cpu", "cuda"),
-])
+@pytest.mark.parametrize(
+    "message, weights, data",
+    [
+        # addmm (nn.Linear): mat1 is the input, mat2 the weight; 2.8.0+ and 2.7.1 wordings
+        (
+            "Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 "
+            "(when checking argument in method wrapper_CUDA_addmm)",
+            "cuda:0",
+            "cpu",
+        ),
+        (
+            "Expected all tensors to be on the same device, but got mat2 is on cpu, different from other tensors on cuda:0 "
+            "(when checking argument in method wrapper_CUDA_addmm)",
+            "cpu",
+            "cuda:0",
+        ),
+        (
+            "Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! "
+            "(when checking argument for argument mat1 in method wrapper_CUDA_addmm)",
+            "cpu",
+            "cuda:0",
+        ),
+        # convolution: the type names say which is the weight
+        (
+            "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same or input should be "
+            "a MKLDNN tensor and weight is a dense tensor",
+            "cuda",
+            "cpu",
+        ),
+        ("Input type (CUDAFloatType) and weight type (CPUFloatType) should be the same", "cpu", "cuda"),
+    ],
+)
 def test_where_the_operation_tells_it_the_fix_keeps_the_work_on_the_accelerator(message, weights, data):
     # issue 35: weights on the CPU and the input on an accelerator is a forgotten model.to(device): the first fix
     # moves the model, never the input (and with it the training) to the CPU; the other way round, the input moves
@@ -192,8 +331,10 @@ def test_old_wording_of_the_dispatcher_check_names_the_argument_second():
 
 
 def test_a_dtype_only_type_mismatch_is_not_a_device_error():
-    for message in ("Input type (torch.cuda.DoubleTensor) and weight type (torch.cuda.FloatTensor) should be the same",
-                    "Expected object of type torch.FloatTensor but found type torch.LongTensor for argument #2 'mat2'"):
+    for message in (
+        "Input type (torch.cuda.DoubleTensor) and weight type (torch.cuda.FloatTensor) should be the same",
+        "Expected object of type torch.FloatTensor but found type torch.LongTensor for argument #2 'mat2'",
+    ):
         assert not explain_device_error(message).is_device_error
 
 
@@ -254,8 +395,11 @@ def test_live_errors_are_explained(action, kind, devices):
 
 def test_not_device_errors_say_so_plainly():
     # messages that name no device; the shape error is a look-alike family of its own (kind "shape")
-    for exc, kind in ((caught(lambda: torch.ones(2, 3) @ torch.ones(4, 5)), "shape"), (caught(lambda: 1 / 0),
-                      "not-a-device-error"), (caught(lambda: torch.ones(2).item()), "not-a-device-error")):
+    for exc, kind in (
+        (caught(lambda: torch.ones(2, 3) @ torch.ones(4, 5)), "shape"),
+        (caught(lambda: 1 / 0), "not-a-device-error"),
+        (caught(lambda: torch.ones(2).item()), "not-a-device-error"),
+    ):
         e = explain_device_error(exc)
         assert not e.is_device_error and e.kind == kind and e.devices == ()
         assert str(e).splitlines()[1].startswith("  Not a device error")
@@ -363,10 +507,14 @@ def test_unloading_without_loading_is_harmless(shell):
 # --------------------------------------------------------------------------- the checks of exercises 05.x
 
 KIND_TO_FIX = {
-    "mixed-devices": "move-to-one-device", "index-device": "index-to-table-device",
-    "checkpoint-device-unavailable": "map-location", "numpy-needs-cpu": "cpu-before-numpy",
-    "invalid-device-ordinal": "existing-device-index", "cuda-not-compiled": "cpu-or-cuda-build",
-    "no-cuda-driver": "cpu-or-cuda-build", "optimizer-state": "optimizer-after-move",
+    "mixed-devices": "move-to-one-device",
+    "index-device": "index-to-table-device",
+    "checkpoint-device-unavailable": "map-location",
+    "numpy-needs-cpu": "cpu-before-numpy",
+    "invalid-device-ordinal": "existing-device-index",
+    "cuda-not-compiled": "cpu-or-cuda-build",
+    "no-cuda-driver": "cpu-or-cuda-build",
+    "optimizer-state": "optimizer-after-move",
     "not-a-device-error": "not-a-device-error",
 }
 

@@ -29,8 +29,7 @@ def _six() -> nn.Sequential:
 
 def test_to_on_a_model_offloaded_to_disk_is_refused_and_explained(tmp_path):
     model = _six()
-    accelerate.dispatch_model(model, {"0": "cpu", "1": "cpu", "2": "cpu", "3": "disk", "4": "disk", "5": "disk"},
-                              offload_dir=tmp_path)
+    accelerate.dispatch_model(model, {"0": "cpu", "1": "cpu", "2": "cpu", "3": "disk", "4": "disk", "5": "disk"}, offload_dir=tmp_path)
     exc = _caught(lambda: model.to("cpu"))
     assert isinstance(exc, RuntimeError) and str(exc) == "You can't move a model that has some modules offloaded to cpu or disk."
     explained = explain_device_error(exc)
@@ -52,7 +51,6 @@ def test_a_max_memory_key_that_is_no_device_accelerate_knows_is_explained():
 
 
 def test_disk_in_the_map_without_an_offload_dir_is_explained():
-    exc = _caught(lambda: accelerate.dispatch_model(_six(), {"0": "cpu", "1": "cpu", "2": "cpu", "3": "disk", "4": "disk",
-                                                               "5": "disk"}))
+    exc = _caught(lambda: accelerate.dispatch_model(_six(), {"0": "cpu", "1": "cpu", "2": "cpu", "3": "disk", "4": "disk", "5": "disk"}))
     assert isinstance(exc, ValueError) and "We need an `offload_dir`" in str(exc)
     assert explain_device_error(exc).kind == "offload-folder"

@@ -21,6 +21,8 @@ def release(version: str) -> tuple[int, ...]:
 
 def torch_release() -> tuple[int, ...]:
     return release(torch.__version__)
+
+
 W = {w.key: w for w in WORDINGS}
 assert len(W) == len(WORDINGS), "duplicate keys in WORDINGS"
 
@@ -174,9 +176,11 @@ def test_a_cut_off_embedding_message_still_names_ids_and_table():
         assert (e.argument, e.operator) == ("index", "index_select")
         assert "token ids" in e.cause and "embedding table" in e.cause and "get_input_embeddings()" in e.fix
     # a whole message keeps its own two devices
-    whole = explain_device_error("Expected all tensors to be on the same device, but got index is on cpu, different "
-                                 "from other tensors on cuda:0 (when checking argument in method "
-                                 "wrapper_CUDA__index_select)")
+    whole = explain_device_error(
+        "Expected all tensors to be on the same device, but got index is on cpu, different "
+        "from other tensors on cuda:0 (when checking argument in method "
+        "wrapper_CUDA__index_select)"
+    )
     assert whole.devices == ("cpu", "cuda:0")
 
 

@@ -44,11 +44,9 @@ LIVE = [
     # (what raises, the family's kind, the devices it names)
     ("part 1: autocast given x.device", lambda: torch.autocast(torch.device("cpu")), "autocast-device-type", ()),
     ("part 1: autocast given 'gpu'", lambda: torch.autocast("gpu"), "bad-device-string", ()),
-    ("explainer: autocast for a type without it", lambda: torch.autocast("meta", dtype=torch.bfloat16),
-     "autocast-device-type", ()),
+    ("explainer: autocast for a type without it", lambda: torch.autocast("meta", dtype=torch.bfloat16), "autocast-device-type", ()),
     ("part 2: a shuffle under a default device left on meta", _shuffle_under_meta, "meta-has-no-data", ("meta",)),
-    ("exercise 11.2: a generator made on the default device meta", lambda: torch.Generator(device="meta"),
-     "generator-device", ("meta",)),
+    ("exercise 11.2: a generator made on the default device meta", lambda: torch.Generator(device="meta"), "generator-device", ("meta",)),
     ("part 3: torch.compile given two devices", _compile_mixed, "mixed-devices", ("cpu", "meta")),
 ]
 
@@ -64,29 +62,61 @@ def test_each_error_lesson_11_raises_is_explained(action, kind, devices):
 # The wordings as each release printed them (raised by the actions above on a CPU-only machine), and those only a
 # GPU raises, filled in from the release's source.
 WORDINGS = [
-    ("Expected `device_type` of type `str`, got: `<class 'torch.device'>`", "autocast-device-type", (),
-     "2.7.1, 2.13.0, 2.14.1: torch/amp/autocast_mode.py, raised live"),
+    (
+        "Expected `device_type` of type `str`, got: `<class 'torch.device'>`",
+        "autocast-device-type",
+        (),
+        "2.7.1, 2.13.0, 2.14.1: torch/amp/autocast_mode.py, raised live",
+    ),
     ("Tensor.item() cannot be called on meta tensors", "meta-has-no-data", ("meta",), "2.7.1, 2.13.0, 2.14.1, raised live"),
     ("META device type not an accelerator.", "generator-device", ("meta",), "2.7.1, 2.13.0, 2.14.1, raised live"),
-    ("Dynamo failed to run FX node with fake tensors: call_function <built-in function add>(*(FakeTensor(..., "
-     "size=(3,)), FakeTensor(..., device='meta', size=(3,))), **{}): got RuntimeError('Unhandled FakeTensor Device "
-     "Propagation for aten.add.Tensor, found two different devices cpu, meta')", "mixed-devices", ("cpu", "meta"),
-     "2.7.1, torch._dynamo.exc.TorchRuntimeError raised live"),
-    ("Tensor device mismatch\n  Explanation: Expected all tensors to be on the same device, but found at least two "
-     "devices, cpu and meta!\n  Hint: Move inputs, parameters, and buffers to the same device.", "mixed-devices",
-     ("cpu", "meta"), "2.13.0, torch._dynamo.exc.TorchRuntimeError raised live"),
-    ("User provided device_type of 'cuda', but CUDA is not available. Disabling", "amp-disabled", ("cuda",),
-     "2.7.1: torch.autocast('cuda') without CUDA, raised live"),
-    ("CUDA is not available or torch_xla is imported. Disabling autocast.", "amp-disabled", ("cuda",),
-     "2.13.0, 2.14.1: torch.autocast('cuda') without CUDA, raised live"),
-    ("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', args...)` instead.",
-     "amp-deprecated", ("cuda",), "2.7.1, 2.13.0, 2.14.1: part 1's cell, raised live"),
+    (
+        "Dynamo failed to run FX node with fake tensors: call_function <built-in function add>(*(FakeTensor(..., "
+        "size=(3,)), FakeTensor(..., device='meta', size=(3,))), **{}): got RuntimeError('Unhandled FakeTensor Device "
+        "Propagation for aten.add.Tensor, found two different devices cpu, meta')",
+        "mixed-devices",
+        ("cpu", "meta"),
+        "2.7.1, torch._dynamo.exc.TorchRuntimeError raised live",
+    ),
+    (
+        "Tensor device mismatch\n  Explanation: Expected all tensors to be on the same device, but found at least two "
+        "devices, cpu and meta!\n  Hint: Move inputs, parameters, and buffers to the same device.",
+        "mixed-devices",
+        ("cpu", "meta"),
+        "2.13.0, torch._dynamo.exc.TorchRuntimeError raised live",
+    ),
+    (
+        "User provided device_type of 'cuda', but CUDA is not available. Disabling",
+        "amp-disabled",
+        ("cuda",),
+        "2.7.1: torch.autocast('cuda') without CUDA, raised live",
+    ),
+    (
+        "CUDA is not available or torch_xla is imported. Disabling autocast.",
+        "amp-disabled",
+        ("cuda",),
+        "2.13.0, 2.14.1: torch.autocast('cuda') without CUDA, raised live",
+    ),
+    (
+        "`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', args...)` instead.",
+        "amp-deprecated",
+        ("cuda",),
+        "2.7.1, 2.13.0, 2.14.1: part 1's cell, raised live",
+    ),
     # GPU-only (part 2's CUDA cell): check_generator in libtorch_cpu.so, the sampler's randperm on CUDA with its CPU
     # generator; part 1's bfloat16 remark: torch/amp/autocast_mode.py
-    ("Expected a 'cuda' device type for generator but found 'cpu'", "generator-device", ("cuda", "cpu"),
-     "libtorch_cpu.so of 2.7.1, 2.13.0, 2.14.1 (check_generator)"),
-    ("Current CUDA Device does not support bfloat16. Please switch dtype to float16.", "dtype-unsupported-on-device",
-     ("cuda",), "torch/amp/autocast_mode.py of 2.13.0, 2.14.1"),
+    (
+        "Expected a 'cuda' device type for generator but found 'cpu'",
+        "generator-device",
+        ("cuda", "cpu"),
+        "libtorch_cpu.so of 2.7.1, 2.13.0, 2.14.1 (check_generator)",
+    ),
+    (
+        "Current CUDA Device does not support bfloat16. Please switch dtype to float16.",
+        "dtype-unsupported-on-device",
+        ("cuda",),
+        "torch/amp/autocast_mode.py of 2.13.0, 2.14.1",
+    ),
 ]
 
 
@@ -114,9 +144,16 @@ def _warnings_of(action) -> list[str]:
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="the warnings of AMP for 'cuda' where CUDA is not available")
-@pytest.mark.parametrize("action", [lambda: torch.cuda.amp.GradScaler(), lambda: torch.cuda.amp.autocast(),
-                                    lambda: torch.autocast("cuda"), lambda: torch.amp.GradScaler("cuda")],
-                         ids=["cuda.amp.GradScaler", "cuda.amp.autocast", "autocast-cuda", "amp.GradScaler-cuda"])
+@pytest.mark.parametrize(
+    "action",
+    [
+        lambda: torch.cuda.amp.GradScaler(),
+        lambda: torch.cuda.amp.autocast(),
+        lambda: torch.autocast("cuda"),
+        lambda: torch.amp.GradScaler("cuda"),
+    ],
+    ids=["cuda.amp.GradScaler", "cuda.amp.autocast", "autocast-cuda", "amp.GradScaler-cuda"],
+)
 def test_the_amp_warnings_part_1_shows_are_explained(action):
     """Part 1 shows torch.cuda.amp's FutureWarning; off CUDA autocast and GradScaler also warn that they switched off."""
     seen = _warnings_of(action)

@@ -19,8 +19,7 @@ from course_utils.checks.nb12 import CU126, CU130
 from course_utils.errors import explain_device_error
 
 # (GPU, capability, arch list): what part 2 and its Deeper part show, and an old GPU on a new wheel
-GPUS = [("NVIDIA GeForce RTX 5090", (12, 0), CU126), ("NVIDIA GeForce GTX 1080", (6, 1), CU130),
-        ("Tesla K80", (3, 7), CU126)]
+GPUS = [("NVIDIA GeForce RTX 5090", (12, 0), CU126), ("NVIDIA GeForce GTX 1080", (6, 1), CU130), ("Tesla K80", (3, 7), CU126)]
 
 
 @pytest.mark.parametrize("name, capability, arch_list", GPUS, ids=[g[0] for g in GPUS])
@@ -44,26 +43,46 @@ def test_rocm_visibility_error_is_explained():
 
 
 # torch/cuda/__init__.py of 2.8.0, 2.9.1 and 2.10.0 (incompatible_gpu_warn), as warnings.warn prints it
-RANGE = ("\n    Found GPU0 {gpu} which is of cuda capability {cc}.\n    Minimum and Maximum cuda capability supported by "
-         "this version of PyTorch is\n    ({low}) - ({high})\n    ")
+RANGE = (
+    "\n    Found GPU0 {gpu} which is of cuda capability {cc}.\n    Minimum and Maximum cuda capability supported by "
+    "this version of PyTorch is\n    ({low}) - ({high})\n    "
+)
 
 WORDINGS = [
-    ("CUDA error: no kernel image is available for execution on the device", "gpu-architecture",
-     "libcudart.so.12 (2.7.1 cu126), libcudart.so.13 (2.14.1 cu130)"),
-    ("Found GPU0 NVIDIA GeForce RTX 5090 which is of compute capability (CC) 12.0.\nThe following list shows the CCs "
-     "this version of PyTorch was built for and the hardware CCs it supports:", "gpu-architecture",
-     "2.11.0 to 2.14.1: _warn_unsupported_code"),
-    ("Found GPU0 Tesla K80 which is of cuda capability 3.7.\n    PyTorch no longer supports this GPU because it is too "
-     "old.\n    The minimum cuda capability supported by this library is 5.0.", "gpu-architecture",
-     "2.7.1: _check_capability's old_gpu_warn"),
-    (RANGE.format(gpu="NVIDIA GeForce RTX 5090", cc="12.0", low="5.0", high="9.0"), "gpu-architecture",
-     "2.8.0, 2.9.1, 2.10.0: _check_capability's incompatible_gpu_warn"),
-    ("\n    Please install PyTorch with a following CUDA\n    configurations:  12.8 12.9 following instructions at\n    "
-     "https://pytorch.org/get-started/locally/\n", "gpu-architecture", "2.8.0, 2.9.1, 2.10.0: matched_cuda_warn"),
-    ("NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.",
-     "gpu-architecture", "2.7.1 to 2.14.1: _check_cubins"),
-    ("HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES", "no-gpu-visible",
-     "2.7.1 to 2.14.1: _parse_visible_devices"),
+    (
+        "CUDA error: no kernel image is available for execution on the device",
+        "gpu-architecture",
+        "libcudart.so.12 (2.7.1 cu126), libcudart.so.13 (2.14.1 cu130)",
+    ),
+    (
+        "Found GPU0 NVIDIA GeForce RTX 5090 which is of compute capability (CC) 12.0.\nThe following list shows the CCs "
+        "this version of PyTorch was built for and the hardware CCs it supports:",
+        "gpu-architecture",
+        "2.11.0 to 2.14.1: _warn_unsupported_code",
+    ),
+    (
+        "Found GPU0 Tesla K80 which is of cuda capability 3.7.\n    PyTorch no longer supports this GPU because it is too "
+        "old.\n    The minimum cuda capability supported by this library is 5.0.",
+        "gpu-architecture",
+        "2.7.1: _check_capability's old_gpu_warn",
+    ),
+    (
+        RANGE.format(gpu="NVIDIA GeForce RTX 5090", cc="12.0", low="5.0", high="9.0"),
+        "gpu-architecture",
+        "2.8.0, 2.9.1, 2.10.0: _check_capability's incompatible_gpu_warn",
+    ),
+    (
+        "\n    Please install PyTorch with a following CUDA\n    configurations:  12.8 12.9 following instructions at\n    "
+        "https://pytorch.org/get-started/locally/\n",
+        "gpu-architecture",
+        "2.8.0, 2.9.1, 2.10.0: matched_cuda_warn",
+    ),
+    (
+        "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.",
+        "gpu-architecture",
+        "2.7.1 to 2.14.1: _check_cubins",
+    ),
+    ("HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES", "no-gpu-visible", "2.7.1 to 2.14.1: _parse_visible_devices"),
 ]
 
 
@@ -78,12 +97,15 @@ def test_the_new_warning_names_the_gpu_and_its_capability():
     assert "NVIDIA GeForce RTX 5090" in e.cause and "12.0" in e.cause and "get_arch_list" in e.fix
 
 
-@pytest.mark.parametrize("gpu, cc, low, high, runs", [
-    ("NVIDIA GB10", "12.1", "8.0", "12.0", True),  # DGX Spark on a cu128/cu130 build: users report it runs
-    ("NVIDIA A10", "8.6", "8.0", "8.0", True),
-    ("NVIDIA GeForce MX350", "6.1", "7.0", "12.0", False),
-    ("NVIDIA GeForce RTX 5090", "12.0", "5.0", "9.0", False),
-])
+@pytest.mark.parametrize(
+    "gpu, cc, low, high, runs",
+    [
+        ("NVIDIA GB10", "12.1", "8.0", "12.0", True),  # DGX Spark on a cu128/cu130 build: users report it runs
+        ("NVIDIA A10", "8.6", "8.0", "8.0", True),
+        ("NVIDIA GeForce MX350", "6.1", "7.0", "12.0", False),
+        ("NVIDIA GeForce RTX 5090", "12.0", "5.0", "9.0", False),
+    ],
+)
 def test_the_range_warning_of_2_8_to_2_10_is_read_by_nvidias_rule(gpu, cc, low, high, runs):
     """That check compared numbers: a GPU of the newest entry's major version and a newer minor runs its code, and
     the explanation says the warning is a false alarm there, and that nothing runs elsewhere."""

@@ -43,10 +43,18 @@ class Text:
 
 TEXTS = [
     # torch/cuda/__init__.py, _lazy_init: two adjacent literals of one message
-    Text("fork-1", "Cannot re-initialize CUDA in forked subprocess. To use CUDA with ", "torch/cuda/__init__.py",
-         ("2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.1")),
-    Text("fork-2", "multiprocessing, you must use the 'spawn' start method", "torch/cuda/__init__.py",
-         ("2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.1")),
+    Text(
+        "fork-1",
+        "Cannot re-initialize CUDA in forked subprocess. To use CUDA with ",
+        "torch/cuda/__init__.py",
+        ("2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.1"),
+    ),
+    Text(
+        "fork-2",
+        "multiprocessing, you must use the 'spawn' start method",
+        "torch/cuda/__init__.py",
+        ("2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.1"),
+    ),
     # cudaGetErrorString(cudaErrorAssert), in the CUDA runtime each CUDA wheel installs
     Text("assert-cu12", "device-side assert triggered", CU12_CUDART, ("2.7.1",)),
     Text("assert-cu13", "device-side assert triggered", CU13_CUDART, ("2.14.1",)),
@@ -55,20 +63,35 @@ TEXTS = [
     Text("no-kernel-cu13", "no kernel image is available for execution on the device", CU13_CUDART, ("2.14.1",)),
     Text("cc-listed", "which is of compute capability (CC) ", "torch/cuda/__init__.py", ("2.11.0", "2.12.0", "2.13.0", "2.14.1")),
     # 2.8.0 to 2.10.0: _check_capability compared the GPU with the lowest and highest entries of the build's list
-    Text("cc-range", "Minimum and Maximum cuda capability supported by this version of PyTorch is", "torch/cuda/__init__.py",
-         ("2.8.0", "2.9.1", "2.10.0")),
+    Text(
+        "cc-range",
+        "Minimum and Maximum cuda capability supported by this version of PyTorch is",
+        "torch/cuda/__init__.py",
+        ("2.8.0", "2.9.1", "2.10.0"),
+    ),
     Text("cc-builds", "Please install PyTorch with a following CUDA", "torch/cuda/__init__.py", ("2.8.0", "2.9.1", "2.10.0")),
-    Text("cc-too-old", "PyTorch no longer supports this GPU because it is too old.", "torch/cuda/__init__.py",
-         ("2.7.1",)),
-    Text("sm-incompatible", " is not compatible with the current PyTorch installation.", "torch/cuda/__init__.py",
-         ("2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.1")),
-    Text("rocm-visible", "HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES", "torch/cuda/__init__.py",
-         ("2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.1")),
+    Text("cc-too-old", "PyTorch no longer supports this GPU because it is too old.", "torch/cuda/__init__.py", ("2.7.1",)),
+    Text(
+        "sm-incompatible",
+        " is not compatible with the current PyTorch installation.",
+        "torch/cuda/__init__.py",
+        ("2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.1"),
+    ),
+    Text(
+        "rocm-visible",
+        "HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES",
+        "torch/cuda/__init__.py",
+        ("2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.1"),
+    ),
     # c10/cuda/CUDAMiscFunctions.cpp's suffix (unless CUDA_LAUNCH_BLOCKING=1): on every CUDA error in 2.7.1-2.12.0,
     # only on asynchronous kernel errors (700, 710, 715, 716, 719) from 2.13 (get_cuda_async_error_suffix)
-    Text("async-tail", "\nCUDA kernel errors might be asynchronously reported at some other API call, so the "
-         "stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1",
-         "torch/lib/libc10_cuda.so", ("2.7.1", "2.14.1")),
+    Text(
+        "async-tail",
+        "\nCUDA kernel errors might be asynchronously reported at some other API call, so the "
+        "stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+        "torch/lib/libc10_cuda.so",
+        ("2.7.1", "2.14.1"),
+    ),
     Text("cuda-error", "CUDA error: ", "torch/lib/libc10_cuda.so", ("2.7.1",)),  # 2.14.1 holds no such literal
     # c10/cuda/CUDACachingAllocator.cpp's out-of-memory message, piece by piece
     Text("oom-1", "CUDA out of memory. Tried to allocate ", "torch/lib/libc10_cuda.so", ("2.7.1", "2.14.1")),
@@ -76,19 +99,25 @@ TEXTS = [
     Text("oom-3", " is free. ", "torch/lib/libc10_cuda.so", ("2.7.1", "2.14.1")),
     Text("oom-4", " memory in use. ", "torch/lib/libc10_cuda.so", ("2.7.1", "2.14.1")),
     Text("oom-5", "Of the allocated memory ", "torch/lib/libc10_cuda.so", ("2.7.1", "2.14.1")),
-    Text("oom-6", "CUDA out of memory. Tried to allocate more than 1EB memory.", "torch/lib/libc10_cuda.so",
-         ("2.7.1", "2.14.1")),
+    Text("oom-6", "CUDA out of memory. Tried to allocate more than 1EB memory.", "torch/lib/libc10_cuda.so", ("2.7.1", "2.14.1")),
     # c10/core/impl/alloc_cpu.cpp (posix_memalign failed); also raised live below
-    Text("cpu-oom", "DefaultCPUAllocator: can't allocate memory: you tried to allocate ", "torch/lib/libc10.so",
-         ("2.7.1", "2.13.0", "2.14.1")),
+    Text("cpu-oom", "DefaultCPUAllocator: can't allocate memory: you tried to allocate ", "torch/lib/libc10.so", ("2.7.1", "2.13.0", "2.14.1")),
     # aten/src/ATen/native/Convolution.cpp, check_input_same_type_as_parameters
     Text("conv-1", "Input type (", "torch/lib/libtorch_cpu.so", ("2.7.1", "2.14.1")),
     Text("conv-2", ") and weight type (", "torch/lib/libtorch_cpu.so", ("2.7.1", "2.14.1")),
     Text("conv-3", ") and bias type (", "torch/lib/libtorch_cpu.so", ("2.7.1", "2.14.1")),
-    Text("conv-mkldnn", ") should be the same or input should be a MKLDNN tensor and weight is a dense tensor",
-         "torch/lib/libtorch_cpu.so", ("2.7.1", "2.14.1")),
-    Text("conv-mkldnn-bias", ") should be the same or input should be a MKLDNN tensor and bias is a dense tensor",
-         "torch/lib/libtorch_cpu.so", ("2.7.1", "2.14.1")),
+    Text(
+        "conv-mkldnn",
+        ") should be the same or input should be a MKLDNN tensor and weight is a dense tensor",
+        "torch/lib/libtorch_cpu.so",
+        ("2.7.1", "2.14.1"),
+    ),
+    Text(
+        "conv-mkldnn-bias",
+        ") should be the same or input should be a MKLDNN tensor and bias is a dense tensor",
+        "torch/lib/libtorch_cpu.so",
+        ("2.7.1", "2.14.1"),
+    ),
 ]
 T = {t.key: t.text for t in TEXTS}
 assert len(T) == len(TEXTS), "duplicate keys in TEXTS"
@@ -116,16 +145,22 @@ DSA = "\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n" 
 MESSAGES = [
     (T["fork-1"] + T["fork-2"], "forked-subprocess", ("cuda",)),
     (T["cuda-error"] + T["assert-cu12"] + T["async-tail"] + DSA, "device-side-assert", ("cuda",)),
-    (T["cuda-error"] + "an illegal memory access was encountered" + T["async-tail"] + DSA,
-     "cuda-error-reported-late", ("cuda",)),
-    (T["oom-1"] + "20.00 MiB. GPU 0" + T["oom-2"] + "15.77 GiB of which 3.12 MiB" + T["oom-3"] + "Process 4242 has "
-     "15.76 GiB" + T["oom-4"] + T["oom-5"] + "15.2 GiB is allocated by PyTorch", "out-of-memory", ("cuda:0",)),
+    (T["cuda-error"] + "an illegal memory access was encountered" + T["async-tail"] + DSA, "cuda-error-reported-late", ("cuda",)),
+    (
+        T["oom-1"] + "20.00 MiB. GPU 0" + T["oom-2"] + "15.77 GiB of which 3.12 MiB" + T["oom-3"] + "Process 4242 has "
+        "15.76 GiB" + T["oom-4"] + T["oom-5"] + "15.2 GiB is allocated by PyTorch",
+        "out-of-memory",
+        ("cuda:0",),
+    ),
     (T["oom-6"], "out-of-memory", ("cuda",)),
     (T["cpu-oom"] + "4398046511104 bytes. Error code 12 (Cannot allocate memory)", "out-of-memory", ("cpu",)),
     # Windows builds word it "not enough memory" (alloc_cpu.cpp's other branch): as users paste it, not
     # in the Linux wheels read here
-    ("[enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: not enough memory: you tried to allocate "
-     "911360 bytes.", "out-of-memory", ("cpu",)),
+    (
+        "[enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: not enough memory: you tried to allocate 911360 bytes.",
+        "out-of-memory",
+        ("cpu",),
+    ),
 ]
 CONV = [  # (input type, weight type, tail): both orders, half precision, with and without the MKLDNN tail
     ("torch.FloatTensor", "torch.cuda.FloatTensor", T["conv-mkldnn"]),
@@ -158,12 +193,12 @@ def test_convolution_message_keeps_the_work_on_the_gpu(given, weight, tail):
 
 def test_a_bias_of_another_dtype_alone_is_not_a_device_error():
     # this torch's own wording for a dtype-only mismatch (live on the CPU), and the type-name form
-    exc = _raises(lambda: torch.nn.functional.conv2d(torch.ones(1, 1, 3, 3), torch.ones(1, 1, 2, 2),
-                                                     torch.ones(1, dtype=torch.float64)))
+    exc = _raises(lambda: torch.nn.functional.conv2d(torch.ones(1, 1, 3, 3), torch.ones(1, 1, 2, 2), torch.ones(1, dtype=torch.float64)))
     assert "should be the same" in str(exc)
     assert not explain_device_error(exc).is_device_error
-    assert not explain_device_error(T["conv-1"] + "torch.cuda.HalfTensor" + T["conv-3"] + "torch.cuda.FloatTensor"
-                                    + T["conv-mkldnn-bias"]).is_device_error
+    assert not explain_device_error(
+        T["conv-1"] + "torch.cuda.HalfTensor" + T["conv-3"] + "torch.cuda.FloatTensor" + T["conv-mkldnn-bias"]
+    ).is_device_error
 
 
 def _raises(action):
@@ -177,8 +212,11 @@ def _raises(action):
 def test_forked_message_of_the_installed_torch():
     # the message exactly as this torch's _lazy_init raises it, read from its source
     source = Path(torch.cuda.__file__).read_text(encoding="utf-8")
-    texts = [n.value for n in ast.walk(ast.parse(source))
-             if isinstance(n, ast.Constant) and isinstance(n.value, str) and "re-initialize CUDA" in n.value]
+    texts = [
+        n.value
+        for n in ast.walk(ast.parse(source))
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and "re-initialize CUDA" in n.value
+    ]
     assert texts, "torch.cuda no longer raises 'Cannot re-initialize CUDA in forked subprocess'"
     for text in texts:
         e = explain_device_error(RuntimeError(text))
@@ -204,8 +242,7 @@ def test_the_cpu_side_of_a_device_side_assert_raises_at_once():
 def test_out_of_memory_fixes_name_the_real_tools():
     e = explain_device_error(MESSAGES[3][0])
     assert "20.00 MiB" in e.cause
-    for tool in ("smaller batch", "del t", "empty_cache()", "max_memory_allocated()", "memory_summary()",
-                 "torch.no_grad()"):
+    for tool in ("smaller batch", "del t", "empty_cache()", "max_memory_allocated()", "memory_summary()", "torch.no_grad()"):
         assert tool in e.fix
 
 
@@ -213,8 +250,7 @@ def test_out_of_memory_fixes_name_the_real_tools():
 def test_cpu_out_of_memory_is_raised_live_and_explained():
     # 4 TiB: posix_memalign refuses at once on a machine with less (nothing is allocated or touched).
     # Run in a child so a machine that overcommits without limit cannot take this test's memory.
-    code = ("import torch\ntry:\n    torch.empty(2**40)\nexcept RuntimeError as e:\n    print(e)\n"
-            "else:\n    print('ALLOCATED')\n")
+    code = "import torch\ntry:\n    torch.empty(2**40)\nexcept RuntimeError as e:\n    print(e)\nelse:\n    print('ALLOCATED')\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600).stdout.strip()
     if out == "ALLOCATED":
         pytest.skip("this machine's kernel granted 4 TiB of address space (overcommit), so no CPU OOM to read")

@@ -59,8 +59,10 @@ def test_every_gpu_cell_has_its_own_key_and_shows_evidence_when_skipped():
                     problems.append(f"{path.name}: key {cell.key!r} is also used in {seen[cell.key]}")
                 seen[cell.key] = path.name
                 if not cell.shows:
-                    problems.append(f"{path.name}: {cell.key!r} should bind its requirement (`if gpu := needs_cuda(...)`, "
-                                    "`gpu = needs_accelerator(...)`) and display(gpu) (in the else branch of an if)")
+                    problems.append(
+                        f"{path.name}: {cell.key!r} should bind its requirement (`if gpu := needs_cuda(...)`, "
+                        "`gpu = needs_accelerator(...)`) and display(gpu) (in the else branch of an if)"
+                    )
     assert seen, "no GPU-only cells found: the scanner is broken"
     assert not problems, "\n".join(problems)
 
@@ -76,15 +78,18 @@ def test_an_accelerator_cell_runs_on_its_requirements_device_never_on_cuda_by_na
     assert not problems, "use gpu.device (torch.accelerator), not CUDA by name:\n" + "\n".join(problems)
 
 
-@pytest.mark.parametrize("cell, shows", [
-    ('if gpu := needs_cuda(1, what="x", key="02-x"):\n    pass\nelse:\n    display(gpu)\n', True),
-    ('if gpu := needs_cuda(1, what="x", key="02-x"):\n    shown = 1\nelse:\n    shown = gpu\nshown\n', True),
-    ('if gpu := needs_cuda(1, what="x", key="02-x"):\n    pass\nelse:\n    print(gpu)\n', False),  # str(): no evidence
-    ('if gpu := needs_cuda(1, what="x", key="02-x"):\n    pass\nelse:\n    shown = gpu\n', False),  # never shown
-    ('if needs_cuda(1, what="x", key="02-x"):\n    pass\nelse:\n    display(recorded("02-x"))\n', False),
-    ('gpu = needs_accelerator(device, what="x", key="02-x")\nx = torch.ones(1, device=gpu.device)\ndisplay(gpu)\n', True),
-    ('gpu = needs_accelerator(device, what="x", key="02-x")\nx = torch.ones(1, device=gpu.device)\nprint(gpu)\n', False),
-])
+@pytest.mark.parametrize(
+    "cell, shows",
+    [
+        ('if gpu := needs_cuda(1, what="x", key="02-x"):\n    pass\nelse:\n    display(gpu)\n', True),
+        ('if gpu := needs_cuda(1, what="x", key="02-x"):\n    shown = 1\nelse:\n    shown = gpu\nshown\n', True),
+        ('if gpu := needs_cuda(1, what="x", key="02-x"):\n    pass\nelse:\n    print(gpu)\n', False),  # str(): no evidence
+        ('if gpu := needs_cuda(1, what="x", key="02-x"):\n    pass\nelse:\n    shown = gpu\n', False),  # never shown
+        ('if needs_cuda(1, what="x", key="02-x"):\n    pass\nelse:\n    display(recorded("02-x"))\n', False),
+        ('gpu = needs_accelerator(device, what="x", key="02-x")\nx = torch.ones(1, device=gpu.device)\ndisplay(gpu)\n', True),
+        ('gpu = needs_accelerator(device, what="x", key="02-x")\nx = torch.ones(1, device=gpu.device)\nprint(gpu)\n', False),
+    ],
+)
 def test_the_scanner_wants_the_requirement_displayed(cell, shows):
     (found,) = gpu_cells_in_source(cell)
     assert found.key == "02-x" and found.shows is shows
@@ -100,12 +105,15 @@ def test_no_lesson_prints_a_gpu_result_typed_by_hand():
     assert not typed, "GPU results typed by hand; show them with recorded(key) instead:\n" + "\n".join(typed)
 
 
-@pytest.mark.parametrize("else_branch", [
-    'print("On a GPU this prints: cuda:0")',
-    'shown = "On two GPUs: (0, 1)."',
-    "shown = \"(device(type='cuda', index=1),)\"",
-    'print("RuntimeError: ... found at least two devices, cuda:0 and cpu!")',
-])
+@pytest.mark.parametrize(
+    "else_branch",
+    [
+        'print("On a GPU this prints: cuda:0")',
+        'shown = "On two GPUs: (0, 1)."',
+        "shown = \"(device(type='cuda', index=1),)\"",
+        'print("RuntimeError: ... found at least two devices, cuda:0 and cpu!")',
+    ],
+)
 def test_the_scanner_catches_a_typed_gpu_result(else_branch):
     cell = f'if gpu := needs_cuda(1, what="a demo", key="02-demo"):\n    x = torch.ones(1, device="cuda:0")\nelse:\n    {else_branch}\n'
     assert hand_typed_results(cell), else_branch
@@ -113,8 +121,7 @@ def test_the_scanner_catches_a_typed_gpu_result(else_branch):
 
 
 def test_the_scanner_allows_gpu_code_and_the_requirement():
-    cell = ('if gpu := needs_cuda(2, what="cuda:1 demo", key="02-demo"):\n    x = torch.ones(1, device="cuda:1")\n'
-            'else:\n    display(gpu)\n')
+    cell = 'if gpu := needs_cuda(2, what="cuda:1 demo", key="02-demo"):\n    x = torch.ones(1, device="cuda:1")\nelse:\n    display(gpu)\n'
     assert hand_typed_results(cell) == []
     assert gpu_cells_in_source(cell) == [NeedsCall(2, "02-demo", True, True, "cuda", "cuda:1 demo")]
 
@@ -125,8 +132,13 @@ def test_every_key_has_a_plain_claim_and_every_claim_a_cell():
     assert not [k for k in CLAIMS if k not in keys], "claims for keys no notebook uses"
 
 
-ACCELERATOR_KEYS = {cell.key for path in sorted((ROOT / "notebooks").glob("*.py")) for source in code_cells(path)
-                    for cell in gpu_cells_in_source(source) if cell.needs == "accelerator"}
+ACCELERATOR_KEYS = {
+    cell.key
+    for path in sorted((ROOT / "notebooks").glob("*.py"))
+    for source in code_cells(path)
+    for cell in gpu_cells_in_source(source)
+    if cell.needs == "accelerator"
+}
 
 
 def _sentences(text: str) -> int:
@@ -153,14 +165,17 @@ def test_no_quote_is_a_fragment(quote):
     assert fragment_problem(quote) is None, f"{quote.file}: {quote.text!r}: {fragment_problem(quote)}"
 
 
-@pytest.mark.parametrize("text,kind", [
-    (") and weight type (", "literal"),  # the old 05 conv quote
-    (" device type tensor to numpy. Use Tensor.cpu() to ", "literal"),
-    ("expandable_segments:True", "cuda-literal"),
-    ("CUDA kernel errors might be asynchronously reported at some other API call", "cuda-literal"),
-    ('if "warn" or 1, warn on synchronizing operations', "python"),
-    ("elif p_should_use_set_data:\n                param.data = param_applied", "python"),
-])
+@pytest.mark.parametrize(
+    "text,kind",
+    [
+        (") and weight type (", "literal"),  # the old 05 conv quote
+        (" device type tensor to numpy. Use Tensor.cpu() to ", "literal"),
+        ("expandable_segments:True", "cuda-literal"),
+        ("CUDA kernel errors might be asynchronously reported at some other API call", "cuda-literal"),
+        ('if "warn" or 1, warn on synchronizing operations', "python"),
+        ("elif p_should_use_set_data:\n                param.data = param_applied", "python"),
+    ],
+)
 def test_the_fragment_rule_catches_the_old_fragments(text, kind):
     assert fragment_problem(SourceQuote("x", text, kind)) is not None
 
@@ -171,8 +186,9 @@ def test_without_a_gpu_the_output_opens_with_the_plain_sentence_and_folds_the_so
     text = str(shown)
     assert text.splitlines()[0] == CLAIMS[key].says
     field = len(shown.field.excerpt.splitlines()) + 2 if shown.field is not None else 0  # its label, excerpt, caveat
-    assert len(text.splitlines()) <= 3 + field, ("the plain-text form stays short: sentences, a field record where "
-                                                 "one exists, where the quotes are, how to print them")
+    assert len(text.splitlines()) <= 3 + field, (
+        "the plain-text form stays short: sentences, a field record where one exists, where the quotes are, how to print them"
+    )
     html = shown._repr_html_()
     assert html.count("<details>") == len(shown.quotes) and "<details open" not in html, "quotes folded, closed"
     assert html.index(html_escape(CLAIMS[key].says)) < html.index("Not yet recorded")
@@ -194,8 +210,7 @@ def test_no_quote_is_shown_twice_in_one_notebook(tmp_path):
         for cell in lesson.cells:
             evidence = recorded(cell.key, evidence_dir=tmp_path)
             for quote in evidence.quotes:
-                assert quote not in shown_in_full, (
-                    f"{cell.key} repeats {quote.file} in full, already shown by {shown_in_full[quote]}")
+                assert quote not in shown_in_full, f"{cell.key} repeats {quote.file} in full, already shown by {shown_in_full[quote]}"
                 shown_in_full[quote] = cell.key
             for before in evidence.shown_before:
                 assert before.quote in shown_in_full, f"{cell.key} names a passage no earlier cell showed"
@@ -205,8 +220,7 @@ def test_no_quote_is_shown_twice_in_one_notebook(tmp_path):
 def test_a_passage_shown_before_is_named_with_its_cell_and_part(tmp_path):
     shown = recorded("04-set-device", evidence_dir=tmp_path)
     (before,) = shown.shown_before
-    assert str(before) == ("the same passage of torch/cuda/__init__.py as for \u201casking each GPU in turn\u201d above "
-                           "(part 1)")
+    assert str(before) == ("the same passage of torch/cuda/__init__.py as for \u201casking each GPU in turn\u201d above (part 1)")
     assert before.quote not in shown.quotes and "asking each GPU in turn" in str(shown)
 
 
@@ -234,8 +248,10 @@ def test_every_quote_is_in_the_installed_torch_exactly_when_its_label_says(file,
         pytest.skip("needs the NCCL library a CUDA build of torch installs (site-packages/nvidia)")
     here = installed_text_contains(quote, TORCH_DIR)
     if quote.covers(TORCH_VERSION):
-        assert here, (f"torch {TORCH_VERSION} does not contain this quote from {file} ({quote.releases}): {text!r}. "
-                      "Read the new source and update course_utils/evidence/sources.py and its label.")
+        assert here, (
+            f"torch {TORCH_VERSION} does not contain this quote from {file} ({quote.releases}): {text!r}. "
+            "Read the new source and update course_utils/evidence/sources.py and its label."
+        )
     elif TorchVersion(RELEASES[0]) <= TorchVersion(TORCH_VERSION.split("+")[0]) <= RELEASES[-1]:
         assert not here, f"torch {TORCH_VERSION} has {text!r} ({file}), but the label says {quote.releases}: widen it"
     else:
@@ -248,8 +264,9 @@ def test_every_library_quote_is_in_the_installed_library(quote):
     source; a newer release that rewords it fails here, to be read again and relabelled."""
     top = quote.file.split("/")[0]
     pytest.importorskip(top, reason=f"needs {top}, an optional extra of the course")
-    assert installed_text_contains(quote), (f"the installed {top} does not contain this quote from {quote.file} "
-                                            f"(read in {quote.library}): {quote.text!r}")
+    assert installed_text_contains(quote), (
+        f"the installed {top} does not contain this quote from {quote.file} (read in {quote.library}): {quote.text!r}"
+    )
     assert installed_text_contains(SourceQuote(quote.file, quote.text + " and more", library=quote.library)) is False
 
 
@@ -257,8 +274,9 @@ def test_a_quote_that_is_not_in_torch_is_caught():
     assert not installed_text_contains(SourceQuote("torch/cuda/__init__.py", "a sentence PyTorch never wrote"))
     assert not installed_text_contains(SourceQuote("torch/no_such_file.py", "def"))
     assert not installed_text_contains(SourceQuote("aten/x.cpp", "Expected all tensors to be on the same planet", "literal"))
-    assert not installed_text_contains(SourceQuote("aten/x.cpp", "Expected all tensors to be on the same device{x}, "
-                                                   "but never on this planet", "literal"))
+    assert not installed_text_contains(
+        SourceQuote("aten/x.cpp", "Expected all tensors to be on the same device{x}, but never on this planet", "literal")
+    )
 
 
 def test_a_label_names_its_releases():
@@ -304,8 +322,14 @@ def test_a_wheel_ships_the_recordings_and_recorded_reads_them_from_a_plain_insta
     # Without build isolation when this venv's setuptools meets pyproject's build requirement (fast,
     # offline); an older one (Python 3.11's venv brings 65.5) builds in pip's isolated environment.
     isolation = ["--no-build-isolation"] if _setuptools_at_least(68) else []
-    built = subprocess.run([*pip, "wheel", "--no-deps", *isolation, ".", "-w", str(tmp_path / "dist")],
-                           cwd=tree, env=env, capture_output=True, text=True, timeout=300)
+    built = subprocess.run(
+        [*pip, "wheel", "--no-deps", *isolation, ".", "-w", str(tmp_path / "dist")],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert built.returncode == 0, f"pip wheel failed:\n{built.stderr[-3000:]}"
     (wheel,) = (tmp_path / "dist").glob("course_utils-*.whl")
     with zipfile.ZipFile(wheel) as zf:
@@ -314,13 +338,13 @@ def test_a_wheel_ships_the_recordings_and_recorded_reads_them_from_a_plain_insta
 
     # Installed as pip installs it (not editable: no checkout behind it), first on the path of a fresh Python.
     site = tmp_path / "site"
-    subprocess.run([*pip, "install", "--no-deps", "--target", str(site), str(wheel)], env=env, check=True,
-                   capture_output=True, timeout=300)
-    code = (f"import sys; sys.path.insert(0, {str(site)!r})\n"
-            "import course_utils\nprint(course_utils.__file__)\n"
-            "print(course_utils.recorded('04-set-device'))\n")
-    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=300)
+    subprocess.run([*pip, "install", "--no-deps", "--target", str(site), str(wheel)], env=env, check=True, capture_output=True, timeout=300)
+    code = (
+        f"import sys; sys.path.insert(0, {str(site)!r})\n"
+        "import course_utils\nprint(course_utils.__file__)\n"
+        "print(course_utils.recorded('04-set-device'))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     where, *shown = run.stdout.splitlines()
     assert where.startswith(str(site)), f"the child imported course_utils from {where}, not from the installed wheel"
@@ -342,8 +366,10 @@ def test_a_recording_is_shown_with_its_provenance_and_a_fake_one_says_so():
     shown = recorded("04-set-device", evidence_dir=FIXTURE)
     text = str(shown)
     assert text.splitlines()[0] == CLAIMS["04-set-device"].says, "the plain sentences come first, recorded or not"
-    assert text.splitlines()[1].startswith("FAKE RUN (test fixture, not a real GPU): Recorded by this course on 2x FAKE GPU B (fixture), "
-                           "torch 0.0.0+fake (CUDA 0.0, driver 000.00), 2026-01-01 [fake-2x-gpu.json]:")
+    assert text.splitlines()[1].startswith(
+        "FAKE RUN (test fixture, not a real GPU): Recorded by this course on 2x FAKE GPU B (fixture), "
+        "torch 0.0.0+fake (CUDA 0.0, driver 000.00), 2026-01-01 [fake-2x-gpu.json]:"
+    )
     assert "FAKE two-GPU output for 04-set-device" in text
     assert "FAKE RUN" in shown._repr_html_() and "04-set-device" in text
 
@@ -363,13 +389,19 @@ def test_a_fake_file_in_the_course_evidence_folder_is_refused(tmp_path, monkeypa
         load()
 
 
-@pytest.mark.parametrize("text,match", [
-    ("not json", "is not JSON"),
-    ('{"format": 2}', "expected an object"),
-    ('{"format": 1, "machine": {"gpu_name": "x"}, "cells": {}}', "expected \"machine\""),
-    ('{"format": 1, "machine": {"gpu_name": "x", "gpu_count": 0, "driver": "", "cuda": "", "torch": "", '
-     '"python": "", "date": ""}, "cells": {}}', "gpu_count must be 1 or more"),
-])
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        ("not json", "is not JSON"),
+        ('{"format": 2}', "expected an object"),
+        ('{"format": 1, "machine": {"gpu_name": "x"}, "cells": {}}', 'expected "machine"'),
+        (
+            '{"format": 1, "machine": {"gpu_name": "x", "gpu_count": 0, "driver": "", "cuda": "", "torch": "", '
+            '"python": "", "date": ""}, "cells": {}}',
+            "gpu_count must be 1 or more",
+        ),
+    ],
+)
 def test_a_malformed_evidence_file_says_what_is_wrong(text, match):
     with pytest.raises(ValueError, match=match):
         parse(text)
@@ -390,11 +422,14 @@ def fake_run_notebook(path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     nb.cells = [
         nbformat.v4.new_code_cell("from course_utils import needs_cuda, recorded"),
-        nbformat.v4.new_code_cell('if needs_cuda(0, what="the fake GPU cell", key="99-fake-run"):\n'
-                                  '    print("ran the GPU branch")\n    42\nelse:\n    recorded("99-fake-run")\n'
-                                  '"a result"'),
-        nbformat.v4.new_code_cell('if needs_cuda(64, what="a 64-GPU cell", key="99-never"):\n    print("x")\n'
-                                  'else:\n    print(needs_cuda(64, what="a 64-GPU cell"))'),
+        nbformat.v4.new_code_cell(
+            'if needs_cuda(0, what="the fake GPU cell", key="99-fake-run"):\n'
+            '    print("ran the GPU branch")\n    42\nelse:\n    recorded("99-fake-run")\n'
+            '"a result"'
+        ),
+        nbformat.v4.new_code_cell(
+            'if needs_cuda(64, what="a 64-GPU cell", key="99-never"):\n    print("x")\nelse:\n    print(needs_cuda(64, what="a 64-GPU cell"))'
+        ),
     ]
     nbformat.write(nb, path)
 
@@ -407,11 +442,33 @@ def test_a_fake_gpu_run_records_the_gpu_cells_and_merges_a_fake_file(tmp_path):
     # This test may itself run in an xdist worker: the inner run must not inherit that role.
     env = {k: v for k, v in env.items() if not k.startswith("PYTEST_XDIST") and k != "COURSE_REQUIRE_CUDA"}
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "course_grader._fast_start", "99_fake.ipynb", "-q", "-c", os.devnull,
-         "--rootdir", str(tmp_path),
-         "-p", "course_authoring.recorder", "--nbval-lax", "--nbval-current-env", "-n", "1",
-         "-p", "no:cacheprovider"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "course_grader._fast_start",
+            "99_fake.ipynb",
+            "-q",
+            "-c",
+            os.devnull,
+            "--rootdir",
+            str(tmp_path),
+            "-p",
+            "course_authoring.recorder",
+            "--nbval-lax",
+            "--nbval-current-env",
+            "-n",
+            "1",
+            "-p",
+            "no:cacheprovider",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     lines = [json.loads(line) for line in (parts / "records.jsonl").read_text().splitlines()]
     assert [r["key"] for r in lines] == ["99-fake-run"], "exactly the cell whose GPU branch ran, recorded once"
@@ -431,9 +488,14 @@ def test_a_fake_gpu_run_records_the_gpu_cells_and_merges_a_fake_file(tmp_path):
 @pytest.mark.slow  # a child Python that imports torch
 def test_the_recorder_refuses_to_run_without_a_folder(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "COURSE_EVIDENCE_PARTS"}
-    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "course_grader._fast_start", "-c", os.devnull,
-                          "-p", "course_authoring.recorder", "--co", "-q"],
-                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "course_grader._fast_start", "-c", os.devnull, "-p", "course_authoring.recorder", "--co", "-q"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode != 0 and "COURSE_EVIDENCE_PARTS" in run.stdout + run.stderr
 
 

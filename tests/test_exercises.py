@@ -20,9 +20,7 @@ COURSE_ID = re.compile(r"^\d\d\.\d+$")
 
 def test_clear_solutions_keeps_indentation_and_the_rest():
     source = "def f():\n    x = 1\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION\n\nprint(f)"
-    assert clear_solutions(source) == (
-        "def f():\n    x = 1\n    # YOUR CODE HERE\n    raise NotImplementedError()\n\nprint(f)"
-    )
+    assert clear_solutions(source) == ("def f():\n    x = 1\n    # YOUR CODE HERE\n    raise NotImplementedError()\n\nprint(f)")
 
 
 @pytest.mark.parametrize(

@@ -49,7 +49,8 @@ IDS = [f"{r.key}:{r.url.rsplit('/', 2)[-2]}#{r.url.rsplit('/', 1)[-1]}" for r in
 def test_a_record_shows_what_its_cell_asserts(record):
     assert record.key in CLAIMS, f"{record.key!r} is no GPU-only cell (CLAIMS in evidence/sources.py)"
     assert shows_point(record.key, record.excerpt), (
-        f"the excerpt for {record.key} does not show the cell's point, {POINTS[record.key].pattern!r}:\n{record.excerpt}")
+        f"the excerpt for {record.key} does not show the cell's point, {POINTS[record.key].pattern!r}:\n{record.excerpt}"
+    )
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=IDS)
@@ -70,7 +71,8 @@ def test_a_record_lies_in_its_cells_releases_or_says_how_its_release_differed(re
     if not covered:
         assert record.differs.strip(), (
             f"{record.key}: torch {record.torch} is outside the releases of the cell's quotes "
-            f"({', '.join(q.releases for q in CLAIMS[record.key].quotes)}); say in `differs` how that release differed")
+            f"({', '.join(q.releases for q in CLAIMS[record.key].quotes)}); say in `differs` how that release differed"
+        )
     if TorchVersion(record.release) < FLOOR:
         assert record.before_floor and f"older than the course's floor, {FLOOR}" in record.caveat
     assert FLOOR == RELEASES[0], "the floor is the oldest release the quotes were read in"
@@ -79,8 +81,15 @@ def test_a_record_lies_in_its_cells_releases_or_says_how_its_release_differed(re
 def test_the_release_rule_can_fail():
     quote_range = CLAIMS["06-hidden-syncs"].quotes
     assert all(q.covers("2.13.0") for q in quote_range) and not any(q.covers("2.1.0") for q in quote_range)
-    old = FieldRecord("06-hidden-syncs", "UserWarning: called a synchronizing CUDA operation", "https://example.org/1",
-                      "2024-03-01", "2.1.0+cu121", "a GPU", "the warning")
+    old = FieldRecord(
+        "06-hidden-syncs",
+        "UserWarning: called a synchronizing CUDA operation",
+        "https://example.org/1",
+        "2024-03-01",
+        "2.1.0+cu121",
+        "a GPU",
+        "the warning",
+    )
     assert old.before_floor and not old.differs, "a record like this one fails the test above"
     assert not FieldRecord("x", "", "", "", "2.13.0", "", "").before_floor
 
@@ -90,8 +99,9 @@ def test_the_point_patterns_reject_an_excerpt_that_misses_the_point():
     assert not shows_point("06-hidden-syncs", "UserWarning: Synchronization debug mode is a prototype feature")
     moved_by_assignment = "net = net.to(device)\nnext(net.parameters()).device\ndevice(type='cuda', index=0)"
     assert not shows_point("03-module-cuda", moved_by_assignment), "an assigned .to() shows no in-place move"
-    assert not shows_point("05-linear", "found at least two devices, cuda:0 and cpu! (when checking argument for argument "
-                                        "mat2 in method wrapper_CUDA_mm)"), "mat2 of a plain mm is not the layer's input"
+    assert not shows_point(
+        "05-linear", "found at least two devices, cuda:0 and cpu! (when checking argument for argument mat2 in method wrapper_CUDA_mm)"
+    ), "mat2 of a plain mm is not the layer's input"
     with pytest.raises(ValueError, match="No pattern for cell '99-nowhere'"):
         shows_point("99-nowhere", "anything")
 
@@ -113,8 +123,9 @@ def test_the_guide_lists_the_records_and_the_cells_without_one():
     text = (ROOT / "docs" / "gpu-verification.md").read_text(encoding="utf-8")
     start, end = text.find(FIELD_START), text.find(FIELD_END)
     assert 0 <= start < end, "docs/gpu-verification.md should hold the generated field-records block"
-    assert text[start:end + len(FIELD_END)] == field_records_markdown(), (
-        "docs/gpu-verification.md's field-records block is stale: paste field_records_markdown() in")
+    assert text[start : end + len(FIELD_END)] == field_records_markdown(), (
+        "docs/gpu-verification.md's field-records block is stale: paste field_records_markdown() in"
+    )
 
 
 # ----------------------------------------------------------------- shown honestly

@@ -37,7 +37,7 @@ from grading_fixtures import (
 )
 from notebook_runner import ROOT
 
-from course_grader import Limits, grade_batch, main, write_reports
+from course_grader import BatchSettings, Limits, grade_batch, main, write_reports
 from course_grader.bubblewrap import SandboxUnavailable, probe
 from course_grader.cli import ProgressBar
 from course_grader.plan import binds, build_plan
@@ -60,6 +60,7 @@ ODD = os.fsdecode(b"odd \xff bytes")
 
 
 # ----------------------------------------------------------------- fast: no kernel
+
 
 def test_spec_of_the_real_exercise_notebook():
     spec = read_spec(EXERCISE_01)
@@ -103,19 +104,34 @@ def test_the_solutions_notebook_is_refused_as_the_exercise():
         read_spec(SOLUTION_01)
 
 
-@pytest.mark.parametrize("source, expected", [
-    ('check("01.2")', "01.2"), ("check('01.2');", "01.2"), ('  check("01.2")  # mine\n', "01.2"),
-    ('# note\ncheck("g.1")', "g.1"), ('print(check("01.2"))', None), ('check("01.2")\nx = 1', None), ("", None),
-])
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ('check("01.2")', "01.2"),
+        ("check('01.2');", "01.2"),
+        ('  check("01.2")  # mine\n', "01.2"),
+        ('# note\ncheck("g.1")', "g.1"),
+        ('print(check("01.2"))', None),
+        ('check("01.2")\nx = 1', None),
+        ("", None),
+    ],
+)
 def test_check_cells_are_recognised_by_their_whole_source(source, expected):
     assert check_cell_id(source) == expected
 
 
-@pytest.mark.parametrize("source, expected", [
-    ("def double(x):\n    return 2 * x", True), ("double = lambda x: 2 * x", True),
-    ("from mine import double", True), ("%time x = 1\ndef double(x): pass", True),
-    ("def doubled(x): pass", False), ("print(double)", False), ("def double(:\n", True),
-])
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("def double(x):\n    return 2 * x", True),
+        ("double = lambda x: 2 * x", True),
+        ("from mine import double", True),
+        ("%time x = 1\ndef double(x): pass", True),
+        ("def doubled(x): pass", False),
+        ("print(double)", False),
+        ("def double(:\n", True),
+    ],
+)
 def test_binds_finds_the_cell_that_defines_the_function(source, expected):
     assert binds(source, "double") is expected
 
@@ -125,8 +141,7 @@ def test_the_plan_puts_each_check_after_the_last_definition(tmp_path):
     setup, double, check1, greet, check2 = solved()
     cells = read_code_cells(write(tmp_path / "s.ipynb", notebook([setup, check2, greet, double, check1, double])))
     kinds = [(s.kind, s.exercise) for s in build_plan(spec, cells).steps]
-    assert kinds == [("preamble", ""), ("learner", ""), ("learner", ""), ("check", "g.2"), ("learner", ""),
-                     ("learner", ""), ("check", "g.1")]
+    assert kinds == [("preamble", ""), ("learner", ""), ("learner", ""), ("check", "g.2"), ("learner", ""), ("learner", ""), ("check", "g.1")]
 
 
 def test_names_are_printable_and_slugs_are_safe():
@@ -138,12 +153,15 @@ def test_names_are_printable_and_slugs_are_safe():
     assert slug("...") == "submission"
 
 
-@pytest.mark.parametrize("content, match", [
-    (b"[1, 2]", "holds a list, not a notebook"),
-    (b'{"metadata": {}}', "no list of cells"),
-    (b"\xff\xfe", "not UTF-8 text"),
-    (b'{"cells": [{"cell_type": "code", "source": 3}]}', "source is a int"),
-])
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        (b"[1, 2]", "holds a list, not a notebook"),
+        (b'{"metadata": {}}', "no list of cells"),
+        (b"\xff\xfe", "not UTF-8 text"),
+        (b'{"cells": [{"cell_type": "code", "source": 3}]}', "source is a int"),
+    ],
+)
 def test_unreadable_notebooks_say_why(tmp_path, content, match):
     path = tmp_path / "bad.ipynb"
     path.write_bytes(content)
@@ -200,11 +218,14 @@ def test_progress_bar_writes_one_line_per_submission_off_a_terminal(tmp_path):
     assert stream.getvalue() == "[3/10] ann: 0/0 passed\n"
 
 
-@pytest.mark.parametrize("argv, match", [
-    (["99", "."], "Cannot find the exercise notebook"),
-    ([str(EXERCISE_01), "no-such-folder"], "is not a folder"),
-    ([str(EXERCISE_01), ".", "--jobs", "0"], "--jobs must be at least 1"),
-])
+@pytest.mark.parametrize(
+    "argv, match",
+    [
+        (["99", "."], "Cannot find the exercise notebook"),
+        ([str(EXERCISE_01), "no-such-folder"], "is not a folder"),
+        ([str(EXERCISE_01), ".", "--jobs", "0"], "--jobs must be at least 1"),
+    ],
+)
 def test_cli_usage_errors_exit_2(argv, match, capsys):
     with pytest.raises(SystemExit) as stopped:
         main(argv)
@@ -226,8 +247,7 @@ def test_nbgrader_copy_marks_answer_and_test_cells():
     answers = [m for m in meta if m["solution"]]
     tests = [m for m in meta if m["grade"]]
     assert [m["grade_id"] for m in tests] == ["check-01_1", "check-01_2", "check-01_3", "check-01_4"]
-    assert [m["grade_id"] for m in answers] == ["answer-best_device", "answer-visible_gpus", "answer-describe_gpu",
-                                                "answer-current_cuda_index"]
+    assert [m["grade_id"] for m in answers] == ["answer-best_device", "answer-visible_gpus", "answer-describe_gpu", "answer-current_cuda_index"]
     for m in meta:  # nbgrader's cell schema, version 3: required keys, grade_id pattern, points only when graded
         assert {"schema_version", "grade", "locked", "solution"} <= set(m) and m["schema_version"] == 3
         assert re.fullmatch(r"[a-zA-Z0-9_\-]*", m["grade_id"])
@@ -286,14 +306,17 @@ def graded(tmp_path_factory):
     scratch.mkdir()
     saved_tempdir, tempfile.tempdir = tempfile.tempdir, str(scratch)
     try:
-        result = grade_batch(exercise, root / "submitted", jobs=2, limits=Limits(cell_timeout=6, total_timeout=120),
-                             progress=lambda done, total, row: seen.append((done, total)), sandbox="off")
+        result = grade_batch(
+            exercise,
+            root / "submitted",
+            BatchSettings(jobs=2, limits=Limits(cell_timeout=6, total_timeout=120), sandbox="off"),
+            progress=lambda done, total, row: seen.append((done, total)),
+        )
     finally:
         tempfile.tempdir = saved_tempdir
     written = write_reports(result, root / "out")
     rows = {r.submission.learner: r for r in result.rows}
-    return dict(root=root, made=made, result=result, rows=rows, before=before, exercise=exercise,
-                written=written, seen=seen, scratch=scratch)
+    return dict(root=root, made=made, result=result, rows=rows, before=before, exercise=exercise, written=written, seen=seen, scratch=scratch)
 
 
 @pytest.mark.slow
@@ -398,8 +421,11 @@ needs_sandbox = sandbox_mark()
 SANDBOX_EXPECTED = {  # learner: (g.1, g.2, text the reason must contain)
     "alice": ("pass", "pass", ""),
     "untouched": ("not-attempted", "not-attempted", ""),
-    "mallory": ("pass", "pass", "FLAG: tried to write outside its scratch folder (the sandbox kept every file there "
-                "unchanged): {victim}, {exercise}"),
+    "mallory": (
+        "pass",
+        "pass",
+        "FLAG: tried to write outside its scratch folder (the sandbox kept every file there unchanged): {victim}, {exercise}",
+    ),
     "detached": ("pass", "pass", "FLAG: code cell 2 starts processes meant to outlive the kernel"),
     "network": ("pass", "pass", ""),
     "segfault": ("pass", "crashed", "killed by SIGSEGV"),
@@ -420,8 +446,9 @@ def sandboxed():
         exercise = exercise_notebook(root / "exercises")
         made = build_sandbox_submissions(root / "submitted", exercise)
         before = tree_digest(root / "submitted", exercise)
-        result = grade_batch(exercise, root / "submitted", jobs=2, limits=Limits(cell_timeout=20, total_timeout=120),
-                             sandbox="require")
+        result = grade_batch(
+            exercise, root / "submitted", BatchSettings(jobs=2, limits=Limits(cell_timeout=20, total_timeout=120), sandbox="require")
+        )
         after = tree_digest(root / "submitted", exercise)
         sleepers = []
         for proc in Path("/proc").iterdir():
@@ -430,8 +457,16 @@ def sandboxed():
                     sleepers.append(proc.name)
             except OSError:
                 pass
-        yield dict(root=root, made=made, result=result, rows={r.submission.learner: r for r in result.rows},
-                   exercise=exercise, before=before, after=after, sleepers=sleepers)
+        yield dict(
+            root=root,
+            made=made,
+            result=result,
+            rows={r.submission.learner: r for r in result.rows},
+            exercise=exercise,
+            before=before,
+            after=after,
+            sleepers=sleepers,
+        )
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -499,6 +534,7 @@ def test_cli_sandbox_require_without_bwrap_is_a_usage_error(tmp_path, capsys, mo
 
 # ----------------------------------------------------------------- the reports: one batch per folder, readable Markdown
 
+
 def _row(learner: str, *grades: ExerciseGrade, notes=()) -> SubmissionGrade:
     return SubmissionGrade(Submission(learner, f"{learner}.ipynb", learner, None), grades, tuple(notes))
 
@@ -507,8 +543,13 @@ def test_an_earlier_report_is_replaced_whole_and_a_foreign_folder_refused(tmp_pa
     from course_grader.results import BatchResult
 
     out = tmp_path / "out"
-    first = BatchResult("ex.ipynb", ("g.1",), (_row("ann", ExerciseGrade("g.1", "T", "pass", "ok")),
-                                               _row("bob", ExerciseGrade("g.1", "T", "fail", "no"))), 1, 1.0)
+    first = BatchResult(
+        "ex.ipynb",
+        ("g.1",),
+        (_row("ann", ExerciseGrade("g.1", "T", "pass", "ok")), _row("bob", ExerciseGrade("g.1", "T", "fail", "no"))),
+        1,
+        1.0,
+    )
     write_reports(first, out)
     assert "replacing the earlier report" in prepare_out(out) and "2 feedback file(s)" in prepare_out(out)
     second = BatchResult("ex.ipynb", ("g.1",), (_row("cy", ExerciseGrade("g.1", "T", "pass", "ok")),), 1, 1.0)
@@ -533,8 +574,7 @@ def test_cli_refuses_a_foreign_out_folder_before_grading(tmp_path, capsys):
 
 def test_a_file_that_cannot_run_says_why_once():
     why = "not valid notebook JSON (Expecting value: line 1 column 2 (char 1)); was the file saved completely?"
-    grades = [ExerciseGrade(f"01.{k}", "T", "invalid", f"Not graded: {why}.", "Hand in the notebook file.")
-              for k in range(1, 5)]
+    grades = [ExerciseGrade(f"01.{k}", "T", "invalid", f"Not graded: {why}.", "Hand in the notebook file.") for k in range(1, 5)]
     text = feedback_text(_row("zed", *grades, notes=(why,)), "01.ipynb")
     assert text.count("saved completely") == 1, text
     assert text.count("Hand in the notebook file") == 1 and "## All exercises: invalid" in text
@@ -552,6 +592,7 @@ def test_feedback_markdown_shows_code_as_code_and_text_as_written():
 
 # ----------------------------------------------------------------- slow: the real exercise, through the CLI
 
+
 @pytest.mark.slow
 def test_cli_grades_the_real_exercise_01(tmp_path, capsys):
     submitted = tmp_path / "submitted"
@@ -559,17 +600,23 @@ def test_cli_grades_the_real_exercise_01(tmp_path, capsys):
     shutil.copy(SOLUTION_01, submitted / "ada.ipynb")
     shutil.copy(EXERCISE_01, submitted / "bea.ipynb")
     nb = nbformat.read(EXERCISE_01, as_version=4)
-    nb.cells.insert(2, nbformat.v4.new_code_cell(
-        "import course_utils.checks._core as core\n"
-        "core._REGISTRY['01.3'] = core.Exercise('01.3', 'x', 'describe_gpu', lambda f: 'Correct.')"))
+    nb.cells.insert(
+        2,
+        nbformat.v4.new_code_cell(
+            "import course_utils.checks._core as core\ncore._REGISTRY['01.3'] = core.Exercise('01.3', 'x', 'describe_gpu', lambda f: 'Correct.')"
+        ),
+    )
     nbformat.write(nb, submitted / "cid.ipynb")
     forged = nbformat.read(EXERCISE_01, as_version=4)  # lazy answers, and the checks' cases emptied
-    forged.cells.append(nbformat.v4.new_code_cell(
-        "import importlib\n"
-        "nb01 = importlib.import_module('course_utils.checks.nb01')\n"
-        "nb01.VISIBLE_CASES = ()\nnb01.FAKE_GPUS = ()\n"
-        "def visible_gpus(mask, physical):\n    return []\n"
-        "def describe_gpu(props):\n    return ''\n"))
+    forged.cells.append(
+        nbformat.v4.new_code_cell(
+            "import importlib\n"
+            "nb01 = importlib.import_module('course_utils.checks.nb01')\n"
+            "nb01.VISIBLE_CASES = ()\nnb01.FAKE_GPUS = ()\n"
+            "def visible_gpus(mask, physical):\n    return []\n"
+            "def describe_gpu(props):\n    return ''\n"
+        )
+    )
     nbformat.write(forged, submitted / "dan.ipynb")
     broken = nbformat.read(EXERCISE_01, as_version=4)  # the answer to 01.3 does not compile
     answer = next(c for c in broken.cells if c.cell_type == "code" and "def describe_gpu" in c.source)
@@ -637,13 +684,30 @@ def test_ctrl_c_kills_every_kernel_and_writes_no_report(tmp_path, signum):
     marker = tmp_path / "kernel.pid"
     exercise = exercise_notebook(tmp_path / "exercises")
     (tmp_path / "submitted").mkdir()
-    write(tmp_path / "submitted" / "loop.ipynb", notebook(cells(extra={
-        2: f"import os\nopen({str(marker)!r}, 'w').write(str(os.getpid()))\nwhile True:\n    pass"})))
+    write(
+        tmp_path / "submitted" / "loop.ipynb",
+        notebook(cells(extra={2: f"import os\nopen({str(marker)!r}, 'w').write(str(os.getpid()))\nwhile True:\n    pass"})),
+    )
     command = "import sys; from course_grader import main; sys.exit(main())"
-    grader = subprocess.Popen([sys.executable, "-c", command, str(exercise), str(tmp_path / "submitted"),
-                               "--out", str(tmp_path / "out"), "--cell-timeout", "300", "--quiet",
-                               "--sandbox", "off"],  # the marker is written by absolute path, outside it
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    grader = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            command,
+            str(exercise),
+            str(tmp_path / "submitted"),
+            "--out",
+            str(tmp_path / "out"),
+            "--cell-timeout",
+            "300",
+            "--quiet",
+            "--sandbox",
+            "off",
+        ],  # the marker is written by absolute path, outside it
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         for _ in range(1200):
             if marker.exists() and marker.read_text():
@@ -672,6 +736,5 @@ def test_nbgrader_test_cells_fail_on_the_stub_with_the_checks_message(tmp_path):
     for cell in nb.cells:  # what nbgrader generate_assignment hands out
         cell.source = clear_solutions(cell.source)
     NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True).execute()
-    errors = [o for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade") for o in c.outputs
-              if o.output_type == "error"]
+    errors = [o for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade") for o in c.outputs if o.output_type == "error"]
     assert len(errors) == 4 and all(e.ename == "AssertionError" and "Not attempted yet" in e.evalue for e in errors)

@@ -27,13 +27,13 @@ import nbformat
 import pytest
 from grading_fixtures import machine_sandbox, sandbox_mark
 
-from course_grader import Limits, grade_batch
+from course_grader import BatchSettings, Limits, grade_batch
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXERCISES = ROOT / "exercises"
 SOLUTIONS = ROOT / "solutions"
 
-TRANSFORMER = '''# attack 1: rewrite every cell the grader sends, so it displays a pass (or a forged reply)
+TRANSFORMER = """# attack 1: rewrite every cell the grader sends, so it displays a pass (or a forged reply)
 import base64
 import torch
 from IPython.display import display
@@ -52,9 +52,9 @@ def _forge(lines):
             "result = CheckResult('01.2', 'x', 'pass', 'Correct.')\\n"]
 
 get_ipython().input_transformers_post.append(_forge)
-'''
+"""
 
-STARTUP_THEN_LOOP = '''# attack 2: a startup file that patches torch.equal, then a loop until the grader restarts the kernel
+STARTUP_THEN_LOOP = """# attack 2: a startup file that patches torch.equal, then a loop until the grader restarts the kernel
 import os, pathlib
 startup = pathlib.Path(get_ipython().profile_dir.location) / "startup"
 startup.mkdir(parents=True, exist_ok=True)
@@ -63,9 +63,9 @@ if not os.environ.get("COURSE_ATTACK_DONE"):
     os.environ["COURSE_ATTACK_DONE"] = "1"
     while True:
         pass
-'''
+"""
 
-AGREEABLE_MODE = '''# attack 3: a TorchFunctionMode that makes torch.equal answer True, entered for good
+AGREEABLE_MODE = """# attack 3: a TorchFunctionMode that makes torch.equal answer True, entered for good
 import torch
 from torch.overrides import TorchFunctionMode
 
@@ -76,13 +76,13 @@ class _Agree(TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 _Agree().__enter__()
-'''
+"""
 
-LAZY_MATERIALIZE = '''def materialize(model, device):
+LAZY_MATERIALIZE = """def materialize(model, device):
     return model.to_empty(device=device)
-'''
+"""
 
-FRAME_READER = '''# attack 4: take the checker's expected value from the frames above the answer
+FRAME_READER = """# attack 4: take the checker's expected value from the frames above the answer
 import inspect
 
 def _expected():
@@ -101,7 +101,7 @@ def describe_gpu(props):
 
 def held_bytes(model, optimizer):
     return _expected()
-'''
+"""
 
 
 def _with_cells(exercise: str, *sources: str) -> nbformat.NotebookNode:
@@ -119,10 +119,10 @@ def _grade(tmp_path: pathlib.Path, exercise: str, submissions: dict[str, nbforma
     shutil.copy(SOLUTIONS / exercise, folder / "solution.ipynb")
     # attack 2's loop runs until the cell timeout ends it: 20 s is still some 20 times what a solution's slowest
     # cell or check takes on a busy 2-core machine, and half the wait of the 40 s it was
-    result = grade_batch(EXERCISES / exercise, folder, jobs=2, limits=Limits(cell_timeout=20, total_timeout=400),
-                         sandbox="off")
+    result = grade_batch(EXERCISES / exercise, folder, BatchSettings(jobs=2, limits=Limits(cell_timeout=20, total_timeout=400), sandbox="off"))
     return {r.submission.learner: {g.exercise: g for g in r.grades} for r in result.rows} | {
-        "_rows": {r.submission.learner: r for r in result.rows}}
+        "_rows": {r.submission.learner: r for r in result.rows}
+    }
 
 
 def _no_pass(grades: dict, *ids: str) -> None:
@@ -133,10 +133,14 @@ def _no_pass(grades: dict, *ids: str) -> None:
 @pytest.mark.slow
 def test_attacks_on_01_earn_nothing(tmp_path):
     exercise = "01_device_query_exercises.ipynb"
-    graded = _grade(tmp_path, exercise, {
-        "rewrites_the_grader": _with_cells(exercise, TRANSFORMER),
-        "reads_the_frames": _with_cells(exercise, FRAME_READER),
-    })
+    graded = _grade(
+        tmp_path,
+        exercise,
+        {
+            "rewrites_the_grader": _with_cells(exercise, TRANSFORMER),
+            "reads_the_frames": _with_cells(exercise, FRAME_READER),
+        },
+    )
     assert all(g.status == "pass" for g in graded["solution"].values()), str(graded["_rows"]["solution"])
     _no_pass(graded["rewrites_the_grader"], "01.1", "01.2", "01.3", "01.4")
     _no_pass(graded["reads_the_frames"], "01.2", "01.3")
@@ -145,11 +149,15 @@ def test_attacks_on_01_earn_nothing(tmp_path):
 @pytest.mark.slow
 def test_attacks_on_10_earn_nothing(tmp_path):
     exercise = "10_models_bigger_than_a_device_exercises.ipynb"
-    graded = _grade(tmp_path, exercise, {
-        "startup_file_and_restart": _with_cells(exercise, STARTUP_THEN_LOOP, LAZY_MATERIALIZE),
-        "agreeable_mode": _with_cells(exercise, AGREEABLE_MODE, LAZY_MATERIALIZE),
-        "rewrites_the_grader": _with_cells(exercise, TRANSFORMER, LAZY_MATERIALIZE),
-    })
+    graded = _grade(
+        tmp_path,
+        exercise,
+        {
+            "startup_file_and_restart": _with_cells(exercise, STARTUP_THEN_LOOP, LAZY_MATERIALIZE),
+            "agreeable_mode": _with_cells(exercise, AGREEABLE_MODE, LAZY_MATERIALIZE),
+            "rewrites_the_grader": _with_cells(exercise, TRANSFORMER, LAZY_MATERIALIZE),
+        },
+    )
     assert all(g.status == "pass" for g in graded["solution"].values()), str(graded["_rows"]["solution"])
     restarted = graded["_rows"]["startup_file_and_restart"]
     assert "restarted the kernel" in restarted.reason, restarted.reason  # the attack did get its restart
@@ -172,13 +180,13 @@ def test_reading_the_frames_earns_nothing_on_09(tmp_path):
 
 DEEP_SOURCE = "_ = " + "-" * 20_000 + "1\n"  # ast.parse in the grader's process: MemoryError (RecursionError nearer 3,000)
 
-ESCAPES = '''# escape sequences in what the reports quote: a path it tried to write, an exception's message
+ESCAPES = """# escape sequences in what the reports quote: a path it tried to write, an exception's message
 try:
     open("/sys/\\x1b[2J\\x1b[31mall clear\\x07", "w")
 except OSError:
     pass
 raise ValueError("\\x1b]0;retitled\\x07\\x1b[2J\\u202e")
-'''
+"""
 
 SECRET = "instructor-only token 5f1e0c"
 
@@ -206,8 +214,7 @@ def hostile_files(tmp_path_factory):
     for name in ("a b", "a_b", clash):
         shutil.copy(EXERCISES / exercise, folder / f"{name}.ipynb")
     nbformat.write(_with_cells(exercise, ESCAPES), folder / "escapes.ipynb")
-    result = grade_batch(EXERCISES / exercise, folder, jobs=1, limits=Limits(cell_timeout=30, total_timeout=200),
-                         sandbox="off")
+    result = grade_batch(EXERCISES / exercise, folder, BatchSettings(jobs=1, limits=Limits(cell_timeout=30, total_timeout=200), sandbox="off"))
     out = tmp_path / "grades"
     write_reports(result, out)
     rows = {r.submission.learner: r for r in result.rows}
@@ -276,7 +283,7 @@ def test_a_file_name_that_is_not_utf8_does_not_break_a_shard(tmp_path):
 
 # ------------------------------------------------------------------ the scratch folder's files, which the grader opens
 
-LOG_LINK_THEN_RESTART = '''# attack: the kernel's log replaced by a link to a file outside the sandbox, then a loop until the grader restarts
+LOG_LINK_THEN_RESTART = """# attack: the kernel's log replaced by a link to a file outside the sandbox, then a loop until the grader restarts
 # the kernel: the grader, outside the sandbox, reopened the log through the link for the new kernel's output
 import os, pathlib
 root = pathlib.Path.cwd().parent
@@ -286,21 +293,21 @@ if not (root / "tmp" / "done").exists():
     os.symlink(TARGET, root / "kernel.log")
     while True:
         pass
-'''
+"""
 
-FIFO_LOG = '''# attack: a FIFO in place of the audit hook's log, which the grader opened (and waited on, for ever) at the end
+FIFO_LOG = """# attack: a FIFO in place of the audit hook's log, which the grader opened (and waited on, for ever) at the end
 import os, pathlib
 log = pathlib.Path.cwd().parent / "writes.log"
 log.unlink(missing_ok=True)
 os.mkfifo(log)
-'''
+"""
 
-MOVED_SCRATCH = '''# attack: the scratch folder renamed away and a link to a folder outside put in its place
+MOVED_SCRATCH = """# attack: the scratch folder renamed away and a link to a folder outside put in its place
 import os, pathlib
 root = pathlib.Path.cwd().parent
 os.rename(root, root.parent / "moved")
 os.symlink(TARGET, root)
-'''
+"""
 
 
 @pytest.mark.slow
@@ -316,15 +323,15 @@ def test_the_grader_opens_no_file_of_the_scratch_folder_through_a_link_or_a_fifo
     folder = tmp_path / "01"
     folder.mkdir()
     say = 'import os\nos.write(2, b"written by the kernel, outside its sandbox\\n")\n'
-    nbformat.write(_with_cells(exercise, LOG_LINK_THEN_RESTART.replace("TARGET", repr(str(target))), say),
-                   folder / "log_link.ipynb")
+    nbformat.write(_with_cells(exercise, LOG_LINK_THEN_RESTART.replace("TARGET", repr(str(target))), say), folder / "log_link.ipynb")
     nbformat.write(_with_cells(exercise, FIFO_LOG), folder / "fifo_log.ipynb")
     nbformat.write(_with_cells(exercise, MOVED_SCRATCH.replace("TARGET", repr(str(outside)))), folder / "moved.ipynb")
     shutil.copy(SOLUTIONS / exercise, folder / "solution.ipynb")
     faulthandler.dump_traceback_later(300, exit=True)  # before the fix the FIFO hung the batch for ever: end it
     try:
-        result = grade_batch(EXERCISES / exercise, folder, jobs=1, limits=Limits(cell_timeout=10, total_timeout=120),
-                             sandbox=machine_sandbox())
+        result = grade_batch(
+            EXERCISES / exercise, folder, BatchSettings(jobs=1, limits=Limits(cell_timeout=10, total_timeout=120), sandbox=machine_sandbox())
+        )
     finally:
         faulthandler.cancel_dump_traceback_later()
     rows = {r.submission.learner: r for r in result.rows}
@@ -336,7 +343,7 @@ def test_the_grader_opens_no_file_of_the_scratch_folder_through_a_link_or_a_fifo
 
 # ------------------------------------------------------------------ a process detached from its kernel, without the sandbox
 
-DETACH = '''# attack: a double fork into a session of its own, the call's name built at run time so no source pattern sees it
+DETACH = """# attack: a double fork into a session of its own, the call's name built at run time so no source pattern sees it
 import os, time
 if os.fork() == 0:
     getattr(os, "set" + "sid")()
@@ -344,7 +351,7 @@ if os.fork() == 0:
         os.execvp("sleep", ["sleep", SECONDS])
     os._exit(0)
 time.sleep(0.5)
-'''
+"""
 
 
 @pytest.mark.slow
@@ -361,8 +368,7 @@ def test_without_the_sandbox_a_detached_process_is_ended_with_the_batch(tmp_path
     folder.mkdir()
     nbformat.write(_with_cells(exercise, DETACH.replace("SECONDS", repr(seconds))), folder / "daemon.ipynb")
     shutil.copy(SOLUTIONS / exercise, folder / "solution.ipynb")
-    result = grade_batch(EXERCISES / exercise, folder, jobs=1, limits=Limits(cell_timeout=20, total_timeout=120),
-                         sandbox="off")
+    result = grade_batch(EXERCISES / exercise, folder, BatchSettings(jobs=1, limits=Limits(cell_timeout=20, total_timeout=120), sandbox="off"))
     left = []
     for proc in pathlib.Path("/proc").iterdir():
         try:

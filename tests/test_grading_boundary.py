@@ -127,10 +127,14 @@ def test_a_reply_round_trips_its_data_and_names_no_class():
     class or function, refers to a tensor it does not carry, or gives a tensor hooks is refused; so is a reply in
     any other format (the whole reply through torch.save, as before stop 48)."""
     weight = torch.arange(6.0)
-    reply = {"result": {"@": "tuple", "v": [weight, weight[2:4], torch.device("meta"), torch.float16, 1 + 2j,
-                                            b"raw", None, True, 2**70, float("inf"), "text"]},
-             "after": {3: {"@": "tensor-after", "v": torch.zeros(2, 3).t(), "rg": False, "grad": None}},
-             "rng": torch.get_rng_state()}
+    reply = {
+        "result": {
+            "@": "tuple",
+            "v": [weight, weight[2:4], torch.device("meta"), torch.float16, 1 + 2j, b"raw", None, True, 2**70, float("inf"), "text"],
+        },
+        "after": {3: {"@": "tensor-after", "v": torch.zeros(2, 3).t(), "rg": False, "grad": None}},
+        "rng": torch.get_rng_state(),
+    }
     back = boundary.load_reply(boundary.reply_bytes(reply))
     got = back["result"]["v"]
     assert torch.equal(got[0], weight) and torch.equal(got[1], weight[2:4])
@@ -152,12 +156,18 @@ def test_a_reply_round_trips_its_data_and_names_no_class():
         return buffer.getvalue()
 
     # PERSID ("tensor", 0), then BUILD with (True, None, {"h": 1}): Tensor.__setstate__ gives it backward hooks
-    hooked = (b"\x80\x02}X\x05\x00\x00\x00probe(X\x06\x00\x00\x00tensorK\x00tQ"
-              b"(\x88N}X\x01\x00\x00\x00hK\x01stbs.")
+    hooked = b"\x80\x02}X\x05\x00\x00\x00probe(X\x06\x00\x00\x00tensorK\x00tQ(\x88N}X\x01\x00\x00\x00hK\x01stbs."
     with pytest.raises(boundary.BadReply, match="carry hooks"):
         boundary.load_reply(_framed(hooked))
-    for structure in (protocol0_global, stack_global, referring(("tensor", 1)), referring(("tensor", -1)),
-                      referring(("dtype", "Tensor")), referring(("dtype", "__class__")), referring(("device", 7))):
+    for structure in (
+        protocol0_global,
+        stack_global,
+        referring(("tensor", 1)),
+        referring(("tensor", -1)),
+        referring(("dtype", "Tensor")),
+        referring(("dtype", "__class__")),
+        referring(("device", 7)),
+    ):
         with pytest.raises(boundary.BadReply, match="could not be read safely"):
             boundary.load_reply(_framed(structure))
     saved = io.BytesIO()
@@ -184,8 +194,7 @@ def _load_onto_recording(seen: list):
 def test_a_checkpoint_is_handed_over_in_the_submissions_handover_folder(tmp_path):
     """03.3 hands the answer checkpoint files: written where the kernel reads them, and removed after."""
     seen: list = []
-    result = boundary.grade("03.3", boundary.local_channel({"load_onto": _load_onto_recording(seen)}),
-                            handover=tmp_path)
+    result = boundary.grade("03.3", boundary.local_channel({"load_onto": _load_onto_recording(seen)}), handover=tmp_path)
     assert result.passed, result
     assert seen and all(readable and path.is_relative_to(tmp_path.resolve()) for path, readable in seen), seen
     assert list(tmp_path.iterdir()) == [], "the check's folder is removed once the check is done"
@@ -214,8 +223,7 @@ def _handing(how: str):
         with tempfile.TemporaryDirectory() as tmp:  # the judge's own temporary folder: not the kernel's
             path = pathlib.Path(tmp) / "data.pt"
             path.write_bytes(b"")
-            handed = {"path": path, "str": str(path), "relative": pathlib.Path("data.pt"),
-                      "nested": {"files": [path]}}[how]
+            handed = {"path": path, "str": str(path), "relative": pathlib.Path("data.pt"), "nested": {"files": [path]}}[how]
             call(take, handed)
         return "handed over"
 
@@ -280,16 +288,17 @@ def test_every_solution_earns_full_marks_from_course_grade(path, tmp_path, capsy
     captured = capsys.readouterr()
     err = captured.err
     assert code == 0, err + captured.out[-3000:]
-    assert err.startswith("course-grade: sandbox: bubblewrap" if isolation.sandboxed else
-                          "course-grade: sandbox: NONE"), err
+    assert err.startswith("course-grade: sandbox: bubblewrap" if isolation.sandboxed else "course-grade: sandbox: NONE"), err
     with open(tmp_path / "out" / "grades.csv", encoding="utf-8", newline="") as handle:
         [row] = list(csv.DictReader(handle))
     details = (tmp_path / "out" / "details.csv").read_text(encoding="utf-8")
     assert int(row["total"]) == len(read_spec(exercise).exercises) > 0, row
     # the one flag a published solution gets is that it is one (issue 38, item 6); nothing else
     reasons = [r for r in row["reason"].split("; ") if r]
-    assert row["passed"] == row["total"] and all(r.startswith("FLAG: copy of the published solution?")
-                                                 for r in reasons), (row["reason"], details)
+    assert row["passed"] == row["total"] and all(r.startswith("FLAG: copy of the published solution?") for r in reasons), (
+        row["reason"],
+        details,
+    )
 
 
 def test_a_reply_cannot_rebuild_a_class_that_would_run_code():
@@ -298,12 +307,13 @@ def test_a_reply_cannot_rebuild_a_class_that_would_run_code():
 
     def reply_with(cls_name):
         def send(request):
-            return boundary.reply_bytes({"probe": {"defined": True, "callable": True, "type": "function"},
-                                         "result": {"@": "obj", "cls": cls_name, "v": {}}, "after": {}})
+            return boundary.reply_bytes(
+                {"probe": {"defined": True, "callable": True, "type": "function"}, "result": {"@": "obj", "cls": cls_name, "v": {}}, "after": {}}
+            )
+
         return send
 
-    for name in ("tempfile._TemporaryFileCloser", "subprocess.Popen", "torch.utils.data.DataLoader",
-                 "torch.multiprocessing.Process"):
+    for name in ("tempfile._TemporaryFileCloser", "subprocess.Popen", "torch.utils.data.DataLoader", "torch.multiprocessing.Process"):
         result = boundary.grade("01.1", reply_with(name))
         assert result.status == "fail" and "does not rebuild" in result.message, (name, result)
     assert not boundary.grade("01.1", reply_with("torch.nn.modules.linear.Linear")).passed  # rebuilt, and wrong
@@ -316,14 +326,23 @@ def test_a_reply_rebuilds_only_the_courses_namedtuples():
 
     def reply_with(cls_name, fields):
         def send(request):
-            return boundary.reply_bytes({"probe": {"defined": True, "callable": True, "type": "function"},
-                                         "result": {"@": "namedtuple", "cls": cls_name, "v": fields}, "after": {}})
+            return boundary.reply_bytes(
+                {
+                    "probe": {"defined": True, "callable": True, "type": "function"},
+                    "result": {"@": "namedtuple", "cls": cls_name, "v": fields},
+                    "after": {},
+                }
+            )
+
         return send
 
     decoded = boundary._Decoder([]).value({"@": "namedtuple", "cls": "course_utils.checks.nb09.Sample", "v": [1, 2]})
     assert type(decoded) is Sample and decoded == (1, 2)
-    for name, fields in (("collections.OrderedDict", [1, 2]), ("course_utils.checks.nb09.Sample", [1]),
-                         ("course_utils.checks._core.CheckResult", [1, 2])):
+    for name, fields in (
+        ("collections.OrderedDict", [1, 2]),
+        ("course_utils.checks.nb09.Sample", [1]),
+        ("course_utils.checks._core.CheckResult", [1, 2]),
+    ):
         result = boundary.grade("09.1", reply_with(name, fields))
         assert result.status == "fail", (name, result)
     encoded = boundary._Encoder([]).value(Sample(torch.ones(1), 0.5))

@@ -11,7 +11,7 @@ import pytest
 from grading_fixtures import ANSWERS, cells, exercise_notebook, notebook, write
 from notebook_runner import ROOT
 
-from course_grader import Limits, grade_batch
+from course_grader import BatchSettings, Limits, grade_batch
 from course_grader.copies import MIN_NODES, copied, published_solution
 from course_grader.spec import read_spec
 from course_grader.submissions import LearnerCell
@@ -72,10 +72,14 @@ def test_without_a_solutions_notebook_nothing_is_looked_for(tmp_path):
     assert published.functions == () and "not looked for" in str(published)
 
 
-LONG = ('    total = 0\n    for step in range(2):\n        total = total + x\n    if total != x + x:\n'
-        '        raise ValueError(f"cannot double {x!r}: got {total!r}")\n    return total')
-RENAMED = ('    # doubled by adding twice\n    acc = 0\n    for _i in range(2):\n        acc = acc + x\n'
-           '    if acc != x + x:\n        raise ValueError(f"cannot double {x!r}: got {acc!r}")\n\n    return acc')
+LONG = (
+    "    total = 0\n    for step in range(2):\n        total = total + x\n    if total != x + x:\n"
+    '        raise ValueError(f"cannot double {x!r}: got {total!r}")\n    return total'
+)
+RENAMED = (
+    "    # doubled by adding twice\n    acc = 0\n    for _i in range(2):\n        acc = acc + x\n"
+    '    if acc != x + x:\n        raise ValueError(f"cannot double {x!r}: got {acc!r}")\n\n    return acc'
+)
 
 
 @pytest.mark.slow
@@ -90,8 +94,9 @@ def test_a_copy_is_flagged_in_the_summary_and_keeps_its_marks(tmp_path):
     scratch = Path(tempfile.mkdtemp(prefix="cg-", dir="/tmp"))
     saved, tempfile.tempdir = tempfile.tempdir, str(scratch)
     try:
-        result = grade_batch(exercise, tmp_path / "submitted", jobs=1, limits=Limits(cell_timeout=60, total_timeout=300),
-                             sandbox="off")
+        result = grade_batch(
+            exercise, tmp_path / "submitted", BatchSettings(jobs=1, limits=Limits(cell_timeout=60, total_timeout=300), sandbox="off")
+        )
     finally:
         tempfile.tempdir = saved
         shutil.rmtree(scratch, ignore_errors=True)

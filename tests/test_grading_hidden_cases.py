@@ -36,12 +36,15 @@ from test_source_rules import HELPER_09_2
 from course_grader.hidden_cases import RULES
 from course_utils.checks import all_exercises
 
-SETS = {"01": "01_device_query_exercises.ipynb", "09": "09_data_loading_and_memory_exercises.ipynb",
-        "10": "10_models_bigger_than_a_device_exercises.ipynb"}
+SETS = {
+    "01": "01_device_query_exercises.ipynb",
+    "09": "09_data_loading_and_memory_exercises.ipynb",
+    "10": "10_models_bigger_than_a_device_exercises.ipynb",
+}
 
 pytestmark = [pytest.mark.slow, sandbox_mark()]
 
-LOOKUP_01 = '''# table lookup: the public rows, or the judge's own drawn cases if they can be imported
+LOOKUP_01 = """# table lookup: the public rows, or the judge's own drawn cases if they can be imported
 from course_utils.checks import nb01
 from course_utils.checks.machines import active_machine
 import torch
@@ -67,12 +70,12 @@ def best_device():  # reading the request: the simulated machine instead of torc
 def current_cuda_index():
     m = active_machine()
     return None if m is None or not m.cuda else m.current
-'''
+"""
 
 # reading the request itself: the kernel's serve wrapped, so that the answers take the simulated machine from the
 # request they are called for, not from torch.cuda / torch.backends.mps (issue 38, item 3). The request names no
 # machine now (course_grader.boundary.AskedMachine): before, this earned 01.1 and 01.4 on every draw.
-REQUEST_READER_01 = '''import pickle as _pickle
+REQUEST_READER_01 = """import pickle as _pickle
 import course_grader.boundary as _boundary
 import torch
 
@@ -91,15 +94,15 @@ def best_device():
 def current_cuda_index():
     m = _seen.get("machine")
     return m.current if getattr(m, "cuda", 0) else None
-'''
+"""
 
-EMPTIES_10 = '''# lying after-state: the model emptied in place, so nothing is left on meta
+EMPTIES_10 = """# lying after-state: the model emptied in place, so nothing is left on meta
 def materialize(model, device):
     for module in model.modules():
         module._parameters.clear()
         module._buffers.clear()
     return model
-'''
+"""
 
 # 09: the liar also parks the call the grader reads the file for where it never runs, and 09.2 is answered by the
 # course's own storage_bytes (right numbers: only the grader's reading of the file stops it)

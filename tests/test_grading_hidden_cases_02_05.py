@@ -18,13 +18,17 @@ from keyed_replay import EXERCISES, draws_off, grade, recorded_replies, replay_n
 
 from course_utils.checks import all_exercises
 
-SETS = {"02": "02_tensor_placement_exercises.ipynb", "03": "03_model_placement_exercises.ipynb",
-        "04": "04_current_device_exercises.ipynb", "05": "05_error_clinic_exercises.ipynb"}
+SETS = {
+    "02": "02_tensor_placement_exercises.ipynb",
+    "03": "03_model_placement_exercises.ipynb",
+    "04": "04_current_device_exercises.ipynb",
+    "05": "05_error_clinic_exercises.ipynb",
+}
 UNDRAWN = {"04.1"}  # its question is the lesson's listing: nothing to draw
 
 pytestmark = [pytest.mark.slow, sandbox_mark()]
 
-LOOKUP_03 = '''# lying after-state: the parameters swapped to sit beside the optimizer's state, which stays where it was
+LOOKUP_03 = """# lying after-state: the parameters swapped to sit beside the optimizer's state, which stays where it was
 import torch
 from torch import nn
 
@@ -34,9 +38,9 @@ def match_state_to_params(optimizer):
             held = next((v for k, v in optimizer.state[p].items() if k != "step"), None)
             if held is not None and (p.device, p.dtype) != (held.device, held.dtype):
                 torch.utils.swap_tensors(p, nn.Parameter(torch.zeros(p.shape, device=held.device, dtype=held.dtype)))
-'''
+"""
 
-LOOKUP_04 = '''# table lookup: the public rows, keyed by their arguments
+LOOKUP_04 = """# table lookup: the public rows, keyed by their arguments
 from course_utils.checks import nb04
 from course_utils.checks.nb04 import simulate_cases
 
@@ -48,9 +52,9 @@ def simulate(start, program):
 
 def landing_device(spec, current):
     return _LANDINGS.get((repr(spec), current), "cpu")
-'''
+"""
 
-LOOKUP_05 = '''# table lookup: the public rows, keyed by their arguments
+LOOKUP_05 = """# table lookup: the public rows, keyed by their arguments
 from course_utils.checks import nb05
 
 _FIXES = dict(nb05.MESSAGES)
@@ -61,7 +65,7 @@ def fix_for(message):
 
 def index_device(table_device, index_device):
     return _INDEX.get((repr(table_device), repr(index_device)), "cpu")
-'''
+"""
 
 ATTACKS = {"03": (LOOKUP_03, ("03.4",)), "04": (LOOKUP_04, ("04.2", "04.3")), "05": (LOOKUP_05, ("05.1", "05.3"))}
 

@@ -20,7 +20,7 @@ IDS = ("12.1", "12.2", "12.3")
 
 pytestmark = [pytest.mark.slow, sandbox_mark()]
 
-LOOKUP_12 = '''# table lookup: the public rows, keyed by what the answer is given or what torch says
+LOOKUP_12 = """# table lookup: the public rows, keyed by what the answer is given or what torch says
 import torch
 from course_utils.checks import nb12
 
@@ -42,7 +42,7 @@ def which_platform():
     if torch.xpu.is_available():
         return ("xpu", "xpu")
     return ("mps", "mps") if torch.backends.mps.is_available() else ("cpu", "cpu")
-'''
+"""
 
 
 def _class(tmp_path, monkeypatch) -> dict[str, dict[str, str]]:

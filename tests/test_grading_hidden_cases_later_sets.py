@@ -34,18 +34,22 @@ from test_hidden_cases_later_sets import FORGED_06_2, PURE, SHAPE_REPLAY_09, VAL
 from test_source_rules import PEEK_06_1
 
 import course_grader.runner as runner
-from course_grader import Limits, grade_batch
+from course_grader import BatchSettings, Limits, grade_batch
 from course_utils.checks._core import get_exercise, run_checker
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXERCISES, SOLUTIONS = ROOT / "exercises", ROOT / "solutions"
-SETS = {"06": "06_transfers_and_timing_exercises.ipynb", "08": "08_one_process_per_device_exercises.ipynb",
-        "09": "09_data_loading_and_memory_exercises.ipynb", "10": "10_models_bigger_than_a_device_exercises.ipynb",
-        "11": "11_device_in_the_rest_of_your_code_exercises.ipynb"}
+SETS = {
+    "06": "06_transfers_and_timing_exercises.ipynb",
+    "08": "08_one_process_per_device_exercises.ipynb",
+    "09": "09_data_loading_and_memory_exercises.ipynb",
+    "10": "10_models_bigger_than_a_device_exercises.ipynb",
+    "11": "11_device_in_the_rest_of_your_code_exercises.ipynb",
+}
 
 pytestmark = [pytest.mark.slow, sandbox_mark()]
 
-LOOKUP = '''# lookup: what the solution answered to the same arguments on the public cases
+LOOKUP = """# lookup: what the solution answered to the same arguments on the public cases
 import base64, pickle, statistics
 import torch
 from course_utils.checks import nb06
@@ -62,7 +66,7 @@ _MEDIANS = iter([statistics.median([d[i % len(d)] for i in range(r)]) for d, _, 
 
 def time_per_call(op, clock, synchronize, repeats=5):  # the medians practice asks for, in its order
     return next(_MEDIANS, 0.0)
-'''
+"""
 
 
 def _grade(folder: pathlib.Path, number: str) -> dict:
@@ -70,8 +74,9 @@ def _grade(folder: pathlib.Path, number: str) -> dict:
     scratch = pathlib.Path(tempfile.mkdtemp(prefix="cg-", dir="/tmp"))
     saved, tempfile.tempdir = tempfile.tempdir, str(scratch)
     try:
-        result = grade_batch(EXERCISES / SETS[number], folder, jobs=2,
-                             limits=Limits(cell_timeout=40, total_timeout=400), sandbox="require")
+        result = grade_batch(
+            EXERCISES / SETS[number], folder, BatchSettings(jobs=2, limits=Limits(cell_timeout=40, total_timeout=400), sandbox="require")
+        )
     finally:
         tempfile.tempdir = saved
         shutil.rmtree(scratch, ignore_errors=True)
@@ -132,8 +137,11 @@ def test_replay_and_lookup_earn_nothing_and_the_solution_everything(tmp_path, nu
 
 
 def test_smarter_replays_of_09_and_10_earn_nothing_and_the_solution_everything(tmp_path):
-    for number, attack, hit in (("09", SHAPE_REPLAY_09, "09.1"), ("10", VALUES_REPLAY_10, "10.1"),
-                                ("06", PEEK_06_1, "06.1")):  # reads op's closure: the grader's reading of the file
+    for number, attack, hit in (
+        ("09", SHAPE_REPLAY_09, "09.1"),
+        ("10", VALUES_REPLAY_10, "10.1"),
+        ("06", PEEK_06_1, "06.1"),
+    ):  # reads op's closure: the grader's reading of the file
         folder = tmp_path / f"class{number}"
         folder.mkdir()
         shutil.copy(SOLUTIONS / SETS[number], folder / "solution.ipynb")

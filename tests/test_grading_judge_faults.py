@@ -13,21 +13,20 @@ from __future__ import annotations
 import pytest
 from grading_fixtures import ANSWERS, cells, exercise_notebook, notebook, write
 
-from course_grader import Limits, grade_batch
+from course_grader import BatchSettings, Limits, grade_batch
 from course_grader.boundary import BadReply, JudgeBroke, JudgeLost, decode_reply, encode_request
 from course_grader.runner import judge_failure
 
 # The kernel's serve replaced: every reply says "defined and callable" and holds a tag without its fields.
-FORGE = '''import course_grader.boundary as _boundary
+FORGE = """import course_grader.boundary as _boundary
 
 def _forged(request, namespace):
     return _boundary.reply_bytes({"probe": {"defined": True, "callable": True}, "result": {"@": "ref"}})
 
-_boundary.serve = _forged'''
+_boundary.serve = _forged"""
 
 # An answer whose error reads like the grader's own failure.
-MIMIC = ('    raise RuntimeError("The grader could not judge this exercise (KeyError: \'k\'). '
-         'This is a bug in the grader; please report it.")')
+MIMIC = "    raise RuntimeError(\"The grader could not judge this exercise (KeyError: 'k'). This is a bug in the grader; please report it.\")"
 
 
 def _forged_reply() -> bytes:
@@ -44,9 +43,8 @@ def test_a_reply_that_breaks_the_decoder_is_a_bad_reply():
 
 
 def test_only_a_judge_side_exception_is_a_grader_bug():
-    broke = judge_failure(JudgeBroke("KeyError: 'x'", 'Traceback (most recent call last):\n  File "j.py", line 1, in f\n'
-                                                     "KeyError: 'x'\n"))
-    assert broke["status"] == "error" and "bug in the grader" in broke["hint"] and "File \"j.py\"" in broke["bug"]
+    broke = judge_failure(JudgeBroke("KeyError: 'x'", "Traceback (most recent call last):\n  File \"j.py\", line 1, in f\nKeyError: 'x'\n"))
+    assert broke["status"] == "error" and "bug in the grader" in broke["hint"] and 'File "j.py"' in broke["bug"]
     try:
         raise ValueError("in the grader's own thread")
     except ValueError as exc:
@@ -63,8 +61,10 @@ def exercise(tmp_path_factory):
 
 
 def _grade(exercise, folder):
-    return {r.submission.learner: r for r in grade_batch(
-        exercise, folder, jobs=2, limits=Limits(cell_timeout=20, total_timeout=120), sandbox="auto").rows}
+    return {
+        r.submission.learner: r
+        for r in grade_batch(exercise, folder, BatchSettings(jobs=2, limits=Limits(cell_timeout=20, total_timeout=120), sandbox="auto")).rows
+    }
 
 
 @pytest.mark.slow
@@ -76,8 +76,7 @@ def test_a_forged_reply_is_the_learners_fail_never_the_graders_bug(exercise, tmp
     rows = _grade(exercise, folder)
     forger, mimic = rows["forger"], rows["mimic"]
     assert [g.status for g in forger.grades] == ["fail", "fail"]
-    assert all("could not read your notebook's answer: the reply is malformed (KeyError" in g.message
-               for g in forger.grades)
+    assert all("could not read your notebook's answer: the reply is malformed (KeyError" in g.message for g in forger.grades)
     assert mimic.grades[0].status == "fail" and mimic.grades[0].message.startswith("Your code raised RuntimeError")
     assert mimic.grades[1].status == "pass"
     for row in (forger, mimic):
@@ -106,7 +105,7 @@ def test_a_judge_that_breaks_in_its_own_process_is_a_grader_bug_with_its_traceba
 
 # Without the sandbox a kernel runs as the grader's user and sees its processes: this answer kills its
 # siblings that run the grader's own command line (the judge processes, forked from the grader), then answers.
-KILL_THE_JUDGE = '''    import os, signal
+KILL_THE_JUDGE = """    import os, signal
     me, parent = os.getpid(), os.getppid()
     mine = open(f"/proc/{parent}/cmdline", "rb").read()
     for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -117,7 +116,7 @@ KILL_THE_JUDGE = '''    import os, signal
             continue
         if ppid == parent and same and int(pid) != me:
             os.kill(int(pid), signal.SIGKILL)
-    return 2 * x'''
+    return 2 * x"""
 
 
 @pytest.mark.slow
@@ -125,8 +124,10 @@ def test_a_kernel_that_kills_its_judge_gets_an_ungraded_flagged_row_not_a_grader
     folder = tmp_path / "submitted"
     folder.mkdir()
     write(folder / "killer.ipynb", notebook(cells(KILL_THE_JUDGE, ANSWERS["greet"])))
-    rows = {r.submission.learner: r for r in grade_batch(
-        exercise, folder, jobs=1, limits=Limits(cell_timeout=20, total_timeout=120), sandbox="off").rows}
+    rows = {
+        r.submission.learner: r
+        for r in grade_batch(exercise, folder, BatchSettings(jobs=1, limits=Limits(cell_timeout=20, total_timeout=120), sandbox="off")).rows
+    }
     row = rows["killer"]
     first = row.grades[0]
     assert first.status == "error" and first.message.startswith("Not graded: the grader's judge process ended"), first

@@ -22,11 +22,11 @@ import pytest
 from grading_fixtures import ANSWERS, cells, exercise_notebook, notebook, write
 
 import course_grader.batch as batch
-from course_grader import Limits, grade_batch
+from course_grader import BatchSettings, Limits, grade_batch
 from course_grader.kernel_boot import is_dumpable
 from course_grader.runner import Launch, PrivateKernelManager, boots_privately
 
-HIJACK = r'''import glob, json, os, time
+HIJACK = r"""import glob, json, os, time
 from jupyter_client import BlockingKernelClient
 
 here = os.path.realpath(os.getcwd())
@@ -56,16 +56,18 @@ while time.time() < deadline and not sent:
     time.sleep(0.2)
 with open(REPORT, "w") as handle:  # where the test reads what the attack did (and the victim waits for)
     json.dump(sent, handle)
-'''
+"""
 
 # the victim's first answer, then a wait until the neighbour's request was sent (it then runs before the check).
 # The neighbour sends only once the victim's marker is in its working folder: sent earlier, to a kernel still
 # between cells, the request ran before the victim's own definitions, which then replaced the hijacked ones (the
 # control's flakiness of stops 41 to 45: 1 run in 3 here; the attacker's wait for its reply showed it answered
 # before the victim's cell)
-SLOW_DOUBLE = ("    return 2 * x\n\n\nimport os, time\nopen('victim-ready', 'w').close()\nstarted = time.time()\n"
-               "while not os.path.exists({report!r}) and time.time() < started + 150:\n    time.sleep(0.2)\n"
-               "time.sleep(3)")
+SLOW_DOUBLE = (
+    "    return 2 * x\n\n\nimport os, time\nopen('victim-ready', 'w').close()\nstarted = time.time()\n"
+    "while not os.path.exists({report!r}) and time.time() < started + 150:\n    time.sleep(0.2)\n"
+    "time.sleep(3)"
+)
 
 
 def _batch(tmp_path):
@@ -75,8 +77,11 @@ def _batch(tmp_path):
     write(submitted / "mallory.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"], extra={1: attack})))
     slow = SLOW_DOUBLE.format(report=str(tmp_path / "attack.json"))
     write(submitted / "victim.ipynb", notebook(cells(slow, ANSWERS["greet"])))
-    result = grade_batch(exercise_notebook(tmp_path / "exercises"), submitted, jobs=2,
-                         limits=Limits(cell_timeout=200, total_timeout=400), sandbox="off")
+    result = grade_batch(
+        exercise_notebook(tmp_path / "exercises"),
+        submitted,
+        BatchSettings(jobs=2, limits=Limits(cell_timeout=200, total_timeout=400), sandbox="off"),
+    )
     return {r.submission.learner: r for r in result.rows}
 
 
@@ -115,8 +120,7 @@ def test_a_booted_kernel_answers_only_the_key_it_was_handed_and_is_not_dumpable(
     km.write_connection_file()
     info = km.get_connection_info()
     ours, theirs = socket.socketpair()
-    proc = subprocess.Popen(km.format_kernel_cmd(), stdin=theirs.fileno(), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, cwd=tmp_path)
+    proc = subprocess.Popen(km.format_kernel_cmd(), stdin=theirs.fileno(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path)
     theirs.close()
     with ours:
         ours.sendall(json.dumps({**info, "key": info["key"].decode()}).encode())

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from grading_fixtures import ANSWERS, cells, exercise_notebook, notebook, write
 
-from course_grader import Limits, grade_batch
+from course_grader import BatchSettings, Limits, grade_batch
 from course_grader.boundary import REPLY_CAP, BadReply, load_reply, oversized_reply
 from course_grader.report import FEEDBACK_LIMIT, feedback_text, write_reports
 from course_grader.results import MESSAGE_LIMIT, cut_with_note
@@ -28,7 +28,7 @@ def _grade(root: Path, jobs: int, limits: Limits, sandbox: str = "off"):
     scratch = Path(tempfile.mkdtemp(prefix="cg-", dir="/tmp"))  # short socket paths under bubblewrap
     saved, tempfile.tempdir = tempfile.tempdir, str(scratch)
     try:
-        return grade_batch(exercise, root / "submitted", jobs=jobs, limits=limits, sandbox=sandbox)
+        return grade_batch(exercise, root / "submitted", BatchSettings(jobs=jobs, limits=limits, sandbox=sandbox))
     finally:
         tempfile.tempdir = saved
         shutil.rmtree(scratch, ignore_errors=True)
@@ -64,8 +64,7 @@ def test_the_cli_takes_a_judge_timeout_and_refuses_a_bad_one(tmp_path, capsys):
 
     with pytest.raises(SystemExit) as exit_:
         main(["01", str(tmp_path), "--out", str(tmp_path.parent / "out-j"), "--judge-timeout", "0"])
-    assert exit_.value.code == 2 and "--judge-timeout must be positive" in capsys.readouterr().err.replace(
-        "--cell-timeout, --timeout and ", "")
+    assert exit_.value.code == 2 and "--judge-timeout must be positive" in capsys.readouterr().err.replace("--cell-timeout, --timeout and ", "")
 
 
 # --------------------------------------------------------------------------- slow: whole batches

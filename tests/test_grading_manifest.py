@@ -29,7 +29,7 @@ from grading_fixtures import ANSWERS, cells, exercise_notebook, notebook, write
 from notebook_runner import ROOT
 
 import course_grader.batch as batch
-from course_grader import Limits, grade_batch, main
+from course_grader import BatchSettings, Limits, grade_batch, main
 from course_grader.environment import EDITOR_FILES, Watch, git_internals
 from course_grader.manifest import ModifiedCourse, _against_record, _bytecode, git_blob_hash, verify_imported, verify_package
 
@@ -37,10 +37,14 @@ BACKDOOR = "\n# course-grade test: a backdoor an earlier batch's submission left
 
 
 def _git(where: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org"}
-    return subprocess.run(["git", "-C", str(where), *args], check=True, capture_output=True, text=True,
-                          env=env).stdout
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.org",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+    }
+    return subprocess.run(["git", "-C", str(where), *args], check=True, capture_output=True, text=True, env=env).stdout
 
 
 def _clone(tmp_path: Path) -> Path:
@@ -48,8 +52,7 @@ def _clone(tmp_path: Path) -> Path:
     checkout = tmp_path / "course"
     (checkout / "src").mkdir(parents=True)
     shutil.copy(ROOT / "pyproject.toml", checkout / "pyproject.toml")
-    shutil.copytree(ROOT / "src" / "course_utils", checkout / "src" / "course_utils",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "src" / "course_utils", checkout / "src" / "course_utils", ignore=shutil.ignore_patterns("__pycache__"))
     _git(checkout, "init", "-q")
     _git(checkout, "add", "-A")
     _git(checkout, "commit", "-q", "-m", "the course as released")
@@ -62,8 +65,7 @@ def _clone(tmp_path: Path) -> Path:
 def test_the_blob_hash_is_gits(tmp_path):
     path = tmp_path / "x.py"
     path.write_bytes(b"print('hi')\n\x00binary too\n")
-    assert git_blob_hash(path) == subprocess.run(["git", "hash-object", str(path)], check=True, capture_output=True,
-                                                 text=True).stdout.strip()
+    assert git_blob_hash(path) == subprocess.run(["git", "hash-object", str(path)], check=True, capture_output=True, text=True).stdout.strip()
 
 
 def test_a_changed_a_planted_and_a_deleted_file_are_named(tmp_path):
@@ -75,9 +77,11 @@ def test_a_changed_a_planted_and_a_deleted_file_are_named(tmp_path):
     (package / "checks" / "nb99.py").write_text("PLANTED = True\n", encoding="utf-8")
     (package / "checks" / "answers.py").unlink()
     found = verify_package(package)
-    assert set(found.mismatches) == {f"changed: {package / 'checks' / 'nb09.py'}",
-                                     f"not in the commit: {package / 'checks' / 'nb99.py'}",
-                                     f"missing: {package / 'checks' / 'answers.py'}"}, found
+    assert set(found.mismatches) == {
+        f"changed: {package / 'checks' / 'nb09.py'}",
+        f"not in the commit: {package / 'checks' / 'nb99.py'}",
+        f"missing: {package / 'checks' / 'answers.py'}",
+    }, found
     assert "nb09.py" in str(found) and str(found).startswith("the course's code differs from git commit")
 
 
@@ -121,8 +125,12 @@ def test_bytecode_planted_beside_an_unchanged_source_is_named(tmp_path):
     cached = Path(importlib.util.cache_from_source(str(source)))
     cached.parent.mkdir()
     st = source.stat()
-    header = importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little") + int(st.st_mtime).to_bytes(4, "little") + (
-        st.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+    header = (
+        importlib.util.MAGIC_NUMBER
+        + (0).to_bytes(4, "little")
+        + int(st.st_mtime).to_bytes(4, "little")
+        + (st.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+    )
     cached.write_bytes(header + marshal.dumps(compile(source.read_text(), str(source), "exec", dont_inherit=True)))
     assert _bytecode(source, None) == "", "the honest bytecode matches its source"
     evil = compile("def judge():\n    return 'backdoor'\n", str(source), "exec", dont_inherit=True)
@@ -172,8 +180,24 @@ def test_importable_names_are_never_taken_for_editor_files():
 
 def _grade_cli(tmp_path: Path, name: str, *extra: str) -> int:
     exercise = exercise_notebook(tmp_path / "exercises")
-    return main([str(exercise), str(tmp_path / "submitted"), "--out", str(tmp_path / name), "--jobs", "1",
-                 "--sandbox", "off", "--quiet", "--cell-timeout", "60", "--timeout", "240", *extra])
+    return main(
+        [
+            str(exercise),
+            str(tmp_path / "submitted"),
+            "--out",
+            str(tmp_path / name),
+            "--jobs",
+            "1",
+            "--sandbox",
+            "off",
+            "--quiet",
+            "--cell-timeout",
+            "60",
+            "--timeout",
+            "240",
+            *extra,
+        ]
+    )
 
 
 @pytest.mark.slow
@@ -187,8 +211,7 @@ def test_a_backdoor_left_by_an_earlier_batch_makes_the_next_one_refuse(tmp_path,
     (tmp_path / "submitted").mkdir()
     target = package / "checks" / "nb09.py"
     plant = f"open({str(target)!r}, 'a').write({BACKDOOR!r})"
-    write(tmp_path / "submitted" / "mallory.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"],
-                                                                   extra={1: plant})))
+    write(tmp_path / "submitted" / "mallory.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"], extra={1: plant})))
     assert _grade_cli(tmp_path, "first") == 1
     assert f"changed: {target}" in (tmp_path / "first" / "summary.txt").read_text(encoding="utf-8")
     capsys.readouterr()
@@ -229,8 +252,12 @@ def test_git_status_and_an_editors_swap_file_during_a_batch_flag_nothing(tmp_pat
     (tmp_path / "submitted").mkdir()
     for learner in ("ada", "bob", "cy"):
         write(tmp_path / "submitted" / f"{learner}.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"])))
-    result = grade_batch(exercise_notebook(tmp_path / "exercises"), tmp_path / "submitted", jobs=1,
-                         limits=Limits(cell_timeout=60, total_timeout=240), sandbox="off", progress=instructor_works)
+    result = grade_batch(
+        exercise_notebook(tmp_path / "exercises"),
+        tmp_path / "submitted",
+        BatchSettings(jobs=1, limits=Limits(cell_timeout=60, total_timeout=240), sandbox="off"),
+        progress=instructor_works,
+    )
     assert rewritten == [True], "git status rewrote .git/index during the batch"
     assert result.changed_files == (), result.changed_files
     assert all(not r.flags and r.passed_count == 2 for r in result.rows), result.rows
@@ -246,5 +273,5 @@ def test_a_batch_in_a_modified_checkout_refuses_before_any_kernel(tmp_path, monk
     (tmp_path / "submitted").mkdir()
     write(tmp_path / "submitted" / "ada.ipynb", notebook(cells()))
     with pytest.raises(ModifiedCourse, match=r"refusing to grade: .*changed: .*nb09\.py"):
-        grade_batch(exercise_notebook(tmp_path / "exercises"), tmp_path / "submitted", jobs=1, sandbox="off")
+        grade_batch(exercise_notebook(tmp_path / "exercises"), tmp_path / "submitted", BatchSettings(jobs=1, sandbox="off"))
     assert started == []

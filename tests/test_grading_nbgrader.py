@@ -67,14 +67,16 @@ def _nbgrader_or_skip() -> Path:
 
 def _solved_release(release: Path, source: Path) -> nbformat.NotebookNode:
     """nbgrader's release copy with each answer cell filled in as a learner would: the source's answer."""
-    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nbformat.read(source, as_version=4).cells
-               if c.metadata.get("nbgrader", {}).get("solution")}
+    answers = {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in nbformat.read(source, as_version=4).cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
     nb = nbformat.read(release, as_version=4)
     for cell in nb.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if grade_id in answers:
-            cell.source = "\n".join(ln for ln in answers[grade_id].splitlines()
-                                    if ln.strip() not in (BEGIN, END))
+            cell.source = "\n".join(ln for ln in answers[grade_id].splitlines() if ln.strip() not in (BEGIN, END))
     return nb
 
 
@@ -114,10 +116,14 @@ def test_real_nbgrader_grades_solved_untouched_and_metadata_less_submissions(tmp
     bare.cells = [c for c in bare.cells if "check(" not in c.source]
     submit("no_checks", bare)
     rewriting = nbformat.read(release, as_version=4)  # attack 1 of issue 25: rewrite the test cells as they run
-    rewriting.cells.insert(1, nbformat.v4.new_code_cell(
-        "def _always(lines):\n"
-        "    return [ln.replace('assert result.passed', 'assert True or result.passed') for ln in lines]\n"
-        "get_ipython().input_transformers_post.append(_always)\n"))
+    rewriting.cells.insert(
+        1,
+        nbformat.v4.new_code_cell(
+            "def _always(lines):\n"
+            "    return [ln.replace('assert result.passed', 'assert True or result.passed') for ln in lines]\n"
+            "get_ipython().input_transformers_post.append(_always)\n"
+        ),
+    )
     submit("rewrites_tests", rewriting)
     # issue 39, attack 1: the instructor's source/ holds the answers, three levels above the kernel's folder
     reading = nbformat.read(release, as_version=4)
@@ -173,20 +179,25 @@ def test_a_submission_without_nbgrader_metadata_gets_the_sources_grade_ids():
     marked, ids = mark_submission(nb)
     assert ids == ["01.1", "01.2", "01.3", "01.4"]
     meta = [c.metadata["nbgrader"] for c in marked.cells if "nbgrader" in c.metadata]
-    assert [m["grade_id"] for m in meta] == ["answer-best_device", "check-01_1", "answer-visible_gpus", "check-01_2",
-                                            "answer-describe_gpu", "check-01_3", "answer-current_cuda_index",
-                                            "check-01_4"]
+    assert [m["grade_id"] for m in meta] == [
+        "answer-best_device",
+        "check-01_1",
+        "answer-visible_gpus",
+        "check-01_2",
+        "answer-describe_gpu",
+        "check-01_3",
+        "answer-current_cuda_index",
+        "check-01_4",
+    ]
     assert all("nbgrader" not in c.metadata for c in nb.cells), "the submission itself must not change"
     nbformat.validate(marked)
 
 
 def test_the_config_written_puts_the_fallback_before_overwrite_cells(tmp_path):
-    convert([str(ROOT / "solutions" / f"{NAME}.ipynb"), str(tmp_path / "source" / "ps01" / f"{NAME}.ipynb"),
-             "--config", str(tmp_path)])
+    convert([str(ROOT / "solutions" / f"{NAME}.ipynb"), str(tmp_path / "source" / "ps01" / f"{NAME}.ipynb"), "--config", str(tmp_path)])
     config = (tmp_path / "nbgrader_config.py").read_text(encoding="utf-8")
     order = [line.strip().strip('",') for line in config.splitlines() if line.strip().startswith('"')]
-    assert order.index("course_grader.nbgrader.MarkCourseCells") < order.index(
-        "nbgrader.preprocessors.OverwriteCells")
+    assert order.index("course_grader.nbgrader.MarkCourseCells") < order.index("nbgrader.preprocessors.OverwriteCells")
     compile(config, "nbgrader_config.py", "exec")
     shutil.rmtree(tmp_path / "source")
 

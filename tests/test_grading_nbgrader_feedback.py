@@ -30,8 +30,16 @@ def test_a_marked_check_cell_carries_the_sources_test_and_points():
 
 
 def test_the_config_passes_the_points_to_the_marker(tmp_path):
-    convert([str(ROOT / "solutions" / f"{NAME}.ipynb"), str(tmp_path / "source" / "ps01" / f"{NAME}.ipynb"),
-             "--config", str(tmp_path), "--points", "2"])
+    convert(
+        [
+            str(ROOT / "solutions" / f"{NAME}.ipynb"),
+            str(tmp_path / "source" / "ps01" / f"{NAME}.ipynb"),
+            "--config",
+            str(tmp_path),
+            "--points",
+            "2",
+        ]
+    )
     assert "c.MarkCourseCells.points = 2.0" in (tmp_path / "nbgrader_config.py").read_text(encoding="utf-8")
 
 
@@ -44,8 +52,10 @@ def test_nbgrader_as_installed_autogrades_quietly_and_writes_feedback(tmp_path):
     made = _run(nbgrader, course, "generate_assignment", "ps01")
     assert made.returncode == 0, made.stderr[-3000:]
     release = course / "release" / "ps01" / f"{NAME}.ipynb"
-    for student, nb in (("solved", _solved_release(release, source)),
-                        ("from_solutions", nbformat.read(ROOT / "solutions" / f"{NAME}.ipynb", as_version=4))):
+    for student, nb in (
+        ("solved", _solved_release(release, source)),
+        ("from_solutions", nbformat.read(ROOT / "solutions" / f"{NAME}.ipynb", as_version=4)),
+    ):
         path = course / "submitted" / student / "ps01" / f"{NAME}.ipynb"
         path.parent.mkdir(parents=True)
         nbformat.write(nb, path)

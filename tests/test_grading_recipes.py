@@ -36,8 +36,7 @@ def stand_in(tmp_path):
     folder, record = tmp_path / "bin", tmp_path / "calls.jsonl"
     folder.mkdir()
     shim = folder / "course-grade"
-    shim.write_text(f"#!{sys.executable}\nimport json, sys\n"
-                    f"open({str(record)!r}, 'a').write(json.dumps(sys.argv[1:]) + '\\n')\n")
+    shim.write_text(f"#!{sys.executable}\nimport json, sys\nopen({str(record)!r}, 'a').write(json.dumps(sys.argv[1:]) + '\\n')\n")
     shim.chmod(0o755)
     return folder, record
 
@@ -58,9 +57,16 @@ def test_the_slurm_script_parses_and_each_task_runs_its_shard(stand_in, tmp_path
     assert subprocess.run(["bash", "-n", str(SBATCH)]).returncode == 0
     count = 3
     for task in range(1, count + 1):
-        env = {**os.environ, "SET": "10", "SUBMITTED": str(tmp_path), "COURSE": str(ROOT),
-               "GRADER": str(folder / "course-grade"), "SLURM_ARRAY_TASK_ID": str(task),
-               "SLURM_ARRAY_TASK_COUNT": str(count), "SLURM_CPUS_PER_TASK": "4"}
+        env = {
+            **os.environ,
+            "SET": "10",
+            "SUBMITTED": str(tmp_path),
+            "COURSE": str(ROOT),
+            "GRADER": str(folder / "course-grade"),
+            "SLURM_ARRAY_TASK_ID": str(task),
+            "SLURM_ARRAY_TASK_COUNT": str(count),
+            "SLURM_CPUS_PER_TASK": "4",
+        }
         done = subprocess.run(["bash", str(SBATCH)], env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
     parsed = [_parser().parse_args(argv) for argv in _calls(record)]
@@ -75,8 +81,7 @@ def test_the_slurm_script_says_what_is_missing(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "SET", "SUBMITTED"))}
     done = subprocess.run(["bash", str(SBATCH)], env=env, capture_output=True, text=True)
     assert done.returncode != 0 and "name the exercise set" in done.stderr
-    done = subprocess.run(["bash", str(SBATCH)], env={**env, "SET": "10", "SUBMITTED": str(tmp_path)},
-                          capture_output=True, text=True)
+    done = subprocess.run(["bash", str(SBATCH)], env={**env, "SET": "10", "SUBMITTED": str(tmp_path)}, capture_output=True, text=True)
     assert done.returncode != 0 and "sbatch --array=1-N" in done.stderr
 
 
@@ -91,9 +96,12 @@ def test_each_pod_of_the_indexed_job_runs_its_shard(stand_in):
     assert int(env["SHARDS"]) == spec["completions"], "SHARDS must equal completions"
     assert container["command"] == ["/bin/sh", "-c"]
     for index in range(spec["completions"]):
-        done = subprocess.run(["/bin/sh", "-c", container["args"][0]], capture_output=True, text=True,
-                              env={**os.environ, **env, "JOB_COMPLETION_INDEX": str(index),
-                                   "PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"})
+        done = subprocess.run(
+            ["/bin/sh", "-c", container["args"][0]],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **env, "JOB_COMPLETION_INDEX": str(index), "PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"},
+        )
         assert done.returncode == 0, done.stderr
     parsed = [_parser().parse_args(argv) for argv in _calls(record)]
     n = spec["completions"]

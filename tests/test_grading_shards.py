@@ -49,21 +49,23 @@ def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("shards")
     submitted = root / "submitted"
     _submissions(submitted)
-    codes = {name: main(["01", str(submitted), "--out", str(root / name), *ARGS, *extra])
-             for name, extra in (("whole", []), ("s1", ["--shard", "1/2"]), ("s2", ["--shard", "2/2"]))}
+    codes = {
+        name: main(["01", str(submitted), "--out", str(root / name), *ARGS, *extra])
+        for name, extra in (("whole", []), ("s1", ["--shard", "1/2"]), ("s2", ["--shard", "2/2"]))
+    }
     return dict(root=root, submitted=submitted, codes=codes)
 
 
 def _table(path: Path, drop: str = "seconds") -> list[list[str]]:
     rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"), newline="")))
     k = rows[0].index(drop)
-    return [r[:k] + r[k + 1:] for r in rows]
+    return [r[:k] + r[k + 1 :] for r in rows]
 
 
 def _details(out: Path) -> list[list[str]]:
     rows = list(csv.reader(io.StringIO((out / "details.csv").read_text(encoding="utf-8"), newline="")))
     status = rows[0].index("status")
-    return [r if r[status] not in ("pass", "fail") else r[:status + 1] + r[status + 2:] for r in rows]
+    return [r if r[status] not in ("pass", "fail") else r[: status + 1] + r[status + 2 :] for r in rows]
 
 
 def _results(path: Path) -> list[str]:
@@ -135,12 +137,15 @@ def test_a_missing_or_repeated_shard_is_refused(runs, capsys, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("key", "change", "said"), [
-    ("release", lambda d: d["release"].update(digest="0" * 64), "differ in the course release"),
-    ("settings", lambda d: d["settings"].update(cell_timeout=5.0), "differ in the settings: cell_timeout: 60.0 against 5.0"),
-    ("folder", lambda d: d["folder"].append(["zoe", "zoe.ipynb"]), "differ in the submissions folder"),
-    ("split", lambda d: d.update(shard=[2, 3]), "different numbers of shards"),
-])
+@pytest.mark.parametrize(
+    ("key", "change", "said"),
+    [
+        ("release", lambda d: d["release"].update(digest="0" * 64), "differ in the course release"),
+        ("settings", lambda d: d["settings"].update(cell_timeout=5.0), "differ in the settings: cell_timeout: 60.0 against 5.0"),
+        ("folder", lambda d: d["folder"].append(["zoe", "zoe.ipynb"]), "differ in the submissions folder"),
+        ("split", lambda d: d.update(shard=[2, 3]), "different numbers of shards"),
+    ],
+)
 def test_shards_of_another_release_settings_or_folder_are_refused(runs, capsys, tmp_path, key, change, said):
     """Edited copies of a real shard: a second course release cannot be made here without changing the course."""
     root = runs["root"]
@@ -180,13 +185,15 @@ def test_a_submission_keeps_its_shard_when_others_are_added():
     assert all(after[n] == before[n] for n in names)
 
 
-@pytest.mark.parametrize(("text", "said"), [
-    ("{", "cannot be read"),
-    ('{"format": 99}', "not a shard file of format 1"),
-    ('{"format": 1, "shard": [1, 2]}', "missing: folder, exercise"),
-    ('{"format": 1, "shard": "1/2", "folder": [], "exercise": {}, "release": {}, "settings": {}, "batch": {}, '
-     '"rows": []}', 'shard: 1/2'),
-])
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("{", "cannot be read"),
+        ('{"format": 99}', "not a shard file of format 1"),
+        ('{"format": 1, "shard": [1, 2]}', "missing: folder, exercise"),
+        ('{"format": 1, "shard": "1/2", "folder": [], "exercise": {}, "release": {}, "settings": {}, "batch": {}, "rows": []}', "shard: 1/2"),
+    ],
+)
 def test_a_file_that_is_not_a_whole_shard_is_refused(text, said, tmp_path, capsys):
     (tmp_path / "s").mkdir()
     (tmp_path / "s" / "shard.json").write_text(text, encoding="utf-8")

@@ -28,7 +28,7 @@ from grading_fixtures import ANSWERS, cells, exercise_notebook, machine_sandbox,
 from notebook_runner import ROOT
 
 import course_grader.batch as batch
-from course_grader import Limits, grade_batch, main
+from course_grader import BatchSettings, Limits, grade_batch, main
 from course_grader.bubblewrap import bwrap_argv, course_checkouts
 from course_grader.environment import (
     Watch,
@@ -45,7 +45,7 @@ SANDBOX = machine_sandbox()
 needs_sandbox = sandbox_mark()
 
 # The learner copies the answer from solutions/ when it can find the checkout: g.1 passes only then.
-FIND_THE_CHECKOUT = '''import pathlib, sys
+FIND_THE_CHECKOUT = """import pathlib, sys
 import course_utils
 
 def _solutions(extra=()):
@@ -61,7 +61,7 @@ print("found:", FOUND)
 
 def double(x):
     return 2 * x if FOUND is not None else -1
-'''
+"""
 
 
 def _finder(extra: str = "()") -> list[str]:
@@ -77,8 +77,9 @@ def _grade(root: Path, sandbox: str, jobs: int = 1):
     scratch = Path(tempfile.mkdtemp(prefix="cg-", dir="/tmp")) if sandbox != "off" else root
     saved, tempfile.tempdir = tempfile.tempdir, str(scratch)
     try:
-        return grade_batch(exercise, root / "submitted", jobs=jobs, limits=Limits(cell_timeout=30, total_timeout=120),
-                           sandbox=sandbox)
+        return grade_batch(
+            exercise, root / "submitted", BatchSettings(jobs=jobs, limits=Limits(cell_timeout=30, total_timeout=120), sandbox=sandbox)
+        )
     finally:
         tempfile.tempdir = saved
         if scratch != root:
@@ -113,8 +114,15 @@ def test_the_sandbox_binds_only_the_system_the_environment_and_the_package(tmp_p
     bound = [Path(argv[i + 2]) for i, a in enumerate(argv) if a in ("--ro-bind", "--bind")]
     assert Path("/") not in bound and "--tmpfs" in argv and argv[argv.index("--tmpfs") + 1] == "/tmp"
     assert package.resolve() in bound and own.resolve() in bound
-    shut = [here, here / "solutions", here / "src", Path.home().resolve(), Path("/home"),
-            Path(tempfile.gettempdir()).resolve(), tmp_path.resolve()]
+    shut = [
+        here,
+        here / "solutions",
+        here / "src",
+        Path.home().resolve(),
+        Path("/home"),
+        Path(tempfile.gettempdir()).resolve(),
+        tmp_path.resolve(),
+    ]
     for path in bound:
         holds = [s for s in shut if s == path or s.is_relative_to(path)]
         assert not holds, f"{path} is bound, and it holds {holds}"
@@ -127,12 +135,12 @@ def test_the_handover_folder_is_bound_read_only_at_its_own_path(tmp_path):
     argv = bwrap_argv("bwrap", scratch.own, scratch.work, tmp_path, None, scratch.handover)
     own, root, handover = (str(p.resolve()) for p in (scratch.own, scratch.root, scratch.handover))
     at = argv.index("--bind")
-    assert argv[at:at + 3] == ["--bind", own, own]
+    assert argv[at : at + 3] == ["--bind", own, own]
     # the scratch folder, inside it, bound onto itself: a mount point the kernel cannot rename away (the probe of
     # 2026-12-06: a link in its place led the grader's own opens outside the sandbox)
-    assert argv[at + 3:at + 6] == ["--bind", root, root] and root.startswith(own + "/")
+    assert argv[at + 3 : at + 6] == ["--bind", root, root] and root.startswith(own + "/")
     assert argv.count("--bind") == 2, "nothing else becomes writable"
-    assert argv[at + 6:at + 9] == ["--ro-bind", handover, handover], "read-only, over the writable folder"
+    assert argv[at + 6 : at + 9] == ["--ro-bind", handover, handover], "read-only, over the writable folder"
     with pytest.raises(ValueError, match="inside the submission's own folder"):
         bwrap_argv("bwrap", scratch.own, scratch.work, tmp_path, None, tmp_path / "elsewhere")
 
@@ -170,8 +178,11 @@ def test_a_log_at_the_checkouts_top_is_no_change_but_anything_python_loads_is(tm
     (checkout / "src" / "course_utils" / "notes.txt").write_text("below the top: watched\n")
     change = watch.look(lambda: ["mallory"])
     assert change is not None and set(change.paths) == {
-        *(f"new: {checkout / n}" for n in planted), f"new: {checkout / 'evil'}", f"new: {checkout / 'linked'}",
-        f"new: {checkout / 'src' / 'course_utils' / 'notes.txt'}"}, change.paths
+        *(f"new: {checkout / n}" for n in planted),
+        f"new: {checkout / 'evil'}",
+        f"new: {checkout / 'linked'}",
+        f"new: {checkout / 'src' / 'course_utils' / 'notes.txt'}",
+    }, change.paths
     assert [p.resolve() for p in loose_folders()] == [ROOT.resolve()]
 
 
@@ -206,8 +217,7 @@ def test_a_planted_pth_is_named_and_every_later_row_is_not_trustworthy(tmp_path,
     write(submitted / "mallory.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"], extra={1: plant})))
     write(submitted / "zoe.ipynb", notebook(cells(ANSWERS["double"], ANSWERS["greet"])))
     exercise = exercise_notebook(tmp_path / "exercises")
-    code = main([str(exercise), str(submitted), "--out", str(tmp_path / "out"), "--jobs", "1", "--sandbox", "off",
-                 "--quiet"])
+    code = main([str(exercise), str(submitted), "--out", str(tmp_path / "out"), "--jobs", "1", "--sandbox", "off", "--quiet"])
     assert code == 1
     summary = (tmp_path / "out" / "summary.txt").read_text(encoding="utf-8")
     assert f"new: {site / 'zz-course.pth'}" in summary and "while grading mallory" in summary
@@ -234,10 +244,13 @@ def test_without_the_sandbox_the_kernel_does_not_find_the_checkout_from_the_pack
 def test_the_sandbox_hides_solutions_wherever_the_checkout_lies(tmp_path):
     """Attack 6 under the sandbox: not from the package, not from sys.path, not by the checkout's own path."""
     if ROOT.resolve().is_relative_to(Path(tempfile.gettempdir()).resolve()):
-        pytest.skip("this checkout lies under the temporary folder, which the sandbox hides whole; the case this "
-                    "test is for, a checkout elsewhere, needs a clone outside it")
-    extra = repr([*filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep)), str(ROOT), str(ROOT / "src"),
-                  *(str(c) for c in course_checkouts())])
+        pytest.skip(
+            "this checkout lies under the temporary folder, which the sandbox hides whole; the case this "
+            "test is for, a checkout elsewhere, needs a clone outside it"
+        )
+    extra = repr(
+        [*filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep)), str(ROOT), str(ROOT / "src"), *(str(c) for c in course_checkouts())]
+    )
     (tmp_path / "submitted").mkdir()
     write(tmp_path / "submitted" / "cat.ipynb", notebook(_finder("__import__('sys').path + " + extra)))
     result = _grade(tmp_path, "require")
@@ -288,11 +301,13 @@ def test_a_sandboxed_kernel_reads_what_is_handed_over_and_nothing_of_the_judges(
         (scratch.handover / "ckpt.pt").write_bytes(b"weights")
         (judges / "ckpt.pt").write_bytes(b"the judge's")
         (root / "other.pt").write_bytes(b"another learner's")
-        code = (f"import pathlib\nprint(pathlib.Path({str(scratch.handover / 'ckpt.pt')!r}).read_bytes())\n"
-                f"print([pathlib.Path(p).exists() for p in ({str(judges / 'ckpt.pt')!r}, {str(root / 'other.pt')!r})])\n"
-                f"try:\n    pathlib.Path({str(scratch.handover / 'planted')!r}).write_text('x')\n    print('wrote')\n"
-                "except OSError as exc:\n    print(exc.errno)\n"
-                f"pathlib.Path({str(scratch.work / 'mine')!r}).write_text('x')\n")
+        code = (
+            f"import pathlib\nprint(pathlib.Path({str(scratch.handover / 'ckpt.pt')!r}).read_bytes())\n"
+            f"print([pathlib.Path(p).exists() for p in ({str(judges / 'ckpt.pt')!r}, {str(root / 'other.pt')!r})])\n"
+            f"try:\n    pathlib.Path({str(scratch.handover / 'planted')!r}).write_text('x')\n    print('wrote')\n"
+            "except OSError as exc:\n    print(exc.errno)\n"
+            f"pathlib.Path({str(scratch.work / 'mine')!r}).write_text('x')\n"
+        )
         argv = bwrap_argv(SANDBOX.bwrap, scratch.own, scratch.work, root, None, scratch.handover)
         done = subprocess.run([*argv, sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
@@ -311,17 +326,20 @@ def test_importing_the_answer_from_the_course_earns_nothing(tmp_path):
     exercise = ROOT / "exercises" / "01_device_query_exercises.ipynb"
     nb = nbformat.read(exercise, as_version=4)
     stub = next(c for c in nb.cells if c.cell_type == "code" and "def visible_gpus" in c.source)
-    stub.source = ("try:\n    from course_utils.checks.nb01 import visible_gpus_reference as visible_gpus\n"
-                   "except ImportError:  # then the course's answer, wherever the package can find one\n"
-                   "    from course_utils.checks import answers\n    found = {}\n"
-                   "    exec(answers.course_answer('01.2', 'visible_gpus') or 'visible_gpus = None', found)\n"
-                   "    visible_gpus = found['visible_gpus']\n")
+    stub.source = (
+        "try:\n    from course_utils.checks.nb01 import visible_gpus_reference as visible_gpus\n"
+        "except ImportError:  # then the course's answer, wherever the package can find one\n"
+        "    from course_utils.checks import answers\n    found = {}\n"
+        "    exec(answers.course_answer('01.2', 'visible_gpus') or 'visible_gpus = None', found)\n"
+        "    visible_gpus = found['visible_gpus']\n"
+    )
     (tmp_path / "submitted").mkdir()
     nbformat.write(nb, tmp_path / "submitted" / "eve.ipynb")
     saved, tempfile.tempdir = tempfile.tempdir, str(tmp_path)
     try:
-        result = grade_batch(exercise, tmp_path / "submitted", jobs=1, limits=Limits(cell_timeout=60, total_timeout=300),
-                             sandbox="off")
+        result = grade_batch(
+            exercise, tmp_path / "submitted", BatchSettings(jobs=1, limits=Limits(cell_timeout=60, total_timeout=300), sandbox="off")
+        )
     finally:
         tempfile.tempdir = saved
     [row] = result.rows
@@ -332,10 +350,13 @@ def test_importing_the_answer_from_the_course_earns_nothing(tmp_path):
 @pytest.mark.slow  # a child Python
 def test_the_judge_is_loaded_before_any_kernel_and_build_outputs_are_not_watched():
     """Lazy checks would be read (and compiled into the checkout) after learner code ran: the batch loads them first."""
-    code = ("import sys; from course_grader.batch import _load_the_judge; _load_the_judge(); "
-            "print(sorted(m for m in sys.modules if m.startswith('course_utils.checks.nb')))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    code = (
+        "import sys; from course_grader.batch import _load_the_judge; _load_the_judge(); "
+        "print(sorted(m for m in sys.modules if m.startswith('course_utils.checks.nb')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    )
     assert done.returncode == 0, done.stderr
     loaded = ast.literal_eval(done.stdout)  # a list of module names
     assert len(loaded) == len(list((ROOT / "src" / "course_utils" / "checks").glob("nb[0-9][0-9].py"))) > 0, loaded

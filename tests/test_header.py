@@ -17,7 +17,7 @@ from course_authoring.header import HeaderError, Repository, repository, retarge
 ROOT = Path(__file__).resolve().parents[1]
 REPO = Repository("someone", "course")
 
-LESSON = '''# ---
+LESSON = """# ---
 # jupyter:
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
@@ -32,7 +32,7 @@ LESSON = '''# ---
 
 # %%
 import torch
-'''
+"""
 
 
 def header_cells(text):
@@ -63,10 +63,10 @@ def test_the_header_comes_right_after_the_title_in_every_notebook():
 
 
 def test_links_are_colab_and_kaggle_forms():
-    assert REPO.colab("notebooks/01_x.ipynb") == (
-        "https://colab.research.google.com/github/someone/course/blob/main/notebooks/01_x.ipynb")
+    assert REPO.colab("notebooks/01_x.ipynb") == ("https://colab.research.google.com/github/someone/course/blob/main/notebooks/01_x.ipynb")
     assert REPO.kaggle("notebooks/01_x.ipynb") == (
-        "https://kaggle.com/kernels/welcome?src=https://github.com/someone/course/blob/main/notebooks/01_x.ipynb")
+        "https://kaggle.com/kernels/welcome?src=https://github.com/someone/course/blob/main/notebooks/01_x.ipynb"
+    )
     assert REPO.pip_source == "course-utils @ git+https://github.com/someone/course"
 
 
@@ -83,8 +83,7 @@ def test_header_is_idempotent_and_comes_back_after_a_merge_drops_it():
 
 
 def test_a_new_address_rewrites_every_link():
-    moved = with_header(with_header(LESSON, REPO, "notebooks/99_x.ipynb"), Repository("fork", "mine"),
-                        "notebooks/99_x.ipynb")
+    moved = with_header(with_header(LESSON, REPO, "notebooks/99_x.ipynb"), Repository("fork", "mine"), "notebooks/99_x.ipynb")
     assert "someone/course" not in moved and moved.count("fork/mine") == 3  # Colab, Kaggle, pip
 
 
@@ -108,8 +107,9 @@ def test_a_missing_address_says_where_it_goes(tmp_path):
 
 def test_exercise_header_opens_the_exercise_not_the_answers(tmp_path):
     solution = tmp_path / "99_x_exercises.py"
-    solution.write_text(with_header(LESSON + "\n# %%\n# solutions/99_x_exercises.ipynb in a body cell\n",
-                                    REPO, "solutions/99_x_exercises.ipynb"))
+    solution.write_text(
+        with_header(LESSON + "\n# %%\n# solutions/99_x_exercises.ipynb in a body cell\n", REPO, "solutions/99_x_exercises.ipynb")
+    )
     py_text, _ = exercise_texts(solution)
     (links, install) = header_cells(py_text)
     assert "exercises/99_x_exercises.ipynb" in links and "solutions/" not in links
@@ -148,8 +148,7 @@ def test_install_cell_installs_the_source_and_keeps_torch(monkeypatch, capsys):
     calls = []
     real_find_spec = importlib.util.find_spec
     monkeypatch.setenv(header.SOURCE_VARIABLE, "/some/checkout")
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "course_utils" else real_find_spec(name, *a))
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "course_utils" else real_find_spec(name, *a))
     monkeypatch.setattr(subprocess, "run", lambda command, **k: calls.append((command, k)))
     exec(compile(_install_cell(), "install-cell", "exec"), {})
     ((command, kwargs),) = calls
@@ -183,10 +182,10 @@ def test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter(tmp_pat
     torch_req = "torch==2.13.0"  # the CPU wheel CI installs (.ci/run), whatever torch runs this suite
     # --no-compile: Python compiles what the kernel imports as it imports it; pip compiling all of torch's files
     # first took 38 s of this test's 87 s, and is not what the test is about
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-compile", torch_req, "ipykernel", "nbclient"],
-                   check=True, timeout=900, env=fresh)
-    listed = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True,
-                            text=True, check=True, env=fresh).stdout
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--no-compile", torch_req, "ipykernel", "nbclient"], check=True, timeout=900, env=fresh
+    )
+    listed = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True, check=True, env=fresh).stdout
     assert "course-utils" not in listed and "course_utils" not in listed
     torch_before = [line for line in listed.splitlines() if line.lower().startswith("torch==")]
 
@@ -195,14 +194,16 @@ def test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter(tmp_pat
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.cells = [
         nbformat.v4.new_code_cell(_install_cell()),
-        nbformat.v4.new_code_cell("import course_utils, torch\nprint(course_utils.__file__)\n"
-                                  "from course_utils.launch import find_script\n"  # notebook 08's scripts came too
-                                  "print(find_script('scripts/ddp_basics.py').stat().st_size > 0)\n"
-                                  # the learner's distribution only: no grader, no authors' tools, none of their dependencies
-                                  "import importlib.util\n"
-                                  "print([n for n in ('course_grader', 'course_authoring', 'jupytext', 'nbgrader') "
-                                  "if importlib.util.find_spec(n)])\n"
-                                  "print(course_utils.preflight().level)"),
+        nbformat.v4.new_code_cell(
+            "import course_utils, torch\nprint(course_utils.__file__)\n"
+            "from course_utils.launch import find_script\n"  # notebook 08's scripts came too
+            "print(find_script('scripts/ddp_basics.py').stat().st_size > 0)\n"
+            # the learner's distribution only: no grader, no authors' tools, none of their dependencies
+            "import importlib.util\n"
+            "print([n for n in ('course_grader', 'course_authoring', 'jupytext', 'nbgrader') "
+            "if importlib.util.find_spec(n)])\n"
+            "print(course_utils.preflight().level)"
+        ),
         nbformat.v4.new_code_cell(_install_cell()),  # a second run: course_utils imports now, so nothing
     ]
     (tmp_path / "nb.ipynb").write_text(nbformat.writes(nb))
@@ -215,8 +216,7 @@ def test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter(tmp_pat
     env = dict(os.environ, **{header.SOURCE_VARIABLE: str(source)})
     env.pop("PYTHONPATH", None)
     # the fresh venv's own kernel: `python3` resolves to the interpreter that runs nbclient
-    subprocess.run([str(python), "-c", runner, str(tmp_path / "nb.ipynb")], env=env, check=True,
-                   timeout=1200, cwd=tmp_path)
+    subprocess.run([str(python), "-c", runner, str(tmp_path / "nb.ipynb")], env=env, check=True, timeout=1200, cwd=tmp_path)
     done = nbformat.read(tmp_path / "nb.ipynb", as_version=4)
     text = ["".join(o.get("text", "") for o in c.outputs) for c in done.cells]
     assert f"installed course_utils from {source}" in text[0]
@@ -224,6 +224,5 @@ def test_install_cell_in_a_fresh_environment_with_only_torch_and_jupyter(tmp_pat
     assert text[1].splitlines()[1] == "True", text[1]
     assert text[1].splitlines()[2] == "[]", text[1]
     assert text[2] == ""
-    after = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True,
-                           text=True, check=True, env=fresh).stdout
+    after = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True, check=True, env=fresh).stdout
     assert [line for line in after.splitlines() if line.lower().startswith("torch==")] == torch_before

@@ -31,7 +31,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 DRAWS = 12
 
 
-
 @pytest.fixture(scope="module")
 def solutions() -> dict:
     found: dict = {}
@@ -98,6 +97,7 @@ def test_a_looked_up_public_row_passes_practice_and_fails_grading(seeds):
 
 def test_an_answer_reading_the_simulated_machine_fails_in_the_kernel(solutions):
     """Reading the request (active_machine) instead of torch.cuda: None in the kernel, so it has nothing to read."""
+
     def best_device():
         machine = active_machine()
         if machine is None:
@@ -125,6 +125,7 @@ def test_a_model_emptied_in_place_fails_10_1(solutions):
 @pytest.mark.parametrize("seeds", SWEEPS)
 def test_a_batch_answer_from_the_public_shape_fails_09_1(solutions, seeds):
     """An answer that rebuilds the public batch's shape (keys, nesting) instead of walking what it is given."""
+
     def to_device(batch, device):
         public, _ = nb09._nested(str(device))
         return {key: solutions["to_device"](batch.get(key, public[key]), device) for key in public}
@@ -168,7 +169,7 @@ def test_drawn_models_are_real_modules_of_the_kernels_classes():
     assert isinstance(seed, int)
 
 
-LIAR_09 = '''import torch
+LIAR_09 = """import torch
 from torch.overrides import _get_current_function_mode_stack
 
 def to_device(batch, device):
@@ -188,7 +189,7 @@ def to_device(batch, device):
         if hasattr(mode, "calls"):
             mode.calls[:] = [True] * len(mode.calls)
     return moved
-'''
+"""
 
 
 def _channel_with_source(namespace: dict, source: str | None):

@@ -36,10 +36,21 @@ IDS = sorted(id for id in RULES if id[:2] in SETS)
 SEEDS = [bytes([k]) * 32 for k in range(3)]
 
 PUBLIC = {  # exercise id -> the public table its checker passes to cases()
-    "02.1": nb02.LIKE_CASES, "02.2": nb02._batch, "02.3": nb02.BUILD_CASES, "02.4": nb02.NUMPY_CASES,
-    "03.1": nb03.BUGGY, "03.2": nb03.WHERE_CASES, "03.3": nb03.TRAINED, "03.4": nb03.STEPPED,
-    "04.2": simulate_cases(), "04.3": nb04.LANDING_CASES, "04.4": (nb04.NO_SWITCH, nb04.SWITCH),
-    "05.1": nb05.MESSAGES, "05.2": nb05._inputs, "05.3": nb05.INDEX_CASES, "05.4": (nb05.SAVED_ON, nb05._saved_state),
+    "02.1": nb02.LIKE_CASES,
+    "02.2": nb02._batch,
+    "02.3": nb02.BUILD_CASES,
+    "02.4": nb02.NUMPY_CASES,
+    "03.1": nb03.BUGGY,
+    "03.2": nb03.WHERE_CASES,
+    "03.3": nb03.TRAINED,
+    "03.4": nb03.STEPPED,
+    "04.2": simulate_cases(),
+    "04.3": nb04.LANDING_CASES,
+    "04.4": (nb04.NO_SWITCH, nb04.SWITCH),
+    "05.1": nb05.MESSAGES,
+    "05.2": nb05._inputs,
+    "05.3": nb05.INDEX_CASES,
+    "05.4": (nb05.SAVED_ON, nb05._saved_state),
 }
 
 
@@ -85,9 +96,11 @@ def test_the_practice_check_keeps_its_public_table(id):
 def test_the_solution_passes_drawn_cases_in_the_checker_and_through_the_boundary(id, solutions):
     assert_the_solution_passes_every_draw(id, solutions, SEEDS)
 
+
 @pytest.mark.parametrize("id", IDS)
 def test_a_replay_of_the_solutions_replies_passes_practice_and_fails_every_draw(id, solutions):
     assert_a_replay_passes_practice_and_fails_every_draw(id, solutions, SEEDS)
+
 
 def _row_lookup(table, arity: int, otherwise):
     rows = {tuple(repr(a) for a in row[:arity]): row[arity] for row in table}
@@ -129,8 +142,7 @@ def test_drawn_values_are_what_their_dtypes_hold_and_the_models_build():
         for dtype, _, _, values in RULES["02.1"](rng):
             assert torch.tensor(values, dtype=dtype).tolist() == values, (dtype, values)
         for _, values, dtype, how in RULES["02.4"](rng):
-            assert torch.tensor(values, dtype=dtype).tolist() == values and (dtype.is_floating_point or
-                                                                             not how.endswith("grad"))
+            assert torch.tensor(values, dtype=dtype).tolist() == values and (dtype.is_floating_point or not how.endswith("grad"))
         values = RULES["03.1"](rng)
         model = nb03._Buggy(values)
         assert model(torch.ones(2, values["width"])).shape == (2, values["width"]) and min(values["std"]) > 0

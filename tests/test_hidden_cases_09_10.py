@@ -34,8 +34,7 @@ from course_utils.checks.machines import simulated
 
 IDS = ("09.2", "09.3", "10.2", "10.3")
 SEEDS = [bytes([k]) * 32 for k in range(4)]
-PUBLIC = {"09.2": nb09.STEP_CASES, "09.3": nb09.LOADER_CASES, "10.2": (nb10.PLAN_CASES, nb10.PLAN_TOO_BIG),
-          "10.3": nb10.STATE_CASES}
+PUBLIC = {"09.2": nb09.STEP_CASES, "09.3": nb09.LOADER_CASES, "10.2": (nb10.PLAN_CASES, nb10.PLAN_TOO_BIG), "10.3": nb10.STATE_CASES}
 
 
 @pytest.fixture(scope="module")
@@ -50,14 +49,15 @@ def _shapes(model) -> list:
 def _comparable(id: str, drawn):
     """The drawn cases as values (their builders built): what two draws are compared by."""
     if id == "09.2":
-        return [(what, _shapes(build()), make(list(build().parameters())).__class__, dtype)
-                for what, build, make, dtype in drawn]
+        return [(what, _shapes(build()), make(list(build().parameters())).__class__, dtype) for what, build, make, dtype in drawn]
     if id == "09.3":
         return list(drawn)
     if id == "10.2":
         fitting, too_big = drawn
-        return ([(_shapes(build()), budgets, plan, mistakes) for _, build, budgets, plan, mistakes in fitting],
-                [(_shapes(build()), budgets) for _, build, budgets in too_big])
+        return (
+            [(_shapes(build()), budgets, plan, mistakes) for _, build, budgets, plan, mistakes in fitting],
+            [(_shapes(build()), budgets) for _, build, budgets in too_big],
+        )
     return [(_shapes(make()[0]), type(make()[1]), devices) for _, make, devices in drawn]
 
 
@@ -89,9 +89,11 @@ def test_the_practice_check_keeps_its_public_table(id, solutions):
 def test_the_solution_passes_drawn_cases_in_the_checker_and_through_the_boundary(id, solutions):
     assert_the_solution_passes_every_draw(id, solutions, SEEDS)
 
+
 @pytest.mark.parametrize("id", IDS)
 def test_a_replay_of_the_solutions_replies_passes_practice_and_fails_every_draw(id, solutions):
     assert_a_replay_passes_practice_and_fails_every_draw(id, solutions, SEEDS)
+
 
 def _state_key(model, optimizer) -> tuple:
     return tuple(name for name, _ in model.named_parameters()), type(optimizer), len(optimizer.state)
@@ -105,8 +107,9 @@ def _lookups(solutions: dict) -> dict:
     for _, build, make, dtype in (*nb09.STEP_CASES, *nb09.STEP_ALWAYS):  # every row practice asks
         model, optimizer = nb09._after_one_step(build, make, dtype)
         held[repr(_shapes(model))] = solutions["held_bytes"](model, optimizer)
-    plans = {(repr(_shapes(build())), repr(budgets)): plan for _, build, budgets, plan, _ in
-             (*nb10.PLAN_CASES, *nb10.PLAN_ALWAYS)}  # every row practice asks
+    plans = {
+        (repr(_shapes(build())), repr(budgets)): plan for _, build, budgets, plan, _ in (*nb10.PLAN_CASES, *nb10.PLAN_ALWAYS)
+    }  # every row practice asks
     states = {_state_key(*make()): devices for _, make, devices in (*nb10.STATE_CASES, *nb10.STATE_ALWAYS)}
 
     def held_bytes(model, optimizer):
@@ -161,8 +164,9 @@ def test_drawn_plans_and_their_mistakes_agree_with_the_reference():
         fitting, too_big = RULES["10.2"](rng)
         for what, build, budgets, plan, mistakes in fitting:
             model = build()
-            assert {n: str(d) for n, d in reference_plan_device_map(model, budgets).items()} == \
-                dict(zip((n for n, _ in model.named_children()), plan)), what
+            assert {n: str(d) for n, d in reference_plan_device_map(model, budgets).items()} == dict(
+                zip((n for n, _ in model.named_children()), plan)
+            ), what
             for key, knob in MISTAKE_VARIANTS.items():
                 wrong = plan_variant(model, budgets, **knob)
                 wrong = None if wrong is None else tuple(str(d) for d in wrong.values())

@@ -64,15 +64,16 @@ def test_the_practice_check_keeps_its_public_table(id):
 def test_the_solution_passes_drawn_cases_in_the_checker_and_through_the_boundary(id, solutions):
     assert_the_solution_passes_every_draw(id, solutions, SEEDS)
 
+
 @pytest.mark.parametrize("id", IDS)
 def test_a_replay_of_the_solutions_replies_passes_practice_and_fails_every_draw(id, solutions):
     assert_a_replay_passes_practice_and_fails_every_draw(id, solutions, SEEDS)
 
+
 def _lookups(solutions: dict) -> dict:
     """Answers that return the public table's answer for what they are given or what torch says (issue 38,
     'looking up'): 12.1 by nvidia-smi's rows and the bus id, 12.2 by the GPU's name, 12.3 by the GPU count."""
-    envs = {(repr(nb12.smi_rows(server)), bus): solutions["cuda_env"](nb12.smi_rows(server), bus)
-            for server, bus in nb12.SERVERS}
+    envs = {(repr(nb12.smi_rows(server)), bus): solutions["cuda_env"](nb12.smi_rows(server), bus) for server, bus in nb12.SERVERS}
     by_name = {m.build.gpu_name: want for m, want in nb12.KERNEL_MACHINES if m.cuda}
     by_count = {m.cuda: want for m, want in nb12.PLATFORM_MACHINES if m.cuda}
 
@@ -120,8 +121,7 @@ def _runs_reference(arch_list, capability) -> bool:
     for arch in arch_list:
         kind, _, digits = arch.partition("_")
         built = (int(digits[:-1]), int(digits[-1]))
-        if (kind == "sm" and built[0] == capability[0] and built[1] <= capability[1]) or \
-                (kind == "compute" and built <= tuple(capability)):
+        if (kind == "sm" and built[0] == capability[0] and built[1] <= capability[1]) or (kind == "compute" and built <= tuple(capability)):
             return True
     return False
 

@@ -40,7 +40,6 @@ OURS = sorted(id for id in RULES if id[:2] in ("06", "08", "11"))
 PURE = ("06.3", "06.4", "08.1", "08.2", "08.3", "08.4", "11.1", "11.2")  # answers that depend on their arguments only
 
 
-
 @pytest.fixture(scope="module")
 def solutions() -> dict:
     found: dict = {}
@@ -56,9 +55,19 @@ def test_every_exercise_of_06_08_and_11_draws_its_cases():
 # --------------------------------------------------------------------------- the public tables, untouched
 
 
-PUBLIC = {"06.1": nb06.TIMING_CASES, "06.2": nb06.COPY_CASES, "06.3": nb06.GBPS_CASES, "06.4": nb06.PCIE_CASES,
-          "08.1": (nb08.RANK_CASES, nb08.RANK_REFUSED), "08.2": nb08.LAUNCHES, "08.3": nb08.DEVICE_IDS_CASES,
-          "08.4": nb08.SHARED_CASES, "11.1": nb11.AUTOCAST_CASES, "11.2": nb11.ORDER_CASES, "11.3": nb11.FORWARD_SEEDS}
+PUBLIC = {
+    "06.1": nb06.TIMING_CASES,
+    "06.2": nb06.COPY_CASES,
+    "06.3": nb06.GBPS_CASES,
+    "06.4": nb06.PCIE_CASES,
+    "08.1": (nb08.RANK_CASES, nb08.RANK_REFUSED),
+    "08.2": nb08.LAUNCHES,
+    "08.3": nb08.DEVICE_IDS_CASES,
+    "08.4": nb08.SHARED_CASES,
+    "11.1": nb11.AUTOCAST_CASES,
+    "11.2": nb11.ORDER_CASES,
+    "11.3": nb11.FORWARD_SEEDS,
+}
 
 
 @pytest.mark.parametrize("id", OURS)
@@ -71,8 +80,7 @@ def test_the_practice_check_runs_the_public_table_and_grading_another(id):
 def test_the_tables_made_plain_data_hold_what_the_code_made_before():
     """06.2's sources were drawn by random.Random(6) in the checker, 06.4's links by two loops: the same rows."""
     rng = random.Random(6)
-    before = tuple(tuple(tuple(round(rng.uniform(-9, 9), 2) for _ in range(rng.randint(2, 5))) for _ in range(count))
-                   for count in (1, 3, 4))
+    before = tuple(tuple(tuple(round(rng.uniform(-9, 9), 2) for _ in range(rng.randint(2, 5))) for _ in range(count)) for count in (1, 3, 4))
     assert nb06.COPY_CASES == before
     assert nb06.PCIE_CASES == tuple((gen, lanes) for gen in (1, 2, 3, 4, 5) for lanes in (16, 8, 4, 1))
     assert nb08.RANK_REFUSED == ((2, 2), (1, 1), (5, 4)) and nb11.FORWARD_SEEDS == (0, 1)
@@ -206,7 +214,7 @@ def test_a_replayed_timing_and_a_replayed_forward_earn_nothing_graded(solutions)
             assert _graded(name, lambda *a, played=played: _answer(next(played, ("value", None))), draw=draw) == status, id
 
 
-FORGED_06_2 = '''def copy_all_to_host(sources, buffers, synchronize):
+FORGED_06_2 = """def copy_all_to_host(sources, buffers, synchronize):
     # fills the buffers without a copy, and writes on the device what right copies would have left
     if not hasattr(sources[0].device, "launch"):  # the check's last call: real tensors
         return [buf.copy_(src) for src, buf in zip(sources, buffers)]
@@ -222,9 +230,9 @@ FORGED_06_2 = '''def copy_all_to_host(sources, buffers, synchronize):
     device.now = max(device.now, device.busy_until)
     return buffers
     buf.copy_(src, non_blocking=True)  # dead code, for the grader's reading of the file
-'''
+"""
 
-CARELESS_06_2 = '''def copy_all_to_host(sources, buffers, synchronize):
+CARELESS_06_2 = """def copy_all_to_host(sources, buffers, synchronize):
     # fills the buffers without a copy and says every copy was non-blocking, once synchronized
     if not hasattr(sources[0].device, "launch"):  # the check's last call: real tensors
         return [buf.copy_(src) for src, buf in zip(sources, buffers)]
@@ -233,7 +241,7 @@ CARELESS_06_2 = '''def copy_all_to_host(sources, buffers, synchronize):
         buf.copies.append(True)
     sources[0].device.syncs += 1
     return buffers
-'''
+"""
 
 
 def _defined(source: str):
@@ -258,7 +266,7 @@ def test_06_2_judges_what_right_copies_leave_and_reads_the_file(solutions):
 # --------------------------------------------------------------------------- 09 and 10: smarter replays
 
 # 09.1: the moves recorded as the public batch's shape, played on whatever batch comes (it walks the public one)
-SHAPE_REPLAY_09 = '''import torch
+SHAPE_REPLAY_09 = """import torch
 from course_utils.checks import nb09
 
 def to_device(batch, device):
@@ -276,10 +284,10 @@ def to_device(batch, device):
         return x
 
     return move(batch, public)
-'''
+"""
 
 # 10.1: the values a right answer leaves, looked up: the public models, built from the public seed
-VALUES_REPLAY_10 = '''import torch
+VALUES_REPLAY_10 = """import torch
 from course_utils.checks import nb10
 
 def _shape(model):
@@ -297,7 +305,7 @@ def materialize(model, device):
                     mine.copy_(theirs)
             break
     return model
-'''
+"""
 
 
 def _defined_as(source: str, name: str):
@@ -306,8 +314,7 @@ def _defined_as(source: str, name: str):
     return namespace[name]
 
 
-@pytest.mark.parametrize("id, name, source", [("09.1", "to_device", SHAPE_REPLAY_09),
-                                              ("10.1", "materialize", VALUES_REPLAY_10)])
+@pytest.mark.parametrize("id, name, source", [("09.1", "to_device", SHAPE_REPLAY_09), ("10.1", "materialize", VALUES_REPLAY_10)])
 def test_a_smarter_replay_of_09_and_10_passes_practice_and_earns_nothing_graded(id, name, source, solutions):
     answer = _defined_as(source, name)
     assert grade(id, _channel_with_source({name: answer}, source), draw=practice_cases).status == "pass"

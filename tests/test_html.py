@@ -29,8 +29,7 @@ SCRIPT = "<script>alert('x')</script>"
 
 
 def test_plain_text_is_escaped_everywhere_it_can_go():
-    pieces = [escape(SCRIPT), markup(SCRIPT), tag("p", SCRIPT), card(OK, SCRIPT, SCRIPT), pre(SCRIPT),
-              table([[SCRIPT]], head=[SCRIPT])]
+    pieces = [escape(SCRIPT), markup(SCRIPT), tag("p", SCRIPT), card(OK, SCRIPT, SCRIPT), pre(SCRIPT), table([[SCRIPT]], head=[SCRIPT])]
     for piece in pieces:
         assert "<script" not in piece and "&lt;script&gt;" in piece
 
@@ -116,8 +115,18 @@ def test_require_int_returns_a_good_value():
     assert require_int("n", 10**20) == 10**20
 
 
-@pytest.mark.parametrize("bad, shown", [(True, "True (a bool)"), (False, "False (a bool)"), (1.0, "1.0 (a float)"),
-                                        ("2", "'2' (a str)"), (None, "None (a NoneType)"), (0, "0"), (-3, "-3")])
+@pytest.mark.parametrize(
+    "bad, shown",
+    [
+        (True, "True (a bool)"),
+        (False, "False (a bool)"),
+        (1.0, "1.0 (a float)"),
+        ("2", "'2' (a str)"),
+        (None, "None (a NoneType)"),
+        (0, "0"),
+        (-3, "-3"),
+    ],
+)
 def test_require_int_refuses_bool_float_str_zero_and_negative_naming_the_parameter(bad, shown):
     with pytest.raises(ValueError) as caught:
         require_int("nbytes", bad)

@@ -27,10 +27,11 @@ print(json.dumps(sorted(m for m in sys.modules
 
 def heavy_modules_after(code: str) -> list[str]:
     """torch's modules and lesson check modules that a fresh Python holds after running ``code``."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(Path(course_utils.__file__).parents[1]), str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, "-c", code + _REPORT], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(Path(course_utils.__file__).parents[1]), str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    done = subprocess.run([sys.executable, "-c", code + _REPORT], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -49,19 +50,23 @@ def test_importing_the_checks_loads_neither_torch_nor_a_lesson():
 @pytest.mark.slow  # a child Python
 def test_the_package_names_load_on_first_use():
     """``from course_utils import needs_cuda`` still works: the name's module is imported then, not before."""
-    loaded = heavy_modules_after("import sys\nimport course_utils\nassert 'course_utils.devices' not in sys.modules\n"
-                                 "from course_utils import needs_cuda\n"
-                                 "assert needs_cuda.__module__ == 'course_utils.gates'\n")
+    loaded = heavy_modules_after(
+        "import sys\nimport course_utils\nassert 'course_utils.devices' not in sys.modules\n"
+        "from course_utils import needs_cuda\n"
+        "assert needs_cuda.__module__ == 'course_utils.gates'\n"
+    )
     assert "torch" in loaded  # gates uses torch: the name brought its module
 
 
 @pytest.mark.slow  # a child Python
 def test_course_grade_help_imports_neither_torch_nor_the_checks():
     """The entry point as pip installs it (pyproject's [project.scripts]), asked for its help."""
-    code = ("import sys\nfrom importlib.metadata import entry_points\n"
-            "(script,) = entry_points(group='console_scripts', name='course-grade')\n"
-            "sys.argv = ['course-grade', '--help']\n"
-            "try:\n    script.load()()\nexcept SystemExit as done:\n    assert done.code in (0, None), done.code\n")
+    code = (
+        "import sys\nfrom importlib.metadata import entry_points\n"
+        "(script,) = entry_points(group='console_scripts', name='course-grade')\n"
+        "sys.argv = ['course-grade', '--help']\n"
+        "try:\n    script.load()()\nexcept SystemExit as done:\n    assert done.code in (0, None), done.code\n"
+    )
     assert heavy_modules_after(code) == []
 
 

@@ -55,16 +55,24 @@ def test_an_unreachable_cpu_index_falls_back_to_pips_index_and_says_so():
     choice = it.choose(DEFAULT, False, LAPTOP, Probe("[Errno -2] Name or service not known"))
     assert choice.pip_args == (DEFAULT,) and choice.fallback is None
     why = choice.why
-    for said in ("without an NVIDIA driver", "cannot be reached ([Errno -2] Name or service not known)",
-                 "Falling back to pip's default index", "CUDA build", "rm -rf .venv"):
+    for said in (
+        "without an NVIDIA driver",
+        "cannot be reached ([Errno -2] Name or service not known)",
+        "Falling back to pip's default index",
+        "CUDA build",
+        "rm -rf .venv",
+    ):
         assert said in why, f"{said!r} missing from: {why}"
 
 
-@pytest.mark.parametrize("machine, system", [
-    (GPU_BOX, "NVIDIA driver"),
-    (it.Machine("darwin", None, None), "macOS"),
-    (it.Machine("win32", None, None), "Windows"),
-])
+@pytest.mark.parametrize(
+    "machine, system",
+    [
+        (GPU_BOX, "NVIDIA driver"),
+        (it.Machine("darwin", None, None), "macOS"),
+        (it.Machine("win32", None, None), "Windows"),
+    ],
+)
 def test_a_driver_macos_and_windows_get_the_ordinary_wheel_without_asking_the_cpu_index(machine, system):
     probe = Probe()
     choice = it.choose(DEFAULT, False, machine, probe)
@@ -176,8 +184,10 @@ def test_install_runs_pip_on_the_cpu_index_and_falls_back_when_it_fails():
     choice = it.choose(DEFAULT, False, LAPTOP, Probe())
     said, pip = [], Pip(1, 0)
     assert it.install(choice, python="py", run=pip, say=said.append) == 0
-    assert pip.commands == [["py", "-m", "pip", "install", "--quiet", "--index-url", it.CPU_INDEX, DEFAULT],
-                            ["py", "-m", "pip", "install", "--quiet", DEFAULT]]
+    assert pip.commands == [
+        ["py", "-m", "pip", "install", "--quiet", "--index-url", it.CPU_INDEX, DEFAULT],
+        ["py", "-m", "pip", "install", "--quiet", DEFAULT],
+    ]
     assert said[0].startswith("PyTorch: Linux without an NVIDIA driver") and "Falling back" in said[1]
     # no fall-back needed: pip runs once; both failing: pip's status comes back
     pip = Pip(0)
@@ -193,8 +203,9 @@ def test_a_kept_torch_runs_no_pip_at_all():
 
 def test_the_script_runs_in_this_venv_and_keeps_its_torch():
     # this venv holds a torch that meets the default requirement: the script says so and installs nothing
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "install_torch.py"), "--dry-run"],
-                          capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "install_torch.py"), "--dry-run"], capture_output=True, text=True, timeout=120, check=True
+    )
     assert "is already in this environment (torch>=2.7.1): kept." in done.stdout
     assert "would run: nothing" in done.stdout
 
@@ -204,8 +215,14 @@ def test_the_script_runs_in_this_venv_and_keeps_its_torch():
 
 def _make_n(tmp_path, *args, env=None):
     base = {k: v for k, v in os.environ.items() if k not in ("TORCH", "MAKEFLAGS")}  # as a learner types it
-    done = subprocess.run(["make", "-n", f"VENV={tmp_path / 'venv'}", f"WORKSPACE={tmp_path / 'ws'}", *args], cwd=ROOT,
-                          capture_output=True, text=True, check=True, env={**base, **(env or {})})
+    done = subprocess.run(
+        ["make", "-n", f"VENV={tmp_path / 'venv'}", f"WORKSPACE={tmp_path / 'ws'}", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**base, **(env or {})},
+    )
     return [line for line in done.stdout.splitlines() if "install_torch.py" in line or "pip install" in line]
 
 
@@ -226,11 +243,17 @@ def test_make_lets_the_script_choose_and_passes_a_named_torch_as_named(tmp_path,
 
 def test_readmes_first_screen_says_what_each_command_installs():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    first = readme[readme.index("## Two commands"):readme.index("## What runs on your machine")]
-    for said in ("`make lab` PyTorch, JupyterLab", "`make test` the same plus the test tools", "**CPU wheel**",
-                 "Linux without an NVIDIA driver", "cannot be reached", "the ordinary wheel"):
+    first = readme[readme.index("## Two commands") : readme.index("## What runs on your machine")]
+    for said in (
+        "`make lab` PyTorch, JupyterLab",
+        "`make test` the same plus the test tools",
+        "**CPU wheel**",
+        "Linux without an NVIDIA driver",
+        "cannot be reached",
+        "the ordinary wheel",
+    ):
         assert said in first, f"README's first screen no longer says {said!r}"
-    details = readme[readme.index("## Installing in detail"):]
+    details = readme[readme.index("## Installing in detail") :]
     assert it.CPU_INDEX in details and f"{it.PROBE_SECONDS:.0f} seconds" in details
     assert all(path in details for path, _ in it.DRIVER_FILES[:1]), "README names the driver signs the script reads"
 
@@ -243,8 +266,13 @@ def test_a_dry_run_of_the_matrix_removes_no_venv(tmp_path):
     kept = tmp_path / ".venv-torch-9.9.9"
     kept.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "MAKEFLAGS"}
-    subprocess.run(["make", "-n", "-f", str(ROOT / "Makefile"), "test-matrix", "MATRIX=9.9.9", "MATRIX_DROP=1"],
-                   cwd=tmp_path, capture_output=True, text=True, env=env)  # the sub-make finds no Makefile here: no matter
+    subprocess.run(
+        ["make", "-n", "-f", str(ROOT / "Makefile"), "test-matrix", "MATRIX=9.9.9", "MATRIX_DROP=1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+    )  # the sub-make finds no Makefile here: no matter
     assert kept.is_dir()
 
 

@@ -88,10 +88,10 @@ def test_error_from_stderr():
 
 
 def make_result(outputs, errors=("", ""), returncode=0, timed_out=False):
-    ranks = tuple(RankOutput(i, out, err, None if timed_out else (1 if err else 0))
-                  for i, (out, err) in enumerate(zip(outputs, errors)))
-    return LaunchResult("demo.py", ("python", "demo.py"), len(ranks), None if timed_out else returncode, timed_out,
-                        1.5, 30.0, ranks, "torchrun said <this>")
+    ranks = tuple(RankOutput(i, out, err, None if timed_out else (1 if err else 0)) for i, (out, err) in enumerate(zip(outputs, errors)))
+    return LaunchResult(
+        "demo.py", ("python", "demo.py"), len(ranks), None if timed_out else returncode, timed_out, 1.5, 30.0, ranks, "torchrun said <this>"
+    )
 
 
 def test_values_and_expect_same():
@@ -110,10 +110,17 @@ def test_expect_ok_passes_a_clean_run_and_raises_on_any_failed_rank():
     ok = make_result(["a", "b"])
     assert ok.expect_ok() is ok
     # What torchrun reported in issue 14: both ranks printed everything, then rank 1 died of SIGABRT.
-    aborted = LaunchResult("ddp_basics.py", ("python",), 2, 1, False, 9.0, 120.0,
-                           (RankOutput(0, "after_step=1.0", "", 0),
-                            RankOutput(1, "after_step=1.0", "terminate called without an active exception", -6)),
-                           "torchrun: exitcode -6")
+    aborted = LaunchResult(
+        "ddp_basics.py",
+        ("python",),
+        2,
+        1,
+        False,
+        9.0,
+        120.0,
+        (RankOutput(0, "after_step=1.0", "", 0), RankOutput(1, "after_step=1.0", "terminate called without an active exception", -6)),
+        "torchrun: exitcode -6",
+    )
     assert aborted.expect_same("after_step") == "1.0"  # the checksums alone would pass this run
     with pytest.raises(ClaimFailed, match=r"succeed on every rank.*exit status 1.*rank 1: exit -6 \(SIGABRT\)"):
         aborted.expect_ok()
@@ -193,8 +200,9 @@ def test_the_built_wheel_carries_the_scripts():
     assert shipped and all(any(Path(name).match(glob) for glob in data["course_utils"]) for name in shipped)
 
 
-@pytest.mark.parametrize("kwargs, message", [({"nproc": 0}, "nproc should be"), ({"nproc": True}, "nproc should be"),
-                                             ({"timeout": 0}, "timeout should be")])
+@pytest.mark.parametrize(
+    "kwargs, message", [({"nproc": 0}, "nproc should be"), ({"nproc": True}, "nproc should be"), ({"timeout": 0}, "timeout should be")]
+)
 def test_bad_arguments_are_clear_errors(tmp_path, kwargs, message):
     script = tmp_path / "s.py"
     script.write_text("")
@@ -297,7 +305,8 @@ def test_an_interrupted_launch_cleans_up_then_raises(tmp_path, monkeypatch, inte
 @pytest.mark.slow
 def test_a_failing_rank_gives_a_result_not_an_exception(tmp_path):
     script = tmp_path / "fail.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(
+        textwrap.dedent("""
         import os, sys, time
         from pathlib import Path
         rank = int(os.environ["LOCAL_RANK"])
@@ -312,7 +321,8 @@ def test_a_failing_rank_gives_a_result_not_an_exception(tmp_path):
                 time.sleep(0.05)
             raise ValueError("rank 1 gives up")
         time.sleep(60)
-    """))
+    """)
+    )
     result = launch(script, str(tmp_path), nproc=2, timeout=90)
     assert not result.ok and not result.timed_out and result.returncode not in (0, None)
     assert result.seconds < 60  # torchrun stopped rank 0 instead of waiting for it
@@ -326,8 +336,7 @@ def test_a_failing_rank_gives_a_result_not_an_exception(tmp_path):
 
 
 def test_machine_commands_meet_at_one_address_with_their_own_node_rank(tmp_path):
-    commands = [L.torchrun_command("s.py", 2, log_dir=tmp_path, node=L.Node(2, n, 29999))
-                for n in (0, 1)]
+    commands = [L.torchrun_command("s.py", 2, log_dir=tmp_path, node=L.Node(2, n, 29999)) for n in (0, 1)]
     for node, command in enumerate(commands):
         assert "--standalone" not in command
         text = " ".join(command)
@@ -340,12 +349,15 @@ def test_machine_commands_meet_at_one_address_with_their_own_node_rank(tmp_path)
     assert (parsed.nnodes, parsed.node_rank, parsed.master_port, parsed.rdzv_backend) == ("2", 1, 29999, "static")
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"nnodes": 2, "node_rank": 2, "master_port": 29999}, "node_rank should be 0 to 1"),
-    ({"nnodes": 2, "node_rank": 0, "master_port": None}, "free_port"),
-    ({"nnodes": 0, "node_rank": 0, "master_port": 29999}, "number of machines"),
-    ({"nnodes": 1, "node_rank": 0, "master_port": 29999}, "2 or more"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"nnodes": 2, "node_rank": 2, "master_port": 29999}, "node_rank should be 0 to 1"),
+        ({"nnodes": 2, "node_rank": 0, "master_port": None}, "free_port"),
+        ({"nnodes": 0, "node_rank": 0, "master_port": 29999}, "number of machines"),
+        ({"nnodes": 1, "node_rank": 0, "master_port": 29999}, "2 or more"),
+    ],
+)
 def test_bad_machine_arguments_are_clear_errors(kwargs, message):
     with pytest.raises(ValueError, match=message):
         L.Node(**kwargs)

@@ -28,13 +28,25 @@ from packaging.requirements import Requirement
 ROOT = Path(__file__).resolve().parents[1]
 LEARNER_NEEDS = {"torch", "ipywidgets", "matplotlib"}
 # What must not be in the learner's install: the other wings, their tools and their dependencies.
-NOT_INSTALLED = ("course_grader", "course_authoring", "jupytext", "nbformat", "nbclient", "nbconvert", "sphinx",
-                 "nbgrader", "jupyterlab", "pytest",
-                 # optional (the `hf` extra): the lessons' imports cells must run without it
-                 "accelerate")
+NOT_INSTALLED = (
+    "course_grader",
+    "course_authoring",
+    "jupytext",
+    "nbformat",
+    "nbclient",
+    "nbconvert",
+    "sphinx",
+    "nbgrader",
+    "jupyterlab",
+    "pytest",
+    # optional (the `hf` extra): the lessons' imports cells must run without it
+    "accelerate",
+)
 # Modules of the learner's package that would mean a wing's code came back into it.
-WING_MODULES = re.compile(r"(^|\.)(grading|boundary|sandbox|bubblewrap|nbgrader\w*|pairing|exercises|header|lesson_map|"
-                          r"gpu_cells|site|executed|workspace|recorder|quotes|error_docs)$")
+WING_MODULES = re.compile(
+    r"(^|\.)(grading|boundary|sandbox|bubblewrap|nbgrader\w*|pairing|exercises|header|lesson_map|"
+    r"gpu_cells|site|executed|workspace|recorder|quotes|error_docs)$"
+)
 
 
 def _name(requirement: str) -> str:
@@ -74,8 +86,12 @@ def link_closure(dists, folder: Path) -> None:
 def lesson_imports_cells() -> dict[str, str]:
     """Each notebook's imports cell: its first code cell, after the header, that imports ``course_utils``."""
     cells = {}
-    files = [*sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py")), *sorted((ROOT / "exercises").glob("*.py")),
-             *sorted((ROOT / "solutions").glob("*.py")), *sorted((ROOT / "solutions" / "try_its").glob("*.py"))]
+    files = [
+        *sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py")),
+        *sorted((ROOT / "exercises").glob("*.py")),
+        *sorted((ROOT / "solutions").glob("*.py")),
+        *sorted((ROOT / "solutions" / "try_its").glob("*.py")),
+    ]
     for path in files:
         for cell in re.split(r"^# %%", path.read_text(encoding="utf-8"), flags=re.M)[1:]:
             head, _, body = cell.partition("\n")
@@ -93,12 +109,16 @@ def every_course_utils_import() -> list[str]:
     lines = set()
     for folder in ("notebooks", "exercises", "solutions", "solutions/try_its"):
         for path in (ROOT / folder).glob("*.py"):
-            lines.update(m.strip() for m in re.findall(r"^\s*(?:from course_utils[\w.]* import [\w, ]+|import course_utils[\w.]*)\s*$",
-                                                          path.read_text(encoding="utf-8"), re.M))
+            lines.update(
+                m.strip()
+                for m in re.findall(
+                    r"^\s*(?:from course_utils[\w.]* import [\w, ]+|import course_utils[\w.]*)\s*$", path.read_text(encoding="utf-8"), re.M
+                )
+            )
     return sorted(lines)
 
 
-RUN_IN_FRESH_VENV = textwrap.dedent('''
+RUN_IN_FRESH_VENV = textwrap.dedent("""
     import importlib.metadata, importlib.util, json, pkgutil, sys, warnings
     from IPython.core.interactiveshell import InteractiveShell
     cells, lines, not_installed = json.loads(sys.stdin.read())
@@ -129,7 +149,7 @@ RUN_IN_FRESH_VENV = textwrap.dedent('''
         "import_failures": failed,
         "ran": ran,
     }))
-''')
+""")
 
 
 @pytest.mark.slow
@@ -143,8 +163,12 @@ def test_the_learners_wheel_installs_alone_and_runs_every_lessons_imports(tmp_pa
         shutil.copy(ROOT / name, source / name)
     shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     built = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
-                    "-w", str(built), str(source)], check=True, timeout=600, cwd=tmp_path)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(built), str(source)],
+        check=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     (wheel,) = built.glob("course_utils-*.whl")
     with zipfile.ZipFile(wheel) as z:
         tops = {name.split("/")[0] for name in z.namelist()}
@@ -153,24 +177,35 @@ def test_the_learners_wheel_installs_alone_and_runs_every_lessons_imports(tmp_pa
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index",
-                    str(wheel)], check=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index", str(wheel)],
+        check=True,
+        timeout=300,
+    )
     with zipfile.ZipFile(wheel) as z:
         metadata = z.read(next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))).decode()
     wanted = [line.partition(":")[2].strip() for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
     closure = dependency_closure([r for r in wanted if "extra ==" not in r])
     assert not {d.metadata["Name"].lower() for d in closure} & {"jupytext", "nbformat", "nbclient", "course-utils"}
     link_closure(closure, tmp_path / "deps")
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     (Path(site) / "learner-deps.pth").write_text(str(tmp_path / "deps") + "\n")
 
     cells, lines = lesson_imports_cells(), every_course_utils_import()
     assert len([c for c in cells if c.startswith("notebooks/")]) == len(list((ROOT / "notebooks").glob("[0-9][0-9]_*.py")))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     env.update(MPLBACKEND="Agg", MPLCONFIGDIR=str(tmp_path / "mpl"))
-    done = subprocess.run([str(python), "-I", "-c", RUN_IN_FRESH_VENV], input=json.dumps([cells, lines, list(NOT_INSTALLED)]),
-                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    done = subprocess.run(
+        [str(python), "-I", "-c", RUN_IN_FRESH_VENV],
+        input=json.dumps([cells, lines, list(NOT_INSTALLED)]),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
 

@@ -28,14 +28,17 @@ def test_lesson_10_runs_to_its_end_without_accelerate_and_says_what_it_skipped()
     hide = nbformat.v4.new_code_cell('import sys\nsys.modules["accelerate"] = None  # a learner without the hf extra')
     nb.cells.insert(1, hide)
     # the deliberate errors of the lesson raise, as under nbval; every other cell must run
-    client = NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
-                            resources={"metadata": {"path": str(LESSON.parent)}})
+    client = NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(LESSON.parent)}})
     client.execute()
-    unexpected = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"
-                  and any(o.get("output_type") == "error" for o in c.get("outputs", []))
-                  and "raises-exception" not in c.metadata.get("tags", [])]
+    unexpected = [
+        i
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code"
+        and any(o.get("output_type") == "error" for o in c.get("outputs", []))
+        and "raises-exception" not in c.metadata.get("tags", [])
+    ]
     assert not unexpected, [nb.cells[i].source[:80] for i in unexpected]
-    uses = [c for c in nb.cells if c.cell_type == "code" and "needs_package(\"accelerate\"" in c.source]
+    uses = [c for c in nb.cells if c.cell_type == "code" and 'needs_package("accelerate"' in c.source]
     assert len(uses) == 1
     shown = _text(uses[0])
     assert "SKIPPED accelerate's device map: it needs accelerate" in shown and "course-utils[hf]" in shown

@@ -44,10 +44,12 @@ def wrong_answer_ids(root: Path, number: str) -> list[str]:
         if not path.exists():
             continue
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "WRONG" for t in node.targets) \
-                    and isinstance(node.value, ast.List):
-                ids += [e.elts[0].value for e in node.value.elts if isinstance(e, ast.Tuple)
-                        and isinstance(e.elts[0], ast.Constant)]
+            if (
+                isinstance(node, ast.Assign)
+                and any(getattr(t, "id", None) == "WRONG" for t in node.targets)
+                and isinstance(node.value, ast.List)
+            ):
+                ids += [e.elts[0].value for e in node.value.elts if isinstance(e, ast.Tuple) and isinstance(e.elts[0], ast.Constant)]
     return ids
 
 
@@ -55,9 +57,11 @@ def try_it_case_ids(path: Path) -> list[str]:
     """The try-it id of every ``Case("NN.x", ...)`` in a lesson's tests/wrong_answers_nbNN.py."""
     if not path.exists():
         return []
-    return [n.args[0].value for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-            if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "Case" and n.args
-            and isinstance(n.args[0], ast.Constant)]
+    return [
+        n.args[0].value
+        for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "Case" and n.args and isinstance(n.args[0], ast.Constant)
+    ]
 
 
 def rule_ids(path: Path) -> list[str]:
@@ -65,8 +69,7 @@ def rule_ids(path: Path) -> list[str]:
     if not path.exists():
         return []
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "RULES" for t in node.targets) \
-                and isinstance(node.value, ast.Dict):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "RULES" for t in node.targets) and isinstance(node.value, ast.Dict):
             return [k.value for k in node.value.keys if isinstance(k, ast.Constant)]
     return []
 
@@ -75,7 +78,7 @@ def table_numbers(readme: str, head: str) -> set[str]:
     """The lesson numbers in the first column of the table under ``head`` (or the marked block)."""
     if head not in readme:
         return set()
-    rows = readme[readme.index(head):].split("\n\n")[0].splitlines()
+    rows = readme[readme.index(head) :].split("\n\n")[0].splitlines()
     return {m.group(1) for row in rows for m in [re.match(r"\|\s*(\d\d)\s*\|", row)] if m}
 
 
@@ -125,21 +128,18 @@ def missing_parts(root: Path, lesson: Path) -> list[str]:
     shown = answers.read_text(encoding="utf-8") if answers.exists() else ""
     unanswered = [i for i in try_its if f"# %% try-it {i}\n" not in shown]
     if unanswered:
-        missing.append(f"the answer to try-it {', '.join(unanswered)} in solutions/try_its/{stem}.py "
-                       "(a section starting `# %% try-it NN.x`)")
+        missing.append(f"the answer to try-it {', '.join(unanswered)} in solutions/try_its/{stem}.py (a section starting `# %% try-it NN.x`)")
     hidden = root / "src" / "course_grader" / "hidden_cases" / f"nb{number}.py"
     if exercises and not rule_ids(hidden):
         missing.append(f"the grading run's own cases, RULES in src/course_grader/hidden_cases/nb{number}.py")
 
     solution = root / "solutions" / f"{stem}_exercises.py"
     if exercises and not solution.exists():
-        missing.append(f"the solutions notebook solutions/{stem}_exercises.py (its check module registers "
-                       f"{', '.join(exercises)})")
+        missing.append(f"the solutions notebook solutions/{stem}_exercises.py (its check module registers {', '.join(exercises)})")
     if solution.exists() and not exercises:
         missing.append(f"exercises registered in checks/nb{number}.py for solutions/{solution.name}")
     if solution.exists():
-        for side in (solution.with_suffix(".ipynb"), root / "exercises" / solution.name,
-                     root / "exercises" / f"{solution.stem}.ipynb"):
+        for side in (solution.with_suffix(".ipynb"), root / "exercises" / solution.name, root / "exercises" / f"{solution.stem}.ipynb"):
             if not side.exists():
                 missing.append(f"{side.relative_to(root)} (make pairs writes it from the solutions notebook)")
 
@@ -153,10 +153,9 @@ def missing_parts(root: Path, lesson: Path) -> list[str]:
     if f"# {LINKS_START}" not in text or f"# {LINKS_END}" not in text:
         missing.append(f"the closing links' markers, `# {LINKS_START}` and `# {LINKS_END}`, in its last summary cell")
     readme = (root / "README.md").read_text(encoding="utf-8")
-    for what, head in (("The lessons", LESSONS_TABLE), ("What each lesson covers", COVERS_TABLE),
-                       ("Open in Colab or Kaggle", README_START)):
+    for what, head in (("The lessons", LESSONS_TABLE), ("What each lesson covers", COVERS_TABLE), ("Open in Colab or Kaggle", README_START)):
         if number not in table_numbers(readme, head):
-            missing.append(f"its row in README's table under \"{what}\" (make pairs)")
+            missing.append(f'its row in README\'s table under "{what}" (make pairs)')
     if README_END not in readme:
         missing.append("README's Colab/Kaggle table end marker")
 
@@ -178,7 +177,7 @@ def missing_parts(root: Path, lesson: Path) -> list[str]:
 @pytest.mark.parametrize("lesson", lessons(ROOT), ids=lambda p: p.name[:2])
 def test_every_lesson_has_every_part_of_the_checklist(lesson):
     missing = missing_parts(ROOT, lesson)
-    assert not missing, f"{lesson.name} lacks (docs/authoring.md, \"Adding a lesson\"):\n- " + "\n- ".join(missing)
+    assert not missing, f'{lesson.name} lacks (docs/authoring.md, "Adding a lesson"):\n- ' + "\n- ".join(missing)
 
 
 def test_a_lesson_without_its_parts_is_named_part_by_part(tmp_path):
@@ -195,20 +194,37 @@ def test_a_lesson_without_its_parts_is_named_part_by_part(tmp_path):
     fake.write_text("# %% [markdown]\n# # A lesson in progress\n")
 
     missing = "\n".join(missing_parts(tmp_path, fake))
-    for part in (".ipynb side", "header cells", "needs table", "readme block", "closing links' markers", "check module",
-                 "its tests, tests/wrong_answers_nb", "lesson_needs.py",
-                 "\"The lessons\"", "\"What each lesson covers\"", "\"Open in Colab or Kaggle\"", "closing **Next:**",
-                 f"the lesson before, {last.name}"):
+    for part in (
+        ".ipynb side",
+        "header cells",
+        "needs table",
+        "readme block",
+        "closing links' markers",
+        "check module",
+        "its tests, tests/wrong_answers_nb",
+        "lesson_needs.py",
+        '"The lessons"',
+        '"What each lesson covers"',
+        '"Open in Colab or Kaggle"',
+        "closing **Next:**",
+        f"the lesson before, {last.name}",
+    ):
         assert part in missing, f"the checklist did not notice the lesson lacks {part}:\n{missing}"
     assert missing_parts(tmp_path, last) == [f"a **Next:** link to the next lesson, {fake.stem}.ipynb (make pairs)"]
 
     n = fake.name[:2]  # with a check module that registers an exercise and a try-it, and an empty try-it test file
     (tmp_path / "src" / "course_utils" / "checks" / f"nb{n}.py").write_text(
-        f'@exercise("{n}.1", "t", "f")\ndef _f(f):\n    pass\n\n@try_it("{n}.a", "t", "x")\ndef _x(x):\n    pass\n')
+        f'@exercise("{n}.1", "t", "f")\ndef _f(f):\n    pass\n\n@try_it("{n}.a", "t", "x")\ndef _x(x):\n    pass\n'
+    )
     (tmp_path / "tests" / f"wrong_answers_nb{n}.py").write_text("TRY_ITS = []\n")
     missing = "\n".join(missing_parts(tmp_path, fake))
-    for part in (f"cases for try-it {n}.a", f"two wrong answers or more for {n}.1", f"solutions/{fake.stem}_exercises.py",
-                 f"the answer to try-it {n}.a", f"hidden_cases/nb{n}.py"):
+    for part in (
+        f"cases for try-it {n}.a",
+        f"two wrong answers or more for {n}.1",
+        f"solutions/{fake.stem}_exercises.py",
+        f"the answer to try-it {n}.a",
+        f"hidden_cases/nb{n}.py",
+    ):
         assert part in missing, f"the checklist did not notice the lesson lacks {part}:\n{missing}"
 
 
@@ -292,7 +308,7 @@ def twice(x):
 # %%
 check("{n}.1")
 """,
-    "src/course_grader/hidden_cases/nb{n}.py": "RULES = {{\"{n}.1\": lambda rng: [rng.randint(1, 9)]}}\n",
+    "src/course_grader/hidden_cases/nb{n}.py": 'RULES = {{"{n}.1": lambda rng: [rng.randint(1, 9)]}}\n',
 }
 
 
@@ -319,8 +335,7 @@ def test_a_lesson_of_six_hand_written_files_is_complete_after_make_pairs(tmp_pat
     for folder in ("notebooks", "solutions"):
         for py in sorted((tmp_path / folder).glob("*.py")):
             pairing.write_pair(py)
-    assert exercises.main(["--write", "--solutions", str(tmp_path / "solutions"),
-                           "--exercises", str(tmp_path / "exercises")]) == 0
+    assert exercises.main(["--write", "--solutions", str(tmp_path / "solutions"), "--exercises", str(tmp_path / "exercises")]) == 0
 
     assert missing_parts(tmp_path, new) == []
     assert missing_parts(tmp_path, last) == []  # the lesson before now links to it

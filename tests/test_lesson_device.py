@@ -53,8 +53,10 @@ def device_problems(trees: list[ast.Module]) -> list[str]:
         return ["the lesson has no code cell"]
     problems = []
     first = trees[0]
-    if not any(isinstance(n, ast.Assign) and [getattr(t, "id", None) for t in n.targets] == ["device"]
-               and _called(n.value) == "pick_device" for n in first.body):
+    if not any(
+        isinstance(n, ast.Assign) and [getattr(t, "id", None) for t in n.targets] == ["device"] and _called(n.value) == "pick_device"
+        for n in first.body
+    ):
         problems.append("cell 1 (the imports): it should set `device = pick_device()`, lesson 01's idiom")
     for number, tree in enumerate(trees, start=1):
         for node in _top_level(tree):
@@ -64,16 +66,20 @@ def device_problems(trees: list[ast.Module]) -> list[str]:
                 problems.append(f"cell {number}, line {node.lineno}: calls {_called(node)}() again; carry `device`")
         for node in ast.walk(tree):
             if _called(node) == "needs_accelerator" and not (node.args and getattr(node.args[0], "id", None) == "device"):
-                problems.append(f"cell {number}, line {node.lineno}: needs_accelerator(...) should take the lesson's "
-                                "device first: needs_accelerator(device, what=..., key=...)")
+                problems.append(
+                    f"cell {number}, line {node.lineno}: needs_accelerator(...) should take the lesson's "
+                    "device first: needs_accelerator(device, what=..., key=...)"
+                )
     return problems
 
 
 @pytest.mark.parametrize("path", LATER, ids=lambda p: p.name[:2])
 def test_a_lesson_decides_its_device_once_and_its_gates_take_it(path):
     problems = device_problems(code_cells(path))
-    assert not problems, (f"{path.name} should decide its device once (CONTRIBUTING.md, 'A lesson decides its device "
-                          "once'); fix the .py side and run `make pairs`:\n" + "\n".join(problems))
+    assert not problems, (
+        f"{path.name} should decide its device once (CONTRIBUTING.md, 'A lesson decides its device "
+        "once'); fix the .py side and run `make pairs`:\n" + "\n".join(problems)
+    )
 
 
 def test_lesson_01_teaches_the_idiom_and_its_gpu_cells_take_counts():
@@ -90,18 +96,23 @@ def _lesson(*cells: str) -> list[ast.Module]:
 FIRST = "import torch\nfrom course_utils.devices import pick_device\n\ndevice = pick_device()\ntorch.__version__\n"
 
 
-@pytest.mark.parametrize("cells, wrong", [
-    ((FIRST, 'gpu = needs_accelerator(device, what="x", key="02-x")\ndisplay(gpu)\n'), []),
-    ((FIRST, "def f(device):\n    device = device or 'cpu'\n    return device\n"), []),  # a function's own name
-    ((FIRST, "with_dev = lambda device: device\n"), []),
-    (("import torch\n", "device = pick_device()\n"), ["cell 1 (the imports)", "cell 2, line 1: binds `device` again",
-                                                      "cell 2, line 1: calls pick_device() again"]),
-    ((FIRST, 'gpu = needs_accelerator(what="x", key="02-x")\n'), ["cell 2, line 1: needs_accelerator(...) should take"]),
-    ((FIRST, "if True:\n    d = usable_accelerator()\n"), ["cell 2, line 2: calls usable_accelerator() again"]),
-    ((FIRST, "for device in ('cpu', 'meta'):\n    pass\n"), ["cell 2, line 1: binds `device` again"]),
-    ((FIRST.replace("device = pick_device()", "device = torch.device('cpu')"),), ["cell 1 (the imports)"]),
-    ((), ["the lesson has no code cell"]),
-])
+@pytest.mark.parametrize(
+    "cells, wrong",
+    [
+        ((FIRST, 'gpu = needs_accelerator(device, what="x", key="02-x")\ndisplay(gpu)\n'), []),
+        ((FIRST, "def f(device):\n    device = device or 'cpu'\n    return device\n"), []),  # a function's own name
+        ((FIRST, "with_dev = lambda device: device\n"), []),
+        (
+            ("import torch\n", "device = pick_device()\n"),
+            ["cell 1 (the imports)", "cell 2, line 1: binds `device` again", "cell 2, line 1: calls pick_device() again"],
+        ),
+        ((FIRST, 'gpu = needs_accelerator(what="x", key="02-x")\n'), ["cell 2, line 1: needs_accelerator(...) should take"]),
+        ((FIRST, "if True:\n    d = usable_accelerator()\n"), ["cell 2, line 2: calls usable_accelerator() again"]),
+        ((FIRST, "for device in ('cpu', 'meta'):\n    pass\n"), ["cell 2, line 1: binds `device` again"]),
+        ((FIRST.replace("device = pick_device()", "device = torch.device('cpu')"),), ["cell 1 (the imports)"]),
+        ((), ["the lesson has no code cell"]),
+    ],
+)
 def test_the_rule_finds_each_way_of_choosing_again(cells, wrong):
     problems = device_problems(_lesson(*cells))
     assert len(problems) == len(wrong) and all(p.startswith(w) for w, p in zip(wrong, problems)), problems

@@ -62,8 +62,11 @@ def test_readme_and_intro_say_what_the_notebooks_need():
 def test_a_new_gpu_cell_makes_every_place_stale(course_copy):
     assert header.stale(course_copy) == []
     lesson = course_copy / "notebooks" / "10_models_bigger_than_a_device.py"
-    lesson.write_text(lesson.read_text(encoding="utf-8") + '\n# %%\nif gpu := needs_cuda(2, what="another demo", key="10-another"):\n'
-                      '    pass\nelse:\n    display(gpu)\n', encoding="utf-8")
+    lesson.write_text(
+        lesson.read_text(encoding="utf-8") + '\n# %%\nif gpu := needs_cuda(2, what="another demo", key="10-another"):\n'
+        "    pass\nelse:\n    display(gpu)\n",
+        encoding="utf-8",
+    )
     problems = header.stale(course_copy)
     stale_files = sorted(p.split(":")[0] for p in problems)
     assert stale_files == ["README.md", "notebooks/10_models_bigger_than_a_device.py", header.NEEDS_MODULE]
@@ -115,9 +118,11 @@ def test_the_without_a_gpu_paragraph_is_true_about_recordings():
 
 
 def test_accelerator_cells_are_counted_apart_from_cuda_cells():
-    cells = (lessons.GpuCell("02-a", 1, "a tensor on a device", "1", False, "accelerator"),
-             lessons.GpuCell("02-b", 1, "the current CUDA device", "1", False),
-             lessons.GpuCell("02-c", 2, "two GPUs", "2", True))
+    cells = (
+        lessons.GpuCell("02-a", 1, "a tensor on a device", "1", False, "accelerator"),
+        lessons.GpuCell("02-b", 1, "the current CUDA device", "1", False),
+        lessons.GpuCell("02-c", 2, "two GPUs", "2", True),
+    )
     lesson = lessons.Lesson("02", "t", "notebooks/02_x.ipynb", (lessons.Part("1", "One"), lessons.Part("2", "Two")), cells)
     assert lesson_map.cell_counts(cells) == "1 needs 1 accelerator, 1 needs 1 GPU, 1 needs 2 GPUs"
     assert lesson_map.runs_for_real_with(cells[:1]) == "1 accelerator" and lesson_map.runs_for_real_with(cells) == "2 GPUs"

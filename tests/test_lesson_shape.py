@@ -113,10 +113,11 @@ def core_names_only_deeper_cells_define(path: pathlib.Path) -> list[tuple[int, s
 def test_the_core_path_runs_without_the_deeper_cells(path):
     """Deeper cells are optional: skipping them must not leave a core cell with an undefined name."""
     missing = core_names_only_deeper_cells_define(path)
-    assert not missing, (f"{path.name}: these core cells read names only a deeper cell defines, so a "
-                         f"learner who skips the deeper material gets a NameError (cell, name): {missing}. "
-                         "Define the name in a core cell, or tag the reading cell deeper too.")
-
+    assert not missing, (
+        f"{path.name}: these core cells read names only a deeper cell defines, so a "
+        f"learner who skips the deeper material gets a NameError (cell, name): {missing}. "
+        "Define the name in a core cell, or tag the reading cell deeper too."
+    )
 
 
 # ----------------------------------------------------------------- Deeper blocks fold (issue 22, item 3)
@@ -138,8 +139,10 @@ def deeper_placement_problems(path: pathlib.Path) -> list[str]:
     problems = []
     for b in blocks:
         heading = _first_line(cells[b.heading])
-        problems += [f"{path.name} cell {i}: core (untagged) cell under the Deeper heading of cell {b.heading} "
-                     f"({heading!r}): {_first_line(cells[i])!r}" for i in b.core]
+        problems += [
+            f"{path.name} cell {i}: core (untagged) cell under the Deeper heading of cell {b.heading} ({heading!r}): {_first_line(cells[i])!r}"
+            for i in b.core
+        ]
     for i, cell in enumerate(cells):
         if "deeper" in cell.get("metadata", {}).get("tags", []) and i not in inside:
             problems.append(f"{path.name} cell {i}: tagged deeper but under no Deeper heading: {_first_line(cell)!r}")
@@ -155,7 +158,8 @@ def test_deeper_material_sits_under_a_deeper_heading_and_nothing_else_does(path)
         f"{len(problems)} cell(s) would fold wrongly. A Deeper block is a markdown cell starting "
         "'### Deeper: ...' (or ## / ####) and every cell after it up to the next heading of the same or a "
         "higher level; all of them must be tagged deeper. Move core cells out (or start the core again "
-        "with a heading), and put deeper cells under a Deeper heading:\n" + "\n".join(problems))
+        "with a heading), and put deeper cells under a Deeper heading:\n" + "\n".join(problems)
+    )
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name[:2])
@@ -169,10 +173,14 @@ def test_a_deeper_heading_cell_holds_only_its_heading(path):
         text = "".join(cells[b.heading]["source"]).strip()
         rest = len(text.split()) - len(text.splitlines()[0].split())
         if rest:
-            open_words.append(f"{path.name} cell {b.heading} ({_first_line(cells[b.heading])!r}): {rest} words "
-                              "after the heading stay visible when the block is folded")
-    assert not open_words, ("Split each of these cells after its heading line (in the .py: a new "
-                            "`# %% [markdown] tags=[\"deeper\"]` cell for the prose):\n" + "\n".join(open_words))
+            open_words.append(
+                f"{path.name} cell {b.heading} ({_first_line(cells[b.heading])!r}): {rest} words "
+                "after the heading stay visible when the block is folded"
+            )
+    assert not open_words, (
+        "Split each of these cells after its heading line (in the .py: a new "
+        '`# %% [markdown] tags=["deeper"]` cell for the prose):\n' + "\n".join(open_words)
+    )
 
 
 # ----------------------------------------------------------------- cross-references (issue 22, item 4)
@@ -203,8 +211,7 @@ def _text(cell: dict) -> str:
 
 def _parts(path: pathlib.Path) -> set[str]:
     """The part labels of a notebook: its "## 1." (or "## A.") headings."""
-    return {m.group(1) for c in _cells(path) if c["cell_type"] == "markdown"
-            for m in _PART_HEADING.finditer("".join(c["source"]))}
+    return {m.group(1) for c in _cells(path) if c["cell_type"] == "markdown" for m in _PART_HEADING.finditer("".join(c["source"]))}
 
 
 def _lessons() -> dict[str, pathlib.Path]:
@@ -234,11 +241,13 @@ def workspace_link_problems(markdown: str) -> list[str]:
             continue
         name = pathlib.PurePosixPath(path).name
         if name not in files:
-            problems.append(f"'{target}': no lesson or exercise notebook is called {name} "
-                            "(the workspace holds notebooks/ and exercises/ side by side)")
+            problems.append(
+                f"'{target}': no lesson or exercise notebook is called {name} (the workspace holds notebooks/ and exercises/ side by side)"
+            )
         elif "/" in path:
-            problems.append(f"'{target}': the workspace holds lessons and exercises side by side in one folder, "
-                            f"so this opens nothing there: link `{name}`")
+            problems.append(
+                f"'{target}': the workspace holds lessons and exercises side by side in one folder, so this opens nothing there: link `{name}`"
+            )
         elif part := re.fullmatch(r"part-(\w+)", fragment):
             lesson = ROOT / "notebooks" / name
             if not lesson.is_file() or part.group(1).upper() not in {k.upper() for k in _parts(lesson)}:
@@ -249,16 +258,22 @@ def workspace_link_problems(markdown: str) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("markdown, wrong", [
-    ("**Next:** [01_device_query_exercises.ipynb](01_device_query_exercises.ipynb); then "
-     "[02_tensor_placement.ipynb](02_tensor_placement.ipynb#part-2).", []),
-    ("[x](05_error_clinic_exercises.ipynb#exercise-05-2) [y](../README.md) [z](https://example.org/a.ipynb)", []),
-    ("[x](01_device_query_exercise.ipynb)", ["no lesson or exercise notebook is called 01_device_query_exercise.ipynb"]),
-    ("[x](../exercises/01_device_query_exercises.ipynb)", ["side by side in one folder"]),
-    ("[x](notebooks/02_tensor_placement.ipynb)", ["side by side in one folder"]),
-    ("[x](02_tensor_placement.ipynb#part-99)", ["has no part 99"]),
-    ("[x](05_error_clinic_exercises.ipynb#exercise-05-99)", ["there is no exercise 05.99"]),
-])
+@pytest.mark.parametrize(
+    "markdown, wrong",
+    [
+        (
+            "**Next:** [01_device_query_exercises.ipynb](01_device_query_exercises.ipynb); then "
+            "[02_tensor_placement.ipynb](02_tensor_placement.ipynb#part-2).",
+            [],
+        ),
+        ("[x](05_error_clinic_exercises.ipynb#exercise-05-2) [y](../README.md) [z](https://example.org/a.ipynb)", []),
+        ("[x](01_device_query_exercise.ipynb)", ["no lesson or exercise notebook is called 01_device_query_exercise.ipynb"]),
+        ("[x](../exercises/01_device_query_exercises.ipynb)", ["side by side in one folder"]),
+        ("[x](notebooks/02_tensor_placement.ipynb)", ["side by side in one folder"]),
+        ("[x](02_tensor_placement.ipynb#part-99)", ["has no part 99"]),
+        ("[x](05_error_clinic_exercises.ipynb#exercise-05-99)", ["there is no exercise 05.99"]),
+    ],
+)
 def test_a_link_resolves_as_the_workspace_lays_notebooks_out(markdown, wrong):
     problems = workspace_link_problems(markdown)
     assert len(problems) == len(wrong) and all(w in p for w, p in zip(wrong, problems)), problems
@@ -288,8 +303,10 @@ def broken_references(path: pathlib.Path) -> list[str]:
                     parts = _parts(lessons[nn])
                     for k in _items(m.group(2)):
                         if k not in parts:
-                            bad.append(f"{where}: '{m.group(0)}': notebook {nn} has no part {k} "
-                                       f"(its parts: {', '.join(sorted(parts, key=lambda p: (len(p), p)))})")
+                            bad.append(
+                                f"{where}: '{m.group(0)}': notebook {nn} has no part {k} "
+                                f"(its parts: {', '.join(sorted(parts, key=lambda p: (len(p), p)))})"
+                            )
         for m in _PART_REF.finditer(text):
             if any(start <= m.start() < end for start, end in covered):
                 continue
@@ -298,8 +315,10 @@ def broken_references(path: pathlib.Path) -> list[str]:
                 continue
             for k in _items(m.group(1)):
                 if k not in own_parts:
-                    bad.append(f"{where}: '{m.group(0)}': this notebook has no part {k} "
-                               f"(its parts: {', '.join(sorted(own_parts, key=lambda p: (len(p), p)))})")
+                    bad.append(
+                        f"{where}: '{m.group(0)}': this notebook has no part {k} "
+                        f"(its parts: {', '.join(sorted(own_parts, key=lambda p: (len(p), p)))})"
+                    )
         for m in _EXERCISE_REF.finditer(text):
             for k in _items(m.group(1)):
                 if k not in exercises:
@@ -320,16 +339,18 @@ ALL_NOTEBOOKS = sorted(p for d in NOTEBOOK_DIRS for p in (ROOT / d).glob("[0-9][
 def test_every_cross_reference_resolves(path):
     """ "notebook NN, part K", a bare "part K", "exercise NN.K", "lesson NN" and the files a Next line names."""
     bad = broken_references(path)
-    assert not bad, (f"{len(bad)} cross-reference(s) point nowhere; fix the text in the .py side and run "
-                     "`make pairs`:\n" + "\n".join(bad))
+    assert not bad, f"{len(bad)} cross-reference(s) point nowhere; fix the text in the .py side and run `make pairs`:\n" + "\n".join(bad)
 
 
 def next_link_problems(path: pathlib.Path) -> list[str]:
     """What the end of a lesson's core path lacks: a Next line naming the following lesson's notebook
     and this lesson's exercise notebook (the last lesson: its exercises, and that the course ends)."""
     own = int(path.name[:2])
-    core = [(n, c) for n, c in enumerate(_cells(path)) if c["cell_type"] == "markdown"
-            and not {"deeper", "course-header"} & set(c.get("metadata", {}).get("tags", []))]
+    core = [
+        (n, c)
+        for n, c in enumerate(_cells(path))
+        if c["cell_type"] == "markdown" and not {"deeper", "course-header"} & set(c.get("metadata", {}).get("tags", []))
+    ]
     number, last = core[-1]
     text = _text(last)
     where = f"notebooks/{path.name} cell {number} (its last core markdown cell)"
@@ -351,8 +372,10 @@ def next_link_problems(path: pathlib.Path) -> list[str]:
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name[:2])
 def test_every_lesson_ends_with_next_links(path):
     problems = next_link_problems(path)
-    assert not problems, ("\n".join(problems) + "\nFor example, as lesson 01 ends: **Exercises:** "
-                          "`exercises/01_device_query_exercises.ipynb`. **Next:** `02_tensor_placement.ipynb`.")
+    assert not problems, (
+        "\n".join(problems) + "\nFor example, as lesson 01 ends: **Exercises:** "
+        "`exercises/01_device_query_exercises.ipynb`. **Next:** `02_tensor_placement.ipynb`."
+    )
 
 
 if __name__ == "__main__":

@@ -47,8 +47,10 @@ def test_every_mac_quote_is_in_torch_exactly_when_its_label_says(file, text, kin
         pytest.skip("a compiled MPS message: only a macOS wheel has it (scripts/verify-mac-facts checks it there)")
     here = installed_text_contains(quote, TORCH_DIR)
     if quote.covers(TORCH_VERSION):
-        assert here, (f"torch {TORCH_VERSION} does not contain this quote from {file} ({quote.releases}): {text!r}. "
-                      "Read the new source and update MAC_FACTS in course_utils/evidence/sources.py and its label.")
+        assert here, (
+            f"torch {TORCH_VERSION} does not contain this quote from {file} ({quote.releases}): {text!r}. "
+            "Read the new source and update MAC_FACTS in course_utils/evidence/sources.py and its label."
+        )
     elif TorchVersion(RELEASES[0]) <= TorchVersion(TORCH_VERSION.split("+")[0]) <= RELEASES[-1]:
         assert not here, f"torch {TORCH_VERSION} has {text!r} ({file}), but the label says {quote.releases}: widen it"
     else:
@@ -98,8 +100,7 @@ def test_a_compiled_mps_message_is_looked_for_only_in_dylibs(tmp_path):
 
 @pytest.mark.skipif(OTHER_TORCH is not None, reason="asks the running torch, not the unpacked wheel")
 def test_torch_mps_has_the_memory_functions_the_course_names_and_not_cudas():
-    for name in ("current_allocated_memory", "driver_allocated_memory", "recommended_max_memory", "empty_cache",
-                 "synchronize"):
+    for name in ("current_allocated_memory", "driver_allocated_memory", "recommended_max_memory", "empty_cache", "synchronize"):
         assert callable(getattr(torch.mps, name)), name
     for name in ("max_memory_allocated", "memory_summary", "memory_reserved"):
         assert not hasattr(torch.mps, name), f"torch.mps.{name} exists now: update MAC_FACTS['mps-memory']"
@@ -113,7 +114,8 @@ def test_a_linux_torch_is_not_built_with_mps():
 
 # The MPS error wordings the explainer is tested on (tests/errors_texts.py), read in the same wheels.
 MPS_WORDINGS = [(w.key, w.pieces) for w in WORDINGS if w.read.startswith(MACOS)] + [
-    (text[:30], (text,)) for text, read in LOOK_ALIKES if read.startswith(MACOS)]
+    (text[:30], (text,)) for text, read in LOOK_ALIKES if read.startswith(MACOS)
+]
 
 
 @pytest.mark.parametrize("key,pieces", MPS_WORDINGS, ids=[k for k, _ in MPS_WORDINGS])

@@ -29,15 +29,20 @@ def test_docs_mac_is_what_the_tables_write():
 def test_the_page_lists_every_fact_and_every_release_once():
     text = PAGE.read_text(encoding="utf-8")
     assert all(text.count(f"- **{key}**:") == 1 for key in MAC_FACTS)
-    table = text[text.index(mac_page.WHEELS_START):text.index(mac_page.WHEELS_END)]
+    table = text[text.index(mac_page.WHEELS_START) : text.index(mac_page.WHEELS_END)]
     rows = [line for line in table.splitlines() if line.startswith("| 2.")]
     listed = [v for row in rows for v in row.split("|")[1].strip().split(", ")]
     assert sorted(listed) == sorted(MAC_WHEEL_TAGS)
 
 
 def test_wheel_rows_group_consecutive_releases_with_the_same_tag_and_floor(monkeypatch):
-    tags = {"2.7.1": "macosx_11_0_arm64", "2.8.0": "macosx_11_0_arm64", "2.10.0": "macosx_11_0_arm64",
-            "2.9.1": "macosx_11_0_arm64", "2.12.0": "macosx_14_0_arm64"}
+    tags = {
+        "2.7.1": "macosx_11_0_arm64",
+        "2.8.0": "macosx_11_0_arm64",
+        "2.10.0": "macosx_11_0_arm64",
+        "2.9.1": "macosx_11_0_arm64",
+        "2.12.0": "macosx_14_0_arm64",
+    }
     monkeypatch.setattr(sources, "MAC_WHEEL_TAGS", tags)
     assert mac_page.wheel_rows() == [
         (("2.7.1", "2.8.0"), "macosx_11_0_arm64", (13, 0)),
@@ -46,14 +51,16 @@ def test_wheel_rows_group_consecutive_releases_with_the_same_tag_and_floor(monke
     ]
     assert mac_page.older_macos_lines() == [
         "So on macOS 13.0, `pip install torch` picks 2.10.0 (no newer tested release has a wheel for it), "
-        "whose MPS needs macOS 14.0: the newest torch with a working MPS there is 2.8.0."]
+        "whose MPS needs macOS 14.0: the newest torch with a working MPS there is 2.8.0."
+    ]
     assert "| 2.12.0 | `macosx_14_0_arm64` (pip installs it only on macOS 14 or later) | macOS 14.0 |" in mac_page.wheels_markdown()
 
 
 def test_an_older_macos_whose_newest_wheel_has_working_mps_says_so(monkeypatch):
     monkeypatch.setattr(sources, "MAC_WHEEL_TAGS", {"2.7.1": "macosx_11_0_arm64", "2.8.0": "macosx_14_0_arm64"})
     assert mac_page.older_macos_lines() == [
-        "So on macOS 13.0, `pip install torch` picks 2.7.1 (no newer tested release has a wheel for it), whose MPS works there."]
+        "So on macOS 13.0, `pip install torch` picks 2.7.1 (no newer tested release has a wheel for it), whose MPS works there."
+    ]
 
 
 def test_a_raised_floor_below_every_wheel_says_nothing_installs(monkeypatch):
@@ -83,8 +90,10 @@ def test_a_page_without_its_markers_is_refused_with_what_to_do():
 
 
 def test_render_keeps_the_authors_prose_and_replaces_only_the_blocks():
-    page = (f"intro\n{mac_page.WHEELS_START}\nold table\n{mac_page.WHEELS_END}\nmiddle\n"
-            f"{mac_page.FACTS_START}\nold facts\n{mac_page.FACTS_END}\nend\n")
+    page = (
+        f"intro\n{mac_page.WHEELS_START}\nold table\n{mac_page.WHEELS_END}\nmiddle\n"
+        f"{mac_page.FACTS_START}\nold facts\n{mac_page.FACTS_END}\nend\n"
+    )
     out = mac_page.render(page)
     assert out.startswith("intro\n") and "\nmiddle\n" in out and out.endswith("\nend\n")
     assert "old table" not in out and "old facts" not in out and mac_page.render(out) == out
@@ -95,6 +104,7 @@ def test_check_mode_fails_on_a_stale_page(tmp_path):
     (tmp_path / "docs").mkdir()
     stale = PAGE.read_text(encoding="utf-8").replace("| 2.7.1, 2.8.0 |", "| 2.7.1 |")
     (tmp_path / "docs" / "mac.md").write_text(stale, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "course_authoring.mac_page", "--check"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "course_authoring.mac_page", "--check"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode != 0 and "stale: run make pairs" in done.stderr

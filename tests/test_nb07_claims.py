@@ -63,8 +63,7 @@ def test_every_claim_has_one_verdict_in_the_core_tables():
 
 
 def test_every_claim_has_its_full_proof_in_a_deeper_block():
-    deeper_headings = " ".join(h for kind, s, tags in cells() if "deeper" in tags
-                               for _, h in HEADING.findall(s) if h.startswith("Deeper:"))
+    deeper_headings = " ".join(h for kind, s, tags in cells() if "deeper" in tags for _, h in HEADING.findall(s) if h.startswith("Deeper:"))
     missing = [label for label in LABELS if not re.search(rf"\b{label}\b", deeper_headings)]
     assert not missing
 
@@ -74,8 +73,13 @@ def test_deeper_blocks_fold_without_hiding_core_cells():
 
 
 def test_the_fold_rule_finds_a_core_cell_under_a_deeper_heading():
-    broken = [("markdown", "## Core", []), ("markdown", "### Deeper: more", ["deeper"]), ("code", "x = 1", []),
-              ("markdown", "#### A sub-heading", ["deeper"]), ("code", "y = 2", ["deeper"])]
+    broken = [
+        ("markdown", "## Core", []),
+        ("markdown", "### Deeper: more", ["deeper"]),
+        ("code", "x = 1", []),
+        ("markdown", "#### A sub-heading", ["deeper"]),
+        ("code", "y = 2", ["deeper"]),
+    ]
     assert len(fold_problems(broken)) == 1
     mended = broken[:2] + [("markdown", "### Back to the core", [])] + broken[2:3]
     assert not fold_problems(mended)
@@ -85,7 +89,7 @@ def test_every_japanese_quotation_carries_an_english_gloss():
     unglossed = []
     for kind, source, _ in cells():
         for quote in QUOTE.finditer(source):
-            after = source[quote.end():quote.end() + 4].lstrip()
+            after = source[quote.end() : quote.end() + 4].lstrip()
             if not after.startswith(('("', "(“")):
                 unglossed.append(quote.group())
         rest = QUOTE.sub("", source)
@@ -115,6 +119,7 @@ def test_cross_references_resolve_and_the_lesson_ends_with_next():
 
 # The helpers the tables are built from.
 
+
 def test_holds_returns_its_text_or_fails():
     assert holds(True, "fine") == "fine"
     with pytest.raises(ClaimFailed, match="running it here says otherwise"):
@@ -140,7 +145,8 @@ def test_a_claim_refuses_an_unknown_verdict_or_a_proof_that_is_not_a_function(ve
 
 
 def test_a_table_counts_its_verdicts_and_escapes_html():
-    table = ClaimTable((claim("A1", "<b>", "true", lambda: "ok", source="s", taught="02"),
-                        claim("A2", "y", "false", lambda: "no", source="s", taught="04")))
+    table = ClaimTable(
+        (claim("A1", "<b>", "true", lambda: "ok", source="s", taught="02"), claim("A2", "y", "false", lambda: "no", source="s", taught="04"))
+    )
     assert repr(table).splitlines()[-1] == "2 claims, each proved by running it here: 1 true, 1 false."
     assert "&lt;b&gt;" in table._repr_html_() and "<b>" not in repr(table).splitlines()[0].split("->")[1]

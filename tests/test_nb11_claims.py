@@ -37,11 +37,14 @@ def test_part_1_cuda_0_is_taken_silently_and_escapes_the_checks_made_for_cuda():
 def test_part_1_what_cpu_autocast_lowers():
     x, w = torch.randn(4, 4), torch.randn(4, 4)
     with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
-        seen = {"x @ w": (x @ w).dtype, "linear": nn.Linear(4, 4)(x).dtype,
-                "softmax": torch.softmax(x, -1).dtype, "x + w": (x + w).dtype,
-                "loss": nn.functional.mse_loss(x @ w, w).dtype}
-    assert seen == {"x @ w": torch.bfloat16, "linear": torch.bfloat16, "softmax": torch.float32,
-                    "x + w": torch.float32, "loss": torch.float32}
+        seen = {
+            "x @ w": (x @ w).dtype,
+            "linear": nn.Linear(4, 4)(x).dtype,
+            "softmax": torch.softmax(x, -1).dtype,
+            "x + w": (x + w).dtype,
+            "loss": nn.functional.mse_loss(x @ w, w).dtype,
+        }
+    assert seen == {"x @ w": torch.bfloat16, "linear": torch.bfloat16, "softmax": torch.float32, "x + w": torch.float32, "loss": torch.float32}
     assert torch.get_autocast_dtype("cpu") is torch.bfloat16  # "On the CPU, autocast uses bfloat16"
 
 
@@ -49,11 +52,22 @@ def test_deeper_the_cpu_float32_list_holds_mse_loss_and_prod_not_layer_norm_or_l
     q = torch.randn(2, 3, 8)
     with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
         b = q.bfloat16()
-        got = {"bmm": torch.bmm(q, q.transpose(1, 2)).dtype, "conv1d": nn.Conv1d(3, 3, 3)(q).dtype,
-               "mse_loss": nn.functional.mse_loss(b, b).dtype, "prod": b.prod().dtype,
-               "layer_norm": nn.functional.layer_norm(b, (8,)).dtype, "log_softmax": torch.log_softmax(b, -1).dtype}
-    assert got == {"bmm": torch.bfloat16, "conv1d": torch.bfloat16, "mse_loss": torch.float32, "prod": torch.float32,
-                   "layer_norm": torch.bfloat16, "log_softmax": torch.bfloat16}
+        got = {
+            "bmm": torch.bmm(q, q.transpose(1, 2)).dtype,
+            "conv1d": nn.Conv1d(3, 3, 3)(q).dtype,
+            "mse_loss": nn.functional.mse_loss(b, b).dtype,
+            "prod": b.prod().dtype,
+            "layer_norm": nn.functional.layer_norm(b, (8,)).dtype,
+            "log_softmax": torch.log_softmax(b, -1).dtype,
+        }
+    assert got == {
+        "bmm": torch.bfloat16,
+        "conv1d": torch.bfloat16,
+        "mse_loss": torch.float32,
+        "prod": torch.float32,
+        "layer_norm": torch.bfloat16,
+        "log_softmax": torch.bfloat16,
+    }
 
 
 @pytest.mark.filterwarnings("ignore:torch.cuda.amp.GradScaler is enabled, but CUDA is not available")

@@ -45,8 +45,10 @@ def _error_output(code: str, fold: bool) -> dict:
 
 
 def test_the_measure_finds_the_message_line():
-    output = {"ename": "RuntimeError", "traceback": ["\x1b[0;31m---\x1b[0m", "Traceback (most recent call last)",
-                                                       "  frame", "RuntimeError: Expected all tensors"]}
+    output = {
+        "ename": "RuntimeError",
+        "traceback": ["\x1b[0;31m---\x1b[0m", "Traceback (most recent call last)", "  frame", "RuntimeError: Expected all tensors"],
+    }
     assert lines_to_message(output) == 4
     assert lines_to_message({"ename": "ValueError", "traceback": ["no message here"]}) is None
     assert lines_to_message({"ename": "OutOfMemoryError", "traceback": ["torch.OutOfMemoryError: CUDA"]}) == 1
@@ -55,8 +57,7 @@ def test_the_measure_finds_the_message_line():
 @pytest.mark.parametrize("fold", [True, False])
 def test_a_cross_device_error_deep_in_torch(fold):
     """The deliberate error the lessons show most, raised through a module stack: within the limit when folded."""
-    code = ("model = torch.nn.Sequential(*[torch.nn.Sequential(torch.nn.Linear(2, 2)) for _ in range(3)])\n"
-            "model.to('meta')(torch.ones(1, 2))")
+    code = "model = torch.nn.Sequential(*[torch.nn.Sequential(torch.nn.Linear(2, 2)) for _ in range(3)])\nmodel.to('meta')(torch.ones(1, 2))"
     at = lines_to_message(_error_output(code, fold))
     assert at is not None
     assert (at <= TRACEBACK_LINES) is fold, at  # unfolded, torch's frames push it down: the rule can fail

@@ -8,7 +8,7 @@ from course_authoring.pairing import HEADING_COLLAPSED, check_tree, compare_pair
 
 ROOT = Path(__file__).resolve().parents[1]
 
-PY = '''# %% [markdown]
+PY = """# %% [markdown]
 # # Title
 
 # %% tags=["raises-exception"]
@@ -16,7 +16,7 @@ x = 1
 
 # %%
 y = 2
-'''
+"""
 
 
 def make_pair(tmp_path: Path) -> Path:
@@ -83,7 +83,7 @@ def test_missing_twins_are_caught(tmp_path):
 
 # ----------------------------------------------------------------- Deeper blocks open folded (issue 22, item 3)
 
-DEEPER_PY = '''# %% [markdown]
+DEEPER_PY = """# %% [markdown]
 # # Title
 
 # %% [markdown]
@@ -112,7 +112,7 @@ needed_later = 2
 
 # %% [markdown]
 # ## 2. Next part
-'''
+"""
 
 
 def test_a_deeper_block_of_optional_cells_opens_folded_and_one_with_core_cells_does_not(tmp_path):
@@ -178,6 +178,9 @@ def test_every_foldable_deeper_block_of_the_course_is_folded_in_its_ipynb():
     for d in ("notebooks", "solutions", "exercises"):
         for path in sorted((ROOT / d).glob("*.ipynb")):
             nb = nbformat.read(path, as_version=4)
-            unfolded += [f"{d}/{path.name} cell {b.heading}" for b in deeper_blocks(nb.cells)
-                         if b.foldable and not nb.cells[b.heading].metadata.get(HEADING_COLLAPSED)]
+            unfolded += [
+                f"{d}/{path.name} cell {b.heading}"
+                for b in deeper_blocks(nb.cells)
+                if b.foldable and not nb.cells[b.heading].metadata.get(HEADING_COLLAPSED)
+            ]
     assert not unfolded, "these Deeper headings do not open folded; run `make pairs`:\n" + "\n".join(unfolded)

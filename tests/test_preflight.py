@@ -15,18 +15,31 @@ def gpus(count):
 
 
 def cuda(count, **changes):
-    base = MachineFacts(torch_version="2.11.0+cu126", cuda_build="12.6", cuda_available=count > 0,
-                        accelerators=gpus(count), current_cuda_index=0 if count else None, nvidia_driver_present=True,
-                        system="Linux", machine="x86_64")
+    base = MachineFacts(
+        torch_version="2.11.0+cu126",
+        cuda_build="12.6",
+        cuda_available=count > 0,
+        accelerators=gpus(count),
+        current_cuda_index=0 if count else None,
+        nvidia_driver_present=True,
+        system="Linux",
+        machine="x86_64",
+    )
     return replace(base, **changes)
 
 
 CPU = MachineFacts(torch_version="2.13.0+cpu", cuda_build=None, system="Linux", machine="x86_64")
-MAC = MachineFacts(torch_version="2.13.0", cuda_build=None, mps_built=True, system="Darwin", machine="arm64",
-                   macos_version="14.5")
+MAC = MachineFacts(torch_version="2.13.0", cuda_build=None, mps_built=True, system="Darwin", machine="arm64", macos_version="14.5")
 
-XPU = MachineFacts(torch_version="2.13.0+xpu", cuda_build=None, accelerators=(AcceleratorInfo(0, "xpu", "Intel(R) Arc(TM) A770 Graphics"),),
-                   current_xpu_index=0, built_accelerator="xpu", system="Linux", machine="x86_64")
+XPU = MachineFacts(
+    torch_version="2.13.0+xpu",
+    cuda_build=None,
+    accelerators=(AcceleratorInfo(0, "xpu", "Intel(R) Arc(TM) A770 Graphics"),),
+    current_xpu_index=0,
+    built_accelerator="xpu",
+    system="Linux",
+    machine="x86_64",
+)
 
 # Each simulated machine and the ids of the rows it must get, in order.
 MACHINES = {
@@ -37,26 +50,27 @@ MACHINES = {
     "four GPUs, some hidden": (cuda(4, cuda_visible_devices="0,1,2,3"), ["several-gpus", "cuda-visible-devices"]),
     "Colab without a GPU": (cuda(0, in_colab=True, nvidia_driver_present=False), ["colab-without-gpu"]),
     "Kaggle without a GPU": (cuda(0, in_kaggle=True, nvidia_driver_present=False), ["kaggle-without-gpu"]),
-    "CUDA build without a driver": (cuda(0, nvidia_driver_present=False, built_accelerator="cuda"),
-                                    ["cuda-build-without-driver", "cpu-only"]),
+    "CUDA build without a driver": (cuda(0, nvidia_driver_present=False, built_accelerator="cuda"), ["cuda-build-without-driver", "cpu-only"]),
     "CUDA build, driver, no GPU": (cuda(0, cuda_visible_devices=""), ["driver-but-no-gpu", "cuda-visible-devices"]),
-    "CUDA that fails to start": (cuda(0, cuda_error="RuntimeError: boom", nvidia_driver_present=False),
-                                 ["cuda-error", "cuda-build-without-driver"]),
+    "CUDA that fails to start": (
+        cuda(0, cuda_error="RuntimeError: boom", nvidia_driver_present=False),
+        ["cuda-error", "cuda-build-without-driver"],
+    ),
     "CPU build on a GPU machine": (replace(CPU, nvidia_driver_present=True), ["cpu-build-on-gpu-machine"]),
     "torch older than tested": (replace(CPU, torch_version="2.6.0+cpu"), ["cpu-only", "torch-too-old"]),
     "torch newer than tested": (replace(CPU, torch_version="2.15.0"), ["cpu-only", "torch-newer-than-tested"]),
-    "Mac with MPS": (replace(MAC, mps_available=True, accelerators=(AcceleratorInfo(0, "mps", "Apple M2 (Metal)"),)),
-                     ["mps"]),
+    "Mac with MPS": (replace(MAC, mps_available=True, accelerators=(AcceleratorInfo(0, "mps", "Apple M2 (Metal)"),)), ["mps"]),
     "Mac on macOS 13": (replace(MAC, macos_version="13.6"), ["mac-too-old-for-mps-older-torch"]),
     "Mac on macOS 12": (replace(MAC, macos_version="12.7"), ["mac-too-old-for-mps"]),
     "Mac in a virtual machine": (replace(MAC, virtual_machine=True), ["mac-virtual-machine"]),
     "Mac, MPS unavailable": (MAC, ["mps-unavailable"]),
     "Mac, torch without MPS": (replace(MAC, mps_built=False), ["mac-torch-without-mps"]),
     "Intel GPU (XPU build)": (XPU, ["xpu"]),
-    "Intel Mac": (replace(MAC, mps_built=False, machine="x86_64", torch_version="2.2.2"),
-                  ["mac-intel", "torch-too-old"]),
-    "Rosetta on Apple silicon": (replace(MAC, mps_built=False, machine="x86_64", rosetta=True, torch_version="2.2.2"),
-                                 ["mac-rosetta", "torch-too-old"]),
+    "Intel Mac": (replace(MAC, mps_built=False, machine="x86_64", torch_version="2.2.2"), ["mac-intel", "torch-too-old"]),
+    "Rosetta on Apple silicon": (
+        replace(MAC, mps_built=False, machine="x86_64", rosetta=True, torch_version="2.2.2"),
+        ["mac-rosetta", "torch-too-old"],
+    ),
 }
 
 

@@ -30,7 +30,11 @@ def test_trace_records_the_default_device_of_a_torch_device_block():
         t.mark("after all")
     trace = t.trace
     assert [s.step for s in trace.steps] == [
-        "start", "inside torch.device('meta')", "made meta", "after torch.device('meta')", "after all",
+        "start",
+        "inside torch.device('meta')",
+        "made meta",
+        "after torch.device('meta')",
+        "after all",
     ]
     assert trace.default_devices == ("cpu", "meta", "meta", "cpu", "cpu")
     assert trace["made meta"].depth == 1 and trace["after all"].depth == 0
@@ -104,13 +108,15 @@ def test_trace_shows_as_text_and_html():
 def test_device_scopes_switch_and_restore_on_two_gpus():
     t1 = torch.ones(1, device="cuda:1")
     start = torch.cuda.current_device()
-    trace = run_scopes([
-        ("device(1)", torch.cuda.device(1)),
-        ("device_of(cpu)", torch.cuda.device_of(torch.ones(1))),
-        ("device(0)", torch.cuda.device(0)),
-        ("device_of(t1)", torch.cuda.device_of(t1)),
-        ("torch.device('cuda:0')", torch.device("cuda:0")),
-    ])
+    trace = run_scopes(
+        [
+            ("device(1)", torch.cuda.device(1)),
+            ("device_of(cpu)", torch.cuda.device_of(torch.ones(1))),
+            ("device(0)", torch.cuda.device(0)),
+            ("device_of(t1)", torch.cuda.device_of(t1)),
+            ("torch.device('cuda:0')", torch.device("cuda:0")),
+        ]
+    )
     assert trace.cuda_devices == (start, 1, 1, 0, 1, 1, 1, 0, 1, 1, start)
     assert torch.cuda.current_device() == start
 
@@ -213,7 +219,8 @@ def test_default_device_hands_over_to_torch_only_where_torch_survives_a_reset():
     except AttributeError:
         torch_answer = None
     assert scopes._GET_DEFAULT_DEVICE_IS_RIGHT == (torch_answer == torch.device("cpu")), (
-        f"torch {torch.__version__}: get_default_device() after a reset gives {torch_answer}")
+        f"torch {torch.__version__}: get_default_device() after a reset gives {torch_answer}"
+    )
     assert default_device() == torch.device("cpu")
 
 

@@ -53,9 +53,11 @@ def run_program(program: list[tuple]) -> list[int]:
 
 
 def test_the_simulation_agrees_with_every_program_of_exercise_04_2():
-    wrong = [(start, program, expected, got)
-             for start, program, expected in simulate_cases()
-             if (got := on_simulated_gpus(run_program, list(program), gpus=4, start=start).value) != list(expected)]
+    wrong = [
+        (start, program, expected, got)
+        for start, program, expected in simulate_cases()
+        if (got := on_simulated_gpus(run_program, list(program), gpus=4, start=start).value) != list(expected)
+    ]
     assert len(simulate_cases()) > 300 and wrong == []
 
 
@@ -102,8 +104,17 @@ def test_a_moved_tensor_keeps_its_values_and_comes_back_as_a_plain_cpu_tensor():
 def test_moves_to_other_devices_are_real_ones():
     def program():
         x = torch.ones(2)
-        return [str(t.device) for t in (x.to("meta"), x.to(torch.device("meta")), x.cpu(), x.to("cpu"),
-                                        torch.ones(1, device="cuda").to("meta"), x.to(torch.float64))]
+        return [
+            str(t.device)
+            for t in (
+                x.to("meta"),
+                x.to(torch.device("meta")),
+                x.cpu(),
+                x.to("cpu"),
+                torch.ones(1, device="cuda").to("meta"),
+                x.to(torch.float64),
+            )
+        ]
 
     assert on_simulated_gpus(program).value == ["meta", "meta", "cpu", "cpu", "meta", "cpu"]
 
@@ -111,14 +122,17 @@ def test_moves_to_other_devices_are_real_ones():
 # --------------------------------------------------------------------------- what it refuses, and what it leaves
 
 
-@pytest.mark.parametrize(("program", "match"), [
-    (lambda: torch.ones(1, device="cuda:0") + torch.ones(1, device="cuda:1"), "mixes tensors on cuda:0 and cuda:1"),
-    (lambda: torch.ones(2, device="cuda:0") + torch.ones(2), "mixes tensors on cpu and cuda:0"),
-    (lambda: torch.ones(1, device="cuda:2"), "there is no cuda:2, it has 2"),
-    (lambda: torch.cuda.set_device(5), "there is no cuda:5"),
-    (lambda: torch.cuda.device(3).__enter__(), "there is no cuda:3"),
-    (lambda: nn.Linear(2, 2).cuda(), "moving a module's parameters is not simulated"),
-])
+@pytest.mark.parametrize(
+    ("program", "match"),
+    [
+        (lambda: torch.ones(1, device="cuda:0") + torch.ones(1, device="cuda:1"), "mixes tensors on cuda:0 and cuda:1"),
+        (lambda: torch.ones(2, device="cuda:0") + torch.ones(2), "mixes tensors on cpu and cuda:0"),
+        (lambda: torch.ones(1, device="cuda:2"), "there is no cuda:2, it has 2"),
+        (lambda: torch.cuda.set_device(5), "there is no cuda:5"),
+        (lambda: torch.cuda.device(3).__enter__(), "there is no cuda:3"),
+        (lambda: nn.Linear(2, 2).cuda(), "moving a module's parameters is not simulated"),
+    ],
+)
 def test_what_it_does_not_simulate_stops_with_a_message_that_says_so(program, match):
     with pytest.raises(RuntimeError, match=match):
         on_simulated_gpus(program)
@@ -133,24 +147,41 @@ def test_a_simulated_tensor_never_leaves_the_simulation():
         on_simulated_gpus(lambda: {"t": torch.ones(1, device="cuda:1")})
 
 
-@pytest.mark.parametrize(("args", "kwargs", "match"), [
-    ((42,), {}, "expects a function"),
-    ((lambda: 0,), {"gpus": 0}, "1 or more"),
-    ((lambda: 0,), {"start": 2}, "0 to 1"),
-])
+@pytest.mark.parametrize(
+    ("args", "kwargs", "match"),
+    [
+        ((42,), {}, "expects a function"),
+        ((lambda: 0,), {"gpus": 0}, "1 or more"),
+        ((lambda: 0,), {"start": 2}, "0 to 1"),
+    ],
+)
 def test_bad_arguments_say_what_to_pass(args, kwargs, match):
     with pytest.raises((TypeError, ValueError), match=match):
         on_simulated_gpus(*args, **kwargs)
 
 
 def test_the_real_machine_is_as_it_was_afterwards():
-    before = (torch.cuda.is_available, torch.cuda.current_device, torch.cuda.set_device, torch.cuda._exchange_device,
-              torch.cuda._maybe_exchange_device, torch.cuda.device_count(), len(_get_current_function_mode_stack()))
+    before = (
+        torch.cuda.is_available,
+        torch.cuda.current_device,
+        torch.cuda.set_device,
+        torch.cuda._exchange_device,
+        torch.cuda._maybe_exchange_device,
+        torch.cuda.device_count(),
+        len(_get_current_function_mode_stack()),
+    )
     on_simulated_gpus(run_program, [("device", 1), ("set_device", 0), ("torch.device", "cuda:1"), ("exit",), ("exit",)])
     with pytest.raises(RuntimeError):
         on_simulated_gpus(lambda: torch.cuda.set_device(7))
-    after = (torch.cuda.is_available, torch.cuda.current_device, torch.cuda.set_device, torch.cuda._exchange_device,
-             torch.cuda._maybe_exchange_device, torch.cuda.device_count(), len(_get_current_function_mode_stack()))
+    after = (
+        torch.cuda.is_available,
+        torch.cuda.current_device,
+        torch.cuda.set_device,
+        torch.cuda._exchange_device,
+        torch.cuda._maybe_exchange_device,
+        torch.cuda.device_count(),
+        len(_get_current_function_mode_stack()),
+    )
     assert after == before
     assert str(torch.ones(1).device) == "cpu"
 
@@ -169,14 +200,17 @@ def test_every_view_of_a_result_says_simulated_and_names_the_source():
     assert run.value.cuda_devices == (0, 1, 0)
 
 
-@pytest.mark.parametrize(("source", "passage"), [
-    ("torch/cuda/__init__.py", "self.prev_idx = torch.cuda._exchange_device(self.idx)"),
-    ("torch/cuda/__init__.py", "self.idx = torch.cuda._maybe_exchange_device(self.prev_idx)"),
-    ("torch/cuda/__init__.py", "idx = obj.get_device() if obj.is_cuda else -1"),
-    ("torch/cuda/__init__.py", "device = _get_device_index(device)\n    if device >= 0:\n        torch._C._cuda_setDevice"),
-    ("torch/cuda/_utils.py", "i.e., ``torch.device('cuda')``, this will return the current default CUDA"),
-    ("torch/utils/_device.py", 'if func in _device_constructors() and kwargs.get("device") is None:'),
-])
+@pytest.mark.parametrize(
+    ("source", "passage"),
+    [
+        ("torch/cuda/__init__.py", "self.prev_idx = torch.cuda._exchange_device(self.idx)"),
+        ("torch/cuda/__init__.py", "self.idx = torch.cuda._maybe_exchange_device(self.prev_idx)"),
+        ("torch/cuda/__init__.py", "idx = obj.get_device() if obj.is_cuda else -1"),
+        ("torch/cuda/__init__.py", "device = _get_device_index(device)\n    if device >= 0:\n        torch._C._cuda_setDevice"),
+        ("torch/cuda/_utils.py", "i.e., ``torch.device('cuda')``, this will return the current default CUDA"),
+        ("torch/utils/_device.py", 'if func in _device_constructors() and kwargs.get("device") is None:'),
+    ],
+)
 def test_the_source_the_simulation_follows_is_in_the_installed_torch(source, passage):
     """If PyTorch changes one of these, the simulation must be read against it again."""
     assert source in SOURCES
@@ -213,7 +247,8 @@ def test_the_lessons_simulated_cells_show_what_its_text_predicts():
     expected = {
         "ask_each_gpu(where_new_cuda_tensors_go)": {
             "cuda:0 current": {".cuda()": "cuda:0", 'device="cuda"': "cuda:0"},
-            "cuda:1 current": {".cuda()": "cuda:1", 'device="cuda"': "cuda:1"}},
+            "cuda:1 current": {".cuda()": "cuda:1", 'device="cuda"': "cuda:1"},
+        },
         "switch_for_a_block(1)": (1, 1, 0),
         "inside_device_of_a_gpu_tensor()": (0, "cpu", "cuda:0"),
         "set_device_inside_blocks()": (0, 1),
@@ -277,13 +312,13 @@ def test_the_simulated_gpus_would_answer_04_3_outside_its_check():
     """So the switch below is needed: on the simulated GPUs the shortcut gets every case of 04.3 right."""
     from course_utils.checks.nb04 import LANDING_CASES
 
-    assert all(landing_device_on_the_simulated_gpus(spec, current) == expected
-               for spec, current, expected in LANDING_CASES)
+    assert all(landing_device_on_the_simulated_gpus(spec, current) == expected for spec, current, expected in LANDING_CASES)
 
 
-@pytest.mark.parametrize(("exercise", "answer"), [("04.2", simulate_on_the_simulated_gpus),
-                                                  ("04.1", predictions_on_the_simulated_gpus),
-                                                  ("04.3", landing_device_on_the_simulated_gpus)])
+@pytest.mark.parametrize(
+    ("exercise", "answer"),
+    [("04.2", simulate_on_the_simulated_gpus), ("04.1", predictions_on_the_simulated_gpus), ("04.3", landing_device_on_the_simulated_gpus)],
+)
 def test_the_simulated_gpus_cannot_answer_the_exercises_on_the_rules(exercise, answer):
     from course_utils.checks import check
 

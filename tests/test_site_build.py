@@ -19,43 +19,60 @@ PROVENANCE = site.Provenance("PyTorch 9.9 on a test machine, no GPU (CPU only)")
 
 
 def staged_map(root: Path = ROOT) -> dict[str, str]:
-    return {"README.md": "index.md", "docs/ci.md": "docs/ci.md", "CONTRIBUTING.md": "CONTRIBUTING.md",
-            "notebooks/05_error_clinic.ipynb": "notebooks/05_error_clinic.ipynb",
-            "exercises/05_error_clinic_exercises.ipynb": "exercises/05_error_clinic_exercises.ipynb"}
+    return {
+        "README.md": "index.md",
+        "docs/ci.md": "docs/ci.md",
+        "CONTRIBUTING.md": "CONTRIBUTING.md",
+        "notebooks/05_error_clinic.ipynb": "notebooks/05_error_clinic.ipynb",
+        "exercises/05_error_clinic_exercises.ipynb": "exercises/05_error_clinic_exercises.ipynb",
+    }
 
 
-@pytest.mark.parametrize("page, link, expected", [
-    ("docs/instructors.md", "[x](../README.md)", "[x](../index.md)"),
-    ("docs/instructors.md", "[x](../README.md#exercises)", "[x](../index.md#exercises)"),
-    ("README.md", "[x](docs/ci.md)", "[x](docs/ci.md)"),
-    ("docs/authoring.md", "[x](../CONTRIBUTING.md)", "[x](../CONTRIBUTING.md)"),
-    ("README.md", "[x](solutions/05_error_clinic_exercises.ipynb)",
-     "[x](https://github.com/owner/course/blob/main/solutions/05_error_clinic_exercises.ipynb)"),
-    ("README.md", "[x](scripts)", "[x](https://github.com/owner/course/tree/main/scripts)"),
-    ("notebooks/01_device_query.ipynb", "[x](05_error_clinic.ipynb#part-3)", "[x](05_error_clinic.ipynb#part-3)"),
-    ("README.md", "[x](https://pytorch.org/)", "[x](https://pytorch.org/)"),
-    ("README.md", "[x](#what-each-lesson-covers)", "[x](#what-each-lesson-covers)"),
-    ("README.md", "[x](no/such/file.md)", "[x](no/such/file.md)"),
-    # a bare name on a notebook page means what it means in the workspace, where make lab puts
-    # lessons and exercises side by side: the lesson's Next line opens the exercise page
-    ("notebooks/05_error_clinic.ipynb", "[x](05_error_clinic_exercises.ipynb)", "[x](../exercises/05_error_clinic_exercises.ipynb)"),
-    ("notebooks/05_error_clinic.ipynb", "[x](05_error_clinic_exercises.ipynb#exercise-05-2)",
-     "[x](../exercises/05_error_clinic_exercises.ipynb#exercise-05-2)"),
-    ("exercises/05_error_clinic_exercises.ipynb", "[x](05_error_clinic.ipynb#part-3)", "[x](../notebooks/05_error_clinic.ipynb#part-3)"),
-    ("notebooks/01_device_query.ipynb", "[x](99_no_such_exercises.ipynb)", "[x](99_no_such_exercises.ipynb)"),
-    ("README.md", "[x](05_error_clinic_exercises.ipynb)", "[x](05_error_clinic_exercises.ipynb)"),  # not a notebook page
-])
+@pytest.mark.parametrize(
+    "page, link, expected",
+    [
+        ("docs/instructors.md", "[x](../README.md)", "[x](../index.md)"),
+        ("docs/instructors.md", "[x](../README.md#exercises)", "[x](../index.md#exercises)"),
+        ("README.md", "[x](docs/ci.md)", "[x](docs/ci.md)"),
+        ("docs/authoring.md", "[x](../CONTRIBUTING.md)", "[x](../CONTRIBUTING.md)"),
+        (
+            "README.md",
+            "[x](solutions/05_error_clinic_exercises.ipynb)",
+            "[x](https://github.com/owner/course/blob/main/solutions/05_error_clinic_exercises.ipynb)",
+        ),
+        ("README.md", "[x](scripts)", "[x](https://github.com/owner/course/tree/main/scripts)"),
+        ("notebooks/01_device_query.ipynb", "[x](05_error_clinic.ipynb#part-3)", "[x](05_error_clinic.ipynb#part-3)"),
+        ("README.md", "[x](https://pytorch.org/)", "[x](https://pytorch.org/)"),
+        ("README.md", "[x](#what-each-lesson-covers)", "[x](#what-each-lesson-covers)"),
+        ("README.md", "[x](no/such/file.md)", "[x](no/such/file.md)"),
+        # a bare name on a notebook page means what it means in the workspace, where make lab puts
+        # lessons and exercises side by side: the lesson's Next line opens the exercise page
+        ("notebooks/05_error_clinic.ipynb", "[x](05_error_clinic_exercises.ipynb)", "[x](../exercises/05_error_clinic_exercises.ipynb)"),
+        (
+            "notebooks/05_error_clinic.ipynb",
+            "[x](05_error_clinic_exercises.ipynb#exercise-05-2)",
+            "[x](../exercises/05_error_clinic_exercises.ipynb#exercise-05-2)",
+        ),
+        ("exercises/05_error_clinic_exercises.ipynb", "[x](05_error_clinic.ipynb#part-3)", "[x](../notebooks/05_error_clinic.ipynb#part-3)"),
+        ("notebooks/01_device_query.ipynb", "[x](99_no_such_exercises.ipynb)", "[x](99_no_such_exercises.ipynb)"),
+        ("README.md", "[x](05_error_clinic_exercises.ipynb)", "[x](05_error_clinic_exercises.ipynb)"),  # not a notebook page
+    ],
+)
 def test_links_point_at_staged_pages_or_github(page, link, expected):
     assert site.rewrite_links(link, page, ROOT, staged_map(), REPO) == expected
 
 
 def test_a_notebook_named_as_code_links_to_its_page():
-    text = ("Notebook: `notebooks/05_error_clinic.ipynb`; [`notebooks/05_error_clinic.ipynb`](x) is a link already; "
-            "`notebooks/99_none.ipynb` is no page; ``solutions/05_error_clinic_exercises.ipynb`` stays code.")
+    text = (
+        "Notebook: `notebooks/05_error_clinic.ipynb`; [`notebooks/05_error_clinic.ipynb`](x) is a link already; "
+        "`notebooks/99_none.ipynb` is no page; ``solutions/05_error_clinic_exercises.ipynb`` stays code."
+    )
     linked = site.link_notebook_mentions(text, "exercises/05_error_clinic_exercises.ipynb", staged_map())
-    assert linked == ("Notebook: [`notebooks/05_error_clinic.ipynb`](../notebooks/05_error_clinic.ipynb); "
-                      "[`notebooks/05_error_clinic.ipynb`](x) is a link already; `notebooks/99_none.ipynb` is no page; "
-                      "``solutions/05_error_clinic_exercises.ipynb`` stays code.")
+    assert linked == (
+        "Notebook: [`notebooks/05_error_clinic.ipynb`](../notebooks/05_error_clinic.ipynb); "
+        "[`notebooks/05_error_clinic.ipynb`](x) is a link already; `notebooks/99_none.ipynb` is no page; "
+        "``solutions/05_error_clinic_exercises.ipynb`` stays code."
+    )
 
 
 def test_lesson_and_exercise_pages_point_to_each_other_at_the_top():
@@ -63,8 +80,9 @@ def test_lesson_and_exercise_pages_point_to_each_other_at_the_top():
     shown = site.prepare_notebook(nb, "exercises/05_error_clinic_exercises.ipynb", ROOT, staged_map(), REPO, PROVENANCE)
     assert shown.cells[1].source.startswith("**The lesson:** [05 · The cross-device error clinic](../notebooks/05_error_clinic.ipynb)")
     shown = site.prepare_notebook(nb, "notebooks/05_error_clinic.ipynb", ROOT, staged_map(), REPO, PROVENANCE)
-    assert shown.cells[1].source.startswith("**Its exercises:** [Exercises 05 · The cross-device error clinic]"
-                                            "(../exercises/05_error_clinic_exercises.ipynb)")
+    assert shown.cells[1].source.startswith(
+        "**Its exercises:** [Exercises 05 · The cross-device error clinic](../exercises/05_error_clinic_exercises.ipynb)"
+    )
     # lesson 07 has no exercise notebook: no pointer
     assert site.companion("notebooks/07_claims_checked.ipynb", ROOT, staged_map()) is None
     shown = site.prepare_notebook(nb, "notebooks/07_claims_checked.ipynb", ROOT, staged_map(), REPO, PROVENANCE)
@@ -91,14 +109,16 @@ def _tagged(cell, *tags):
 
 def test_prepare_notebook_header_places_to_type_and_deeper(monkeypatch):
     md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
-    nb = _notebook([
-        md("# 05 · Title"),
-        _tagged(md("**Run it on a free GPU:** old links"), "course-header"),
-        _tagged(code("import course_utils  # install cell"), "course-header"),
-        md("## 1. Part"),
-        _tagged(code("x = ...\ncheck('05.a')"), "try-it"),
-        _tagged(md("### Deeper: more\n\nprose"), "deeper"),
-    ])
+    nb = _notebook(
+        [
+            md("# 05 · Title"),
+            _tagged(md("**Run it on a free GPU:** old links"), "course-header"),
+            _tagged(code("import course_utils  # install cell"), "course-header"),
+            md("## 1. Part"),
+            _tagged(code("x = ...\ncheck('05.a')"), "try-it"),
+            _tagged(md("### Deeper: more\n\nprose"), "deeper"),
+        ]
+    )
     shown = site.prepare_notebook(nb, "notebooks/05_error_clinic.ipynb", ROOT, staged_map(), REPO, PROVENANCE)
     sources = [c.source for c in shown.cells]
     assert not any("course-header" in c.metadata.get("tags", []) for c in shown.cells)
@@ -115,9 +135,13 @@ def test_prepare_notebook_header_places_to_type_and_deeper(monkeypatch):
 
 
 def test_exercise_answer_cells_are_places_to_type():
-    nb = _notebook([nbformat.v4.new_markdown_cell("# Exercises 05"),
-                    nbformat.v4.new_code_cell("def f():\n    # YOUR CODE HERE\n    raise NotImplementedError()"),
-                    nbformat.v4.new_code_cell("check('05.1')")])
+    nb = _notebook(
+        [
+            nbformat.v4.new_markdown_cell("# Exercises 05"),
+            nbformat.v4.new_code_cell("def f():\n    # YOUR CODE HERE\n    raise NotImplementedError()"),
+            nbformat.v4.new_code_cell("check('05.1')"),
+        ]
+    )
     shown = site.prepare_notebook(nb, "exercises/05_error_clinic_exercises.ipynb", ROOT, staged_map(), REPO, PROVENANCE)
     marked = [c for c in shown.cells if site.PLACE_TO_TYPE in c.metadata.get("tags", [])]
     assert [c.source.splitlines()[0] for c in marked] == ["def f():"]
@@ -137,6 +161,7 @@ def test_a_widget_becomes_a_picture_and_a_note(monkeypatch):
 
 # --- executed copies ----------------------------------------------------------------------------
 
+
 def _write_notebook(path: Path, n_code: int) -> Path:
     nb = _notebook([nbformat.v4.new_markdown_cell("# T")] + [nbformat.v4.new_code_cell(f"{i}") for i in range(n_code)])
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -147,8 +172,10 @@ def _write_notebook(path: Path, n_code: int) -> Path:
 def _nbval_items(path: Path, outputs: list[list[dict]], exception_ok=()):
     nb = nbformat.read(str(path), as_version=4)
     parent = SimpleNamespace(fspath=path, nb=nb)
-    return [SimpleNamespace(parent=parent, cell_num=i, test_outputs=out,
-                            options={"check_exception": i in exception_ok}) for i, out in enumerate(outputs)]
+    return [
+        SimpleNamespace(parent=parent, cell_num=i, test_outputs=out, options={"check_exception": i in exception_ok})
+        for i, out in enumerate(outputs)
+    ]
 
 
 def _run(items, root):

@@ -35,44 +35,69 @@ READINGS_09_1 = {
     "a keyword": (MOVE + "    return batch.to(device, non_blocking=True)", True),
     "positional, after a dtype": (MOVE + "    return batch.to(device, None, True)", True),
     "positional": (MOVE + "    return batch.to(device, True)", True),
-    "behind a real condition": (MOVE + "    if isinstance(batch, dict):\n        return {k: v.to(device, non_blocking=True) "
-                                "for k, v in batch.items()}\n    return batch", True),
-    "in a helper the answer calls": ("def _move(t, d):\n    return t.to(d, non_blocking=True)\n\n" + MOVE
-                                     + "    return _move(batch, device)", True),
-    "in a helper it passes to map": ("def _move(t):\n    return t.to('cpu', non_blocking=True)\n\n" + MOVE
-                                     + "    return list(map(_move, batch))", True),
-    "in a nested function it calls": (MOVE + "    def move(x):\n        return x.to(device, non_blocking=True)\n"
-                                      "    return move(batch)", True),
-    "in a method of a class it uses": ("class Mover:\n    def __call__(self, t, d):\n        return t.to(d, non_blocking=True)\n\n"
-                                       + MOVE + "    return Mover()(batch, device)", True),
+    "behind a real condition": (
+        MOVE + "    if isinstance(batch, dict):\n        return {k: v.to(device, non_blocking=True) "
+        "for k, v in batch.items()}\n    return batch",
+        True,
+    ),
+    "in a helper the answer calls": (
+        "def _move(t, d):\n    return t.to(d, non_blocking=True)\n\n" + MOVE + "    return _move(batch, device)",
+        True,
+    ),
+    "in a helper it passes to map": (
+        "def _move(t):\n    return t.to('cpu', non_blocking=True)\n\n" + MOVE + "    return list(map(_move, batch))",
+        True,
+    ),
+    "in a nested function it calls": (MOVE + "    def move(x):\n        return x.to(device, non_blocking=True)\n    return move(batch)", True),
+    "in a method of a class it uses": (
+        "class Mover:\n    def __call__(self, t, d):\n        return t.to(d, non_blocking=True)\n\n"
+        + MOVE
+        + "    return Mover()(batch, device)",
+        True,
+    ),
     "with a magic in the notebook": ("%time x = 1\n" + MOVE + "    return batch.to(device, non_blocking=True)", True),
     "blocking": (MOVE + "    return batch.to(device)", False),
     "non_blocking=False": (MOVE + "    return batch.to(device, non_blocking=False)", False),
     "another method": (MOVE + "    return batch.cuda(non_blocking=True)", False),
     "in a comment": (MOVE + "    # batch.to(device, non_blocking=True)\n    return batch.to(device)", False),
     "after the return": (MOVE + "    return batch.to(device)\n    batch.to(device, non_blocking=True)", False),
-    "after a raise in a branch": (MOVE + "    if device:\n        raise ValueError\n        batch.to(device, non_blocking=True)\n"
-                                  "    return batch.to(device)", False),
+    "after a raise in a branch": (
+        MOVE + "    if device:\n        raise ValueError\n        batch.to(device, non_blocking=True)\n    return batch.to(device)",
+        False,
+    ),
     "under if False": (MOVE + "    if False:\n        batch.to(device, non_blocking=True)\n    return batch.to(device)", False),
     "under if 0 == 1": (MOVE + "    if 0 == 1:\n        batch.to(device, non_blocking=True)\n    return batch.to(device)", False),
-    "in the else of if True": (MOVE + "    if True:\n        return batch.to(device)\n    else:\n"
-                               "        return batch.to(device, non_blocking=True)", False),
+    "in the else of if True": (
+        MOVE + "    if True:\n        return batch.to(device)\n    else:\n        return batch.to(device, non_blocking=True)",
+        False,
+    ),
     "under while False": (MOVE + "    while False:\n        batch.to(device, non_blocking=True)\n    return batch.to(device)", False),
     "in a dead ternary": (MOVE + "    return batch.to(device, non_blocking=True) if False else batch.to(device)", False),
     "after False and": (MOVE + "    False and batch.to(device, non_blocking=True)\n    return batch.to(device)", False),
-    "in a nested function never named": (MOVE + "    def unused(x):\n        return x.to(device, non_blocking=True)\n"
-                                         "    return batch.to(device)", False),
-    "in another top-level function": ("def decoy(t):\n    return t.to('cpu', non_blocking=True)\n\n" + MOVE
-                                      + "    return batch.to(device)", False),
+    "in a nested function never named": (
+        MOVE + "    def unused(x):\n        return x.to(device, non_blocking=True)\n    return batch.to(device)",
+        False,
+    ),
+    "in another top-level function": (
+        "def decoy(t):\n    return t.to('cpu', non_blocking=True)\n\n" + MOVE + "    return batch.to(device)",
+        False,
+    ),
     "at top level": ("import torch\ntorch.zeros(1).to('cpu', non_blocking=True)\n\n" + MOVE + "    return batch.to(device)", False),
-    "in a def the name was later rebound from": (MOVE + "    return batch.to(device, non_blocking=True)\n\n"
-                                                 "def blocking(batch, device):\n    return batch.to(device)\n\n"
-                                                 "to_device = blocking", False),
-    "in a def under if False at top level": ("if False:\n" + textwrap.indent(MOVE + "    return batch.to(device, non_blocking=True)",
-                                                                           "    ") + "\n\n" + MOVE + "    return batch", False),
+    "in a def the name was later rebound from": (
+        MOVE + "    return batch.to(device, non_blocking=True)\n\n"
+        "def blocking(batch, device):\n    return batch.to(device)\n\n"
+        "to_device = blocking",
+        False,
+    ),
+    "in a def under if False at top level": (
+        "if False:\n" + textwrap.indent(MOVE + "    return batch.to(device, non_blocking=True)", "    ") + "\n\n" + MOVE + "    return batch",
+        False,
+    ),
     "redefined by exec": (MOVE + "    return batch.to(device, non_blocking=True)\n\nexec('def to_device(b, d): return b')", False),
-    "swapped __code__": (MOVE + "    return batch.to(device, non_blocking=True)\n\ndef other(b, d):\n    return b\n\n"
-                         "to_device.__code__ = other.__code__", False),
+    "swapped __code__": (
+        MOVE + "    return batch.to(device, non_blocking=True)\n\ndef other(b, d):\n    return b\n\nto_device.__code__ = other.__code__",
+        False,
+    ),
     "no to_device at all": ("x = 1", False),
     "not Python": (MOVE + "    return batch.to(device, non_blocking=True", False),
 }
@@ -85,8 +110,10 @@ def test_what_counts_as_asking_for_a_non_blocking_copy(what):
 
 
 def test_06_2_reads_copy_the_same_way():
-    right = "def copy_all_to_host(sources, buffers, synchronize):\n    for s, b in zip(sources, buffers):\n" \
-            "        b.copy_(s, non_blocking=True)\n    synchronize()\n    return buffers"
+    right = (
+        "def copy_all_to_host(sources, buffers, synchronize):\n    for s, b in zip(sources, buffers):\n"
+        "        b.copy_(s, non_blocking=True)\n    synchronize()\n    return buffers"
+    )
     assert not _breaks("06.2", right)
     assert _breaks("06.2", right.replace("non_blocking=True", "non_blocking=False"))
     assert _breaks("06.2", right.replace("        b.copy_", "        continue\n        b.copy_"))
@@ -164,8 +191,10 @@ def test_the_judge_fails_a_passing_answer_that_breaks_a_rule():
 
 def test_the_judge_fails_the_courses_own_tool_for_06_4():
     namespace: dict = {}
-    source = "from course_utils.transfer.ceilings import pcie_ceiling\n\ndef pcie_ceiling_gbps(gen, lanes=16):\n" \
-             "    return pcie_ceiling(gen, lanes).gbps\n"
+    source = (
+        "from course_utils.transfer.ceilings import pcie_ceiling\n\ndef pcie_ceiling_gbps(gen, lanes=16):\n"
+        "    return pcie_ceiling(gen, lanes).gbps\n"
+    )
     exec(source, namespace)
     # the practice check (no file) passes it: it computes the right numbers
     assert grade("06.4", _channel_with_source(namespace, None)).status == "pass"
@@ -175,14 +204,14 @@ def test_the_judge_fails_the_courses_own_tool_for_06_4():
 
 # 09.2 by the course's own storage_bytes: right numbers, so only the rule stops it (tests/test_grading_hidden_cases.py
 # grades it in a real kernel)
-HELPER_09_2 = '''import torch
+HELPER_09_2 = """import torch
 from course_utils.memory import storage_bytes
 
 def held_bytes(model, optimizer):
     params = list(model.parameters())
     state = [v for s in optimizer.state.values() for v in s.values() if torch.is_tensor(v)]
     return storage_bytes(params + [p.grad for p in params if p.grad is not None] + state)
-'''
+"""
 
 
 def test_the_courses_storage_bytes_answers_09_2_and_the_file_says_so():
@@ -211,32 +240,39 @@ def test_an_answer_that_reads_the_work_instead_of_timing_it_fails_06_1():
     assert graded.status == "fail" and "looks inside" in graded.message, graded
 
 
-@pytest.mark.parametrize("peek", [
-    "return op.__closure__[0].cell_contents",
-    "return clock.__self__.now",
-    "return getattr(op, '__clo' + 'sure__')",
-    "import inspect\n    return inspect.getclosurevars(op)",
-    "return vars(synchronize)",
-    "return _peek(op)",
-])
+@pytest.mark.parametrize(
+    "peek",
+    [
+        "return op.__closure__[0].cell_contents",
+        "return clock.__self__.now",
+        "return getattr(op, '__clo' + 'sure__')",
+        "import inspect\n    return inspect.getclosurevars(op)",
+        "return vars(synchronize)",
+        "return _peek(op)",
+    ],
+)
 def test_what_counts_as_looking_inside_06_1s_callables(peek):
     helpers = "from inspect import getclosurevars as _g\n\ndef _peek(f):\n    return _g(f)\n\n"
     source = helpers + f"def time_per_call(op, clock, synchronize, repeats=5):\n    {peek}\n"
     assert _breaks("06.1", source), source
-    honest = ("import statistics\n\ndef time_per_call(op, clock, synchronize, repeats=5):\n    times = []\n"
-              "    for _ in range(repeats):\n        synchronize()\n        start = clock()\n        op()\n"
-              "        synchronize()\n        times.append(clock() - start)\n    return statistics.median(times)\n")
+    honest = (
+        "import statistics\n\ndef time_per_call(op, clock, synchronize, repeats=5):\n    times = []\n"
+        "    for _ in range(repeats):\n        synchronize()\n        start = clock()\n        op()\n"
+        "        synchronize()\n        times.append(clock() - start)\n    return statistics.median(times)\n"
+    )
     assert not _breaks("06.1", helpers + honest)
 
 
-@pytest.mark.parametrize("what, source", [
-    ("a cell with a syntax error hides the peek", PEEK_06_1 + "\nthis cell does not parse (\n"),
-    ("the answer defined by exec", "exec(" + repr(PEEK_06_1) + ")\n"),
-    ("the answer nowhere in the file", "import statistics\n"),
-    ("code nested deeper than the parser goes", PEEK_06_1 + "\nx = " + "-" * 200000 + "1\n"),
-    ("code nested deeper than the reader goes", PEEK_06_1.replace("return statistics", "return " + "not " * 5000
-                                                                   + "statistics")),
-])
+@pytest.mark.parametrize(
+    "what, source",
+    [
+        ("a cell with a syntax error hides the peek", PEEK_06_1 + "\nthis cell does not parse (\n"),
+        ("the answer defined by exec", "exec(" + repr(PEEK_06_1) + ")\n"),
+        ("the answer nowhere in the file", "import statistics\n"),
+        ("code nested deeper than the parser goes", PEEK_06_1 + "\nx = " + "-" * 200000 + "1\n"),
+        ("code nested deeper than the reader goes", PEEK_06_1.replace("return statistics", "return " + "not " * 5000 + "statistics")),
+    ],
+)
 def test_what_the_grader_cannot_read_it_does_not_vouch_for(what, source):
     """Every exercise with a rule fails, with a message that says how to mend it, where the file cannot be read,
     runs code from strings, or does not define the answer: otherwise such a file would escape HELPERS and

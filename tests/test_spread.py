@@ -34,14 +34,17 @@ def test_the_thresholds_are_torch_benchmarks_own():
     assert IQR_GROSS_WARN == benchmark_common._IQR_GROSS_WARN_THRESHOLD
 
 
-@pytest.mark.parametrize("seconds, level", [
-    (STEADY_S, STEADY),
-    ((1.0, 1.0, 1.05, 1.09, 1.09), STEADY),  # 8.6%: just under torch's 10%
-    ((1.0, 1.0, 1.05, 1.11, 1.11), FLUCTUATING),  # 10.5%
-    (FLUCTUATING_S, FLUCTUATING),
-    ((1.0, 1.0, 1.3, 1.4, 1.4), MEANINGLESS),  # 30.8%: just past torch's 25%
-    (BUSY_S, MEANINGLESS),
-])
+@pytest.mark.parametrize(
+    "seconds, level",
+    [
+        (STEADY_S, STEADY),
+        ((1.0, 1.0, 1.05, 1.09, 1.09), STEADY),  # 8.6%: just under torch's 10%
+        ((1.0, 1.0, 1.05, 1.11, 1.11), FLUCTUATING),  # 10.5%
+        (FLUCTUATING_S, FLUCTUATING),
+        ((1.0, 1.0, 1.3, 1.4, 1.4), MEANINGLESS),  # 30.8%: just past torch's 25%
+        (BUSY_S, MEANINGLESS),
+    ],
+)
 def test_spread_matches_torch_benchmark_measurement(seconds, level):
     spread, torch_says = Spread.of(seconds), torch_measurement(seconds)
     assert spread.level == level
@@ -104,14 +107,16 @@ def test_where_the_spread_decides_the_verdict_its_reason_comes_before_the_median
 
 
 def test_measure_copy_with_a_busy_clock_says_so_in_every_form():
-    busy = measure_copy("h2h", 4096, device="cpu",
-                        timing=Timing(repeats=5, number=1, instruments=Instruments(ScriptedClock(BUSY_S), lambda: None)))
+    busy = measure_copy(
+        "h2h", 4096, device="cpu", timing=Timing(repeats=5, number=1, instruments=Instruments(ScriptedClock(BUSY_S), lambda: None))
+    )
     assert busy.seconds == pytest.approx(BUSY_S)
     assert not busy.spread.meaningful
     assert "environmental influence" in str(busy) and "environmental influence" in busy._repr_html_()
     assert busy.row()["IQR"].endswith(f"({busy.spread.relative:.0%})")
-    steady = measure_copy("h2h", 4096, device="cpu",
-                          timing=Timing(repeats=5, number=1, instruments=Instruments(ScriptedClock(STEADY_S), lambda: None)))
+    steady = measure_copy(
+        "h2h", 4096, device="cpu", timing=Timing(repeats=5, number=1, instruments=Instruments(ScriptedClock(STEADY_S), lambda: None))
+    )
     assert "WARNING" not in str(steady) and "Spread" not in steady._repr_html_()
     assert compare(steady, Transfer("h2h", 4096, False, False, "cpu", STEADY_S, stand_in=True)).agree
     result = Sweep((busy, steady), machine_info("cpu"))

@@ -34,9 +34,11 @@ def build_nb(folder: Path, name: str, cells: list[tuple[str, list[str]]]) -> Pat
 def run_nbval(tmp_path: Path, *paths: Path) -> subprocess.CompletedProcess:
     shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
     return subprocess.run(
-        [*CHILD_PYTEST, "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",
-         "-o", "addopts=", *map(str, paths)],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        [*CHILD_PYTEST, "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env", "-o", "addopts=", *map(str, paths)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -44,21 +46,36 @@ def run_nbval(tmp_path: Path, *paths: Path) -> subprocess.CompletedProcess:
 def test_deliberate_error_cells_must_raise_and_solutions_must_pass(tmp_path):
     good = build_nb(tmp_path / "notebooks", "good.ipynb", [("1 / 0", ["raises-exception"]), ("x = 1", [])])
     stale_claim = build_nb(tmp_path / "notebooks", "stale_claim.ipynb", [("1 / 1", ["raises-exception"])])
-    solved = build_nb(tmp_path / "solutions", "solved.ipynb", [
-        ("from course_utils import check\n"
-         "def best_device():\n    import torch\n    if torch.cuda.is_available():\n        return torch.device('cuda')\n"
-         "    return torch.device('mps' if torch.backends.mps.is_available() else 'cpu')", []),
-        ('check("01.1")', []),
-    ])
-    wrong = build_nb(tmp_path / "solutions", "wrong.ipynb", [
-        ("from course_utils import check\ndef best_device():\n    return 'cpu'", []),
-        ('check("01.1")', []),
-    ])
+    solved = build_nb(
+        tmp_path / "solutions",
+        "solved.ipynb",
+        [
+            (
+                "from course_utils import check\n"
+                "def best_device():\n    import torch\n    if torch.cuda.is_available():\n        return torch.device('cuda')\n"
+                "    return torch.device('mps' if torch.backends.mps.is_available() else 'cpu')",
+                [],
+            ),
+            ('check("01.1")', []),
+        ],
+    )
+    wrong = build_nb(
+        tmp_path / "solutions",
+        "wrong.ipynb",
+        [
+            ("from course_utils import check\ndef best_device():\n    return 'cpu'", []),
+            ('check("01.1")', []),
+        ],
+    )
     # the other spellings of a check cell must not escape the rule (one detector: course_utils.check_cells)
-    quoted = build_nb(tmp_path / "solutions", "quoted.ipynb", [
-        ("from course_utils import check\ndef best_device():\n    return 'cpu'", []),
-        ("check('01.1')  # my note", []),
-    ])
+    quoted = build_nb(
+        tmp_path / "solutions",
+        "quoted.ipynb",
+        [
+            ("from course_utils import check\ndef best_device():\n    return 'cpu'", []),
+            ("check('01.1')  # my note", []),
+        ],
+    )
     done = run_nbval(tmp_path, good, stale_claim, solved, wrong, quoted)
     out = done.stdout + done.stderr
     assert "stale_claim.ipynb::Cell 0" in out and "ran without raising" in out, out
@@ -70,10 +87,14 @@ def test_deliberate_error_cells_must_raise_and_solutions_must_pass(tmp_path):
 
 @pytest.mark.slow
 def test_a_try_it_cell_must_show_its_own_not_attempted_check(tmp_path):
-    shipped = build_nb(tmp_path / "notebooks", "shipped.ipynb", [
-        ("from course_utils import check", []),
-        ("# Try it: the best device\ndef usable_device():\n    raise NotImplementedError()\ncheck('01.a')", ["try-it"]),
-    ])
+    shipped = build_nb(
+        tmp_path / "notebooks",
+        "shipped.ipynb",
+        [
+            ("from course_utils import check", []),
+            ("# Try it: the best device\ndef usable_device():\n    raise NotImplementedError()\ncheck('01.a')", ["try-it"]),
+        ],
+    )
     unwired = build_nb(tmp_path / "notebooks", "unwired.ipynb", [("x = ...", ["try-it"])])
     done = run_nbval(tmp_path, shipped, unwired)
     out = done.stdout + done.stderr
@@ -90,9 +111,13 @@ def test_the_cuda_marker_skips_by_itself_with_its_reason(tmp_path):
         "@pytest.mark.cuda(0)\ndef test_bad():\n    pass\n"
     )
     shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
-    done = subprocess.run([*CHILD_PYTEST, "-rs", "-p", "no:cacheprovider", "-o", "addopts=",
-                           "-k", "one or two", str(tmp_path / "test_gpu.py")],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [*CHILD_PYTEST, "-rs", "-p", "no:cacheprovider", "-o", "addopts=", "-k", "one or two", str(tmp_path / "test_gpu.py")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     out = done.stdout + done.stderr
     import torch
 
@@ -100,9 +125,13 @@ def test_the_cuda_marker_skips_by_itself_with_its_reason(tmp_path):
     assert ("needs CUDA" in out) == (gpus == 0), out
     assert ("needs 2 CUDA GPUs" in out) == (gpus < 2), out
     assert "failed" not in out, out
-    bad = subprocess.run([*CHILD_PYTEST, "-p", "no:cacheprovider", "-o", "addopts=",
-                          "-k", "bad", str(tmp_path / "test_gpu.py")],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    bad = subprocess.run(
+        [*CHILD_PYTEST, "-p", "no:cacheprovider", "-o", "addopts=", "-k", "bad", str(tmp_path / "test_gpu.py")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert "takes a number of GPUs" in bad.stdout + bad.stderr
 
 
@@ -122,9 +151,14 @@ def test_a_sandbox_skip_fails_where_the_sandbox_is_required(tmp_path):
 
     def run(required: str) -> tuple[int, str]:
         env = {**os.environ, "COURSE_SANDBOX_REQUIRED": required}
-        done = subprocess.run([*CHILD_PYTEST, "-rA", "-p", "no:cacheprovider", "-o", "addopts=",
-                               str(tmp_path / "test_sandboxed.py")], cwd=tmp_path, env=env, capture_output=True,
-                              text=True, timeout=300)
+        done = subprocess.run(
+            [*CHILD_PYTEST, "-rA", "-p", "no:cacheprovider", "-o", "addopts=", str(tmp_path / "test_sandboxed.py")],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         return done.returncode, done.stdout + done.stderr
 
     (failed, required), (passed, optional) = run("1"), run("")

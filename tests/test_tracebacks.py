@@ -18,10 +18,7 @@ MESSAGE = "RuntimeError: Tensor on device cpu is not on the expected device meta
 
 def _deep_traceback(folder: str, depth: int):
     """A traceback: this test's frame, then ``depth`` frames whose code claims to live in ``folder``, then a raise."""
-    source = ("def dive(n):\n"
-              "    if n == 0:\n"
-              "        raise RuntimeError('deep inside')\n"
-              "    return dive(n - 1)\n")
+    source = "def dive(n):\n    if n == 0:\n        raise RuntimeError('deep inside')\n    return dive(n - 1)\n"
     namespace: dict = {}
     exec(compile(source, os.path.join(folder, "_prims_common", "fake.py"), "exec"), namespace)
     try:

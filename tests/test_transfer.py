@@ -180,8 +180,7 @@ def test_asking_for_cuda_without_it_is_a_clear_error():
 
 
 def make_transfer(**kw):
-    base = dict(direction="h2d", nbytes=2**20, pinned=True, non_blocking=False, device="cuda:0",
-                seconds=(1e-4, 2e-4, 3e-4, 4e-4, 1e-2))
+    base = dict(direction="h2d", nbytes=2**20, pinned=True, non_blocking=False, device="cuda:0", seconds=(1e-4, 2e-4, 3e-4, 4e-4, 1e-2))
     return Transfer(**{**base, **kw})
 
 
@@ -268,8 +267,7 @@ def test_sweep_checks_its_device_once_not_once_per_measurement(monkeypatch):
 
 def test_sweep_gives_each_variant_a_share_of_the_budget():
     r = Recorder()  # every clock read advances 1 s: each estimate is ~1 s, so every plan is the minimum
-    result = sweep("cpu", variants=Variants(sizes=(4096, 8192), non_blocking=(False,)), budget_s=3.0,
-                   instruments=Instruments(r.clock, r.sync))
+    result = sweep("cpu", variants=Variants(sizes=(4096, 8192), non_blocking=(False,)), budget_s=3.0, instruments=Instruments(r.clock, r.sync))
     assert [len(t.seconds) for t in result.results] == [3, 3]
     assert [t.copies_per_block for t in result.results] == [1, 1]
 
@@ -291,10 +289,12 @@ def test_pcie_ceilings_follow_the_derivation():
 
 
 def test_parse_link_csv_is_robust():
-    text = "uuid, pcie.link.gen.current, pcie.link.width.current, pcie.link.gen.max\n" \
-           "GPU-aaa, 5, 16, 5\n\n" \
-           "GPU-bbb, [N/A], [Not Supported], 4\n" \
-           "garbage line\n"
+    text = (
+        "uuid, pcie.link.gen.current, pcie.link.width.current, pcie.link.gen.max\n"
+        "GPU-aaa, 5, 16, 5\n\n"
+        "GPU-bbb, [N/A], [Not Supported], 4\n"
+        "garbage line\n"
+    )
     links = parse_link_csv(text)
     assert links == [PcieLink(5, 16, 5, "GPU-aaa"), PcieLink(None, None, 4, "GPU-bbb")]
     assert parse_link_csv("") == []
@@ -386,8 +386,7 @@ def test_demos_without_cuda_are_simulated_or_skipped_and_say_so():
 
 
 def test_pinning_cost_verdicts():
-    cost = PinningCost(2**26, "cuda:0", pin_first_s=0.03, pin_seconds=(0.01,) * 3, pageable_seconds=(0.006,) * 3,
-                       pinned_seconds=(0.0012,) * 3)
+    cost = PinningCost(2**26, "cuda:0", pin_first_s=0.03, pin_seconds=(0.01,) * 3, pageable_seconds=(0.006,) * 3, pinned_seconds=(0.0012,) * 3)
     assert cost.one_off_pinned == pytest.approx(0.0312) and not cost.one_off_pays
     assert cost.breakeven_copies == math.ceil(0.03 / 0.0048)
     assert "does not pay" in cost.verdict() and "pays after 7 copies" in cost.verdict()

@@ -39,7 +39,7 @@ def test_every_lesson_has_two_try_it_cells_each_with_one_check(path):
     cells = try_it_cells(path)
     assert len(cells) >= 2, f"{path.name} has {len(cells)} try-it cells; every lesson needs at least two"
     for source, id in cells:
-        assert id, f"{path.name}: a try-it cell should end with exactly one check(\"NN.x\"):\n{source}"
+        assert id, f'{path.name}: a try-it cell should end with exactly one check("NN.x"):\n{source}'
         assert id.startswith(path.name[:2] + "."), f"{path.name} checks {id}, another lesson's try-it"
 
 
@@ -193,8 +193,7 @@ def test_05_a_an_error_names_the_case_it_came_from():
     from try_it_support import run_case
 
     result = run_case(Case("05.a", "def call_model(model, x):\n    return model(x.to('cpu'))", "fail"))
-    assert result.message.startswith("With the model on meta and x on meta, your code raised NotImplementedError"), \
-        str(result)
+    assert result.message.startswith("With the model on meta and x on meta, your code raised NotImplementedError"), str(result)
 
 
 def test_05_b_a_value_that_is_no_tensor_is_not_told_to_stop_indexing():

@@ -25,17 +25,29 @@ class FakeMeasure:
         for done in range(1, 4):
             progress(done, 3)
         seconds = plan.request.nbytes / (1e9 * len(self.plans))
-        return Transfer(plan.direction, plan.request.nbytes, plan.pinned, plan.request.non_blocking, plan.device,
-                        (seconds, seconds * 1.1), stand_in=plan.stand_in)
+        return Transfer(
+            plan.direction,
+            plan.request.nbytes,
+            plan.pinned,
+            plan.request.non_blocking,
+            plan.device,
+            (seconds, seconds * 1.1),
+            stand_in=plan.stand_in,
+        )
 
 
 def test_it_measures_once_when_shown_and_has_stable_names_for_browser_tests():
     fake = FakeMeasure()
     e = TransferExplorer("cpu", measure=fake)
     assert len(fake.plans) == 1 and e.measurements == 1 and bytes(e.image.value).startswith(b"\x89PNG")
-    assert [e.size.description, e.direction.description, e.pinned.description, e.non_blocking.description,
-            e.run_button.description, e.progress.description] == ["size", "direction", "pinned", "non_blocking",
-                                                                   "Run", "progress"]
+    assert [
+        e.size.description,
+        e.direction.description,
+        e.pinned.description,
+        e.non_blocking.description,
+        e.run_button.description,
+        e.progress.description,
+    ] == ["size", "direction", "pinned", "non_blocking", "Run", "progress"]
     assert "transfer-explorer" in e.root._dom_classes
     assert "transfer-explorer-plot" in e.plot._dom_classes
     assert e.image in e.plot.children and e.status in e.plot.children

@@ -13,22 +13,29 @@ def usable_device():
 
 TRY_ITS = [
     Case("01.a", RIGHT_01A, "pass"),
-    Case("01.a", "def usable_device():\n    return torch.accelerator.current_accelerator(check_available=True)",
-         "fail", "no accelerator works here"),
-    Case("01.a", "def usable_device():\n"
-                 "    acc = torch.accelerator.current_accelerator()\n"
-                 "    return acc if acc is not None else torch.device('cpu')",
-         "fail", "names the accelerator the build is for"),
-    Case("01.a", "def usable_device():\n"
-                 "    return torch.device('cuda' if torch.cuda.is_available() else 'cpu')",
-         "fail", "a Mac's GPU"),
-    Case("01.a", "def usable_device():\n    return 'cuda' if torch.accelerator.is_available() else 'cpu'",
-         "fail", "not the string"),
+    Case(
+        "01.a",
+        "def usable_device():\n    return torch.accelerator.current_accelerator(check_available=True)",
+        "fail",
+        "no accelerator works here",
+    ),
+    Case(
+        "01.a",
+        "def usable_device():\n    acc = torch.accelerator.current_accelerator()\n    return acc if acc is not None else torch.device('cpu')",
+        "fail",
+        "names the accelerator the build is for",
+    ),
+    Case("01.a", "def usable_device():\n    return torch.device('cuda' if torch.cuda.is_available() else 'cpu')", "fail", "a Mac's GPU"),
+    Case("01.a", "def usable_device():\n    return 'cuda' if torch.accelerator.is_available() else 'cpu'", "fail", "not the string"),
     Case("01.a", "def usable_device():\n    return torch.device('cpu')", "fail", "never hard-code"),
-    Case("01.a", "def usable_device():\n"
-                 "    if torch.accelerator.is_available():\n"
-                 "        return torch.accelerator.current_accelerator()\n"
-                 "    return torch.device('cpu')", "pass"),
+    Case(
+        "01.a",
+        "def usable_device():\n"
+        "    if torch.accelerator.is_available():\n"
+        "        return torch.accelerator.current_accelerator()\n"
+        "    return torch.device('cpu')",
+        "pass",
+    ),
     Case("01.b", 'mask = "3,1"', "pass"),
     Case("01.b", 'mask = "1,3"', "fail", "first index listed becomes cuda:0"),
     Case("01.b", 'mask = "cuda:3,cuda:1"', "fail", "bare physical indices"),
@@ -79,8 +86,7 @@ def visible_repeat_among_all(mask, physical):
 def describe_truncated(props):
     """Cuts the GiB to one decimal instead of rounding: 39.59 GiB shows as 39.5."""
     gib = int(props.total_memory / 1024**3 * 10) / 10
-    return (f"{props.name}: compute capability {props.major}.{props.minor}, {gib} GiB, "
-            f"{props.multi_processor_count} SMs")
+    return f"{props.name}: compute capability {props.major}.{props.minor}, {gib} GiB, {props.multi_processor_count} SMs"
 
 
 WRONG = [

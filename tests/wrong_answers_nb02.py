@@ -11,8 +11,7 @@ TRY_ITS = [
     Case("02.a", "def ones_beside(x):\n    return torch.ones(3)", "fail", "lands on the default device, the CPU"),
     Case("02.a", "def ones_beside(x):\n    return torch.ones(3, device='meta')", "fail", "right for one x only"),
     Case("02.a", "def ones_beside(x):\n    return torch.ones_like(x)", "fail", "copies the shape of x"),
-    Case("02.a", "def ones_beside(x):\n    return torch.ones(3, dtype=torch.float16, device=x.device)",
-         "fail", "float32"),
+    Case("02.a", "def ones_beside(x):\n    return torch.ones(3, dtype=torch.float16, device=x.device)", "fail", "float32"),
     Case("02.a", "def ones_beside(x):\n    return torch.zeros(3, device=x.device)", "fail", "three ones"),
     Case("02.a", "def ones_beside(x):\n    return [1.0, 1.0, 1.0]", "fail", "a list"),
     Case("02.b", "def match(x, weight):\n    return x.to(weight)", "pass"),
@@ -20,8 +19,7 @@ TRY_ITS = [
     Case("02.b", "def match(x, weight):\n    return x.to(weight.device)", "fail", "keeps the dtype of x"),
     Case("02.b", "def match(x, weight):\n    return x.to(weight.dtype)", "fail", "the device must follow"),
     Case("02.b", "def match(x, weight):\n    return x.to('meta', torch.float16)", "fail", "weight's device"),
-    Case("02.b", "def match(x, weight):\n    return torch.zeros_like(x, device=weight.device, dtype=weight.dtype)",
-         "fail", "not x's values"),
+    Case("02.b", "def match(x, weight):\n    return torch.zeros_like(x, device=weight.device, dtype=weight.dtype)", "fail", "not x's values"),
     Case("02.b", "def match(x, weight):\n    return weight", "fail", "shape of x"),
 ]
 

@@ -104,12 +104,9 @@ TRY_ITS = [
     Case("03.a", 'layer.scale = nn.Parameter(torch.ones(3))\nmoved = layer.to("meta")', "fail", "nn.Parameter", LAYER),
     Case("03.a", 'moved = layer.to("meta")', "fail", "no buffer named `scale`", LAYER),
     Case("03.a", 'layer.register_buffer("scale", torch.ones(3))\nmoved = layer', "fail", "not all on meta", LAYER),
-    Case("03.a", 'moved = layer.to("meta")\nlayer.register_buffer("scale", torch.ones(3))', "fail", "not all on meta",
-         LAYER),
-    Case("03.a", 'layer.register_buffer("scale", torch.ones(3, dtype=torch.int64))\nmoved = layer.to("meta")', "fail",
-         "float32", LAYER),
-    Case("03.a", 'layer.register_buffer("scale", torch.ones(3))\nmoved = layer.to("meta").weight', "fail",
-         "is a Parameter", LAYER),
+    Case("03.a", 'moved = layer.to("meta")\nlayer.register_buffer("scale", torch.ones(3))', "fail", "not all on meta", LAYER),
+    Case("03.a", 'layer.register_buffer("scale", torch.ones(3, dtype=torch.int64))\nmoved = layer.to("meta")', "fail", "float32", LAYER),
+    Case("03.a", 'layer.register_buffer("scale", torch.ones(3))\nmoved = layer.to("meta").weight', "fail", "is a Parameter", LAYER),
     # 03.b: the input goes where the model is
     Case("03.b", "def run(model, x):\n    return model(x.to(next(model.parameters()).device))", "pass"),
     Case("03.b", "def run(model, x):\n    return model(x)", "fail", "raised RuntimeError"),
@@ -118,4 +115,3 @@ TRY_ITS = [
     Case("03.b", "def run(model, x):\n    return model(x.to(model.weight.device))", "fail", "any model"),
     Case("03.b", "def run(model, x):\n    return x.to(next(model.parameters()).device)", "fail", "shape"),
 ]
-

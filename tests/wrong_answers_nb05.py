@@ -62,8 +62,7 @@ checkpoint = tagged.getvalue()
 TRY_ITS = [
     # 05.a: call the model on x moved to the model's device
     Case("05.a", "def call_model(model, x):\n    return model(x.to(next(model.parameters()).device))", "pass"),
-    Case("05.a", "def call_model(model, x):\n    return model(x.to(next(iter(model.state_dict().values())).device))",
-         "pass"),
+    Case("05.a", "def call_model(model, x):\n    return model(x.to(next(iter(model.state_dict().values())).device))", "pass"),
     Case("05.a", "def call_model(model, x):\n    return model(x.to('meta'))", "fail", "expected device"),
     Case("05.a", "def call_model(model, x):\n    return model.to(x.device)(x)", "fail", "tried to move the model"),
     Case("05.a", "def call_model(model, x):\n    return model(x.to(model.weight.device))", "fail", "Sequential"),
@@ -71,13 +70,8 @@ TRY_ITS = [
     Case("05.a", "def call_model(model, x):\n    return x.to(next(model.parameters()).device)", "fail", "shape"),
     # 05.b: load the GPU checkpoint onto the CPU
     Case("05.b", "state = torch.load(io.BytesIO(checkpoint), map_location='cpu')", "pass", setup=CHECKPOINT),
-    Case("05.b", "state = torch.load(io.BytesIO(checkpoint), map_location={'cuda:0': 'cpu'})", "pass",
-         setup=CHECKPOINT),
-    Case("05.b", "state = torch.load(io.BytesIO(checkpoint), map_location='meta')", "fail", "on the CPU",
-         setup=CHECKPOINT),
-    Case("05.b", "state = torch.load(io.BytesIO(checkpoint), map_location='cpu')['weight']", "fail", "dict",
-         setup=CHECKPOINT),
-    Case("05.b", "state = {'weight': torch.zeros(1, 3), 'bias': torch.zeros(1)}", "fail", "saved",
-         setup=CHECKPOINT),
+    Case("05.b", "state = torch.load(io.BytesIO(checkpoint), map_location={'cuda:0': 'cpu'})", "pass", setup=CHECKPOINT),
+    Case("05.b", "state = torch.load(io.BytesIO(checkpoint), map_location='meta')", "fail", "on the CPU", setup=CHECKPOINT),
+    Case("05.b", "state = torch.load(io.BytesIO(checkpoint), map_location='cpu')['weight']", "fail", "dict", setup=CHECKPOINT),
+    Case("05.b", "state = {'weight': torch.zeros(1, 3), 'bias': torch.zeros(1)}", "fail", "saved", setup=CHECKPOINT),
 ]
-

@@ -7,17 +7,38 @@ from try_it_support import Case
 
 TRY_ITS = [
     # 06.a: time one call, synchronized on both sides
-    Case("06.a", "def time_once(op, clock, synchronize):\n    synchronize()\n    start = clock()\n    op()\n"
-                 "    synchronize()\n    return clock() - start", "pass"),
-    Case("06.a", "def time_once(op, clock, synchronize):\n    start = clock()\n    op()\n    return clock() - start",
-         "fail", "never called synchronize"),
-    Case("06.a", "def time_once(op, clock, synchronize):\n    start = clock()\n    op()\n    synchronize()\n"
-                 "    return clock() - start", "fail", "before starting the clock"),
-    Case("06.a", "def time_once(op, clock, synchronize):\n    synchronize()\n    start = clock()\n    op()\n"
-                 "    end = clock()\n    synchronize()\n    return end - start", "fail", "after op()"),
-    Case("06.a", "import time\ndef time_once(op, clock, synchronize):\n    synchronize()\n"
-                 "    start = time.perf_counter()\n    op()\n    synchronize()\n    return time.perf_counter() - start",
-         "fail", "clock you are given"),
+    Case(
+        "06.a",
+        "def time_once(op, clock, synchronize):\n    synchronize()\n    start = clock()\n    op()\n"
+        "    synchronize()\n    return clock() - start",
+        "pass",
+    ),
+    Case(
+        "06.a",
+        "def time_once(op, clock, synchronize):\n    start = clock()\n    op()\n    return clock() - start",
+        "fail",
+        "never called synchronize",
+    ),
+    Case(
+        "06.a",
+        "def time_once(op, clock, synchronize):\n    start = clock()\n    op()\n    synchronize()\n    return clock() - start",
+        "fail",
+        "before starting the clock",
+    ),
+    Case(
+        "06.a",
+        "def time_once(op, clock, synchronize):\n    synchronize()\n    start = clock()\n    op()\n"
+        "    end = clock()\n    synchronize()\n    return end - start",
+        "fail",
+        "after op()",
+    ),
+    Case(
+        "06.a",
+        "import time\ndef time_once(op, clock, synchronize):\n    synchronize()\n"
+        "    start = time.perf_counter()\n    op()\n    synchronize()\n    return time.perf_counter() - start",
+        "fail",
+        "clock you are given",
+    ),
     # 06.b: copy into the preallocated buffer
     Case("06.b", "def copy_into(dst, src):\n    return dst.copy_(src)", "pass"),
     Case("06.b", "def copy_into(dst, src):\n    dst[:] = src\n    return dst", "pass"),

@@ -15,8 +15,11 @@ TRY_ITS = [
     Case("07.b", "def to_model(net, batch):\n    return batch", "fail", "on cpu"),
     Case("07.b", "def to_model(net, batch):\n    return batch.to('meta')", "fail", "on meta"),
     Case("07.b", "def to_model(net, batch):\n    return batch.to(net.device)", "fail", "raised"),
-    Case("07.b", "def to_model(net, batch):\n    d = next(net.parameters()).device\n    return torch.zeros(4, 3, "
-         "dtype=torch.float64, device=d)", "fail", "other values"),
+    Case(
+        "07.b",
+        "def to_model(net, batch):\n    d = next(net.parameters()).device\n    return torch.zeros(4, 3, dtype=torch.float64, device=d)",
+        "fail",
+        "other values",
+    ),
     Case("07.b", "def to_model(net, batch):\n    return batch.to(next(net.parameters()))", "fail", "float64"),
 ]
-

@@ -12,16 +12,24 @@ TRY_ITS = [
     Case("08.a", "def device_from_env(env):\n    return 'cuda:' + env['LOCAL_RANK']", "fail", "torch.device"),
     Case("08.a", "def device_from_env(env):\n    return torch.device('cuda', env['LOCAL_RANK'])", "fail", "raised"),
     Case("08.b", f"second = {FIRST.replace('--node-rank 0', '--node-rank 1')!r}", "pass"),
-    Case("08.b", "second = 'python -m torch.distributed.run --nproc-per-node=2 --nnodes=2 --node-rank=1 "
-         "--master-addr=127.0.0.1 --master-port=29500 scripts/two_machines.py'", "pass"),
+    Case(
+        "08.b",
+        "second = 'python -m torch.distributed.run --nproc-per-node=2 --nnodes=2 --node-rank=1 "
+        "--master-addr=127.0.0.1 --master-port=29500 scripts/two_machines.py'",
+        "pass",
+    ),
     Case("08.b", f"second = {FIRST!r}", "fail", "machine 0 is taken"),
-    Case("08.b", f"second = {FIRST.replace('--node-rank 0', '--node-rank 1').replace('29500', '29501')!r}", "fail",
-         "listens at 127.0.0.1:29500"),
-    Case("08.b", f"second = {FIRST.replace('--node-rank 0', '--node-rank 1').replace('--nnodes 2 ', '')!r}", "fail",
-         "--nnodes"),
+    Case(
+        "08.b", f"second = {FIRST.replace('--node-rank 0', '--node-rank 1').replace('29500', '29501')!r}", "fail", "listens at 127.0.0.1:29500"
+    ),
+    Case("08.b", f"second = {FIRST.replace('--node-rank 0', '--node-rank 1').replace('--nnodes 2 ', '')!r}", "fail", "--nnodes"),
     Case("08.b", "second = ['torchrun', '--node-rank', '1']", "fail", "one string"),
-    Case("08.b", "second = 'torchrun --nnodes 2 --node-rank 1 --nproc-per-node 2 --master-addr 127.0.0.1 "
-         "--master-port 29500 scripts/ddp_basics.py'", "fail", "two_machines.py"),
+    Case(
+        "08.b",
+        "second = 'torchrun --nnodes 2 --node-rank 1 --nproc-per-node 2 --master-addr 127.0.0.1 --master-port 29500 scripts/ddp_basics.py'",
+        "fail",
+        "two_machines.py",
+    ),
 ]
 
 

@@ -55,8 +55,7 @@ def plan_counts_numbers(model, budgets):
 
 def plan_parameters_only(model, budgets):
     """Forgets buffers (BatchNorm's running statistics take memory too)."""
-    return _fill(model, budgets, lambda layer: sum(p.numel() * p.element_size() for p in layer.parameters()),
-                 lambda n, b: n <= b)
+    return _fill(model, budgets, lambda layer: sum(p.numel() * p.element_size() for p in layer.parameters()), lambda n, b: n <= b)
 
 
 def plan_strictly_less(model, budgets):
@@ -92,22 +91,26 @@ def state_on_parameter_device(model, optimizer):
 
 def state_by_position(model, optimizer):
     """Numbers the parameters instead of naming them."""
-    return {str(i): {key: value.device for key, value in optimizer.state.get(p, {}).items()}
-            for i, p in enumerate(model.parameters())}
+    return {str(i): {key: value.device for key, value in optimizer.state.get(p, {}).items()} for i, p in enumerate(model.parameters())}
 
 
 def state_skips_empty(model, optimizer):
     """Leaves out parameters without state (before the first step, frozen ones)."""
-    return {name: {key: value.device for key, value in optimizer.state[p].items()}
-            for name, p in model.named_parameters() if p in optimizer.state and optimizer.state[p]}
+    return {
+        name: {key: value.device for key, value in optimizer.state[p].items()}
+        for name, p in model.named_parameters()
+        if p in optimizer.state and optimizer.state[p]
+    }
 
 
 # ----------------------------------------------------------------------------- 10.4
 
 
 def _sizes(model, buffers=True):
-    return [sum(t.numel() * t.element_size() for t in [*layer.parameters(), *(layer.buffers() if buffers else ())])
-            for _, layer in model.named_children()]
+    return [
+        sum(t.numel() * t.element_size() for t in [*layer.parameters(), *(layer.buffers() if buffers else ())])
+        for _, layer in model.named_children()
+    ]
 
 
 def budget_without_reserve(model, on_cpu):
@@ -166,16 +169,21 @@ def materialize_skips_the_top_module(model, device):
 def state_of_the_optimizer_s_parameters(model, optimizer):
     """Walks the optimizer's parameters, not the model's: a parameter it does not hold is left out."""
     names = {p: name for name, p in model.named_parameters()}
-    return {names[p]: {key: value.device for key, value in optimizer.state.get(p, {}).items()}
-            for group in optimizer.param_groups for p in group["params"]}
+    return {
+        names[p]: {key: value.device for key, value in optimizer.state.get(p, {}).items()}
+        for group in optimizer.param_groups
+        for p in group["params"]
+    }
 
 
 def state_from_state_dict_by_position(model, optimizer):
     """Pairs optimizer.state_dict()'s numbered entries with the model's parameters in order: another order when
     the optimizer lists its parameters otherwise, or holds only some."""
     numbered = optimizer.state_dict()["state"]
-    return {name: {key: value.device for key, value in numbered.get(i, {}).items() if isinstance(value, torch.Tensor)}
-            for i, (name, _) in enumerate(model.named_parameters())}
+    return {
+        name: {key: value.device for key, value in numbered.get(i, {}).items() if isinstance(value, torch.Tensor)}
+        for i, (name, _) in enumerate(model.named_parameters())
+    }
 
 
 # (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
@@ -217,7 +225,5 @@ TRY_ITS = [
     Case("10.b", RESTORE.format(body="model.load_state_dict(state, assign=True)\n    return model"), "pass"),
     Case("10.b", RESTORE.format(body="model.load_state_dict(state)\n    return model"), "fail", "no memory to copy into"),
     Case("10.b", RESTORE.format(body="return model.load_state_dict(state, assign=True)"), "fail", "return model"),
-    Case("10.b", RESTORE.format(body="model.to_empty(device='cpu')\n    model.load_state_dict(state)\n    return model"),
-         "fail", "float64"),
+    Case("10.b", RESTORE.format(body="model.to_empty(device='cpu')\n    model.load_state_dict(state)\n    return model"), "fail", "float64"),
 ]
-

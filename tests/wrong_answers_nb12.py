@@ -26,8 +26,7 @@ def env_order_only(rows, bus_id):
 
 def env_int_value(rows, bus_id):
     """An int where the environment holds only strings."""
-    return {"CUDA_DEVICE_ORDER": "PCI_BUS_ID",
-            "CUDA_VISIBLE_DEVICES": next(r["index"] for r in rows if r["pci.bus_id"] == bus_id)}
+    return {"CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_VISIBLE_DEVICES": next(r["index"] for r in rows if r["pci.bus_id"] == bus_id)}
 
 
 # ----------------------------------------------------------------------------- 12.2
@@ -185,4 +184,3 @@ TRY_ITS = [
     Case("12.b", "env = {'CUDA_DEVICE_ORDER': 'PCI_BUS_ID', 'CUDA_VISIBLE_DEVICES': 1}", "fail", "both str"),
     Case("12.b", "env = {'CUDA_DEVICE_ORDER': 'PCI_BUS_ID'}", "fail", "unset"),
 ]
-

@@ -39,9 +39,9 @@ def render_markdown() -> str:
         "PyTorch error and say which devices are involved, why, and what to change. They try the families",
         "below in order; the first whose pattern is found explains the message. A message that matches no",
         "family but names a device or a device backend (`cuda:1`, `mps`, `device(type='cpu')`,",
-        "`torch.cuda.FloatTensor`, CUDA, ROCm, NCCL, cuDNN, GPU, ...) is never called \"not a device error\":",
+        '`torch.cuda.FloatTensor`, CUDA, ROCm, NCCL, cuDNN, GPU, ...) is never called "not a device error":',
         "the explanation says no family matched, names what the message names, what that usually means",
-        "and what to check first. Only a message that names no device is answered \"not a device error\".",
+        'and what to check first. Only a message that names no device is answered "not a device error".',
         "",
         "Every wording was read from its source, not typed from memory: a release's files, a library's",
         "source, or a public report (its URL). `tests/errors_texts.py` and `tests/test_errors*.py` test each",
@@ -51,13 +51,12 @@ def render_markdown() -> str:
     ]
     for section in SECTIONS:
         rows = [f for f in FAMILIES if f.section == section]
-        lines += ["", f"## {section}", "", "| Family | Wording (example values filled in) | Releases | Read in |",
-                  "|---|---|---|---|"]
+        lines += ["", f"## {section}", "", "| Family | Wording (example values filled in) | Releases | Read in |", "|---|---|---|---|"]
         for f in rows:
-            lines.append(f"| {_markdown_cell(f.title)} | `{_markdown_cell(f.example)}` | {_markdown_cell(f.releases)} "
-                         f"| {_markdown_cell(f.source)} |")
-    lines += ["", "## When no family matches", "",
-              "| The message names | Usually means | Check first |", "|---|---|---|"]
+            lines.append(
+                f"| {_markdown_cell(f.title)} | `{_markdown_cell(f.example)}` | {_markdown_cell(f.releases)} | {_markdown_cell(f.source)} |"
+            )
+    lines += ["", "## When no family matches", "", "| The message names | Usually means | Check first |", "|---|---|---|"]
     for m in MENTIONS:
         lines.append(f"| {_markdown_cell(m.label)} | {_markdown_cell(m.means)} | {_markdown_cell(m.check)} |")
     lines += ["", SHORT_TRACEBACKS]

@@ -33,22 +33,39 @@ def this_machine(fake: bool = False) -> GpuMachine:
 
     today = dt.datetime.now(dt.timezone.utc).date().isoformat()
     if fake:
-        return GpuMachine(gpu_name="FAKE GPU (no GPU: a test run)", gpu_count=1, driver="none", cuda=str(torch.version.cuda),
-                       torch=torch.__version__, python=platform.python_version(), date=today)
+        return GpuMachine(
+            gpu_name="FAKE GPU (no GPU: a test run)",
+            gpu_count=1,
+            driver="none",
+            cuda=str(torch.version.cuda),
+            torch=torch.__version__,
+            python=platform.python_version(),
+            date=today,
+        )
     if not torch.cuda.is_available():
-        raise SystemExit(f"merge: torch {torch.__version__} sees no CUDA GPU here, so these recordings are not a GPU's. "
-                         "Run scripts/gpu-verify on a GPU machine (or pass --fake for a test run).")
+        raise SystemExit(
+            f"merge: torch {torch.__version__} sees no CUDA GPU here, so these recordings are not a GPU's. "
+            "Run scripts/gpu-verify on a GPU machine (or pass --fake for a test run)."
+        )
     names = {torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())}
-    return GpuMachine(gpu_name=" + ".join(sorted(names)), gpu_count=torch.cuda.device_count(), driver=_driver(),
-                   cuda=str(torch.version.cuda), torch=torch.__version__, python=platform.python_version(), date=today)
+    return GpuMachine(
+        gpu_name=" + ".join(sorted(names)),
+        gpu_count=torch.cuda.device_count(),
+        driver=_driver(),
+        cuda=str(torch.version.cuda),
+        torch=torch.__version__,
+        python=platform.python_version(),
+        date=today,
+    )
 
 
 def _driver() -> str:
     smi = shutil.which("nvidia-smi")
     if smi:
         try:
-            out = subprocess.run([smi, "--query-gpu=driver_version", "--format=csv,noheader"], capture_output=True,
-                                 text=True, timeout=60, check=True).stdout.split()
+            out = subprocess.run(
+                [smi, "--query-gpu=driver_version", "--format=csv,noheader"], capture_output=True, text=True, timeout=60, check=True
+            ).stdout.split()
             if out:
                 return out[0]
         except (subprocess.SubprocessError, OSError):
@@ -67,8 +84,10 @@ def read_parts(parts: Path) -> dict[str, Cell]:
             if line.strip():
                 rec = json.loads(line)
                 if rec["key"] in cells and cells[rec["key"]].notebook != rec["notebook"]:
-                    raise SystemExit(f"merge: key {rec['key']!r} is used in {cells[rec['key']].notebook} and "
-                                     f"{rec['notebook']}; give each GPU cell its own key.")
+                    raise SystemExit(
+                        f"merge: key {rec['key']!r} is used in {cells[rec['key']].notebook} and "
+                        f"{rec['notebook']}; give each GPU cell its own key."
+                    )
                 cells[rec["key"]] = Cell(notebook=rec["notebook"], output=rec["output"])
     return cells
 
@@ -100,13 +119,14 @@ def status(evidence_dir: Path | None = None) -> str:
         where = [f.path.name for f in files if key in f.cells]
         field = field_record(key)
         quoted = "source quote" if key in QUOTES else "NOTHING"
-        how = (f"recorded ({', '.join(where)})" if where
-               else f"field record ({field.url}) + {quoted}" if field is not None else quoted)
+        how = f"recorded ({', '.join(where)})" if where else f"field record ({field.url}) + {quoted}" if field is not None else quoted
         lines.append(f"{key:<34} {count} GPU{'s' if count != 1 else ' '}  {how}")
     recorded = sum("recorded (" in line for line in lines)
     field = sum("field record (" in line for line in lines)
-    lines.append(f"{recorded} of {len(lines)} GPU cells recorded by the course on a GPU, {field} more with a field record (a public "
-                 f"report, not run by the course); evidence folder {evidence_dir or default_dir()}")
+    lines.append(
+        f"{recorded} of {len(lines)} GPU cells recorded by the course on a GPU, {field} more with a field record (a public "
+        f"report, not run by the course); evidence folder {evidence_dir or default_dir()}"
+    )
     return "\n".join(lines)
 
 

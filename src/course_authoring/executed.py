@@ -108,12 +108,12 @@ def execute(root: Path, relative: str, key: str | None = None) -> Executed:
     source = Path(root) / relative
     key = notebook_key(source) if key is None else key
     nb = nbformat.read(str(source), as_version=4)
-    NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
-                   resources={"metadata": {"path": str(source.parent)}}).execute()
+    NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3", resources={"metadata": {"path": str(source.parent)}}).execute()
     return save(root, relative, nb, key, "nbclient")
 
 
 # --- the nbval side: called by the root conftest.py for each nbval cell -----------------------
+
 
 def _relative_to_root(path: Path, root: Path) -> str | None:
     try:
@@ -151,8 +151,9 @@ def record_nbval_cell(item, nextitem, root: Path, collected: dict) -> Executed |
     so `make site` executes that notebook itself rather than publish a broken run."""
     notebook_file = item.parent
     outputs = getattr(item, "test_outputs", None)
-    unexpected_error = outputs is not None and not item.options.get("check_exception") and any(
-        out.get("output_type") == "error" for out in outputs)
+    unexpected_error = (
+        outputs is not None and not item.options.get("check_exception") and any(out.get("output_type") == "error" for out in outputs)
+    )
     if outputs is None or unexpected_error:
         collected["broken"] = True
     else:

@@ -115,8 +115,7 @@ def looks_generated(ipynb: Path) -> bool:
     except Exception:
         return False
     return nb.metadata.get("language_info") == {"name": "python"} and all(
-        re.fullmatch(r"cell-\d{3}", str(cell.get("id", ""))) and not cell.get("outputs") and not cell.get("execution_count")
-        for cell in nb.cells
+        re.fullmatch(r"cell-\d{3}", str(cell.get("id", ""))) and not cell.get("outputs") and not cell.get("execution_count") for cell in nb.cells
     )
 
 

@@ -19,8 +19,7 @@ import re
 from dataclasses import dataclass
 
 # What a typed GPU result looks like: the old "On a GPU: ..." strings and CUDA device reprs.
-ON_A_GPU = re.compile(r"\bOn (a|one|two|2|several|multiple) (one-|two-)?GPUs?\b|\bOn a one-GPU\b|\bWith two or more GPUs\b",
-                      re.IGNORECASE)
+ON_A_GPU = re.compile(r"\bOn (a|one|two|2|several|multiple) (one-|two-)?GPUs?\b|\bOn a one-GPU\b|\bWith two or more GPUs\b", re.IGNORECASE)
 GPU_RESULT = re.compile(ON_A_GPU.pattern + r"|\bcuda:\d|device\(type='cuda'|wrapper_CUDA_|\bon cuda\b", re.IGNORECASE)
 NEEDS = {"needs_cuda": "cuda", "needs_accelerator": "accelerator"}
 
@@ -55,11 +54,21 @@ def _displays(nodes: list[ast.stmt], name: str | None, tree: ast.Module) -> bool
     last = tree.body[-1] if tree.body else None
     last_name = last.value.id if isinstance(last, ast.Expr) and isinstance(last.value, ast.Name) else None
     for node in ast.walk(ast.Module(body=nodes, type_ignores=[])):
-        if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "display"
-                and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == name):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) == "display"
+            and node.args
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id == name
+        ):
             return True
-        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == name
-                and len(node.targets) == 1 and getattr(node.targets[0], "id", None) == last_name):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == name
+            and len(node.targets) == 1
+            and getattr(node.targets[0], "id", None) == last_name
+        ):
             return True
     return False
 
@@ -97,8 +106,13 @@ def gpu_cells_in_source(source: str) -> list[NeedsCall]:
         if isinstance(node, ast.If) and (call := _needs_call(node.test)) is not None:
             name = node.test.target.id if isinstance(node.test, ast.NamedExpr) else None
             found.append((node.lineno, _info(call, True, _displays(node.orelse, name, tree))))
-        elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-              and (call := _needs_call(node.value)) is not None and NEEDS[_name(call)] == "accelerator"):
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and (call := _needs_call(node.value)) is not None
+            and NEEDS[_name(call)] == "accelerator"
+        ):
             found.append((node.lineno, _info(call, False, _displays(tree.body, node.targets[0].id, tree))))
     return [info for _, info in sorted(found, key=lambda pair: pair[0])]
 
@@ -120,13 +134,11 @@ def hand_typed_results(source: str) -> list[str]:
             described.update(id(n) for n in ast.walk(node))
     suspects: dict[int, str] = {}
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in described
-                and ON_A_GPU.search(node.value)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in described and ON_A_GPU.search(node.value):
             suspects[id(node)] = node.value
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and _needs_call(node.test) is not None:
             for sub in ast.walk(ast.Module(body=node.orelse, type_ignores=[])):
-                if (isinstance(sub, ast.Constant) and isinstance(sub.value, str) and id(sub) not in described
-                        and GPU_RESULT.search(sub.value)):
+                if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and id(sub) not in described and GPU_RESULT.search(sub.value):
                     suspects[id(sub)] = sub.value
     return list(suspects.values())

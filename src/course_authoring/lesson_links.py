@@ -51,8 +51,10 @@ def read_lesson(py: Path, root: Path) -> LessonText:
         raise MakePairsError(f"{where}: the first cell should start with its title, `# # {py.name[:2]} · Title`.")
     block = README_BLOCK.search(text)
     if block is None:
-        raise MakePairsError(f"{where}: the first cell should hold a readme block (lines `# <!-- readme`, "
-                             "`# learn: ...`, `# covers: ...`, `# -->`): README's rows are written from it.")
+        raise MakePairsError(
+            f"{where}: the first cell should hold a readme block (lines `# <!-- readme`, "
+            "`# learn: ...`, `# covers: ...`, `# -->`): README's rows are written from it."
+        )
     fields: dict[str, list[str]] = {}
     key = None
     for line in block["body"].splitlines():
@@ -87,8 +89,9 @@ def closing_links(lessons: list[LessonText], k: int) -> str:
         stop = "" if nxt.title[-1] in ".?!" else "."
         following = f"**Next:** lesson {nxt.number}, [{nxt.stem}.ipynb]({nxt.stem}.ipynb): {nxt.title}{stop}"
     else:
-        following = ("**Next:** this is the last lesson. Back to [the course README](../README.md), where every "
-                     "lesson is listed with what it covers.")
+        following = (
+            "**Next:** this is the last lesson. Back to [the course README](../README.md), where every lesson is listed with what it covers."
+        )
     return "\n".join(f"# {line}" for line in (LINKS_START, exercises, following, LINKS_END))
 
 
@@ -96,18 +99,22 @@ def with_closing_links(text: str, links: str, where: str) -> str:
     """``text`` with its closing links replaced by ``links``; a MakePairsError when the markers are missing."""
     start, end = text.find(f"# {LINKS_START}"), text.find(f"# {LINKS_END}")
     if start < 0 or end < start:
-        raise MakePairsError(f"{where}: its last summary cell should hold the lines `# {LINKS_START}` and "
-                             f"`# {LINKS_END}` (the links to its exercises and the next lesson go between them); "
-                             "put them back, then run `make pairs`.")
-    return text[:start] + links + text[end + len(f"# {LINKS_END}"):]
+        raise MakePairsError(
+            f"{where}: its last summary cell should hold the lines `# {LINKS_START}` and "
+            f"`# {LINKS_END}` (the links to its exercises and the next lesson go between them); "
+            "put them back, then run `make pairs`."
+        )
+    return text[:start] + links + text[end + len(f"# {LINKS_END}") :]
 
 
 def readme_with_rows(readme: str, lessons: list[LessonText]) -> str:
     """README with the rows of its two lesson tables written from the lessons (the last column left for
     ``lesson_map.readme_with_needs``, which computes it)."""
     lines = readme.split("\n")
-    for head, row in ((LESSONS_TABLE, lambda n: f"| {n.number} | `{n.stem}.ipynb` | {n.learn} | |"),
-                      (COVERS_TABLE, lambda n: f"| {n.number} | `notebooks/{n.stem}.ipynb` | {n.covers} | |")):
+    for head, row in (
+        (LESSONS_TABLE, lambda n: f"| {n.number} | `{n.stem}.ipynb` | {n.learn} | |"),
+        (COVERS_TABLE, lambda n: f"| {n.number} | `notebooks/{n.stem}.ipynb` | {n.covers} | |"),
+    ):
         if head not in lines:
             raise MakePairsError(f"README.md should hold a table headed {head!r}; put it back, then run `make pairs`.")
         first = lines.index(head) + 2

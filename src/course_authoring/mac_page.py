@@ -75,9 +75,12 @@ def wheels_markdown() -> str:
         floor = sources.wheel_floor(tag)
         only = "" if floor <= _OLDEST_ARM64_MACOS else f" (pip installs it only on macOS {floor[0]} or later)"
         out.append(f"| {', '.join(versions)} | `{tag}`{only} | {_macos(needs)} |")
-    out += ["", *older_macos_lines(),
-            f"No tested release has an Intel (x86_64) macOS wheel; the newest that has one is {sources.INTEL_MAC_NEWEST}.",
-            WHEELS_END]
+    out += [
+        "",
+        *older_macos_lines(),
+        f"No tested release has an Intel (x86_64) macOS wheel; the newest that has one is {sources.INTEL_MAC_NEWEST}.",
+        WHEELS_END,
+    ]
     return "\n".join(out)
 
 
@@ -100,9 +103,11 @@ def render(page: str) -> str:
     for start, end, make in BLOCKS:
         first, last = page.find(start), page.find(end)
         if not 0 <= first < last:
-            raise ValueError(f"{DOC} should hold the marker lines {start!r} ... {end!r}, in that order, "
-                             "around its generated block; put them back where the block goes and run make pairs.")
-        page = page[:first] + make() + page[last + len(end):]
+            raise ValueError(
+                f"{DOC} should hold the marker lines {start!r} ... {end!r}, in that order, "
+                "around its generated block; put them back where the block goes and run make pairs."
+            )
+        page = page[:first] + make() + page[last + len(end) :]
     return page
 
 

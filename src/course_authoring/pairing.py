@@ -197,8 +197,17 @@ def compare_pair(ipynb_path: Path) -> list[Drift]:
         drifts.append(Drift(ipynb_path, f"has {len(ours)} cells, {py_path.name} has {len(theirs)}"))
     for i, (a, b) in enumerate(zip(ours, theirs)):
         if a != b:
-            what = ("type" if a[0] != b[0] else "tags" if a[2] != b[2] else "source" if a[1] != b[1]
-                    else f"folding ({HEADING_COLLAPSED})" if a[3] != b[3] else "folded source (jupyter.source_hidden)")
+            what = (
+                "type"
+                if a[0] != b[0]
+                else "tags"
+                if a[2] != b[2]
+                else "source"
+                if a[1] != b[1]
+                else f"folding ({HEADING_COLLAPSED})"
+                if a[3] != b[3]
+                else "folded source (jupyter.source_hidden)"
+            )
             first_line = (b[1].splitlines() or [""])[0][:60]
             drifts.append(Drift(ipynb_path, f"cell {i} {what} differs from {py_path.name} (py cell starts {first_line!r})"))
             break  # one mismatch shifts every later cell; the first says where to look
@@ -229,8 +238,7 @@ def check_tree(root: Path) -> list[Drift]:
     """Every drift in the tree, including ``.py`` files whose ``.ipynb`` is missing."""
     ipynbs, pys = paired_files(root)
     drifts = [d for p in ipynbs for d in compare_pair(p)]
-    drifts += [Drift(p, f"has no {p.with_suffix('.ipynb').name}; run `make pairs`") for p in pys
-               if not p.with_suffix(".ipynb").exists()]
+    drifts += [Drift(p, f"has no {p.with_suffix('.ipynb').name}; run `make pairs`") for p in pys if not p.with_suffix(".ipynb").exists()]
     return drifts
 
 
@@ -238,8 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="rebuild each .ipynb from its .py")
     parser.add_argument("--root", type=Path, default=Path("."))
-    parser.add_argument("--dirs", nargs="*", default=["notebooks", "solutions"],
-                        help="folders to rebuild with --write (exercises/ comes from `make exercises`)")
+    parser.add_argument(
+        "--dirs", nargs="*", default=["notebooks", "solutions"], help="folders to rebuild with --write (exercises/ comes from `make exercises`)"
+    )
     args = parser.parse_args(argv)
     if args.write:
         for d in args.dirs:

@@ -76,8 +76,7 @@ def installed_text_contains(quote: SourceQuote, torch_dir: Path | None = None) -
     if quote.kind == "nccl-literal":
         libraries = nccl_libraries(torch_dir)
         return bool(libraries) and all(_in_some_library(piece.encode(), libraries) for piece in quote.pieces)
-    raise ValueError("SourceQuote.kind must be 'python', 'literal', 'cuda-literal', 'nccl-literal' or "
-                     f"'mps-literal', found {quote.kind!r}.")
+    raise ValueError(f"SourceQuote.kind must be 'python', 'literal', 'cuda-literal', 'nccl-literal' or 'mps-literal', found {quote.kind!r}.")
 
 
 def _library_text_contains(quote: SourceQuote) -> bool:
@@ -117,8 +116,6 @@ def _in_some_library(needle: bytes, libraries: list[Path]) -> bool:
             # GCC may build a short std::string from 16-byte chunks, the last overlapping the one
             # before it (2.12 and later: "...do you have eno" then "ave enough GPUs?"): all but at
             # most the last 16 bytes in one run, and those 16 bytes as a chunk of their own.
-            if len(needle) > 32 and mm.find(needle[-16:]) != -1 and any(
-                mm.find(needle[:n]) != -1 for n in range(len(needle) - 16, len(needle))
-            ):
+            if len(needle) > 32 and mm.find(needle[-16:]) != -1 and any(mm.find(needle[:n]) != -1 for n in range(len(needle) - 16, len(needle))):
                 return True
     return False

@@ -44,8 +44,10 @@ def output_text(outputs) -> str:
 def pytest_configure(config):
     folder = os.environ.get(ENV_PARTS)
     if not folder:
-        raise pytest.UsageError(f"-p course_authoring.recorder needs {ENV_PARTS} set to a folder for the "
-                                "recorded outputs, e.g. build/gpu-verify/parts (scripts/gpu-verify sets it).")
+        raise pytest.UsageError(
+            f"-p course_authoring.recorder needs {ENV_PARTS} set to a folder for the "
+            "recorded outputs, e.g. build/gpu-verify/parts (scripts/gpu-verify sets it)."
+        )
     # An xdist worker has `workerinput`; it forwards its reports to the controller, which writes.
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(Writer(Path(folder)), "course-evidence-writer")

@@ -82,10 +82,12 @@ class BuildReport:
 
     def summary(self) -> str:
         reused = [p.relative for p in self.pages if p.relative not in self.executed_now]
-        return (f"site: {self.out}/index.html; {len(self.pages)} notebook pages, "
-                f"{len(reused)} executions reused (nbval or an earlier build), {len(self.executed_now)} executed now; "
-                f"{self.seconds:.0f} s ({', '.join(f'{k} {v:.0f} s' for k, v in self.timings.items())}); "
-                f"{self.sphinx_warnings} Sphinx warnings")
+        return (
+            f"site: {self.out}/index.html; {len(self.pages)} notebook pages, "
+            f"{len(reused)} executions reused (nbval or an earlier build), {len(self.executed_now)} executed now; "
+            f"{self.seconds:.0f} s ({', '.join(f'{k} {v:.0f} s' for k, v in self.timings.items())}); "
+            f"{self.sphinx_warnings} Sphinx warnings"
+        )
 
 
 def notebook_sources(root: Path) -> list[str]:
@@ -105,14 +107,19 @@ def text_sources(root: Path) -> dict[str, str]:
 def sources_digest(root: Path) -> str:
     """SHA-256 of everything the site is made of (pages, the package, site/): stale-build detection."""
     digest = hashlib.sha256(executed.package_digest().encode())
-    files = [*notebook_sources(root), *text_sources(root), "pyproject.toml",
-             *(p.relative_to(root).as_posix() for p in sorted((root / SITE_DIR).rglob("*")) if p.is_file())]
+    files = [
+        *notebook_sources(root),
+        *text_sources(root),
+        "pyproject.toml",
+        *(p.relative_to(root).as_posix() for p in sorted((root / SITE_DIR).rglob("*")) if p.is_file()),
+    ]
     for relative in files:
         digest.update(relative.encode() + b"\0" + (root / relative).read_bytes() + b"\0")
     return digest.hexdigest()
 
 
 # --- 1. executions -------------------------------------------------------------------------------
+
 
 def _execute_one(args: tuple[str, str, str]) -> executed.Executed:
     root, relative, key = args
@@ -137,6 +144,7 @@ def executions(root: Path, jobs: int = 2, log=print) -> tuple[list[Page], list[s
 
 
 # --- 2. staging -----------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Provenance:
@@ -247,7 +255,7 @@ def companion(relative: str, root: Path, staged: dict[str, str]) -> Companion | 
     """The lesson of ``exercises/NN_name_exercises.ipynb``, or the exercises of ``notebooks/NN_name.ipynb``."""
     path = Path(relative)
     if path.parent.as_posix() == "exercises" and path.stem.endswith("_exercises"):
-        other, role = f"notebooks/{path.stem[:-len('_exercises')]}.ipynb", "The lesson"
+        other, role = f"notebooks/{path.stem[: -len('_exercises')]}.ipynb", "The lesson"
     elif path.parent.as_posix() == "notebooks":
         other, role = f"exercises/{path.stem}_exercises.ipynb", "Its exercises"
     else:
@@ -272,8 +280,7 @@ def header_cell(relative: str, repo: Repository, provenance: Provenance, other: 
         link = os.path.relpath(other.relative, Path(relative).parent).replace(os.sep, "/")
         pointer = f"**{other.role}:** [{other.title}]({link})\n\n"
     return _markdown_cell(
-        pointer +
-        f"**Run this notebook:** [Open in Colab]({repo.colab(relative)}) (Runtime > Change runtime type > T4 GPU)"
+        pointer + f"**Run this notebook:** [Open in Colab]({repo.colab(relative)}) (Runtime > Change runtime type > T4 GPU)"
         f" · [Open in Kaggle]({repo.kaggle(relative)}) (Settings > Accelerator > GPU T4 x2)"
         f' · <a href="{name}" download>Download {name}</a>\n\n'
         f"The outputs below are from one run of this notebook on the machine that built this site: "
@@ -353,8 +360,11 @@ def prepare_notebook(nb, relative: str, root: Path, staged: dict[str, str], repo
                     cell.outputs = []
                 else:
                     png, note = picture
-                    cell.outputs = [nbformat.v4.new_output(
-                        "display_data", data={"image/png": base64.b64encode(png).decode(), "text/plain": "<transfer explorer>"})]
+                    cell.outputs = [
+                        nbformat.v4.new_output(
+                            "display_data", data={"image/png": base64.b64encode(png).decode(), "text/plain": "<transfer explorer>"}
+                        )
+                    ]
                 cells.append(cell)
                 cells.append(_markdown_cell(note, tags=["course-site-note", "widget-note"]))
                 continue
@@ -389,6 +399,7 @@ def _write_if_changed(path: Path, data: bytes) -> None:
 
 def index_page(readme: str, pages: list[Page], texts: dict[str, str]) -> str:
     """README as the front page, with the site's table of contents (the sidebar)."""
+
     def toctree(caption: str, entries: list[str]) -> str:
         body = "\n".join(str(Path(e).with_suffix("")) for e in entries)
         return f"\n```{{toctree}}\n:hidden:\n:caption: {caption}\n:titlesonly:\n\n{body}\n```\n"
@@ -396,8 +407,9 @@ def index_page(readme: str, pages: list[Page], texts: dict[str, str]) -> str:
     lessons = [p.relative for p in pages if p.relative.startswith("notebooks/")]
     exercises = [p.relative for p in pages if p.relative.startswith("exercises/")]
     docs = [staged for source, staged in texts.items() if staged != "index.md"]
-    return readme.rstrip("\n") + "\n" + toctree("Lessons", lessons) + toctree("Exercises", exercises) \
-        + toctree("For instructors and authors", docs)
+    return (
+        readme.rstrip("\n") + "\n" + toctree("Lessons", lessons) + toctree("Exercises", exercises) + toctree("For instructors and authors", docs)
+    )
 
 
 def stage(root: Path, pages: list[Page], stage_dir: Path, repo: Repository, provenance: Provenance) -> None:
@@ -423,6 +435,7 @@ def stage(root: Path, pages: list[Page], stage_dir: Path, repo: Repository, prov
 
 # --- 3. Sphinx ------------------------------------------------------------------------------------
 
+
 def sphinx(stage_dir: Path, out: Path, jobs: int, log=print) -> int:
     """Run sphinx-build (html); return the number of warnings. Raises SiteError when it fails."""
     import subprocess
@@ -431,11 +444,24 @@ def sphinx(stage_dir: Path, out: Path, jobs: int, log=print) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.is_dir():  # no page of an earlier build left behind; the doctrees keep reading incremental
         shutil.rmtree(out)
-    command = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", str(max(1, jobs)),
-               "-w", str(warnings_file), "-d", str(out.parent / "site-doctrees"), str(stage_dir), str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-b",
+        "html",
+        "-q",
+        "-j",
+        str(max(1, jobs)),
+        "-w",
+        str(warnings_file),
+        "-d",
+        str(out.parent / "site-doctrees"),
+        str(stage_dir),
+        str(out),
+    ]
     result = subprocess.run(command)
-    warnings = [line for line in warnings_file.read_text(encoding="utf-8").splitlines() if "WARNING" in line] \
-        if warnings_file.is_file() else []
+    warnings = [line for line in warnings_file.read_text(encoding="utf-8").splitlines() if "WARNING" in line] if warnings_file.is_file() else []
     if result.returncode != 0:
         raise SiteError(f"sphinx-build failed (exit {result.returncode}); its messages are above and in {warnings_file}")
     if warnings:
@@ -451,8 +477,9 @@ def build(root: Path = Path("."), out: Path | None = None, jobs: int = 2, log=pr
         import myst_nb  # noqa: F401
         import sphinx_book_theme  # noqa: F401
     except ImportError as exc:
-        raise SiteError(f"the site's tools are not installed ({exc}): `.venv/bin/pip install -e '.[site]'`, "
-                        "or run `make site`, which does it") from None
+        raise SiteError(
+            f"the site's tools are not installed ({exc}): `.venv/bin/pip install -e '.[site]'`, or run `make site`, which does it"
+        ) from None
     start = time.perf_counter()
     timings = {}
     repo = repository(root)
@@ -465,9 +492,14 @@ def build(root: Path = Path("."), out: Path | None = None, jobs: int = 2, log=pr
     warnings = sphinx(stage_dir, out, jobs, log)
     timings["sphinx"] = time.perf_counter() - start - timings["executions"] - timings["staging"]
     report = BuildReport(out, tuple(pages), tuple(executed_now), time.perf_counter() - start, warnings, timings)
-    info = {"sources": sources_digest(root), "pages": [p.relative for p in pages],
-            "executed_by": {p.relative: p.run.executed_by for p in pages}, "executed_now": list(executed_now),
-            "seconds": round(report.seconds, 1), "provenance": provenance.text}
+    info = {
+        "sources": sources_digest(root),
+        "pages": [p.relative for p in pages],
+        "executed_by": {p.relative: p.run.executed_by for p in pages},
+        "executed_now": list(executed_now),
+        "seconds": round(report.seconds, 1),
+        "provenance": provenance.text,
+    }
     (out / INFO_FILE).write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
     return report
 

@@ -107,13 +107,17 @@ def sync(root: Path, workspace: Path) -> list[FileAction]:
                 shutil.copyfile(source, fresh)
             if _digest(fresh) == digest:
                 manifest[name] = digest
-                steps.append(FileAction(name, "updated-copy",
-                                  f"the course changed it: the new version is {fresh.name}; yours is unchanged"))
+                steps.append(FileAction(name, "updated-copy", f"the course changed it: the new version is {fresh.name}; yours is unchanged"))
             else:
                 # Both names are the learner's now: say how to get the new version, write nothing.
-                steps.append(FileAction(name, "update-waiting",
-                                  f"the course changed it and {fresh.name} is taken; to get the new version: "
-                                  f"cp '{source}' '{workspace / updated_name(updated_name(name))}'"))
+                steps.append(
+                    FileAction(
+                        name,
+                        "update-waiting",
+                        f"the course changed it and {fresh.name} is taken; to get the new version: "
+                        f"cp '{source}' '{workspace / updated_name(updated_name(name))}'",
+                    )
+                )
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return steps
 

@@ -35,6 +35,7 @@ import importlib
 _HOMES = {
     "GRADE_STATUSES": "results",
     "BatchResult": "results",
+    "BatchSettings": "batch",
     "ExerciseGrade": "results",
     "Limits": "runner",
     "Submission": "results",

@@ -70,12 +70,16 @@ def _write_flags(scratch: Scratch, runs: list[StepRun], sandboxed: bool) -> tupl
     flags = []
     if paths:
         shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-        flags.append(("tried to write outside its scratch folder (the sandbox kept every file there unchanged): "
-                      if sandboxed else
-                      "wrote or tried to write outside its scratch folder, by absolute path: ") + shown)
+        flags.append(
+            (
+                "tried to write outside its scratch folder (the sandbox kept every file there unchanged): "
+                if sandboxed
+                else "wrote or tried to write outside its scratch folder, by absolute path: "
+            )
+            + shown
+        )
     if refused and not paths:
-        flags.append("tried to write outside its scratch folder, and the sandbox refused (its output shows: "
-                     + "; ".join(refused[:3]) + ")")
+        flags.append("tried to write outside its scratch folder, and the sandbox refused (its output shows: " + "; ".join(refused[:3]) + ")")
     return tuple(flags)
 
 
@@ -88,7 +92,6 @@ def _unsandboxed_ipc(scratch: Scratch) -> str:
         return ipc_path(scratch.root)
     except ValueError:
         return ""
-
 
 
 @dataclass(frozen=True)
@@ -114,42 +117,58 @@ def grade_one(submission: Submission, spec: ExerciseSpec, job: Job) -> Submissio
     start = time.monotonic()
     batch_root, isolation, package = job.batch_root, job.isolation, job.package
     if submission.path is None:
-        return unrunnable(submission, spec, "invalid", submission.problem,
-                          f"Hand in one notebook named {spec.path.name}.")
+        return unrunnable(submission, spec, "invalid", submission.problem, f"Hand in one notebook named {spec.path.name}.")
     try:
         cells = read_code_cells(submission.path)
     except InvalidSubmission as exc:
-        return unrunnable(submission, spec, "invalid", str(exc), f"Hand in the notebook file ({spec.path.name}) itself.",
-                          time.monotonic() - start)
+        return unrunnable(
+            submission, spec, "invalid", str(exc), f"Hand in the notebook file ({spec.path.name}) itself.", time.monotonic() - start
+        )
     except Exception as exc:  # a grader bug reading the file: this row says so, the batch goes on (never raises)
-        return unrunnable(submission, spec, "error", f"the grader failed reading this submission ({type(exc).__name__}: "
-                          f"{exc}); this is a bug in the grader, please report it", "", time.monotonic() - start)
+        return unrunnable(
+            submission,
+            spec,
+            "error",
+            f"the grader failed reading this submission ({type(exc).__name__}: {exc}); this is a bug in the grader, please report it",
+            "",
+            time.monotonic() - start,
+        )
     scratch = None
     try:
         plan = build_plan(spec, cells)
         scratch = make_scratch(batch_root, submission.slug)
         shutil.copyfile(submission.path, scratch.work / f"{submission.slug}{submission.path.suffix}")
         sandboxed = isolation is not None and isolation.sandboxed
-        launch = Launch(tuple(bwrap_argv(isolation.bwrap, scratch.own, scratch.work, batch_root, package,
-                                         scratch.handover)),
-                        ipc_path(scratch.root), private=True) if sandboxed else Launch(
-                            ipc=_unsandboxed_ipc(scratch), private=True)
+        launch = (
+            Launch(
+                tuple(bwrap_argv(isolation.bwrap, scratch.own, scratch.work, batch_root, package, scratch.handover)),
+                ipc_path(scratch.root),
+                private=True,
+            )
+            if sandboxed
+            else Launch(ipc=_unsandboxed_ipc(scratch), private=True)
+        )
         intruders: list[str] = []
-        setup = KernelSetup(job.kernel_name, scratch, kernel_env(scratch, job.threads, package), job.limits, job.groups,
-                            launch, intruders)
+        setup = KernelSetup(job.kernel_name, scratch, kernel_env(scratch, job.threads, package), job.limits, job.groups, launch, intruders)
         runs, events = asyncio.run(run_steps(plan.steps, setup, cancelled=job.cancelled, judge=job.judge_with))
         seconds = time.monotonic() - start
         row = judge(submission, spec, plan, runs, events, cells)
-        row = replace(row, flags=row.flags + _write_flags(scratch, runs, sandboxed) + _intruder_flags(intruders),
-                      seconds=seconds)
+        row = replace(row, flags=row.flags + _write_flags(scratch, runs, sandboxed) + _intruder_flags(intruders), seconds=seconds)
         strays = scratch.strays()
         if strays:
-            row = replace(row, flags=row.flags + (
-                "wrote outside its working folder: " + ", ".join(no_controls(p, one_line=True) for p in strays[:5]),))
+            row = replace(
+                row, flags=row.flags + ("wrote outside its working folder: " + ", ".join(no_controls(p, one_line=True) for p in strays[:5]),)
+            )
         return row
     except Exception as exc:  # a grader bug: say so, and keep the batch going
-        return unrunnable(submission, spec, "error", f"the grader failed on this submission ({type(exc).__name__}: "
-                          f"{exc}); this is a bug in the grader, please report it", "", time.monotonic() - start)
+        return unrunnable(
+            submission,
+            spec,
+            "error",
+            f"the grader failed on this submission ({type(exc).__name__}: {exc}); this is a bug in the grader, please report it",
+            "",
+            time.monotonic() - start,
+        )
     finally:
         if scratch is not None and not job.keep_scratch:
             remove(scratch.own)
@@ -167,10 +186,11 @@ def _copies(row: SubmissionGrade, sub: Submission, published: Published) -> Subm
 
 def _limits_text(limits: Limits, judges: list) -> str:
     """The limits every submission had, for the summary."""
-    return (f"limits per submission: {limits.cell_timeout:g} s per cell, {limits.total_timeout:g} s in all, "
-            f"{limits.judge_timeout:g} s of judge time (its answers' time in its checks); judge: "
-            + ("one process per job, so a slow submission holds up only its own job" if judges else
-               "in the grader, one check at a time across jobs"))
+    return (
+        f"limits per submission: {limits.cell_timeout:g} s per cell, {limits.total_timeout:g} s in all, "
+        f"{limits.judge_timeout:g} s of judge time (its answers' time in its checks); judge: "
+        + ("one process per job, so a slow submission holds up only its own job" if judges else "in the grader, one check at a time across jobs")
+    )
 
 
 def verify_the_course(package: Path | None = None) -> Verification:
@@ -186,8 +206,7 @@ def verify_the_course(package: Path | None = None) -> Verification:
 
 def _modified(row: SubmissionGrade, verification: Verification) -> SubmissionGrade:
     """The row of a submission graded with course code that is not what was released (--allow-modified-course)."""
-    return replace(row, flags=row.flags + (
-        f"not trustworthy: graded with a modified course, {verification} (see summary.txt)",))
+    return replace(row, flags=row.flags + (f"not trustworthy: graded with a modified course, {verification} (see summary.txt)",))
 
 
 def _intruder_flags(intruders: list[str]) -> tuple[str, ...]:
@@ -195,14 +214,15 @@ def _intruder_flags(intruders: list[str]) -> tuple[str, ...]:
     if not intruders:
         return ()
     shown = ", ".join(dict.fromkeys(intruders))
-    return (f"not trustworthy: another process sent requests to this submission's kernel ({shown}); "
-            "a neighbour's code may have changed its answers: regrade it with --sandbox require",)
+    return (
+        f"not trustworthy: another process sent requests to this submission's kernel ({shown}); "
+        "a neighbour's code may have changed its answers: regrade it with --sandbox require",
+    )
 
 
 def _untrusted(row: SubmissionGrade, first: Change) -> SubmissionGrade:
     """The row of a submission graded after the checkout, the environment or a submission changed."""
-    return replace(row, flags=row.flags + (
-        f"not trustworthy: graded after {first} (see summary.txt)",))
+    return replace(row, flags=row.flags + (f"not trustworthy: graded after {first} (see summary.txt)",))
 
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -253,70 +273,120 @@ def _load_the_judge() -> None:
     torch.nn.Linear(1, 1, device="meta").to_empty(device="cpu")
 
 
-def grade_batch(exercise: Path, submissions: Path, *, jobs: int | None = None, limits: Limits = Limits(),  # noqa: B008, PLR0913 (a frozen default; the keywords are course-grade's API, which cli.py and tests call)
-                kernel_name: str | None = None, keep_scratch: bool = False,
-                progress: Callable[[int, int, SubmissionGrade], None] | None = None,
-                sandbox: str | Isolation = "auto", allow_modified_course: bool = False,
-                shard: tuple[int, int] | None = None) -> BatchResult:
-    """Grade every submission in ``submissions`` against the exercise notebook ``exercise``.
+@dataclass(frozen=True)
+class BatchSettings:
+    """How ``grade_batch`` runs a batch: course-grade's options (``cli.py``), a field each."""
 
-    ``jobs`` kernels run at once (default: one per core). ``progress(done, total, row)`` is
-    called as each submission finishes. ``sandbox``: "auto" runs each kernel under bubblewrap
-    where it works and says why not otherwise, "require" raises ``SandboxUnavailable`` where it
-    does not, "off" never uses it; or an ``Isolation`` already probed. The exercise notebook and
-    the submissions are hashed before and after; any change is reported in
-    ``BatchResult.changed_files``. Without the sandbox the course checkout, the Python environment
-    and the submissions are also looked at after each submission (``environment.Watch``): a change
-    is named there too, and every submission graded from then on is flagged as not trustworthy.
+    jobs: int | None = None  # kernels at once; None: one per core
+    limits: Limits = Limits()
+    kernel_name: str | None = None  # None: the exercise notebook's own kernelspec
+    keep_scratch: bool = False  # leave each submission's scratch folder, for an instructor to look into
+    # "auto": each kernel under bubblewrap where it works, saying why not otherwise; "require": raise
+    # SandboxUnavailable where it does not; "off": never; or an Isolation already probed
+    sandbox: str | Isolation = "auto"
+    allow_modified_course: bool = False  # grade a course that differs from its manifest, flagging every row
+    shard: tuple[int, int] | None = None  # (K, N): only shard K of N of the submissions (shards.select)
+
+
+def grade_batch(
+    exercise: Path,
+    submissions: Path,
+    settings: BatchSettings | None = None,
+    progress: Callable[[int, int, SubmissionGrade], None] | None = None,
+) -> BatchResult:
+    """Grade every submission in ``submissions`` against the exercise notebook ``exercise``, as ``settings`` say.
+
+    ``progress(done, total, row)`` is called as each submission finishes. The exercise notebook and the
+    submissions are hashed before and after; any change is reported in ``BatchResult.changed_files``.
+    Without the sandbox the course checkout, the Python environment and the submissions are also looked at
+    after each submission (``environment.Watch``): a change is named there too, and every submission graded
+    from then on is flagged as not trustworthy.
 
     Before the first kernel, the course's code (the checks, the staged package's files, every
     module the judge imports) is compared with its manifest (``manifest``): a difference raises
-    ``ModifiedCourse`` naming the files, unless ``allow_modified_course``, which grades, flags
+    ``ModifiedCourse`` naming the files, unless ``settings.allow_modified_course``, which grades, flags
     every row and reports the difference in ``changed_files``.
-
-    ``shard=(K, N)``: only shard K of N of the submissions (``shards.select``), named in ``BatchResult.shard``.
     """
+    settings = settings or BatchSettings()
     start = time.monotonic()
-    isolation = sandbox if isinstance(sandbox, Isolation) else probe(sandbox)
+    isolation = settings.sandbox if isinstance(settings.sandbox, Isolation) else probe(settings.sandbox)
     spec = read_spec(Path(exercise))
-    published = published_solution(spec)
-    found, part = select(find_submissions(Path(submissions), spec.path.name), shard)
-    if jobs is not None:
-        require_int("jobs", jobs, expected="must be at least 1", hint=f"Leave it out to use one per core ({cores()}).")
-    jobs = jobs or cores()
+    found, part = select(find_submissions(Path(submissions), spec.path.name), settings.shard)
+    jobs = _jobs(settings.jobs)
     watched = [spec.path, Path(submissions)]
-    before = fingerprint(watched)
+    before, verification = fingerprint(watched), _verified(settings.allow_modified_course)
     batch_root = Path(tempfile.mkdtemp(prefix="course-grade-"))
     # beside the batch's folder, not in it: no learner's folder can be named like it, and no file there is a stray
-    verification = verify_the_course()
-    if not verification.clean and not allow_modified_course:
-        remove(batch_root)
-        raise ModifiedCourse(f"refusing to grade: {verification}. Restore what the course released (`git status` "
-                             "and `git checkout -- src` in a checkout, a reinstall otherwise), or grade anyway with "
-                             "--allow-modified-course, which flags every row")
     staged = Path(tempfile.mkdtemp(prefix="course-grade-package-"))
-    package = stage_package(staged)
-    job = Job(batch_root, limits, kernel_name or spec.kernel_name, ProcessGroups(), threading.Event(),
-              threads=max(1, cores() // jobs) if jobs > 1 else None, keep_scratch=keep_scratch, isolation=isolation,
-              package=package)
-    watch = Watch([*python_trees(), *watched, package], skip=busy_folders(), loose=loose_folders())
-    batch = _Batch(spec, found, job, watch, published, verification)
     try:
+        package = stage_package(staged)
+        job = _job(settings, spec, jobs, isolation, batch_root, package)
+        watch = Watch([*python_trees(), *watched, package], skip=busy_folders(), loose=loose_folders())
+        batch = _Batch(spec, found, job, watch, published_solution(spec), verification)
         rows, ended = _graded(batch, jobs, progress, isolation.sandboxed)
     finally:
-        if not keep_scratch:
+        if not settings.keep_scratch:
             remove(batch_root)
         remove(staged)
-    after = fingerprint(watched)
-    changes = [*([] if verification.clean else [f"before grading: {verification}"]), *changed(before, after),
-               *(str(c) for c in batch.watch.changes)]
-    return BatchResult(str(spec.path), spec.ids, one_title_each({e.id: e.title for e in spec.exercises}, rows), jobs,
-                       time.monotonic() - start, tuple(changes), tuple(batch.strays), str(isolation),
-                       _limits_text(limits, batch.judges), str(published), f"verified: {verification}", part, ended=ended)
+    changes = (
+        *([] if verification.clean else [f"before grading: {verification}"]),
+        *changed(before, fingerprint(watched)),
+        *(str(c) for c in batch.watch.changes),
+    )
+    return BatchResult(
+        str(spec.path),
+        spec.ids,
+        one_title_each({e.id: e.title for e in spec.exercises}, rows),
+        jobs,
+        time.monotonic() - start,
+        changes,
+        tuple(batch.strays),
+        str(isolation),
+        _limits_text(settings.limits, batch.judges),
+        str(batch.published),
+        f"verified: {verification}",
+        part,
+        ended=ended,
+    )
 
 
-def _graded(batch: _Batch, jobs: int, progress: Callable[[int, int, SubmissionGrade], None] | None,
-            sandboxed: bool) -> tuple[list[SubmissionGrade], tuple[str, ...]]:
+def _job(settings: BatchSettings, spec: ExerciseSpec, jobs: int, isolation: Isolation, batch_root: Path, package: Path) -> Job:
+    """What every submission's run shares: the limits, the kernel, the sandbox, the staged package, threads per kernel."""
+    return Job(
+        batch_root,
+        settings.limits,
+        settings.kernel_name or spec.kernel_name,
+        ProcessGroups(),
+        threading.Event(),
+        threads=max(1, cores() // jobs) if jobs > 1 else None,
+        keep_scratch=settings.keep_scratch,
+        isolation=isolation,
+        package=package,
+    )
+
+
+def _jobs(jobs: int | None) -> int:
+    """How many kernels run at once: ``jobs``, checked, or one per core."""
+    if jobs is not None:
+        require_int("jobs", jobs, expected="must be at least 1", hint=f"Leave it out to use one per core ({cores()}).")
+    return jobs or cores()
+
+
+def _verified(allow_modified_course: bool) -> Verification:
+    """The course's code against its manifest, before any kernel starts: a difference refuses the batch, unless allowed."""
+    verification = verify_the_course()
+    if not verification.clean and not allow_modified_course:
+        raise ModifiedCourse(
+            f"refusing to grade: {verification}. Restore what the course released (`git status` "
+            "and `git checkout -- src` in a checkout, a reinstall otherwise), or grade anyway with "
+            "--allow-modified-course, which flags every row"
+        )
+    return verification
+
+
+def _graded(
+    batch: _Batch, jobs: int, progress: Callable[[int, int, SubmissionGrade], None] | None, sandboxed: bool
+) -> tuple[list[SubmissionGrade], tuple[str, ...]]:
     """The batch's rows, and the processes its kernels left running, which were ended after it: without the sandbox's
     own process namespace, a process that left its kernel's group is adopted while the batch runs (``orphans``)."""
     with adopting(not sandboxed, batch.owner_of) as adoption:
@@ -328,8 +398,7 @@ class _Batch:
     """A batch's submissions graded side by side, one job per thread; each row is looked at, as it comes, for
     files left outside its scratch folder and (without a sandbox) for changes to the watched trees."""
 
-    def __init__(self, spec: ExerciseSpec, found: list[Submission], job: Job, watch: Watch, published: Published,
-                 verification: Verification):
+    def __init__(self, spec: ExerciseSpec, found: list[Submission], job: Job, watch: Watch, published: Published, verification: Verification):
         self.spec, self.found, self.job, self.watch, self.published = spec, found, job, watch, published
         self.verification = verification  # the course's code against its manifest, before any kernel
         self.judges: list = []
@@ -417,10 +486,15 @@ class _Batch:
         self.strays.extend(sorted(names))
         running = self.running
         others = f" (or by one running at the same time: {', '.join(sorted(running))})" if running else ""
-        return replace(row, flags=row.flags + (
-            f"wrote outside its working folder: {', '.join(no_controls(n, one_line=True) for n in sorted(names)[:5])} "
-            "appeared three levels above it, "
-            f"in the grader's temporary folder{others}",))
+        return replace(
+            row,
+            flags=row.flags
+            + (
+                f"wrote outside its working folder: {', '.join(no_controls(n, one_line=True) for n in sorted(names)[:5])} "
+                "appeared three levels above it, "
+                f"in the grader's temporary folder{others}",
+            ),
+        )
 
     def ran_since_last_look(self) -> list[str]:
         with self.lock:

@@ -192,14 +192,14 @@ def split_request(data: bytes) -> tuple[dict | None, bytes]:
     if not data.startswith(_REQUEST_TAG):
         raise ValueError("not a request of course_grader.boundary")
     at = len(_REQUEST_TAG)
-    size = int.from_bytes(data[at:at + 4], "big")
-    facts = json.loads(data[at + 4:at + 4 + size]) if size else None
-    return facts, data[at + 4 + size:]
+    size = int.from_bytes(data[at : at + 4], "big")
+    facts = json.loads(data[at + 4 : at + 4 + size]) if size else None
+    return facts, data[at + 4 + size :]
 
 
 def answer_question(facts: dict | None, question: str) -> str:
     """The judge's answer, as JSON, to a kernel's question (``ASKED`` and a field) about the simulated machine."""
-    field = question[len(ASKED):] if question.startswith(ASKED) else None
+    field = question[len(ASKED) :] if question.startswith(ASKED) else None
     return json.dumps(facts.get(field) if facts and field in facts else None)
 
 
@@ -241,8 +241,7 @@ def machine_facts(machine) -> dict:
     return facts
 
 
-def encode_request(kind: str, name: str, args: tuple = (), kwargs: dict | None = None,
-                   ambient: Ambient = Ambient()) -> tuple[bytes, list]:  # noqa: B008 (frozen)
+def encode_request(kind: str, name: str, args: tuple = (), kwargs: dict | None = None, ambient: Ambient = Ambient()) -> tuple[bytes, list]:  # noqa: B008 (frozen)
     """The request's bytes (``split_request``), and the judge's objects in the order the reply refers to them."""
     kwargs = dict(kwargs or {})
     import torch
@@ -256,8 +255,10 @@ def encode_request(kind: str, name: str, args: tuple = (), kwargs: dict | None =
     grads = [(k, t.grad) for k, t in enumerate(tracked) if isinstance(t, torch.Tensor) and t.grad is not None]
     # cloudpickle: a checker's lambdas and closures go by value (plain pickle refuses them), the rest as pickle does;
     # one pickler, so an object reached twice (an argument, a closure's cell, the tracked list) arrives as one object
-    request = cloudpickle.dumps({"kind": kind, "name": name, "args": args, "kwargs": kwargs, "ambient": ambient,
-                                 "tracked": tracked, "grads": grads}, protocol=pickle.HIGHEST_PROTOCOL)
+    request = cloudpickle.dumps(
+        {"kind": kind, "name": name, "args": args, "kwargs": kwargs, "ambient": ambient, "tracked": tracked, "grads": grads},
+        protocol=pickle.HIGHEST_PROTOCOL,
+    )
     return _REQUEST_TAG + len(facts).to_bytes(4, "big") + facts + request, tracked
 
 
@@ -272,8 +273,7 @@ class _Encoder:
 
         self.torch = torch
         self.index = {id(o): k for k, o in enumerate(tracked)}
-        self.numbers = {(type(o), o): k for k, o in enumerate(tracked) if type(o) in (int, float, complex)
-                        and o == o}
+        self.numbers = {(type(o), o): k for k, o in enumerate(tracked) if type(o) in (int, float, complex) and o == o}
         self.tracked = tracked
 
     def value(self, obj, depth: int = 0):
@@ -298,20 +298,28 @@ class _Encoder:
         if type(obj) in (list, tuple, set, frozenset):
             return {"@": type(obj).__name__, "v": [self.value(x, depth + 1) for x in obj]}
         if _is_course_namedtuple(type(obj)):  # a batch a check sent (09.1), rebuilt by its fields
-            return {"@": "namedtuple", "cls": f"{type(obj).__module__}.{type(obj).__qualname__}",
-                    "v": [self.value(x, depth + 1) for x in tuple.__iter__(obj)]}
+            return {
+                "@": "namedtuple",
+                "cls": f"{type(obj).__module__}.{type(obj).__qualname__}",
+                "v": [self.value(x, depth + 1) for x in tuple.__iter__(obj)],
+            }
         if type(obj) in (dict, collections.OrderedDict, collections.defaultdict):
             factory = getattr(obj, "default_factory", None)
             if factory not in (None, dict, list, int):
                 raise BadReply("a defaultdict with an unusual factory cannot be sent")
-            return {"@": type(obj).__name__, "f": getattr(factory, "__name__", None),
-                    "v": [[self.value(k, depth + 1), self.value(v, depth + 1)] for k, v in obj.items()]}
+            return {
+                "@": type(obj).__name__,
+                "f": getattr(factory, "__name__", None),
+                "v": [[self.value(k, depth + 1), self.value(v, depth + 1)] for k, v in obj.items()],
+            }
         if isinstance(obj, BaseException):
-            return {"@": "exc", "type": _exc_name(obj), "args": [self.value(a, depth + 1) for a in obj.args
-                                                                 if isinstance(a, _PLAIN)]}
+            return {"@": "exc", "type": _exc_name(obj), "args": [self.value(a, depth + 1) for a in obj.args if isinstance(a, _PLAIN)]}
         name = f"{type(obj).__module__}.{type(obj).__qualname__}"
-        if hasattr(obj, "__dict__") and (name.startswith(_OBJECT_MODULES) or name in _OBJECT_CLASSES) \
-                and not isinstance(obj, (type, types.FunctionType, types.MethodType, types.ModuleType)):
+        if (
+            hasattr(obj, "__dict__")
+            and (name.startswith(_OBJECT_MODULES) or name in _OBJECT_CLASSES)
+            and not isinstance(obj, (type, types.FunctionType, types.MethodType, types.ModuleType))
+        ):
             return {"@": "obj", "cls": name, "v": self.state(obj, depth)}
         raise BadReply(f"a {type(obj).__name__} cannot be sent back to the grader")
 
@@ -373,8 +381,7 @@ class _Encoder:
                 data = obj.detach().as_subclass(torch.Tensor) if type(obj) is not torch.Tensor else obj.detach()
             grad = self.value(obj.grad) if obj.grad is not None else None
             return {"@": "tensor-after", "v": data, "rg": bool(obj.requires_grad), "grad": grad}
-        if hasattr(obj, "__dict__") and not isinstance(obj, (type, types.FunctionType, types.MethodType,
-                                                             types.ModuleType)):
+        if hasattr(obj, "__dict__") and not isinstance(obj, (type, types.FunctionType, types.MethodType, types.ModuleType)):
             return {"@": "attrs", "v": self.state(obj, 0), "keys": list(vars(obj))}
         return None
 
@@ -393,8 +400,7 @@ def _encode_after(enc: _Encoder, obj):
         if kind in (list, set):
             return {"@": kind.__name__, "v": [enc.value(x) for x in inner]}
         factory = getattr(inner, "default_factory", None)
-        return {"@": kind.__name__, "f": getattr(factory, "__name__", None),
-                "v": [[enc.value(k), enc.value(v)] for k, v in inner.items()]}
+        return {"@": kind.__name__, "f": getattr(factory, "__name__", None), "v": [[enc.value(k), enc.value(v)] for k, v in inner.items()]}
     return enc.after(obj)
 
 
@@ -403,8 +409,12 @@ _Encoder.after_value = _encode_after
 
 def _is_course_namedtuple(cls: type) -> bool:
     """A namedtuple class the course defines (``checks.nb09.Sample``): its fields are all its state."""
-    return (issubclass(cls, tuple) and cls.__module__.startswith("course_utils.") and
-            isinstance(getattr(cls, "_fields", None), tuple) and cls.__bases__ == (tuple,))
+    return (
+        issubclass(cls, tuple)
+        and cls.__module__.startswith("course_utils.")
+        and isinstance(getattr(cls, "_fields", None), tuple)
+        and cls.__bases__ == (tuple,)
+    )
 
 
 def _exc_name(exc: BaseException) -> str:
@@ -424,8 +434,14 @@ def serve(request: bytes, namespace: dict, ask: Callable[[str], str] | None = No
     name = req["name"]
     if req["kind"] == "probe":
         fn = namespace.get(name, _MISSING)
-        reply = {"probe": {"defined": fn is not _MISSING, "callable": callable(fn) if fn is not _MISSING else False,
-                           "type": type(fn).__name__, "syntax": _syntax_error(name)}}
+        reply = {
+            "probe": {
+                "defined": fn is not _MISSING,
+                "callable": callable(fn) if fn is not _MISSING else False,
+                "type": type(fn).__name__,
+                "syntax": _syntax_error(name),
+            }
+        }
     elif req["kind"] == "value":
         value = namespace.get(name, _MISSING)
         reply = {"probe": {"defined": value is not _MISSING, "ellipsis": value is Ellipsis}}
@@ -543,16 +559,20 @@ def _call(fn, req: dict, enc: _Encoder, ask: Callable[[str], str] | None = None)
                 # not announced: active_machine() in the kernel stays None; torch's functions are what answer,
                 # each fact asked for when one of them first needs it
                 asking = ask or _kernel_question
-                stack.enter_context(simulated(AskedMachine(lambda field: json.loads(asking(ASKED + field))),
-                                              announce=False))
+                stack.enter_context(simulated(AskedMachine(lambda field: json.loads(asking(ASKED + field))), announce=False))
             for kind, what in ambient.modes:
                 stack.enter_context(torch.device(what) if kind == "device" else what)
             result = fn(*req["args"], **req["kwargs"])
     except BaseException as exc:  # noqa: BLE001 (the learner's SystemExit too: it is their failure)
-        reply = {"raised": {"type": _exc_name(exc), "message": _short(exc),
-                            "stub": isinstance(exc, NotImplementedError) and not exc.args,
-                            "cause": _exc_name(exc.__cause__) if exc.__cause__ is not None else None,
-                            "where": _where(exc)}}
+        reply = {
+            "raised": {
+                "type": _exc_name(exc),
+                "message": _short(exc),
+                "stub": isinstance(exc, NotImplementedError) and not exc.args,
+                "cause": _exc_name(exc.__cause__) if exc.__cause__ is not None else None,
+                "where": _where(exc),
+            }
+        }
     else:
         reply = _encoded(enc, result)
     reply["after"] = _after(enc, req["tracked"])
@@ -566,8 +586,7 @@ def _after(enc: _Encoder, tracked: list) -> dict:
     after = {}
     for k, obj in enumerate(tracked):
         try:
-            state = enc.after_value(_Unref(obj) if type(obj) in (list, dict, collections.OrderedDict,
-                                                                 collections.defaultdict, set) else obj)
+            state = enc.after_value(_Unref(obj) if type(obj) in (list, dict, collections.OrderedDict, collections.defaultdict, set) else obj)
         except BadReply:
             continue
         if state is not None:
@@ -640,9 +659,7 @@ def open_channel(comm_id: str) -> None:
 
 def channel_cell(comm_id: str) -> str:
     """The source of the cell that opens the channel in a kernel (run once per kernel, before its first request)."""
-    return ("from course_grader.boundary import open_channel as _course_grade_open\n"
-            f"_course_grade_open({comm_id!r})\n"
-            "del _course_grade_open\n")
+    return f"from course_grader.boundary import open_channel as _course_grade_open\n_course_grade_open({comm_id!r})\ndel _course_grade_open\n"
 
 
 # ----------------------------------------------------------------------------- reading the reply (judge)
@@ -658,25 +675,29 @@ def load_reply(data: bytes) -> dict:
     import torch
 
     if isinstance(data, bytes) and data.startswith(_OVERSIZED):
-        size = data[len(_OVERSIZED):].decode("ascii", "replace")
-        raise BadReply(f"your function's reply was about {size} bytes, more than the {REPLY_CAP // 2**20} MiB the "
-                       "grader reads, so all of it was left out; return what the exercise asks for, not more")
+        size = data[len(_OVERSIZED) :].decode("ascii", "replace")
+        raise BadReply(
+            f"your function's reply was about {size} bytes, more than the {REPLY_CAP // 2**20} MiB the "
+            "grader reads, so all of it was left out; return what the exercise asks for, not more"
+        )
     if data == b"":  # the runner's word for none, or more than one (reply_of)
-        raise BadReply("your notebook's kernel sent no reply to the grader's request, or more than one: hand in "
-                       "the notebook without code that changes how the grader's requests are answered")
+        raise BadReply(
+            "your notebook's kernel sent no reply to the grader's request, or more than one: hand in "
+            "the notebook without code that changes how the grader's requests are answered"
+        )
     if not isinstance(data, bytes) or len(data) > REPLY_CAP:
         raise BadReply(f"the reply is larger than the grader accepts ({REPLY_CAP // 2**20} MiB)")
     if not data.startswith(_REPLY_TAG) or len(data) < len(_REPLY_TAG) + 8:
-        raise BadReply("the reply is not what the grader sent for (hand in the notebook without code that changes "
-                       "how the grader's requests are answered)")
+        raise BadReply(
+            "the reply is not what the grader sent for (hand in the notebook without code that changes how the grader's requests are answered)"
+        )
     at = len(_REPLY_TAG) + 8
-    size = int.from_bytes(data[at - 8:at], "big")
+    size = int.from_bytes(data[at - 8 : at], "big")
     try:
-        tensors = torch.load(io.BytesIO(data[at + size:]), weights_only=True,
-                             map_location="cpu" if _no_gpu() else None)
+        tensors = torch.load(io.BytesIO(data[at + size :]), weights_only=True, map_location="cpu" if _no_gpu() else None)
         if type(tensors) is not list or not all(type(t) is torch.Tensor for t in tensors):
             raise BadReply("the reply's tensors are not a list of plain tensors")
-        reply = _ReplyUnpickler(io.BytesIO(data[at:at + size]), tensors).load()
+        reply = _ReplyUnpickler(io.BytesIO(data[at : at + size]), tensors).load()
         # the one thing a pickle without globals can still do to a tensor: BUILD calls Tensor.__setstate__, which
         # torch's own loader allows (set_), and which could also give it backward hooks: none may come back
         if any(t._backward_hooks for t in tensors):
@@ -745,8 +766,7 @@ class _Decoder:
         if not isinstance(base, self.torch.Tensor):
             raise BadReply("the reply's view is of something that is not a tensor")
         try:
-            return base.detach().as_strided([int(x) for x in data["size"]], [int(x) for x in data["stride"]],
-                                            int(data["offset"]))
+            return base.detach().as_strided([int(x) for x in data["size"]], [int(x) for x in data["stride"]], int(data["offset"]))
         except Exception as exc:
             raise BadReply(f"the reply's view does not fit its tensor ({exc})") from None
 
@@ -798,11 +818,24 @@ class _Decoder:
         return _exception(str(data["type"]), " ".join(str(a) for a in self._list(data["args"])))
 
     _BY_TAG: ClassVar[dict[str, Callable]] = {
-        "ref": _ref_tag, "t": _torch_value, "size": _size, "tensor": _tensor_tag, "view": _view,
-        "ndarray": _ndarray, "ndview": _ndarray, "npscalar": _npscalar,
-        "list": _sequence, "tuple": _sequence, "set": _sequence, "frozenset": _sequence,
-        "namedtuple": _namedtuple, "dict": _mapping, "OrderedDict": _mapping, "defaultdict": _mapping,
-        "obj": _object, "exc": _exception_tag,
+        "ref": _ref_tag,
+        "t": _torch_value,
+        "size": _size,
+        "tensor": _tensor_tag,
+        "view": _view,
+        "ndarray": _ndarray,
+        "ndview": _ndarray,
+        "npscalar": _npscalar,
+        "list": _sequence,
+        "tuple": _sequence,
+        "set": _sequence,
+        "frozenset": _sequence,
+        "namedtuple": _namedtuple,
+        "dict": _mapping,
+        "OrderedDict": _mapping,
+        "defaultdict": _mapping,
+        "obj": _object,
+        "exc": _exception_tag,
     }
 
     def _tensor(self, t):
@@ -842,8 +875,11 @@ class _Decoder:
             raise BadReply(f"the reply names a class the grader cannot find: {name}")
         for part in qualname.split("."):
             found = getattr(found, part, None)
-        if not isinstance(found, type) or issubclass(found, BaseException) or any(
-                "__del__" in vars(k) for k in found.__mro__ if k is not object):
+        if (
+            not isinstance(found, type)
+            or issubclass(found, BaseException)
+            or any("__del__" in vars(k) for k in found.__mro__ if k is not object)
+        ):
             raise BadReply(f"the reply names {name}, which is not a class the grader rebuilds")
         return found
 
@@ -893,8 +929,11 @@ class _Decoder:
         raise BadReply("the reply's state does not match the object the grader sent")
 
 
-_REBUILT_EXCEPTIONS = {name: getattr(builtins, name) for name in dir(builtins)
-                       if isinstance(getattr(builtins, name), type) and issubclass(getattr(builtins, name), Exception)}
+_REBUILT_EXCEPTIONS = {
+    name: getattr(builtins, name)
+    for name in dir(builtins)
+    if isinstance(getattr(builtins, name), type) and issubclass(getattr(builtins, name), Exception)
+}
 
 
 def _exception(type_name: str, message: str) -> BaseException:
@@ -998,8 +1037,7 @@ class RemoteAnswer:
             exc._course_where = str(raised.get("where") or "")
             raise exc
         if "unsendable" in reply:
-            raise LearnerError("ValueError", f"your function returned a value the grader cannot read: "
-                               f"{_short(reply['unsendable'], 300)}")
+            raise LearnerError("ValueError", f"your function returned a value the grader cannot read: {_short(reply['unsendable'], 300)}")
         if "result" not in reply:
             raise BadReply("the reply holds no result")
         return reply["result"]
@@ -1067,8 +1105,7 @@ def practice_cases(key: str) -> None:
     return None
 
 
-def grade(exercise_id: str, channel: Channel, handover: Path | None = None,
-          draw: Callable[[str], object] | None = None):
+def grade(exercise_id: str, channel: Channel, handover: Path | None = None, draw: Callable[[str], object] | None = None):
     """Judge exercise ``exercise_id`` in this process, its answer running behind ``channel``: a CheckResult.
 
     ``draw``: the cases the checkers run (``course_utils.checks._core.cases``); None, what every grading run
@@ -1090,12 +1127,23 @@ def grade(exercise_id: str, channel: Channel, handover: Path | None = None,
         with judging_into(handover), drawing_cases(draw):  # this judging's own cases, from a fresh secret seed
             return _judge(ex, channel, draw)
     except BadReply as bad:
-        return CheckResult(ex.id, ex.title, "fail", f"The grader could not read your notebook's answer: {bad}.",
-                                "Hand in the notebook without code that changes how its cells run.")
+        return CheckResult(
+            ex.id,
+            ex.title,
+            "fail",
+            f"The grader could not read your notebook's answer: {bad}.",
+            "Hand in the notebook without code that changes how its cells run.",
+        )
     except UnreachablePath as bug:
-        return CheckResult(ex.id, ex.title, "error", f"The check handed your function a path your notebook may not "
-                           f"be able to read ({_short(bug.path, 300)}): it was not made with handover_folder. "
-                           "This is a course bug.", "Please report it with this message; your answer may well be right.")
+        return CheckResult(
+            ex.id,
+            ex.title,
+            "error",
+            f"The check handed your function a path your notebook may not "
+            f"be able to read ({_short(bug.path, 300)}): it was not made with handover_folder. "
+            "This is a course bug.",
+            "Please report it with this message; your answer may well be right.",
+        )
     finally:
         if default_device() != start:  # an answer's set_default_device was mirrored here: undo it
             restore_default_device(start)
@@ -1108,8 +1156,7 @@ def _judge(ex, channel: Channel, draw: Callable[[str], object] = practice_cases)
     if ex.kind == "value":
         found = probe(ex.function, channel, "value")
         if found.get("unsendable"):
-            return CheckResult(ex.id, ex.title, "fail", f"`{ex.function}` cannot be graded: "
-                                    f"{_short(found['unsendable'], 300)}.", ex.hint)
+            return CheckResult(ex.id, ex.title, "fail", f"`{ex.function}` cannot be graded: {_short(found['unsendable'], 300)}.", ex.hint)
         value = found["value"] if found.get("defined") else UNSET
         return check_value(ex, Ellipsis if found.get("ellipsis") else value)
     found = probe(ex.function, channel)
@@ -1117,8 +1164,13 @@ def _judge(ex, channel: Channel, draw: Callable[[str], object] = practice_cases)
         syntax = found.get("syntax")
         return missing(ex, syntax if isinstance(syntax, str) else None)
     if found.get("callable") is not True:
-        return CheckResult(ex.id, ex.title, "fail", f"`{ex.function}` should be a function, but it is a "
-                                f"{_short(found.get('type'), 80)}.", f"Define it with `def {ex.function}(...):`.")
+        return CheckResult(
+            ex.id,
+            ex.title,
+            "fail",
+            f"`{ex.function}` should be a function, but it is a {_short(found.get('type'), 80)}.",
+            f"Define it with `def {ex.function}(...):`.",
+        )
     # the learner's cells as the grader read them from the file (course-grade's runner and nbgrader's judge hand
     # them; None: a channel that does not), read by the source rules where the kernel's account could be rewritten
     source = getattr(channel, "learner_source", None)
@@ -1144,8 +1196,7 @@ def _on_drawn_and_public_cases(ex, channel: Channel, draw: Callable[[str], objec
         public = run_checker(ex, RemoteAnswer(ex.function, channel))
     if public.passed:
         return result
-    return dataclasses.replace(public, message=f"On the cases the practice check in the notebook runs: "
-                                               f"{public.message}")
+    return dataclasses.replace(public, message=f"On the cases the practice check in the notebook runs: {public.message}")
 
 
 def _kept_source_rules(ex, result, source: str | None):

@@ -37,11 +37,13 @@ SOCKET_PATH_MAX = 100  # a Unix socket path holds at most 107 bytes on Linux; le
 PROBE_TIMEOUT = 60.0
 # What a probe runs inside the sandbox: the kernel's packages can be found and opened (find, not import:
 # no paying for torch's import here), its own folder is writable, and only loopback is up.
-PROBE_CODE = ("import importlib.util, pathlib, socket\n"
-              "for name in ('course_utils', 'torch', 'ipykernel'):\n"
-              "    open(importlib.util.find_spec(name).origin, 'rb').close()\n"
-              "pathlib.Path('written').write_text('ok')\n"
-              "print([name for _, name in socket.if_nameindex()])\n")
+PROBE_CODE = (
+    "import importlib.util, pathlib, socket\n"
+    "for name in ('course_utils', 'torch', 'ipykernel'):\n"
+    "    open(importlib.util.find_spec(name).origin, 'rb').close()\n"
+    "pathlib.Path('written').write_text('ok')\n"
+    "print([name for _, name in socket.if_nameindex()])\n"
+)
 
 
 class SandboxUnavailable(ValueError):
@@ -62,11 +64,15 @@ class Isolation:
 
     def __str__(self) -> str:
         if self.sandboxed:
-            return ("sandbox: bubblewrap (a kernel sees only the system's libraries, its Python environment and "
-                    "the staged package, read-only, and its own folder; private /tmp, no network, own process "
-                    "namespace)")
-        return (f"sandbox: NONE ({self.reason}); submissions run as your user and can write anywhere you can "
-                "(scratch folders only; see docs/grading.md)")
+            return (
+                "sandbox: bubblewrap (a kernel sees only the system's libraries, its Python environment and "
+                "the staged package, read-only, and its own folder; private /tmp, no network, own process "
+                "namespace)"
+            )
+        return (
+            f"sandbox: NONE ({self.reason}); submissions run as your user and can write anywhere you can "
+            "(scratch folders only; see docs/grading.md)"
+        )
 
 
 def _under(path: Path, top: Path) -> bool:
@@ -86,8 +92,7 @@ def course_checkouts() -> list[Path]:
     import course_utils
     from course_grader.environment import checkout_of
 
-    found = {checkout_of(p) for p in (course_utils.__file__, sys.prefix, os.path.realpath(sys.prefix),
-                                      *(p for p in sys.path if p))}
+    found = {checkout_of(p) for p in (course_utils.__file__, sys.prefix, os.path.realpath(sys.prefix), *(p for p in sys.path if p))}
     return sorted(p for p in found if p is not None)
 
 
@@ -139,8 +144,7 @@ def _kernel_sys_path() -> list[Path]:
     """
     code = "import json, sys; print(json.dumps(sys.path[1:]))"
     try:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=PROBE_TIMEOUT,
-                              cwd="/")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=PROBE_TIMEOUT, cwd="/")
         found = json.loads(done.stdout) if done.returncode == 0 else sys.path[1:]
     except (OSError, subprocess.TimeoutExpired, ValueError):
         found = sys.path[1:]
@@ -159,9 +163,15 @@ def environment_paths(package: Path | None = None) -> list[Path]:
 
     checkouts = course_checkouts()
     shut = [*checkouts, *_home_folders(), Path("/tmp"), Path(tempfile.gettempdir()).resolve(), Path("/")]
-    wanted = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), Path(sys.base_exec_prefix),
-              Path(sys.executable).parent, *(Path(p) for p in sysconfig.get_paths().values()),
-              *_kernel_sys_path()]
+    wanted = [
+        Path(sys.prefix),
+        Path(sys.base_prefix),
+        Path(sys.exec_prefix),
+        Path(sys.base_exec_prefix),
+        Path(sys.executable).parent,
+        *(Path(p) for p in sysconfig.get_paths().values()),
+        *_kernel_sys_path(),
+    ]
     mpl = os.environ.get("MPLCONFIGDIR")
     if mpl:
         wanted.append(Path(mpl))  # matplotlib's font cache (the kernel's own HOME is empty)
@@ -217,8 +227,9 @@ def system_argv() -> list[str]:
     return argv
 
 
-def bwrap_argv(bwrap: str, own: Path, work: Path, batch_root: Path | None = None,
-               package: Path | None = None, handover: Path | None = None) -> list[str]:
+def bwrap_argv(
+    bwrap: str, own: Path, work: Path, batch_root: Path | None = None, package: Path | None = None, handover: Path | None = None
+) -> list[str]:
     """The bwrap command line that runs a kernel with ``own`` writable and ``work`` as its folder.
 
     An allow-list: the sandbox's file system starts empty and holds only the system paths of
@@ -252,9 +263,20 @@ def bwrap_argv(bwrap: str, own: Path, work: Path, batch_root: Path | None = None
     # ipykernel exits when its parent looks gone (parent pid 1); in its own process namespace the
     # parent is bwrap's init, pid 1. JPY_PARENT_PID=1 turns that poll off; --die-with-parent and the
     # process namespace do its job instead.
-    argv += ["--chdir", str(Path(work).resolve()), "--setenv", "JPY_PARENT_PID", "1",
-             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-             "--die-with-parent", "--new-session", "--"]
+    argv += [
+        "--chdir",
+        str(Path(work).resolve()),
+        "--setenv",
+        "JPY_PARENT_PID",
+        "1",
+        "--unshare-net",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--die-with-parent",
+        "--new-session",
+        "--",
+    ]
     return argv
 
 
@@ -262,8 +284,10 @@ def ipc_path(own: Path) -> str:
     """Where the kernel's sockets go: inside the submission folder, short enough for a Unix socket."""
     path = str(Path(own).resolve() / IPC_NAME)
     if len(os.fsencode(path)) > SOCKET_PATH_MAX:
-        raise ValueError(f"the scratch folder's path is too long for the kernel's sockets ({len(path)} > "
-                         f"{SOCKET_PATH_MAX} bytes: {path}); set TMPDIR to a shorter folder, or use --sandbox=off")
+        raise ValueError(
+            f"the scratch folder's path is too long for the kernel's sockets ({len(path)} > "
+            f"{SOCKET_PATH_MAX} bytes: {path}); set TMPDIR to a shorter folder, or use --sandbox=off"
+        )
     return path
 
 
@@ -290,8 +314,9 @@ def probe(mode: str = "auto", bwrap: str | None = None) -> Isolation:
             own, work = Path(tmp) / "own", Path(tmp) / "own" / "work"
             work.mkdir(parents=True)
             try:
-                done = subprocess.run([*bwrap_argv(found, own, work), sys.executable, "-c", PROBE_CODE],
-                                      capture_output=True, text=True, timeout=PROBE_TIMEOUT)
+                done = subprocess.run(
+                    [*bwrap_argv(found, own, work), sys.executable, "-c", PROBE_CODE], capture_output=True, text=True, timeout=PROBE_TIMEOUT
+                )
                 if done.returncode != 0:
                     last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
                     reason = f"bwrap is installed but failed to start a kernel here ({last[:300]})"
@@ -301,8 +326,10 @@ def probe(mode: str = "auto", bwrap: str | None = None) -> Isolation:
                 reason = f"bwrap is installed but failed to start a kernel here ({type(exc).__name__}: {exc})"
     if reason:
         if mode == "require":
-            raise SandboxUnavailable(f"--sandbox=require, but no sandbox is available: {reason}. "
-                                     "Install bubblewrap on Linux (and allow unprivileged user namespaces), "
-                                     "or use --sandbox=auto to grade without one.")
+            raise SandboxUnavailable(
+                f"--sandbox=require, but no sandbox is available: {reason}. "
+                "Install bubblewrap on Linux (and allow unprivileged user namespaces), "
+                "or use --sandbox=auto to grade without one."
+            )
         return Isolation(mode, None, reason)
     return Isolation(mode, found)

@@ -35,8 +35,10 @@ class Published:
     def __str__(self) -> str:
         if not self.functions:
             return f"copies of the published solution: not looked for ({self.source})"
-        return (f"copies of the published solution: looked for in {', '.join(e for e, _, _ in self.functions)} "
-                f"(from {self.source}; answers of {MIN_NODES}+ syntax nodes, comments, layout and names ignored)")
+        return (
+            f"copies of the published solution: looked for in {', '.join(e for e, _, _ in self.functions)} "
+            f"(from {self.source}; answers of {MIN_NODES}+ syntax nodes, comments, layout and names ignored)"
+        )
 
 
 class _Renamer(ast.NodeTransformer):
@@ -105,8 +107,7 @@ def published_solution(spec: ExerciseSpec, solutions: Path | None = None) -> Pub
     path = Path(solutions) if solutions is not None else spec.path.resolve().parent.parent / "solutions" / spec.path.name
     try:
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        sources = ["".join(c["source"]) if isinstance(c["source"], list) else str(c["source"])
-                   for c in cells if c.get("cell_type") == "code"]
+        sources = ["".join(c["source"]) if isinstance(c["source"], list) else str(c["source"]) for c in cells if c.get("cell_type") == "code"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return Published(f"no solutions notebook readable at {path}: {type(exc).__name__}")
     defined = _functions(sources)
@@ -138,6 +139,11 @@ def flag_copies(row: SubmissionGrade, published: Published, cells: list[LearnerC
     same = copied(published, cells)
     if not same:
         return row
-    return replace(row, flags=row.flags + (
-        f"copy of the published solution? {', '.join(same)} match {Path(published.source).name} once comments, "
-        "layout and names are set aside (flagged for a look, not failed)",))
+    return replace(
+        row,
+        flags=row.flags
+        + (
+            f"copy of the published solution? {', '.join(same)} match {Path(published.source).name} once comments, "
+            "layout and names are set aside (flagged for a look, not failed)",
+        ),
+    )

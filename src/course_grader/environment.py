@@ -47,8 +47,19 @@ EDITOR_FILES = re.compile(r"^\..+\.sw[a-px]$|^\.#|^#.*#$|~$|^4913$|\.kate-swp$|^
 # What Python can load from a folder: modules (source, bytecode, extension), a .pth file (read in a site
 # folder), an archive a .pth or sys.path can name. A folder is walked whatever its name: a package.
 LOADABLE = (*importlib.machinery.all_suffixes(), ".pth", ".zip", ".egg", ".whl")
-GIT_BUSY = ("index", "index.lock", "objects", "logs", "FETCH_HEAD", "ORIG_HEAD", "refs/remotes", "gc.pid",
-            "gc.log", "fsmonitor--daemon", "maintenance.lock")
+GIT_BUSY = (
+    "index",
+    "index.lock",
+    "objects",
+    "logs",
+    "FETCH_HEAD",
+    "ORIG_HEAD",
+    "refs/remotes",
+    "gc.pid",
+    "gc.log",
+    "fsmonitor--daemon",
+    "maintenance.lock",
+)
 
 
 def _resolved(path: str | Path) -> Path | None:
@@ -82,8 +93,12 @@ def python_trees() -> list[Path]:
     import course_utils
 
     own = checkout_of(course_utils.__file__)
-    wanted: list[str | Path] = [sys.prefix, sysconfig.get_paths()["stdlib"], *site.getsitepackages(),
-                                *(p for p in sys.path if p and checkout_of(p) in (None, own))]
+    wanted: list[str | Path] = [
+        sys.prefix,
+        sysconfig.get_paths()["stdlib"],
+        *site.getsitepackages(),
+        *(p for p in sys.path if p and checkout_of(p) in (None, own)),
+    ]
     if site.ENABLE_USER_SITE:
         wanted.append(site.getusersitepackages())
     try:
@@ -131,8 +146,24 @@ def busy_folders() -> list[Path]:
     import course_utils
 
     own = checkout_of(course_utils.__file__)
-    outputs = [own / name for name in ("build", "artifacts", "workspace", "transfer-results", ".ruff_cache",
-                                       ".mypy_cache", ".import_linter_cache", ".grimp_cache", ".pytest_cache")] if own else []
+    outputs = (
+        [
+            own / name
+            for name in (
+                "build",
+                "artifacts",
+                "workspace",
+                "transfer-results",
+                ".ruff_cache",
+                ".mypy_cache",
+                ".import_linter_cache",
+                ".grimp_cache",
+                ".pytest_cache",
+            )
+        ]
+        if own
+        else []
+    )
     if own is not None:
         outputs += git_internals(own)
     skip = [Path(sysconfig.get_paths()["stdlib"]) / "site-packages"]
@@ -194,8 +225,9 @@ def snapshot(trees: list[Path], skip: frozenset[str] = frozenset(), loose: froze
                     for entry in entries:
                         if entry.path in skip or EDITOR_FILES.search(entry.name):
                             continue
-                        if folder in loose and entry.is_file(follow_symlinks=False) and not entry.name.endswith(
-                                LOADABLE):  # a link stays watched: it can stand for a package by any name
+                        if (
+                            folder in loose and entry.is_file(follow_symlinks=False) and not entry.name.endswith(LOADABLE)
+                        ):  # a link stays watched: it can stand for a package by any name
                             continue
                         try:
                             st = entry.stat(follow_symlinks=False)
@@ -218,8 +250,10 @@ def differences(before: Snapshot, after: Snapshot) -> list[str]:
     gone = [p for p in before if p not in after]
     touched = {str(Path(p).parent) for p in (*new, *gone)}
     changed = [p for p in before if p in after and before[p] != after[p] and p not in touched]
-    return sorted([f"changed: {p}" for p in changed] + [f"new: {p}" for p in new] + [f"deleted: {p}" for p in gone],
-                  key=lambda line: (line.split(": ", 1)[1].endswith(os.sep), line))
+    return sorted(
+        [f"changed: {p}" for p in changed] + [f"new: {p}" for p in new] + [f"deleted: {p}" for p in gone],
+        key=lambda line: (line.split(": ", 1)[1].endswith(os.sep), line),
+    )
 
 
 @dataclass(frozen=True)
@@ -230,10 +264,12 @@ class Change:
     during: tuple[str, ...]  # the learners whose kernels ran since the last clean look
 
     def __str__(self) -> str:
-        shown = ", ".join(self.paths[:MAX_NAMED]) + (f" and {len(self.paths) - MAX_NAMED} more"
-                                                     if len(self.paths) > MAX_NAMED else "")
-        who = (f"while grading {self.during[0]}" if len(self.during) == 1 else
-               f"while grading one of {', '.join(self.during)}") if self.during else "while grading"
+        shown = ", ".join(self.paths[:MAX_NAMED]) + (f" and {len(self.paths) - MAX_NAMED} more" if len(self.paths) > MAX_NAMED else "")
+        who = (
+            (f"while grading {self.during[0]}" if len(self.during) == 1 else f"while grading one of {', '.join(self.during)}")
+            if self.during
+            else "while grading"
+        )
         return f"the course checkout, the Python environment or the submissions changed {who}: {shown}"
 
 

@@ -26,6 +26,8 @@ from pathlib import Path
 from course_grader.boundary import EVIDENCE, ChannelLost, JudgeBroke, JudgeLost
 
 POLL = 0.5  # seconds between looks at whether the other side is still there
+
+
 def _receive(conn, alive) -> object:
     """The next message, or None when the other side has gone (``alive()`` false, or the pipe closed)."""
     while not conn.poll(POLL):
@@ -83,8 +85,7 @@ class JudgeProcess:
 
     def __init__(self, context) -> None:
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, os.getpid()), daemon=True,
-                                       name="course-grade-judge")
+        self.process = context.Process(target=_serve, args=(child, os.getpid()), daemon=True, name="course-grade-judge")
         self.process.start()
         child.close()
         self.lost = ""
@@ -97,8 +98,7 @@ class JudgeProcess:
         try:
             # the learner's cells as the grader read them (runner): evidence for the judge, not the kernel's account
             source = getattr(channel, "learner_source", None)
-            self.conn.send((exercise_id, None if handover is None else str(handover),
-                            source if isinstance(source, str) else None))
+            self.conn.send((exercise_id, None if handover is None else str(handover), source if isinstance(source, str) else None))
         except OSError as exc:
             self._give_up(f"{type(exc).__name__}: {exc}")
         while True:

@@ -85,8 +85,9 @@ def main() -> None:
     config.Session.signature_scheme = settings["signature_scheme"]
     ports = {name: settings[name] for name in ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")}
     # a connection file that does not exist: ipykernel then reads none (the one on disk holds no key)
-    app = _App.instance(config=config, transport=settings["transport"], ip=settings["ip"],
-                        connection_file=settings["ip"] + "-unused.json", **ports)
+    app = _App.instance(
+        config=config, transport=settings["transport"], ip=settings["ip"], connection_file=settings["ip"] + "-unused.json", **ports
+    )
     app.initialize(sys.argv[1:])  # what the kernel spec and the client add (nbclient: the history file)
     app.start()
 

@@ -65,7 +65,8 @@ class Verification:
         if self.clean:
             return f"the course's code matches {self.source} ({self.files} files compared)"
         shown = "; ".join(self.mismatches[:MAX_NAMED]) + (
-            f"; and {len(self.mismatches) - MAX_NAMED} more" if len(self.mismatches) > MAX_NAMED else "")
+            f"; and {len(self.mismatches) - MAX_NAMED} more" if len(self.mismatches) > MAX_NAMED else ""
+        )
         return f"the course's code differs from {self.source}: {shown}"
 
 
@@ -90,8 +91,7 @@ def _git(checkout: Path, *args: str) -> bytes:
 def _committed(checkout: Path, folder: Path) -> tuple[str, dict[str, tuple[str, str]]]:
     """HEAD's commit and, for each file under ``folder`` in HEAD's tree, its (mode, blob hash), by relative path."""
     head = _git(checkout, "rev-parse", "HEAD").decode().strip()
-    listing = _git(checkout, "ls-tree", "-r", "-z", "--full-tree", "HEAD", "--",
-                   str(folder.relative_to(checkout)))
+    listing = _git(checkout, "ls-tree", "-r", "-z", "--full-tree", "HEAD", "--", str(folder.relative_to(checkout)))
     files = {}
     for entry in filter(None, listing.split(b"\0")):
         info, name = entry.split(b"\t", 1)
@@ -191,8 +191,7 @@ def verify_package(package: Path | None = None) -> Verification:
         return _verify_one(Path(package).resolve(), DISTRIBUTION)
     found = [_verify_one(folder(), name) for folder, name in PACKAGES]
     sources = list(dict.fromkeys(f.source for f in found))
-    return Verification(" and ".join(sources), tuple(m for f in found for m in f.mismatches),
-                        sum(f.files for f in found))
+    return Verification(" and ".join(sources), tuple(m for f in found for m in f.mismatches), sum(f.files for f in found))
 
 
 def _verify_one(package: Path, distribution: str) -> Verification:
@@ -203,15 +202,19 @@ def _verify_one(package: Path, distribution: str) -> Verification:
         try:
             return _against_git(package, checkout)
         except (OSError, subprocess.SubprocessError) as exc:
-            raise ModifiedCourse(f"cannot read the committed tree of {checkout} ({exc}); the grader needs git "
-                                 "to check the course's code against what was committed") from exc
+            raise ModifiedCourse(
+                f"cannot read the committed tree of {checkout} ({exc}); the grader needs git "
+                "to check the course's code against what was committed"
+            ) from exc
     try:
         dist = metadata.distribution(distribution)
     except metadata.PackageNotFoundError:
         dist = None
     if dist is None or _editable(dist) or not dist.files:
-        raise ModifiedCourse(f"no manifest for {package}: it is neither in a git checkout nor an installed "
-                             f"distribution with a RECORD; install the course (pip install) or grade from a clone")
+        raise ModifiedCourse(
+            f"no manifest for {package}: it is neither in a git checkout nor an installed "
+            f"distribution with a RECORD; install the course (pip install) or grade from a clone"
+        )
     return _against_record(package, dist)
 
 
@@ -267,15 +270,14 @@ def _inside(folders: list[Path]) -> Callable[[str], bool]:
     prefixes = tuple(os.path.join(os.path.realpath(f), "") for f in folders)  # "/.../course_utils/"
 
     def inside(path: str) -> bool:
-        real = os.path.realpath(path) if os.path.islink(path) else os.path.join(folder_of(os.path.dirname(path)),
-                                                                             os.path.basename(path))
+        real = os.path.realpath(path) if os.path.islink(path) else os.path.join(folder_of(os.path.dirname(path)), os.path.basename(path))
         return real.startswith(prefixes)
 
     return inside
 
 
 def _bytecode(source: Path, module) -> str:
-    """"" when the bytecode Python would load for ``source`` is absent or what the source compiles to."""
+    """ "" when the bytecode Python would load for ``source`` is absent or what the source compiles to."""
     cached = getattr(module, "__cached__", None) or importlib.util.cache_from_source(str(source))
     try:
         data = Path(cached).read_bytes()
@@ -283,8 +285,7 @@ def _bytecode(source: Path, module) -> str:
         return ""
     try:
         loaded = marshal.loads(data[16:])
-        fresh = compile(source.read_bytes(), str(source), "exec", dont_inherit=True,
-                        optimize=sys.flags.optimize)
+        fresh = compile(source.read_bytes(), str(source), "exec", dont_inherit=True, optimize=sys.flags.optimize)
     except (ValueError, EOFError, TypeError, SyntaxError) as exc:
         return f"unreadable bytecode: {cached} ({type(exc).__name__})"
     return "" if _same_code(loaded, fresh) else f"bytecode that is not its source's: {cached}"
@@ -296,7 +297,12 @@ def _same_code(a, b) -> bool:
         return False
     if hasattr(a, "co_code"):
         if (a.co_code, a.co_names, a.co_varnames, a.co_flags, a.co_argcount) != (
-                b.co_code, b.co_names, b.co_varnames, b.co_flags, b.co_argcount):
+            b.co_code,
+            b.co_names,
+            b.co_varnames,
+            b.co_flags,
+            b.co_argcount,
+        ):
             return False
         return len(a.co_consts) == len(b.co_consts) and all(map(_same_code, a.co_consts, b.co_consts))
     if isinstance(a, (tuple, frozenset)):

@@ -96,18 +96,28 @@ def mark_for_nbgrader(nb: nbformat.NotebookNode, points: float = 1) -> nbformat.
         exercise = check_cell_id(cell.source)
         if exercise is not None:
             cell.source = graded_check_source(exercise)
-            cell.metadata["nbgrader"] = {"schema_version": SCHEMA_VERSION, "grade": True, "locked": True,
-                                         "solution": False, "points": points,
-                                         "grade_id": _grade_id(f"check-{exercise}")}
+            cell.metadata["nbgrader"] = {
+                "schema_version": SCHEMA_VERSION,
+                "grade": True,
+                "locked": True,
+                "solution": False,
+                "points": points,
+                "grade_id": _grade_id(f"check-{exercise}"),
+            }
         elif BEGIN in cell.source:
             name = re.search(r"^\s*def\s+(\w+)", cell.source, re.M)
-            cell.metadata["nbgrader"] = {"schema_version": SCHEMA_VERSION, "grade": False, "locked": False,
-                                         "solution": True,
-                                         "grade_id": _grade_id(f"answer-{name.group(1) if name else id(cell)}")}
+            cell.metadata["nbgrader"] = {
+                "schema_version": SCHEMA_VERSION,
+                "grade": False,
+                "locked": False,
+                "solution": True,
+                "grade_id": _grade_id(f"answer-{name.group(1) if name else id(cell)}"),
+            }
     ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if "nbgrader" in c.get("metadata", {})]
     if len(ids) != len(set(ids)):
-        raise ValueError(f"two cells would get the same nbgrader grade_id: {sorted(ids)}; "
-                         "each exercise needs its own function name and check id")
+        raise ValueError(
+            f"two cells would get the same nbgrader grade_id: {sorted(ids)}; each exercise needs its own function name and check id"
+        )
     return nb
 
 
@@ -140,14 +150,24 @@ def mark_submission(nb: nbformat.NotebookNode, points: float = 1) -> tuple[nbfor
             previous = cell
             continue
         cell.source = graded_check_source(exercise)  # the source's test, so nbgrader's checksum of the cell agrees
-        cell.metadata["nbgrader"] = {"schema_version": SCHEMA_VERSION, "grade": True, "locked": True,
-                                     "solution": False, "points": points,
-                                     "grade_id": _grade_id(f"check-{exercise}")}
+        cell.metadata["nbgrader"] = {
+            "schema_version": SCHEMA_VERSION,
+            "grade": True,
+            "locked": True,
+            "solution": False,
+            "points": points,
+            "grade_id": _grade_id(f"check-{exercise}"),
+        }
         marked.append(exercise)
         name = _defines(previous.source) if previous is not None else None
         if name and "nbgrader" not in previous.metadata:
-            previous.metadata["nbgrader"] = {"schema_version": SCHEMA_VERSION, "grade": False, "locked": False,
-                                             "solution": True, "grade_id": _grade_id(f"answer-{name}")}
+            previous.metadata["nbgrader"] = {
+                "schema_version": SCHEMA_VERSION,
+                "grade": False,
+                "locked": False,
+                "solution": True,
+                "grade_id": _grade_id(f"answer-{name}"),
+            }
         previous = None
     ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if "nbgrader" in c.get("metadata", {})]
     for cell in nb.cells:  # a learner's duplicated cell must not make nbgrader's ids clash
@@ -179,12 +199,18 @@ class MarkCourseCells(Preprocessor):
         if not marked:
             raise ValueError(
                 f"course_utils: the submission {where} of student {student} has no nbgrader metadata and no "
-                "check cells (cells that are exactly check(\"NN.K\")), so nbgrader would grade it 0 without "
+                'check cells (cells that are exactly check("NN.K")), so nbgrader would grade it 0 without '
                 "a word. Hand out nbgrader's release copy (release/<assignment>/), or grade this one with "
-                "course-grade.")
-        self.log.warning("course_utils: the submission %s of student %s has no nbgrader metadata (it was made from "
-                         "exercises/ or solutions/, not from nbgrader's release copy); its check cells %s were "
-                         "marked as the source's test cells so it is graded.", where, student, ", ".join(marked))
+                "course-grade."
+            )
+        self.log.warning(
+            "course_utils: the submission %s of student %s has no nbgrader metadata (it was made from "
+            "exercises/ or solutions/, not from nbgrader's release copy); its check cells %s were "
+            "marked as the source's test cells so it is graded.",
+            where,
+            student,
+            ", ".join(marked),
+        )
         return nb, resources
 
 
@@ -198,12 +224,10 @@ def write_overlay(venv: Path) -> Path:
     if not python.exists():
         raise ValueError(f"{python} does not exist; make the venv first: {sys.executable} -m venv {venv}")
     probe = "import sys, sysconfig; print(sysconfig.get_paths()['purelib']); print('%d.%d' % sys.version_info[:2])"
-    purelib, version = subprocess.run([str(python), "-c", probe], check=True, capture_output=True,
-                                      text=True).stdout.split()
+    purelib, version = subprocess.run([str(python), "-c", probe], check=True, capture_output=True, text=True).stdout.split()
     mine = f"{sys.version_info[0]}.{sys.version_info[1]}"
     if version != mine:
-        raise ValueError(f"{venv} runs Python {version}, this environment {mine}; make it with "
-                         f"{sys.executable} -m venv {venv}")
+        raise ValueError(f"{venv} runs Python {version}, this environment {mine}; make it with {sys.executable} -m venv {venv}")
     pth = Path(purelib) / "course-venv.pth"
     # an import line: site.addsitedir also reads this environment's own .pth files (the editable course_utils)
     pth.write_text(f"import site; site.addsitedir({sysconfig.get_paths()['purelib']!r})\n", encoding="utf-8")
@@ -231,11 +255,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("solution", type=Path, nargs="?", help="a notebook from solutions/")
     parser.add_argument("target", type=Path, nargs="?", help="where to write it, e.g. source/ps01/NAME.ipynb")
     parser.add_argument("--points", type=float, default=1, help="points per check (default 1)")
-    parser.add_argument("--config", type=Path, metavar="COURSE_DIR",
-                        help="also write COURSE_DIR/nbgrader_config.py, which grades submissions without nbgrader "
-                        "metadata instead of giving them a silent 0")
-    parser.add_argument("--overlay", type=Path, metavar="VENV",
-                        help="make the venv VENV (for nbgrader) see this environment's packages, then stop")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="COURSE_DIR",
+        help="also write COURSE_DIR/nbgrader_config.py, which grades submissions without nbgrader metadata instead of giving them a silent 0",
+    )
+    parser.add_argument(
+        "--overlay", type=Path, metavar="VENV", help="make the venv VENV (for nbgrader) see this environment's packages, then stop"
+    )
     args = parser.parse_args(argv)
     if args.overlay:
         try:
@@ -251,8 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {args.target}")
     if args.config:
         config = args.config / "nbgrader_config.py"
-        config.write_text(NBGRADER_CONFIG.format(root=str(args.config.resolve()), points=args.points),
-                          encoding="utf-8")
+        config.write_text(NBGRADER_CONFIG.format(root=str(args.config.resolve()), points=args.points), encoding="utf-8")
         print(f"wrote {config}")
     return 0
 

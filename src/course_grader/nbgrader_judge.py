@@ -71,22 +71,24 @@ def _prepare(allow_modified_course: bool = False) -> dict:
             "without the sandbox that code runs as you and can read source/ (the solutions), release/ and the "
             "other students' folders, and rewrite the course's checks. Grade on Linux with bubblewrap "
             "(apt-get install bubblewrap), or grade the collected notebooks with "
-            "`course-grade NN submitted/ --sandbox require` (docs/grading.md).") from None
+            "`course-grade NN submitted/ --sandbox require` (docs/grading.md)."
+        ) from None
     try:
         verification = verify_the_course()
     except ModifiedCourse as exc:
         raise NotSafeToGrade(f"course_utils: refusing to autograde: {exc}") from None
     if not verification.clean and not allow_modified_course:
-        raise NotSafeToGrade(f"course_utils: refusing to autograde: {verification}. Restore what the course "
-                             "released (`git checkout -- src` in the checkout, or a reinstall), then autograde again")
+        raise NotSafeToGrade(
+            f"course_utils: refusing to autograde: {verification}. Restore what the course "
+            "released (`git checkout -- src` in the checkout, or a reinstall), then autograde again"
+        )
     staged = Path(tempfile.mkdtemp(prefix="course-nbgrader-package-"))
     atexit.register(remove, staged)
     _READY.update(isolation=isolation, package=stage_package(staged), verified=verification)
     return _READY
 
 
-def _sandbox_argv(bwrap: str, folder: Path, root: Path | None, package: Path | None,
-                  handover: Path | None) -> list[str]:
+def _sandbox_argv(bwrap: str, folder: Path, root: Path | None, package: Path | None, handover: Path | None) -> list[str]:
     """course-grade's bwrap command line for a kernel in ``folder``, ``root`` hidden, the overlaid venvs bound back."""
     argv = bwrap_argv(bwrap, folder, folder, root, package, handover)
     if root is not None:
@@ -95,8 +97,7 @@ def _sandbox_argv(bwrap: str, folder: Path, root: Path | None, package: Path | N
         root, folder = Path(root).resolve(), Path(folder).resolve()
         kept, i = [], 0
         while i < len(argv):
-            if argv[i] == "--ro-bind" and Path(argv[i + 2]).is_relative_to(root) and not Path(
-                    argv[i + 2]).is_relative_to(folder):
+            if argv[i] == "--ro-bind" and Path(argv[i + 2]).is_relative_to(root) and not Path(argv[i + 2]).is_relative_to(folder):
                 i += 3
                 continue
             kept.append(argv[i])
@@ -116,14 +117,14 @@ def _probe() -> Isolation:
 
     found = shutil.which(os.environ.get("COURSE_BWRAP") or "bwrap") if sys.platform.startswith("linux") else None
     if found is None:
-        raise SandboxUnavailable("bubblewrap is not installed, or this is not Linux (Debian and Ubuntu: "
-                                 "apt-get install bubblewrap)")
+        raise SandboxUnavailable("bubblewrap is not installed, or this is not Linux (Debian and Ubuntu: apt-get install bubblewrap)")
     with tempfile.TemporaryDirectory(prefix="course-nbgrader-probe-") as tmp:
         folder = Path(tmp) / "own"
         folder.mkdir()
         try:
-            done = subprocess.run([*_sandbox_argv(found, folder, None, None, None), sys.executable, "-c", PROBE_CODE],
-                                  capture_output=True, text=True, timeout=120)
+            done = subprocess.run(
+                [*_sandbox_argv(found, folder, None, None, None), sys.executable, "-c", PROBE_CODE], capture_output=True, text=True, timeout=120
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise SandboxUnavailable(f"bwrap failed to start ({type(exc).__name__}: {exc})") from None
         if done.returncode != 0 or done.stdout.strip() != "['lo']" or not (folder / "written").is_file():
@@ -143,8 +144,12 @@ def _overlaid() -> list[str]:
     found = []
     for entry in sys.path:
         path = Path(entry).resolve() if entry else None
-        if path is not None and path.name in ("site-packages", "dist-packages") and path.is_dir() and any(
-                path.is_relative_to(c) for c in checkouts):
+        if (
+            path is not None
+            and path.name in ("site-packages", "dist-packages")
+            and path.is_dir()
+            and any(path.is_relative_to(c) for c in checkouts)
+        ):
             found.append(str(path))
     return sorted(set(found))
 
@@ -154,8 +159,10 @@ def _course_root(notebook_folder: Path) -> Path:
     parts = notebook_folder.resolve().parts
     if len(parts) >= 4 and parts[-3] == "autograded":
         return Path(*parts[:-3])
-    raise NotSafeToGrade(f"course_utils: {notebook_folder} is not an nbgrader autograded/<student>/<assignment>/ "
-                         "folder; JudgeCourseChecks runs only inside `nbgrader autograde`")
+    raise NotSafeToGrade(
+        f"course_utils: {notebook_folder} is not an nbgrader autograded/<student>/<assignment>/ "
+        "folder; JudgeCourseChecks runs only inside `nbgrader autograde`"
+    )
 
 
 def learner_source(cells, index: int) -> str:
@@ -175,17 +182,23 @@ class JudgeCourseChecks(Execute):
         kwargs.setdefault("kernel_manager_class", PrivateKernelManager)
         super().__init__(*args, **kwargs)
 
-    allow_modified_course = Bool(False, help="grade even when the course's code differs from what was committed "
-                                 "or installed (grading.manifest); each notebook's autograde then logs a WARNING"
-                                 ).tag(config=True)
+    allow_modified_course = Bool(
+        False,
+        help="grade even when the course's code differs from what was committed "
+        "or installed (grading.manifest); each notebook's autograde then logs a WARNING",
+    ).tag(config=True)
 
     def preprocess(self, nb, resources=None, km=None):
         # before the first cell of this notebook runs: verified, the judge loaded, the sandbox there
         verified = _prepare(self.allow_modified_course)["verified"]
         if not verified.clean:
-            where = ((resources or {}).get("nbgrader") or {})
-            self.log.warning("course_utils: %s of student %s is graded with a modified course, not trustworthy: %s",
-                             where.get("notebook", "this notebook"), where.get("student", "?"), verified)
+            where = (resources or {}).get("nbgrader") or {}
+            self.log.warning(
+                "course_utils: %s of student %s is graded with a modified course, not trustworthy: %s",
+                where.get("notebook", "this notebook"),
+                where.get("student", "?"),
+                verified,
+            )
         try:
             return super().preprocess(nb, resources, km)
         finally:
@@ -211,16 +224,16 @@ class JudgeCourseChecks(Execute):
         prefix[-1:-1] = ["--bind", str(self._sockets), str(self._sockets)]
         ours, theirs = private_kernel(self.km, self._sockets, ipc, tuple(prefix))
         if theirs is None:
-            raise NotSafeToGrade("course_utils: the kernel is not ipykernel's `python -m ipykernel_launcher`; "
-                                 "its key cannot be handed over privately")
+            raise NotSafeToGrade(
+                "course_utils: the kernel is not ipykernel's `python -m ipykernel_launcher`; its key cannot be handed over privately"
+            )
         from course_grader.sandbox import Scratch, kernel_env
 
         env = kernel_env(Scratch(Path("/tmp")), None, ready["package"])
         for name in ("COURSE_GRADE_OWN", "COURSE_GRADE_WRITES"):
             env.pop(name, None)
         # the sandbox's own /tmp: empty, private, gone with the kernel
-        env.update(HOME="/tmp", TMPDIR="/tmp", TMP="/tmp", TEMP="/tmp", IPYTHONDIR="/tmp/.ipython",
-                   JUPYTER_RUNTIME_DIR="/tmp/runtime")
+        env.update(HOME="/tmp", TMPDIR="/tmp", TMP="/tmp", TEMP="/tmp", IPYTHONDIR="/tmp/.ipython", JUPYTER_RUNTIME_DIR="/tmp/runtime")
         self._handover = handover
         try:
             await super().async_start_new_kernel(env=env, stdin=theirs.fileno(), **kwargs)
@@ -244,8 +257,7 @@ class JudgeCourseChecks(Execute):
                 self._channel = self._open_channel(cell, index)
             ends = time.monotonic() + (self.timeout if self.timeout and self.timeout > 0 else math.inf)
             try:
-                return run_sync(exchange)(self.kc, self._channel, request, lambda: ends - time.monotonic(),
-                                          self.km.is_alive)
+                return run_sync(exchange)(self.kc, self._channel, request, lambda: ends - time.monotonic(), self.km.is_alive)
             except TimeoutError:  # this test cell earns nothing
                 raise ChannelLost("timeout", f"the request ran past the limit of {self.timeout} s per cell") from None
             except Exception as exc:  # a dead kernel, a broken channel
@@ -259,13 +271,11 @@ class JudgeCourseChecks(Execute):
             verdict, passed = f"FAIL [{exercise}] Not graded: the kernel was lost while the check ran ({lost.detail}).", False
         except Exception as exc:  # the judge broke (a reply's bytes cannot: boundary.decode_reply): a grader bug, never a pass
             verdict, passed = f"ERROR [{exercise}] The grader could not judge this check ({type(exc).__name__}: {exc}).", False
-            self.log.error("course_utils: a grader bug judging %s; the judge's traceback:\n%s", exercise,
-                           traceback.format_exc())
+            self.log.error("course_utils: a grader bug judging %s; the judge's traceback:\n%s", exercise, traceback.format_exc())
         if passed:
             cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=verdict + "\n")]
         else:
-            cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue=verdict,
-                                                   traceback=verdict.splitlines())]
+            cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue=verdict, traceback=verdict.splitlines())]
         cell.execution_count = None
         return cell, self.resources
 

@@ -33,7 +33,7 @@ DETACHING = re.compile(r"\bsetsid\b|setpgrp|setpgid|start_new_session")
 # renamed or created, so a submission that writes by absolute path is named in its row, with or
 # without the sandbox. Paths the interpreter writes by itself (bytecode caches, /dev, /proc) are
 # left out. The note goes through os.write, which raises no audit event of its own.
-WATCH_WRITES = r'''# course-grade: notes writes outside this submission's folder (added by the grader)
+WATCH_WRITES = r"""# course-grade: notes writes outside this submission's folder (added by the grader)
 def _course_grade_watch_writes():
     import os
     import sys
@@ -75,7 +75,8 @@ def _course_grade_watch_writes():
 
 _course_grade_watch_writes()
 del _course_grade_watch_writes
-'''
+"""
+
 
 @dataclass(frozen=True)
 class Step:
@@ -130,8 +131,7 @@ def binds(source: str, name: str) -> bool:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             if any((a.asname or a.name.split(".")[0]) == name for a in node.names):
                 return True
-        targets = node.targets if isinstance(node, ast.Assign) else (
-            [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else [])
+        targets = node.targets if isinstance(node, ast.Assign) else ([node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else [])
         if any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)):
             return True
     return False
@@ -150,8 +150,7 @@ def build_plan(spec: ExerciseSpec, cells: list[LearnerCell]) -> Plan:
     stripped = {c.source.strip() for c in learner}
     setup = [s for s in spec.setup_sources if s.strip() not in stripped]
     if setup:
-        notes.append("the grader added setup cell(s) missing from the notebook: "
-                     + ", ".join(f"`{_first_line(s)}`" for s in setup))
+        notes.append("the grader added setup cell(s) missing from the notebook: " + ", ".join(f"`{_first_line(s)}`" for s in setup))
     detaching = [c.number for c in learner if DETACHING.search(c.source)]
     if detaching:
         flags.append(f"code cell {', '.join(map(str, detaching))} starts processes meant to outlive the kernel")

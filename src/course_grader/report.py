@@ -58,14 +58,19 @@ def prepare_out(out: Path) -> str:
     entries = sorted(out.iterdir())
     foreign = [p.name for p in entries if not _is_ours(p)]
     if foreign:
-        raise ValueError(f"--out {out} holds files that are not a course-grade report ({', '.join(foreign[:5])}"
-                         f"{' ...' if len(foreign) > 5 else ''}); give a new or empty folder, or an earlier "
-                         "report's folder, which is then replaced")
+        raise ValueError(
+            f"--out {out} holds files that are not a course-grade report ({', '.join(foreign[:5])}"
+            f"{' ...' if len(foreign) > 5 else ''}); give a new or empty folder, or an earlier "
+            "report's folder, which is then replaced"
+        )
     if not entries:
         return ""
     old = len(list((out / "feedback").glob("*.md"))) if (out / "feedback").is_dir() else 0
-    return f"replacing the earlier report in {out} ({', '.join(p.name for p in entries if p.is_file())}" + (
-        f", {old} feedback file(s)" if old else "") + ")"
+    return (
+        f"replacing the earlier report in {out} ({', '.join(p.name for p in entries if p.is_file())}"
+        + (f", {old} feedback file(s)" if old else "")
+        + ")"
+    )
 
 
 def _clear(out: Path) -> None:
@@ -87,7 +92,7 @@ def markdown(text: str) -> str:
     parts, last = [], 0
     text = no_controls(text)
     for match in _CODE_SPAN.finditer(text):
-        parts.append(_MARKDOWN_SPECIAL.sub(r"\\\1", text[last:match.start()]))
+        parts.append(_MARKDOWN_SPECIAL.sub(r"\\\1", text[last : match.start()]))
         parts.append(match.group(0).replace("|", "\\|"))  # a | ends a table cell even inside code
         last = match.end()
     parts.append(_MARKDOWN_SPECIAL.sub(r"\\\1", text[last:]))
@@ -104,11 +109,17 @@ def feedback_text(row: SubmissionGrade, notebook: str) -> str:
     When every exercise has the same message (a file that could not be run at all), it is said
     once, not once per exercise and again under "While running your notebook".
     """
-    lines = [f"# Feedback on {markdown(notebook)}", "",
-             f"Submission: {markdown(row.submission.learner)} ({markdown(row.submission.file)})", "",
-             f"**{row.passed_count} of {row.total} exercises pass.**", "", "| Exercise | Result |", "|---|---|"]
-    lines += [f"| {g.exercise} {markdown(g.title)} | {g.status.upper() if g.passed else g.status} |"
-              for g in row.grades]
+    lines = [
+        f"# Feedback on {markdown(notebook)}",
+        "",
+        f"Submission: {markdown(row.submission.learner)} ({markdown(row.submission.file)})",
+        "",
+        f"**{row.passed_count} of {row.total} exercises pass.**",
+        "",
+        "| Exercise | Result |",
+        "|---|---|",
+    ]
+    lines += [f"| {g.exercise} {markdown(g.title)} | {g.status.upper() if g.passed else g.status} |" for g in row.grades]
     said = set()
     same = len(row.grades) > 1 and len({(g.status, g.message, g.hint) for g in row.grades}) == 1
     for g in row.grades[:1] if same else row.grades:
@@ -136,9 +147,18 @@ def write_reports(result: BatchResult, out: Path) -> list[Path]:
         table.writerow(["learner", "file", *result.exercise_ids, "passed", "total", "seconds", "feedback", "reason"])
         for row in result.rows:
             by_id = {g.exercise: g.status for g in row.grades}
-            table.writerow([_safe(row.submission.learner), _safe(row.submission.file),
-                            *(by_id.get(i, "") for i in result.exercise_ids), row.passed_count, row.total,
-                            f"{row.seconds:.1f}", feedback_name(row), _safe(row.reason)])
+            table.writerow(
+                [
+                    _safe(row.submission.learner),
+                    _safe(row.submission.file),
+                    *(by_id.get(i, "") for i in result.exercise_ids),
+                    row.passed_count,
+                    row.total,
+                    f"{row.seconds:.1f}",
+                    feedback_name(row),
+                    _safe(row.reason),
+                ]
+            )
     written.append(grades)
     details = out / "details.csv"
     with open(details, "w", newline="", encoding="utf-8") as handle:
@@ -146,8 +166,7 @@ def write_reports(result: BatchResult, out: Path) -> list[Path]:
         table.writerow(["learner", "exercise", "title", "status", "message", "hint"])
         for row in result.rows:
             for g in row.grades:
-                table.writerow([_safe(row.submission.learner), g.exercise, _safe(g.title), g.status,
-                                _safe(g.message), _safe(g.hint)])
+                table.writerow([_safe(row.submission.learner), g.exercise, _safe(g.title), g.status, _safe(g.message), _safe(g.hint)])
     written.append(details)
     for row in result.rows:
         path = out / feedback_name(row)

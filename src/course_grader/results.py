@@ -107,12 +107,14 @@ class SubmissionGrade:
 
     def __str__(self) -> str:
         head = f"{self.submission.learner}: {self.passed_count}/{self.total} passed"
-        return "\n".join([head, *(f"  {g}" for g in self.grades), *(f"  note: {n}" for n in self.notes),
-                          *(f"  FLAG: {f}" for f in self.flags)])
+        return "\n".join([head, *(f"  {g}" for g in self.grades), *(f"  note: {n}" for n in self.notes), *(f"  FLAG: {f}" for f in self.flags)])
 
     def _repr_html_(self) -> str:
-        return markup(tag("b", self.submission.learner), f": {self.passed_count}/{self.total} passed",
-                      table((g.exercise, g.status, g.message) for g in self.grades))
+        return markup(
+            tag("b", self.submission.learner),
+            f": {self.passed_count}/{self.total} passed",
+            table((g.exercise, g.status, g.message) for g in self.grades),
+        )
 
 
 @dataclass(frozen=True)
@@ -173,18 +175,18 @@ def one_title_each(headings: dict[str, str], rows: list[SubmissionGrade]) -> tup
     for row in rows:
         for g in row.grades:
             titles[g.exercise] = titles.get(g.exercise) or g.title
-    return tuple(replace(r, grades=tuple(replace(g, title=titles.get(g.exercise, g.title)) for g in r.grades))
-                 for r in rows)
+    return tuple(replace(r, grades=tuple(replace(g, title=titles.get(g.exercise, g.title)) for g in r.grades)) for r in rows)
 
 
 def _shard_lines(result: BatchResult) -> list[str]:
     """What part of the folder the result covers, when it is a shard or a merge of shards."""
     if result.shard is not None:
-        return [f"{result.shard}: {len(result.rows)} of the folder's {len(result.shard.of)} submission(s), chosen "
-                "by a hash of each learner's name; `course-grade merge` joins the shards into one report"]
+        return [
+            f"{result.shard}: {len(result.rows)} of the folder's {len(result.shard.of)} submission(s), chosen "
+            "by a hash of each learner's name; `course-grade merge` joins the shards into one report"
+        ]
     if result.merged_from:
-        return [f"merged from {result.merged_from} shard(s) by `course-grade merge`: the jobs and seconds above "
-                "are the shards' together"]
+        return [f"merged from {result.merged_from} shard(s) by `course-grade merge`: the jobs and seconds above are the shards' together"]
     return []
 
 
@@ -197,21 +199,26 @@ def summary_text(result: BatchResult) -> str:
     table = [head] + [f"{i:<{width}}  " + "  ".join(f"{c[s]:>{max(len(s), 4)}}" for s in used) for i, c in counts.items()]
     everything = Counter(g.status for r in result.rows for g in r.grades)
     rows = result.rows
-    lines = [f"course-grade: {Path(result.exercise_notebook).name}, {len(rows)} submission(s), "
-             f"{result.jobs} job(s), {result.seconds:.1f} s", *([result.isolation] if result.isolation else []),
-             *([result.limits] if result.limits else []), *([result.copies] if result.copies else []),
-             *([result.verified] if result.verified else []), *_shard_lines(result),
-             "", *table, "",
-             "all statuses: " + (", ".join(f"{s} {everything[s]}" for s in GRADE_STATUSES if everything[s]) or "none"),
-             f"passed every exercise: {sum(r.passed_count == r.total and r.total > 0 for r in rows)} of {len(rows)}"]
+    lines = [
+        f"course-grade: {Path(result.exercise_notebook).name}, {len(rows)} submission(s), {result.jobs} job(s), {result.seconds:.1f} s",
+        *([result.isolation] if result.isolation else []),
+        *([result.limits] if result.limits else []),
+        *([result.copies] if result.copies else []),
+        *([result.verified] if result.verified else []),
+        *_shard_lines(result),
+        "",
+        *table,
+        "",
+        "all statuses: " + (", ".join(f"{s} {everything[s]}" for s in GRADE_STATUSES if everything[s]) or "none"),
+        f"passed every exercise: {sum(r.passed_count == r.total and r.total > 0 for r in rows)} of {len(rows)}",
+    ]
     flagged = [r for r in rows if r.flags]
     copies = sum(any(f.startswith("copy of the published solution") for f in r.flags) for r in rows)
     if copies:
         lines.append(f"copies of the published solution (flagged, not failed): {copies} of {len(rows)}")
     if flagged:
         lines += ["", "flagged for a look (see the reason column of grades.csv):"]
-        lines += [f"  {no_controls(r.submission.learner, one_line=True)}: {no_controls(f, one_line=True)}"
-                  for r in flagged for f in r.flags]
+        lines += [f"  {no_controls(r.submission.learner, one_line=True)}: {no_controls(f, one_line=True)}" for r in flagged for f in r.flags]
     if result.ended:
         lines += ["", "processes that learners' code left running after its kernel ended (no sandbox), ended by the grader:"]
         lines += [f"  {no_controls(e, one_line=True)}" for e in result.ended[:50]]

@@ -48,8 +48,13 @@ OUTPUT_CAP = 64 * 1024  # characters of output kept per cell
 ERROR_TEXT_CAP = 2000
 SETUP_TIMEOUT = 120.0
 POLL_ALIVE = 1.0  # seconds between checks that a kernel answering a request is still alive
-SIGNALS = {"SIGSEGV": "a segmentation fault", "SIGKILL": "killed, perhaps for using too much memory",
-           "SIGABRT": "aborted", "SIGBUS": "a bus error", "SIGFPE": "a floating-point fault"}
+SIGNALS = {
+    "SIGSEGV": "a segmentation fault",
+    "SIGKILL": "killed, perhaps for using too much memory",
+    "SIGABRT": "aborted",
+    "SIGBUS": "a bus error",
+    "SIGFPE": "a floating-point fault",
+}
 
 
 @dataclass
@@ -149,11 +154,11 @@ class PrivateKernelManager(AsyncKernelManager):
         cmd = super().format_kernel_cmd(extra_arguments)
         if self.key_by_stdin:
             at = cmd.index("ipykernel_launcher")
-            rest = list(cmd[at + 1:])
+            rest = list(cmd[at + 1 :])
             if "-f" in rest:  # the connection file: the settings come through stdin instead
-                del rest[rest.index("-f"):rest.index("-f") + 2]
+                del rest[rest.index("-f") : rest.index("-f") + 2]
             # "-m ipykernel_launcher -f FILE ARGS" becomes "-c <kernel_boot> ARGS"
-            cmd = [*cmd[:at - 1], "-c", _boot_source(), *rest]
+            cmd = [*cmd[: at - 1], "-c", _boot_source(), *rest]
         return [*self.sandbox_prefix, *cmd]
 
     def write_connection_file(self, **kwargs):
@@ -167,8 +172,9 @@ class PrivateKernelManager(AsyncKernelManager):
             self.session.key = key
 
 
-def private_kernel(km: PrivateKernelManager, folder: Path, ipc: str = "", prefix: tuple[str, ...] = (),
-                   private: bool = True) -> tuple[socket.socket | None, socket.socket | None]:
+def private_kernel(
+    km: PrivateKernelManager, folder: Path, ipc: str = "", prefix: tuple[str, ...] = (), private: bool = True
+) -> tuple[socket.socket | None, socket.socket | None]:
     """Set up ``km`` to start its kernel with its connection file in ``folder``, Unix sockets at ``ipc`` (or TCP
     on localhost for ""), behind ``prefix``, and, where ``private`` and the kernel is ipykernel, the key
     through its stdin. Returns (ours, theirs): pass ``stdin=theirs.fileno()`` to the start, then
@@ -194,8 +200,12 @@ def send_settings(km: PrivateKernelManager, ours: socket.socket | None, theirs: 
 
 def boots_privately(argv: list[str]) -> bool:
     """Whether a kernel spec's command is ipykernel's (``python -m ipykernel_launcher``), which ``kernel_boot`` replaces."""
-    return os.name == "posix" and "ipykernel_launcher" in argv and argv.index("ipykernel_launcher") > 0 and (
-        argv[argv.index("ipykernel_launcher") - 1] == "-m")
+    return (
+        os.name == "posix"
+        and "ipykernel_launcher" in argv
+        and argv.index("ipykernel_launcher") > 0
+        and (argv[argv.index("ipykernel_launcher") - 1] == "-m")
+    )
 
 
 @dataclass(frozen=True)
@@ -243,9 +253,16 @@ class _Kernel:
     """One kernel life: start it in the scratch folder, run cells, and always kill its process group."""
 
     def __init__(self, nb, setup: KernelSetup):
-        self.client = _CappedClient(nb, setup.limits.output_cap, kernel_name=setup.kernel_name, allow_errors=True,
-                                    interrupt_on_timeout=False, record_timing=False, startup_timeout=120,
-                                    kernel_manager_class=PrivateKernelManager)
+        self.client = _CappedClient(
+            nb,
+            setup.limits.output_cap,
+            kernel_name=setup.kernel_name,
+            allow_errors=True,
+            interrupt_on_timeout=False,
+            record_timing=False,
+            startup_timeout=120,
+            kernel_manager_class=PrivateKernelManager,
+        )
         self.scratch, self.env, self.groups, self.launch = setup.scratch, setup.env, setup.groups, setup.launch
         self.pgid: int | None = None
         self.log = None
@@ -263,8 +280,9 @@ class _Kernel:
         except OSError:
             self.log = open(os.devnull, "ab")  # noqa: SIM115 (closed in close(), as the log is)
         try:
-            await client.async_start_new_kernel(cwd=str(self.scratch.work), env=self.env, stdout=self.log,
-                                                stderr=self.log, **({"stdin": theirs.fileno()} if theirs else {}))
+            await client.async_start_new_kernel(
+                cwd=str(self.scratch.work), env=self.env, stdout=self.log, stderr=self.log, **({"stdin": theirs.fileno()} if theirs else {})
+            )
         except BaseException:
             for end in (ours, theirs):
                 if end is not None:
@@ -344,12 +362,20 @@ def judge_here(exercise_id: str, channel: Callable[[bytes], bytes], handover: Pa
 
     known = all_exercises()
     if exercise_id not in known:
-        return {"status": "error", "title": "", "hint": "Check the exercise notebook: is it from this course's exercises/?",
-                "message": f"The grader has no check {exercise_id!r} (known: {', '.join(known) or 'none'}); the "
-                           "checks it judges with are the course's own (course_utils/checks/nbNN.py)."}
+        return {
+            "status": "error",
+            "title": "",
+            "hint": "Check the exercise notebook: is it from this course's exercises/?",
+            "message": f"The grader has no check {exercise_id!r} (known: {', '.join(known) or 'none'}); the "
+            "checks it judges with are the course's own (course_utils/checks/nbNN.py).",
+        }
     result = grade(exercise_id, channel, handover)
-    return {"status": result.status, "title": result.title, "message": cut_with_note(result.message, MESSAGE_LIMIT),
-            "hint": cut_with_note(result.hint, MESSAGE_LIMIT)}
+    return {
+        "status": result.status,
+        "title": result.title,
+        "message": cut_with_note(result.message, MESSAGE_LIMIT),
+        "hint": cut_with_note(result.hint, MESSAGE_LIMIT),
+    }
 
 
 def judge_failure(exc: Exception) -> dict:
@@ -363,11 +389,21 @@ def judge_failure(exc: Exception) -> dict:
 
     what = f"{type(exc).__name__}: {truncate(str(exc), 300)}"
     if isinstance(exc, JudgeLost):
-        return {"status": "error", "title": "", "hint": "", "lost": what,
-                "message": f"Not graded: the grader's judge process ended before its verdict ({what})."}
+        return {
+            "status": "error",
+            "title": "",
+            "hint": "",
+            "lost": what,
+            "message": f"Not graded: the grader's judge process ended before its verdict ({what}).",
+        }
     evidence = getattr(exc, "judge_traceback", "") or "".join(traceback.format_exception(exc))[-EVIDENCE:]
-    return {"status": "error", "title": "", "hint": "This is a bug in the grader; please report it.",
-            "message": f"The grader could not judge this exercise ({what}).", "bug": evidence}
+    return {
+        "status": "error",
+        "title": "",
+        "hint": "This is a bug in the grader; please report it.",
+        "message": f"The grader could not judge this exercise ({what}).",
+        "bug": evidence,
+    }
 
 
 def reply_of(replies: list[bytes]) -> bytes:
@@ -379,8 +415,7 @@ class KernelGone(Exception):
     """The kernel died while a request waited for its reply."""
 
 
-async def exchange(kc, comm_id: str, request: bytes, time_left: Callable[[], float],
-                   is_alive: Callable[[], Awaitable[bool]]) -> bytes:
+async def exchange(kc, comm_id: str, request: bytes, time_left: Callable[[], float], is_alive: Callable[[], Awaitable[bool]]) -> bytes:
     """Send one request of the judge on the comm ``comm_id`` of the kernel behind client ``kc``; the reply's bytes
     (``reply_of``: b"" when the kernel sent none or several).
 
@@ -430,8 +465,9 @@ async def exchange(kc, comm_id: str, request: bytes, time_left: Callable[[], flo
             replies.append(oversized_reply(size) if size > REPLY_CAP else b"".join(bytes(b) for b in buffers))
 
 
-async def run_steps(steps: tuple[Step, ...], setup: KernelSetup, *, cancelled: threading.Event | None = None,
-                    judge: Judge = judge_in_this_process) -> tuple[list[StepRun], list[str]]:
+async def run_steps(
+    steps: tuple[Step, ...], setup: KernelSetup, *, cancelled: threading.Event | None = None, judge: Judge = judge_in_this_process
+) -> tuple[list[StepRun], list[str]]:
     """Run every step; return what happened to each, and the kernel restarts in words."""
     return await _Steps(steps, setup, cancelled or threading.Event(), judge).run()
 
@@ -521,10 +557,16 @@ class _Steps:
         return False
 
     def _note_loss(self, i: int) -> None:
-        goes_on = (i + 1 < len(self.steps) and self.lives <= self.limits.max_restarts and not self.cancelled.is_set()
-                   and time.monotonic() < self.deadline)
-        self.events.append(f"{self.steps[i].label}: {self.runs[i].detail}" + (
-            "; the grader restarted the kernel, re-ran the cells before it and went on without it" if goes_on else ""))
+        goes_on = (
+            i + 1 < len(self.steps)
+            and self.lives <= self.limits.max_restarts
+            and not self.cancelled.is_set()
+            and time.monotonic() < self.deadline
+        )
+        self.events.append(
+            f"{self.steps[i].label}: {self.runs[i].detail}"
+            + ("; the grader restarted the kernel, re-ran the cells before it and went on without it" if goes_on else "")
+        )
 
     async def _execute(self, k: _Kernel, i: int, keep: bool) -> str | None:
         """Run step i; return None, or why the kernel was lost ("timeout: ..." / "died: ...")."""
@@ -541,9 +583,11 @@ class _Steps:
         try:
             await k.client.async_execute_cell(cell, i, store_history=self.steps[i].kind != "check")
         except CellTimeoutError:
-            lost = ("timeout: it ran past the submission's total limit of "
-                    f"{limits.total_timeout:g} s" if left < per_cell else
-                    f"timeout: it ran past the limit of {per_cell:g} s per cell")
+            lost = (
+                f"timeout: it ran past the submission's total limit of {limits.total_timeout:g} s"
+                if left < per_cell
+                else f"timeout: it ran past the limit of {per_cell:g} s per cell"
+            )
         except DeadKernelError:
             lost = f"died: {_exit_text(k.exit_code(), self.setup.launch.sandboxed)}"
         except Exception as exc:  # a broken channel, a protocol error: the kernel is unusable
@@ -610,8 +654,7 @@ class _Steps:
         except KernelGone:
             raise ChannelLost("died", _exit_text(k.exit_code(), self.setup.launch.sandboxed)) from None
         except Exception as exc:  # a broken channel, a protocol error: the kernel is unusable
-            raise ChannelLost("died", f"the kernel stopped answering ({type(exc).__name__}: "
-                                      f"{truncate(str(exc), 200)})") from None
+            raise ChannelLost("died", f"the kernel stopped answering ({type(exc).__name__}: {truncate(str(exc), 200)})") from None
 
     async def _open_channel(self, k: _Kernel, remaining: float, clock: _CheckClock) -> str:
         """Open the judge's channel in kernel k with one cell (before its first request of this life); its comm id."""
@@ -627,8 +670,7 @@ class _Steps:
         except DeadKernelError:
             raise ChannelLost("died", _exit_text(k.exit_code(), self.setup.launch.sandboxed)) from None
         except Exception as exc:
-            raise ChannelLost("died", f"the kernel stopped answering ({type(exc).__name__}: "
-                                      f"{truncate(str(exc), 200)})") from None
+            raise ChannelLost("died", f"the kernel stopped answering ({type(exc).__name__}: {truncate(str(exc), 200)})") from None
         finally:
             del nb.cells[index:]
             k.client.used.pop(index, None)
@@ -638,14 +680,21 @@ class _Steps:
     def _over(self, clock: _CheckClock) -> str:
         limits = self.limits
         if clock.judge_left <= min(limits.cell_timeout, clock.left):
-            return (f"its answers used up the submission's judge time of {limits.judge_timeout:g} s "
-                    "(the time the checks may wait for its functions to return)")
-        return (f"it ran past the submission's total limit of {limits.total_timeout:g} s" if clock.left < limits.cell_timeout
-                else f"it ran past the limit of {limits.cell_timeout:g} s per cell")
+            return (
+                f"its answers used up the submission's judge time of {limits.judge_timeout:g} s "
+                "(the time the checks may wait for its functions to return)"
+            )
+        return (
+            f"it ran past the submission's total limit of {limits.total_timeout:g} s"
+            if clock.left < limits.cell_timeout
+            else f"it ran past the limit of {limits.cell_timeout:g} s per cell"
+        )
 
     def _judge_time_used(self) -> str:
-        return (f"the submission's judge time of {self.limits.judge_timeout:g} s was used up by the checks before "
-                "(its answers were that slow to return)")
+        return (
+            f"the submission's judge time of {self.limits.judge_timeout:g} s was used up by the checks before "
+            "(its answers were that slow to return)"
+        )
 
 
 @dataclass

@@ -86,7 +86,6 @@ class Scratch:
             return []
         return sorted(found)
 
-
     def attempted_writes(self) -> list[str]:
         """The paths outside its own folder that the submission's code opened for writing, or removed,
         renamed, created, truncated (as its kernel's audit hook noted them), in order, each once.
@@ -111,8 +110,7 @@ def open_regular(path: Path, flags: int, mode: int = 0o600) -> int:
     symbolic link the code put there (``O_NOFOLLOW``), never waiting on a FIFO (``O_NONBLOCK``), and only a regular
     file (OSError otherwise). A kernel that replaced its log by a link to a file outside its sandbox had the grader
     append its output there."""
-    fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0),
-                 mode)
+    fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0), mode)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, f"not a regular file: {path}")
@@ -151,11 +149,18 @@ def kernel_env(scratch: Scratch, threads: int | None = None, package: Path | Non
     ``course_utils`` stays there: the kernel imports the staged copy, not the checkout's.
     """
     env = dict(os.environ)
-    env.update(HOME=str(scratch.home), TMPDIR=str(scratch.tmp), TMP=str(scratch.tmp), TEMP=str(scratch.tmp),
-               IPYTHONDIR=str(scratch.home / ".ipython"), PYTHONUSERBASE=site.getuserbase(),
-               JUPYTER_RUNTIME_DIR=str(scratch.runtime),
-               # read by the grader's first cell, which installs the audit hook that notes writes
-               COURSE_GRADE_OWN=str(scratch.own), COURSE_GRADE_WRITES=str(scratch.writes))
+    env.update(
+        HOME=str(scratch.home),
+        TMPDIR=str(scratch.tmp),
+        TMP=str(scratch.tmp),
+        TEMP=str(scratch.tmp),
+        IPYTHONDIR=str(scratch.home / ".ipython"),
+        PYTHONUSERBASE=site.getuserbase(),
+        JUPYTER_RUNTIME_DIR=str(scratch.runtime),
+        # read by the grader's first cell, which installs the audit hook that notes writes
+        COURSE_GRADE_OWN=str(scratch.own),
+        COURSE_GRADE_WRITES=str(scratch.writes),
+    )
     if package is not None:
         kept = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and not (Path(p) / "course_utils").exists()]
         env["PYTHONPATH"] = os.pathsep.join([str(package), *kept])
@@ -191,8 +196,7 @@ def stage_package(folder: Path) -> Path:
     root = Path(folder) / PACKAGE
     for name in STAGED:
         package = importlib.import_module(name)
-        shutil.copytree(Path(package.__file__).resolve().parent, root / name,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", *UNSTAGED))
+        shutil.copytree(Path(package.__file__).resolve().parent, root / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", *UNSTAGED))
         compileall.compile_dir(root / name, quiet=1, workers=1)
     for folder, _dirs, files in os.walk(root, topdown=False):
         for name in files:

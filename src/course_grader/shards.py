@@ -35,13 +35,16 @@ def parse_shard(text: str) -> tuple[int, int]:
     """``"K/N"`` as (K, N), 1 <= K <= N; argparse.ArgumentTypeError saying what was expected otherwise."""
     index, slash, count = str(text).partition("/")
     if not slash or not index.strip().isdigit() or not count.strip().isdigit():
-        raise argparse.ArgumentTypeError(f"{text!r} is not K/N: give this machine's shard and the number of shards, "
-                                         "e.g. --shard 1/4 (in a Slurm array: --shard "
-                                         "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not K/N: give this machine's shard and the number of shards, "
+            "e.g. --shard 1/4 (in a Slurm array: --shard "
+            "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)"
+        )
     k, n = int(index), int(count)
     if n < 1 or not 1 <= k <= n:
-        raise argparse.ArgumentTypeError(f"--shard {text}: K must be 1 to N and N at least 1 (shards are numbered "
-                                         f"from 1; with N={n} give 1/{n} to {n}/{n})")
+        raise argparse.ArgumentTypeError(
+            f"--shard {text}: K must be 1 to N and N at least 1 (shards are numbered from 1; with N={n} give 1/{n} to {n}/{n})"
+        )
     return k, n
 
 
@@ -57,8 +60,7 @@ def select(found: list[Submission], shard: tuple[int, int] | None) -> tuple[list
     if shard is None:
         return found, None
     k, n = shard
-    return ([s for s in found if shard_of(s.learner, n) == k],
-            Shard(k, n, tuple((s.learner, s.file) for s in found)))
+    return ([s for s in found if shard_of(s.learner, n) == k], Shard(k, n, tuple((s.learner, s.file) for s in found)))
 
 
 def release() -> dict:
@@ -80,8 +82,11 @@ def exercise_identity(exercise: Path) -> dict:
     from course_grader.spec import read_spec
 
     spec = read_spec(Path(exercise))
-    return {"name": spec.path.name, "sha256": hashlib.sha256(spec.path.read_bytes()).hexdigest(),
-            "titles": {e.id: e.title for e in spec.exercises}}
+    return {
+        "name": spec.path.name,
+        "sha256": hashlib.sha256(spec.path.read_bytes()).hexdigest(),
+        "titles": {e.id: e.title for e in spec.exercises},
+    }
 
 
 def _row_data(row: SubmissionGrade) -> dict:
@@ -93,21 +98,35 @@ def _row_data(row: SubmissionGrade) -> dict:
 def _row(data: dict) -> SubmissionGrade:
     sub = dict(data["submission"])
     sub["path"] = None if sub["path"] is None else Path(sub["path"])
-    return SubmissionGrade(Submission(**sub), tuple(ExerciseGrade(**g) for g in data["grades"]),
-                           tuple(data["notes"]), tuple(data["flags"]), float(data["seconds"]))
+    return SubmissionGrade(
+        Submission(**sub), tuple(ExerciseGrade(**g) for g in data["grades"]), tuple(data["notes"]), tuple(data["flags"]), float(data["seconds"])
+    )
 
 
 def write_shard_file(out: Path, result: BatchResult, settings: dict, course: dict) -> Path:
     """``shard.json`` in ``out``: everything ``merge`` needs, and checks, to join this shard with the others."""
     shard = result.shard
-    data = {"format": FORMAT, "shard": [shard.index, shard.count], "folder": [list(s) for s in shard.of],
-            "exercise": {**course["exercise"], "ids": list(result.exercise_ids)},
-            "release": course["release"], "settings": settings,
-            "batch": {"notebook": result.exercise_notebook, "jobs": result.jobs, "seconds": result.seconds,
-                      "changed_files": list(result.changed_files), "strays": list(result.strays), "ended": list(result.ended),
-                      "isolation": result.isolation, "limits": result.limits, "copies": result.copies,
-                      "verified": result.verified},
-            "rows": [_row_data(r) for r in result.rows]}
+    data = {
+        "format": FORMAT,
+        "shard": [shard.index, shard.count],
+        "folder": [list(s) for s in shard.of],
+        "exercise": {**course["exercise"], "ids": list(result.exercise_ids)},
+        "release": course["release"],
+        "settings": settings,
+        "batch": {
+            "notebook": result.exercise_notebook,
+            "jobs": result.jobs,
+            "seconds": result.seconds,
+            "changed_files": list(result.changed_files),
+            "strays": list(result.strays),
+            "ended": list(result.ended),
+            "isolation": result.isolation,
+            "limits": result.limits,
+            "copies": result.copies,
+            "verified": result.verified,
+        },
+        "rows": [_row_data(r) for r in result.rows],
+    }
     path = Path(out) / SHARD_FILE
     # ASCII, with \u escapes: a file name that is not UTF-8 leaves a lone surrogate in the submission's path
     # (os.fsdecode), which no UTF-8 file can hold and json.loads gives back exactly from its escape
@@ -125,19 +144,21 @@ def read_shard(folder: Path) -> dict:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise MergeRefused(f"{folder} holds no {SHARD_FILE}: give the --out folders of `course-grade ... --shard K/N` "
-                           "runs") from None
+        raise MergeRefused(f"{folder} holds no {SHARD_FILE}: give the --out folders of `course-grade ... --shard K/N` runs") from None
     except (OSError, ValueError) as exc:
         raise MergeRefused(f"{path} cannot be read ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise MergeRefused(f"{path} is not a shard file of format {FORMAT} (found "
-                           f"{data.get('format') if isinstance(data, dict) else type(data).__name__}); grade the shard "
-                           "again with this course-grade")
+        raise MergeRefused(
+            f"{path} is not a shard file of format {FORMAT} (found "
+            f"{data.get('format') if isinstance(data, dict) else type(data).__name__}); grade the shard "
+            "again with this course-grade"
+        )
     missing = [key for key in KEYS if key not in data]
     shard = data.get("shard")
     if missing or not (isinstance(shard, list) and len(shard) == 2 and all(type(x) is int for x in shard)):
-        raise MergeRefused(f"{path} is not a whole shard file (missing: {', '.join(missing) or 'none'}; shard: "
-                           f"{_short(shard)}); grade the shard again")
+        raise MergeRefused(
+            f"{path} is not a whole shard file (missing: {', '.join(missing) or 'none'}; shard: {_short(shard)}); grade the shard again"
+        )
     return {**data, "from": str(folder)}
 
 
@@ -150,25 +171,32 @@ def check_complete(shards: list[dict]) -> None:
     """Each of shards 1..N exactly once, all of the same N."""
     counts = sorted({s["shard"][1] for s in shards})
     if len(counts) != 1:
-        raise MergeRefused("the shards split the folder into different numbers of shards: "
-                           + "; ".join(_name(s) for s in shards))
+        raise MergeRefused("the shards split the folder into different numbers of shards: " + "; ".join(_name(s) for s in shards))
     n = counts[0]
     seen: dict[int, list[str]] = {}
     for s in shards:
         seen.setdefault(s["shard"][0], []).append(s["from"])
     twice = {k: where for k, where in seen.items() if len(where) > 1}
     if twice:
-        raise MergeRefused("; ".join(f"shard {k}/{n} is given {len(w)} times ({', '.join(w)})"
-                                     for k, w in sorted(twice.items())) + ": give each shard's folder once")
+        raise MergeRefused(
+            "; ".join(f"shard {k}/{n} is given {len(w)} times ({', '.join(w)})" for k, w in sorted(twice.items()))
+            + ": give each shard's folder once"
+        )
     missing = [k for k in range(1, n + 1) if k not in seen]
     if missing:
-        raise MergeRefused(f"shard(s) {', '.join(f'{k}/{n}' for k in missing)} missing: all {n} shards are needed "
-                           "(grade the missing ones with --shard K/N, on the same folder, and merge again)")
+        raise MergeRefused(
+            f"shard(s) {', '.join(f'{k}/{n}' for k in missing)} missing: all {n} shards are needed "
+            "(grade the missing ones with --shard K/N, on the same folder, and merge again)"
+        )
 
 
 # What must be the same in every shard, and how a refusal names it.
-SAME = (("exercise", "the exercise notebook (set)"), ("release", "the course release (its package files)"),
-        ("settings", "the settings"), ("folder", "the submissions folder (its list of submissions)"))
+SAME = (
+    ("exercise", "the exercise notebook (set)"),
+    ("release", "the course release (its package files)"),
+    ("settings", "the settings"),
+    ("folder", "the submissions folder (its list of submissions)"),
+)
 
 
 def _differences(first: dict, other: dict) -> str:
@@ -177,8 +205,10 @@ def _differences(first: dict, other: dict) -> str:
         return ", ".join(f"{k}: {_short(first.get(k))} against {_short(other.get(k))}" for k in keys)
     if isinstance(first, list) and isinstance(other, list):
         a, b = {tuple(x) for x in first}, {tuple(x) for x in other}
-        return (f"{len(first)} against {len(other)} submissions; only in the first: {_short(sorted(a - b))}, "
-                f"only in the other: {_short(sorted(b - a))}")
+        return (
+            f"{len(first)} against {len(other)} submissions; only in the first: {_short(sorted(a - b))}, "
+            f"only in the other: {_short(sorted(b - a))}"
+        )
     return f"{_short(first)} against {_short(other)}"
 
 
@@ -193,8 +223,7 @@ def check_same(shards: list[dict]) -> None:
     for key, what in SAME:
         for other in shards[1:]:
             if other.get(key) != first.get(key):
-                raise MergeRefused(f"{_name(first)} and {_name(other)} differ in {what}: "
-                                   f"{_differences(first.get(key), other.get(key))}")
+                raise MergeRefused(f"{_name(first)} and {_name(other)} differ in {what}: {_differences(first.get(key), other.get(key))}")
 
 
 def merged_rows(shards: list[dict]) -> list[SubmissionGrade]:
@@ -212,10 +241,18 @@ def merged_rows(shards: list[dict]) -> list[SubmissionGrade]:
     missing = [k[0] for k in folder if k not in where]
     strangers = [k[0] for k in where if k not in set(folder)]
     if twice or missing or strangers:
-        raise MergeRefused("the shards do not hold each submission exactly once: " + "; ".join(
-            part for part in (twice and f"in two shards: {', '.join(twice[:10])}",
-                              missing and f"in none: {', '.join(missing[:10])}",
-                              strangers and f"not in the folder: {', '.join(strangers[:10])}") if part))
+        raise MergeRefused(
+            "the shards do not hold each submission exactly once: "
+            + "; ".join(
+                part
+                for part in (
+                    twice and f"in two shards: {', '.join(twice[:10])}",
+                    missing and f"in none: {', '.join(missing[:10])}",
+                    strangers and f"not in the folder: {', '.join(strangers[:10])}",
+                )
+                if part
+            )
+        )
     return [_row(where[k][0]) for k in folder]
 
 
@@ -229,13 +266,21 @@ def merge(folders: list[Path]) -> BatchResult:
     rows = merged_rows(shards)
     shards.sort(key=lambda s: s["shard"][0])
     first, batches = shards[0], [s["batch"] for s in shards]
-    return BatchResult(first["batch"]["notebook"], tuple(first["exercise"]["ids"]),
-                       one_title_each(first["exercise"]["titles"], rows), sum(b["jobs"] for b in batches),
-                       sum(b["seconds"] for b in batches),
-                       tuple(f"{_name(s)}: {c}" for s in shards for c in s["batch"]["changed_files"]),
-                       tuple(x for b in batches for x in b["strays"]), _each(shards, "isolation"),
-                       _each(shards, "limits"), _each(shards, "copies"), _each(shards, "verified"),
-                       merged_from=len(shards), ended=tuple(x for b in batches for x in b.get("ended", ())))
+    return BatchResult(
+        first["batch"]["notebook"],
+        tuple(first["exercise"]["ids"]),
+        one_title_each(first["exercise"]["titles"], rows),
+        sum(b["jobs"] for b in batches),
+        sum(b["seconds"] for b in batches),
+        tuple(f"{_name(s)}: {c}" for s in shards for c in s["batch"]["changed_files"]),
+        tuple(x for b in batches for x in b["strays"]),
+        _each(shards, "isolation"),
+        _each(shards, "limits"),
+        _each(shards, "copies"),
+        _each(shards, "verified"),
+        merged_from=len(shards),
+        ended=tuple(x for b in batches for x in b.get("ended", ())),
+    )
 
 
 def _each(shards: list[dict], key: str) -> str:
@@ -251,7 +296,8 @@ def _merge_parser() -> argparse.ArgumentParser:
         prog="course-grade merge",
         description="Join the reports of `course-grade EXERCISE FOLDER --shard K/N` runs (K = 1..N) into the report "
         "one run on the whole folder writes. Refuses shards that are missing, given twice, or graded a different "
-        "exercise, course release, settings or folder, saying what differs.")
+        "exercise, course release, settings or folder, saying what differs.",
+    )
     parser.add_argument("shards", nargs="+", type=Path, help="the --out folder of each shard (each holds shard.json)")
     parser.add_argument("--out", "-o", type=Path, required=True, help="where to write the merged report")
     parser.add_argument("--quiet", action="store_true", help="no summary on the screen")
@@ -280,9 +326,15 @@ def merge_main(argv: list[str]) -> int:
 
 def settings_of(args: argparse.Namespace, sandboxed: bool) -> dict:
     """The settings of a ``course-grade`` run that decide its grades: every shard must have graded with the same."""
-    return {"cell_timeout": args.cell_timeout, "timeout": args.timeout, "judge_timeout": args.judge_timeout,
-            "kernel": args.kernel or "", "sandbox": args.sandbox, "sandboxed": bool(sandboxed),
-            "allow_modified_course": bool(args.allow_modified_course)}
+    return {
+        "cell_timeout": args.cell_timeout,
+        "timeout": args.timeout,
+        "judge_timeout": args.judge_timeout,
+        "kernel": args.kernel or "",
+        "sandbox": args.sandbox,
+        "sandboxed": bool(sandboxed),
+        "allow_modified_course": bool(args.allow_modified_course),
+    }
 
 
 __all__ = ["MergeRefused", "merge", "merge_main", "parse_shard", "select", "shard_of", "write_shard_file"]

@@ -56,15 +56,20 @@ class RuleBroken:
 
 
 CALLS: dict[str, CallRule] = {
-    "06.2": CallRule("copy_", "non_blocking", (1,),
-                     "Your notebook's code never calls .copy_(..., non_blocking=True) where copy_all_to_host "
-                     "can reach it: the grader reads it in your file.",
-                     "Ask copy_ for a non_blocking copy: a blocking copy waits for the GPU each time."),
-    "09.1": CallRule("to", "non_blocking", (1, 2),
-                     "Your notebook's code never calls .to(..., non_blocking=True) where to_device can reach "
-                     "it: the grader reads it in your file.",
-                     "With pinned batches, a non-blocking copy overlaps with the GPU's work; .to has an argument "
-                     "for it."),
+    "06.2": CallRule(
+        "copy_",
+        "non_blocking",
+        (1,),
+        "Your notebook's code never calls .copy_(..., non_blocking=True) where copy_all_to_host can reach it: the grader reads it in your file.",
+        "Ask copy_ for a non_blocking copy: a blocking copy waits for the GPU each time.",
+    ),
+    "09.1": CallRule(
+        "to",
+        "non_blocking",
+        (1, 2),
+        "Your notebook's code never calls .to(..., non_blocking=True) where to_device can reach it: the grader reads it in your file.",
+        "With pinned batches, a non-blocking copy overlaps with the GPU's work; .to has an argument for it.",
+    ),
 }
 
 # The course's own tools that do an exercise's job, by the names course_utils gives them
@@ -87,16 +92,54 @@ HELPERS: dict[str, tuple[str, ...]] = {
 # simulated device's (op's work sits in its closure), so an answer that looks inside them reads the durations it
 # should time. Its reachable code may not use these attributes, nor these names (called or imported).
 NO_PEEKING: dict[str, PeekRule] = {
-    "06.1": PeekRule("the work, clock and synchronize it is given", "time the work with the clock, not read it",
-                     "Call op(), synchronize() and clock() only; the device's numbers come from the clock."),
+    "06.1": PeekRule(
+        "the work, clock and synchronize it is given",
+        "time the work with the clock, not read it",
+        "Call op(), synchronize() and clock() only; the device's numbers come from the clock.",
+    ),
 }
-PEEKING_ATTRIBUTES = frozenset({
-    "__closure__", "cell_contents", "__self__", "__func__", "__dict__", "__wrapped__", "__globals__", "__code__",
-    "__defaults__", "__kwdefaults__", "__getattribute__", "__reduce__", "__reduce_ex__", "__getstate__",
-    "f_locals", "f_globals", "f_back", "gi_frame", "tb_frame",
-})
-PEEKING_NAMES = frozenset({"vars", "getattr", "dir", "locals", "globals", "attrgetter", "methodcaller",
-                           "inspect", "gc", "dis", "ctypes", "pickle", "cloudpickle", "copyreg", "marshal"})
+PEEKING_ATTRIBUTES = frozenset(
+    {
+        "__closure__",
+        "cell_contents",
+        "__self__",
+        "__func__",
+        "__dict__",
+        "__wrapped__",
+        "__globals__",
+        "__code__",
+        "__defaults__",
+        "__kwdefaults__",
+        "__getattribute__",
+        "__reduce__",
+        "__reduce_ex__",
+        "__getstate__",
+        "f_locals",
+        "f_globals",
+        "f_back",
+        "gi_frame",
+        "tb_frame",
+    }
+)
+PEEKING_NAMES = frozenset(
+    {
+        "vars",
+        "getattr",
+        "dir",
+        "locals",
+        "globals",
+        "attrgetter",
+        "methodcaller",
+        "inspect",
+        "gc",
+        "dis",
+        "ctypes",
+        "pickle",
+        "cloudpickle",
+        "copyreg",
+        "marshal",
+    }
+)
 
 # Code the grader cannot read: where a rule applies, the function the kernel holds must be the one in the file.
 # Names (``exec(...)``), attributes (``f.__code__``) and strings (``vars(builtins)["exec"]``) anywhere in the notebook;
@@ -122,30 +165,35 @@ def broken_rule(exercise_id: str, function: str, source: str | None) -> RuleBrok
     except (RecursionError, MemoryError):
         code = None
     if code is None:
-        return RuleBroken(f"The grader could not read your notebook's code as Python, so it cannot see how {function} "
-                          "works: a cell with a syntax error, or code nested too deeply.",
-                          "Fix or delete the cell that does not run, and hand in cells of plain Python (magics aside).")
+        return RuleBroken(
+            f"The grader could not read your notebook's code as Python, so it cannot see how {function} "
+            "works: a cell with a syntax error, or code nested too deeply.",
+            "Fix or delete the cell that does not run, and hand in cells of plain Python (magics aside).",
+        )
     if helpers:
         aliases = _aliases(tree, helpers)
         used = (code.names() & (set(helpers) | set(aliases))) - _own_names(tree)
         if used:
             name = aliases.get(min(used), min(used))  # the tool's own name, whatever the notebook calls it
-            return RuleBroken(f"Your {function} uses the course's own `{name}`, which does this exercise's job: "
-                              "the exercise asks you to write it.",
-                              "Write the steps yourself with PyTorch's API, as the lesson does before it shows "
-                              f"`{name}`.")
+            return RuleBroken(
+                f"Your {function} uses the course's own `{name}`, which does this exercise's job: the exercise asks you to write it.",
+                f"Write the steps yourself with PyTorch's API, as the lesson does before it shows `{name}`.",
+            )
     if given is not None:
         peeks = sorted(code.peeks() | (code.names() & _imported_from(tree, PEEKING_NAMES)))
         if peeks:
-            return RuleBroken(f"Your {function} looks inside {given.given} ({peeks[0]}): the exercise asks you to "
-                              f"{given.instead}.", given.hint)
+            return RuleBroken(f"Your {function} looks inside {given.given} ({peeks[0]}): the exercise asks you to {given.instead}.", given.hint)
     opaque = sorted(_opaque(tree))
     if opaque:
-        return RuleBroken(f"Your notebook runs code the grader cannot read ({opaque[0]}), so it cannot see the "
-                          f"{function} your kernel holds.", "Hand in your answer as plain code cells.")
+        return RuleBroken(
+            f"Your notebook runs code the grader cannot read ({opaque[0]}), so it cannot see the {function} your kernel holds.",
+            "Hand in your answer as plain code cells.",
+        )
     if not code.found:
-        return RuleBroken(f"The grader cannot find `{function}` in your notebook's code: it reads the answer there.",
-                          f"Define it in a code cell with `def {function}(...):` before the check.")
+        return RuleBroken(
+            f"The grader cannot find `{function}` in your notebook's code: it reads the answer there.",
+            f"Define it in a code cell with `def {function}(...):` before the check.",
+        )
     if call is not None and not code.asks(call):
         return RuleBroken(call.message, call.hint)
     return None
@@ -177,8 +225,12 @@ def _constant(node: ast.AST) -> tuple[bool, object]:
         return (True, not value) if known else (False, None)
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         (ok_left, left), (ok_right, right) = _constant(node.left), _constant(node.comparators[0])
-        comparisons = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Is: lambda a, b: a is b,
-                       ast.IsNot: lambda a, b: a is not b}
+        comparisons = {
+            ast.Eq: lambda a, b: a == b,
+            ast.NotEq: lambda a, b: a != b,
+            ast.Is: lambda a, b: a is b,
+            ast.IsNot: lambda a, b: a is not b,
+        }
         compare = comparisons.get(type(node.ops[0]))
         if ok_left and ok_right and compare is not None:
             return True, compare(left, right)
@@ -271,11 +323,11 @@ class Reachable:
         if isinstance(definition, ast.ClassDef):
             self.expressions.extend([*definition.bases, *definition.decorator_list])
         else:
-            self.expressions.extend([*definition.decorator_list, *definition.args.defaults,
-                                     *(d for d in definition.args.kw_defaults if d is not None)])
+            self.expressions.extend(
+                [*definition.decorator_list, *definition.args.defaults, *(d for d in definition.args.kw_defaults if d is not None)]
+            )
         for statement in self._live_block(definition.body, collect=True, scope=inner):
-            if isinstance(definition, ast.ClassDef) and isinstance(statement, (ast.FunctionDef,
-                                                                               ast.AsyncFunctionDef)):
+            if isinstance(definition, ast.ClassDef) and isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._enter(statement, inner)  # a class's methods run when the class is used
         self._follow(inner)
 
@@ -284,8 +336,7 @@ class Reachable:
         grown = True
         while grown:
             grown = False
-            named = {n.id for e in list(self.expressions) for n in _walk_live(e)
-                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+            named = {n.id for e in list(self.expressions) for n in _walk_live(e) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
             for name in named:
                 definition = scope.get(name) or self.definitions.get(name)
                 if definition is not None and id(definition) not in self._seen:
@@ -315,8 +366,13 @@ class Reachable:
     def _live_parts(self, statement: ast.stmt, collect: bool) -> list[list[ast.stmt]]:
         """The sub-blocks of ``statement`` that can run; records its own expressions when ``collect``."""
         own = [v for _, v in ast.iter_fields(statement) if isinstance(v, ast.expr)]
-        own += [v for _, values in ast.iter_fields(statement) if isinstance(values, list)
-                for v in values if isinstance(v, (ast.expr, ast.withitem, ast.alias, ast.keyword))]
+        own += [
+            v
+            for _, values in ast.iter_fields(statement)
+            if isinstance(values, list)
+            for v in values
+            if isinstance(v, (ast.expr, ast.withitem, ast.alias, ast.keyword))
+        ]
         if collect:
             self.expressions.extend(own)
         if isinstance(statement, (ast.If, ast.While)):
@@ -369,14 +425,19 @@ def _binds(statement: ast.stmt, name: str) -> bool:
 
 def _aliases(tree: ast.Module, helpers: tuple[str, ...]) -> dict[str, str]:
     """The names a notebook gives the helpers when it imports them (``from ... import time_blocks as tb``: tb)."""
-    return {a.asname: a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-            for a in node.names if a.name in helpers and a.asname}
+    return {
+        a.asname: a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for a in node.names if a.name in helpers and a.asname
+    }
 
 
 def _imported_from(tree: ast.Module, modules: frozenset[str]) -> set[str]:
     """The names a notebook imports from ``modules`` (``from inspect import getclosurevars as g``: g)."""
-    return {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
-            and node.module.split(".")[0] in modules for a in node.names}
+    return {
+        a.asname or a.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in modules
+        for a in node.names
+    }
 
 
 def _own_names(tree: ast.Module) -> set[str]:

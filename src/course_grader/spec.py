@@ -71,8 +71,9 @@ def read_spec(path: Path) -> ExerciseSpec:
         nb = json.loads(path.read_text(encoding="utf-8"))
         cells = nb["cells"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"Cannot read the exercise notebook {path}: {exc}. "
-                         "Expected an .ipynb file from exercises/ (run `make exercises`).") from exc
+        raise ValueError(
+            f"Cannot read the exercise notebook {path}: {exc}. Expected an .ipynb file from exercises/ (run `make exercises`)."
+        ) from exc
     titles = {}
     for cell in cells:
         if cell.get("cell_type") == "markdown":
@@ -80,8 +81,9 @@ def read_spec(path: Path) -> ExerciseSpec:
                 titles[match.group(1)] = match.group(2)
     code = [_cell_source(c) for c in cells if c.get("cell_type") == "code"]
     if any(BEGIN in source for source in code):
-        raise ValueError(f"{path} holds solutions ({BEGIN}); give the exercise notebook the learners got, "
-                         "from exercises/ (`make exercises` writes it).")
+        raise ValueError(
+            f"{path} holds solutions ({BEGIN}); give the exercise notebook the learners got, from exercises/ (`make exercises` writes it)."
+        )
     slots, answer_cells, seen = [], set(), set()
     for i, source in enumerate(code):
         ex_id = check_cell_id(source)
@@ -92,11 +94,9 @@ def read_spec(path: Path) -> ExerciseSpec:
             before = code[i - 1] if i > 0 and check_cell_id(code[i - 1]) is None else ""
             answer_cells.add(i - 1)
             slots.append(ExerciseSlot(ex_id, _defined_function(before), titles.get(ex_id, "")))
-    setup = [s for i, s in enumerate(code)
-             if i not in answer_cells and check_cell_id(s) is None and STUB[0] not in s]
+    setup = [s for i, s in enumerate(code) if i not in answer_cells and check_cell_id(s) is None and STUB[0] not in s]
     if not slots:
-        raise ValueError(f"{path} has no check cells (cells that are exactly check(\"NN.K\")); "
-                         "is it an exercise notebook from exercises/?")
+        raise ValueError(f'{path} has no check cells (cells that are exactly check("NN.K")); is it an exercise notebook from exercises/?')
     kernel = (nb.get("metadata", {}).get("kernelspec") or {}).get("name") or "python3"
     return ExerciseSpec(path, tuple(slots), tuple(s for s in setup if s.strip()), kernel)
 
@@ -114,13 +114,14 @@ def find_exercise_notebook(name: str, search: tuple[Path, ...]) -> Path:
         if name.isdigit():
             candidates = [p for p in notebooks if p.name.startswith(f"{int(name):02d}_")]
         else:
-            candidates = [p for p in notebooks if p.name in (name, f"{name}.ipynb")] or [
-                p for p in notebooks if name in p.name]
+            candidates = [p for p in notebooks if p.name in (name, f"{name}.ipynb")] or [p for p in notebooks if name in p.name]
         if candidates:
             break
     if len(candidates) == 1:
         return candidates[0]
     known = sorted({p.name for f in search if f.is_dir() for p in f.glob("*.ipynb")})
     found = "several match: " + ", ".join(p.name for p in candidates) if candidates else "none matches"
-    raise ValueError(f"Cannot find the exercise notebook {name!r} ({found}). "
-                     f"Give its path, or one of: {', '.join(known) or 'no notebooks in ' + ', '.join(map(str, search))}.")
+    raise ValueError(
+        f"Cannot find the exercise notebook {name!r} ({found}). "
+        f"Give its path, or one of: {', '.join(known) or 'no notebooks in ' + ', '.join(map(str, search))}."
+    )

@@ -67,7 +67,7 @@ def _unique_slugs(names: list[str]) -> list[str]:
     for s, n in zip(slugs, names):
         if counts[s.lower()] > 1:
             digest = hashlib.sha1(os.fsencode(n)).hexdigest()
-            tries = [f"{s}-{digest[k:k + 8]}" for k in range(0, 33, 8)]  # 57 characters at most, each
+            tries = [f"{s}-{digest[k : k + 8]}" for k in range(0, 33, 8)]  # 57 characters at most, each
             tries += [f"{s}-{k:08d}" for k in range(len(names) + 1)]  # every part of the digest taken: a counter
             s = next(t for t in tries if t.lower() not in taken)
         taken.add(s.lower())
@@ -107,8 +107,9 @@ def find_submissions(folder: Path, exercise_name: str) -> list[Submission]:
     """Every submission in ``folder``, sorted by name: its files, and its folders (one per learner)."""
     folder = Path(folder)
     if not folder.is_dir():
-        raise ValueError(f"The submissions folder {folder} does not exist or is not a folder. "
-                         "Give the folder that holds the learners' notebooks.")
+        raise ValueError(
+            f"The submissions folder {folder} does not exist or is not a folder. Give the folder that holds the learners' notebooks."
+        )
     entries = sorted((e for e in os.scandir(folder) if _visible(e)), key=lambda e: os.fsencode(e.name))
     learners = [e.name[: -len(".ipynb")] if e.is_file() and e.name.endswith(".ipynb") else e.name for e in entries]
     found = []
@@ -122,10 +123,12 @@ def find_submissions(folder: Path, exercise_name: str) -> list[Submission]:
             if len(named) == 1 or len(notebooks) == 1:
                 path = (named or notebooks)[0]
             else:
-                problem = (f"no notebook in {printable(entry.name)}/" if not notebooks else
-                           f"{len(notebooks)} notebooks in {printable(entry.name)}/ and not exactly one named "
-                           f"{exercise_name}: " + ", ".join(printable(p.name) for p in notebooks)) + (
-                    f" ({', '.join(printable(n) for n in links[:5])} {LINK_PROBLEM})" if links else "")
+                problem = (
+                    f"no notebook in {printable(entry.name)}/"
+                    if not notebooks
+                    else f"{len(notebooks)} notebooks in {printable(entry.name)}/ and not exactly one named "
+                    f"{exercise_name}: " + ", ".join(printable(p.name) for p in notebooks)
+                ) + (f" ({', '.join(printable(n) for n in links[:5])} {LINK_PROBLEM})" if links else "")
                 path = None
         elif not entry.is_file(follow_symlinks=False):
             path, problem = None, f"{printable(entry.name)} is neither a file nor a folder"
@@ -186,8 +189,7 @@ def read_code_cells(path: Path) -> list[LearnerCell]:
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:
-            raise InvalidSubmission(f"{name} is {size / 2**20:.0f} MiB, over the {MAX_BYTES // 2**20} MiB limit; "
-                                    "clear its outputs and resubmit")
+            raise InvalidSubmission(f"{name} is {size / 2**20:.0f} MiB, over the {MAX_BYTES // 2**20} MiB limit; clear its outputs and resubmit")
         raw = _read_no_link(path)
         if len(raw) > MAX_BYTES:
             raise InvalidSubmission(f"{name} is over the {MAX_BYTES // 2**20} MiB limit; clear its outputs and resubmit")

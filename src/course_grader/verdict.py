@@ -41,9 +41,13 @@ def _grade_check(step: Step, run: StepRun, title: str) -> ExerciseGrade:
     result = run.result
     # the exercise notebook's heading names the exercise in every row; the check's own title only fills a gap
     # a message quoting a huge answer stays readable, and the reports stay small (issue 39)
-    return ExerciseGrade(ex, title or str(result.get("title") or "")[:NOTE_LIMIT], str(result["status"]),
-                         cut_with_note(result.get("message", ""), MESSAGE_LIMIT),
-                         cut_with_note(result.get("hint", ""), MESSAGE_LIMIT))
+    return ExerciseGrade(
+        ex,
+        title or str(result.get("title") or "")[:NOTE_LIMIT],
+        str(result["status"]),
+        cut_with_note(result.get("message", ""), MESSAGE_LIMIT),
+        cut_with_note(result.get("hint", ""), MESSAGE_LIMIT),
+    )
 
 
 def _claimed_passes(outputs) -> set[str]:
@@ -65,16 +69,18 @@ def _judge_faults(steps, runs: list[StepRun]) -> list[str]:
         if result.get("bug"):
             lines = [ln.strip() for ln in str(result["bug"]).splitlines() if ln.strip()]
             frame = next((ln for ln in reversed(lines) if ln.startswith("File ")), "no frame")
-            flags.append(f"grader bug judging {step.exercise}: {lines[-1] if lines else '?'} (judge-side traceback, "
-                         f"innermost frame: {frame})")
+            flags.append(f"grader bug judging {step.exercise}: {lines[-1] if lines else '?'} (judge-side traceback, innermost frame: {frame})")
         elif result.get("lost"):
-            flags.append(f"not trustworthy: the judge process was lost while judging {step.exercise} "
-                         f"({result['lost']}); without the sandbox a kernel can end it: regrade this submission")
+            flags.append(
+                f"not trustworthy: the judge process was lost while judging {step.exercise} "
+                f"({result['lost']}); without the sandbox a kernel can end it: regrade this submission"
+            )
     return flags
 
 
-def judge(submission: Submission, spec: ExerciseSpec, plan: Plan, runs: list[StepRun], events: list[str],
-          cells: list[LearnerCell]) -> SubmissionGrade:
+def judge(
+    submission: Submission, spec: ExerciseSpec, plan: Plan, runs: list[StepRun], events: list[str], cells: list[LearnerCell]
+) -> SubmissionGrade:
     """The grades and notes of one submission, from the plan it ran and what happened to each step.
 
     Its ``seconds`` are 0: the caller, who timed the run, sets them."""
@@ -89,8 +95,10 @@ def judge(submission: Submission, spec: ExerciseSpec, plan: Plan, runs: list[Ste
     flags += _judge_faults(steps, runs)
     slow = [step.exercise for step, run in zip(steps, runs) if step.kind == "check" and run.slow]
     if slow:  # charged to this submission alone: the instructor sees why its checks were cut short
-        flags.append(f"slow answers: used up its judge time, so {', '.join(slow)} "
-                     f"{'was' if len(slow) == 1 else 'were'} not fully graded (see --judge-timeout)")
+        flags.append(
+            f"slow answers: used up its judge time, so {', '.join(slow)} "
+            f"{'was' if len(slow) == 1 else 'were'} not fully graded (see --judge-timeout)"
+        )
     for step, run in zip(steps, runs):
         if step.kind in ("learner", "setup") and run.status == "error":
             notes.append(f"{step.label} raised {_cut(run.error, 200)}")
@@ -108,8 +116,7 @@ def judge(submission: Submission, spec: ExerciseSpec, plan: Plan, runs: list[Ste
     return SubmissionGrade(submission, ordered, tuple(_cut(n) for n in notes), tuple(_cut(f) for f in flags))
 
 
-def unrunnable(submission: Submission, spec: ExerciseSpec, status: str, why: str, hint: str = "",
-               seconds: float = 0.0) -> SubmissionGrade:
+def unrunnable(submission: Submission, spec: ExerciseSpec, status: str, why: str, hint: str = "", seconds: float = 0.0) -> SubmissionGrade:
     """The row of a submission that could not be run at all: every exercise gets ``status``."""
     grades = tuple(ExerciseGrade(e.id, e.title, status, f"Not graded: {why}.", hint) for e in spec.exercises)
     return SubmissionGrade(submission, grades, (_cut(why),), (), seconds)

@@ -114,8 +114,7 @@ class BuggyRun:
         return str(self)
 
 
-def run_buggy_steps(device: str = "cpu", *, bug: str = "label", launch_blocking: bool = False,
-                    timeout: float = 180.0) -> BuggyRun:
+def run_buggy_steps(device: str = "cpu", *, bug: str = "label", launch_blocking: bool = False, timeout: float = 180.0) -> BuggyRun:
     """Run the buggy steps on ``device`` in a fresh Python process and report where the error surfaced.
 
     ``device`` is "cpu" or a CUDA device ("cuda", "cuda:0"); ``bug`` is "label" or "index".
@@ -132,16 +131,23 @@ def run_buggy_steps(device: str = "cpu", *, bug: str = "label", launch_blocking:
     env.pop("CUDA_LAUNCH_BLOCKING", None)
     if launch_blocking:
         env["CUDA_LAUNCH_BLOCKING"] = "1"
-    done = subprocess.run([sys.executable, "-c", _CHILD, device, bug, MARK], env=env, capture_output=True,
-                          text=True, timeout=timeout)
-    report = next((json.loads(line[len(MARK):]) for line in done.stdout.splitlines() if line.startswith(MARK)), None)
+    done = subprocess.run([sys.executable, "-c", _CHILD, device, bug, MARK], env=env, capture_output=True, text=True, timeout=timeout)
+    report = next((json.loads(line[len(MARK) :]) for line in done.stdout.splitlines() if line.startswith(MARK)), None)
     if report is None:
         tail = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
-        raise RuntimeError(f"The child process on {device} ended (exit code {done.returncode}) without a report; "
-                           f"its last line of errors: {tail}")
+        raise RuntimeError(
+            f"The child process on {device} ended (exit code {done.returncode}) without a report; its last line of errors: {tail}"
+        )
     device_log = tuple(line.strip() for line in done.stderr.splitlines() if "Assertion" in line)
     return BuggyRun(
-        device=device, bug=bug, launch_blocking=launch_blocking, steps=tuple(report["steps"]),
-        raised_at=report["raised_at"], error_type=report["error_type"], message=report["message"],
-        after=report["after"], device_log=device_log, returncode=done.returncode,
+        device=device,
+        bug=bug,
+        launch_blocking=launch_blocking,
+        steps=tuple(report["steps"]),
+        raised_at=report["raised_at"],
+        error_type=report["error_type"],
+        message=report["message"],
+        after=report["after"],
+        device_log=device_log,
+        returncode=done.returncode,
     )

@@ -90,14 +90,14 @@ def dispatch(model: nn.Module, device_map: Mapping[str, Any]) -> Dispatched:
     ``to_empty`` and real values first (``Module.to`` raises). Lesson: notebook 10."""
     require_module(model, "dispatch")
     if not isinstance(device_map, Mapping) or not device_map:
-        raise TypeError(f"dispatch expects a device map {{layer name: device}}, like {{'0': 'cuda:0', '1': 'cuda:1'}}; "
-                        f"got {device_map!r}.")
+        raise TypeError(f"dispatch expects a device map {{layer name: device}}, like {{'0': 'cuda:0', '1': 'cuda:1'}}; got {device_map!r}.")
     modules = dict(model.named_modules())
     unknown = [name for name in device_map if name not in modules]
     if unknown:
         known = ", ".join(repr(n) for n in list(modules)[1:9])
-        raise ValueError(f"dispatch: the model has no layer named {unknown[0]!r}. Its layers are named {known}, ... "
-                         "(model.named_modules() lists them all).")
+        raise ValueError(
+            f"dispatch: the model has no layer named {unknown[0]!r}. Its layers are named {known}, ... (model.named_modules() lists them all)."
+        )
     placed, handles = [], []
     for name, device in device_map.items():
         device = as_device(device, f"dispatch(device_map[{name!r}])")

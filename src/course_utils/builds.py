@@ -39,7 +39,7 @@ class Build:
 
     @property
     def platform(self) -> str:
-        """"ROCm 6.2", "CUDA 12.6", "XPU", or "CPU only": the GPUs this wheel can drive at all."""
+        """ "ROCm 6.2", "CUDA 12.6", "XPU", or "CPU only": the GPUs this wheel can drive at all."""
         if self.hip:
             return f"ROCm {self.hip.split('-')[0]}"
         if self.cuda:
@@ -51,16 +51,19 @@ def read_build() -> Build:
     """The installed torch's build: no GPU is needed, none is touched (on torch 2.7.1 the arch list is empty
     until CUDA is available; from 2.13.0 a CUDA wheel lists it without a GPU)."""
     cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
-    return Build(torch.__version__, torch.version.cuda, torch.version.hip, getattr(torch.version, "xpu", None),
-                 cudnn, tuple(torch.cuda.get_arch_list()))
+    return Build(
+        torch.__version__, torch.version.cuda, torch.version.hip, getattr(torch.version, "xpu", None), cudnn, tuple(torch.cuda.get_arch_list())
+    )
 
 
 def _parse_arch(arch: str) -> re.Match:
     match = _ARCH.fullmatch(arch)
     if match is None:
-        raise ValueError(f"{arch!r} is not an NVIDIA architecture as torch.cuda.get_arch_list() writes them "
-                         "('sm_86', 'sm_90a', 'compute_90'); a ROCm build lists gfx targets ('gfx90a'), which "
-                         "match the GPU's gcnArchName by name.")
+        raise ValueError(
+            f"{arch!r} is not an NVIDIA architecture as torch.cuda.get_arch_list() writes them "
+            "('sm_86', 'sm_90a', 'compute_90'); a ROCm build lists gfx targets ('gfx90a'), which "
+            "match the GPU's gcnArchName by name."
+        )
     return match
 
 
@@ -91,16 +94,22 @@ def _as_if_gpu(name: str, capability: tuple[int, int], arch_list: Sequence[str],
     """torch.cuda answers as a CUDA ``cuda`` wheel built for ``arch_list`` on one GPU ``name`` would."""
     # the version a CUDA wheel of this release carries, so that the advice in the warnings reads as there
     tagged = f"{torch.__version__.split('+')[0]}+cu{cuda.replace('.', '')}"
-    with patch.object(torch.version, "cuda", cuda), patch.object(torch.version, "hip", None), \
-            patch.object(torch, "__version__", tagged), \
-            patch.multiple(torch.cuda, get_arch_list=lambda: list(arch_list), device_count=lambda: 1,
-                           get_device_capability=lambda device=None: capability,
-                           get_device_name=lambda device=None: name):
+    with (
+        patch.object(torch.version, "cuda", cuda),
+        patch.object(torch.version, "hip", None),
+        patch.object(torch, "__version__", tagged),
+        patch.multiple(
+            torch.cuda,
+            get_arch_list=lambda: list(arch_list),
+            device_count=lambda: 1,
+            get_device_capability=lambda device=None: capability,
+            get_device_name=lambda device=None: name,
+        ),
+    ):
         yield
 
 
-def torch_build_warnings(name: str, capability: tuple[int, int], arch_list: Sequence[str],
-                         cuda: str = "12.6") -> tuple[str, ...]:
+def torch_build_warnings(name: str, capability: tuple[int, int], arch_list: Sequence[str], cuda: str = "12.6") -> tuple[str, ...]:
     """The warnings the installed PyTorch's own start-up checks give for one GPU ``name`` of ``capability`` on a
     wheel built for ``arch_list``: ``torch.cuda._check_capability`` and ``_check_cubins`` are run as they are,
     with torch.cuda answering for that GPU. A check that needs a CUDA wheel's library (2.7.1 reads the compiled
@@ -168,8 +177,9 @@ class Server:
 
     def __post_init__(self):
         if sorted(self.fastest_first) != list(range(len(self.gpus))):
-            raise ValueError(f"Server {self.name!r}: fastest_first must order all of nvidia-smi's indices "
-                             f"0..{len(self.gpus) - 1}; got {self.fastest_first}.")
+            raise ValueError(
+                f"Server {self.name!r}: fastest_first must order all of nvidia-smi's indices 0..{len(self.gpus) - 1}; got {self.fastest_first}."
+            )
 
     def nvidia_smi(self) -> list[tuple[int, str, str]]:
         """nvidia-smi's table: (index, name, bus id)."""
@@ -187,8 +197,10 @@ def cuda_devices(server: Server, env: Mapping[str, str]) -> tuple[Gpu, ...]:
     visible = visible_indices(env.get("CUDA_VISIBLE_DEVICES"))
     if visible and isinstance(visible[0], str):
         if visible[0].startswith("MIG-"):
-            raise ValueError(f"server {server.name!r} has no MIG instances; a MIG-... name picks one slice of a GPU "
-                             "split with MIG (nvidia-smi -L lists them).")
+            raise ValueError(
+                f"server {server.name!r} has no MIG instances; a MIG-... name picks one slice of a GPU "
+                "split with MIG (nvidia-smi -L lists them)."
+            )
         visible = torch.cuda._transform_uuid_to_ordinals(visible, [g.uuid for g in enumerated])
     kept = []
     for index in visible:
@@ -199,8 +211,12 @@ def cuda_devices(server: Server, env: Mapping[str, str]) -> tuple[Gpu, ...]:
 
 
 # The lesson's workstation (notebook 12, part 3): nvidia-smi numbers by bus id, CUDA's default puts the 4090 first.
-WORKSTATION = Server("a lab workstation", (
-    Gpu("NVIDIA RTX A4000", "00000000:01:00.0", "GPU-3f0c9a52-7d1e-4b8a-9c2f-1e5d7a0b6c11", (8, 6)),
-    Gpu("NVIDIA GeForce RTX 4090", "00000000:21:00.0", "GPU-8d2e41b7-0a9c-4f6e-b3d1-7c4a2e9f5b22", (8, 9)),
-    Gpu("NVIDIA RTX A4000", "00000000:41:00.0", "GPU-c71a0e3d-5b2f-4e8c-a6d9-3f0b8e1c4d33", (8, 6)),
-), fastest_first=(1, 0, 2))
+WORKSTATION = Server(
+    "a lab workstation",
+    (
+        Gpu("NVIDIA RTX A4000", "00000000:01:00.0", "GPU-3f0c9a52-7d1e-4b8a-9c2f-1e5d7a0b6c11", (8, 6)),
+        Gpu("NVIDIA GeForce RTX 4090", "00000000:21:00.0", "GPU-8d2e41b7-0a9c-4f6e-b3d1-7c4a2e9f5b22", (8, 9)),
+        Gpu("NVIDIA RTX A4000", "00000000:41:00.0", "GPU-c71a0e3d-5b2f-4e8c-a6d9-3f0b8e1c4d33", (8, 6)),
+    ),
+    fastest_first=(1, 0, 2),
+)

@@ -56,6 +56,10 @@ def try_it_id(source: str) -> str | None:
 
 def check_cell_ids(cells) -> list[str]:
     """The exercise ids a notebook's check cells ask for, in order (``cells``: nbformat cells)."""
-    return [i for c in cells if c.get("cell_type") == "code"
-            for i in [check_cell_id(c.get("source", "") if isinstance(c.get("source"), str)
-                                    else "".join(c.get("source", [])))] if i]
+    return [
+        i
+        for c in cells
+        if c.get("cell_type") == "code"
+        for i in [check_cell_id(c.get("source", "") if isinstance(c.get("source"), str) else "".join(c.get("source", [])))]
+        if i
+    ]

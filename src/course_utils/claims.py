@@ -57,25 +57,18 @@ def raises(
     """
     if not callable(action):
         raise TypeError(
-            f"raises() expects a function to call, got {type(action).__name__}. "
-            "Wrap the code in a lambda: raises(lambda: a + b, RuntimeError)."
+            f"raises() expects a function to call, got {type(action).__name__}. Wrap the code in a lambda: raises(lambda: a + b, RuntimeError)."
         )
     try:
         result = action()
     except expected as exc:
         caught = CaughtError(type(exc).__name__, str(exc))
     except Exception as exc:
-        raise ClaimFailed(
-            f"expected {_names(expected)}, but the code raised {type(exc).__name__}: {exc}"
-        ) from exc
+        raise ClaimFailed(f"expected {_names(expected)}, but the code raised {type(exc).__name__}: {exc}") from exc
     else:
-        raise ClaimFailed(
-            f"expected {_names(expected)}, but the code ran without error and returned {_short(result)}"
-        )
+        raise ClaimFailed(f"expected {_names(expected)}, but the code ran without error and returned {_short(result)}")
     if match is not None and not re.search(match, caught.message):
-        raise ClaimFailed(
-            f"{caught.type_name} was raised, but its message does not match {match!r}: {caught.message}"
-        )
+        raise ClaimFailed(f"{caught.type_name} was raised, but its message does not match {match!r}: {caught.message}")
     return caught
 
 
@@ -134,8 +127,10 @@ def claim(label: str, says: str, verdict: str, proof: Callable[[], object], *, s
     if verdict not in VERDICT_TONES:
         raise ValueError(f"claim({label!r}): verdict {verdict!r} should be one of {', '.join(VERDICT_TONES)}.")
     if not callable(proof):
-        raise TypeError(f"claim({label!r}) expects the proof as a function to call, got {type(proof).__name__}. "
-                        "Wrap it in a lambda: claim(..., lambda: raises(...), ...).")
+        raise TypeError(
+            f"claim({label!r}) expects the proof as a function to call, got {type(proof).__name__}. "
+            "Wrap it in a lambda: claim(..., lambda: raises(...), ...)."
+        )
     try:
         shown = proof()
     except ClaimFailed as exc:
@@ -163,6 +158,7 @@ class ClaimTable:
 
     def _repr_html_(self) -> str:
         head = ("Claim", "Says (in English)", "Verdict", "What ran here", "Source", "Taught in")
-        rows = [(r.label, r.says, tag("b", r.verdict, colour=VERDICT_TONES[r.verdict]), tag("code", r.shown),
-                 r.source, r.taught) for r in self.rows]
+        rows = [
+            (r.label, r.says, tag("b", r.verdict, colour=VERDICT_TONES[r.verdict]), tag("code", r.shown), r.source, r.taught) for r in self.rows
+        ]
         return markup(table(rows, head, cell_style="text-align:left;vertical-align:top"), tag("p", self.summary()))

@@ -96,12 +96,10 @@ def choose_device(facts: MachineFacts | None = None, prefer: str | None = None) 
         return DeviceChoice(f"cuda:{index}", fallback_note + f"CUDA is available ({name}, the current device)")
     if f.xpus:
         index = f.current_xpu_index or 0
-        return DeviceChoice(f"xpu:{index}", fallback_note + f"no CUDA, but an Intel GPU is available through XPU "
-                            f"({f.xpus[0].name})")
+        return DeviceChoice(f"xpu:{index}", fallback_note + f"no CUDA, but an Intel GPU is available through XPU ({f.xpus[0].name})")
     if f.mps_available:
         return DeviceChoice("mps", fallback_note + "no CUDA, but Apple's MPS backend is available")
-    return DeviceChoice("cpu", fallback_note + "no CUDA, XPU or MPS device is available, so the CPU (every cell still "
-                        "runs)")
+    return DeviceChoice("cpu", fallback_note + "no CUDA, XPU or MPS device is available, so the CPU (every cell still runs)")
 
 
 def _wanted(prefer: str) -> torch.device:
@@ -119,8 +117,11 @@ def _preferred(wanted: torch.device, prefer: str, f: MachineFacts) -> DeviceChoi
     if wanted.type == "cpu":
         return DeviceChoice("cpu", "asked for the CPU")
     if wanted.type == "mps":
-        return DeviceChoice("mps", "asked for mps, and it is available") if f.mps_available else (
-            f"asked for {prefer}, but this machine does not have it; ")
+        return (
+            DeviceChoice("mps", "asked for mps, and it is available")
+            if f.mps_available
+            else (f"asked for {prefer}, but this machine does not have it; ")
+        )
     current = {"cuda": f.current_cuda_index, "xpu": f.current_xpu_index}.get(wanted.type)
     devices = {"cuda": f.gpus, "xpu": f.xpus}.get(wanted.type, ())
     if not devices:

@@ -72,8 +72,7 @@ def card(tone: str, title: object, *body: object, dashed: bool = False, css_clas
     to go below. A ``dashed`` bar marks something still to be done (a check not attempted yet).
     """
     line = "dashed" if dashed else "solid"
-    return tag("div", tag("b", title), *body, style=f"border-left:4px {line} {tone};padding:.3em .6em;margin:.3em 0",
-               css_class=css_class)
+    return tag("div", tag("b", title), *body, style=f"border-left:4px {line} {tone};padding:.3em .6em;margin:.3em 0", css_class=css_class)
 
 
 def pre(text: object, *, colour: str | None = None) -> Html:
@@ -95,13 +94,9 @@ def table(
     numbered in ``highlight`` get the ``HIGHLIGHT`` background.
     """
     style = f" style='{cell_style}'" if cell_style else ""
-    header = (
-        "<thead><tr>" + "".join(f"<th{style}>{escape(h)}</th>" for h in head) + "</tr></thead>" if head else ""
-    )
+    header = "<thead><tr>" + "".join(f"<th{style}>{escape(h)}</th>" for h in head) + "</tr></thead>" if head else ""
     body = "".join(
-        (f"<tr style='background:{HIGHLIGHT}'>" if i in highlight else "<tr>")
-        + "".join(f"<td{style}>{escape(c)}</td>" for c in row)
-        + "</tr>"
+        (f"<tr style='background:{HIGHLIGHT}'>" if i in highlight else "<tr>") + "".join(f"<td{style}>{escape(c)}</td>" for c in row) + "</tr>"
         for i, row in enumerate(rows)
     )
     return Html(f"<table>{header}<tbody>{body}</tbody></table>")
@@ -109,8 +104,13 @@ def table(
 
 def truncate(text: str, limit: int) -> str:
     """``text`` if it has at most ``limit`` characters; else its start and "...", ``limit`` in all."""
-    require_int("truncate(limit)", limit, minimum=len(ELLIPSIS), expected=f"should be {len(ELLIPSIS)} or more",
-                hint="The limit counts the three dots of the ellipsis too.")
+    require_int(
+        "truncate(limit)",
+        limit,
+        minimum=len(ELLIPSIS),
+        expected=f"should be {len(ELLIPSIS)} or more",
+        hint="The limit counts the three dots of the ellipsis too.",
+    )
     return text if len(text) <= limit else text[: limit - len(ELLIPSIS)] + ELLIPSIS
 
 

@@ -43,10 +43,12 @@ from course_utils.error_families import (
 from course_utils.tracebacks import add_after_traceback, remove_after_traceback
 
 _FIND = "find_device_mismatches(model, x) lists every culprit before the forward pass."
-_WHICH_SIDE = ("Which side is wrong? print(next(model.parameters()).device, x.device): the model's weights left on "
-               "the CPU mean a forgotten model.to(device) (for a module .to() works in place); an input or a tensor "
-               "made inside forward() on the CPU means x = x.to(device) was not assigned, or device=x.device is "
-               "missing.")
+_WHICH_SIDE = (
+    "Which side is wrong? print(next(model.parameters()).device, x.device): the model's weights left on "
+    "the CPU mean a forgotten model.to(device) (for a module .to() works in place); an input or a tensor "
+    "made inside forward() on the CPU means x = x.to(device) was not assigned, or device=x.device is "
+    "missing."
+)
 
 
 @dataclass(frozen=True)
@@ -73,16 +75,16 @@ class DeviceErrorExplanation:
         lines = [f"{head}{self.first_line}"]
         if not self.is_device_error:
             if self.devices:  # a look-alike that names a device: say what it is about, never "not a device error"
-                lines.append(f"  Names {', '.join(self.devices)}, but the problem is not where tensors are "
-                             f"({self.kind}): {self.cause}")
+                lines.append(f"  Names {', '.join(self.devices)}, but the problem is not where tensors are ({self.kind}): {self.cause}")
                 lines.append(f"  Fix: {self.fix}")
             else:
                 lines.append(f"  Not a device error: {self.cause}")
             return "\n".join(lines)
         lines.append(f"  Device error ({self.kind}); devices: {', '.join(self.devices) or 'not named'}")
         if self.operator or self.argument:
-            where = " ".join(p for p in (f"operation {self.operator}" if self.operator else "",
-                                         f"argument {self.argument}" if self.argument else "") if p)
+            where = " ".join(
+                p for p in (f"operation {self.operator}" if self.operator else "", f"argument {self.argument}" if self.argument else "") if p
+            )
             lines.append(f"  Where: {where}")
         lines.append(f"  Why: {self.cause}")
         lines.append(f"  Fix: {self.fix}")
@@ -96,8 +98,19 @@ class DeviceErrorExplanation:
         if not self.is_device_error:
             if self.devices:
                 named = joined(tag("code", d) for d in self.devices)
-                return card(MUTED, f"Not where tensors are ({self.kind}).", " ", message, LINE_BREAK, "Names ", named,
-                            f", but: {self.cause}", LINE_BREAK, tag("b", "Fix:"), f" {self.fix}")
+                return card(
+                    MUTED,
+                    f"Not where tensors are ({self.kind}).",
+                    " ",
+                    message,
+                    LINE_BREAK,
+                    "Names ",
+                    named,
+                    f", but: {self.cause}",
+                    LINE_BREAK,
+                    tag("b", "Fix:"),
+                    f" {self.fix}",
+                )
             return card(MUTED, "Not a device error.", " ", message, LINE_BREAK, self.cause)
         devices = joined(tag("code", d) for d in self.devices) or "not named"
         where = []
@@ -109,10 +122,21 @@ class DeviceErrorExplanation:
                 parts.append(markup("argument ", tag("code", self.argument)))
             where = [LINE_BREAK, tag("b", "Where:"), " ", joined(parts, " ")]
         return card(
-            INFO, "Device error", f" ({self.kind}): ", message,
-            LINE_BREAK, tag("b", "Devices:"), " ", devices, *where,
-            LINE_BREAK, tag("b", "Why:"), f" {self.cause}",
-            LINE_BREAK, tag("b", "Fix:"), f" {self.fix}",
+            INFO,
+            "Device error",
+            f" ({self.kind}): ",
+            message,
+            LINE_BREAK,
+            tag("b", "Devices:"),
+            " ",
+            devices,
+            *where,
+            LINE_BREAK,
+            tag("b", "Why:"),
+            f" {self.cause}",
+            LINE_BREAK,
+            tag("b", "Fix:"),
+            f" {self.fix}",
         )
 
 
@@ -200,9 +224,15 @@ def _filled(m: re.Match, message: str, family: Family) -> dict | None:
     if not family.device_error:  # a look-alike keeps what the message names, so it is never "not a device error"
         named = _named(message)
         devices = named[0] or named[1]
-    return dict(is_device_error=family.device_error, kind=family.kind, devices=devices,
-                cause=_fill(family.cause, values), fix=_fill(family.fix, values),
-                argument=_role(m, roles.get("argument")), operator=_op_name(_role(m, roles.get("operator"))))
+    return dict(
+        is_device_error=family.device_error,
+        kind=family.kind,
+        devices=devices,
+        cause=_fill(family.cause, values),
+        fix=_fill(family.fix, values),
+        argument=_role(m, roles.get("argument")),
+        operator=_op_name(_role(m, roles.get("operator"))),
+    )
 
 
 # --------------------------------------------------------------------------- what a message names
@@ -228,17 +258,24 @@ def _unrecognised(message: str) -> dict:
     """No row matched: honest about it, and still useful when the message names a device or a backend."""
     devices, backends = _named(message)
     if not devices and not backends:
-        return dict(is_device_error=False, kind="not-a-device-error", devices=(), fix="",
-                    cause="this message does not say anything about devices, so moving tensors will not fix it. "
-                          "Read it for shapes, dtypes or arguments instead.")
+        return dict(
+            is_device_error=False,
+            kind="not-a-device-error",
+            devices=(),
+            fix="",
+            cause="this message does not say anything about devices, so moving tensors will not fix it. "
+            "Read it for shapes, dtypes or arguments instead.",
+        )
     mentioned = [m for m in MENTIONS if m.label in backends]
-    names = ", ".join(dict.fromkeys([*devices, *(m.label for m in mentioned if m.label.lower() not in
-                                                  {d.split(':')[0] for d in devices})]))
-    cause = (f"none of the device-error families the explainer knows matches this wording, but the message names "
-             f"{names}: " + "; ".join(f"{m.label} is {m.means}" for m in mentioned) + ".")
+    names = ", ".join(dict.fromkeys([*devices, *(m.label for m in mentioned if m.label.lower() not in {d.split(":")[0] for d in devices})]))
+    cause = (
+        f"none of the device-error families the explainer knows matches this wording, but the message names "
+        f"{names}: " + "; ".join(f"{m.label} is {m.means}" for m in mentioned) + "."
+    )
     if len({d for d in devices}) >= 2:
-        cause += (f" A message naming two devices ({devices[0]} and {devices[1]}) is most often about tensors of one "
-                  "operation on different devices.")
+        cause += (
+            f" A message naming two devices ({devices[0]} and {devices[1]}) is most often about tensors of one operation on different devices."
+        )
     cause += " The explainer does not guess the cause beyond that."
     fix = "Check first: " + "; ".join(m.check for m in mentioned) + "."
     if len(devices) >= 2:
@@ -260,8 +297,17 @@ def _hint(argument: str | None, operator: str | None = None) -> str:
     return f" ({ARGUMENT_HINTS[argument]})" if argument in ARGUMENT_HINTS else ""
 
 
-def _mixed(devices: tuple[str, ...], argument: str | None = None, operator: str | None = None,
-           odd_one: str | None = None, home: str | None = None, weights: str | None = None) -> dict:
+_SAME_DEVICE = "An operation runs on one device, and PyTorch never moves data between devices for you."
+
+
+def _mixed(
+    devices: tuple[str, ...],
+    argument: str | None = None,
+    operator: str | None = None,
+    odd_one: str | None = None,
+    home: str | None = None,
+    weights: str | None = None,
+) -> dict:
     """The explanation of the "same device" family, in one place.
 
     ``weights`` is the device of the module's weights, where the operation tells it (addmm's mat2,
@@ -269,45 +315,63 @@ def _mixed(devices: tuple[str, ...], argument: str | None = None, operator: str 
     an accelerator; a model left on the CPU goes to its input's accelerator (a forgotten
     ``model.to(device)``); never everything to the CPU.
     """
-    same = "An operation runs on one device, and PyTorch never moves data between devices for you."
     if weights is not None:
-        data = next((d for d in devices if d != weights), home if odd_one == weights else odd_one)
-        where = f" of {operator}" if operator else ""
-        if argument and odd_one and home:
-            lead = (f"`{argument}`{_hint(argument, operator)} is on {odd_one}, the other tensors{where} on {home}: the "
-                    f"module's weights are on {weights} and its input on {data}")
-        else:
-            lead = f"the module's weights are on {weights} and its input on {data}" + (f" (in {operator})" if operator else "")
-        if not _is_accelerator(weights) and _is_accelerator(data):
-            fix = (f"Move the model to the input's device: model.to('{data}') (in general model.to(device), done once "
-                   "before the loop; a module moves in place). The usual cause is a forgotten model.to(device), or a "
-                   f"layer created after it. Move the input to the CPU instead only if you meant to run on the CPU. {_FIND}")
-        else:
-            fix = (f"Move the input to the model: x = x.to('{weights}'), or in general "
-                   "x = x.to(next(model.parameters()).device). Move the model instead only if you meant it to be on "
-                   f"{data}. " + _FIND)
-        return dict(is_device_error=True, kind="mixed-devices", devices=devices, cause=f"{lead}. {same}", fix=fix,
-                    argument=argument, operator=operator)
+        return _mixed_with_weights(devices, weights, argument, operator, odd_one, home)
+    same = _SAME_DEVICE
     if odd_one and home:
         who = f"`{argument}`{_hint(argument, operator)}" if argument else "one tensor"
-        cause = (f"{who} is on {odd_one}, but the other tensors of this operation"
-                 f"{' (' + operator + ')' if operator else ''} are on {home}. {same}")
+        cause = (
+            f"{who} is on {odd_one}, but the other tensors of this operation{' (' + operator + ')' if operator else ''} are on {home}. {same}"
+        )
         name = f"`{argument}`" if argument else f"the tensor on {odd_one}"
         if _is_accelerator(odd_one) and not _is_accelerator(home):
-            move = (f"Put every tensor of this operation on one device, the accelerator: move the others to {odd_one} "
-                    f"(x = x.to('{odd_one}'), or model.to('{odd_one}') if they are the model's); move {name} to "
-                    f"{home} only if you meant to run there. ")
+            move = (
+                f"Put every tensor of this operation on one device, the accelerator: move the others to {odd_one} "
+                f"(x = x.to('{odd_one}'), or model.to('{odd_one}') if they are the model's); move {name} to "
+                f"{home} only if you meant to run there. "
+            )
         else:
             move = f"Put every tensor of this operation on one device: move {name} with .to('{home}'). "
     else:
-        cause = ("the operation" + (f" {operator}" if operator else "") + " got tensors on "
-                 + " and ".join(devices or ("two devices",)) + f". {same}")
+        cause = (
+            "the operation" + (f" {operator}" if operator else "") + " got tensors on " + " and ".join(devices or ("two devices",)) + f". {same}"
+        )
         accelerators = [d for d in devices if _is_accelerator(d)]
         target = accelerators[0] if accelerators else (devices[0] if devices else "one device")
         move = f"Put every tensor of this operation on one device, normally the accelerator: .to('{target}'). "
     fix = move + _WHICH_SIDE + " " + _FIND
-    return dict(is_device_error=True, kind="mixed-devices", devices=devices, cause=cause, fix=fix,
-                argument=argument, operator=operator)
+    return dict(is_device_error=True, kind="mixed-devices", devices=devices, cause=cause, fix=fix, argument=argument, operator=operator)
+
+
+def _mixed_with_weights(
+    devices: tuple[str, ...], weights: str, argument: str | None, operator: str | None, odd_one: str | None, home: str | None
+) -> dict:
+    """``_mixed`` where the operation tells the module's weights from its input: move the one that is off the accelerator."""
+    same = _SAME_DEVICE
+    data = next((d for d in devices if d != weights), home if odd_one == weights else odd_one)
+    where = f" of {operator}" if operator else ""
+    if argument and odd_one and home:
+        lead = (
+            f"`{argument}`{_hint(argument, operator)} is on {odd_one}, the other tensors{where} on {home}: the "
+            f"module's weights are on {weights} and its input on {data}"
+        )
+    else:
+        lead = f"the module's weights are on {weights} and its input on {data}" + (f" (in {operator})" if operator else "")
+    if not _is_accelerator(weights) and _is_accelerator(data):
+        fix = (
+            f"Move the model to the input's device: model.to('{data}') (in general model.to(device), done once "
+            "before the loop; a module moves in place). The usual cause is a forgotten model.to(device), or a "
+            f"layer created after it. Move the input to the CPU instead only if you meant to run on the CPU. {_FIND}"
+        )
+    else:
+        fix = (
+            f"Move the input to the model: x = x.to('{weights}'), or in general "
+            "x = x.to(next(model.parameters()).device). Move the model instead only if you meant it to be on "
+            f"{data}. " + _FIND
+        )
+    return dict(
+        is_device_error=True, kind="mixed-devices", devices=devices, cause=f"{lead}. {same}", fix=fix, argument=argument, operator=operator
+    )
 
 
 def _module_in_traceback(error: BaseException) -> tuple[str, str, str] | None:
@@ -328,7 +392,7 @@ def _module_in_traceback(error: BaseException) -> tuple[str, str, str] | None:
         if frame.f_code.co_name != "forward" or not isinstance(module, torch.nn.Module):
             continue
         weights = {str(p.device) for p in module.parameters(recurse=False)}
-        names = frame.f_code.co_varnames[1:frame.f_code.co_argcount]
+        names = frame.f_code.co_varnames[1 : frame.f_code.co_argcount]
         inputs = [frame.f_locals.get(n) for n in names]
         data = {str(t.device) for t in inputs if isinstance(t, torch.Tensor)}
         if len(weights) == 1 and len(data) == 1 and weights != data:
@@ -445,8 +509,10 @@ def _read_mixed(m: re.Match, message: str, family: Family) -> dict | None:
     if family.fix:
         result["fix"] = _fill(family.fix, values)
     if roles.get("note") == "legacy-type":
-        result["cause"] += (" (This is the wording of PyTorch 0.4 and 1.0, which named devices through tensor types: "
-                            "torch.cuda.LongTensor is a CUDA tensor, torch.LongTensor a CPU one.)")
+        result["cause"] += (
+            " (This is the wording of PyTorch 0.4 and 1.0, which named devices through tensor types: "
+            "torch.cuda.LongTensor is a CUDA tensor, torch.LongTensor a CPU one.)"
+        )
     return result
 
 
@@ -455,22 +521,34 @@ def _read_wrapped(m: re.Match, message: str, family: Family) -> DeviceErrorExpla
     values, roles = _values(m, message, family), family.roles
     etype, where, advice = values["etype"], _fill(roles["where"], values), _fill(roles["advice"], values)
     device = _fill(roles.get("device", ""), values)
-    rest = message[m.end():].splitlines()
+    rest = message[m.end() :].splitlines()
     lines = [i for i, line in enumerate(rest) if line.startswith(f"{etype}: ")]
     if lines:  # the original error's own message: its last line naming the caught type, to the end
-        inner = explain_device_error("\n".join(rest[lines[-1]:])[len(etype) + 2:])
+        inner = explain_device_error("\n".join(rest[lines[-1] :])[len(etype) + 2 :])
         if not inner.is_device_error:
             return inner
         return replace(inner, cause=f"in {where}: {inner.cause}", fix=inner.fix + advice)
     if not device:
         return DeviceErrorExplanation(
-            is_device_error=False, kind="not-a-device-error", devices=(), message=message, fix="",
-            cause=(f"this line only says that {where} raised a {etype}; the error itself is the last line under "
-                   "'Original Traceback'. Paste that to have it explained."))
+            is_device_error=False,
+            kind="not-a-device-error",
+            devices=(),
+            message=message,
+            fix="",
+            cause=(
+                f"this line only says that {where} raised a {etype}; the error itself is the last line under "
+                "'Original Traceback'. Paste that to have it explained."
+            ),
+        )
     return DeviceErrorExplanation(
-        is_device_error=True, kind=family.kind, devices=(device,), message=message,
-        operator=roles.get("operator"), cause=_fill(family.cause, {**values, "where": where}) + advice,
-        fix=_fill(family.fix, values) + advice)
+        is_device_error=True,
+        kind=family.kind,
+        devices=(device,),
+        message=message,
+        operator=roles.get("operator"),
+        cause=_fill(family.cause, {**values, "where": where}) + advice,
+        fix=_fill(family.fix, values) + advice,
+    )
 
 
 def _read_legacy_expected(m: re.Match, message: str, _: Family) -> dict | None:
@@ -482,23 +560,23 @@ def _read_legacy_expected(m: re.Match, message: str, _: Family) -> dict | None:
     return _mixed((want, got), arg, "index_put_" if arg else None, odd_one=got, home=want)
 
 
-
 def _read_conv_types(m: re.Match, message: str, _: Family) -> dict | None:
     a, b = _type_device(m.group("t1")), _type_device(m.group("t2"))
     if a == b:
         return None  # same device: the types differ in dtype, not device
     what = m.group("what")
     result = _mixed((a, b), "input", "convolution", odd_one=a, home=b, weights=b)
-    result["cause"] = (f"the input is a {m.group('t1')} ({a}) but the module's {what} is a {m.group('t2')} ({b}): "
-                       f"the convolution reports a device mismatch as a type mismatch. So the module's weights are on {b} "
-                       f"and its input on {a}.")
+    result["cause"] = (
+        f"the input is a {m.group('t1')} ({a}) but the module's {what} is a {m.group('t2')} ({b}): "
+        f"the convolution reports a device mismatch as a type mismatch. So the module's weights are on {b} "
+        f"and its input on {a}."
+    )
     dtypes = _type_dtype(m.group("t1")), _type_dtype(m.group("t2"))
     if dtypes[0] != dtypes[1]:  # e.g. a half-precision model on the GPU, a float32 input on the CPU
         result["cause"] += f" Their dtypes differ too ({dtypes[0]} and {dtypes[1]})."
         if dtypes[1] in ("Half", "Float", "Double", "BFloat16"):
             result["fix"] = result["fix"].replace(f"x = x.to('{b}')", f"x = x.to('{b}', dtype=torch.{dtypes[1].lower()})", 1)
     return result
-
 
 
 # What a ``compute`` role works out from a match, for templates to use; None rejects the match.
@@ -518,9 +596,13 @@ def _gpu_oom_values(values: dict[str, str], message: str) -> dict:
     name = backend.group(1) if backend else "CUDA"
     gpu, size = re.search(r"GPU (\d+)", message), re.search(r"Tried to allocate (\d[\d.]* ?[KMGTP]?i?B)", message)
     module = "xpu" if name == "XPU" else "cuda"  # ROCm's AMD GPUs are 'cuda' devices in PyTorch
-    return dict(name=name, module=module, gpu=f"{module}:{gpu.group(1)}" if gpu else module,
-                asked=f" (this allocation: {size.group(1)})" if size else "",
-                tool={"HIP": "rocm-smi", "XPU": "xpu-smi"}.get(name, "nvidia-smi"))
+    return dict(
+        name=name,
+        module=module,
+        gpu=f"{module}:{gpu.group(1)}" if gpu else module,
+        asked=f" (this allocation: {size.group(1)})" if size else "",
+        tool={"HIP": "rocm-smi", "XPU": "xpu-smi"}.get(name, "nvidia-smi"),
+    )
 
 
 def _gpu_oom_beyond_values(values: dict[str, str], message: str) -> dict | None:
@@ -537,11 +619,13 @@ def _gpu_oom_beyond_values(values: dict[str, str], message: str) -> dict | None:
 def _capability_case(case: str):
     """A compute role for torch 2.8.0-2.10.0's range warning that accepts only one ``case`` of where the GPU falls
     (older than the list, a minor above its newest entry, a newer major) and names the archs for the row's text."""
+
     def values(found: dict[str, str], _: str) -> dict | None:
         cc, low, high = (tuple(int(p) for p in found[k].split(".")) for k in ("cc", "low", "high"))
         where = "older" if cc < low else "same-major" if cc[0] == high[0] else "newer"
         arch = "sm_{}{}".format
         return dict(cc_arch=arch(*cc), low_arch=arch(*low), high_arch=arch(*high), major=str(cc[0])) if where == case else None
+
     return values
 
 
@@ -563,8 +647,7 @@ COMPUTE = {
 }
 
 
-READERS = {"mixed": _read_mixed, "wrapped": _read_wrapped, "legacy_expected": _read_legacy_expected,
-           "conv_types": _read_conv_types}
+READERS = {"mixed": _read_mixed, "wrapped": _read_wrapped, "legacy_expected": _read_legacy_expected, "conv_types": _read_conv_types}
 _UNKNOWN = {f.reader for f in FAMILIES if f.reader} - READERS.keys()
 if _UNKNOWN:  # a row naming a reader the engine lacks is a bug in the table: fail at import, not on a learner's error
     raise ImportError(f"course_utils.error_families names readers the engine does not have: {sorted(_UNKNOWN)}")

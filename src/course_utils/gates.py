@@ -68,13 +68,10 @@ class Requirement:
 
 def _check_key(function: str, key: str | None) -> None:
     if key is not None and not _KEY.fullmatch(str(key)):
-        raise ValueError(f"{function}(key=...) expects the notebook number, a dash and lowercase words, "
-                         f"like '02-round-trip'; got {key!r}.")
+        raise ValueError(f"{function}(key=...) expects the notebook number, a dash and lowercase words, like '02-round-trip'; got {key!r}.")
 
 
-def needs_cuda(
-    count: int = 1, *, what: str = "this cell", key: str | None = None, facts: MachineFacts | None = None
-) -> Requirement:
+def needs_cuda(count: int = 1, *, what: str = "this cell", key: str | None = None, facts: MachineFacts | None = None) -> Requirement:
     """Check for ``count`` CUDA GPUs before a cell whose point is CUDA's own.
 
     For what only CUDA has: the current CUDA device and ``device_of``, streams and events, pinned
@@ -85,8 +82,13 @@ def needs_cuda(
     lesson's ``device``: such a cell names its CUDA devices itself (``"cuda"``, ``cuda:1``), and the
     gate counts this machine's CUDA GPUs (``facts``' for tests) without choosing one.
     """
-    require_int("needs_cuda(count)", count, minimum=0, expected="should be a whole number of GPUs, 0 or more",
-                hint="Example: needs_cuda(2, what='the two-GPU demo').")
+    require_int(
+        "needs_cuda(count)",
+        count,
+        minimum=0,
+        expected="should be a whole number of GPUs, 0 or more",
+        hint="Example: needs_cuda(2, what='the two-GPU demo').",
+    )
     _check_key("needs_cuda", key)
     have = len(facts.gpus) if facts is not None else (torch.cuda.device_count() if torch.cuda.is_available() else 0)
     if have >= count:
@@ -120,14 +122,18 @@ def needs_accelerator(device, *, what: str = "this cell", key: str | None = None
     """
     _check_key("needs_accelerator", key)
     if device is None:
-        raise ValueError("needs_accelerator(device) takes the lesson's device, decided once in its first code cell "
-                         "(device = pick_device()); got None. Pass that device: needs_accelerator(device, what=...).")
+        raise ValueError(
+            "needs_accelerator(device) takes the lesson's device, decided once in its first code cell "
+            "(device = pick_device()); got None. Pass that device: needs_accelerator(device, what=...)."
+        )
     dev = as_device(device, "needs_accelerator(device)")
     if dev.type == "cuda":  # a device this machine lacks fails here, in words, not in the cell's first kernel
         cuda_here = torch.cuda.device_count() if torch.cuda.is_available() else 0
         if (dev.index or 0) >= cuda_here:
-            raise ValueError(f"needs_accelerator(device): the lesson's device is {str(dev)!r}, but this machine has "
-                             f"{cuda_here} CUDA GPU(s). Decide it with device = pick_device(), which takes what this machine has.")
+            raise ValueError(
+                f"needs_accelerator(device): the lesson's device is {str(dev)!r}, but this machine has "
+                f"{cuda_here} CUDA GPU(s). Decide it with device = pick_device(), which takes what this machine has."
+            )
     if dev.type not in _NOT_AN_ACCELERATOR:
         return Requirement(True, f"Ran {what} on {dev}, the lesson's accelerator.", key, dev)
     return Requirement(
@@ -153,7 +159,7 @@ def needs_package(name: str, *, extra: str, what: str = "this cell") -> Requirem
         return Requirement(
             False,
             f"SKIPPED {what}: it needs {name}, an optional package that this Python has not got. Install it with "
-            f"pip install \"course-utils[{extra}]\" (make lab does) or pip install {name}, then restart the kernel.",
+            f'pip install "course-utils[{extra}]" (make lab does) or pip install {name}, then restart the kernel.',
         )
     try:
         version = importlib.metadata.version(name)

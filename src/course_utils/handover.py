@@ -74,8 +74,7 @@ def refuse_unreachable(objects: Iterable) -> None:
     for obj in objects:
         if isinstance(obj, os.PathLike):
             path = os.fsdecode(os.fspath(obj))
-        elif type(obj) is str and obj.startswith(os.sep) and len(obj) < PATH_MAX and "\0" not in obj \
-                and os.path.lexists(obj):
+        elif type(obj) is str and obj.startswith(os.sep) and len(obj) < PATH_MAX and "\0" not in obj and os.path.lexists(obj):
             path = obj
         else:
             continue

@@ -157,7 +157,8 @@ class LaunchResult:
         died = ", ".join(f"rank {r.local_rank}: exit {exit_text(r.exitcode)}" for r in self.ranks if not r.ok)
         raise ClaimFailed(
             f"expected {self.script} to succeed on every rank, but it ended {self.status}"
-            + (f" ({died})" if died else "") + ". Run the cell again; if it fails again, read each rank's "
+            + (f" ({died})" if died else "")
+            + ". Run the cell again; if it fails again, read each rank's "
             f"stderr with result.rank(i).stderr.\n{self._tail()}"
         )
 
@@ -220,8 +221,9 @@ class LaunchResult:
             heads.append(f"local rank {r.local_rank} · exit {exit_text(r.exitcode)}")
             parts = [pre(r.stdout.rstrip())]
             if r.error is not None:
-                parts.append(tag("div", tag("b", r.error.type_name), ": ",
-                                 tag("span", r.error.message, style="white-space:pre-wrap"), colour=PROBLEM))
+                parts.append(
+                    tag("div", tag("b", r.error.type_name), ": ", tag("span", r.error.message, style="white-space:pre-wrap"), colour=PROBLEM)
+                )
             elif r.stderr.strip() and not r.ok:
                 parts.append(pre(_last_lines(r.stderr, 6), colour=PROBLEM))
             cells.append(markup(*parts))
@@ -232,8 +234,15 @@ class LaunchResult:
             extra.append(tag("details", tag("summary", "torchrun's output"), pre(self._tail(30))))
         # ranks side by side, their outputs top-aligned: one rank may print far more than another
         ranks = table([cells], head=heads, cell_style="vertical-align:top;text-align:left")
-        return card(tone, tag("span", self.status, colour=tone), " · ", tag("code", f"torchrun {self.script}"),
-                    f", {self.nproc} processes", ranks, *extra)
+        return card(
+            tone,
+            tag("span", self.status, colour=tone),
+            " · ",
+            tag("code", f"torchrun {self.script}"),
+            f", {self.nproc} processes",
+            ranks,
+            *extra,
+        )
 
 
 def _last_lines(text: str, n: int) -> str:
@@ -255,17 +264,22 @@ class Node:
     master_port: int | None
 
     def __post_init__(self):
-        require_int("nnodes", self.nnodes, minimum=2, expected="should be a number of machines, 2 or more",
-                    hint="Leave node=None for one machine; launch_machines() starts several.")
+        require_int(
+            "nnodes",
+            self.nnodes,
+            minimum=2,
+            expected="should be a number of machines, 2 or more",
+            hint="Leave node=None for one machine; launch_machines() starts several.",
+        )
         if not isinstance(self.node_rank, int) or not 0 <= self.node_rank < self.nnodes:
             raise ValueError(f"node_rank should be 0 to {self.nnodes - 1} for {self.nnodes} machines; got {self.node_rank!r}.")
         if not isinstance(self.master_port, int) or not 0 < self.master_port < 65536:
-            raise ValueError(f"master_port should be the port machine 0 listens on (free_port() finds one); "
-                             f"got {self.master_port!r}.")
+            raise ValueError(f"master_port should be the port machine 0 listens on (free_port() finds one); got {self.master_port!r}.")
 
 
-def torchrun_command(script: str | Path, nproc: int, args: tuple[str, ...] = (), *, log_dir: str | Path,
-                     python: str | None = None, node: Node | None = None) -> list[str]:
+def torchrun_command(
+    script: str | Path, nproc: int, args: tuple[str, ...] = (), *, log_dir: str | Path, python: str | None = None, node: Node | None = None
+) -> list[str]:
     """The torchrun command line ``launch`` runs: ``nproc`` processes on this machine.
 
     With ``node=None``, a standalone rendezvous on a free local port. With a ``Node``, one
@@ -275,17 +289,33 @@ def torchrun_command(script: str | Path, nproc: int, args: tuple[str, ...] = (),
     if node is None:
         meeting = ["--standalone", "--nnodes", "1"]  # a rendezvous on localhost, on a free port
     else:
-        meeting = ["--nnodes", str(node.nnodes), "--node-rank", str(node.node_rank),
-                   "--master-addr", "127.0.0.1", "--master-port", str(node.master_port)]
+        meeting = [
+            "--nnodes",
+            str(node.nnodes),
+            "--node-rank",
+            str(node.node_rank),
+            "--master-addr",
+            "127.0.0.1",
+            "--master-port",
+            str(node.master_port),
+        ]
     return [
-        python or sys.executable, "-m", "torch.distributed.run",
+        python or sys.executable,
+        "-m",
+        "torch.distributed.run",
         *meeting,
-        "--nproc-per-node", str(nproc),
-        "--max-restarts", "0",
-        "--monitor-interval", "0.1",
-        "--redirects", "3",  # each rank's stdout and stderr go to files in log_dir
-        "--log-dir", str(log_dir),
-        str(script), *map(str, args),
+        "--nproc-per-node",
+        str(nproc),
+        "--max-restarts",
+        "0",
+        "--monitor-interval",
+        "0.1",
+        "--redirects",
+        "3",  # each rank's stdout and stderr go to files in log_dir
+        "--log-dir",
+        str(log_dir),
+        str(script),
+        *map(str, args),
     ]
 
 
@@ -299,8 +329,9 @@ def _check_torchrun(python: str | None) -> None:
             )
         return
     try:
-        done = subprocess.run([python, "-c", "import torch.distributed.run"], capture_output=True, text=True,
-                              timeout=120, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [python, "-c", "import torch.distributed.run"], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+        )
     except (FileNotFoundError, PermissionError) as exc:
         raise RuntimeError(f"cannot start the interpreter {python!r} ({exc}); pass python=None to use this one.") from None
     if done.returncode != 0:
@@ -375,17 +406,29 @@ def launch(
         command = torchrun_command(script_path, nproc, tuple(args), log_dir=log_dir, python=python, node=node)
         started = time.monotonic()
         proc = subprocess.Popen(
-            command, env=_child_env(tag, env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True, errors="replace", **new_session(),
+            command,
+            env=_child_env(tag, env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            **new_session(),
         )
         timed_out, output = _wait_or_kill(proc, timeout, tag)
         seconds = time.monotonic() - started
         leftovers = terminate_tagged(proc, TAG_VARIABLE, tag)  # anything a rank left behind (a daemon child, say)
         ranks = _read_ranks(Path(log_dir), nproc, output or "", proc.returncode, timed_out)
     return LaunchResult(
-        script=str(script), command=tuple(command), nproc=nproc,
-        returncode=None if timed_out else proc.returncode, timed_out=timed_out,
-        seconds=seconds, timeout=float(timeout), ranks=ranks, launcher_output=output or "",
+        script=str(script),
+        command=tuple(command),
+        nproc=nproc,
+        returncode=None if timed_out else proc.returncode,
+        timed_out=timed_out,
+        seconds=seconds,
+        timeout=float(timeout),
+        ranks=ranks,
+        launcher_output=output or "",
         leftover_pids=tuple(leftovers),
     )
 
@@ -441,8 +484,11 @@ class MachinesResult:
     def table(self, *keys: str) -> list[dict[str, str]]:
         """One row per process: the machine, then the ``keys`` it printed, in machine and local-rank order."""
         columns = [self.values(key) for key in keys]
-        return [{"machine": str(node), **{key: col.get((node, r.local_rank), "") for key, col in zip(keys, columns)}}
-                for node, m in enumerate(self.machines) for r in m.ranks]
+        return [
+            {"machine": str(node), **{key: col.get((node, r.local_rank), "") for key, col in zip(keys, columns)}}
+            for node, m in enumerate(self.machines)
+            for r in m.ranks
+        ]
 
     def expect_ok(self) -> MachinesResult:
         """This result, if every process of every machine exited with 0; ``ClaimFailed`` otherwise."""
@@ -457,12 +503,12 @@ class MachinesResult:
         return str(self)
 
     def _repr_html_(self) -> str:
-        return markup(*(piece for node, m in enumerate(self.machines)
-                        for piece in (tag("p", tag("b", f"machine {node}")), m._repr_html_())))
+        return markup(*(piece for node, m in enumerate(self.machines) for piece in (tag("p", tag("b", f"machine {node}")), m._repr_html_())))
 
 
-def launch_machines(script: str | Path, *args: str, machines: int = 2, nproc: int = 2, timeout: float = 180.0,
-                    env: Mapping[str, str] | None = None) -> MachinesResult:
+def launch_machines(
+    script: str | Path, *args: str, machines: int = 2, nproc: int = 2, timeout: float = 180.0, env: Mapping[str, str] | None = None
+) -> MachinesResult:
     """Pretend this computer is ``machines`` machines: one torchrun per machine, ``nproc`` processes each.
 
     Lesson: notebook 08. Each torchrun is a ``launch`` (its own session, its processes tagged and
@@ -515,8 +561,7 @@ _SUMMARY = re.compile(r"local_rank:\s*(\d+)\)\s*\n\s*exitcode\s*:\s*(-?\d+)")
 _LISTS_STOPPED_RANKS = TorchVersion(torch.__version__) >= "2.13"
 
 
-def _read_ranks(log_dir: Path, nproc: int, launcher_output: str, returncode: int | None,
-                timed_out: bool) -> tuple[RankOutput, ...]:
+def _read_ranks(log_dir: Path, nproc: int, launcher_output: str, returncode: int | None, timed_out: bool) -> tuple[RankOutput, ...]:
     failures = {int(rank): int(code) for rank, code in _SUMMARY.findall(launcher_output)}
     ranks = []
     for local_rank in range(nproc):
@@ -536,6 +581,5 @@ def _read_ranks(log_dir: Path, nproc: int, launcher_output: str, returncode: int
 
 def _read_log(log_dir: Path, local_rank: int, name: str) -> str:
     # torchrun writes LOG_DIR/<run id>/attempt_0/<local rank>/stdout.log (one attempt: --max-restarts 0)
-    texts = [p.read_text(encoding="utf-8", errors="replace")
-             for p in sorted(log_dir.glob(f"**/attempt_*/{local_rank}/{name}"))]
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(log_dir.glob(f"**/attempt_*/{local_rank}/{name}"))]
     return "".join(texts)

@@ -54,8 +54,7 @@ class TouchesDevice(Dataset):
     with ``multiprocessing_context="spawn"``."""
 
     def __init__(self, device: str | torch.device, n: int = 4):
-        require_int("n in TouchesDevice(device, n)", n, expected="should be a positive number of samples",
-                    hint="Try TouchesDevice('cpu', 4).")
+        require_int("n in TouchesDevice(device, n)", n, expected="should be a positive number of samples", hint="Try TouchesDevice('cpu', 4).")
         self.device = torch.device(device)  # a bad device string fails here, in the main process
         self.n = n
 
@@ -109,13 +108,17 @@ def start_method(loader: torch.utils.data.DataLoader) -> str:
 def trace_workers(loader: torch.utils.data.DataLoader) -> WorkerTrace:
     """Run one pass of ``loader`` over a ``WhereAmI`` dataset and say which process made each sample."""
     if not isinstance(loader.dataset, WhereAmI):
-        raise TypeError(f"trace_workers expects a DataLoader over WhereAmI samples (they report their pid); "
-                        f"got one over {type(loader.dataset).__name__}. Try DataLoader(WhereAmI(8), num_workers=2).")
+        raise TypeError(
+            f"trace_workers expects a DataLoader over WhereAmI samples (they report their pid); "
+            f"got one over {type(loader.dataset).__name__}. Try DataLoader(WhereAmI(8), num_workers=2)."
+        )
     samples = []
     for batch in loader:
         if not isinstance(batch, dict):
-            raise TypeError(f"trace_workers expects batches as dicts of tensors (the default collate of WhereAmI "
-                            f"samples); got a {type(batch).__name__}. Leave collate_fn at its default.")
+            raise TypeError(
+                f"trace_workers expects batches as dicts of tensors (the default collate of WhereAmI "
+                f"samples); got a {type(batch).__name__}. Leave collate_fn at its default."
+            )
         columns = [torch.as_tensor(batch[k]).reshape(-1).tolist() for k in ("index", "pid", "worker")]
         samples += list(zip(*columns))
     return WorkerTrace(os.getpid(), start_method(loader), tuple(samples))

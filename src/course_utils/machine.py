@@ -23,6 +23,7 @@ import torch
 
 GIB = 1024**3
 
+
 @dataclass(frozen=True)
 class AcceleratorInfo:
     """One visible accelerator, as torch numbers it (after ``CUDA_VISIBLE_DEVICES``)."""
@@ -158,9 +159,10 @@ def _xpu_facts() -> tuple[list[AcceleratorInfo], int | None]:
     try:
         if xpu is None or not xpu.is_available():
             return [], None
-        found = [AcceleratorInfo(index=i, kind="xpu", name=xpu.get_device_name(i),
-                                 total_memory=xpu.get_device_properties(i).total_memory)
-                 for i in range(xpu.device_count())]
+        found = [
+            AcceleratorInfo(index=i, kind="xpu", name=xpu.get_device_name(i), total_memory=xpu.get_device_properties(i).total_memory)
+            for i in range(xpu.device_count())
+        ]
         return found, xpu.current_device()
     except Exception:  # a broken driver must not break the report, as for CUDA
         return [], None

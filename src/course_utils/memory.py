@@ -34,8 +34,7 @@ def storage_bytes(tensors: Iterable[torch.Tensor]) -> int:
     seen: dict[tuple, int] = {}
     for t in tensors:
         if not isinstance(t, torch.Tensor):
-            raise TypeError(f"storage_bytes expects tensors; got a {type(t).__name__}. "
-                            "Pass e.g. model.parameters() or a list of tensors.")
+            raise TypeError(f"storage_bytes expects tensors; got a {type(t).__name__}. Pass e.g. model.parameters() or a list of tensors.")
         seen.setdefault(_storage_key(t), t.untyped_storage().nbytes())
     return sum(seen.values())
 
@@ -62,8 +61,7 @@ class SavedForBackward:
         return sum(t.nbytes for t in self.tensors if not t.is_parameter)
 
     def __str__(self) -> str:
-        lines = [f"{len(self.tensors)} distinct tensors saved for backward; "
-                 f"{self.activation_bytes:,} bytes besides the parameters"]
+        lines = [f"{len(self.tensors)} distinct tensors saved for backward; {self.activation_bytes:,} bytes besides the parameters"]
         for t in self.tensors:
             note = "  (a parameter, not extra)" if t.is_parameter else ""
             lines.append(f"  {str(list(t.shape)):>12s} {t.dtype:>14s} {t.nbytes:>10,} bytes{note}")
@@ -76,22 +74,22 @@ class SavedForBackward:
         return pre(str(self))
 
 
-def saved_for_backward(fn: Callable[[], torch.Tensor],
-                       parameters: Iterable[torch.Tensor] = ()) -> tuple[torch.Tensor, SavedForBackward]:
+def saved_for_backward(fn: Callable[[], torch.Tensor], parameters: Iterable[torch.Tensor] = ()) -> tuple[torch.Tensor, SavedForBackward]:
     """Run ``fn()`` (a forward pass) and return its result and the tensors autograd saved meanwhile.
 
     ``parameters`` (e.g. ``model.parameters()``) marks saved tensors that share a parameter's
     storage: autograd keeps a reference to the weight, not a copy."""
     if not callable(fn):
-        raise TypeError(f"saved_for_backward expects a function to run, got a {type(fn).__name__}. "
-                        "Wrap the forward pass: saved_for_backward(lambda: loss_fn(model(x), y)).")
+        raise TypeError(
+            f"saved_for_backward expects a function to run, got a {type(fn).__name__}. "
+            "Wrap the forward pass: saved_for_backward(lambda: loss_fn(model(x), y))."
+        )
     param_keys = {_storage_key(p) for p in parameters}
     saved: dict[tuple, SavedTensor] = {}
 
     def pack(t: torch.Tensor) -> torch.Tensor:
         key = _storage_key(t)
-        saved.setdefault(key, SavedTensor(tuple(t.shape), str(t.dtype).replace("torch.", ""),
-                                          t.untyped_storage().nbytes(), key in param_keys))
+        saved.setdefault(key, SavedTensor(tuple(t.shape), str(t.dtype).replace("torch.", ""), t.untyped_storage().nbytes(), key in param_keys))
         return t  # keep the tensor itself: this only looks, it changes nothing
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
@@ -114,9 +112,13 @@ class StepMemory:
         return self.parameters + self.gradients + self.optimizer_state
 
     def __str__(self) -> str:
-        rows = [("parameters", self.parameters), ("activations saved for backward", self.activations),
-                ("gradients", self.gradients), ("optimizer state", self.optimizer_state),
-                ("held between steps", self.after_step)]
+        rows = [
+            ("parameters", self.parameters),
+            ("activations saved for backward", self.activations),
+            ("gradients", self.gradients),
+            ("optimizer state", self.optimizer_state),
+            ("held between steps", self.after_step),
+        ]
         return "\n".join(f"{name:>32s}: {n:>12,} bytes" for name, n in rows)
 
     def __repr__(self) -> str:
@@ -126,14 +128,17 @@ class StepMemory:
         return pre(str(self))
 
 
-def step_memory(model: nn.Module, optimizer: torch.optim.Optimizer, x: torch.Tensor, y: torch.Tensor,
-                loss_fn: Callable = nn.functional.cross_entropy) -> StepMemory:
+def step_memory(
+    model: nn.Module, optimizer: torch.optim.Optimizer, x: torch.Tensor, y: torch.Tensor, loss_fn: Callable = nn.functional.cross_entropy
+) -> StepMemory:
     """Run one real training step (the model's parameters change) and count each part's bytes.
 
     Works on any device, the CPU included: it counts tensors, it does not ask an allocator."""
     if not isinstance(model, nn.Module) or not isinstance(optimizer, torch.optim.Optimizer):
-        raise TypeError("step_memory(model, optimizer, x, y) expects an nn.Module and a torch.optim optimizer; "
-                        f"got {type(model).__name__} and {type(optimizer).__name__}.")
+        raise TypeError(
+            "step_memory(model, optimizer, x, y) expects an nn.Module and a torch.optim optimizer; "
+            f"got {type(model).__name__} and {type(optimizer).__name__}."
+        )
     params = list(model.parameters())
     optimizer.zero_grad(set_to_none=True)
     loss, saved = saved_for_backward(lambda: loss_fn(model(x), y), params)

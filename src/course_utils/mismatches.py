@@ -92,8 +92,7 @@ class MismatchReport:
             return head
         scalar_note = markup(" ", tag("i", "(0-dim CPU: allowed as a scalar in elementwise ops)"))
         rows = [
-            (tag("code", m.name), m.kind, m.device, str(list(m.shape)),
-             markup(tag("code", m.fix), scalar_note if m.is_cpu_scalar else ""))
+            (tag("code", m.name), m.kind, m.device, str(list(m.shape)), markup(tag("code", m.fix), scalar_note if m.is_cpu_scalar else ""))
             for m in self.mismatches
         ]
         return markup(head, table(rows, head=("name", "kind", "device", "shape", "fix")))
@@ -128,11 +127,15 @@ def find_device_mismatches(model: nn.Module, *inputs: Any, expected: str | torch
             mismatches.append(Mismatch(e.name, e.kind, e.device, e.shape, e.dtype, _fix_for(e.kind, e.name, target)))
     for name, t in found_inputs:
         if not same_place(t.device, target):
-            mismatches.append(Mismatch(name, "input", str(t.device), tuple(t.shape),
-                                       str(t.dtype).removeprefix("torch."), _fix_for("input", name, target)))
+            mismatches.append(
+                Mismatch(name, "input", str(t.device), tuple(t.shape), str(t.dtype).removeprefix("torch."), _fix_for("input", name, target))
+            )
     return MismatchReport(
-        expected=str(target), basis=basis, checked=len(report.entries) + len(found_inputs),
-        mismatches=tuple(mismatches), model_name=type(model).__name__,
+        expected=str(target),
+        basis=basis,
+        checked=len(report.entries) + len(found_inputs),
+        mismatches=tuple(mismatches),
+        model_name=type(model).__name__,
     )
 
 
@@ -170,8 +173,7 @@ def _fix_for(kind: str, name: str, target: torch.device) -> str:
         return f"{name}.to('{target}')"
     if kind == "attribute":
         short = name.rsplit(".", 1)[-1].split("[", 1)[0]
-        return (f"register it: self.register_buffer('{short}', tensor), so model.to() moves it "
-                "(or create it in forward() with device=x.device)")
+        return f"register it: self.register_buffer('{short}', tensor), so model.to() moves it (or create it in forward() with device=x.device)"
     return f"model.to('{target}')"
 
 
@@ -228,10 +230,8 @@ def try_mixed(label: str, action: Callable[[], Any], reference: torch.Tensor | N
     if result.device.type == "meta":
         return MixedOutcome(label, "meta result", device, f"a meta tensor of shape {list(result.shape)}: no values at all")
     if reference is None:
-        return MixedOutcome(label, "wrong values", device,
-                            f"a {device} tensor came back; no reference given, so its values are unchecked")
+        return MixedOutcome(label, "wrong values", device, f"a {device} tensor came back; no reference given, so its values are unchecked")
     right = result.shape == reference.shape and torch.equal(result.detach().cpu(), reference.detach().cpu())
     if right:
         return MixedOutcome(label, "right values", device, f"a {device} tensor equal to the reference")
-    return MixedOutcome(label, "wrong values", device,
-                        f"a {device} tensor that differs from the right answer: garbage presented as a result")
+    return MixedOutcome(label, "wrong values", device, f"a {device} tensor that differs from the right answer: garbage presented as a result")

@@ -96,8 +96,10 @@ class PlacementReport:
         lines = [f"{self.module_name}: {self._headline()}"]
         width = max((len(e.name) for e in self.entries), default=0)
         for e in self.entries:
-            lines.append(f"  {e.name:<{width}}  {_kind_label(e):<24} {e.device:<8} {e.dtype:<9} {list(e.shape)}"
-                         + ("  <- does not move with .to()" if e.kind == "attribute" else ""))
+            lines.append(
+                f"  {e.name:<{width}}  {_kind_label(e):<24} {e.device:<8} {e.dtype:<9} {list(e.shape)}"
+                + ("  <- does not move with .to()" if e.kind == "attribute" else "")
+            )
         for warning in self._warnings():
             lines.append("  ! " + warning)
         return "\n".join(lines)
@@ -108,8 +110,7 @@ class PlacementReport:
     def _repr_html_(self) -> str:
         stays = markup(" ", tag("b", "(does not move with .to())"))
         rows = [
-            (tag("code", e.name), markup(_kind_label(e), stays if e.kind == "attribute" else ""), e.device, e.dtype,
-             str(list(e.shape)))
+            (tag("code", e.name), markup(_kind_label(e), stays if e.kind == "attribute" else ""), e.device, e.dtype, str(list(e.shape)))
             for e in self.entries
         ]
         # plain tensor attributes are the ones .to() leaves behind: their rows are read first
@@ -133,14 +134,18 @@ class PlacementReport:
         out = []
         if self.is_mixed:
             spread = "; ".join(f"{d}: {_few(names)}" for d, names in self.by_device.items())
-            out.append(f"tensors on different devices ({spread}). An operation that mixes them raises a device "
-                       "error (on a GPU: 'Expected all tensors to be on the same device').")
+            out.append(
+                f"tensors on different devices ({spread}). An operation that mixes them raises a device "
+                "error (on a GPU: 'Expected all tensors to be on the same device')."
+            )
         attrs = self.attributes
         if attrs:
             names = ", ".join(e.name for e in attrs)
-            out.append(f"plain tensor attribute(s) {names}: module.to()/.cuda() will not move them, and "
-                       "state_dict() will not save them. Register them with self.register_buffer(name, tensor) "
-                       "(persistent=False to keep them out of state_dict).")
+            out.append(
+                f"plain tensor attribute(s) {names}: module.to()/.cuda() will not move them, and "
+                "state_dict() will not save them. Register them with self.register_buffer(name, tensor) "
+                "(persistent=False to keep them out of state_dict)."
+            )
         return out
 
 
@@ -194,9 +199,7 @@ def module_device(module: nn.Module, *, default: str | torch.device | None = Non
             "input is on. Pass default=... to module_device to get a device anyway, or ask the input's .device."
         )
     report = placement_report(module)
-    spread = "; ".join(
-        f"{d}: {_few(names)}" for d, names in report.by_device.items() if d in {str(x) for x in devices}
-    )
+    spread = "; ".join(f"{d}: {_few(names)}" for d, names in report.by_device.items() if d in {str(x) for x in devices})
     raise ValueError(
         f"{name} is spread over {len(devices)} devices ({spread}). If that is not on purpose, move it "
         f"with model.to(device); to see every tensor, end a cell on placement_report(model)."
@@ -214,8 +217,10 @@ def require_module(module, caller: str) -> None:
     if isinstance(module, torch.Tensor):
         tip = "For a tensor, read tensor.device."
     elif isinstance(module, dict):
-        tip = ("For a state dict, use {name: t.device for name, t in state.items()}, or load it into the model "
-               "first with model.load_state_dict(state).")
+        tip = (
+            "For a state dict, use {name: t.device for name, t in state.items()}, or load it into the model "
+            "first with model.load_state_dict(state)."
+        )
     else:
         tip = "Pass the model itself (an nn.Module), e.g. " + caller + "(model)."
     raise TypeError(f"{caller} expects a torch.nn.Module, but got a {found}. {tip}")

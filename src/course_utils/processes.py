@@ -25,6 +25,7 @@ def new_session() -> dict[str, Any]:
         return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
     return {"start_new_session": True}
 
+
 def process_alive(pid: int) -> bool:
     """Whether a process with this pid is running (a zombie, dead but not yet reaped, is not)."""
     try:
@@ -40,6 +41,7 @@ def process_alive(pid: int) -> bool:
     except OSError:
         return True
 
+
 def signal_process_and_group(pid: int, sig: int) -> None:
     """Send ``sig`` to ``pid``, or to its whole group when it leads one that is not ours."""
     own_group = os.getpgrp()
@@ -54,6 +56,7 @@ def signal_process_and_group(pid: int, sig: int) -> None:
             os.kill(pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
+
 
 def kill_group(pgid: int | None) -> None:
     """SIGKILL a process group: a kernel and every child it started (unless they left it); never our own."""
@@ -85,6 +88,7 @@ class ProcessGroups:
             groups = list(self._groups)
         for pgid in groups:
             kill_group(pgid)
+
 
 def tagged_pids(variable: str, tag: str) -> set[int]:
     """Live (not zombie) processes whose environment has ``variable=tag``."""
@@ -120,6 +124,7 @@ def tagged_pids(variable: str, tag: str) -> set[int]:
         except OSError:
             continue
     return found
+
 
 def terminate_tagged(proc: subprocess.Popen, variable: str, tag: str, grace: float = 3.0) -> list[int]:
     """Stop ``proc`` and every process whose environment has ``variable=tag``; return the pids still alive.

@@ -53,11 +53,7 @@ def skipped_cells(lesson, gpu_count: int, accelerator: str | None = None) -> tup
     """The cells of ``lesson`` that skip (and explain) with ``gpu_count`` CUDA GPUs and, besides, ``accelerator``.
 
     An accelerator that is not CUDA ("mps", "xpu") runs the one-device cells meant for any accelerator."""
-    return tuple(
-        c for c in lesson.cells
-        if c.gpus > gpu_count and not (accelerator and c.gpus <= 1 and runs_on_any_accelerator(c))
-    )
-
+    return tuple(c for c in lesson.cells if c.gpus > gpu_count and not (accelerator and c.gpus <= 1 and runs_on_any_accelerator(c)))
 
 
 @dataclass(frozen=True)
@@ -123,21 +119,29 @@ class Preflight:
 
     def _repr_html_(self) -> str:
         tones = {"ok": OK, "note": CAUTION, "problem": PROBLEM}
-        items = markup(*(
-            tag("li", tag("b", f.severity, colour=tones.get(f.severity)), f" {f.message}",
-                markup(LINE_BREAK, tag("i", "What to do:"), f" {f.fix}") if f.fix else "")
-            for f in self.findings
-        ))
+        items = markup(
+            *(
+                tag(
+                    "li",
+                    tag("b", f.severity, colour=tones.get(f.severity)),
+                    f" {f.message}",
+                    markup(LINE_BREAK, tag("i", "What to do:"), f" {f.fix}") if f.fix else "",
+                )
+                for f in self.findings
+            )
+        )
         full = ", ".join(self.full_notebooks) or "none"
         partial = ", ".join(self.partial_notebooks) or "none"
-        on = (f"Runs on {self.accelerator} for real: {', '.join(self.accelerator_notebooks) or 'none yet'}",
-              LINE_BREAK) if self.accelerator else ()
+        on = (
+            (f"Runs on {self.accelerator} for real: {', '.join(self.accelerator_notebooks) or 'none yet'}", LINE_BREAK)
+            if self.accelerator
+            else ()
+        )
         return markup(
             tag("p", tag("b", f"This machine: {self.level}"), f" ({self.gpu_count} CUDA GPU{'s' if self.gpu_count != 1 else ''})"),
             tag("ul", items),
             tag("p", *on, f"Runs every cell: {full}", LINE_BREAK, f"Runs to the end, skipping GPU-only cells: {partial}"),
         )
-
 
 
 # --------------------------------------------------------------------------- the findings, one row each
@@ -214,8 +218,7 @@ WORDS: dict[str, Callable[[MachineFacts], str]] = {
     "gpu_count": lambda f: str(_gpus(f)),
     "gpu_names": lambda f: ", ".join(sorted({g.name for g in f.gpus})),
     "cuda_symptom": lambda f: f.cuda_init_error or "RuntimeError: Found no NVIDIA driver on your system. ...",
-    "built": lambda f: (f"device(type='{f.built_accelerator}')" if f.built_accelerator
-                        else "the build's accelerator"),
+    "built": lambda f: f"device(type='{f.built_accelerator}')" if f.built_accelerator else "the build's accelerator",
     "intel_mac_newest": _intel_mac_newest,
     "mps_needs": lambda f: "{}.{}".format(*_mps_needs(f)),
     "mps_here": lambda f: _mps_here(f) or "none",
@@ -269,38 +272,49 @@ def unknown_conditions(rows) -> list[str]:
 
 
 # Sentences several rows share.
-_FREE_GPU = (f"The CUDA-only cells need an NVIDIA GPU: open the notebook from the links at its top ({COLAB_GPU}, "
-             f"or {KAGGLE_GPU} for every cell).")
+_FREE_GPU = f"The CUDA-only cells need an NVIDIA GPU: open the notebook from the links at its top ({COLAB_GPU}, or {KAGGLE_GPU} for every cell)."
 _CPU_UNTIL = "Until then every notebook runs to the end on the CPU, each GPU-only cell saying what it skipped."
-_SKIP_TWO = ("The cells that need two GPUs (device_of across devices, peer copies, NCCL with two processes) skip and "
-             "say what they would show. ")
-_MPS_UNAVAILABLE = ("MPS is built into this torch but not available: torch {torch_version} needs macOS {mps_needs} or "
-                    "later for MPS, and this Mac runs macOS {macos_version}. Creating a tensor on mps raises \"{mps_said}\"")
+_SKIP_TWO = "The cells that need two GPUs (device_of across devices, peer copies, NCCL with two processes) skip and say what they would show. "
+_MPS_UNAVAILABLE = (
+    "MPS is built into this torch but not available: torch {torch_version} needs macOS {mps_needs} or "
+    'later for MPS, and this Mac runs macOS {macos_version}. Creating a tensor on mps raises "{mps_said}"'
+)
 
 FINDINGS: tuple[Advice, ...] = (
     Advice(
-        "cuda-error", "cuda-error", ("cuda_error",), "problem",
+        "cuda-error",
+        "cuda-error",
+        ("cuda_error",),
+        "problem",
         "torch could not query CUDA: {cuda_error}",
         "Check the driver with `nvidia-smi` in a terminal; if it fails, reinstall the NVIDIA driver and restart. If it "
         "works, restart the kernel (a crashed CUDA context does not recover).",
     ),
     # ---- no CUDA GPU: why, where the machine says so
     Advice(
-        "colab-without-gpu", "no-gpu", ("no_gpu", "colab"), "problem",
+        "colab-without-gpu",
+        "no-gpu",
+        ("no_gpu", "colab"),
+        "problem",
         "running on Colab without a GPU runtime",
         "Runtime > Change runtime type > T4 GPU, then run the notebook again. Until then everything still runs on the "
         f"CPU, skipping the GPU-only cells. Two GPUs (every cell of the course): open the notebook on Kaggle instead "
         f"({KAGGLE_GPU}).",
     ),
     Advice(
-        "kaggle-without-gpu", "no-gpu", ("no_gpu", "kaggle"), "problem",
+        "kaggle-without-gpu",
+        "no-gpu",
+        ("no_gpu", "kaggle"),
+        "problem",
         "running on Kaggle without a GPU accelerator",
         "Settings > Accelerator > GPU T4 x2 (two GPUs: every cell of the course runs for real), then run the notebook "
         "again. Until then everything still runs on the CPU, skipping the GPU-only cells. If the Accelerator menu is "
         "greyed out, Kaggle first asks you to verify your account by phone.",
     ),
     Advice(
-        "driver-but-no-gpu", "no-gpu", ("no_gpu", "cuda_build", "nvidia_driver"),
+        "driver-but-no-gpu",
+        "no-gpu",
+        ("no_gpu", "cuda_build", "nvidia_driver"),
         "problem",
         "this torch is a CUDA {cuda_build} build and an NVIDIA driver is present, but no GPU is usable",
         "Run `nvidia-smi`. If it lists GPUs, check CUDA_VISIBLE_DEVICES (now {cuda_visible_devices!r}) and that the "
@@ -309,7 +323,10 @@ FINDINGS: tuple[Advice, ...] = (
     ),
     # The mode a Linux newcomer gets from a plain `pip install torch`: a CUDA build, no NVIDIA driver.
     Advice(
-        "cuda-build-without-driver", "no-gpu", ("no_gpu", "cuda_build"), "note",
+        "cuda-build-without-driver",
+        "no-gpu",
+        ("no_gpu", "cuda_build"),
+        "note",
         "this torch is a CUDA {cuda_build} build, but no NVIDIA driver was found: it works as a CPU-only machine. "
         "torch.cuda.is_available() is False; every CUDA call (torch.cuda.current_device(), torch.ones(1, "
         "device='cuda'), pin_memory()) raises {cuda_symptom}; torch.accelerator.current_accelerator() still returns "
@@ -323,8 +340,10 @@ FINDINGS: tuple[Advice, ...] = (
     # No index hard-coded in the advice: each release offers its own CUDA builds (2.9.1: cu126, cu128,
     # cu130, per pytorch.org/get-started/previous-versions), so one name goes stale.
     Advice(
-        "cpu-build-on-gpu-machine", "no-gpu",
-        ("no_gpu", "not cuda_build", "not hip_build", "nvidia_driver"), "problem",
+        "cpu-build-on-gpu-machine",
+        "no-gpu",
+        ("no_gpu", "not cuda_build", "not hip_build", "nvidia_driver"),
+        "problem",
         "an NVIDIA driver is present, but this torch is a CPU-only build, so it cannot use the GPU",
         "Install a CUDA build of torch into this environment: pick your OS, pip and a CUDA version your driver "
         "supports (`nvidia-smi` shows the highest) at pytorch.org/get-started/locally (older releases: "
@@ -333,7 +352,10 @@ FINDINGS: tuple[Advice, ...] = (
     ),
     # ---- a Mac without CUDA: MPS, and if not, PyTorch's reason in words (docs/mac.md)
     Advice(
-        "mps", "mac", ("no_gpu", "mps_available"), "ok",
+        "mps",
+        "mac",
+        ("no_gpu", "mps_available"),
+        "ok",
         "Apple GPU found (MPS): the cells for any accelerator run on `mps` for real (tensors, copies, models, the "
         "cross-device errors, honest timing); the CUDA-only cells (the current CUDA device, streams, pinned-memory "
         "DMA, NCCL, the caching allocator's statistics) skip and say what CUDA shows. MPS has no float64: use "
@@ -341,7 +363,9 @@ FINDINGS: tuple[Advice, ...] = (
         "Nothing to do. " + _FREE_GPU,
     ),
     Advice(
-        "mac-rosetta", "mac", ("no_gpu", "macos", "x86_64", "rosetta"),
+        "mac-rosetta",
+        "mac",
+        ("no_gpu", "macos", "x86_64", "rosetta"),
         "problem",
         "this Python is an Intel (x86_64) build running under Rosetta on an Apple-silicon Mac, so torch cannot use "
         "the GPU, and PyTorch publishes no Intel macOS wheel after {intel_mac_newest}",
@@ -350,14 +374,20 @@ FINDINGS: tuple[Advice, ...] = (
         "environment again with it (`make lab`), and restart the kernel.",
     ),
     Advice(
-        "mac-intel", "mac", ("no_gpu", "macos", "x86_64"), "problem",
+        "mac-intel",
+        "mac",
+        ("no_gpu", "macos", "x86_64"),
+        "problem",
         "an Intel Mac: PyTorch's last macOS wheel for Intel is {intel_mac_newest}, older than the PyTorch this course "
         "is tested on ({lowest} and later), and it has no GPU backend for this Mac",
         "Run the course on Colab or Kaggle: open a notebook from the links at its top "
         f"({COLAB_GPU}; {KAGGLE_GPU} for every cell). Everything there is free and needs only a browser.",
     ),
     Advice(
-        "mac-torch-without-mps", "mac", ("no_gpu", "macos", "not mps_built"), "note",
+        "mac-torch-without-mps",
+        "mac",
+        ("no_gpu", "macos", "not mps_built"),
+        "note",
         "a Mac, but this torch {torch_version} is built without MPS, so it cannot use the Apple GPU",
         "Install the ordinary macOS arm64 wheel from PyPI (`pip install --force-reinstall torch`), then restart the "
         "kernel. Until then every notebook runs to the end on the CPU.",
@@ -365,81 +395,117 @@ FINDINGS: tuple[Advice, ...] = (
     # An older torch whose MPS works on this macOS, where the tables have one (2.8.0 on macOS 13: MAC_WHEEL_TAGS,
     # MPS_NEEDS_MACOS, docs/mac.md).
     Advice(
-        "mac-too-old-for-mps-older-torch", "mac", ("macos_too_old_for_mps", "an_older_torch_has_mps"),
-        "problem", _MPS_UNAVAILABLE,
+        "mac-too-old-for-mps-older-torch",
+        "mac",
+        ("macos_too_old_for_mps", "an_older_torch_has_mps"),
+        "problem",
+        _MPS_UNAVAILABLE,
         "Update macOS (System Settings > General > Software Update) or keep this macOS and install torch {mps_here}, "
         "the newest release whose MPS works on macOS {macos_version} (`pip install 'torch=={mps_here}'`), then restart "
         "the kernel. " + _CPU_UNTIL,
     ),
     Advice(
-        "mac-too-old-for-mps", "mac", ("macos_too_old_for_mps",), "problem", _MPS_UNAVAILABLE,
+        "mac-too-old-for-mps",
+        "mac",
+        ("macos_too_old_for_mps",),
+        "problem",
+        _MPS_UNAVAILABLE,
         "Update macOS (System Settings > General > Software Update), then restart the kernel. " + _CPU_UNTIL,
     ),
     Advice(
-        "mac-virtual-machine", "mac", ("mps_unavailable", "virtual_machine"), "problem",
+        "mac-virtual-machine",
+        "mac",
+        ("mps_unavailable", "virtual_machine"),
+        "problem",
         "MPS is built into this torch but not available, and this macOS runs in a virtual machine: PyTorch skips a "
         "GPU that does not support Metal 2.0, as a virtual machine's often does not.{mps_warned}",
         f"Run the course on the Mac itself rather than in a virtual machine. {_CPU_UNTIL} {_FREE_GPU}",
     ),
     Advice(
-        "mps-unavailable", "mac", ("mps_unavailable",), "problem",
-        "MPS is built into this torch but torch.backends.mps.is_available() is False on this Mac (macOS {macos}, "
-        "{machine}).{mps_warned}",
+        "mps-unavailable",
+        "mac",
+        ("mps_unavailable",),
+        "problem",
+        "MPS is built into this torch but torch.backends.mps.is_available() is False on this Mac (macOS {macos}, {machine}).{mps_warned}",
         "Check that this is an Apple-silicon Mac (Apple menu > About This Mac shows an M-series chip) running macOS "
         "{mps_needs} or later, outside a virtual machine, then restart the kernel. " + _CPU_UNTIL,
     ),
     # ---- what runs for real
     Advice(
-        "cpu-only", "machine",
-        ("no_gpu", "not xpu", "not mps_available", "not mps_built", "not macos"), "ok",
-        "no accelerator: every notebook runs to the end on the CPU, and each GPU-only cell says what it skipped and "
-        "what it would show",
+        "cpu-only",
+        "machine",
+        ("no_gpu", "not xpu", "not mps_available", "not mps_built", "not macos"),
+        "ok",
+        "no accelerator: every notebook runs to the end on the CPU, and each GPU-only cell says what it skipped and what it would show",
         "For the GPU parts, a free GPU is one click away: open the notebook from the links at its top. One GPU: "
         f"{COLAB_GPU} (or Kaggle). Two GPUs, for every cell: {KAGGLE_GPU}.",
         after_problem=False,
     ),
     Advice(
-        "xpu", "machine", ("no_gpu", "xpu"), "ok",
+        "xpu",
+        "machine",
+        ("no_gpu", "xpu"),
+        "ok",
         "Intel GPU found (XPU): {xpu_name}. The cells for any accelerator run on `xpu` for real (tensors, copies, "
         "models, the cross-device errors, honest timing); the CUDA-only cells (the current CUDA device, streams, "
         "pinned-memory DMA, NCCL, the caching allocator's statistics) skip and say what CUDA shows.",
         "Nothing to do. " + _FREE_GPU,
     ),
     Advice(
-        "one-gpu-kaggle", "machine", ("one_gpu", "kaggle"), "ok",
+        "one-gpu-kaggle",
+        "machine",
+        ("one_gpu", "kaggle"),
+        "ok",
         "one GPU: {gpu_name}. Everything but the two-GPU cells runs for real.",
         _SKIP_TWO + "For them, choose Settings > Accelerator > GPU T4 x2 and run the notebook again.",
     ),
     Advice(
-        "one-gpu-colab", "machine", ("one_gpu", "colab"), "ok",
+        "one-gpu-colab",
+        "machine",
+        ("one_gpu", "colab"),
+        "ok",
         "one GPU: {gpu_name}. Everything but the two-GPU cells runs for real.",
         _SKIP_TWO + f"Colab lends one GPU; for two, open the notebook on Kaggle ({KAGGLE_GPU}).",
     ),
     Advice(
-        "one-gpu", "machine", ("one_gpu",), "ok",
+        "one-gpu",
+        "machine",
+        ("one_gpu",),
+        "ok",
         "one GPU: {gpu_name}. Everything but the two-GPU cells runs for real.",
         _SKIP_TWO + f"For them, open the notebook on Kaggle from the link at its top ({KAGGLE_GPU}).",
     ),
     Advice(
-        "several-gpus", "machine", ("several_gpus",), "ok",
+        "several-gpus",
+        "machine",
+        ("several_gpus",),
+        "ok",
         "{gpu_count} GPUs ({gpu_names}): every cell of the course runs for real.",
     ),
     # ---- settings and releases
     Advice(
-        "cuda-visible-devices", "visible", ("cuda_visible_devices_set",), "note",
+        "cuda-visible-devices",
+        "visible",
+        ("cuda_visible_devices_set",),
+        "note",
         "CUDA_VISIBLE_DEVICES={cuda_visible_devices!r}: torch sees only those GPUs, renumbered from 0",
         "Unset it (before starting Jupyter) to see every GPU.",
     ),
     Advice(
-        "torch-too-old", "version", ("torch_older_than_tested",), "problem",
+        "torch-too-old",
+        "version",
+        ("torch_older_than_tested",),
+        "problem",
         "torch {torch_version} is older than {lowest}, the oldest PyTorch this course is tested on: parts of "
         "torch.accelerator the course uses are missing or named differently, and cells that prove a claim of this "
         "course may fail",
-        f"Upgrade: `pip install 'torch>={{lowest}}'` (or `{CPU_WHEEL_INSTALL}` on a machine without an NVIDIA GPU), "
-        "then restart the kernel.",
+        f"Upgrade: `pip install 'torch>={{lowest}}'` (or `{CPU_WHEEL_INSTALL}` on a machine without an NVIDIA GPU), then restart the kernel.",
     ),
     Advice(
-        "torch-newer-than-tested", "version", ("torch_newer_than_tested",), "note",
+        "torch-newer-than-tested",
+        "version",
+        ("torch_newer_than_tested",),
+        "note",
         "torch {torch_version} is newer than {highest}, the newest PyTorch this course is tested on",
         "It should work; if a cell's claim fails, PyTorch changed what the course describes: please report it, and "
         "meanwhile `pip install 'torch=={highest}'`.",
@@ -491,5 +557,4 @@ def preflight(facts: MachineFacts | None = None) -> Preflight:
     """Say what this machine can run of the course, and exactly what to do about each gap."""
     f = facts if facts is not None else collect_facts()
     level = _level(f)
-    return Preflight(level=level, gpu_count=_gpus(f), findings=findings(f),
-                     accelerator=level if level in ("mps", "xpu") else None)
+    return Preflight(level=level, gpu_count=_gpus(f), findings=findings(f), accelerator=level if level in ("mps", "xpu") else None)

@@ -320,9 +320,7 @@ def _as_manager(manager: Any, label: str) -> Any:
         built = manager()
         if hasattr(built, "__enter__") and hasattr(built, "__exit__"):
             return built
-        raise TypeError(
-            f"scope {label!r}: the function returned {type(built).__name__}, which is not a context manager."
-        )
+        raise TypeError(f"scope {label!r}: the function returned {type(built).__name__}, which is not a context manager.")
     raise TypeError(
         f"scope {label!r}: expected a context manager such as torch.cuda.device(1), or a function returning one, "
         f"got {type(manager).__name__}: {manager!r}."

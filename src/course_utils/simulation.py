@@ -61,9 +61,16 @@ class SimulatedRun:
     def _repr_html_(self) -> str:
         shown = getattr(self.value, "_repr_html_", None)
         body = markup(shown()) if shown is not None else pre(repr(self.value))
-        return card(CAUTION, self.title, ", not a run: ", tag("code", self.program),
-                    f" on {self.gpus} simulated GPUs, cuda:{self.start} current at the start", LINE_BREAK, body,
-                    tag("i", f"this machine: {self.here}"))
+        return card(
+            CAUTION,
+            self.title,
+            ", not a run: ",
+            tag("code", self.program),
+            f" on {self.gpus} simulated GPUs, cuda:{self.start} current at the start",
+            LINE_BREAK,
+            body,
+            tag("i", f"this machine: {self.here}"),
+        )
 
 
 def on_simulated_gpus(program: Callable[..., Any], *args: Any, gpus: int = 2, start: int = 0) -> SimulatedRun:
@@ -74,15 +81,15 @@ def on_simulated_gpus(program: Callable[..., Any], *args: Any, gpus: int = 2, st
     outside the simulation, so returning one is refused.
     """
     if not callable(program):
-        raise TypeError(f"on_simulated_gpus expects a function to run, got {type(program).__name__}: {program!r}. "
-                        "Pass the function itself: on_simulated_gpus(set_device_in_scopes), without ().")
+        raise TypeError(
+            f"on_simulated_gpus expects a function to run, got {type(program).__name__}: {program!r}. "
+            "Pass the function itself: on_simulated_gpus(set_device_in_scopes), without ()."
+        )
     if not isinstance(gpus, int) or isinstance(gpus, bool) or gpus < 1:
         raise ValueError(f"gpus should be a whole number of GPUs, 1 or more, got {gpus!r}. Try gpus=2.")
     if not isinstance(start, int) or isinstance(start, bool) or not 0 <= start < gpus:
-        raise ValueError(f"start should be the index of one of the {gpus} simulated GPUs (0 to {gpus - 1}), "
-                         f"got {start!r}.")
-    here = (f"CUDA with {torch.cuda.device_count()} GPU(s)" if torch.cuda.is_available()
-            else "no CUDA, so the real run above could not show this")
+        raise ValueError(f"start should be the index of one of the {gpus} simulated GPUs (0 to {gpus - 1}), got {start!r}.")
+    here = f"CUDA with {torch.cuda.device_count()} GPU(s)" if torch.cuda.is_available() else "no CUDA, so the real run above could not show this"
     machine = SimulatedMachine(f"{gpus} simulated GPUs", cuda=gpus, mps=False, current=start)
     with simulated(machine), _SimulatedPlacement():
         value = program(*args)
@@ -90,8 +97,9 @@ def on_simulated_gpus(program: Callable[..., Any], *args: Any, gpus: int = 2, st
     call = f"{getattr(program, '__name__', 'program')}({shown})"
     leaked = [leaf for leaf in tree_flatten(value)[0] if isinstance(leaf, _SimulatedCudaTensor)]
     if leaked:
-        raise ValueError(f"{call} returned a tensor on simulated {leaked[0].device}: outside the simulation it "
-                         "means nothing. Return str(t.device) instead.")
+        raise ValueError(
+            f"{call} returned a tensor on simulated {leaked[0].device}: outside the simulation it means nothing. Return str(t.device) instead."
+        )
     return SimulatedRun(call, value, gpus, start, here)
 
 
@@ -130,8 +138,10 @@ def _refuse_mixed_devices(func, args, kwargs) -> None:
     tensors = [t for t in tree_flatten((args, kwargs))[0] if isinstance(t, torch.Tensor)]
     devices = sorted({_device_of(t) for t in tensors if isinstance(t, _SimulatedCudaTensor) or t.dim() > 0})
     if len(devices) > 1:
-        raise RuntimeError(f"simulated machine: {getattr(func, '__name__', func)} mixes tensors on {' and '.join(devices)}. "
-                           "Real PyTorch raises a RuntimeError for that (lesson 05); the simulation does not run it.")
+        raise RuntimeError(
+            f"simulated machine: {getattr(func, '__name__', func)} mixes tensors on {' and '.join(devices)}. "
+            "Real PyTorch raises a RuntimeError for that (lesson 05); the simulation does not run it."
+        )
 
 
 def _plain(t: torch.Tensor) -> torch.Tensor:
@@ -144,8 +154,9 @@ def _cuda_index(device: torch.device) -> int:
     index = torch.cuda._get_device_index(device, optional=True)
     count = torch.cuda.device_count()
     if not 0 <= index < count:
-        raise RuntimeError(f"simulated machine: there is no cuda:{index}, it has {count} GPU(s); "
-                           "a real one raises a CUDA error (invalid device ordinal)")
+        raise RuntimeError(
+            f"simulated machine: there is no cuda:{index}, it has {count} GPU(s); a real one raises a CUDA error (invalid device ordinal)"
+        )
     return index
 
 
@@ -153,8 +164,10 @@ def _moved(t: torch.Tensor, device: torch.device) -> torch.Tensor:
     if device.type != "cuda" and not isinstance(t, _SimulatedCudaTensor):
         return torch.Tensor.to(t, device)  # a real move (to meta, or the CPU): this mode is off inside its handler
     if isinstance(t, torch.nn.Parameter):
-        raise RuntimeError("simulated machine: moving a module's parameters is not simulated (the module would keep "
-                           "them in host memory and say so); the lesson's programs move tensors only.")
+        raise RuntimeError(
+            "simulated machine: moving a module's parameters is not simulated (the module would keep "
+            "them in host memory and say so); the lesson's programs move tensors only."
+        )
     if device.type != "cuda":
         return _plain(t).to(device)
     index = _cuda_index(device)
@@ -182,8 +195,7 @@ class _SimulatedPlacement(TorchFunctionMode):
             return func(*args, **kwargs)
         if func is torch.Tensor.cuda:
             asked = args[1] if len(args) > 1 else kwargs.get("device")
-            return _moved(args[0], torch.device("cuda", _cuda_index(torch.device("cuda") if asked is None
-                                                                      else _as_cuda(asked))))
+            return _moved(args[0], torch.device("cuda", _cuda_index(torch.device("cuda") if asked is None else _as_cuda(asked))))
         if func is torch.Tensor.cpu:
             return _moved(args[0], torch.device("cpu"))
         if func is torch.Tensor.to:

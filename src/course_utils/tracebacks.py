@@ -82,8 +82,7 @@ def _chain(value: BaseException | None) -> list[BaseException]:
     seen: list[BaseException] = []
     while value is not None and all(value is not s for s in seen):
         seen.append(value)
-        value = value.__cause__ if value.__cause__ is not None else (
-            None if value.__suppress_context__ else value.__context__)
+        value = value.__cause__ if value.__cause__ is not None else (None if value.__suppress_context__ else value.__context__)
     return seen
 
 
@@ -99,8 +98,14 @@ def _with_notes(stb: list[str], chain: list[tuple[BaseException, int]]) -> list[
     cursor, missed = 1, 0  # part 0 is the rule above the traceback
     for exc, hidden in chain:
         names = (type(exc).__name__, f"{type(exc).__module__}.{type(exc).__qualname__}")
-        at = next((i for i in range(cursor, len(stb)) if _ANSI.sub("", stb[i]).lstrip().startswith(names)
-                   and "Traceback (most recent call last)" not in stb[i]), None)
+        at = next(
+            (
+                i
+                for i in range(cursor, len(stb))
+                if _ANSI.sub("", stb[i]).lstrip().startswith(names) and "Traceback (most recent call last)" not in stb[i]
+            ),
+            None,
+        )
         if at is None:
             missed += hidden
             continue
@@ -136,12 +141,10 @@ def _short_traceback_shown(shell, etype, value, tb, tb_offset) -> bool:
     from IPython.core.error import UsageError  # here: the filter above needs no IPython
 
     chain = _chain(value)
-    if (issubclass(etype, (SyntaxError, UsageError)) or hasattr(value, "_render_traceback_")
-            or any(isinstance(e, _GROUPS) for e in chain)):
+    if issubclass(etype, (SyntaxError, UsageError)) or hasattr(value, "_render_traceback_") or any(isinstance(e, _GROUPS) for e in chain):
         return False
     folder = torch_folder()
-    shortened = {id(e): shorten(tb if e is value else e.__traceback__, lambda f: inside_torch(f, folder))
-                 for e in chain}
+    shortened = {id(e): shorten(tb if e is value else e.__traceback__, lambda f: inside_torch(f, folder)) for e in chain}
     hidden = sum(n for _, n in shortened.values())
     if hidden == 0:
         return False

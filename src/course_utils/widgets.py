@@ -58,8 +58,9 @@ class TransferExplorer:
     status line and plot title say so).
     """
 
-    def __init__(self, device: str | torch.device | None = None, *, measure: Measure | None = None,
-                 initial_size: int | None = None, run_now: bool = True):
+    def __init__(
+        self, device: str | torch.device | None = None, *, measure: Measure | None = None, initial_size: int | None = None, run_now: bool = True
+    ):
         self.device = check_device(None) if device is None else torch.device(device)
         self.measure = default_measure if measure is None else measure
         self.results: dict[tuple, Transfer] = {}  # latest result per (variant, size)
@@ -70,16 +71,14 @@ class TransferExplorer:
         options = size_options(self.device)
         sizes = [n for _, n in options]
         start = initial_size if initial_size in sizes else sizes[len(sizes) // 2]
-        self.size = widgets.SelectionSlider(options=options, value=start, description="size",
-                                            continuous_update=False)
-        self.direction = widgets.ToggleButtons(options=list(EXPLORER_DIRECTIONS), value="h2d",
-                                               description="direction")
+        self.size = widgets.SelectionSlider(options=options, value=start, description="size", continuous_update=False)
+        self.direction = widgets.ToggleButtons(options=list(EXPLORER_DIRECTIONS), value="h2d", description="direction")
         pinnable = can_pin(self.device)
-        self.pinned = widgets.Checkbox(value=False, description="pinned", disabled=not pinnable,
-                                       tooltip="" if pinnable else "pinned memory needs a CUDA device")
+        self.pinned = widgets.Checkbox(
+            value=False, description="pinned", disabled=not pinnable, tooltip="" if pinnable else "pinned memory needs a CUDA device"
+        )
         self.non_blocking = widgets.Checkbox(value=False, description="non_blocking")
-        self.run_button = widgets.Button(description="Run", button_style="primary",
-                                         tooltip="measure the current settings again")
+        self.run_button = widgets.Button(description="Run", button_style="primary", tooltip="measure the current settings again")
         self.progress = widgets.IntProgress(value=0, min=0, max=1, description="progress")
         self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="760px"))
         self.image.add_class("transfer-explorer-image")
@@ -87,11 +86,17 @@ class TransferExplorer:
         self.status.add_class("transfer-explorer-status")
         self.plot = widgets.VBox([self.image, self.status])
         self.plot.add_class("transfer-explorer-plot")
-        banner = [] if self.device.type != "cpu" else [
-            widgets.HTML(markup(tag("b", STAND_IN), ": every copy here is CPU-to-CPU, not PCIe."))]
+        banner = [] if self.device.type != "cpu" else [widgets.HTML(markup(tag("b", STAND_IN), ": every copy here is CPU-to-CPU, not PCIe."))]
         self.root = widgets.VBox(
-            banner + [self.size, self.direction, widgets.HBox([self.pinned, self.non_blocking]),
-                      widgets.HBox([self.run_button, self.progress]), self.plot])
+            banner
+            + [
+                self.size,
+                self.direction,
+                widgets.HBox([self.pinned, self.non_blocking]),
+                widgets.HBox([self.run_button, self.progress]),
+                self.plot,
+            ]
+        )
         self.root.add_class("transfer-explorer")
 
         for control in (self.size, self.direction, self.pinned, self.non_blocking):
@@ -102,8 +107,7 @@ class TransferExplorer:
 
     def request(self) -> Request:
         """What the controls ask for now."""
-        return Request(int(self.size.value), self.direction.value, bool(self.pinned.value),
-                       bool(self.non_blocking.value))
+        return Request(int(self.size.value), self.direction.value, bool(self.pinned.value), bool(self.non_blocking.value))
 
     def update(self) -> Transfer | None:
         """Measure what the controls say, then redraw; on failure show the error instead of raising."""

@@ -226,7 +226,12 @@ def start(scratch: Path, timeout: float = 90.0) -> LabServer:
         command.append("--allow-root")  # CI containers run as root; Jupyter refuses without this
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            command,
+            cwd=root,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
             start_new_session=True,  # its own process group: stop() ends the kernels too
             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
         )

@@ -87,10 +87,7 @@ def problems_in(source: nbformat.NotebookNode, saved: nbformat.NotebookNode, cel
             problems.append(f"{where} ({first_line!r}): tagged raises-exception but shows no error in Lab")
         # The page and the kernel must agree (guards the DOM reading itself).
         if bool(kernel_errors(after)) != bool(shown):
-            problems.append(
-                f"{where}: the page {'shows' if shown else 'shows no'} error but the kernel sent "
-                f"{kernel_errors(after) or 'none'}"
-            )
+            problems.append(f"{where}: the page {'shows' if shown else 'shows no'} error but the kernel sent {kernel_errors(after) or 'none'}")
         placeholders = [out.text for out in view.outputs if any(p in out.text for p in lab_page.WIDGET_PLACEHOLDERS)]
         if has_widget_output(after) and not any(o.widget_ok for o in view.outputs):
             fallback = [o.text for o in view.outputs if lab_page.WIDGET_FALLBACK.match(o.text)]
@@ -191,7 +188,9 @@ SELFTEST_CELLS = [
     ("code", "import warnings\nwarnings.warn('only a warning, on stderr')\n1", None),
     ("code", "raise ValueError('a deliberate error')", ["raises-exception"]),
     ("code", "1 + 1  # tagged, but does not raise", ["raises-exception"]),
-    ("code", '''import struct, zlib
+    (
+        "code",
+        '''import struct, zlib
 import ipywidgets as w
 
 def png(shade: int) -> bytes:
@@ -209,7 +208,9 @@ plot = w.VBox([image, status]); plot.add_class("transfer-explorer-plot")
 root = w.VBox([size, plot]); root.add_class("transfer-explorer")
 size.observe(lambda change: (setattr(image, "value", png(change["new"])),
                              setattr(status, "value", f"size {change['new']}")), names="value")
-root''', None),
+root''',
+        None,
+    ),
     ("code", "1 / 0", None),
     ("code", "print('never runs: Run All stopped at the error above')", None),
 ]
@@ -276,9 +277,11 @@ def test_a_lesson_opens_with_its_deeper_blocks_folded(lab_window, artifacts):
                 continue  # nested in a folded block: hidden with it
             view = views[b.heading]
             if not (view.shown and view.folded and re.match(rf"{len(b.cells)} cells? hidden", view.hidden_label)):
-                problems.append(f"cell {b.heading}: the Deeper heading should show folded with "
-                                f"'{len(b.cells)} cells hidden' (shown {view.shown}, folded {view.folded}, "
-                                f"label {view.hidden_label!r})")
+                problems.append(
+                    f"cell {b.heading}: the Deeper heading should show folded with "
+                    f"'{len(b.cells)} cells hidden' (shown {view.shown}, folded {view.folded}, "
+                    f"label {view.hidden_label!r})"
+                )
         assert not problems, f"{relative} as opened in Lab:\n" + "\n".join(problems)
 
         first = next(b for b in folds if b.heading not in hidden)
@@ -286,7 +289,8 @@ def test_a_lesson_opens_with_its_deeper_blocks_folded(lab_window, artifacts):
         after = lab_page.read_folding(page)
         still = [i for i in first.cells if not after[i].shown]
         assert not after[first.heading].folded and not still, (
-            f"after a click on the toggle of cell {first.heading}, cells {still} are still hidden")
+            f"after a click on the toggle of cell {first.heading}, cells {still} are still hidden"
+        )
         lab_page.screenshot_notebook(page, artifacts / f"{FOLDED_LESSON.stem}.unfolded.png")
         window_closed = True
         lab_window.close_current()

@@ -146,7 +146,7 @@ def test_every_page_renders_without_errors_and_its_links_resolve(browser, site_u
         problems += [f"{name}: {p}" for p in watch.problems]
         for href in links:
             if href.startswith(site_url):
-                problem = _target_problem(href[len(site_url):] or "/", site_url, site_dir)
+                problem = _target_problem(href[len(site_url) :] or "/", site_url, site_dir)
                 if problem:
                     problems.append(f"{name}: link {problem}")
     assert not problems, "\n".join(problems)
@@ -156,8 +156,7 @@ def test_no_page_names_a_script_or_stylesheet_from_outside_the_site(site_dir):
     """What the browser test blocks at run time, read from the HTML: no CDN for MathJax, require.js,
     widgets, fonts or the theme, on any page, used or not."""
     outside = re.compile(r"<(script|link)\b[^>]*\b(src|href)=[\"'](https?:)?//[^\"']*", re.IGNORECASE)
-    found = [f"{name}: {m.group(0)}" for name in html_pages(site_dir)
-             for m in outside.finditer((site_dir / name).read_text(encoding="utf-8"))]
+    found = [f"{name}: {m.group(0)}" for name in html_pages(site_dir) for m in outside.finditer((site_dir / name).read_text(encoding="utf-8"))]
     assert not found, "\n".join(found)
 
 

@@ -13,21 +13,22 @@ _NO_CUDA = ("cpu-build", "no-driver")
 
 def _machine(rng: random.Random, cuda: int, mps: bool, current: int = 0, no_cuda: str | None = None) -> SimulatedMachine:
     no_cuda = no_cuda or rng.choice(_NO_CUDA)
-    words = [f"{cuda} CUDA GPU{'s' if cuda != 1 else ''}" if cuda else
-             ("a CPU-only build of torch" if no_cuda == "cpu-build" else "a CUDA build of torch but no driver"),
-             "MPS" if mps else "no MPS"]
+    words = [
+        f"{cuda} CUDA GPU{'s' if cuda != 1 else ''}"
+        if cuda
+        else ("a CPU-only build of torch" if no_cuda == "cpu-build" else "a CUDA build of torch but no driver"),
+        "MPS" if mps else "no MPS",
+    ]
     if cuda:
         words.append(f"cuda:{current} current")
-    return SimulatedMachine("a machine with " + ", ".join(words), cuda=cuda, mps=mps, current=current,
-                            no_cuda=no_cuda)
+    return SimulatedMachine("a machine with " + ", ".join(words), cuda=cuda, mps=mps, current=current, no_cuda=no_cuda)
 
 
 def best_device(rng: random.Random) -> list[tuple[SimulatedMachine, str]]:
     """9 to 12 machines, each kind of answer at least three times, one CUDA machine with MPS too, in a drawn order
     (a replayed sequence of answers matches one in thousands)."""
     rows = []
-    for k, kind in enumerate(("cuda", "mps", "cpu") * 3 +
-                             tuple(rng.choice(("cuda", "mps", "cpu")) for _ in range(rng.randint(0, 3)))):
+    for k, kind in enumerate(("cuda", "mps", "cpu") * 3 + tuple(rng.choice(("cuda", "mps", "cpu")) for _ in range(rng.randint(0, 3)))):
         cuda = rng.randint(1, 8) if kind == "cuda" else 0
         # the first CUDA machine has MPS too (CUDA wins: an answer that asks MPS first is wrong there)
         mps = (k == 0 or rng.random() < 0.5) if kind == "cuda" else kind == "mps"
@@ -79,8 +80,9 @@ def _shaped_mask(rng: random.Random, shape: str) -> tuple[str, int]:
     elif shape == "cut-then-repeat":
         tail = [rng.randint(physical, physical + 6), rng.choice(listed)]
     else:
-        tail = [rng.randint(physical, physical + 6)] + rng.sample([i for i in range(physical) if i not in listed],
-                                                                  rng.randint(0, physical - len(listed)))[:2]
+        tail = [rng.randint(physical, physical + 6)] + rng.sample(
+            [i for i in range(physical) if i not in listed], rng.randint(0, physical - len(listed))
+        )[:2]
     entries = [" " * rng.randint(0, 1) + str(i) for i in listed + tail]
     return ",".join(entries), physical
 
@@ -101,18 +103,36 @@ def visible_gpus(rng: random.Random) -> list[tuple[str, int, list[int]]]:
     return rows
 
 
-_GPU_NAMES = ("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-40GB", "NVIDIA L4", "Tesla V100-SXM2-16GB",
-              "NVIDIA GeForce RTX 3090", "NVIDIA RTX A6000", "NVIDIA A10G", "NVIDIA GeForce GTX 1080 Ti")
+_GPU_NAMES = (
+    "NVIDIA H100 80GB HBM3",
+    "NVIDIA A100-SXM4-40GB",
+    "NVIDIA L4",
+    "Tesla V100-SXM2-16GB",
+    "NVIDIA GeForce RTX 3090",
+    "NVIDIA RTX A6000",
+    "NVIDIA A10G",
+    "NVIDIA GeForce GTX 1080 Ti",
+)
 
 
 def describe_gpu(rng: random.Random) -> list[tuple[SimpleNamespace, str]]:
     """Three GPUs with drawn names, capabilities, memory sizes and SM counts, and the exercise's sentence for each."""
     rows = []
     for name in rng.sample(_GPU_NAMES, 3):
-        props = SimpleNamespace(name=name, major=rng.randint(5, 10), minor=rng.randint(0, 9),
-                                total_memory=rng.randint(2 * 1024**3, 190 * 1024**3), multi_processor_count=rng.randint(8, 160))
-        rows.append((props, f"{props.name}: compute capability {props.major}.{props.minor}, "
-                            f"{props.total_memory / 1024**3:.1f} GiB, {props.multi_processor_count} SMs"))
+        props = SimpleNamespace(
+            name=name,
+            major=rng.randint(5, 10),
+            minor=rng.randint(0, 9),
+            total_memory=rng.randint(2 * 1024**3, 190 * 1024**3),
+            multi_processor_count=rng.randint(8, 160),
+        )
+        rows.append(
+            (
+                props,
+                f"{props.name}: compute capability {props.major}.{props.minor}, "
+                f"{props.total_memory / 1024**3:.1f} GiB, {props.multi_processor_count} SMs",
+            )
+        )
     return rows
 
 

@@ -38,8 +38,9 @@ _KEYS = ("x", "y", "mask", "ids", "name", "labels", "weights", "lengths", "token
 
 
 def _plain(local: random.Random):
-    return local.choice(([local.randrange(99) for _ in range(local.randint(1, 3))], f"batch-{local.randrange(10**5)}",
-                         (local.randrange(99),), None))
+    return local.choice(
+        ([local.randrange(99) for _ in range(local.randint(1, 3))], f"batch-{local.randrange(10**5)}", (local.randrange(99),), None)
+    )
 
 
 def move_batch(rng: random.Random):
@@ -74,9 +75,13 @@ def build_on(rng: random.Random) -> list[tuple[str, int, int]]:
     return [(where, rng.randint(1, 9), rng.randint(1, 9)) for where in wheres]
 
 
-_HOW_SAID = {"plain": "a CPU {dtype} tensor", "grad": "a CPU {dtype} tensor that requires grad",
-             "transposed": "a non-contiguous {dtype} view", "simulated-gpu": "a {dtype} tensor on cuda:0 (simulated)",
-             "simulated-gpu-grad": "a {dtype} tensor on cuda:0 that requires grad (simulated)"}
+_HOW_SAID = {
+    "plain": "a CPU {dtype} tensor",
+    "grad": "a CPU {dtype} tensor that requires grad",
+    "transposed": "a non-contiguous {dtype} view",
+    "simulated-gpu": "a {dtype} tensor on cuda:0 (simulated)",
+    "simulated-gpu-grad": "a {dtype} tensor on cuda:0 that requires grad (simulated)",
+}
 
 
 def numpy_copy(rng: random.Random) -> list[tuple[str, object, torch.dtype, str]]:
@@ -87,8 +92,7 @@ def numpy_copy(rng: random.Random) -> list[tuple[str, object, torch.dtype, str]]
     rows = []
     for how in hows:
         grad = how.endswith("grad")
-        dtype = rng.choice((torch.float32, torch.float64) if grad else (torch.float32, torch.float64, torch.int64,
-                                                                        torch.int32))
+        dtype = rng.choice((torch.float32, torch.float64) if grad else (torch.float32, torch.float64, torch.int64, torch.int32))
         shape = (rng.randint(2, 4), rng.randint(2, 4)) if how == "transposed" else (rng.randint(1, 6),)
         what = _HOW_SAID[how].format(dtype=str(dtype).removeprefix("torch."))
         rows.append((what, _values(rng, dtype, shape), dtype, how))

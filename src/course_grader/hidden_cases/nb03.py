@@ -14,8 +14,13 @@ def register_tensor_attributes(rng: random.Random) -> dict:
     """The values of ``checks.nb03._Buggy``'s tensor attributes, as ``checks.nb03.BUGGY``: a drawn width (2 to
     6), drawn means, standard deviations (positive), factors and step count."""
     width = rng.randint(2, 6)
-    return {"width": width, "mean": _quarters(rng, width), "std": _quarters(rng, width, low=1),
-            "factor": _quarters(rng, width), "steps": rng.randint(0, 500)}
+    return {
+        "width": width,
+        "mean": _quarters(rng, width),
+        "std": _quarters(rng, width, low=1),
+        "factor": _quarters(rng, width),
+        "steps": rng.randint(0, 500),
+    }
 
 
 _KINDS = ("linear", "buffer", "batchnorm", "attribute", "relu")

@@ -72,11 +72,10 @@ def simulate(rng: random.Random) -> list[tuple[int, tuple[tuple, ...], tuple[int
     # and, as the public programs, a set_device inside a block that restores nothing: its exit keeps it
     gpus = rng.randint(2, 8)
     start = rng.randrange(gpus)
-    program = [*_program(rng, gpus)[:rng.randint(0, 2)], rng.choice((("device", -1), ("device_of", "cpu")))]
+    program = [*_program(rng, gpus)[: rng.randint(0, 2)], rng.choice((("device", -1), ("device_of", "cpu")))]
     current = after_each_step(start, program)[-1]
     program += [("set_device", rng.choice([i for i in range(gpus) if i != current])), ("exit",), ("read",)]
-    program += [("exit",)] * (sum(s[0] in ("device", "device_of", "torch.device") for s in program) -
-                              sum(s[0] == "exit" for s in program))
+    program += [("exit",)] * (sum(s[0] in ("device", "device_of", "torch.device") for s in program) - sum(s[0] == "exit" for s in program))
     rows.insert(rng.randrange(40), (start, tuple(program), tuple(after_each_step(start, program))))
     return rows
 
@@ -85,9 +84,15 @@ _SPECS = ("x.cuda()", "x.cuda(i)", "'cuda'", "'cuda:i'", "device('cuda')", "devi
 
 
 def _spec(rng: random.Random, kind: str, index: int):
-    return {"x.cuda()": None, "x.cuda(i)": index, "'cuda'": "cuda", "'cuda:i'": f"cuda:{index}",
-            "device('cuda')": torch.device("cuda"), "device('cuda', i)": torch.device("cuda", index),
-            "other": rng.choice(("cpu", torch.device("cpu"), "meta", torch.device("meta")))}[kind]
+    return {
+        "x.cuda()": None,
+        "x.cuda(i)": index,
+        "'cuda'": "cuda",
+        "'cuda:i'": f"cuda:{index}",
+        "device('cuda')": torch.device("cuda"),
+        "device('cuda', i)": torch.device("cuda", index),
+        "other": rng.choice(("cpu", torch.device("cpu"), "meta", torch.device("meta"))),
+    }[kind]
 
 
 def where_it_lands(spec, current: int) -> str:

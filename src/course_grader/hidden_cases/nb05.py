@@ -13,29 +13,48 @@ from course_utils.checks.nb05 import Pair
 # holes what it fills in at run time. Every row is drawn once per judging, in a drawn order.
 MESSAGE_TEMPLATES: tuple[tuple[str, str], ...] = (
     ("move-to-one-device", "Expected all tensors to be on the same device, but found at least two devices, {dev} and {dev2}!"),
-    ("move-to-one-device", "Expected all tensors to be on the same device, but got mat1 is on {dev}, different from other "
-                           "tensors on {dev2} (when checking argument in method wrapper_CUDA_addmm)"),
-    ("move-to-one-device", "Expected all tensors to be on the same device, but found at least two devices, {dev} and "
-                           "{dev2}! (when checking argument for argument index in method wrapper_CUDA__index_select)"),
+    (
+        "move-to-one-device",
+        "Expected all tensors to be on the same device, but got mat1 is on {dev}, different from other "
+        "tensors on {dev2} (when checking argument in method wrapper_CUDA_addmm)",
+    ),
+    (
+        "move-to-one-device",
+        "Expected all tensors to be on the same device, but found at least two devices, {dev} and "
+        "{dev2}! (when checking argument for argument index in method wrapper_CUDA__index_select)",
+    ),
     ("move-to-one-device", "Tensor on device {dev} is not on the expected device {dev2}!"),
-    ("move-to-one-device", "Expected object of type torch.cuda.{kind}Tensor but found type torch.{kind}Tensor for "
-                           "argument #{n} '{arg}'"),
+    ("move-to-one-device", "Expected object of type torch.cuda.{kind}Tensor but found type torch.{kind}Tensor for argument #{n} '{arg}'"),
     ("index-to-table-device", "indices should be either on cpu or on the same device as the indexed tensor ({dev})"),
-    ("map-location", "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you "
-                     "are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') "
-                     "to map your storages to the CPU."),
-    ("map-location", "Attempting to deserialize object on CUDA device {gpu} but torch.cuda.device_count() is {count}. "
-                     "Please use torch.load with map_location to map your storages to an existing device."),
-    ("cpu-before-numpy", "can't convert {gpu_name} device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
-                         "host memory first."),
-    ("existing-device-index", "CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously reported "
-                              "at some other API call, so the stacktrace below might be incorrect.\nFor debugging "
-                              "consider passing CUDA_LAUNCH_BLOCKING=1.{dsa}"),
+    (
+        "map-location",
+        "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you "
+        "are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') "
+        "to map your storages to the CPU.",
+    ),
+    (
+        "map-location",
+        "Attempting to deserialize object on CUDA device {gpu} but torch.cuda.device_count() is {count}. "
+        "Please use torch.load with map_location to map your storages to an existing device.",
+    ),
+    ("cpu-before-numpy", "can't convert {gpu_name} device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."),
+    (
+        "existing-device-index",
+        "CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously reported "
+        "at some other API call, so the stacktrace below might be incorrect.\nFor debugging "
+        "consider passing CUDA_LAUNCH_BLOCKING=1.{dsa}",
+    ),
     ("cpu-or-cuda-build", "Torch not compiled with CUDA enabled"),
-    ("cpu-or-cuda-build", "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed "
-                          "a driver from http://www.nvidia.com/Download/index.aspx"),
-    ("optimizer-after-move", "Tensors of the same index must be on the same device and the same dtype except `step` "
-                             "tensors that can be CPU and float32/64 notwithstanding"),
+    (
+        "cpu-or-cuda-build",
+        "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed "
+        "a driver from http://www.nvidia.com/Download/index.aspx",
+    ),
+    (
+        "optimizer-after-move",
+        "Tensors of the same index must be on the same device and the same dtype except `step` "
+        "tensors that can be CPU and float32/64 notwithstanding",
+    ),
     ("not-a-device-error", "mat1 and mat2 shapes cannot be multiplied ({a}x{b} and {c}x{d})"),
     ("not-a-device-error", "expected scalar type {dtype} but found {dtype2}"),
     ("not-a-device-error", "a Tensor with {n} elements cannot be converted to Scalar"),
@@ -51,11 +70,23 @@ def _holes(rng: random.Random) -> dict:
     count = rng.randint(1, 7)
     dtype, dtype2 = rng.sample(_DTYPES, 2)
     a, b, c = (rng.randint(2, 4096) for _ in range(3))
-    return {"dev": dev, "dev2": dev2, "gpu": rng.randint(count, 8), "count": count,
-            "gpu_name": rng.choice([*(f"cuda:{i}" for i in range(8)), "mps:0"]), "kind": rng.choice(_DTYPES[:5]),
-            "n": rng.randint(2, 9), "arg": rng.choice(("other", "self", "mat2", "weight", "index")),
-            "dsa": rng.choice(("", _DSA)), "dtype": dtype, "dtype2": dtype2,
-            "a": a, "b": b, "c": c if c != b else b + 1, "d": rng.randint(2, 4096)}
+    return {
+        "dev": dev,
+        "dev2": dev2,
+        "gpu": rng.randint(count, 8),
+        "count": count,
+        "gpu_name": rng.choice([*(f"cuda:{i}" for i in range(8)), "mps:0"]),
+        "kind": rng.choice(_DTYPES[:5]),
+        "n": rng.randint(2, 9),
+        "arg": rng.choice(("other", "self", "mat2", "weight", "index")),
+        "dsa": rng.choice(("", _DSA)),
+        "dtype": dtype,
+        "dtype2": dtype2,
+        "a": a,
+        "b": b,
+        "c": c if c != b else b + 1,
+        "d": rng.randint(2, 4096),
+    }
 
 
 def fix_for(rng: random.Random) -> list[tuple[str, str]]:

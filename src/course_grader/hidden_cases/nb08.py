@@ -55,8 +55,10 @@ def pick_device(rng: random.Random) -> list[tuple[str, list[dict[str, str]], int
     launches = [_launch(rng, rng.randint(2, 8), rng.randint(2, 3), fewest=2)]
     launches += [_launch(rng, rng.randint(2, 8)) for _ in range(rng.randint(2, 3))] + [_launch(rng, 0)]
     gpus = rng.randint(1, 8)
-    launches += [("plain `python train.py` without torchrun", [{}], gpus, (torch.device("cuda:0"),)),
-                 ("plain `python train.py` without GPU", [{}], 0, (torch.device("cpu"),))]
+    launches += [
+        ("plain `python train.py` without torchrun", [{}], gpus, (torch.device("cuda:0"),)),
+        ("plain `python train.py` without GPU", [{}], 0, (torch.device("cpu"),)),
+    ]
     rng.shuffle(launches)
     return launches
 

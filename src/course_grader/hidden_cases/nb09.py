@@ -119,8 +119,9 @@ def _machine(rng: random.Random, kind: str) -> SimulatedMachine:
         count = rng.randint(1, 8)
         return SimulatedMachine(f"a server with {count} GPUs", cuda=count, mps=False, current=rng.randrange(count))
     no_cuda = rng.choice(("cpu-build", "no-driver"))
-    return SimulatedMachine(f"a {'Mac with MPS' if kind == 'mac' else 'CPU-only machine'} ({no_cuda})", cuda=0,
-                            mps=kind == "mac", no_cuda=no_cuda)
+    return SimulatedMachine(
+        f"a {'Mac with MPS' if kind == 'mac' else 'CPU-only machine'} ({no_cuda})", cuda=0, mps=kind == "mac", no_cuda=no_cuda
+    )
 
 
 def _answers(rows) -> list[tuple[bool, bool]]:
@@ -138,7 +139,7 @@ def machines(rng: random.Random):
         rng.shuffle(kinds)
         rng.shuffle(touches)
         rows = tuple((_machine(rng, kind), touches_cuda) for kind, touches_cuda in zip(kinds, touches))
-        if _answers(rows[:len(LOADER_CASES)]) != _answers(LOADER_CASES):
+        if _answers(rows[: len(LOADER_CASES)]) != _answers(LOADER_CASES):
             return rows
 
 

@@ -110,7 +110,7 @@ def _budget(sizes: list[int], on_cpu: int) -> int:
 _BUDGET_MISTAKES = {
     "no reserve": lambda model, on_cpu: sum(_sizes(model)[:on_cpu]),
     "largest of all": lambda model, on_cpu: sum(_sizes(model)[:on_cpu]) + max(_sizes(model)),
-    "next layer": lambda model, on_cpu: sum(_sizes(model)[:on_cpu]) + sum(_sizes(model)[on_cpu:on_cpu + 1]),
+    "next layer": lambda model, on_cpu: sum(_sizes(model)[:on_cpu]) + sum(_sizes(model)[on_cpu : on_cpu + 1]),
     "no buffers": lambda model, on_cpu: _budget(_sizes(model, buffers=False), on_cpu),
 }
 
@@ -165,7 +165,7 @@ def _budgets(rng: random.Random, sizes: list[int]) -> dict[str, int]:
     """Budgets of 2 or 3 devices that split the layers in drawn places: each device the bytes of its layers, plus
     room short of the next layer (none at times: an exact fit)."""
     devices = rng.choice((["cuda:0", "cuda:1"], ["cuda:0", "cpu"], ["cuda:0", "cuda:1", "cpu"], ["cuda:1", "cuda:0"]))
-    devices = devices[:len(sizes)]
+    devices = devices[: len(sizes)]
     cuts = sorted(rng.sample(range(1, len(sizes)), len(devices) - 1)) + [len(sizes)]
     budgets, start = {}, 0
     for device, end in zip(devices, cuts):
@@ -174,8 +174,7 @@ def _budgets(rng: random.Random, sizes: list[int]) -> dict[str, int]:
     return budgets
 
 
-_MISTAKES = {"numbers": dict(numbers=True), "no buffers": dict(buffers=False), "strict fit": dict(strict=True),
-             "goes back": dict(back=True)}
+_MISTAKES = {"numbers": dict(numbers=True), "no buffers": dict(buffers=False), "strict fit": dict(strict=True), "goes back": dict(back=True)}
 
 
 def _plan_row(rng: random.Random, fits: bool):
@@ -215,7 +214,7 @@ def device_maps(rng: random.Random):
                 rows.append(row)
         rows += [_plan_row(rng, True) for _ in range(rng.randint(4, 6) - len(rows))]
         rng.shuffle(rows)
-        if [row[3] for row in rows[:len(public)]] != public[:len(rows)]:
+        if [row[3] for row in rows[: len(public)]] != public[: len(rows)]:
             return tuple(rows), tuple(_plan_row(rng, False) for _ in range(rng.randint(1, 2)))
 
 
@@ -224,8 +223,7 @@ def device_maps(rng: random.Random):
 # Adagrad fills its state when it is made, for every parameter it holds, trained or not
 _STATE_KEEPERS = (
     (torch.optim.Adam, {}, {"step": "cpu", "exp_avg": "param", "exp_avg_sq": "param"}),
-    (torch.optim.AdamW, {"amsgrad": True},
-     {"step": "cpu", "exp_avg": "param", "exp_avg_sq": "param", "max_exp_avg_sq": "param"}),
+    (torch.optim.AdamW, {"amsgrad": True}, {"step": "cpu", "exp_avg": "param", "exp_avg_sq": "param", "max_exp_avg_sq": "param"}),
     (torch.optim.SGD, {"momentum": 0.9}, {"momentum_buffer": "param"}),
     (torch.optim.SGD, {}, {}),
     (torch.optim.RMSprop, {"momentum": 0.5}, {"step": "cpu", "square_avg": "param", "momentum_buffer": "param"}),
@@ -259,12 +257,16 @@ def state_devices(rng: random.Random):
     while len(rows) < 2:  # first a row with state on the CPU for a parameter on meta, and one with empty state
         row = _state_row(rng)
         devices, needed = row[2], ("split", "empty")[len(rows)]
-        if needed == "empty" and any(not found for found in devices.values()) or needed == "split" and any(
-                found.get("step") == "cpu" and any(d == "meta" for d in found.values()) for found in devices.values()):
+        if (
+            needed == "empty"
+            and any(not found for found in devices.values())
+            or needed == "split"
+            and any(found.get("step") == "cpu" and any(d == "meta" for d in found.values()) for found in devices.values())
+        ):
             rows.append(row)
     rows += [_state_row(rng) for _ in range(rng.randint(2, 4))]
     rng.shuffle(rows)
-    if [row[2] for row in rows[:len(STATE_CASES)]] == [row[2] for row in STATE_CASES[:len(rows)]]:
+    if [row[2] for row in rows[: len(STATE_CASES)]] == [row[2] for row in STATE_CASES[: len(rows)]]:
         return state_devices(rng)
     return tuple(rows)
 
@@ -287,9 +289,12 @@ def _state_row(rng: random.Random):
         devices[name] = {key: where if at == "param" else at for key, at in keeps.items()} if has else {}
     make = _stepped_by(layers, optimizer, options, steps, frozen)
     words = ", ".join(f"{cls.__name__}({', '.join(map(str, shape))}) on {where}" for cls, shape, where in layers)
-    return (f"{optimizer.__name__}({', '.join(f'{k}={v}' for k, v in options.items())}) after {steps} "
-            f"step{'s' * (steps != 1)}, nn.Sequential({words})"
-            + (f", {', '.join(sorted(frozen))} frozen" if frozen else ""), make, devices)
+    return (
+        f"{optimizer.__name__}({', '.join(f'{k}={v}' for k, v in options.items())}) after {steps} "
+        f"step{'s' * (steps != 1)}, nn.Sequential({words})" + (f", {', '.join(sorted(frozen))} frozen" if frozen else ""),
+        make,
+        devices,
+    )
 
 
 RULES = {"10.1": materialize, "10.2": device_maps, "10.3": state_devices, "10.4": cpu_budget}

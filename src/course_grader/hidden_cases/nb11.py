@@ -28,8 +28,7 @@ def autocast_settings(rng: random.Random) -> list[tuple[object, bool, tuple[str,
     """As ``AUTOCAST_CASES``: 7 to 10 (device, bf16_supported, settings), each device type at least once, a GPU
     both with and without bfloat16, and the CPU with the flag False (the CPU's bfloat16 does not ask it)."""
     rows = [(_device(rng, "cuda"), True, _settings("cuda", True)), (_device(rng, "cuda"), False, _settings("cuda", False))]
-    rows += [(_device(rng, kind), flag, _settings(kind, flag))
-             for kind in _TYPES[1:] for flag in [kind != "cpu" and rng.random() < 0.5]]
+    rows += [(_device(rng, kind), flag, _settings(kind, flag)) for kind in _TYPES[1:] for flag in [kind != "cpu" and rng.random() < 0.5]]
     for _ in range(rng.randint(2, 5)):
         kind, flag = rng.choice(_TYPES), rng.random() < 0.5
         rows.append((_device(rng, kind), flag, _settings(kind, flag)))

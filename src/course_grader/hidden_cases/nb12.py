@@ -17,10 +17,19 @@ from course_utils.checks.nb12 import CU126, CU130, KERNEL_MACHINES, PLATFORM_MAC
 
 # (name as torch.cuda.get_device_name gives it, compute capability): NVIDIA's table of CUDA GPUs
 _NVIDIA = (
-    ("Tesla K80", (3, 7)), ("Tesla P100-PCIE-16GB", (6, 0)), ("NVIDIA GeForce GTX 1080", (6, 1)),
-    ("Tesla V100-SXM2-16GB", (7, 0)), ("Tesla T4", (7, 5)), ("NVIDIA A100-SXM4-80GB", (8, 0)), ("NVIDIA A10", (8, 6)),
-    ("NVIDIA GeForce RTX 3090", (8, 6)), ("NVIDIA RTX A6000", (8, 6)), ("NVIDIA L4", (8, 9)),
-    ("NVIDIA GeForce RTX 4090", (8, 9)), ("NVIDIA H100 80GB HBM3", (9, 0)), ("NVIDIA B200", (10, 0)),
+    ("Tesla K80", (3, 7)),
+    ("Tesla P100-PCIE-16GB", (6, 0)),
+    ("NVIDIA GeForce GTX 1080", (6, 1)),
+    ("Tesla V100-SXM2-16GB", (7, 0)),
+    ("Tesla T4", (7, 5)),
+    ("NVIDIA A100-SXM4-80GB", (8, 0)),
+    ("NVIDIA A10", (8, 6)),
+    ("NVIDIA GeForce RTX 3090", (8, 6)),
+    ("NVIDIA RTX A6000", (8, 6)),
+    ("NVIDIA L4", (8, 9)),
+    ("NVIDIA GeForce RTX 4090", (8, 9)),
+    ("NVIDIA H100 80GB HBM3", (9, 0)),
+    ("NVIDIA B200", (10, 0)),
     ("NVIDIA GeForce RTX 5090", (12, 0)),
 )
 _SM = ("sm_50", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120")
@@ -40,8 +49,10 @@ def _server(rng: random.Random, size: int) -> Server:
     models = rng.sample(_NVIDIA[3:], rng.randint(1, 3))
     buses = sorted(rng.sample(range(1, 256), size))
     while True:
-        gpus = tuple(Gpu(name, f"00000000:{bus:02X}:00.0", _uuid(rng), capability)
-                     for bus, (name, capability) in zip(buses, (rng.choice(models) for _ in range(size))))
+        gpus = tuple(
+            Gpu(name, f"00000000:{bus:02X}:00.0", _uuid(rng), capability)
+            for bus, (name, capability) in zip(buses, (rng.choice(models) for _ in range(size)))
+        )
         ties = [rng.random() for _ in gpus]
         order = tuple(sorted(range(size), key=lambda i: (tuple(-c for c in gpus[i].capability), ties[i])))
         if order != tuple(range(size)):
@@ -99,9 +110,15 @@ def _out_of_public_order(rng: random.Random, rows: list, public: list) -> list:
 
 def _kernel_row(gpu: tuple[str, tuple[int, int]], wheel: tuple[str, tuple[str, ...]], gpus: int):
     (name, capability), (cuda, arch) = gpu, wheel
-    return (SimulatedMachine(f"a {name} with a CUDA {cuda} wheel for {' '.join(arch)}", cuda=gpus, mps=False,
-                             build=SimulatedBuild(cuda, arch_list=arch, gpu_name=name, capability=capability)),
-            kernels_for(arch, capability) is not None)
+    return (
+        SimulatedMachine(
+            f"a {name} with a CUDA {cuda} wheel for {' '.join(arch)}",
+            cuda=gpus,
+            mps=False,
+            build=SimulatedBuild(cuda, arch_list=arch, gpu_name=name, capability=capability),
+        ),
+        kernels_for(arch, capability) is not None,
+    )
 
 
 def _split_pair(rng: random.Random, shared: str) -> list:
@@ -129,6 +146,7 @@ def gpu_has_kernels(rng: random.Random) -> list[tuple[SimulatedMachine, bool]]:
     ``kernels_for(arch list, capability) is not None`` on a machine with a GPU. Among them, one GPU model with
     kernels on one machine and none on another, and one wheel likewise: the answer depends on both; and each of
     ``_KERNEL_MISTAKES`` is wrong on one machine at least, as the public rows were chosen to be."""
+
     def caught(row) -> set[str]:
         build = row[0].build
         return {key for key, mistake in _KERNEL_MISTAKES.items() if mistake(build.arch_list, build.capability) != row[1]}
@@ -156,8 +174,11 @@ def gpu_has_kernels(rng: random.Random) -> list[tuple[SimulatedMachine, bool]]:
 # the versions the public table's ROCm and XPU wheels report
 _HIP = next(m.build.hip for m, want in PLATFORM_MACHINES if want[0] == "rocm")
 _XPU = next(m.build.xpu for m, want in PLATFORM_MACHINES if want[0] == "xpu")
-_AMD = (("AMD Instinct MI300X", ("gfx942",), (9, 4)), ("AMD Instinct MI250X", ("gfx90a",), (9, 0)),
-        ("AMD Radeon RX 7900 XTX", ("gfx1100",), (11, 0)))
+_AMD = (
+    ("AMD Instinct MI300X", ("gfx942",), (9, 4)),
+    ("AMD Instinct MI250X", ("gfx90a",), (9, 0)),
+    ("AMD Radeon RX 7900 XTX", ("gfx1100",), (11, 0)),
+)
 
 
 def platform(machine: SimulatedMachine) -> tuple[str, str]:
@@ -173,19 +194,31 @@ def platform(machine: SimulatedMachine) -> tuple[str, str]:
 def _platform_machine(rng: random.Random, kind: str) -> SimulatedMachine:
     if kind == "cuda":
         (gpu, capability), (cuda, arch) = rng.choice(_NVIDIA), _wheel(rng)
-        return SimulatedMachine(f"a server of {gpu} GPUs", cuda=rng.randint(1, 8), mps=False,
-                                build=SimulatedBuild(cuda, arch_list=arch, gpu_name=gpu, capability=capability))
+        return SimulatedMachine(
+            f"a server of {gpu} GPUs",
+            cuda=rng.randint(1, 8),
+            mps=False,
+            build=SimulatedBuild(cuda, arch_list=arch, gpu_name=gpu, capability=capability),
+        )
     if kind == "rocm":
         gpu, arch, capability = rng.choice(_AMD)
-        return SimulatedMachine(f"a server of {gpu} GPUs", cuda=rng.randint(1, 8), mps=False, build=SimulatedBuild(
-            cuda=None, hip=_HIP, arch_list=arch, gpu_name=gpu, capability=capability))
+        return SimulatedMachine(
+            f"a server of {gpu} GPUs",
+            cuda=rng.randint(1, 8),
+            mps=False,
+            build=SimulatedBuild(cuda=None, hip=_HIP, arch_list=arch, gpu_name=gpu, capability=capability),
+        )
     if kind == "xpu":
-        return SimulatedMachine("an Intel GPU with the XPU wheel", cuda=0, mps=False, xpu=True,
-                                build=SimulatedBuild(cuda=None, arch_list=(), xpu=_XPU))
+        return SimulatedMachine(
+            "an Intel GPU with the XPU wheel", cuda=0, mps=False, xpu=True, build=SimulatedBuild(cuda=None, arch_list=(), xpu=_XPU)
+        )
     if kind == "cpu-no-driver":  # a CUDA wheel on a machine without NVIDIA's driver: the CPU, whatever the wheel
         return _without_gpu(rng, "a machine without a GPU", ("no-driver",))
-    return _without_gpu(rng, "a machine without a GPU", ("cpu-build", "no-driver")) if kind == "cpu" else SimulatedMachine(
-        "a Mac with Apple silicon", cuda=0, mps=True, build=SimulatedBuild(cuda=None, arch_list=()))
+    return (
+        _without_gpu(rng, "a machine without a GPU", ("cpu-build", "no-driver"))
+        if kind == "cpu"
+        else SimulatedMachine("a Mac with Apple silicon", cuda=0, mps=True, build=SimulatedBuild(cuda=None, arch_list=()))
+    )
 
 
 def which_platform(rng: random.Random) -> list[tuple[SimulatedMachine, tuple[str, str]]]:

@@ -107,20 +107,24 @@ class CheckResult:
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
         look = self.look
-        hint = (
-            tag("div", tag("i", "Hint:"), " ", _html(self.hint), style="margin-top:.3em")
-            if self.hint and not self.passed
-            else ""
-        )
+        hint = tag("div", tag("i", "Hint:"), " ", _html(self.hint), style="margin-top:.3em") if self.hint and not self.passed else ""
         note = tag("div", tag("i", "Note:"), " ", _html(self.note), style="margin-top:.3em") if self.note else ""
-        ask = (tag("div", tag("i", "Stuck?"), " ", _html(self.ask), style="margin-top:.3em")
-               if self.ask and not self.answer else "")
-        answer = (tag("div", tag("i", "Answer:"), tag("pre", self.answer, style="margin:.2em 0 0 0"),
-                      style="margin-top:.3em") if self.answer else "")
-        title = markup(tag("span", f"{look.symbol} {look.word}", colour=look.tone), f" [{self.exercise}] ",
-                       _html(self.title))
-        html_text = card(look.tone, title, tag("div", _html(self.message)), note, hint, ask, answer,
-                         dashed=look.dashed, css_class=f"course-check course-check-{self.status}")
+        ask = tag("div", tag("i", "Stuck?"), " ", _html(self.ask), style="margin-top:.3em") if self.ask and not self.answer else ""
+        answer = (
+            tag("div", tag("i", "Answer:"), tag("pre", self.answer, style="margin:.2em 0 0 0"), style="margin-top:.3em") if self.answer else ""
+        )
+        title = markup(tag("span", f"{look.symbol} {look.word}", colour=look.tone), f" [{self.exercise}] ", _html(self.title))
+        html_text = card(
+            look.tone,
+            title,
+            tag("div", _html(self.message)),
+            note,
+            hint,
+            ask,
+            answer,
+            dashed=look.dashed,
+            css_class=f"course-check course-check-{self.status}",
+        )
         return {"text/plain": str(self), "text/html": html_text, CHECK_MIME: self.to_dict()}
 
 
@@ -255,9 +259,9 @@ def same(got, expected) -> bool:
     if isinstance(expected, _PLAIN):
         return type(expected).__eq__(expected, got) is True
     if isinstance(expected, (list, tuple)):
-        return len(got) == len(expected) and all(same(g, e) for g, e in zip(list.__iter__(got) if
-                                                                          type(got) is list else tuple.__iter__(got),
-                                                                          expected))
+        return len(got) == len(expected) and all(
+            same(g, e) for g, e in zip(list.__iter__(got) if type(got) is list else tuple.__iter__(got), expected)
+        )
     if isinstance(expected, dict):
         if len(got) != len(expected) or not all(type(k) in _PLAIN for k in dict.keys(got)):
             return False
@@ -323,8 +327,7 @@ def exercise(id: str, title: str, function: str, hint: str = ""):
     return register
 
 
-def try_it(id: str, title: str, name: str, hint: str = "", kind: str = "value",
-           writes: str = "your line of PyTorch"):
+def try_it(id: str, title: str, name: str, hint: str = "", kind: str = "value", writes: str = "your line of PyTorch"):
     """Register the checker of a lesson's try-it cell ("01.a").
 
     With ``kind="value"`` (the default) the learner's cell binds ``name`` (``ones = ...``); the
@@ -469,8 +472,11 @@ def _in_steps(result: CheckResult, caught: list[warnings.WarningMessage], show_a
         shown = answer
     elif answer and result.status == "fail":
         run = f'run `check("{ex.id}", show_answer=True)` in a new cell to see an answer'
-        ask = (f"That was wrong answer {wrong} to {ex.id}: {run}, then compare it with yours."
-               if wrong >= ATTEMPTS.offer_after else f"{run[0].upper()}{run[1:]}.")
+        ask = (
+            f"That was wrong answer {wrong} to {ex.id}: {run}, then compare it with yours."
+            if wrong >= ATTEMPTS.offer_after
+            else f"{run[0].upper()}{run[1:]}."
+        )
     elif ex is not None and (wanted or result.status == "fail") and _answer_elsewhere(ex.id):
         ask = _answer_elsewhere(ex.id)
     elif show_answer:
@@ -483,8 +489,14 @@ def _answer_elsewhere(id: str) -> str:
     from course_utils.checks.answers import where_it_lives
 
     where = where_it_lives(id)
-    return (f"the course's answer to {id} is in {where} in the course repository; this notebook runs outside a "
-            "checkout of it, so the check cannot show it here.") if where else ""
+    return (
+        (
+            f"the course's answer to {id} is in {where} in the course repository; this notebook runs outside a "
+            "checkout of it, so the check cannot show it here."
+        )
+        if where
+        else ""
+    )
 
 
 def _judge(id: str, answer: Callable | None, namespace: dict) -> CheckResult:
@@ -498,7 +510,10 @@ def _judge(id: str, answer: Callable | None, namespace: dict) -> CheckResult:
             return missing(ex, syntax_error_defining(ex.function))
     if not callable(answer):
         return CheckResult(
-            id, ex.title, "fail", f"`{ex.function}` should be a function, but it is a {type(answer).__name__}.",
+            id,
+            ex.title,
+            "fail",
+            f"`{ex.function}` should be a function, but it is a {type(answer).__name__}.",
             f"Define it with `def {ex.function}(...):`.",
         )
     return run_checker(ex, answer)
@@ -521,7 +536,10 @@ def run_checker(ex: Exercise, answer: Callable) -> CheckResult:
         exc = raised.exc
         where = getattr(exc, "_course_where", None) or learner_line(exc)
         return CheckResult(
-            id, ex.title, "fail", f"Your code raised {type(exc).__name__}: {text_of(exc)}{where}",
+            id,
+            ex.title,
+            "fail",
+            f"Your code raised {type(exc).__name__}: {text_of(exc)}{where}",
             ex.hint or "Read the error message: it names what was expected and what was found.",
         )
     except Exception as exc:  # the answer's value broke the checker, or the checker broke: never a pass
@@ -532,19 +550,29 @@ def run_checker(ex: Exercise, answer: Callable) -> CheckResult:
 def not_attempted(ex: Exercise) -> CheckResult:
     """The result for an answer that is still the stub."""
     return CheckResult(
-        ex.id, ex.title, "not-attempted", "Not attempted yet: the function still raises NotImplementedError.",
-        "Replace `raise NotImplementedError()` with your code and run this cell again." if TRY_IT_ID.match(ex.id) else
-        "Replace `raise NotImplementedError()` under `# YOUR CODE HERE` with your code, run that cell, then this one.",
+        ex.id,
+        ex.title,
+        "not-attempted",
+        "Not attempted yet: the function still raises NotImplementedError.",
+        "Replace `raise NotImplementedError()` with your code and run this cell again."
+        if TRY_IT_ID.match(ex.id)
+        else "Replace `raise NotImplementedError()` under `# YOUR CODE HERE` with your code, run that cell, then this one.",
     )
 
 
 def missing(ex: Exercise, syntax_error: str | None = None) -> CheckResult:
     """The result when the notebook defines no function of the exercise's name."""
     if syntax_error:
-        return CheckResult(ex.id, ex.title, "fail", syntax_error,
-                           f"Fix that line, run the cell that defines `{ex.function}` again, then this one.")
-    return CheckResult(ex.id, ex.title, "missing", f"No function named `{ex.function}` is defined.",
-                       f"Run the exercise cell above this one (it defines `{ex.function}`), and keep that name.")
+        return CheckResult(
+            ex.id, ex.title, "fail", syntax_error, f"Fix that line, run the cell that defines `{ex.function}` again, then this one."
+        )
+    return CheckResult(
+        ex.id,
+        ex.title,
+        "missing",
+        f"No function named `{ex.function}` is defined.",
+        f"Run the exercise cell above this one (it defines `{ex.function}`), and keep that name.",
+    )
 
 
 def tensor_answer(value, name: str):
@@ -555,8 +583,10 @@ def tensor_answer(value, name: str):
     import torch
 
     if type(value) not in (torch.Tensor, torch.nn.Parameter):
-        raise Wrong(f"`{name}` should be a tensor, but it is a {type(value).__name__}.",
-                    f"Make `{name}` with a PyTorch call such as `torch.ones(...)` or `x.to(...)`.")
+        raise Wrong(
+            f"`{name}` should be a tensor, but it is a {type(value).__name__}.",
+            f"Make `{name}` with a PyTorch call such as `torch.ones(...)` or `x.to(...)`.",
+        )
     return value
 
 
@@ -564,12 +594,18 @@ def check_value(ex: Exercise, value) -> CheckResult:
     """A try-it that binds a name: the checker receives the value the learner's line made."""
     if value is UNSET:
         return CheckResult(
-            ex.id, ex.title, "missing", f"Nothing is called `{ex.function}` yet.",
+            ex.id,
+            ex.title,
+            "missing",
+            f"Nothing is called `{ex.function}` yet.",
             f"Write your line in the cell above so that it sets `{ex.function} = ...`, and run it.",
         )
     if value is Ellipsis:
         return CheckResult(
-            ex.id, ex.title, "not-attempted", f"Your turn: `{ex.function}` is still the placeholder `...`",
+            ex.id,
+            ex.title,
+            "not-attempted",
+            f"Your turn: `{ex.function}` is still the placeholder `...`",
             f"Replace the `...` after `{ex.function} =` with {ex.writes} and run the cell.",
         )
     try:
@@ -615,13 +651,22 @@ def broken(ex: Exercise, exc: Exception) -> CheckResult:
         code = (frame.line or "").strip()
         where = f" (in `{frame.name}`, at: `{code}`)" if code else f" (in `{frame.name}`)"
         return CheckResult(
-            ex.id, ex.title, "fail",
+            ex.id,
+            ex.title,
+            "fail",
             f"Your answer raised {type(exc).__name__}: {text_of(exc)} when the check used it{where}.",
-            (f"Make `{ex.function}` a plain value of the kind asked for." if ex.kind == "value" else
-             "Return a plain value of the kind the exercise asks for.") + (f" {ex.hint}" if ex.hint else ""),
+            (
+                f"Make `{ex.function}` a plain value of the kind asked for."
+                if ex.kind == "value"
+                else "Return a plain value of the kind the exercise asks for."
+            )
+            + (f" {ex.hint}" if ex.hint else ""),
         )
     return CheckResult(
-        ex.id, ex.title, "error", f"The checker failed ({type(exc).__name__}: {text_of(exc)}). This is a course bug.",
+        ex.id,
+        ex.title,
+        "error",
+        f"The checker failed ({type(exc).__name__}: {text_of(exc)}). This is a course bug.",
         "Please report it with this message; your answer may well be right.",
     )
 
@@ -642,7 +687,7 @@ def syntax_error_defining(function: str) -> str | None:
     line = (error.text or "").strip()
     where = f" on line {error.lineno} of that cell" if error.lineno else ""
     shown = f": `{line}`" if line else ""
-    return (f"`{function}` is not defined because its cell did not run: {kind} ({error.msg}){where}{shown}.")
+    return f"`{function}` is not defined because its cell did not run: {kind} ({error.msg}){where}{shown}."
 
 
 def learner_line(exc: BaseException) -> str:

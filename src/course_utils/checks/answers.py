@@ -78,7 +78,7 @@ def _try_it_answer(solutions: Path, id: str) -> str:
         starts = list(_TRY_IT_CELL.finditer(text))
         for start, following in zip(starts, [*starts[1:], None]):
             if start["id"] == id:
-                body = text[start.end():following.start() if following else len(text)]
+                body = text[start.end() : following.start() if following else len(text)]
                 return body.strip("\n") + "\n"
     return ""
 

@@ -63,8 +63,7 @@ class SimulatedMachine:
         xpu = (AcceleratorInfo(0, "xpu", "Intel Arc (XPU)"),) if self.xpu and not self.cuda else ()
         mac = {"system": "Darwin", "machine": "arm64", "macos_version": "15.1", "mps_built": True} if self.mps else {}
         facts = MachineFacts(
-            torch_version="2.13.0" if self.mps else ("2.13.0+cu128" if self.cuda or self.no_cuda == "no-driver"
-                                                      else "2.13.0+cpu"),
+            torch_version="2.13.0" if self.mps else ("2.13.0+cu128" if self.cuda or self.no_cuda == "no-driver" else "2.13.0+cpu"),
             cuda_build="12.8" if self.cuda or self.no_cuda == "no-driver" else None,
             cuda_available=self.cuda > 0,
             accelerators=gpus + mps + xpu,
@@ -80,8 +79,10 @@ def _cuda_unavailable(machine: SimulatedMachine) -> BaseException:
     # The errors torch.cuda.current_device() raises there (torch/cuda/__init__.py, _lazy_init):
     # a CPU-only build asserts; a CUDA build without a driver fails in torch._C._cuda_init.
     if machine.no_cuda == "no-driver":
-        return RuntimeError("Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
-                            "installed a driver from http://www.nvidia.com/Download/index.aspx")
+        return RuntimeError(
+            "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
+            "installed a driver from http://www.nvidia.com/Download/index.aspx"
+        )
     return AssertionError("Torch not compiled with CUDA enabled")
 
 
@@ -105,8 +106,10 @@ class _CurrentDevice:
 
     def _check(self, index: int) -> None:
         if index >= self.machine.cuda:
-            raise RuntimeError(f"simulated machine {self.machine.name!r}: there is no cuda:{index}, it has "
-                               f"{self.machine.cuda} GPU(s); a real one raises a CUDA error (invalid device ordinal)")
+            raise RuntimeError(
+                f"simulated machine {self.machine.name!r}: there is no cuda:{index}, it has "
+                f"{self.machine.cuda} GPU(s); a real one raises a CUDA error (invalid device ordinal)"
+            )
 
     def exchange(self, index: int) -> int:
         """torch.cuda._exchange_device and _maybe_exchange_device (torch/csrc/cuda/Module.cpp): a negative
@@ -175,8 +178,10 @@ def simulated(machine: SimulatedMachine, announce: bool = True):
     ``AskedMachine`` asks the judge for each one then)."""
     refused = [m for m in _get_current_function_mode_stack() if isinstance(m, NoSimulatedGPUs)]
     if refused and machine.cuda:
-        raise RuntimeError(f"the simulated GPUs are switched off while exercise {refused[0].exercise} is checked: "
-                           "its answer is the rules themselves. Work them out from the lesson (parts 2 to 5).")
+        raise RuntimeError(
+            f"the simulated GPUs are switched off while exercise {refused[0].exercise} is checked: "
+            "its answer is the rules themselves. Work them out from the lesson (parts 2 to 5)."
+        )
     state = _CurrentDevice(machine)
 
     def cuda_available() -> bool:
@@ -198,15 +203,17 @@ def simulated(machine: SimulatedMachine, announce: bool = True):
 
     # The current device moves as torch/cuda/__init__.py moves it: torch.cuda.device and device_of call these
     # two on entry and exit, set_device calls torch._C._cuda_setDevice. On a machine without CUDA, torch's own.
-    moves = {name: _on_gpus(machine, getattr(torch.cuda, name), own)
-             for name, own in (("_exchange_device", state.exchange), ("_maybe_exchange_device", state.exchange),
-                               ("set_device", state.set_device))}
+    moves = {
+        name: _on_gpus(machine, getattr(torch.cuda, name), own)
+        for name, own in (("_exchange_device", state.exchange), ("_maybe_exchange_device", state.exchange), ("set_device", state.set_device))
+    }
     with contextlib.ExitStack() as stack:
         if announce:
             token = _ACTIVE.set(machine)
             stack.callback(_ACTIVE.reset, token)
-        stack.enter_context(patch.multiple(torch.cuda, is_available=cuda_available, device_count=cuda_count,
-                                            current_device=current_device, **moves))
+        stack.enter_context(
+            patch.multiple(torch.cuda, is_available=cuda_available, device_count=cuda_count, current_device=current_device, **moves)
+        )
         stack.enter_context(_built_as(machine, state))
         stack.enter_context(patch.multiple(torch.backends.mps, is_available=mps_available))
         if hasattr(torch, "xpu"):
@@ -278,8 +285,10 @@ def _built_as(machine: SimulatedMachine, state: _CurrentDevice):
         index(device)
         return machine.build.gpu_name
 
-    with patch.object(torch, "version", _Version(machine, torch.version)), \
-            patch.multiple(torch.cuda, get_arch_list=arch_list, get_device_capability=capability, get_device_name=name):
+    with (
+        patch.object(torch, "version", _Version(machine, torch.version)),
+        patch.multiple(torch.cuda, get_arch_list=arch_list, get_device_capability=capability, get_device_name=name),
+    ):
         yield
 
 

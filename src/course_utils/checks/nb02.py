@@ -38,14 +38,12 @@ LIKE_ALWAYS: tuple[tuple[torch.dtype, str, int, object], ...] = ((torch.float64,
     "02.1",
     "A new tensor like another",
     "like",
-    hint=("torch.tensor(values) lands on the CPU with a default dtype unless you say otherwise: take both from "
-          "the reference tensor."),
+    hint=("torch.tensor(values) lands on the CPU with a default dtype unless you say otherwise: take both from the reference tensor."),
 )
 def _like(like) -> str:
     rows = (*cases("02.1", LIKE_CASES), *LIKE_ALWAYS)
     made = [(dtype, "cpu", length, values) for dtype, where, length, values in rows if where == "cpu"]
-    made += [(dtype, device, length, values) for device in _other_devices()
-             for dtype, where, length, values in rows if where == "other"]
+    made += [(dtype, device, length, values) for device in _other_devices() for dtype, where, length, values in rows if where == "other"]
     for dtype, device, length, values in made:
         # what is expected comes from the row, never from the arguments as the answer's call leaves them
         expected, want = torch.tensor(values, dtype=dtype), torch.device(device)
@@ -54,17 +52,24 @@ def _like(like) -> str:
         if type(got) is not torch.Tensor:  # a subclass could answer torch.equal as it likes
             raise Wrong(f"{where} returned a {type(got).__name__}; expected a plain tensor.")
         if got.device != want:
-            raise Wrong(f"{where} returned a tensor on {got.device}; expected {want}.",
-                        "Take the device from the reference tensor, not from this machine.")
+            raise Wrong(
+                f"{where} returned a tensor on {got.device}; expected {want}.",
+                "Take the device from the reference tensor, not from this machine.",
+            )
         if got.dtype != dtype:
             raise Wrong(f"{where} returned dtype {got.dtype}; expected {dtype}.")
         if got.shape != expected.shape:
             raise Wrong(f"{where} returned shape {tuple(got.shape)}; expected {tuple(expected.shape)}.")
-        if got.device.type != "meta" and not torch.equal(got.cpu(), expected) and torch.allclose(
-                got.cpu().double(), expected.double(), rtol=1e-6, atol=0):
-            raise Wrong(f"{where} returned values that differ from those asked for in their last digits.",
-                        "Make the tensor in the reference's dtype from the start: a tensor made in the default "
-                        "dtype (float32) and converted afterwards has already lost the digits float64 keeps.")
+        if (
+            got.device.type != "meta"
+            and not torch.equal(got.cpu(), expected)
+            and torch.allclose(got.cpu().double(), expected.double(), rtol=1e-6, atol=0)
+        ):
+            raise Wrong(
+                f"{where} returned values that differ from those asked for in their last digits.",
+                "Make the tensor in the reference's dtype from the start: a tensor made in the default "
+                "dtype (float32) and converted afterwards has already lost the digits float64 keeps.",
+            )
         if got.device.type != "meta" and not torch.equal(got.cpu(), expected):
             raise Wrong(f"{where} returned {got.cpu().tolist()}; expected {expected.tolist()}.")
     devices = ", ".join(sorted({str(torch.device(device)) for _, device, _, _ in made}))
@@ -78,8 +83,10 @@ def _like(like) -> str:
     "02.2",
     "Move a batch, copying only what must move",
     "move_batch",
-    hint=("Build a new dict: move the values that are tensors with .to(device), and pass every other value "
-          "through untouched. (.to already returns the same tensor when it is on the device.)"),
+    hint=(
+        "Build a new dict: move the values that are tensors with .to(device), and pass every other value "
+        "through untouched. (.to already returns the same tensor when it is on the device.)"
+    ),
 )
 def _move_batch(move_batch) -> str:
     for device in _other_devices():
@@ -113,8 +120,13 @@ def _move_batch(move_batch) -> str:
 
 def _batch(device: str) -> tuple[dict, str]:
     """The practice check's batch for ``device`` and the key of its tensor already there (made afresh each time)."""
-    return {"x": torch.randn(2, 3), "y": torch.arange(2), "ids": [4, 5], "name": "batch-0",
-            "mask": torch.zeros(2, dtype=torch.float16, device=device)}, "mask"
+    return {
+        "x": torch.randn(2, 3),
+        "y": torch.arange(2),
+        "ids": [4, 5],
+        "name": "batch-0",
+        "mask": torch.zeros(2, dtype=torch.float16, device=device),
+    }, "mask"
 
 
 def _moved(got, value: torch.Tensor, key: str, device: str) -> None:
@@ -125,8 +137,10 @@ def _moved(got, value: torch.Tensor, key: str, device: str) -> None:
     if got.dtype != value.dtype:
         raise Wrong(f"move_batch changed the dtype of {key!r} from {value.dtype} to {got.dtype}.")
     if got.shape != value.shape or got.device.type != "meta" and not torch.equal(got.cpu(), value):
-        raise Wrong(f"move_batch(batch, {device!r})[{key!r}] does not hold the values of batch[{key!r}].",
-                    "Move each tensor as it is: .to(device) keeps its values.")
+        raise Wrong(
+            f"move_batch(batch, {device!r})[{key!r}] does not hold the values of batch[{key!r}].",
+            "Move each tensor as it is: .to(device) keeps its values.",
+        )
 
 
 def _not_copied(got, value: torch.Tensor, key: str, device: str) -> None:
@@ -160,21 +174,20 @@ def _builds_there(build_on, device: str, fan_in: int, fan_out: int) -> None:
         )
     layer = call(build_on, device, lambda: nn.Linear(fan_in, fan_out))
     if type(layer) is not nn.Linear or (layer.in_features, layer.out_features) != (fan_in, fan_out):
-        made = f"nn.Linear({layer.in_features}, {layer.out_features})" if type(layer) is nn.Linear else \
-            f"a {type(layer).__name__}"
-        raise Wrong(f"build_on({device!r}, lambda: nn.Linear({fan_in}, {fan_out})) returned {made}; return what "
-                    "make() returned.")
+        made = f"nn.Linear({layer.in_features}, {layer.out_features})" if type(layer) is nn.Linear else f"a {type(layer).__name__}"
+        raise Wrong(f"build_on({device!r}, lambda: nn.Linear({fan_in}, {fan_out})) returned {made}; return what make() returned.")
     if layer.weight.device.type != want.type:
-        raise Wrong(f"build_on({device!r}, lambda: nn.Linear({fan_in}, {fan_out})) made weights on "
-                    f"{layer.weight.device}.")
+        raise Wrong(f"build_on({device!r}, lambda: nn.Linear({fan_in}, {fan_out})) made weights on {layer.weight.device}.")
 
 
 @exercise(
     "02.3",
     "Build under a device, leaving nothing set",
     "build_on",
-    hint=("A torch.device used as a with-block sets the default device for what is built inside it, and undoes "
-          "itself on the way out, even when make() raises."),
+    hint=(
+        "A torch.device used as a with-block sets the default device for what is built inside it, and undoes "
+        "itself on the way out, even when make() raises."
+    ),
 )
 def _build_on(build_on) -> str:
     start = default_device()
@@ -183,8 +196,9 @@ def _build_on(build_on) -> str:
             for device in accelerator_targets() if where == "accelerators" else [where]:
                 _builds_there(build_on, device, fan_in, fan_out)
                 if default_device() != start:
-                    raise Wrong(f"After build_on({device!r}, ...) the default device is {default_device()}; "
-                                f"it was {start} before. Leave nothing set.")
+                    raise Wrong(
+                        f"After build_on({device!r}, ...) the default device is {default_device()}; it was {start} before. Leave nothing set."
+                    )
         try:
             call(build_on, "meta", _boom)
         except Exception as raised:  # call() wraps the learner's exception; ours is its cause
@@ -193,17 +207,20 @@ def _build_on(build_on) -> str:
         else:
             raise Wrong("build_on('meta', make) returned normally although make() raised; let the error through.")
         if default_device() != start:
-            raise Wrong(f"When make() raised, build_on left the default device at {default_device()}.",
-                        "Undo it in a finally block, or use `with torch.device(device):`, which does so for you.")
+            raise Wrong(
+                f"When make() raised, build_on left the default device at {default_device()}.",
+                "Undo it in a finally block, or use `with torch.device(device):`, which does so for you.",
+            )
         # asked in every run: a default set before the call (torch.set_default_device) is the default again
         # after it; an answer that puts back None or the CPU instead of what it found clears the learner's own
         torch.set_default_device("meta")
         _builds_there(build_on, "cpu", 2, 3)
         if default_device() != torch.device("meta"):
-            raise Wrong(f"With the default device set to meta before the call, build_on('cpu', make) left it at "
-                        f"{default_device()}.",
-                        "Put back the default you found (torch.get_default_device() tells it), not None or the CPU; "
-                        "a device used as a with-block puts it back for you.")
+            raise Wrong(
+                f"With the default device set to meta before the call, build_on('cpu', make) left it at {default_device()}.",
+                "Put back the default you found (torch.get_default_device() tells it), not None or the CPU; "
+                "a device used as a with-block puts it back for you.",
+            )
     finally:
         # whatever the answer did, leave the default device as it was (None: nothing set, plain CPU)
         restore_default_device(start)
@@ -228,8 +245,7 @@ class _OnSimulatedGPU(torch.Tensor):
             return torch.device("cuda", 0)
         if func is torch.Tensor.numpy and not kwargs.get("force", False):
             # the message of torch/csrc/utils/tensor_numpy.cpp for a CUDA tensor
-            raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
-                            "to host memory first.")
+            raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
         if func is torch.Tensor.cpu or (func is torch.Tensor.to and _to_cpu(args[1:], kwargs)):
             with torch._C.DisableTorchFunctionSubclass():
                 return torch.Tensor.clone(args[0]).to(*args[1:], **kwargs)  # a copy, as from a GPU
@@ -276,8 +292,10 @@ def _copies(numpy_copy, what: str, t: torch.Tensor) -> None:
         got = call(numpy_copy, t)
     except LearnerRaised as raised:
         if "Tensor.cpu()" in str(raised.exc):
-            raise Wrong(f"For {what} numpy_copy raised {type(raised.exc).__name__}: {raised.exc}",
-                        "NumPy reads host memory only: the tensor has to come to the CPU before NumPy can see it.") from None
+            raise Wrong(
+                f"For {what} numpy_copy raised {type(raised.exc).__name__}: {raised.exc}",
+                "NumPy reads host memory only: the tensor has to come to the CPU before NumPy can see it.",
+            ) from None
         raise
     if not torch.equal(_host_values(t), expected):
         raise Wrong(f"For {what}, numpy_copy changed the tensor it was given.", "Copy the values; leave the tensor as it is.")
@@ -300,16 +318,20 @@ def _copies(numpy_copy, what: str, t: torch.Tensor) -> None:
     "02.4",
     "A NumPy copy from any device",
     "numpy_copy",
-    hint=("A NumPy array knows nothing of autograd and lives only in host memory, and on the CPU it can share "
-          "its memory with the tensor it came from: each of those stands between any tensor and a safe copy."),
+    hint=(
+        "A NumPy array knows nothing of autograd and lives only in host memory, and on the CPU it can share "
+        "its memory with the tensor it came from: each of those stands between any tensor and a safe copy."
+    ),
 )
 def _numpy_copy(numpy_copy) -> str:
     rows = cases("02.4", NUMPY_CASES)
     tensors = [(what, _numpy_case(values, dtype, how)) for what, values, dtype, how in rows]
     for device in accelerator_targets():  # the simulated GPU's rows again, on a real one
-        tensors += [(what.replace(" (simulated)", "").replace("cuda:0", device),
-                     _numpy_case(values, dtype, how, device)) for what, values, dtype, how in rows
-                    if how.startswith("simulated-gpu")]
+        tensors += [
+            (what.replace(" (simulated)", "").replace("cuda:0", device), _numpy_case(values, dtype, how, device))
+            for what, values, dtype, how in rows
+            if how.startswith("simulated-gpu")
+        ]
     for what, t in tensors:
         _copies(numpy_copy, what, t)
     return f"Equal values and no shared memory for {len(tensors)} tensors ({', '.join(w for w, _ in tensors)})."
@@ -339,19 +361,21 @@ def _ones_beside(ones_beside) -> str:
         if got.device != x.device:
             found = f"{where} returned a tensor on {got.device}; expected {x.device}, the device of x."
             if got.device.type == "cpu":
-                raise Wrong(found + " A factory like torch.ones without a device lands on the default device, "
-                                    "the CPU, wherever x is.",
-                            "The device has to come from x itself; look at which of torch.ones's arguments "
-                            "says where the new tensor goes.")
-            raise Wrong(found + " A device typed into the function is right for one x only.",
-                        "Do not name a device: let the x you are given say where it is.")
+                raise Wrong(
+                    found + " A factory like torch.ones without a device lands on the default device, the CPU, wherever x is.",
+                    "The device has to come from x itself; look at which of torch.ones's arguments says where the new tensor goes.",
+                )
+            raise Wrong(
+                found + " A device typed into the function is right for one x only.",
+                "Do not name a device: let the x you are given say where it is.",
+            )
         if tuple(got.shape) != (3,):
-            hint = ("`ones_like(x)` copies the shape of x as well as its device; the task asks for three values."
-                    if got.shape == x.shape else "")
+            hint = "`ones_like(x)` copies the shape of x as well as its device; the task asks for three values." if got.shape == x.shape else ""
             raise Wrong(f"{where} returned shape {tuple(got.shape)}; expected (3,).", hint)
         if got.dtype != torch.float32:
-            raise Wrong(f"{where} returned dtype {got.dtype}; expected torch.float32, the default.",
-                        "Leave dtype= out, or pass dtype=torch.float32.")
+            raise Wrong(
+                f"{where} returned dtype {got.dtype}; expected torch.float32, the default.", "Leave dtype= out, or pass dtype=torch.float32."
+            )
         if got.device.type != "meta" and not torch.equal(got.cpu(), torch.ones(3)):
             raise Wrong(f"{where} returned {got.cpu().tolist()}; expected three ones.")
     devices = ", ".join(str(x.device) for x in _float_inputs())
@@ -381,20 +405,27 @@ def _match_cases() -> list[tuple[torch.Tensor, torch.Tensor]]:
 def _match(match) -> str:
     for x, weight in _match_cases():
         got = call(match, x, weight)
-        where = (f"match(<{x.dtype} tensor on {x.device}>, <{weight.dtype} weight on {weight.device}>)")
+        where = f"match(<{x.dtype} tensor on {x.device}>, <{weight.dtype} weight on {weight.device}>)"
         if type(got) is not torch.Tensor:
             raise Wrong(f"{where} returned a {type(got).__name__}; expected a tensor.")
         if got.device != weight.device:
-            raise Wrong(f"{where} returned a tensor on {got.device}; expected {weight.device}, the weight's device.",
-                        "x.to(weight.dtype) changes only the dtype: the device must follow the weight too.")
+            raise Wrong(
+                f"{where} returned a tensor on {got.device}; expected {weight.device}, the weight's device.",
+                "x.to(weight.dtype) changes only the dtype: the device must follow the weight too.",
+            )
         if got.dtype != weight.dtype:
-            raise Wrong(f"{where} returned dtype {got.dtype}; expected {weight.dtype}, the weight's dtype.",
-                        "x.to(weight.device) keeps the dtype of x: cast it to the weight's dtype in the same call.")
+            raise Wrong(
+                f"{where} returned dtype {got.dtype}; expected {weight.dtype}, the weight's dtype.",
+                "x.to(weight.device) keeps the dtype of x: cast it to the weight's dtype in the same call.",
+            )
         if got.shape != x.shape:
-            raise Wrong(f"{where} returned shape {tuple(got.shape)}; expected {tuple(x.shape)}, the shape of x.",
-                        "Move x itself; the weight only says where and in which dtype.")
+            raise Wrong(
+                f"{where} returned shape {tuple(got.shape)}; expected {tuple(x.shape)}, the shape of x.",
+                "Move x itself; the weight only says where and in which dtype.",
+            )
         if got.device.type != "meta" and not torch.equal(got.cpu(), x.to(weight.dtype)):
-            raise Wrong(f"{where} returned {got.cpu().tolist()}; expected the values of x, {x.tolist()}.",
-                        "Move x itself; a new tensor like zeros_like has the right place and dtype but not x's values.")
+            raise Wrong(
+                f"{where} returned {got.cpu().tolist()}; expected the values of x, {x.tolist()}.",
+                "Move x itself; a new tensor like zeros_like has the right place and dtype but not x's values.",
+            )
     return "x follows the weight's device and dtype, values kept, for every pair (including one where nothing changes)."
-

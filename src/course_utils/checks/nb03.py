@@ -73,8 +73,10 @@ def _buffers_hold(model: nn.Module, values: dict[str, torch.Tensor]) -> dict[str
     params = dict(model.named_parameters())
     for name, value in values.items():
         if name in params:
-            raise Wrong(f"{name} became an nn.Parameter: the optimizer would train it.",
-                        "Make it a buffer (module.register_buffer), not nn.Parameter: it is not learned.")
+            raise Wrong(
+                f"{name} became an nn.Parameter: the optimizer would train it.",
+                "Make it a buffer (module.register_buffer), not nn.Parameter: it is not learned.",
+            )
         if name not in buffers:
             raise Wrong(f"{name} is not a registered buffer; model.named_buffers() has {sorted(buffers)}.")
         if buffers[name].dtype != value.dtype or not torch.equal(buffers[name], value):
@@ -86,26 +88,36 @@ def _buffers_hold(model: nn.Module, values: dict[str, torch.Tensor]) -> dict[str
     "03.1",
     "Fix the tensor attributes of a model",
     "register_tensor_attributes",
-    hint=("Visit every submodule (model.modules()) and look at its plain attributes (vars(module)). "
-          "register_buffer refuses a name that is already an attribute, so remove the attribute first; leave "
-          "Parameters alone."),
+    hint=(
+        "Visit every submodule (model.modules()) and look at its plain attributes (vars(module)). "
+        "register_buffer refuses a name that is already an attribute, so remove the attribute first; leave "
+        "Parameters alone."
+    ),
 )
 def _register_tensor_attributes(register_tensor_attributes) -> str:
     width = cases("03.1", BUGGY)["width"]
     model = _Buggy(cases("03.1", BUGGY))
     # copies: what the answer's call leaves in the model's own tensors is not evidence of what they held
-    values = {name: t.clone() for name, t in (("mean", model.mean), ("std", model.std),
-                                              ("scale.factor", model.scale.factor), ("scale.steps", model.scale.steps),
-                                              ("scale.shift.shift", model.scale.shift.shift))}
+    values = {
+        name: t.clone()
+        for name, t in (
+            ("mean", model.mean),
+            ("std", model.std),
+            ("scale.factor", model.scale.factor),
+            ("scale.steps", model.scale.steps),
+            ("scale.shift.shift", model.scale.shift.shift),
+        )
+    }
     n_params = len(list(model.parameters()))
     got = call(register_tensor_attributes, model)
     if got is not model:
-        raise Wrong("register_tensor_attributes should change the model in place and return that same model.",
-                    "End with `return model`.")
+        raise Wrong("register_tensor_attributes should change the model in place and return that same model.", "End with `return model`.")
     left = [e.name for e in placement_report(model).attributes]
     if left:
-        raise Wrong(f"These are still plain tensor attributes: {', '.join(left)}.",
-                    "Look in every submodule (model.modules()), however deep, not only the top one and its children.")
+        raise Wrong(
+            f"These are still plain tensor attributes: {', '.join(left)}.",
+            "Look in every submodule (model.modules()), however deep, not only the top one and its children.",
+        )
     buffers = _buffers_hold(model, values)
     if "offset" not in buffers:
         raise Wrong("The buffer that was already registered, 'offset', is gone.")
@@ -116,6 +128,16 @@ def _register_tensor_attributes(register_tensor_attributes) -> str:
     missing = set(values) - set(model.state_dict())
     if missing:
         raise Wrong(f"state_dict() lacks {sorted(missing)}: register them as persistent buffers (the default).")
+    _moves_whole(model, width)
+    clean = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+    before = list(clean.state_dict())
+    if call(register_tensor_attributes, clean) is not clean or list(clean.state_dict()) != before:
+        raise Wrong("A model without tensor attributes should come back unchanged.")
+    return "All five attributes (three levels deep) are buffers with their values, saved, and move with .to()."
+
+
+def _moves_whole(model: nn.Module, width: int) -> None:
+    """The fixed model converts and moves as one: to float64, then to meta, where its forward pass still runs."""
     model.to(torch.float64)
     if any(t.dtype != torch.float64 for t in (model.mean, model.scale.factor, model.scale.shift.shift)):
         raise Wrong("After model.to(torch.float64) some converted tensors are still float32.")
@@ -129,11 +151,6 @@ def _register_tensor_attributes(register_tensor_attributes) -> str:
         raise Wrong(f"The fixed model's forward pass on meta failed: {exc}") from None
     if shape != (2, width):
         raise Wrong("The fixed model's forward pass on meta returned the wrong shape.")
-    clean = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
-    before = list(clean.state_dict())
-    if call(register_tensor_attributes, clean) is not clean or list(clean.state_dict()) != before:
-        raise Wrong("A model without tensor attributes should come back unchanged.")
-    return "All five attributes (three levels deep) are buffers with their values, saved, and move with .to()."
 
 
 # --------------------------------------------------------------------------- 03.2
@@ -169,25 +186,30 @@ def _module(kind: str, device: str, width: int) -> nn.Module:
 
 
 def _said(kind: str, device: str) -> str:
-    return {"linear": f"nn.Linear on {'the CPU' if device == 'cpu' else device}",
-            "buffer": f"a module with only a buffer, on {device}", "batchnorm": f"nn.BatchNorm1d on {device}",
-            "attribute": f"a {device} model with a plain CPU attribute",
-            "relu": "nn.ReLU (no parameters, no buffers)",
-            "nested": f"an nn.Linear two levels down in nn.Sequential, on {device}"}[kind]
+    return {
+        "linear": f"nn.Linear on {'the CPU' if device == 'cpu' else device}",
+        "buffer": f"a module with only a buffer, on {device}",
+        "batchnorm": f"nn.BatchNorm1d on {device}",
+        "attribute": f"a {device} model with a plain CPU attribute",
+        "relu": "nn.ReLU (no parameters, no buffers)",
+        "nested": f"an nn.Linear two levels down in nn.Sequential, on {device}",
+    }[kind]
 
 
 @exercise(
     "03.2",
     "Where does a model live?",
     "where_is",
-    hint=("A model's tensors are its parameters and its buffers, and they need not agree: the exercise says what "
-          "to return when there are none, when they share one device, and when they do not."),
+    hint=(
+        "A model's tensors are its parameters and its buffers, and they need not agree: the exercise says what "
+        "to return when there are none, when they share one device, and when they do not."
+    ),
 )
 def _where_is(where_is) -> str:
-    rows = [*cases("03.2", WHERE_CASES), *WHERE_ALWAYS,
-            *(("linear", device, 2, device) for device in accelerator_targets())]
-    modules = [(_said(kind, device), _module(kind, device, width), expected and torch.device(expected))
-               for kind, device, width, expected in rows]
+    rows = [*cases("03.2", WHERE_CASES), *WHERE_ALWAYS, *(("linear", device, 2, device) for device in accelerator_targets())]
+    modules = [
+        (_said(kind, device), _module(kind, device, width), expected and torch.device(expected)) for kind, device, width, expected in rows
+    ]
     for what, model, expected in modules:
         got = call(where_is, model)
         if expected is None:
@@ -195,21 +217,35 @@ def _where_is(where_is) -> str:
                 raise Wrong(f"For {what} where_is returned {got!r}; expected None: it has no tensors, so no device.")
             continue
         if not isinstance(got, torch.device) or got != expected:
-            raise Wrong(f"For {what} where_is returned {got!r}" + (
-                            f", a {type(got).__name__}; expected a torch.device." if not isinstance(got, torch.device)
-                            else ", which is not where its tensors are."),
-                        "Look at buffers as well as parameters, and return a torch.device.")
+            raise Wrong(
+                f"For {what} where_is returned {got!r}"
+                + (
+                    f", a {type(got).__name__}; expected a torch.device."
+                    if not isinstance(got, torch.device)
+                    else ", which is not where its tensors are."
+                ),
+                "Look at buffers as well as parameters, and return a torch.device.",
+            )
     unsaved = nn.Module()  # a buffer that state_dict() leaves out is still one of the model's tensors
     unsaved.register_buffer("cache", torch.zeros(2, device="meta"), persistent=False)
     got = call(where_is, unsaved)
     if not isinstance(got, torch.device) or got != torch.device("meta"):
-        raise Wrong(f"For a module whose only tensor is a non-persistent buffer on meta, where_is returned {got!r}; "
-                    "expected meta.",
-                    "model.buffers() lists every buffer; state_dict() leaves out the non-persistent ones.")
+        raise Wrong(
+            f"For a module whose only tensor is a non-persistent buffer on meta, where_is returned {got!r}; expected meta.",
+            "model.buffers() lists every buffer; state_dict() leaves out the non-persistent ones.",
+        )
+    _spread_raises(where_is)
+    return f"Right for {len(modules) + 1} modules, and a ValueError naming the devices for two models spread over cpu and meta."
+
+
+def _spread_raises(where_is) -> None:
+    """Models spread over cpu and meta (by layer, or parameters against a buffer): where_is raises a ValueError naming both."""
     buffered = nn.Linear(2, 2)  # parameters on the CPU, a buffer on meta: spread too
     buffered.register_buffer("table", torch.zeros(2, device="meta"))
-    for what, split in (("layers on cpu and meta", nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2).to("meta"))),
-                        ("its parameters on cpu and a buffer on meta", buffered)):
+    for what, split in (
+        ("layers on cpu and meta", nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2).to("meta"))),
+        ("its parameters on cpu and a buffer on meta", buffered),
+    ):
         try:
             got = call(where_is, split)
         except Exception as raised:  # call() wraps the learner's exception; theirs is the cause
@@ -217,14 +253,15 @@ def _where_is(where_is) -> str:
                 raise
             said = str(raised.__cause__)
             if "cpu" not in said or "meta" not in said:
-                raise Wrong(f"For a model with {what}, where_is raised ValueError({said!r}), which does not name "
-                            "the devices.", "Put the devices the model is spread over in the error's message.") from None
+                raise Wrong(
+                    f"For a model with {what}, where_is raised ValueError({said!r}), which does not name the devices.",
+                    "Put the devices the model is spread over in the error's message.",
+                ) from None
         else:
-            raise Wrong(f"For a model with {what}, where_is returned {got!r}; it should raise ValueError.",
-                        "A model spread over several devices has no single device: say so with a ValueError; "
-                        "parameters and buffers count alike.")
-    return (f"Right for {len(modules) + 1} modules, and a ValueError naming the devices for two models spread over "
-            "cpu and meta.")
+            raise Wrong(
+                f"For a model with {what}, where_is returned {got!r}; it should raise ValueError.",
+                "A model spread over several devices has no single device: say so with a ValueError; parameters and buffers count alike.",
+            )
 
 
 # --------------------------------------------------------------------------- 03.3
@@ -251,8 +288,10 @@ def _make_model(dims: tuple[int, int, int] = TRAINED[1]) -> nn.Module:
     "03.3",
     "Load a checkpoint onto any device",
     "load_onto",
-    hint=("A checkpoint remembers the device its tensors were saved from, and a model keeps the device it was "
-          "built on: both have to end up on the device asked for."),
+    hint=(
+        "A checkpoint remembers the device its tensors were saved from, and a model keeps the device it was "
+        "built on: both have to end up on the device asked for."
+    ),
 )
 def _load_onto(load_onto) -> str:
     seed, dims = cases("03.3", TRAINED)
@@ -295,10 +334,14 @@ def _load_onto(load_onto) -> str:
                     if key not in state:
                         raise Wrong(f"{where}: the model has no {key}.")
                     if device != "meta" and not torch.equal(state[key].cpu(), value):
-                        raise Wrong(f"{where}: {key} does not hold the checkpoint's values.",
-                                    "The values come into the model only through its load_state_dict method.")
-    return (f"Loaded checkpoints tagged cpu, cuda:0 and cuda:1 onto {', '.join(targets)}, "
-            "with every parameter and buffer in place (values compared where a device holds data).")
+                        raise Wrong(
+                            f"{where}: {key} does not hold the checkpoint's values.",
+                            "The values come into the model only through its load_state_dict method.",
+                        )
+    return (
+        f"Loaded checkpoints tagged cpu, cuda:0 and cuda:1 onto {', '.join(targets)}, "
+        "with every parameter and buffer in place (values compared where a device holds data)."
+    )
 
 
 # --------------------------------------------------------------------------- 03.4
@@ -339,8 +382,7 @@ def _params(opt) -> list[torch.Tensor]:
 
 def _snapshot(opt, params: list[torch.Tensor]) -> list[dict[str, torch.Tensor]]:
     # .get, not [p]: optimizer.state is a defaultdict, and reading it with [p] would add entries
-    return [{k: v.detach().clone() for k, v in opt.state.get(p, {}).items() if isinstance(v, torch.Tensor)}
-            for p in params]
+    return [{k: v.detach().clone() for k, v in opt.state.get(p, {}).items() if isinstance(v, torch.Tensor)} for p in params]
 
 
 def _left_in_place(case: str, opt, params: list[torch.Tensor], places: list[tuple]) -> None:
@@ -348,12 +390,16 @@ def _left_in_place(case: str, opt, params: list[torch.Tensor], places: list[tupl
     answer leaves (the state after the call is the kernel's account; the parameters' places are the judge's)."""
     now = _params(opt)
     if len(now) != len(params) or any(a is not b for a, b in zip(now, params)):
-        raise Wrong(f"{case}: the optimizer no longer holds the model's parameters.",
-                    "Move the optimizer's state to its parameters; leave the parameters themselves alone.")
+        raise Wrong(
+            f"{case}: the optimizer no longer holds the model's parameters.",
+            "Move the optimizer's state to its parameters; leave the parameters themselves alone.",
+        )
     for p, (device, dtype) in zip(params, places):
         if p.device != device or p.dtype != dtype:
-            raise Wrong(f"{case}: a parameter is now {p.dtype} on {p.device}; the model put it {dtype} on {device}.",
-                        "Move the optimizer's state to its parameters; leave the parameters themselves alone.")
+            raise Wrong(
+                f"{case}: a parameter is now {p.dtype} on {p.device}; the model put it {dtype} on {device}.",
+                "Move the optimizer's state to its parameters; leave the parameters themselves alone.",
+            )
 
 
 def _state_follows(case: str, places: list[tuple], before: list[dict], after: list[dict]) -> None:
@@ -368,8 +414,7 @@ def _state_follows(case: str, places: list[tuple], before: list[dict], after: li
                 continue
             want_dtype = dtype if old[key].is_floating_point() else old[key].dtype
             if value.device != device or value.dtype != want_dtype:
-                raise Wrong(f"{case}: state {key!r} is {value.dtype} on {value.device}; its parameter is {dtype} on "
-                            f"{device}.")
+                raise Wrong(f"{case}: state {key!r} is {value.dtype} on {value.device}; its parameter is {dtype} on {device}.")
             if value.device.type != "meta" and not torch.equal(value.cpu().to(old[key].dtype), old[key]):
                 raise Wrong(f"{case}: state {key!r} lost its values.")
 
@@ -378,8 +423,10 @@ def _state_follows(case: str, places: list[tuple], before: list[dict], after: li
     "03.4",
     "Move optimizer state to its parameters",
     "match_state_to_params",
-    hint=("Moving a model moves its parameters, not the optimizer's own tensors kept for each of them: those have "
-          "to follow their parameter, except the entries the exercise says stay as they are."),
+    hint=(
+        "Moving a model moves its parameters, not the optimizer's own tensors kept for each of them: those have "
+        "to follow their parameter, except the entries the exercise says stay as they are."
+    ),
 )
 def _match_state_to_params(match_state_to_params) -> str:
     seed, dims = cases("03.4", STEPPED)
@@ -400,7 +447,7 @@ def _match_state_to_params(match_state_to_params) -> str:
             model, opt = _stepped(cls, seed, dims, **options)
             params = _params(opt)
             before = _snapshot(opt, params)
-            for index, there in (where.items() if isinstance(where, dict) else [(None, where)]):
+            for index, there in where.items() if isinstance(where, dict) else [(None, where)]:
                 _move_keeping_parameters(model if index is None else model[index], there)
             places = [(p.device, p.dtype) for p in params]
             call(match_state_to_params, opt)
@@ -416,8 +463,10 @@ def _match_state_to_params(match_state_to_params) -> str:
                 opt.step()
             except RuntimeError as exc:
                 raise Wrong(f"{name}, model moved {move}: the next optimizer.step() still fails: {exc}") from None
-    return (f"State follows its parameters for {', '.join(n for n, _, _ in optimizers)} moved "
-            f"{', '.join(m for m, _ in moves)}, values kept, 'step' left alone, and the next step runs.")
+    return (
+        f"State follows its parameters for {', '.join(n for n, _, _ in optimizers)} moved "
+        f"{', '.join(m for m, _ in moves)}, values kept, 'step' left alone, and the next step runs."
+    )
 
 
 # --------------------------------------------------------------------------- try-it 03.a
@@ -427,36 +476,42 @@ def _match_state_to_params(match_state_to_params) -> str:
     "03.a",
     "A buffer moves with its module",
     name="moved",
-    hint=("A tensor that should move with a layer, without being trained, is a buffer: register it on the "
-          "layer, then move the layer."),
+    hint=("A tensor that should move with a layer, without being trained, is a buffer: register it on the layer, then move the layer."),
 )
 def _moved(moved) -> str:
     if type(moved) is not nn.Linear:
-        raise Wrong(f"`moved` should be the layer, an nn.Linear, but it is a {type(moved).__name__}.",
-                    "`.to` returns the layer itself: bind what it returns to `moved`.")
+        raise Wrong(
+            f"`moved` should be the layer, an nn.Linear, but it is a {type(moved).__name__}.",
+            "`.to` returns the layer itself: bind what it returns to `moved`.",
+        )
     params, buffers = dict(moved.named_parameters()), dict(moved.named_buffers())
     if "scale" in params:
-        raise Wrong("`scale` is an nn.Parameter: it moves, but an optimizer would train it.",
-                    "A fixed tensor is a buffer: register it with the layer's register_buffer method.")
+        raise Wrong(
+            "`scale` is an nn.Parameter: it moves, but an optimizer would train it.",
+            "A fixed tensor is a buffer: register it with the layer's register_buffer method.",
+        )
     if "scale" not in buffers:
         plain = getattr(moved, "scale", None)
         if isinstance(plain, torch.Tensor):
-            raise Wrong(f"`scale` is a plain tensor attribute, so .to() left it on {plain.device} "
-                        f"while the weight went to {moved.weight.device}.",
-                        "Register it (register_buffer) instead of assigning it as an attribute.")
-        raise Wrong(f"`moved` has no buffer named `scale`; its buffers are {sorted(buffers)}.",
-                    "Register one (register_buffer) before moving the layer.")
+            raise Wrong(
+                f"`scale` is a plain tensor attribute, so .to() left it on {plain.device} while the weight went to {moved.weight.device}.",
+                "Register it (register_buffer) instead of assigning it as an attribute.",
+            )
+        raise Wrong(
+            f"`moved` has no buffer named `scale`; its buffers are {sorted(buffers)}.", "Register one (register_buffer) before moving the layer."
+        )
     scale = buffers["scale"]
     if tuple(scale.shape) != (3,) or scale.dtype != torch.float32:
-        raise Wrong(f"`scale` is {scale.dtype} with shape {tuple(scale.shape)}; expected torch.ones(3) "
-                    "(float32, shape (3,)).")
+        raise Wrong(f"`scale` is {scale.dtype} with shape {tuple(scale.shape)}; expected torch.ones(3) (float32, shape (3,)).")
     if scale.device.type != "meta" and not torch.equal(scale, torch.ones(3, device=scale.device)):
         raise Wrong(f"`scale` holds {scale.tolist()}; expected three ones.")
     report = placement_report(moved)
     if report.devices != ("meta",):
         where = ", ".join(f"{device}: {', '.join(names)}" for device, names in report.by_device.items())
-        raise Wrong(f"The layer is not all on meta ({where}).",
-                    "Register the buffer first, then move the layer and bind what .to returns: the buffer moves with the weights.")
+        raise Wrong(
+            f"The layer is not all on meta ({where}).",
+            "Register the buffer first, then move the layer and bind what .to returns: the buffer moves with the weights.",
+        )
     return "`scale` is a buffer: it moved to meta with the weight and bias, and state_dict() saves it."
 
 
@@ -494,25 +549,31 @@ def _run(run) -> str:
         except LearnerRaised as raised:
             if isinstance(raised.exc, NotImplementedError) and "meta" in str(raised.exc):
                 # a meta model moved to the input's device: "Cannot copy out of meta tensor" is a NotImplementedError
-                raise Wrong(f"{where} tried to move the model to the input's device; meta tensors cannot be copied.",
-                            "Leave the model where it is: it is the input that should travel.") from None
-            raise Wrong(f"{where} raised {type(raised.exc).__name__}: {raised.exc}",
-                        "The input has to go where the model's weights are, for any model; a module has no "
-                        "device of its own, but what it holds does.") from None
+                raise Wrong(
+                    f"{where} tried to move the model to the input's device; meta tensors cannot be copied.",
+                    "Leave the model where it is: it is the input that should travel.",
+                ) from None
+            raise Wrong(
+                f"{where} raised {type(raised.exc).__name__}: {raised.exc}",
+                "The input has to go where the model's weights are, for any model; a module has no device of its own, but what it holds does.",
+            ) from None
         now = next(model.parameters()).device
         if now != home:
-            raise Wrong(f"{where} moved the model from {home} to {now}.",
-                        "Move the input to the model, not the model to the input: models are big, and the "
-                        "optimizer holds their parameters.")
+            raise Wrong(
+                f"{where} moved the model from {home} to {now}.",
+                "Move the input to the model, not the model to the input: models are big, and the optimizer holds their parameters.",
+            )
         if not isinstance(got, torch.Tensor):
             raise Wrong(f"{where} returned a {type(got).__name__}; expected the model's output, a tensor.")
         if got.device != home:
-            raise Wrong(f"{where} returned a tensor on {got.device}; the model's output is on {home}, the model's "
-                        "device.", "Do not name a device: read it from the model's parameters.")
+            raise Wrong(
+                f"{where} returned a tensor on {got.device}; the model's output is on {home}, the model's device.",
+                "Do not name a device: read it from the model's parameters.",
+            )
         if tuple(got.shape) != (5, 2):
-            raise Wrong(f"{where} returned shape {tuple(got.shape)}; the model's output has shape (5, 2).",
-                        "Return model(...) of the moved input.")
+            raise Wrong(
+                f"{where} returned shape {tuple(got.shape)}; the model's output has shape (5, 2).", "Return model(...) of the moved input."
+            )
         if home.type != "meta" and not torch.allclose(got.cpu(), model(x.to(home)).detach().cpu()):
             raise Wrong(f"{where} returned other values than the model's output for x.")
     return f"Right for {len(cases)} models on {', '.join(sorted({str(next(m.parameters()).device) for _, m in cases}))}."
-

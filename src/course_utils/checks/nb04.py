@@ -51,14 +51,28 @@ def simulate_cases() -> tuple[tuple[int, tuple[tuple, ...], tuple[int, ...]], ..
 
 # The listing of exercise 04.1, as a program; the reads are a, b, ..., h in order.
 LISTING = [
-    ("device", 1), ("read",),                            # a
-    ("device_of", "cpu"), ("read",), ("exit",),          # b
-    ("device_of", 0), ("read",), ("exit",),              # c
-    ("exit",), ("read",),                                # d
-    ("device", 0), ("set_device", 1), ("read",),         # e
-    ("exit",), ("read",),                                # f
-    ("device", -1), ("set_device", 1), ("exit",), ("read",),  # g
-    ("torch.device", "cuda:0"), ("read",), ("exit",),    # h
+    ("device", 1),
+    ("read",),  # a
+    ("device_of", "cpu"),
+    ("read",),
+    ("exit",),  # b
+    ("device_of", 0),
+    ("read",),
+    ("exit",),  # c
+    ("exit",),
+    ("read",),  # d
+    ("device", 0),
+    ("set_device", 1),
+    ("read",),  # e
+    ("exit",),
+    ("read",),  # f
+    ("device", -1),
+    ("set_device", 1),
+    ("exit",),
+    ("read",),  # g
+    ("torch.device", "cuda:0"),
+    ("read",),
+    ("exit",),  # h
 ]
 READS = "abcdefgh"
 LISTING_ANSWERS = (1, 1, 0, 0, 1, 0, 1, 1)  # what torch.cuda prints for a to h
@@ -82,8 +96,10 @@ _WHY = {
     "04.1",
     "Predict the current device",
     "predictions",
-    hint=("A block restores, on exit, what was current when it was entered; device_of(CPU tensor) and "
-          "device(-1) do nothing; torch.device(...) only sets the default device."),
+    hint=(
+        "A block restores, on exit, what was current when it was entered; device_of(CPU tensor) and "
+        "device(-1) do nothing; torch.device(...) only sets the default device."
+    ),
 )
 def _predictions(predictions) -> str:
     with NoSimulatedGPUs("04.1"):
@@ -99,13 +115,16 @@ def _predictions(predictions) -> str:
 
 # --------------------------------------------------------------------------- 04.2
 
+
 @exercise(
     "04.2",
     "Simulate the scoping rules",
     "simulate",
-    hint=("Each block entered must remember what its exit restores, and blocks nest: keep a stack of those. A "
-          "block that changes nothing still pushes an entry, one that restores nothing: for -1, for a CPU "
-          "device_of, for a torch.device block."),
+    hint=(
+        "Each block entered must remember what its exit restores, and blocks nest: keep a stack of those. A "
+        "block that changes nothing still pushes an entry, one that restores nothing: for -1, for a CPU "
+        "device_of, for a torch.device block."
+    ),
 )
 def _simulate(simulate) -> str:
     programs = cases("04.2", simulate_cases())
@@ -150,8 +169,10 @@ OTHER_LANDINGS = (("mps:0", 1, "mps:0"), (torch.device("xpu", 1), 0, "xpu:1"))
     "04.3",
     "Where does the tensor land?",
     "landing_device",
-    hint=("A CUDA device without an index means the current device at the moment the tensor is made; an "
-          "explicit index wins; other device types ignore the current CUDA device."),
+    hint=(
+        "A CUDA device without an index means the current device at the moment the tensor is made; an "
+        "explicit index wins; other device types ignore the current CUDA device."
+    ),
 )
 def _landing_device(landing_device) -> str:
     landings = (*cases("04.3", LANDING_CASES), *OTHER_LANDINGS)
@@ -176,8 +197,10 @@ OTHER_INDEXED = ("mps:0", torch.device("xpu", 1))
     "04.4",
     "A device-agnostic scope",
     "device_scope",
-    hint=("Parse the argument with torch.device first. Only a CUDA device with an index has a current-device "
-          "scope (torch.cuda.device); anything else gets a block that does nothing (see contextlib)."),
+    hint=(
+        "Parse the argument with torch.device first. Only a CUDA device with an index has a current-device "
+        "scope (torch.cuda.device); anything else gets a block that does nothing (see contextlib)."
+    ),
 )
 def _device_scope(device_scope) -> str:
     no_switch, switch = cases("04.4", (NO_SWITCH, SWITCH))
@@ -223,9 +246,11 @@ def _default_kept(before: torch.device, where: str) -> None:
     now = default_device()
     if now != before:
         restore_default_device(before)
-        raise Wrong(f"After {where} the default device is {now}, no longer {before}: new tensors everywhere in the "
-                    "notebook would go there (the check has put it back).",
-                    "torch.set_default_device changes it for good; `with torch.device(...):` changes it for a block.")
+        raise Wrong(
+            f"After {where} the default device is {now}, no longer {before}: new tensors everywhere in the "
+            "notebook would go there (the check has put it back).",
+            "torch.set_default_device changes it for good; `with torch.device(...):` changes it for a block.",
+        )
 
 
 @try_it(
@@ -245,15 +270,18 @@ def _zeros_where(zeros_where) -> str:
             got = call(zeros_where, x)
         except LearnerRaised as raised:
             _default_kept(before, where)
-            raise Wrong(f"{where} raised {type(raised.exc).__name__}: {raised.exc}",
-                        "Take the device from x (x.device) rather than naming one.") from None
+            raise Wrong(
+                f"{where} raised {type(raised.exc).__name__}: {raised.exc}", "Take the device from x (x.device) rather than naming one."
+            ) from None
         _default_kept(before, where)
         if not isinstance(got, torch.Tensor) or tuple(got.shape) != (2,):
             raise Wrong(f"{where} returned {got!r}; expected torch.zeros(2), a tensor of shape (2,).")
         if got.device != x.device:
-            raise Wrong(f"{where} returned a tensor on {got.device}; expected x's device, {x.device}.",
-                        "torch.cuda.device and torch.cuda.device_of switch only the current CUDA device; new tensors "
-                        "follow the default device, which a torch.device with-block sets.")
+            raise Wrong(
+                f"{where} returned a tensor on {got.device}; expected x's device, {x.device}.",
+                "torch.cuda.device and torch.cuda.device_of switch only the current CUDA device; new tensors "
+                "follow the default device, which a torch.device with-block sets.",
+            )
         if device.type != "meta" and torch.count_nonzero(got).item() != 0:
             raise Wrong(f"{where} returned {got.tolist()}; expected zeros.")
     return f"torch.zeros(2) landed on x's device for x on {', '.join(str(d) for d in devices)}."
@@ -280,8 +308,7 @@ class _Allocations(TorchFunctionMode):
     "Build a layer directly on its device",
     name="build_on",
     kind="function",
-    hint=("Build the layer on the device directly: inside a torch.device with-block, as in 04.a, or with "
-          "nn.Linear's own device argument."),
+    hint=("Build the layer on the device directly: inside a torch.device with-block, as in 04.a, or with nn.Linear's own device argument."),
 )
 def _build_on(build_on) -> str:
     devices = _try_it_devices()
@@ -293,23 +320,27 @@ def _build_on(build_on) -> str:
                 got = call(build_on, asked)
             except LearnerRaised as raised:
                 _default_kept(before, where)
-                raise Wrong(f"{where} raised {type(raised.exc).__name__}: {raised.exc}",
-                            "Use the device you are given, whichever it is.") from None
+                raise Wrong(
+                    f"{where} raised {type(raised.exc).__name__}: {raised.exc}", "Use the device you are given, whichever it is."
+                ) from None
             _default_kept(before, where)
             if type(got) is not nn.Linear or (got.in_features, got.out_features) != (8, 8):
                 raise Wrong(f"{where} returned {got!r}; expected nn.Linear(8, 8).")
             on = sorted({str(p.device) for p in got.parameters()})
             if on != [str(device)]:
-                raise Wrong(f"{where} returned a layer on {', '.join(on)}; expected it on {device}.",
-                            "Create the layer where it belongs from the start: a torch.device with-block sets where new tensors go.")
+                raise Wrong(
+                    f"{where} returned a layer on {', '.join(on)}; expected it on {device}.",
+                    "Create the layer where it belongs from the start: a torch.device with-block sets where new tensors go.",
+                )
             allocations = _Allocations()
             with allocations:  # the answer left no mode behind (checked above), so this one pops cleanly
                 call(build_on, asked)
             elsewhere = sorted(set(allocations.devices) - {str(device)})
             if elsewhere:
-                raise Wrong(f"{where} made the layer's tensors on {', '.join(elsewhere)} first, then copied them to "
-                            f"{device}: twice the memory, and for a large model on a GPU, time spent copying.",
-                            "Do not move the layer after building it: build it on the device (a torch.device with-block, or "
-                            "nn.Linear's device argument).")
+                raise Wrong(
+                    f"{where} made the layer's tensors on {', '.join(elsewhere)} first, then copied them to "
+                    f"{device}: twice the memory, and for a large model on a GPU, time spent copying.",
+                    "Do not move the layer after building it: build it on the device (a torch.device with-block, or "
+                    "nn.Linear's device argument).",
+                )
     return f"Built directly on {', '.join(str(d) for d in devices)}, default device left as it was."
-

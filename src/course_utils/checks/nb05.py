@@ -41,38 +41,53 @@ FIXES = (
 
 # Real messages (PyTorch's sources, several versions) and the fix each one needs.
 MESSAGES: tuple[tuple[str, str], ...] = (
-    ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
-     "move-to-one-device"),
-    ("Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 "
-     "(when checking argument in method wrapper_CUDA_addmm)", "move-to-one-device"),
-    ("Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! "
-     "(when checking argument for argument index in method wrapper_CUDA__index_select)", "move-to-one-device"),
-    ("Expected all tensors to be on the same device, but found at least two devices, cuda:1 and cuda:0!",
-     "move-to-one-device"),
+    ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!", "move-to-one-device"),
+    (
+        "Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 "
+        "(when checking argument in method wrapper_CUDA_addmm)",
+        "move-to-one-device",
+    ),
+    (
+        "Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! "
+        "(when checking argument for argument index in method wrapper_CUDA__index_select)",
+        "move-to-one-device",
+    ),
+    ("Expected all tensors to be on the same device, but found at least two devices, cuda:1 and cuda:0!", "move-to-one-device"),
     ("Tensor on device cpu is not on the expected device meta!", "move-to-one-device"),
-    ("Expected object of type torch.cuda.LongTensor but found type torch.LongTensor for argument #3 'other'",
-     "move-to-one-device"),
+    ("Expected object of type torch.cuda.LongTensor but found type torch.LongTensor for argument #3 'other'", "move-to-one-device"),
     ("indices should be either on cpu or on the same device as the indexed tensor (cpu)", "index-to-table-device"),
-    ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running "
-     "on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the "
-     "CPU.", "map-location"),
-    ("Attempting to deserialize object on CUDA device 1 but torch.cuda.device_count() is 1. Please use torch.load "
-     "with map_location to map your storages to an existing device.", "map-location"),
-    ("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.",
-     "cpu-before-numpy"),
-    ("CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously reported at some other API call, "
-     "so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.",
-     "existing-device-index"),
+    (
+        "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running "
+        "on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the "
+        "CPU.",
+        "map-location",
+    ),
+    (
+        "Attempting to deserialize object on CUDA device 1 but torch.cuda.device_count() is 1. Please use torch.load "
+        "with map_location to map your storages to an existing device.",
+        "map-location",
+    ),
+    ("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.", "cpu-before-numpy"),
+    (
+        "CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously reported at some other API call, "
+        "so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.",
+        "existing-device-index",
+    ),
     ("Torch not compiled with CUDA enabled", "cpu-or-cuda-build"),
-    ("Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from "
-     "http://www.nvidia.com/Download/index.aspx", "cpu-or-cuda-build"),
-    ("Tensors of the same index must be on the same device and the same dtype except `step` tensors that can be CPU "
-     "and float32/64 notwithstanding", "optimizer-after-move"),
+    (
+        "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from "
+        "http://www.nvidia.com/Download/index.aspx",
+        "cpu-or-cuda-build",
+    ),
+    (
+        "Tensors of the same index must be on the same device and the same dtype except `step` tensors that can be CPU "
+        "and float32/64 notwithstanding",
+        "optimizer-after-move",
+    ),
     ("mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)", "not-a-device-error"),
     ("expected scalar type Float but found Double", "not-a-device-error"),
     ("a Tensor with 2 elements cannot be converted to Scalar", "not-a-device-error"),
-    ("Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [3, 32]",
-     "not-a-device-error"),
+    ("Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [3, 32]", "not-a-device-error"),
 )
 
 
@@ -80,9 +95,11 @@ MESSAGES: tuple[tuple[str, str], ...] = (
     "05.1",
     "Name the fix from the message",
     "fix_for",
-    hint=("Each kind of message has a phrase that stays the same across PyTorch versions ('same device', "
-          "'indices should be', 'deserialize', 'to numpy', 'invalid device ordinal', 'NVIDIA driver', ...). "
-          "Compare in lower case, and test the most specific phrases first."),
+    hint=(
+        "Each kind of message has a phrase that stays the same across PyTorch versions ('same device', "
+        "'indices should be', 'deserialize', 'to numpy', 'invalid device ordinal', 'NVIDIA driver', ...). "
+        "Compare in lower case, and test the most specific phrases first."
+    ),
 )
 def _fix_for(fix_for) -> str:
     messages = cases("05.1", MESSAGES)
@@ -115,9 +132,11 @@ def _same_structure(got, original, device: torch.device, path: str) -> None:
         return
     if isinstance(original, (list, tuple, dict)):
         if type(got) is not type(original) or len(got) != len(original):
-            raise Wrong(f"{path} was a {type(original).__name__} of {len(original)}; you returned {got!r}.",
-                        "Rebuild lists as lists, tuples as tuples (a namedtuple as its own class, which takes its "
-                        "fields as separate arguments) and dicts as dicts, recursively.")
+            raise Wrong(
+                f"{path} was a {type(original).__name__} of {len(original)}; you returned {got!r}.",
+                "Rebuild lists as lists, tuples as tuples (a namedtuple as its own class, which takes its "
+                "fields as separate arguments) and dicts as dicts, recursively.",
+            )
         items = original.items() if isinstance(original, dict) else enumerate(original)
         for key, value in items:
             if isinstance(original, dict) and key not in got:
@@ -160,8 +179,10 @@ def _inputs() -> tuple:
     "05.2",
     "Move every input to the model's device",
     "to_model_device",
-    hint=("Find the device from the model's parameters, else its buffers; then walk the inputs recursively: "
-          "tensors get .to(device), lists, tuples and dicts are rebuilt, anything else is returned as it is."),
+    hint=(
+        "Find the device from the model's parameters, else its buffers; then walk the inputs recursively: "
+        "tensors get .to(device), lists, tuples and dicts are rebuilt, anything else is returned as it is."
+    ),
 )
 def _to_model_device(to_model_device) -> str:
     expected = cases("05.2", _inputs)()
@@ -180,8 +201,7 @@ def _to_model_device(to_model_device) -> str:
     mixed = nn.Linear(3, 3).to("meta")
     mixed.register_buffer("scale", torch.ones(3))
     got = call(to_model_device, mixed, torch.ones(2, 3))
-    _same_structure(got, (torch.ones(2, 3),), torch.device("meta"),
-                    "inputs (model with parameters on meta and a buffer on the CPU)")
+    _same_structure(got, (torch.ones(2, 3),), torch.device("meta"), "inputs (model with parameters on meta and a buffer on the CPU)")
     x = torch.ones(2)
     got = call(to_model_device, nn.ReLU(), x)
     if not (isinstance(got, tuple) and len(got) == 1 and got[0] is x):
@@ -213,8 +233,7 @@ INDEX_CASES = (
     "05.3",
     "The safe device for an index",
     "index_device",
-    hint=("An index may stay where it is if it is on the CPU or on the table's own device; otherwise it must "
-          "move to the table's device."),
+    hint=("An index may stay where it is if it is on the CPU or on the table's own device; otherwise it must move to the table's device."),
 )
 def _index_device(index_device) -> str:
     pairs = cases("05.3", INDEX_CASES)
@@ -234,8 +253,7 @@ SAVED_ON = ("cpu", "cuda:0", "cuda:1", "mps")
 
 def _saved_state() -> dict[str, torch.Tensor]:
     generator = torch.Generator().manual_seed(5)
-    return {"weight": torch.randn(2, 3, generator=generator), "bias": torch.randn(2, generator=generator),
-            "steps": torch.tensor(12)}
+    return {"weight": torch.randn(2, 3, generator=generator), "bias": torch.randn(2, generator=generator), "steps": torch.tensor(12)}
 
 
 def _checkpoint(saved_on: str, state: dict[str, torch.Tensor]) -> bytes:
@@ -252,8 +270,10 @@ def _checkpoint(saved_on: str, state: dict[str, torch.Tensor]) -> bytes:
     "05.4",
     "Load any checkpoint anywhere",
     "load_anywhere",
-    hint=("The checkpoint arrives as bytes, not as a file name, and the file names the device it was saved on: "
-          "torch.load can be told where to read from, and where every tensor should land."),
+    hint=(
+        "The checkpoint arrives as bytes, not as a file name, and the file names the device it was saved on: "
+        "torch.load can be told where to read from, and where every tensor should land."
+    ),
 )
 def _load_anywhere(load_anywhere) -> str:
     targets = ["cpu", "meta"] + accelerator_targets()
@@ -264,28 +284,36 @@ def _load_anywhere(load_anywhere) -> str:
         for device in targets:
             got = call(load_anywhere, data, device)
             if not isinstance(got, dict) or set(got) != set(original):
-                raise Wrong(f"A checkpoint saved on {saved_on}, loaded onto {device}: expected a dict with keys "
-                            f"{sorted(original)}, got {got!r}.")
+                raise Wrong(
+                    f"A checkpoint saved on {saved_on}, loaded onto {device}: expected a dict with keys {sorted(original)}, got {got!r}."
+                )
             for key, value in original.items():
                 loaded = got[key]
                 if type(loaded) is not torch.Tensor or loaded.device != torch.device(device):
                     where = loaded.device if isinstance(loaded, torch.Tensor) else type(loaded).__name__
-                    raise Wrong(f"Saved on {saved_on}, loaded onto {device}: {key!r} is on {where}, not on the "
-                                "device asked for." + (" torch.load left it where the file says it was saved."
-                                                       if str(where) == saved_on else ""))
+                    raise Wrong(
+                        f"Saved on {saved_on}, loaded onto {device}: {key!r} is on {where}, not on the "
+                        "device asked for." + (" torch.load left it where the file says it was saved." if str(where) == saved_on else "")
+                    )
                 if device != "meta" and not torch.equal(loaded.cpu(), value):
                     raise Wrong(f"Saved on {saved_on}, loaded onto {device}: {key!r} has different values.")
     # a training checkpoint, in every run: tensors nested in dicts and lists beside plain values, saved on another GPU
-    nested = {"model": state(), "optimizer": {"state": {0: {"exp_avg": torch.ones(3)}}, "lr": 0.1},
-              "history": [torch.tensor([0.5, 0.25])], "epoch": 3}
+    nested = {
+        "model": state(),
+        "optimizer": {"state": {0: {"exp_avg": torch.ones(3)}}, "lr": 0.1},
+        "history": [torch.tensor([0.5, 0.25])],
+        "epoch": 3,
+    }
     data = _checkpoint(NESTED_ON, nested)
     for device in targets:
         where = f"A training checkpoint saved on {NESTED_ON} (a dict of dicts and lists), loaded onto {device}"
         got = call(load_anywhere, data, device)
         _nested_follows(where, got, nested, torch.device(device), "checkpoint")
     named = ["the CPU" if d == "cpu" else d for d in saved_ons]
-    return (f"Checkpoints saved on {', '.join(named[:-1])} and {named[-1]}, and a nested one saved on {NESTED_ON}, "
-            "load onto " + ", ".join(targets) + ".")
+    return (
+        f"Checkpoints saved on {', '.join(named[:-1])} and {named[-1]}, and a nested one saved on {NESTED_ON}, "
+        "load onto " + ", ".join(targets) + "."
+    )
 
 
 NESTED_ON = "cuda:3"
@@ -296,15 +324,16 @@ def _nested_follows(where: str, got, original, device: torch.device, path: str) 
     if isinstance(original, torch.Tensor):
         if type(got) is not torch.Tensor or got.device != device:
             found = got.device if isinstance(got, torch.Tensor) else type(got).__name__
-            raise Wrong(f"{where}: {path} is on {found}, not on the device asked for.",
-                        "Every tensor in the file, however deeply nested, has to land on the device.")
+            raise Wrong(
+                f"{where}: {path} is on {found}, not on the device asked for.",
+                "Every tensor in the file, however deeply nested, has to land on the device.",
+            )
         if device.type != "meta" and not torch.equal(got.cpu(), original):
             raise Wrong(f"{where}: {path} has different values.")
         return
     if isinstance(original, (dict, list)):
         if type(got) is not type(original) or len(got) != len(original):
-            raise Wrong(f"{where}: {path} came back as {got!r}; the file holds a {type(original).__name__} of "
-                        f"{len(original)} there.")
+            raise Wrong(f"{where}: {path} came back as {got!r}; the file holds a {type(original).__name__} of {len(original)} there.")
         keys = original.keys() if isinstance(original, dict) else range(len(original))
         for key in keys:
             if isinstance(original, dict) and key not in got:
@@ -386,30 +415,38 @@ def _call_model(call_model) -> str:
                     got = tensor_answer(call(call_model, model, x), "call_model(model, x)")
                 except LearnerRaised as raised:
                     if isinstance(raised.exc, _ModelMoved):
-                        raise Wrong(f"{case}, your function tried to move the model to {raised.exc.to} (the check's "
-                                    "model refuses to move). Leave the model where it is and move the input.",
-                                    "Moving a model is slow and changes it for every later call: move `x` instead.") from None
-                    raise Wrong(f"{case}, your code raised {type(raised.exc).__name__}: {raised.exc}"
-                                f"{learner_line(raised.exc)}",
-                                "A device name typed into the function fits some cases only: the model itself "
-                                "knows where it is, through what it holds.") from None
+                        raise Wrong(
+                            f"{case}, your function tried to move the model to {raised.exc.to} (the check's "
+                            "model refuses to move). Leave the model where it is and move the input.",
+                            "Moving a model is slow and changes it for every later call: move `x` instead.",
+                        ) from None
+                    raise Wrong(
+                        f"{case}, your code raised {type(raised.exc).__name__}: {raised.exc}{learner_line(raised.exc)}",
+                        "A device name typed into the function fits some cases only: the model itself knows where it is, through what it holds.",
+                    ) from None
                 moved = {str(p.device) for p in model.parameters()} - {str(torch.device(model_device))}
                 if moved:
-                    raise Wrong(f"{case}, your function moved the model "
-                                f"to {', '.join(sorted(moved))}. Leave the model where it is and move the input.",
-                                "Moving a model is slow and changes it for every later call: move `x` instead.")
+                    raise Wrong(
+                        f"{case}, your function moved the model to {', '.join(sorted(moved))}. Leave the model where it is and move the input.",
+                        "Moving a model is slow and changes it for every later call: move `x` instead.",
+                    )
                 if got.device != torch.device(model_device):
-                    raise Wrong(f"{case}, the output is on {got.device}; "
-                                f"it should be on the model's device, {model_device}.",
-                                "Do not type a device name: ask the model where it lives, through what it holds.")
+                    raise Wrong(
+                        f"{case}, the output is on {got.device}; it should be on the model's device, {model_device}.",
+                        "Do not type a device name: ask the model where it lives, through what it holds.",
+                    )
                 if tuple(got.shape) != (2, 2):
-                    raise Wrong(f"call_model returned a tensor of shape {tuple(got.shape)}; the model's output has "
-                                "shape (2, 2). Return `model(...)` of the moved input.")
+                    raise Wrong(
+                        f"call_model returned a tensor of shape {tuple(got.shape)}; the model's output has "
+                        "shape (2, 2). Return `model(...)` of the moved input."
+                    )
                 if model_device != "meta":
                     expected = _model(kind, "cpu")(x_cpu)
                     if not torch.allclose(got.detach().cpu(), expected.detach()):
-                        raise Wrong(f"With the model on {model_device} and x on {x_device}, the output has the wrong "
-                                    "values. Call the model on `x` itself, only moved.")
+                        raise Wrong(
+                            f"With the model on {model_device} and x on {x_device}, the output has the wrong "
+                            "values. Call the model on `x` itself, only moved."
+                        )
     return "The input follows the model, wherever each one lives (" + ", ".join(devices) + ")."
 
 
@@ -425,22 +462,27 @@ LESSON_STATE = {"weight": ((1.0, 2.0, 3.0),), "bias": (0.5,)}
 )
 def _state(state) -> str:
     if type(state) is not dict:
-        raise Wrong(f"`state` should be the whole state dict that torch.load returns (a dict), but it is a "
-                    f"{type(state).__name__}.",
-                    "Keep the result of torch.load(...) as it is, without indexing it." if isinstance(state, torch.Tensor)
-                    else "Bind to `state` what torch.load(...) returns when it reads the lesson's `checkpoint` bytes.")
+        raise Wrong(
+            f"`state` should be the whole state dict that torch.load returns (a dict), but it is a {type(state).__name__}.",
+            "Keep the result of torch.load(...) as it is, without indexing it."
+            if isinstance(state, torch.Tensor)
+            else "Bind to `state` what torch.load(...) returns when it reads the lesson's `checkpoint` bytes.",
+        )
     if set(state) != set(LESSON_STATE):
         raise Wrong(f"`state` has the keys {sorted(map(str, state))}; the checkpoint holds {sorted(LESSON_STATE)}.")
     for key, values in LESSON_STATE.items():
         tensor = tensor_answer(state[key], f"state[{key!r}]")
         if tensor.device != torch.device("cpu"):
-            raise Wrong(f"state[{key!r}] is on {tensor.device}; it should be on the CPU.",
-                        "The place torch.load puts every tensor is yours to choose; this one was chosen wrong."
-                        if tensor.device.type == "meta" else
-                        "torch.load puts each tensor where the file says unless told otherwise: one of its "
-                        "arguments says where every tensor should land.")
+            raise Wrong(
+                f"state[{key!r}] is on {tensor.device}; it should be on the CPU.",
+                "The place torch.load puts every tensor is yours to choose; this one was chosen wrong."
+                if tensor.device.type == "meta"
+                else "torch.load puts each tensor where the file says unless told otherwise: one of its "
+                "arguments says where every tensor should land.",
+            )
         if not torch.equal(tensor, torch.tensor(values)):
-            raise Wrong(f"state[{key!r}] holds {tensor.tolist()}, not the saved {list(values)}.",
-                        "Load the bytes in `checkpoint` from the lesson, unchanged.")
+            raise Wrong(
+                f"state[{key!r}] holds {tensor.tolist()}, not the saved {list(values)}.",
+                "Load the bytes in `checkpoint` from the lesson, unchanged.",
+            )
     return "Every tensor of the GPU checkpoint is on the CPU, with its saved values."
-

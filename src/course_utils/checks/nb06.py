@@ -49,9 +49,11 @@ TIMING_ALWAYS = (([1.2345e-4, 2.5e-4, 3.75e-4, 9.8765e-3], 0.0, 4),)
     "06.1",
     "Time asynchronous work honestly",
     "time_per_call",
-    hint=("A device runs its work asynchronously: wait for it (synchronize) before you start the clock and "
-          "again before you read it, in every repeat. Report a typical repeat, one that a slow outlier cannot "
-          "move."),
+    hint=(
+        "A device runs its work asynchronously: wait for it (synchronize) before you start the clock and "
+        "again before you read it, in every repeat. Report a typical repeat, one that a slow outlier cannot "
+        "move."
+    ),
 )
 def _time_per_call(time_per_call) -> str:
     for durations, backlog, repeats in (*cases("06.1", TIMING_CASES), *TIMING_ALWAYS):
@@ -79,9 +81,8 @@ def _time_per_call(time_per_call) -> str:
         if math.isclose(got, mean, rel_tol=1e-6):
             raise Wrong(found, "That is the mean; one slow repeat pulls it up. Return the median.")
         ordered = sorted(durations[i % len(durations)] for i in range(repeats))
-        if repeats % 2 == 0 and any(math.isclose(got, t, rel_tol=1e-6) for t in ordered[repeats // 2 - 1:repeats // 2 + 1]):
-            raise Wrong(found, "That is one of the two middle repeats; with an even number of repeats the median lies "
-                               "halfway between them.")
+        if repeats % 2 == 0 and any(math.isclose(got, t, rel_tol=1e-6) for t in ordered[repeats // 2 - 1 : repeats // 2 + 1]):
+            raise Wrong(found, "That is one of the two middle repeats; with an even number of repeats the median lies halfway between them.")
         raise Wrong(found, "Use the clock and synchronize you are given (not time.perf_counter), and the median.")
     return "Honest on every case: synchronized on both sides of the clock, and the median of the repeats."
 
@@ -111,28 +112,30 @@ def _copied_as_asked(device: FakeAsyncDevice, sources: list, buffers: list) -> N
     blocking = [b for b in buffers if b.copies != [True]]
     if blocking:
         raise Wrong(
-            f"Each buffer should receive exactly one non-blocking copy_; one received copies with "
-            f"non_blocking={blocking[0].copies}.",
+            f"Each buffer should receive exactly one non-blocking copy_; one received copies with non_blocking={blocking[0].copies}.",
             "Ask copy_ for a non_blocking copy: a blocking copy waits for the GPU each time.",
         )
     if device.implicit_syncs:
-        raise Wrong("Your code read device data (.item()/.tolist() on a device tensor), which waits for the GPU "
-                    "like a synchronize.", "Copy into the buffers and synchronize once; do not read the sources.")
+        raise Wrong(
+            "Your code read device data (.item()/.tolist() on a device tensor), which waits for the GPU like a synchronize.",
+            "Copy into the buffers and synchronize once; do not read the sources.",
+        )
     copied = _EARLIER_WORK_S + sum(s.nbytes for s in sources) / _COPY_BANDWIDTH  # the copies, back to back
-    if device.launches != 1 + count or device.log.count("launch") != 1 + count or not math.isclose(
-            device.busy_until, copied, rel_tol=1e-9):
+    if device.launches != 1 + count or device.log.count("launch") != 1 + count or not math.isclose(device.busy_until, copied, rel_tol=1e-9):
         copies = f"{count} cop{'y' if count == 1 else 'ies'}"
-        raise Wrong(f"The simulated device does not show {copies} queued after the earlier work: the buffers were "
-                    "filled some other way.",
-                    "Fill each buffer with buffer.copy_(source, non_blocking=True), then synchronize() once.")
+        raise Wrong(
+            f"The simulated device does not show {copies} queued after the earlier work: the buffers were filled some other way.",
+            "Fill each buffer with buffer.copy_(source, non_blocking=True), then synchronize() once.",
+        )
 
 
 @exercise(
     "06.2",
     "Make device-to-host copies safe",
     "copy_all_to_host",
-    hint=("A non_blocking copy may still be running when the call returns. Start every copy first, wait once, "
-          "and only then hand the buffers back."),
+    hint=(
+        "A non_blocking copy may still be running when the call returns. Start every copy first, wait once, and only then hand the buffers back."
+    ),
 )
 def _copy_all_to_host(copy_all_to_host) -> str:
     for values in cases("06.2", COPY_CASES):
@@ -143,8 +146,10 @@ def _copy_all_to_host(copy_all_to_host) -> str:
             raise Wrong(f"copy_all_to_host returned {got!r}; expected the list of {count} host buffers.")
         _copied_as_asked(device, sources, buffers)
         if any(g is not b for g, b in zip(got, buffers)):
-            raise Wrong("copy_all_to_host returned something other than the buffers it was given.",
-                        "Copy into the buffers you are given and return those same buffers, in order.")
+            raise Wrong(
+                "copy_all_to_host returned something other than the buffers it was given.",
+                "Copy into the buffers you are given and return those same buffers, in order.",
+            )
         values_got = [b.tolist() for b in got]  # a plain host read: it does not wait
         if values_got != [list(v) for v in values]:
             raise Wrong(
@@ -153,14 +158,17 @@ def _copy_all_to_host(copy_all_to_host) -> str:
                 "Call synchronize() after the last copy_ and before returning.",
             )
         if device.syncs != 1:
-            raise Wrong(f"With {count} copies you called synchronize() {device.syncs} times; once is enough.",
-                        "Issue all the copies first, then synchronize once: the copies queue up back to back.")
+            raise Wrong(
+                f"With {count} copies you called synchronize() {device.syncs} times; once is enough.",
+                "Issue all the copies first, then synchronize once: the copies queue up back to back.",
+            )
     real = [torch.arange(4.0), torch.ones(2)]
     out = call(copy_all_to_host, real, [torch.zeros(4), torch.zeros(2)], no_sync)
-    if (out is None or len(out) != 2
-            or not all(isinstance(o, torch.Tensor) and torch.equal(o, r) for o, r in zip(out, real))):
-        raise Wrong("With real CPU tensors the buffers did not end up equal to the sources.",
-                    "Copy into the buffers you were given (copy_, non_blocking) and return those same buffers.")
+    if out is None or len(out) != 2 or not all(isinstance(o, torch.Tensor) and torch.equal(o, r) for o, r in zip(out, real)):
+        raise Wrong(
+            "With real CPU tensors the buffers did not end up equal to the sources.",
+            "Copy into the buffers you were given (copy_, non_blocking) and return those same buffers.",
+        )
     return "Every copy was non_blocking, one synchronize() made them all safe, and the data was right."
 
 
@@ -176,8 +184,7 @@ GBPS_CASES = (
     "06.3",
     "Bandwidth from bytes and seconds",
     "gbps",
-    hint=("Use decimal gigabytes (10**9 bytes, as PCIe and GPU specs do) and a typical time that one slow "
-          "sample cannot move."),
+    hint=("Use decimal gigabytes (10**9 bytes, as PCIe and GPU specs do) and a typical time that one slow sample cannot move."),
 )
 def _gbps(gbps) -> str:
     for nbytes, seconds in cases("06.3", GBPS_CASES):
@@ -200,11 +207,26 @@ def _gbps(gbps) -> str:
 
 # (PCIe generation, lanes): every generation at x16, x8, x4 and x1
 PCIE_CASES = (
-    (1, 16), (1, 8), (1, 4), (1, 1),
-    (2, 16), (2, 8), (2, 4), (2, 1),
-    (3, 16), (3, 8), (3, 4), (3, 1),
-    (4, 16), (4, 8), (4, 4), (4, 1),
-    (5, 16), (5, 8), (5, 4), (5, 1),
+    (1, 16),
+    (1, 8),
+    (1, 4),
+    (1, 1),
+    (2, 16),
+    (2, 8),
+    (2, 4),
+    (2, 1),
+    (3, 16),
+    (3, 8),
+    (3, 4),
+    (3, 1),
+    (4, 16),
+    (4, 8),
+    (4, 4),
+    (4, 1),
+    (5, 16),
+    (5, 8),
+    (5, 4),
+    (5, 1),
 )
 
 
@@ -212,9 +234,11 @@ PCIE_CASES = (
     "06.4",
     "The PCIe ceiling of a link",
     "pcie_ceiling_gbps",
-    hint=("GB/s = transfers per second per lane × lanes × the share of bits that is data (the line encoding) ÷ "
-          "8. Per lane Gen1 signals 2.5, Gen2 5 and Gen3 8 GT/s, then each generation doubles (Gen4 16, Gen5 32); "
-          "Gen1 and Gen2 use 8b/10b encoding, Gen3 to Gen5 128b/130b."),
+    hint=(
+        "GB/s = transfers per second per lane × lanes × the share of bits that is data (the line encoding) ÷ "
+        "8. Per lane Gen1 signals 2.5, Gen2 5 and Gen3 8 GT/s, then each generation doubles (Gen4 16, Gen5 32); "
+        "Gen1 and Gen2 use 8b/10b encoding, Gen3 to Gen5 128b/130b."
+    ),
 )
 def _pcie_ceiling_gbps(pcie_ceiling_gbps) -> str:
     links = cases("06.4", PCIE_CASES)
@@ -235,8 +259,10 @@ def _pcie_ceiling_gbps(pcie_ceiling_gbps) -> str:
                 raise Wrong(found, "Gen1 and Gen2 use 8b/10b encoding, not 128b/130b.")
             halved_from_gen3 = 8 / 2 ** (3 - gen)  # Gen2 4 GT/s, Gen1 2: the doubling run backwards
             if gen <= 2 and math.isclose(got, halved_from_gen3 * lanes * 8 / 10 / 8, rel_tol=1e-9):
-                raise Wrong(found, "The doubling starts at Gen3: Gen2 signals 5 GT/s and Gen1 2.5, not half of "
-                            "the generation after (Gen2 to Gen3 is 1.6×).")
+                raise Wrong(
+                    found,
+                    "The doubling starts at Gen3: Gen2 signals 5 GT/s and Gen1 2.5, not half of the generation after (Gen2 to Gen3 is 1.6×).",
+                )
         raise Wrong(found)
     which = "Gen1 to Gen5 at x1 to x16" if links is PCIE_CASES else f"{len(links)} links of Gen1 to Gen5"
     return f"Right for {which}: Gen5 x16 is 63.0 GB/s per direction, as an H100/H200 SXM gets."
@@ -290,14 +316,15 @@ def _time_once(time_once) -> str:
     "Copy into a preallocated buffer",
     "copy_into",
     kind="function",
-    hint=("A tensor method copies into an existing tensor in place, converting dtype and device; then return "
-          "the destination."),
+    hint=("A tensor method copies into an existing tensor in place, converting dtype and device; then return the destination."),
 )
 def _copy_into(copy_into) -> str:
     generator = torch.Generator().manual_seed(6)
-    cases = [(torch.zeros(5), torch.randn(5, generator=generator)),
-             (torch.zeros(2, 3, dtype=torch.float64), torch.randn(2, 3, generator=generator)),
-             (torch.zeros(4, device="meta"), torch.randn(4, generator=generator))]
+    cases = [
+        (torch.zeros(5), torch.randn(5, generator=generator)),
+        (torch.zeros(2, 3, dtype=torch.float64), torch.randn(2, 3, generator=generator)),
+        (torch.zeros(4, device="meta"), torch.randn(4, generator=generator)),
+    ]
     for device in accelerator_targets():
         cases.append((torch.zeros(3, device=device), torch.randn(3, generator=generator)))
     for dst, src in cases:
@@ -305,18 +332,21 @@ def _copy_into(copy_into) -> str:
         got = call(copy_into, dst, src)
         if got is not kept:
             same_values = isinstance(got, torch.Tensor) and got.shape == src.shape
-            raise Wrong("copy_into should return `dst` itself, the buffer allocated before timing"
-                        + (", not a new tensor." if same_values else f"; it returned {type(got).__name__}."),
-                        "A new tensor (src.clone(), src.to(...)) allocates memory each time, which the timing "
-                        "would count: write into dst with dst.copy_(src).")
+            raise Wrong(
+                "copy_into should return `dst` itself, the buffer allocated before timing"
+                + (", not a new tensor." if same_values else f"; it returned {type(got).__name__}."),
+                "A new tensor (src.clone(), src.to(...)) allocates memory each time, which the timing "
+                "would count: write into dst with dst.copy_(src).",
+            )
         tensor_answer(got, "copy_into(dst, src)")
         if dst.data_ptr() != where:
-            raise Wrong("dst now points at other memory: it was replaced, not filled.",
-                        "Use dst.copy_(src), which writes into dst's own memory.")
+            raise Wrong(
+                "dst now points at other memory: it was replaced, not filled.", "Use dst.copy_(src), which writes into dst's own memory."
+            )
         if not torch.equal(src, before):
             raise Wrong("src changed: copy from src into dst, not the other way round.")
         if dst.device.type != "meta" and not torch.equal(dst.cpu(), src.to(dst.dtype)):
-            raise Wrong(f"dst holds {dst.cpu().tolist()}, not src's values {src.tolist()}.",
-                        "Copy the values with dst.copy_(src) before returning dst.")
+            raise Wrong(
+                f"dst holds {dst.cpu().tolist()}, not src's values {src.tolist()}.", "Copy the values with dst.copy_(src) before returning dst."
+            )
     return "Copied in place into the existing buffer, across dtypes and devices: nothing allocated per copy."
-

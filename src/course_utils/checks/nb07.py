@@ -21,13 +21,13 @@ from course_utils.checks._core import Wrong, call, tensor_answer, try_it
 )
 def _where(value) -> str:
     if isinstance(value, torch.cuda.device_of):
-        raise Wrong("`where` is a torch.cuda.device_of object: a context manager, not a device (claim A1).",
-                    "Read the tensor's own attribute: m.device.")
+        raise Wrong(
+            "`where` is a torch.cuda.device_of object: a context manager, not a device (claim A1).", "Read the tensor's own attribute: m.device."
+        )
     if isinstance(value, bool):
         raise Wrong(f"`where` is {value}, a bool: is_cuda says whether, not where.", "m.device says where.")
     if isinstance(value, int):
-        raise Wrong(f"`where` is {value}, an int: get_device() gives -1 off CUDA and says nothing of meta.",
-                    "m.device says where.")
+        raise Wrong(f"`where` is {value}, an int: get_device() gives -1 off CUDA and says nothing of meta.", "m.device says where.")
     if not isinstance(value, torch.device):
         raise Wrong(f"`where` is a {type(value).__name__}; expected a torch.device.", "m.device")
     if value != torch.device("meta"):
@@ -51,14 +51,19 @@ def _to_model(fn) -> str:
     for device in ("meta", "cpu"):
         got = tensor_answer(call(fn, _model(device), batch.clone()), "to_model(net, batch)")
         if got.device != torch.device(device):
-            raise Wrong(f"With the model on {device}, to_model returned a tensor on {got.device}.",
-                        "A device typed into the function fits one model only: ask the model where it lives, "
-                        "through what it holds.")
+            raise Wrong(
+                f"With the model on {device}, to_model returned a tensor on {got.device}.",
+                "A device typed into the function fits one model only: ask the model where it lives, through what it holds.",
+            )
         if got.shape != batch.shape or got.dtype != batch.dtype:
-            raise Wrong(f"to_model returned shape {tuple(got.shape)}, {got.dtype}; expected the batch itself "
-                        f"({tuple(batch.shape)}, {batch.dtype}), moved.", "batch.to(device)")
+            raise Wrong(
+                f"to_model returned shape {tuple(got.shape)}, {got.dtype}; expected the batch itself "
+                f"({tuple(batch.shape)}, {batch.dtype}), moved.",
+                "batch.to(device)",
+            )
         if device == "cpu" and not torch.equal(got, batch):
-            raise Wrong("With the model on the CPU, to_model returned other values than the batch.",
-                        "Move the batch with .to(...); do not make a new tensor.")
+            raise Wrong(
+                "With the model on the CPU, to_model returned other values than the batch.",
+                "Move the batch with .to(...); do not make a new tensor.",
+            )
     return "Right: the batch follows the model, wherever the model is."
-

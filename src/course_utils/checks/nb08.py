@@ -70,8 +70,10 @@ RANK_REFUSED: tuple[tuple[int, int], ...] = ((2, 2), (1, 1), (5, 4))
     "08.1",
     "Choose the device from LOCAL_RANK",
     "device_for_rank",
-    hint=("Three cases: no GPU at all, a local rank that has a GPU of its own, and a local rank past the last "
-          "GPU (raise a ValueError that says so)."),
+    hint=(
+        "Three cases: no GPU at all, a local rank that has a GPU of its own, and a local rank past the last "
+        "GPU (raise a ValueError that says so)."
+    ),
 )
 def _device_for_rank(fn) -> str:
     rows, refused = cases("08.1", (RANK_CASES, RANK_REFUSED))
@@ -85,8 +87,10 @@ def _device_for_rank(fn) -> str:
                     "torch.device('cuda') means the current device, cuda:0 in every fresh process: give the index.",
                 )
             if count == 0:
-                raise Wrong(f"device_for_rank({rank}, {count}) returned {got}, but that machine has no GPU.",
-                            "A machine without a GPU still runs the process: on the device every machine has.")
+                raise Wrong(
+                    f"device_for_rank({rank}, {count}) returned {got}, but that machine has no GPU.",
+                    "A machine without a GPU still runs the process: on the device every machine has.",
+                )
             raise Wrong(f"device_for_rank({rank}, {count}) returned {got}, which is not that process's device.")
     for rank, count in refused:
         _expect_value_error(fn, rank, count)
@@ -96,9 +100,14 @@ def _device_for_rank(fn) -> str:
 def torchrun_env(rank: int, local_rank: int, world: int, local_world: int) -> dict[str, str]:
     """The variables torchrun sets in one process (values are strings, as in os.environ)."""
     return {
-        "RANK": str(rank), "LOCAL_RANK": str(local_rank), "WORLD_SIZE": str(world),
-        "LOCAL_WORLD_SIZE": str(local_world), "GROUP_RANK": str(rank // local_world),
-        "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500", "TORCHELASTIC_RUN_ID": "demo",
+        "RANK": str(rank),
+        "LOCAL_RANK": str(local_rank),
+        "WORLD_SIZE": str(world),
+        "LOCAL_WORLD_SIZE": str(local_world),
+        "GROUP_RANK": str(rank // local_world),
+        "MASTER_ADDR": "127.0.0.1",
+        "MASTER_PORT": "29500",
+        "TORCHELASTIC_RUN_ID": "demo",
     }
 
 
@@ -115,8 +124,12 @@ def _devices(*names: str) -> tuple[torch.device, ...]:
 LAUNCHES: tuple[tuple[str, list[dict[str, str]], int, tuple[torch.device, ...]], ...] = (
     ("one machine, 2 GPUs, 2 processes", _launch(1, 2), 2, _devices("cuda:0", "cuda:1")),
     ("one machine, 4 GPUs, 4 processes", _launch(1, 4), 4, _devices("cuda:0", "cuda:1", "cuda:2", "cuda:3")),
-    ("two machines, 4 GPUs each, 8 processes", _launch(2, 4), 4,
-     _devices("cuda:0", "cuda:1", "cuda:2", "cuda:3", "cuda:0", "cuda:1", "cuda:2", "cuda:3")),
+    (
+        "two machines, 4 GPUs each, 8 processes",
+        _launch(2, 4),
+        4,
+        _devices("cuda:0", "cuda:1", "cuda:2", "cuda:3", "cuda:0", "cuda:1", "cuda:2", "cuda:3"),
+    ),
     ("a laptop without GPU, 2 processes", _launch(1, 2), 0, _devices("cpu", "cpu")),
     ("plain `python train.py` on a 1-GPU machine (no torchrun)", [{}], 1, _devices("cuda:0")),
     ("plain `python train.py` without GPU", [{}], 0, _devices("cpu")),
@@ -133,8 +146,7 @@ LAUNCHES_ALWAYS: tuple[tuple[str, list[dict[str, str]], int, tuple[torch.device,
     "08.2",
     "Fix: every process lands on cuda:0",
     "pick_device",
-    hint=("LOCAL_RANK, not RANK, numbers the processes on one machine. Environment values are strings, and a "
-          "missing LOCAL_RANK means 0."),
+    hint=("LOCAL_RANK, not RANK, numbers the processes on one machine. Environment values are strings, and a missing LOCAL_RANK means 0."),
 )
 def _pick_device(fn) -> str:
     launches = (*cases("08.2", LAUNCHES), *LAUNCHES_ALWAYS)
@@ -145,8 +157,7 @@ def _pick_device(fn) -> str:
                 continue
             rank = env.get("RANK", "absent")
             where = f"In the launch '{name}', the process with RANK={rank}, LOCAL_RANK={env.get('LOCAL_RANK', 'absent')}"
-            if (got.type == "cuda" and rank != "absent" and gpus
-                    and got.index == int(rank) % gpus != expected.index):
+            if got.type == "cuda" and rank != "absent" and gpus and got.index == int(rank) % gpus != expected.index:
                 raise Wrong(
                     f"{where} got {got}. RANK counts the processes of all machines; even taken modulo the GPU "
                     "count it is the process's number on its machine only when every machine runs one process per GPU.",
@@ -154,8 +165,7 @@ def _pick_device(fn) -> str:
                 )
             if got.type == "cuda" and rank != "absent" and got.index == int(rank) != expected.index:
                 raise Wrong(
-                    f"{where} got {got}. RANK counts processes across all machines; "
-                    f"this machine only has cuda:0 to cuda:{gpus - 1}.",
+                    f"{where} got {got}. RANK counts processes across all machines; this machine only has cuda:0 to cuda:{gpus - 1}.",
                     "Use LOCAL_RANK, the process's number on its own machine.",
                 )
             if got.type == "cuda" and got.index in (0, None) and expected.index not in (0, None):
@@ -163,8 +173,10 @@ def _pick_device(fn) -> str:
                     f"{where} got {got}. Every process still lands on cuda:0: that is the bug.",
                 )
             if got.type == "cuda" and got.index is None:
-                raise Wrong(f"{where} got {got} without an index: that is the current device, cuda:0 in every fresh "
-                            "process.", "Give the index too: LOCAL_RANK, read from env as an int.")
+                raise Wrong(
+                    f"{where} got {got} without an index: that is the current device, cuda:0 in every fresh process.",
+                    "Give the index too: LOCAL_RANK, read from env as an int.",
+                )
             raise Wrong(f"{where} got {got}, which is not that process's device.")
     return f"Every process of {len(launches)} launches gets a GPU of its own (or the CPU where there is none)."
 
@@ -186,8 +198,10 @@ DEVICE_IDS_ALWAYS: tuple[tuple[Any, list[int] | None], ...] = (("cuda:10", [10])
     "08.3",
     "device_ids for DistributedDataParallel",
     "ddp_device_ids",
-    hint=("torch.device(device) reads both forms of input. DDP wants None for a CPU module, and a list holding "
-          "the GPU's index for a module on one GPU."),
+    hint=(
+        "torch.device(device) reads both forms of input. DDP wants None for a CPU module, and a list holding "
+        "the GPU's index for a module on one GPU."
+    ),
 )
 def _ddp_device_ids(fn) -> str:
     rows = (*cases("08.3", DEVICE_IDS_CASES), *DEVICE_IDS_ALWAYS)
@@ -222,8 +236,10 @@ SHARED_CASES: tuple[tuple[dict[int, str], dict[str, list[int]]], ...] = (
     "08.4",
     "Find the GPUs that several ranks share",
     "shared_gpus",
-    hint=("Give each GPU one name (torch.device(d); 'cuda' without an index is cuda:0 in a fresh process), "
-          "group the ranks by it, skip the CPU, and keep only GPUs with two or more ranks, each list sorted."),
+    hint=(
+        "Give each GPU one name (torch.device(d); 'cuda' without an index is cuda:0 in a fresh process), "
+        "group the ranks by it, skip the CPU, and keep only GPUs with two or more ranks, each list sorted."
+    ),
 )
 def _shared_gpus(fn) -> str:
     rows = cases("08.4", SHARED_CASES)
@@ -247,8 +263,7 @@ TWO_MACHINES: tuple[dict[str, str], ...] = tuple(_launch(2, 2))
     "The device from LOCAL_RANK",
     name="device_from_env",
     kind="function",
-    hint=("LOCAL_RANK numbers the processes on one machine; RANK counts across machines. An environment value "
-          "is a string."),
+    hint=("LOCAL_RANK numbers the processes on one machine; RANK counts across machines. An environment value is a string."),
 )
 def _device_from_env(fn) -> str:
     for env in TWO_MACHINES:
@@ -258,11 +273,15 @@ def _device_from_env(fn) -> str:
             continue
         where = f"For the process with RANK={env['RANK']}, LOCAL_RANK={env['LOCAL_RANK']} you chose {got}"
         if got.type == "cuda" and got.index == int(env["RANK"]):
-            raise Wrong(f"{where}; each machine has only cuda:0 and cuda:1, so that GPU does not exist there.",
-                        "RANK counts the processes of all machines; another variable in env numbers them within one machine.")
+            raise Wrong(
+                f"{where}; each machine has only cuda:0 and cuda:1, so that GPU does not exist there.",
+                "RANK counts the processes of all machines; another variable in env numbers them within one machine.",
+            )
         if got.type == "cuda" and got.index is None:
-            raise Wrong(f"{where}, without an index: that is the current device, cuda:0 in every process.",
-                        "Give the index too: torch.device takes a type and an index, and LOCAL_RANK is that index.")
+            raise Wrong(
+                f"{where}, without an index: that is the current device, cuda:0 in every process.",
+                "Give the index too: torch.device takes a type and an index, and LOCAL_RANK is that index.",
+            )
         raise Wrong(f"{where}, which is not that process's GPU.", "The GPU's index is LOCAL_RANK, read from env as an int.")
     return "Right for all four processes: cuda:0 and cuda:1 on each machine."
 
@@ -271,15 +290,19 @@ def _torchrun_args(value: Any) -> list[str]:
     import shlex
 
     if not isinstance(value, str):
-        raise Wrong(f"`second` should be the command as one string, but it is a {type(value).__name__}.",
-                    "Write it as you would type it: second = \"torchrun --nnodes 2 ...\"")
+        raise Wrong(
+            f"`second` should be the command as one string, but it is a {type(value).__name__}.",
+            'Write it as you would type it: second = "torchrun --nnodes 2 ..."',
+        )
     words = shlex.split(value)
     if words[:1] == ["torchrun"]:
         return words[1:]
     if words[1:3] == ["-m", "torch.distributed.run"]:
         return words[3:]
-    raise Wrong(f"`second` starts with {' '.join(words[:3])!r}; expected a torchrun command.",
-                "Start it with `torchrun` (or `python -m torch.distributed.run`).")
+    raise Wrong(
+        f"`second` starts with {' '.join(words[:3])!r}; expected a torchrun command.",
+        "Start it with `torchrun` (or `python -m torch.distributed.run`).",
+    )
 
 
 @try_it(
@@ -296,22 +319,26 @@ def _second_machine(value) -> str:
     try:
         parsed = get_args_parser().parse_args(args)
     except SystemExit:  # argparse's way of refusing
-        raise Wrong(f"torchrun cannot read {value!r}: an unknown option or a missing script.",
-                    "Use the options of the first machine's command, and end with the script.") from None
+        raise Wrong(
+            f"torchrun cannot read {value!r}: an unknown option or a missing script.",
+            "Use the options of the first machine's command, and end with the script.",
+        ) from None
     script = (parsed.training_script or "").replace("\\", "/")
     if not script.endswith("scripts/two_machines.py"):
         raise Wrong(f"The script is {parsed.training_script!r}; both machines must run scripts/two_machines.py.")
     if str(parsed.nnodes) != "2":
-        raise Wrong(f"--nnodes is {parsed.nnodes}; the job has 2 machines, and each torchrun must say so.",
-                    "Keep --nnodes 2 on both machines.")
+        raise Wrong(f"--nnodes is {parsed.nnodes}; the job has 2 machines, and each torchrun must say so.", "Keep --nnodes 2 on both machines.")
     if parsed.node_rank != 1:
-        raise Wrong(f"--node-rank is {parsed.node_rank}; machine 0 is taken by the first command.",
-                    "--node-rank says which machine a command is for, counting from 0.")
+        raise Wrong(
+            f"--node-rank is {parsed.node_rank}; machine 0 is taken by the first command.",
+            "--node-rank says which machine a command is for, counting from 0.",
+        )
     if str(parsed.nproc_per_node) != "2":
         raise Wrong(f"--nproc-per-node is {parsed.nproc_per_node}; each machine runs 2 processes here.")
     if parsed.rdzv_backend != "static" or parsed.master_addr != "127.0.0.1" or parsed.master_port != 29500:
-        raise Wrong(f"This machine would look for machine 0 at {parsed.master_addr}:{parsed.master_port} "
-                    f"(rendezvous {parsed.rdzv_backend}); machine 0 listens at 127.0.0.1:29500.",
-                    "Use the same --master-addr and --master-port as the first machine.")
+        raise Wrong(
+            f"This machine would look for machine 0 at {parsed.master_addr}:{parsed.master_port} "
+            f"(rendezvous {parsed.rdzv_backend}); machine 0 listens at 127.0.0.1:29500.",
+            "Use the same --master-addr and --master-port as the first machine.",
+        )
     return "Right: machine 1 of 2, two processes, meeting machine 0 at 127.0.0.1:29500. Its RANKs will be 2 and 3."
-

@@ -47,16 +47,22 @@ def _follow(follow) -> str:
         if type(got) is not torch.Tensor:
             raise Wrong(f"{shown} returned a {type(got).__name__}; expected a tensor.")
         if got.device != logits.device:
-            raise Wrong(f"{shown} returned labels on {got.device}; expected {logits.device}.",
-                        "Do not name a device: `logits.device` is the device, whatever machine this runs on.")
+            raise Wrong(
+                f"{shown} returned labels on {got.device}; expected {logits.device}.",
+                "Do not name a device: `logits.device` is the device, whatever machine this runs on.",
+            )
         if got.dtype != torch.int64:
-            raise Wrong(f"{shown} returned dtype {got.dtype}; class labels for cross_entropy stay int64.",
-                        "`labels.to(logits)` copies the dtype of `logits` too: pass `.to` only its device.")
+            raise Wrong(
+                f"{shown} returned dtype {got.dtype}; class labels for cross_entropy stay int64.",
+                "`labels.to(logits)` copies the dtype of `logits` too: pass `.to` only its device.",
+            )
         if got.shape != labels.shape or (got.device.type != "meta" and not torch.equal(got.cpu(), labels)):
-            raise Wrong(f"{shown} returned {got.tolist() if got.device.type != 'meta' else tuple(got.shape)}; "
-                        f"expected the same labels, {labels.tolist()}.", "Move the labels; do not compute new ones.")
-    return "The labels went wherever the logits were (" + ", ".join(["cpu"] + _other_devices()) + \
-        "), still int64: cross_entropy can take them."
+            raise Wrong(
+                f"{shown} returned {got.tolist() if got.device.type != 'meta' else tuple(got.shape)}; "
+                f"expected the same labels, {labels.tolist()}.",
+                "Move the labels; do not compute new ones.",
+            )
+    return "The labels went wherever the logits were (" + ", ".join(["cpu"] + _other_devices()) + "), still int64: cross_entropy can take them."
 
 
 # --------------------------------------------------------------------------- try-it 09.b
@@ -66,8 +72,7 @@ def _follow(follow) -> str:
     "09.b",
     "Workers started with spawn",
     name="spawn_loader",
-    hint=("DataLoader takes the start method of its workers as an argument (multiprocessing_context), besides "
-          "batch_size and num_workers."),
+    hint=("DataLoader takes the start method of its workers as an argument (multiprocessing_context), besides batch_size and num_workers."),
 )
 def _spawn_loader(value) -> str:
     if not isinstance(value, DataLoader):
@@ -79,11 +84,15 @@ def _spawn_loader(value) -> str:
     if value.num_workers != 2:
         raise Wrong(f"`spawn_loader` has num_workers={value.num_workers}; expected two worker processes.")
     if value.multiprocessing_context is None:
-        raise Wrong(f"`spawn_loader` sets no multiprocessing_context, so it uses Python's default "
-                    f"({start_method(value)} here), not spawn.", "DataLoader has an argument that chooses how its worker processes start.")
+        raise Wrong(
+            f"`spawn_loader` sets no multiprocessing_context, so it uses Python's default ({start_method(value)} here), not spawn.",
+            "DataLoader has an argument that chooses how its worker processes start.",
+        )
     if start_method(value) != "spawn":
-        raise Wrong(f"`spawn_loader` starts its workers with {start_method(value)!r}; expected 'spawn'.",
-                    "A forked worker is a copy of this process; spawn starts a fresh one.")
+        raise Wrong(
+            f"`spawn_loader` starts its workers with {start_method(value)!r}; expected 'spawn'.",
+            "A forked worker is a copy of this process; spawn starts a fresh one.",
+        )
     return "Two spawned workers: each a fresh Python that imports WhereAmI from course_utils.loading."
 
 
@@ -107,18 +116,19 @@ def _param_bytes(value) -> str:
     expected = sum(p.numel() * p.element_size() for p in params)
     got = number(value)
     if isinstance(value, torch.Tensor):
-        raise Wrong("`param_bytes` is a tensor; expected a plain number of bytes.",
-                    "Sum Python ints: p.numel() * p.element_size() is an int.")
+        raise Wrong("`param_bytes` is a tensor; expected a plain number of bytes.", "Sum Python ints: p.numel() * p.element_size() is an int.")
     if got is None:
         raise Wrong(f"`param_bytes` should be a number of bytes; it is a {type(value).__name__}.")
     if got == expected:
         return f"{expected:,} bytes: {sum(p.numel() for p in params):,} float32 numbers of 4 bytes each."
     if got == sum(p.numel() for p in params):
-        raise Wrong(f"{int(got):,} is the number of elements, not bytes.",
-                    "Multiply each parameter's numel() by its element_size() (4 for float32).")
+        raise Wrong(
+            f"{int(got):,} is the number of elements, not bytes.", "Multiply each parameter's numel() by its element_size() (4 for float32)."
+        )
     if got == sum(p.numel() * p.element_size() for p in params if p.dim() > 1):
-        raise Wrong(f"{int(got):,} bytes counts the weights only; the biases are parameters too.",
-                    "Sum over model.parameters(), every one of them.")
+        raise Wrong(
+            f"{int(got):,} bytes counts the weights only; the biases are parameters too.", "Sum over model.parameters(), every one of them."
+        )
     if got == len(params):
         raise Wrong(f"{int(got)} is how many parameter tensors the model has, not their bytes.")
     if got == params[0].numel() * params[0].element_size():
@@ -156,8 +166,7 @@ def _nested(device: str) -> tuple[dict, tuple]:
     already = torch.zeros(2, device=device)
     features = torch.arange(4.0)
     ids, name = [7, 8], "batch-0"
-    batch = {"inputs": (image, {"mask": mask, "ids": ids}), "label": label, "meta": [name, already], "step": 3,
-             "sample": Sample(features, 0.5)}
+    batch = {"inputs": (image, {"mask": mask, "ids": ids}), "label": label, "meta": [name, already], "step": 3, "sample": Sample(features, 0.5)}
     return batch, ("meta", 1)
 
 
@@ -198,27 +207,33 @@ def _walk(got, expected, path: str, device: torch.device):
         if type(got) is not torch.Tensor:
             raise Wrong(f"{path} is a {type(got).__name__}; expected a tensor there.")
         if got.device != device:
-            raise Wrong(f"{path} is on {got.device}; expected {device}.",
-                        "Recurse into every dict, list and tuple: tensors nested inside must move too.")
+            raise Wrong(
+                f"{path} is on {got.device}; expected {device}.", "Recurse into every dict, list and tuple: tensors nested inside must move too."
+            )
         if got.dtype != expected.dtype or got.shape != expected.shape:
-            raise Wrong(f"{path} changed from {expected.dtype} {tuple(expected.shape)} to "
-                        f"{got.dtype} {tuple(got.shape)}; moving should keep dtype and shape.")
+            raise Wrong(
+                f"{path} changed from {expected.dtype} {tuple(expected.shape)} to "
+                f"{got.dtype} {tuple(got.shape)}; moving should keep dtype and shape."
+            )
         if device.type == "cpu" and not torch.equal(got, expected):
             raise Wrong(f"{path} has different values after the move.")
         return
     if isinstance(expected, dict):
         if type(got) is not dict or set(got) != set(expected):
-            raise Wrong(f"{path} is {type(got).__name__} with keys {sorted(got) if isinstance(got, dict) else '-'}; "
-                        f"expected a dict with keys {sorted(expected)}.")
+            raise Wrong(
+                f"{path} is {type(got).__name__} with keys {sorted(got) if isinstance(got, dict) else '-'}; "
+                f"expected a dict with keys {sorted(expected)}."
+            )
         for key in expected:
             _walk(got[key], expected[key], f"{path}[{key!r}]", device)
         return
     if isinstance(expected, (list, tuple)):
         if type(got) is not type(expected) or len(got) != len(expected):
-            raise Wrong(f"{path} is a {type(got).__name__} of {len(got) if hasattr(got, '__len__') else '?'}; "
-                        f"expected a {type(expected).__name__} of {len(expected)}.",
-                        "Keep each container's type: a tuple stays a tuple, a list a list, a namedtuple the same "
-                        "namedtuple.")
+            raise Wrong(
+                f"{path} is a {type(got).__name__} of {len(got) if hasattr(got, '__len__') else '?'}; "
+                f"expected a {type(expected).__name__} of {len(expected)}.",
+                "Keep each container's type: a tuple stays a tuple, a list a list, a namedtuple the same namedtuple.",
+            )
         for i, (g, e) in enumerate(zip(got, expected)):
             _walk(g, e, f"{path}[{i}]", device)
         return
@@ -230,9 +245,11 @@ def _walk(got, expected, path: str, device: torch.device):
     "09.1",
     "Move a nested batch to the device",
     "to_device",
-    hint=("Recurse: a tensor moves without blocking; a dict, a list and a tuple are rebuilt, keeping their "
-          "type, with their items moved (a namedtuple's class takes its fields as separate arguments); anything "
-          "else comes back as it is."),
+    hint=(
+        "Recurse: a tensor moves without blocking; a dict, a list and a tuple are rebuilt, keeping their "
+        "type, with their items moved (a namedtuple's class takes its fields as separate arguments); anything "
+        "else comes back as it is."
+    ),
 )
 def _to_device(to_device) -> str:
     make = cases("09.1", _nested)  # a grading run builds batches of its own drawing, in the same way
@@ -243,25 +260,34 @@ def _to_device(to_device) -> str:
         with _ToCalls() as recorded:
             got = call(to_device, batch, device)
         if _nodes(batch) != before:
-            raise Wrong("to_device changed the batch it was given; build and return a new structure.",
-                        "Return new dicts, lists and tuples; the caller may still need the CPU batch.")
+            raise Wrong(
+                "to_device changed the batch it was given; build and return a new structure.",
+                "Return new dicts, lists and tuples; the caller may still need the CPU batch.",
+            )
         _walk(got, batch, "to_device(batch)", device)
         if _at(got, already_at) is not already:
-            raise Wrong(f"A tensor already on {device} came back as a different tensor: a needless copy.",
-                        "t.to(device) returns the same tensor when it is already there; do not clone.")
+            raise Wrong(
+                f"A tensor already on {device} came back as a different tensor: a needless copy.",
+                "t.to(device) returns the same tensor when it is already there; do not clone.",
+            )
         if where != "cpu" and not recorded.calls:
-            raise Wrong("to_device moved the tensors without calling .to(...).",
-                        "Use the tensor's own .to, the call a training loop uses, and ask it not to block.")
+            raise Wrong(
+                "to_device moved the tensors without calling .to(...).",
+                "Use the tensor's own .to, the call a training loop uses, and ask it not to block.",
+            )
         if not all(recorded.calls):
-            raise Wrong(f"{recorded.calls.count(False)} of the {len(recorded.calls)} .to() calls did not "
-                        "ask for a non-blocking copy.",
-                        "With pinned batches, a non-blocking copy overlaps with the GPU's work; .to has an argument for it.")
+            raise Wrong(
+                f"{recorded.calls.count(False)} of the {len(recorded.calls)} .to() calls did not ask for a non-blocking copy.",
+                "With pinned batches, a non-blocking copy overlaps with the GPU's work; .to has an argument for it.",
+            )
     cpu_batch, _ = make("cpu")
     got = call(to_device, cpu_batch, torch.device("cpu"))
     _walk(got, cpu_batch, "to_device(batch)", torch.device("cpu"))
     if any(mine is not theirs for mine, theirs in _tensor_pairs(got, cpu_batch)):
-        raise Wrong("to_device(batch, cpu) copied a tensor that was already on the CPU.",
-                    "t.to(device) returns the same tensor when it is already there; do not clone.")
+        raise Wrong(
+            "to_device(batch, cpu) copied a tensor that was already on the CPU.",
+            "t.to(device) returns the same tensor when it is already there; do not clone.",
+        )
     return "Every tensor, however deep, moved with non_blocking=True; containers kept their types, other values passed."
 
 
@@ -301,26 +327,36 @@ class WithUnused(nn.Module):
 
 
 STEP_CASES = (
-    ("an MLP with Adam", lambda: nn.Sequential(nn.Linear(10, 16), nn.ReLU(), nn.Linear(16, 4)),
-     lambda ps: torch.optim.Adam(ps), torch.float32),
+    ("an MLP with Adam", lambda: nn.Sequential(nn.Linear(10, 16), nn.ReLU(), nn.Linear(16, 4)), lambda ps: torch.optim.Adam(ps), torch.float32),
     ("an MLP with a frozen first layer, Adam", _frozen_first, lambda ps: torch.optim.Adam(ps), torch.float32),
-    ("a bfloat16 model with SGD and momentum", lambda: nn.Sequential(nn.Linear(12, 6), nn.ReLU(), nn.Linear(6, 3)),
-     lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9), torch.bfloat16),
+    (
+        "a bfloat16 model with SGD and momentum",
+        lambda: nn.Sequential(nn.Linear(12, 6), nn.ReLU(), nn.Linear(6, 3)),
+        lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9),
+        torch.bfloat16,
+    ),
     ("a model with an unused head, AdamW", WithUnused, lambda ps: torch.optim.AdamW(ps), torch.float32),
 )
 # asked in every run (practice or graded): the body still trains (requires_grad), so its gradients exist, though
 # the optimizer holds only the last layer and keeps no state for the body
-STEP_ALWAYS = (("an MLP whose optimizer holds only the last layer, Adam",
-                lambda: nn.Sequential(nn.Linear(9, 5), nn.ReLU(), nn.Linear(5, 2)),
-                lambda ps: torch.optim.Adam(ps[-2:]), torch.float32),)
+STEP_ALWAYS = (
+    (
+        "an MLP whose optimizer holds only the last layer, Adam",
+        lambda: nn.Sequential(nn.Linear(9, 5), nn.ReLU(), nn.Linear(5, 2)),
+        lambda ps: torch.optim.Adam(ps[-2:]),
+        torch.float32,
+    ),
+)
 
 
 @exercise(
     "09.2",
     "Bytes held between training steps",
     "held_bytes",
-    hint=("Between steps memory holds the parameters, the gradients that exist, and every tensor the optimizer "
-          "keeps per parameter. A tensor's bytes: t.numel() * t.element_size()."),
+    hint=(
+        "Between steps memory holds the parameters, the gradients that exist, and every tensor the optimizer "
+        "keeps per parameter. A tensor's bytes: t.numel() * t.element_size()."
+    ),
 )
 def _held_bytes(held_bytes) -> str:
     rows = cases("09.2", STEP_CASES)  # a grading run draws models, optimizers and dtypes of its own
@@ -332,40 +368,50 @@ def _held_bytes(held_bytes) -> str:
         expected = storage_bytes(params) + storage_bytes(grads) + storage_bytes(state)
         answer = call(held_bytes, model, optimizer)
         got = number(answer)
-        found = (f"For {name}: held_bytes returned {answer!r}, which is not the bytes its parameters, gradients "
-                 "and optimizer state hold.")
+        found = f"For {name}: held_bytes returned {answer!r}, which is not the bytes its parameters, gradients and optimizer state hold."
         if got == expected and type(answer) is int:
             continue
         if got == expected:
-            raise Wrong(f"For {name}: held_bytes returned {answer!r}, a {type(answer).__name__}; the exercise asks "
-                        "for the bytes as an int.", "Return a plain int (sum Python ints, not tensors).")
+            raise Wrong(
+                f"For {name}: held_bytes returned {answer!r}, a {type(answer).__name__}; the exercise asks for the bytes as an int.",
+                "Return a plain int (sum Python ints, not tensors).",
+            )
         if got is None:
             raise Wrong(found, "Return a plain int (sum Python ints, not tensors).")
-        param_bytes = storage_bytes(params)
-        if got == 4 * param_bytes or got == 3 * param_bytes or got == 2 * param_bytes:
-            raise Wrong(found, "Do not assume a multiple of the parameters: frozen or unused parameters have no "
-                        "gradient and no optimizer state, and SGD keeps one buffer, Adam two plus a step. Count "
-                        "what is really there.")
-        numels = sum(t.numel() for t in params + grads + state)
-        if got == numels:
-            raise Wrong(found, "That counts elements; multiply each tensor's numel() by its element_size().")
-        if got == expected - storage_bytes(grads):
-            raise Wrong(found, "You left out the gradients: p.grad for each parameter that has one.")
-        if got == expected - storage_bytes(state):
-            raise Wrong(found, "You left out the optimizer's state: the tensors in optimizer.state[p].")
-        held = {id(p) for group in optimizer.param_groups for p in group["params"]}
-        if got == expected - storage_bytes(p.grad for p in params if p.grad is not None and id(p) not in held):
-            raise Wrong(found, "A parameter the optimizer does not hold can still have a gradient: count every "
-                        "p.grad of the model that is not None.")
-        if got == expected - storage_bytes(v for v in state if v.dim() == 0):
-            raise Wrong(found, "Adam's `step` is a tensor in the state too (one number per parameter): count "
-                        "every tensor in optimizer.state[p].values().")
-        raise Wrong(found)
+        raise Wrong(found, *_held_bytes_advice(got, model, optimizer))
     if rows is not STEP_CASES:
         return f"Right for {len(rows) + len(STEP_ALWAYS)} models and optimizers: you counted what the step really left in memory."
-    return ("Right for Adam, a frozen layer, bfloat16 with SGD momentum, an unused head and an optimizer over the "
-            "last layer only: "
-            "you counted what the step really left in memory.")
+    return (
+        "Right for Adam, a frozen layer, bfloat16 with SGD momentum, an unused head and an optimizer over the "
+        "last layer only: "
+        "you counted what the step really left in memory."
+    )
+
+
+def _held_bytes_advice(got: float, model: nn.Module, optimizer) -> tuple[str, ...]:
+    """What a wrong count of 09.2 left out or added, where it is a known mistake: a one-hint tuple, or () for none."""
+    params = list(model.parameters())
+    grads = [p.grad for p in params if p.grad is not None]
+    state = [v for s in optimizer.state.values() for v in s.values() if isinstance(v, torch.Tensor)]
+    expected = storage_bytes(params) + storage_bytes(grads) + storage_bytes(state)
+    held = {id(p) for group in optimizer.param_groups for p in group["params"]}
+    if got in (2 * storage_bytes(params), 3 * storage_bytes(params), 4 * storage_bytes(params)):
+        return (
+            "Do not assume a multiple of the parameters: frozen or unused parameters have no "
+            "gradient and no optimizer state, and SGD keeps one buffer, Adam two plus a step. Count "
+            "what is really there.",
+        )
+    if got == sum(t.numel() for t in params + grads + state):
+        return ("That counts elements; multiply each tensor's numel() by its element_size().",)
+    if got == expected - storage_bytes(grads):
+        return ("You left out the gradients: p.grad for each parameter that has one.",)
+    if got == expected - storage_bytes(state):
+        return ("You left out the optimizer's state: the tensors in optimizer.state[p].",)
+    if got == expected - storage_bytes(p.grad for p in params if p.grad is not None and id(p) not in held):
+        return ("A parameter the optimizer does not hold can still have a gradient: count every p.grad of the model that is not None.",)
+    if got == expected - storage_bytes(v for v in state if v.dim() == 0):
+        return ("Adam's `step` is a tensor in the state too (one number per parameter): count every tensor in optimizer.state[p].values().",)
+    return ()
 
 
 # --------------------------------------------------------------------------- 09.3
@@ -384,8 +430,10 @@ LOADER_CASES = tuple((machine, touches_cuda) for machine in MACHINES for touches
     "09.3",
     "Choose a DataLoader's settings",
     "loader_options",
-    hint=("Decide from what torch says when the function runs, not from this machine: pinned memory only helps "
-          "with a CUDA GPU, and spawn is needed only when the workers touch CUDA."),
+    hint=(
+        "Decide from what torch says when the function runs, not from this machine: pinned memory only helps "
+        "with a CUDA GPU, and spawn is needed only when the workers touch CUDA."
+    ),
 )
 def _loader_options(loader_options) -> str:
     for machine, touches_cuda in cases("09.3", LOADER_CASES):  # a grading run draws machines and questions
@@ -396,25 +444,31 @@ def _loader_options(loader_options) -> str:
             raise Wrong(f"{shown}; expected a dict of DataLoader keyword arguments.")
         unknown = set(options) - {"pin_memory", "multiprocessing_context"}
         if unknown:
-            raise Wrong(f"{shown}; keys {sorted(unknown)} are not asked for.",
-                        "Return only pin_memory and, where needed, multiprocessing_context.")
+            raise Wrong(
+                f"{shown}; keys {sorted(unknown)} are not asked for.", "Return only pin_memory and, where needed, multiprocessing_context."
+            )
         if "pin_memory" not in options or type(options["pin_memory"]) is not bool:
             raise Wrong(f"{shown}; expected pin_memory as True or False.")
         if options["pin_memory"] != (machine.cuda > 0):
-            hint = ("Pinning needs CUDA: on MPS the DataLoader warns and turns it off, on a CPU it warns."
-                    if options["pin_memory"] else "With CUDA, pinned batches copy faster: pin_memory=True there.")
+            hint = (
+                "Pinning needs CUDA: on MPS the DataLoader warns and turns it off, on a CPU it warns."
+                if options["pin_memory"]
+                else "With CUDA, pinned batches copy faster: pin_memory=True there."
+            )
             raise Wrong(f"{shown}; pin_memory should be {machine.cuda > 0} there.", hint)
         context = options.get("multiprocessing_context")
         if touches_cuda and not same(context, "spawn"):
-            raise Wrong(f"{shown}; a Dataset that touches CUDA needs workers started with 'spawn'.",
-                        "Forked workers cannot initialise CUDA once the parent has.")
+            raise Wrong(
+                f"{shown}; a Dataset that touches CUDA needs workers started with 'spawn'.",
+                "Forked workers cannot initialise CUDA once the parent has.",
+            )
         if not touches_cuda and context is not None:
-            raise Wrong(f"{shown}; without CUDA in the Dataset, keep Python's default start method "
-                        "(leave multiprocessing_context out).",
-                        "spawn is slower to start: every worker imports torch and your modules afresh.")
+            raise Wrong(
+                f"{shown}; without CUDA in the Dataset, keep Python's default start method (leave multiprocessing_context out).",
+                "spawn is slower to start: every worker imports torch and your modules afresh.",
+            )
         try:
             DataLoader(WhereAmI(4), num_workers=2, **options)  # the options must be accepted as they are
         except (TypeError, ValueError) as exc:
             raise Wrong(f"{shown}; DataLoader rejected them: {exc}") from None
     return "pin_memory only with CUDA, spawn only for a Dataset that touches CUDA, on every machine simulated."
-

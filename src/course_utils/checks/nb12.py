@@ -55,7 +55,7 @@ def _has_kernels_mistake(arch_list, capability, got) -> str:
     name="has_kernels",
     kind="function",
     hint="Compare the GPU's (major, minor) with each sm_XY entry: same major, and the entry's minor no newer. A "
-         "compute_XY entry is PTX, which the driver compiles for newer GPUs too.",
+    "compute_XY entry is PTX, which the driver compiles for newer GPUs too.",
 )
 def _has_kernels(has_kernels) -> str:
     for arch_list, capability in HAS_KERNELS_CASES:
@@ -64,10 +64,14 @@ def _has_kernels(has_kernels) -> str:
         if type(got) is not bool:
             raise Wrong(f"has_kernels({list(arch_list)}, {capability}) returned {got!r}; expected True or False.")
         if got != want:
-            raise Wrong(f"has_kernels({list(arch_list)}, {capability}) returned {got}; expected {want}. "
-                        + _has_kernels_mistake(arch_list, capability, got))
-    return (f"Right for {len(HAS_KERNELS_CASES)} wheels and GPUs: the same major, an older or equal minor, or PTX; "
-            "a GPU newer or older than the wheel gets nothing.")
+            raise Wrong(
+                f"has_kernels({list(arch_list)}, {capability}) returned {got}; expected {want}. "
+                + _has_kernels_mistake(arch_list, capability, got)
+            )
+    return (
+        f"Right for {len(HAS_KERNELS_CASES)} wheels and GPUs: the same major, an older or equal minor, or PTX; "
+        "a GPU newer or older than the wheel gets nothing."
+    )
 
 
 # --------------------------------------------------------------------------- 12.b
@@ -77,14 +81,14 @@ _WANTED = 1  # nvidia-smi's GPU 1 on the workstation: the RTX 4090
 
 def _judge_env(env, server: Server, wanted: Gpu, where: str) -> None:
     if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
-        raise Wrong(f"{where} is {env!r}; expected a dict of environment variables, names and values both str, "
-                    "such as {'CUDA_VISIBLE_DEVICES': '0'}.")
+        raise Wrong(
+            f"{where} is {env!r}; expected a dict of environment variables, names and values both str, such as {{'CUDA_VISIBLE_DEVICES': '0'}}."
+        )
     unknown = sorted(set(env) - {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"})
     if unknown:
         raise Wrong(f"{where} sets {unknown}; only CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER decide the numbering.")
     if "CUDA_VISIBLE_DEVICES" not in env:
-        raise Wrong(f"{where} leaves CUDA_VISIBLE_DEVICES unset: every GPU stays visible.",
-                    "List the one GPU the program should see.")
+        raise Wrong(f"{where} leaves CUDA_VISIBLE_DEVICES unset: every GPU stays visible.", "List the one GPU the program should see.")
     try:
         seen = cuda_devices(server, env)
     except ValueError as exc:
@@ -94,13 +98,15 @@ def _judge_env(env, server: Server, wanted: Gpu, where: str) -> None:
     index = text(env["CUDA_VISIBLE_DEVICES"]).strip()
     smi = [g.pci_bus_id for g in server.gpus]
     if len(seen) == 1 and index.isdigit() and env.get("CUDA_DEVICE_ORDER", "FASTEST_FIRST") == "FASTEST_FIRST":
-        raise Wrong(f"{where}: cuda:0 would be the {seen[0].name} at {seen[0].pci_bus_id}, not the {wanted.name} at "
-                    f"{wanted.pci_bus_id}. nvidia-smi numbers GPUs by PCI bus id; CUDA's default order is "
-                    "FASTEST_FIRST, so index " f"{index} is another GPU there.",
-                    "Make CUDA number GPUs as nvidia-smi does (a CUDA_DEVICE_ORDER value), or name the GPU by its UUID.")
+        raise Wrong(
+            f"{where}: cuda:0 would be the {seen[0].name} at {seen[0].pci_bus_id}, not the {wanted.name} at "
+            f"{wanted.pci_bus_id}. nvidia-smi numbers GPUs by PCI bus id; CUDA's default order is "
+            "FASTEST_FIRST, so index "
+            f"{index} is another GPU there.",
+            "Make CUDA number GPUs as nvidia-smi does (a CUDA_DEVICE_ORDER value), or name the GPU by its UUID.",
+        )
     names = ", ".join(f"{g.name} at {g.pci_bus_id} (nvidia-smi {smi.index(g.pci_bus_id)})" for g in seen) or "none"
-    raise Wrong(f"{where}: the program would see {len(seen)} GPU(s): {names}; expected only the {wanted.name} at "
-                f"{wanted.pci_bus_id}.")
+    raise Wrong(f"{where}: the program would see {len(seen)} GPU(s): {names}; expected only the {wanted.name} at {wanted.pci_bus_id}.")
 
 
 @try_it(
@@ -108,7 +114,7 @@ def _judge_env(env, server: Server, wanted: Gpu, where: str) -> None:
     "One GPU, by nvidia-smi's number",
     name="env",
     hint="nvidia-smi's numbers follow the PCI bus; CUDA's default order does not. One variable makes CUDA count "
-         "as nvidia-smi does; a UUID names one GPU whatever the order.",
+    "as nvidia-smi does; a UUID names one GPU whatever the order.",
     writes="a dict of environment variables",
 )
 def _env(env) -> str:
@@ -121,16 +127,30 @@ def _env(env) -> str:
 
 _A = "NVIDIA RTX A6000"
 SERVERS = (
-    (Server("a two-GPU desktop", (
-        Gpu("NVIDIA GeForce RTX 3060", "00000000:01:00.0", "GPU-1a2b3c4d-0000-4000-8000-000000000001", (8, 6)),
-        Gpu("NVIDIA GeForce RTX 4090", "00000000:02:00.0", "GPU-9f8e7d6c-0000-4000-8000-000000000002", (8, 9)),
-    ), fastest_first=(1, 0)), "00000000:01:00.0"),
-    (Server("a four-GPU server", (
-        Gpu(_A, "00000000:18:00.0", "GPU-5e6f7a8b-0000-4000-8000-000000000003", (8, 6)),
-        Gpu("NVIDIA H100 PCIe", "00000000:3B:00.0", "GPU-5e6f7a8c-0000-4000-8000-000000000004", (9, 0)),
-        Gpu(_A, "00000000:86:00.0", "GPU-0c1d2e3f-0000-4000-8000-000000000005", (8, 6)),
-        Gpu("NVIDIA H100 PCIe", "00000000:AF:00.0", "GPU-7b8c9d0e-0000-4000-8000-000000000006", (9, 0)),
-    ), fastest_first=(1, 3, 0, 2)), "00000000:86:00.0"),
+    (
+        Server(
+            "a two-GPU desktop",
+            (
+                Gpu("NVIDIA GeForce RTX 3060", "00000000:01:00.0", "GPU-1a2b3c4d-0000-4000-8000-000000000001", (8, 6)),
+                Gpu("NVIDIA GeForce RTX 4090", "00000000:02:00.0", "GPU-9f8e7d6c-0000-4000-8000-000000000002", (8, 9)),
+            ),
+            fastest_first=(1, 0),
+        ),
+        "00000000:01:00.0",
+    ),
+    (
+        Server(
+            "a four-GPU server",
+            (
+                Gpu(_A, "00000000:18:00.0", "GPU-5e6f7a8b-0000-4000-8000-000000000003", (8, 6)),
+                Gpu("NVIDIA H100 PCIe", "00000000:3B:00.0", "GPU-5e6f7a8c-0000-4000-8000-000000000004", (9, 0)),
+                Gpu(_A, "00000000:86:00.0", "GPU-0c1d2e3f-0000-4000-8000-000000000005", (8, 6)),
+                Gpu("NVIDIA H100 PCIe", "00000000:AF:00.0", "GPU-7b8c9d0e-0000-4000-8000-000000000006", (9, 0)),
+            ),
+            fastest_first=(1, 3, 0, 2),
+        ),
+        "00000000:86:00.0",
+    ),
     (WORKSTATION, "00000000:41:00.0"),
     (WORKSTATION, "00000000:21:00.0"),
 )
@@ -145,8 +165,10 @@ def smi_rows(server: Server) -> list[dict]:
     "12.1",
     "The GPU nvidia-smi names, as cuda:0",
     "cuda_env",
-    hint=("nvidia-smi lists GPUs by PCI bus id; a CUDA program counts fastest first unless told otherwise. Either "
-          "tell CUDA to count as nvidia-smi does, or pick the GPU by something that does not depend on order."),
+    hint=(
+        "nvidia-smi lists GPUs by PCI bus id; a CUDA program counts fastest first unless told otherwise. Either "
+        "tell CUDA to count as nvidia-smi does, or pick the GPU by something that does not depend on order."
+    ),
 )
 def _cuda_env(cuda_env) -> str:
     servers = cases("12.1", SERVERS)
@@ -154,38 +176,85 @@ def _cuda_env(cuda_env) -> str:
         wanted = next(g for g in server.gpus if g.pci_bus_id == bus_id)
         env = call(cuda_env, smi_rows(server), bus_id)
         _judge_env(env, server, wanted, f"On {server.name}, cuda_env(rows, {bus_id!r})")
-    return (f"Right on {len(servers)} machines: the process sees exactly the GPU nvidia-smi lists at that bus id, "
-            "whatever CUDA's default order.")
+    return f"Right on {len(servers)} machines: the process sees exactly the GPU nvidia-smi lists at that bus id, whatever CUDA's default order."
 
 
 # --------------------------------------------------------------------------- 12.2
 
 _NEW_GPU = SimulatedBuild(cuda="12.6", arch_list=CU126, gpu_name="NVIDIA GeForce RTX 5090", capability=(12, 0))
 KERNEL_MACHINES = (
-    (SimulatedMachine("an H100 server with a CUDA 13.0 wheel", cuda=2, mps=False, build=SimulatedBuild(
-        cuda="13.0", arch_list=CU130, gpu_name="NVIDIA H100 80GB HBM3", capability=(9, 0))), True),
+    (
+        SimulatedMachine(
+            "an H100 server with a CUDA 13.0 wheel",
+            cuda=2,
+            mps=False,
+            build=SimulatedBuild(cuda="13.0", arch_list=CU130, gpu_name="NVIDIA H100 80GB HBM3", capability=(9, 0)),
+        ),
+        True,
+    ),
     (SimulatedMachine("an RTX 5090 desktop with a CUDA 12.6 wheel", cuda=1, mps=False, build=_NEW_GPU), False),
-    (SimulatedMachine("a GTX 1080 with a CUDA 13.0 wheel", cuda=1, mps=False, build=SimulatedBuild(
-        cuda="13.0", arch_list=CU130, gpu_name="NVIDIA GeForce GTX 1080", capability=(6, 1))), False),
-    (SimulatedMachine("an A10 cloud GPU with a build for sm_80 only", cuda=1, mps=False, build=SimulatedBuild(
-        cuda="12.8", arch_list=("sm_80",), gpu_name="NVIDIA A10", capability=(8, 6))), True),
-    (SimulatedMachine("an A100 with a build for sm_86 and sm_90", cuda=1, mps=False, build=SimulatedBuild(
-        cuda="12.8", arch_list=("sm_86", "sm_90"), gpu_name="NVIDIA A100-SXM4-80GB", capability=(8, 0))), False),
-    (SimulatedMachine("a laptop with the CPU-only wheel", cuda=0, mps=False, build=SimulatedBuild(
-        cuda=None, arch_list=())), False),
-    (SimulatedMachine("a laptop with a CUDA wheel and no NVIDIA driver", cuda=0, mps=False, no_cuda="no-driver",
-                      build=SimulatedBuild(cuda="13.0", arch_list=CU130)), False),
+    (
+        SimulatedMachine(
+            "a GTX 1080 with a CUDA 13.0 wheel",
+            cuda=1,
+            mps=False,
+            build=SimulatedBuild(cuda="13.0", arch_list=CU130, gpu_name="NVIDIA GeForce GTX 1080", capability=(6, 1)),
+        ),
+        False,
+    ),
+    (
+        SimulatedMachine(
+            "an A10 cloud GPU with a build for sm_80 only",
+            cuda=1,
+            mps=False,
+            build=SimulatedBuild(cuda="12.8", arch_list=("sm_80",), gpu_name="NVIDIA A10", capability=(8, 6)),
+        ),
+        True,
+    ),
+    (
+        SimulatedMachine(
+            "an A100 with a build for sm_86 and sm_90",
+            cuda=1,
+            mps=False,
+            build=SimulatedBuild(cuda="12.8", arch_list=("sm_86", "sm_90"), gpu_name="NVIDIA A100-SXM4-80GB", capability=(8, 0)),
+        ),
+        False,
+    ),
+    (SimulatedMachine("a laptop with the CPU-only wheel", cuda=0, mps=False, build=SimulatedBuild(cuda=None, arch_list=())), False),
+    (
+        SimulatedMachine(
+            "a laptop with a CUDA wheel and no NVIDIA driver",
+            cuda=0,
+            mps=False,
+            no_cuda="no-driver",
+            build=SimulatedBuild(cuda="13.0", arch_list=CU130),
+        ),
+        False,
+    ),
 )
 
 
 # machines every run asks too (practice or graded): PTX that the driver compiles for a newer GPU, and a two-digit
 # major (sm_120) that the wheel does have
 KERNEL_MACHINES_ALWAYS = (
-    (SimulatedMachine("a GH200 with a build for sm_80 and PTX (compute_80)", cuda=1, mps=False, build=SimulatedBuild(
-        cuda="12.8", arch_list=("sm_80", "compute_80"), gpu_name="NVIDIA GH200 480GB", capability=(9, 0))), True),
-    (SimulatedMachine("an RTX PRO 6000 Blackwell with a CUDA 13.0 wheel", cuda=1, mps=False, build=SimulatedBuild(
-        cuda="13.0", arch_list=CU130, gpu_name="NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
-        capability=(12, 0))), True),
+    (
+        SimulatedMachine(
+            "a GH200 with a build for sm_80 and PTX (compute_80)",
+            cuda=1,
+            mps=False,
+            build=SimulatedBuild(cuda="12.8", arch_list=("sm_80", "compute_80"), gpu_name="NVIDIA GH200 480GB", capability=(9, 0)),
+        ),
+        True,
+    ),
+    (
+        SimulatedMachine(
+            "an RTX PRO 6000 Blackwell with a CUDA 13.0 wheel",
+            cuda=1,
+            mps=False,
+            build=SimulatedBuild(cuda="13.0", arch_list=CU130, gpu_name="NVIDIA RTX PRO 6000 Blackwell Workstation Edition", capability=(12, 0)),
+        ),
+        True,
+    ),
 )
 
 
@@ -193,8 +262,10 @@ KERNEL_MACHINES_ALWAYS = (
     "12.2",
     "Can this torch run kernels on cuda:0?",
     "gpu_has_kernels",
-    hint=("Three questions, in order: is there a CUDA GPU at all, what is its capability, and does the wheel's arch "
-          "list hold code that runs on it (the rule of try-it 12.a)."),
+    hint=(
+        "Three questions, in order: is there a CUDA GPU at all, what is its capability, and does the wheel's arch "
+        "list hold code that runs on it (the rule of try-it 12.a)."
+    ),
 )
 def _gpu_has_kernels(fn) -> str:
     machines = (*cases("12.2", KERNEL_MACHINES), *KERNEL_MACHINES_ALWAYS)
@@ -203,67 +274,89 @@ def _gpu_has_kernels(fn) -> str:
             try:
                 got = call(fn)
             except LearnerRaised as raised:
-                raise Wrong(f"On {machine.name}, gpu_has_kernels() raised {type(raised.exc).__name__}: "
-                            f"{str(raised.exc).splitlines()[0] if str(raised.exc) else ''}",
-                            "Ask torch.cuda.is_available() before asking the GPU anything.") from None
+                raise Wrong(
+                    f"On {machine.name}, gpu_has_kernels() raised {type(raised.exc).__name__}: "
+                    f"{str(raised.exc).splitlines()[0] if str(raised.exc) else ''}",
+                    "Ask torch.cuda.is_available() before asking the GPU anything.",
+                ) from None
         if type(got) is not bool:
             raise Wrong(f"On {machine.name}, gpu_has_kernels() returned {got!r}; expected True or False.")
         if got == want:
             continue
         build = machine.build
         if got and machine.cuda:
-            raise Wrong(f"On {machine.name}, gpu_has_kernels() returned True, but the wheel lists "
-                        f"{' '.join(build.arch_list)} and the GPU is sm_{build.capability[0]}{build.capability[1]}: "
-                        "torch.cuda.is_available() is True there, yet every kernel launch raises \"CUDA error: no "
-                        "kernel image is available for execution on the device\".",
-                        "is_available() says the driver sees a GPU, not that this wheel has code for it: compare "
-                        "get_device_capability() with get_arch_list().")
+            raise Wrong(
+                f"On {machine.name}, gpu_has_kernels() returned True, but the wheel lists "
+                f"{' '.join(build.arch_list)} and the GPU is sm_{build.capability[0]}{build.capability[1]}: "
+                'torch.cuda.is_available() is True there, yet every kernel launch raises "CUDA error: no '
+                'kernel image is available for execution on the device".',
+                "is_available() says the driver sees a GPU, not that this wheel has code for it: compare "
+                "get_device_capability() with get_arch_list().",
+            )
         if got:
-            raise Wrong(f"On {machine.name}, gpu_has_kernels() returned True, but there is no GPU there: "
-                        "torch.cuda.is_available() is False (torch.version.cuda is "
-                        f"{build.cuda!r}: a wheel's CUDA version is not a GPU).")
-        raise Wrong(f"On {machine.name}, gpu_has_kernels() returned False, but the wheel's "
-                    f"{kernels_for(build.arch_list, build.capability)} code runs on this "
-                    f"sm_{build.capability[0]}{build.capability[1]} GPU.",
-                    "Code built for sm_XY runs on any GPU of the same major X with a minor of Y or more.")
+            raise Wrong(
+                f"On {machine.name}, gpu_has_kernels() returned True, but there is no GPU there: "
+                "torch.cuda.is_available() is False (torch.version.cuda is "
+                f"{build.cuda!r}: a wheel's CUDA version is not a GPU)."
+            )
+        raise Wrong(
+            f"On {machine.name}, gpu_has_kernels() returned False, but the wheel's "
+            f"{kernels_for(build.arch_list, build.capability)} code runs on this "
+            f"sm_{build.capability[0]}{build.capability[1]} GPU.",
+            "Code built for sm_XY runs on any GPU of the same major X with a minor of Y or more.",
+        )
     fooled = sum(1 for machine, want in machines if machine.cuda and not want)
-    return (f"Right on {len(machines)} simulated machines; is_available() alone is wrong on {fooled} of them, "
-            "where the GPU is newer or older than the wheel's architectures.")
+    return (
+        f"Right on {len(machines)} simulated machines; is_available() alone is wrong on {fooled} of them, "
+        "where the GPU is newer or older than the wheel's architectures."
+    )
 
 
 # --------------------------------------------------------------------------- 12.3
 
-_ROCM = SimulatedBuild(cuda=None, hip="6.4.43482", arch_list=("gfx90a", "gfx942"), gpu_name="AMD Instinct MI300X",
-                       capability=(9, 4))
+_ROCM = SimulatedBuild(cuda=None, hip="6.4.43482", arch_list=("gfx90a", "gfx942"), gpu_name="AMD Instinct MI300X", capability=(9, 4))
 PLATFORM_MACHINES = (
     (SimulatedMachine("a CUDA server", cuda=4, mps=False, build=SimulatedBuild()), ("cuda", "cuda")),
     (SimulatedMachine("an AMD server with the ROCm wheel", cuda=8, mps=False, build=_ROCM), ("rocm", "cuda")),
-    (SimulatedMachine("an Intel Arc laptop with the XPU wheel", cuda=0, mps=False, xpu=True,
-                      build=SimulatedBuild(cuda=None, arch_list=(), xpu="20250101")), ("xpu", "xpu")),
-    (SimulatedMachine("a Mac with Apple silicon", cuda=0, mps=True, build=SimulatedBuild(cuda=None, arch_list=())),
-     ("mps", "mps")),
-    (SimulatedMachine("a laptop with the CPU-only wheel", cuda=0, mps=False,
-                      build=SimulatedBuild(cuda=None, arch_list=())), ("cpu", "cpu")),
-    (SimulatedMachine("a laptop with a CUDA wheel and no NVIDIA driver", cuda=0, mps=False, no_cuda="no-driver",
-                      build=SimulatedBuild(cuda="12.8")), ("cpu", "cpu")),
+    (
+        SimulatedMachine(
+            "an Intel Arc laptop with the XPU wheel", cuda=0, mps=False, xpu=True, build=SimulatedBuild(cuda=None, arch_list=(), xpu="20250101")
+        ),
+        ("xpu", "xpu"),
+    ),
+    (SimulatedMachine("a Mac with Apple silicon", cuda=0, mps=True, build=SimulatedBuild(cuda=None, arch_list=())), ("mps", "mps")),
+    (SimulatedMachine("a laptop with the CPU-only wheel", cuda=0, mps=False, build=SimulatedBuild(cuda=None, arch_list=())), ("cpu", "cpu")),
+    (
+        SimulatedMachine(
+            "a laptop with a CUDA wheel and no NVIDIA driver", cuda=0, mps=False, no_cuda="no-driver", build=SimulatedBuild(cuda="12.8")
+        ),
+        ("cpu", "cpu"),
+    ),
 )
 
 
 def _platform_mistake(machine: SimulatedMachine, got, want) -> tuple[str, str]:
     if want == ("rocm", "cuda"):
         if same(got, ("cpu", "cpu")) or (isinstance(got, tuple) and got and got[0] == "cpu"):
-            return ("On ROCm torch.version.cuda is None, yet "
-                    "torch.cuda.is_available() is True: AMD GPUs answer to torch.cuda.",
-                    "torch.version.hip says which GPU platform the cuda namespace drives.")
+            return (
+                "On ROCm torch.version.cuda is None, yet torch.cuda.is_available() is True: AMD GPUs answer to torch.cuda.",
+                "torch.version.hip says which GPU platform the cuda namespace drives.",
+            )
         if isinstance(got, tuple) and len(got) == 2 and got[1] != "cuda":
-            return ("On ROCm the device string is still 'cuda': PyTorch's AMD GPUs are cuda:0, cuda:1, ... "
-                    "(torch.device('hip') parses, but it is not where ROCm puts tensors).", "Keep the device 'cuda'; only the platform is ROCm.")
+            return (
+                "On ROCm the device string is still 'cuda': PyTorch's AMD GPUs are cuda:0, cuda:1, ... "
+                "(torch.device('hip') parses, but it is not where ROCm puts tensors).",
+                "Keep the device 'cuda'; only the platform is ROCm.",
+            )
         return ("AMD GPUs answer to torch.cuda; torch.version.hip is what tells ROCm from CUDA.", "")
     if want == ("cuda", "cuda") and isinstance(got, tuple) and got and got[0] == "rocm":
         return ("torch.version.hip is None on a CUDA wheel: this is NVIDIA's CUDA.", "")
     if want == ("cpu", "cpu") and machine.build.cuda:
-        return (f"torch.version.cuda is {machine.build.cuda!r} here, but that is the CUDA the wheel was built with, "
-                "not a GPU: torch.cuda.is_available() is False.", "Ask the availability functions, not torch.version.")
+        return (
+            f"torch.version.cuda is {machine.build.cuda!r} here, but that is the CUDA the wheel was built with, "
+            "not a GPU: torch.cuda.is_available() is False.",
+            "Ask the availability functions, not torch.version.",
+        )
     return ("", "Ask each backend's is_available() (or torch.accelerator), then torch.version.hip for CUDA vs ROCm.")
 
 
@@ -271,8 +364,10 @@ def _platform_mistake(machine: SimulatedMachine, got, want) -> tuple[str, str]:
     "12.3",
     "Which accelerator, which device string",
     "which_platform",
-    hint=("Two answers: the GPU platform (cuda, rocm, xpu, mps or cpu) and the device type to pass to torch.device. "
-          "ROCm builds reuse one of the others' device types; torch.version.hip tells them apart."),
+    hint=(
+        "Two answers: the GPU platform (cuda, rocm, xpu, mps or cpu) and the device type to pass to torch.device. "
+        "ROCm builds reuse one of the others' device types; torch.version.hip tells them apart."
+    ),
 )
 def _which_platform(fn) -> str:
     machines = cases("12.3", PLATFORM_MACHINES)
@@ -281,16 +376,21 @@ def _which_platform(fn) -> str:
             try:
                 got = call(fn)
             except LearnerRaised as raised:
-                raise Wrong(f"On {machine.name}, which_platform() raised {type(raised.exc).__name__}: {raised.exc}",
-                            "Ask is_available() before using a backend.") from None
+                raise Wrong(
+                    f"On {machine.name}, which_platform() raised {type(raised.exc).__name__}: {raised.exc}",
+                    "Ask is_available() before using a backend.",
+                ) from None
         if isinstance(got, list):
             got = tuple(got)
         if same(got, want):
             continue
         why, hint = _platform_mistake(machine, got, want)
-        shown = (f"platform {got[0]!r} with device type {got[1]!r}" if isinstance(got, tuple) and len(got) == 2
-                 else repr(got))
-        raise Wrong(f"On {machine.name}, which_platform() returned {shown}, which is not this machine's (platform, "
-                    f"device type) pair. {why}".strip(), hint)
-    return (f"Right on {len(machines)} simulated machines: ROCm drives AMD GPUs through 'cuda', XPU and MPS "
-            "have their own types, and a wheel's CUDA version is not a GPU.")
+        shown = f"platform {got[0]!r} with device type {got[1]!r}" if isinstance(got, tuple) and len(got) == 2 else repr(got)
+        raise Wrong(
+            f"On {machine.name}, which_platform() returned {shown}, which is not this machine's (platform, device type) pair. {why}".strip(),
+            hint,
+        )
+    return (
+        f"Right on {len(machines)} simulated machines: ROCm drives AMD GPUs through 'cuda', XPU and MPS "
+        "have their own types, and a wheel's CUDA version is not a GPU."
+    )

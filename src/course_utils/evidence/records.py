@@ -95,16 +95,23 @@ def parse(text: str, path: Traversable | None = None) -> EvidenceFile:
     except json.JSONDecodeError as exc:
         raise ValueError(f"{where} is not JSON ({exc}); regenerate it with scripts/gpu-verify.") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"{where}: expected an object with \"format\": {FORMAT}; found {str(data)[:80]!r}. "
-                         "Regenerate it with scripts/gpu-verify.")
+        raise ValueError(
+            f'{where}: expected an object with "format": {FORMAT}; found {str(data)[:80]!r}. Regenerate it with scripts/gpu-verify.'
+        )
     try:
         machine = GpuMachine(**data["machine"])
         cells = {str(k): Cell(**v) for k, v in data["cells"].items()}
     except (KeyError, TypeError, AttributeError) as exc:
-        raise ValueError(f"{where}: expected \"machine\" ({', '.join(GpuMachine.__dataclass_fields__)}) and "
-                         f"\"cells\" (key -> notebook, output); {exc}. Regenerate it with scripts/gpu-verify.") from None
-    require_int(f"{where}: gpu_count", machine.gpu_count, expected="must be 1 or more",
-                hint="Evidence comes from a machine with a GPU: record it there with scripts/gpu-verify.")
+        raise ValueError(
+            f'{where}: expected "machine" ({", ".join(GpuMachine.__dataclass_fields__)}) and '
+            f'"cells" (key -> notebook, output); {exc}. Regenerate it with scripts/gpu-verify.'
+        ) from None
+    require_int(
+        f"{where}: gpu_count",
+        machine.gpu_count,
+        expected="must be 1 or more",
+        hint="Evidence comes from a machine with a GPU: record it there with scripts/gpu-verify.",
+    )
     return EvidenceFile(machine=machine, cells=cells, fake=bool(data.get("fake", False)), path=path)
 
 
@@ -129,7 +136,9 @@ def load(directory: Traversable | None = None) -> tuple[EvidenceFile, ...]:
     for entry in sorted((e for e in folder.iterdir() if e.name.endswith(".json")), key=lambda e: e.name):
         ev = parse(entry.read_text(encoding="utf-8"), entry)
         if ev.fake and not chosen:
-            raise ValueError(f"{entry} is marked fake (a test fixture), but it lies in the course's recordings folder. "
-                             "Delete it: only real GPU runs (scripts/gpu-verify) belong there.")
+            raise ValueError(
+                f"{entry} is marked fake (a test fixture), but it lies in the course's recordings folder. "
+                "Delete it: only real GPU runs (scripts/gpu-verify) belong there."
+            )
         found.append(ev)
     return tuple(found)

@@ -115,15 +115,11 @@ class GpuEvidence:
 
     def _repr_html_(self) -> str:
         # red: a test fixture posing as a GPU run; blue: a real recording; amber: only a source quote
-        tone = PROBLEM if self.recording is not None and self.recording.fake else (
-            INFO if self.recording is not None else CAUTION)
+        tone = PROBLEM if self.recording is not None and self.recording.fake else (INFO if self.recording is not None else CAUTION)
         if self.recording is not None:
             body = markup(tag("div", tag("small", self.heading)), pre(self.recording.cell.output.rstrip()))
         else:
-            folded = (
-                tag("details", tag("summary", q.label), pre(q.shown), tag("small", q.note) if q.note else "")
-                for q in self.quotes
-            )
+            folded = (tag("details", tag("summary", q.label), pre(q.shown), tag("small", q.note) if q.note else "") for q in self.quotes)
             named = (tag("div", tag("small", f"PyTorch's source: {b}.")) for b in self.shown_before)
             body = markup(*self._field_html(), tag("div", tag("small", self.heading)), *folded, *named)
         return card(tone, self.says, body)
@@ -132,9 +128,14 @@ class GpuEvidence:
         if self.field is None:
             return ()
         f = self.field
-        label = tag("small", f"Field record (a public report): printed on {f.gpu}" + (f" over {f.link}" if f.link else "")
-                    + f" with torch {f.torch}, as reported in ",
-                    Html(f"<a href='{escape(f.url)}'>{escape(f.url)}</a>"), f" ({f.date}); not run by this course:")
+        label = tag(
+            "small",
+            f"Field record (a public report): printed on {f.gpu}"
+            + (f" over {f.link}" if f.link else "")
+            + f" with torch {f.torch}, as reported in ",
+            Html(f"<a href='{escape(f.url)}'>{escape(f.url)}</a>"),
+            f" ({f.date}); not run by this course:",
+        )
         caveat = (tag("div", tag("small", f.caveat)),) if f.caveat else ()
         return (tag("div", label), pre(f.excerpt), *caveat)
 
@@ -158,8 +159,7 @@ def recorded(key: str, *, evidence_dir: Path | str | None = None) -> GpuEvidence
     Reads the recordings each call (a few small files), so a new GPU run shows up at once.
     """
     if not isinstance(key, str):
-        raise TypeError(f"recorded() expects the cell's evidence key as a string, like '02-round-trip'; "
-                        f"got {type(key).__name__}.")
+        raise TypeError(f"recorded() expects the cell's evidence key as a string, like '02-round-trip'; got {type(key).__name__}.")
     files = load(Path(evidence_dir) if evidence_dir is not None else None)
     recording = select(key, files)
     claim = CLAIMS.get(key)
@@ -193,8 +193,9 @@ def first_showings(
     parts = {p.label: p for p in lesson.parts}
     here, before = [], []
     for q in quotes:
-        first = next((c for c in lesson.cells[: keys.index(key)]
-                      if c.key in CLAIMS and q in CLAIMS[c.key].quotes and select(c.key, files) is None), None)
+        first = next(
+            (c for c in lesson.cells[: keys.index(key)] if c.key in CLAIMS and q in CLAIMS[c.key].quotes and select(c.key, files) is None), None
+        )
         if first is None:
             here.append(q)
             continue
@@ -237,10 +238,17 @@ class PublishedMeasurements:
     def _repr_html_(self) -> str:
         parts = []
         for r in self.records:
-            parts.append(tag("div", tag("small", f"Printed on {r.gpu}" + (f" over {r.link}" if r.link else "")
-                                        + f" with torch {r.torch}, as reported in ",
-                                        Html(f"<a href='{escape(r.url)}'>{escape(r.url)}</a>"),
-                                        f" ({r.date}); not run by this course:")))
+            parts.append(
+                tag(
+                    "div",
+                    tag(
+                        "small",
+                        f"Printed on {r.gpu}" + (f" over {r.link}" if r.link else "") + f" with torch {r.torch}, as reported in ",
+                        Html(f"<a href='{escape(r.url)}'>{escape(r.url)}</a>"),
+                        f" ({r.date}); not run by this course:",
+                    ),
+                )
+            )
             parts.append(pre(r.excerpt))
             if r.caveat:
                 parts.append(tag("div", tag("small", r.caveat)))

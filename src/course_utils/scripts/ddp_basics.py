@@ -36,8 +36,10 @@ def main() -> None:
     #    More processes than devices would put two on one GPU, which NCCL refuses: stop and say so.
     kind, count = ("cpu", 0) if args.cpu else local_accelerator()
     if count and local_rank >= count:
-        sys.exit(f"local rank {local_rank} has no {kind} device of its own: this machine has {count}. "
-                 f"Start at most {count} processes per machine (--nproc-per-node {count}), one per device.")
+        sys.exit(
+            f"local rank {local_rank} has no {kind} device of its own: this machine has {count}. "
+            f"Start at most {count} processes per machine (--nproc-per-node {count}), one per device."
+        )
     device = torch.device(kind, local_rank) if count else torch.device("cpu")
     if device.type == "cuda":
         torch.cuda.set_device(device)  # from now on "cuda" (and NCCL) means MY GPU, not cuda:0
@@ -49,8 +51,7 @@ def main() -> None:
     dist.init_process_group(backend)
     rank, world = dist.get_rank(), dist.get_world_size()
     current = torch.cuda.current_device() if device.type == "cuda" else "none"
-    print(f"rank={rank} local_rank={local_rank} world_size={world} device={device} backend={backend} "
-          f"current_cuda_device={current}")
+    print(f"rank={rank} local_rank={local_rank} world_size={world} device={device} backend={backend} current_cuda_device={current}")
 
     # 4. Build the model on my device. Seeded by rank, so each process starts from different weights.
     torch.manual_seed(rank)

@@ -42,8 +42,7 @@ def main() -> None:
 
     n = torch.cuda.device_count()
     # Before any set_device, the current device is cuda:0 in every process.
-    print(f"local_rank={LOCAL_RANK} gpus={n} current_device={torch.cuda.current_device()} "
-          f"buggy={buggy_device(n)} fixed={fixed_device(n)}")
+    print(f"local_rank={LOCAL_RANK} gpus={n} current_device={torch.cuda.current_device()} buggy={buggy_device(n)} fixed={fixed_device(n)}")
     dist.init_process_group("nccl")
     tensor = torch.ones(1, device=buggy_device(n))
     dist.all_reduce(tensor)  # NCCL refuses two ranks on one GPU, or the run hangs

@@ -26,9 +26,9 @@ def main() -> None:
     args = parser.parse_args()
     gpus = args.gpus_per_machine
 
-    rank = int(os.environ["RANK"])              # 0 .. WORLD_SIZE-1, across every machine
+    rank = int(os.environ["RANK"])  # 0 .. WORLD_SIZE-1, across every machine
     local_rank = int(os.environ["LOCAL_RANK"])  # 0 .. LOCAL_WORLD_SIZE-1, on this machine only
-    machine = int(os.environ["GROUP_RANK"])     # this machine's --node-rank
+    machine = int(os.environ["GROUP_RANK"])  # this machine's --node-rank
 
     # The two rules, as values: this machine has cuda:0 .. cuda:{gpus-1} and nothing else.
     from_rank, from_local_rank = f"cuda:{rank}", f"cuda:{local_rank}"
@@ -37,9 +37,11 @@ def main() -> None:
     dist.init_process_group("gloo")  # CPU tensors; gloo's address comes from MASTER_ADDR/MASTER_PORT
     total = torch.tensor([float(rank)])
     dist.all_reduce(total)  # SUM over every process of every machine
-    print(f"pid={os.getpid()} machine={machine} rank={rank} local_rank={local_rank} world_size={os.environ['WORLD_SIZE']} "
-          f"local_world_size={os.environ['LOCAL_WORLD_SIZE']} from_rank={from_rank} from_rank_exists={exists} "
-          f"from_local_rank={from_local_rank} all_reduce={int(total.item())}")
+    print(
+        f"pid={os.getpid()} machine={machine} rank={rank} local_rank={local_rank} world_size={os.environ['WORLD_SIZE']} "
+        f"local_world_size={os.environ['LOCAL_WORLD_SIZE']} from_rank={from_rank} from_rank_exists={exists} "
+        f"from_local_rank={from_local_rank} all_reduce={int(total.item())}"
+    )
 
     dist.barrier()  # nobody tears down while a peer may still be in a collective
     dist.destroy_process_group()

@@ -39,13 +39,19 @@ def build_parser() -> argparse.ArgumentParser:
         "blocking and non_blocking) over sizes from 4 KiB to 256 MiB. Without an accelerator, times a "
         "host-memory stand-in and says so.",
     )
-    parser.add_argument("--out", type=Path, default=Path("transfer-results"),
-                        help="folder for transfer.json, bandwidth.png and variants.png (default: ./transfer-results)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("transfer-results"),
+        help="folder for transfer.json, bandwidth.png and variants.png (default: ./transfer-results)",
+    )
     parser.add_argument("--quick", action="store_true", help="sizes up to 16 MiB and a 2 s budget")
-    parser.add_argument("--device", default=None,
-                        help="device to measure, e.g. cuda:1 (default: the current accelerator, else the CPU stand-in)")
-    parser.add_argument("--budget", type=_positive_float, default=None,
-                        help="seconds to spend measuring, about (default: 4.5, or 2 with --quick)")
+    parser.add_argument(
+        "--device", default=None, help="device to measure, e.g. cuda:1 (default: the current accelerator, else the CPU stand-in)"
+    )
+    parser.add_argument(
+        "--budget", type=_positive_float, default=None, help="seconds to spend measuring, about (default: 4.5, or 2 with --quick)"
+    )
     parser.add_argument("--no-plots", action="store_true", help="write the JSON only")
     return parser
 
@@ -60,8 +66,10 @@ def _check_device(parser: argparse.ArgumentParser, text: str | None) -> torch.de
     if dev.type == "cuda":
         if not torch.cuda.is_available():
             build = f"built for CUDA {torch.version.cuda}" if torch.version.cuda else "a CPU-only build"
-            parser.error(f"--device {text}: CUDA is not available here (torch {torch.__version__}, {build}). "
-                         "Leave --device out to measure the host-memory stand-in.")
+            parser.error(
+                f"--device {text}: CUDA is not available here (torch {torch.__version__}, {build}). "
+                "Leave --device out to measure the host-memory stand-in."
+            )
         count = torch.cuda.device_count()
         if dev.index is not None and dev.index >= count:
             parser.error(f"--device {text}: only {count} CUDA device(s) are visible (cuda:0 to cuda:{count - 1}).")

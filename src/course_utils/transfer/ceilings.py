@@ -46,8 +46,7 @@ class Ceiling:
     def __post_init__(self):
         if isinstance(self.gen, bool) or self.gen not in GENERATIONS:
             raise ValueError(
-                f"PCIe generation must be one of {sorted(GENERATIONS)}, got {self.gen!r}. "
-                "nvidia-smi's pcie.link.gen.max tells your GPU's."
+                f"PCIe generation must be one of {sorted(GENERATIONS)}, got {self.gen!r}. nvidia-smi's pcie.link.gen.max tells your GPU's."
             )
         if isinstance(self.lanes, bool) or self.lanes not in (1, 2, 4, 8, 16, 32):
             raise ValueError(f"PCIe lanes must be 1, 2, 4, 8, 16 or 32, got {self.lanes!r}.")
@@ -141,8 +140,7 @@ class PcieLink:
         return _ceiling_or_none(self.gen_max, self.width_current)
 
     def to_dict(self) -> dict:
-        return {"gen_current": self.gen_current, "width_current": self.width_current, "gen_max": self.gen_max,
-                "uuid": self.uuid}
+        return {"gen_current": self.gen_current, "width_current": self.width_current, "gen_max": self.gen_max, "uuid": self.uuid}
 
     @classmethod
     def from_dict(cls, data: dict) -> PcieLink:
@@ -217,8 +215,7 @@ def link_info(
     ``run`` and ``uuid`` are for tests.
     """
     try:
-        done = run(["nvidia-smi", f"--query-gpu={QUERY}", "--format=csv,noheader,nounits"],
-                   capture_output=True, text=True, timeout=20)
+        done = run(["nvidia-smi", f"--query-gpu={QUERY}", "--format=csv,noheader,nounits"], capture_output=True, text=True, timeout=20)
     except (FileNotFoundError, PermissionError, subprocess.TimeoutExpired, OSError):
         return None
     if done.returncode != 0:

@@ -39,8 +39,9 @@ class Request:
     def __post_init__(self):
         if self.direction not in EXPLORER_DIRECTIONS:
             raise ValueError(f"direction must be one of {EXPLORER_DIRECTIONS}, got {self.direction!r}.")
-        require_int("nbytes", self.nbytes, expected="must be a positive integer",
-                    hint="size_options(device) lists the sizes the explorer offers.")
+        require_int(
+            "nbytes", self.nbytes, expected="must be a positive integer", hint="size_options(device) lists the sizes the explorer offers."
+        )
 
 
 @dataclass(frozen=True)
@@ -81,15 +82,23 @@ Measure = Callable[[ExplorerPlan, Callable[[int, int], None]], Transfer]
 
 def default_measure(plan: ExplorerPlan, progress: Callable[[int, int], None]) -> Transfer:
     """Measure a plan quickly (about 0.3 s of copying), reporting progress per timed block."""
-    return measure_copy(plan.direction, plan.request.nbytes, device=plan.device, pinned=plan.pinned,
-                        non_blocking=plan.request.non_blocking, timing=Timing(budget_s=0.3, instruments=Instruments(progress=progress)))
+    return measure_copy(
+        plan.direction,
+        plan.request.nbytes,
+        device=plan.device,
+        pinned=plan.pinned,
+        non_blocking=plan.request.non_blocking,
+        timing=Timing(budget_s=0.3, instruments=Instruments(progress=progress)),
+    )
 
 
 def describe(result: Transfer, plan: ExplorerPlan) -> str:
     """One line for the explorer: what was measured, how fast, how noisy, with the plan's notes."""
     spread = result.spread
-    text = (f"{fmt_bytes(result.nbytes)} {result.label}: {result.gbps:.2f} GB/s (median of {len(result.seconds)} blocks, "
-            f"IQR {spread.relative:.0%} of the median)")
+    text = (
+        f"{fmt_bytes(result.nbytes)} {result.label}: {result.gbps:.2f} GB/s (median of {len(result.seconds)} blocks, "
+        f"IQR {spread.relative:.0%} of the median)"
+    )
     if not spread.meaningful:
         text += " — too noisy to quote (IQR ≥ 25%, torch.utils.benchmark's threshold): press Run when the machine is quiet"
     if result.stand_in:

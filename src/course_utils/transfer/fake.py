@@ -96,8 +96,10 @@ class FakeAsyncDevice:
             action()
 
     def __repr__(self) -> str:
-        return (f"FakeAsyncDevice(now={self.now * 1e3:.3f} ms, queue drains at {self.busy_until * 1e3:.3f} ms, "
-                f"launches={self.launches}, syncs={self.syncs}, implicit_syncs={self.implicit_syncs})")
+        return (
+            f"FakeAsyncDevice(now={self.now * 1e3:.3f} ms, queue drains at {self.busy_until * 1e3:.3f} ms, "
+            f"launches={self.launches}, syncs={self.syncs}, implicit_syncs={self.implicit_syncs})"
+        )
 
 
 @dataclass

@@ -137,8 +137,7 @@ def measure_copy(
     return _measure(copy, make_buffers(copy.direction, nbytes, copy.device, bool(copy.pinned)), timing)
 
 
-def time_copy(dst: torch.Tensor, src: torch.Tensor, *, non_blocking: bool = False,
-              timing: Timing = Timing()) -> Transfer:  # noqa: B008 (frozen dataclass: one shared default is safe)
+def time_copy(dst: torch.Tensor, src: torch.Tensor, *, non_blocking: bool = False, timing: Timing = Timing()) -> Transfer:  # noqa: B008 (frozen dataclass: one shared default is safe)
     """Time ``dst.copy_(src, non_blocking=non_blocking)`` into buffers already allocated, as ``measure_copy`` does.
 
     The direction, device and pinning are read from the tensors: both on the CPU is the h2h stand-in,
@@ -147,8 +146,10 @@ def time_copy(dst: torch.Tensor, src: torch.Tensor, *, non_blocking: bool = Fals
     if not (isinstance(dst, torch.Tensor) and isinstance(src, torch.Tensor)):
         raise TypeError(f"time_copy needs two tensors, dst and src; got {type(dst).__name__} and {type(src).__name__}.")
     if dst.nbytes != src.nbytes:
-        raise ValueError(f"dst holds {dst.nbytes} bytes and src {src.nbytes}; pass buffers of the same size "
-                         "(e.g. dst = torch.empty_like(src, device=device)).")
+        raise ValueError(
+            f"dst holds {dst.nbytes} bytes and src {src.nbytes}; pass buffers of the same size "
+            "(e.g. dst = torch.empty_like(src, device=device))."
+        )
     if not isinstance(non_blocking, bool):
         raise TypeError(f"non_blocking must be True or False, got {non_blocking!r}.")
     host_dst, host_src = dst.device.type == "cpu", src.device.type == "cpu"
@@ -214,8 +215,7 @@ def _plan_sweep(dev: torch.device, variants: Variants, quick: bool) -> tuple[lis
     if directions is None:
         directions = ("h2h",) if stand_in else ("h2d", "d2h", "d2d")
     elif stand_in and any(d != "h2h" for d in directions):
-        skipped.append(f"{', '.join(d for d in directions if d != 'h2h')}: no accelerator, so every copy is "
-                       "the host-memory stand-in (h2h)")
+        skipped.append(f"{', '.join(d for d in directions if d != 'h2h')}: no accelerator, so every copy is the host-memory stand-in (h2h)")
         directions = ("h2h",)
     pinned = variants.pinned
     if pinned is None:
@@ -224,9 +224,13 @@ def _plan_sweep(dev: torch.device, variants: Variants, quick: bool) -> tuple[lis
             skipped.append(f"pinned host memory: this course pins memory for CUDA devices only, and the copies run on {dev}")
     elif True in pinned and not can_pin(dev):
         raise ValueError(f"pinned=(..., True, ...) needs a CUDA device; the copies run on {dev}. Pass pinned=(False,).")
-    copies = [_Copy(direction, size, pin, nb, dev)
-              for size in sorted(sizes) for direction in directions
-              for pin in ((None,) if direction == "d2d" else pinned) for nb in variants.non_blocking]
+    copies = [
+        _Copy(direction, size, pin, nb, dev)
+        for size in sorted(sizes)
+        for direction in directions
+        for pin in ((None,) if direction == "d2d" else pinned)
+        for nb in variants.non_blocking
+    ]
     return copies, skipped
 
 

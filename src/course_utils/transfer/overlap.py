@@ -90,20 +90,24 @@ class Overlap:
 
     def verdict(self) -> str:
         data = "the copied data arrived intact" if self.correct else "THE COPIED DATA WAS WRONG: a synchronization is missing"
-        noise = noise_note({"the copy": self.copy_seconds, "the matmul": self.compute_seconds,
-                            "one stream": self.serial_seconds, "two streams": self.overlapped_seconds})
+        noise = noise_note(
+            {
+                "the copy": self.copy_seconds,
+                "the matmul": self.compute_seconds,
+                "one stream": self.serial_seconds,
+                "two streams": self.overlapped_seconds,
+            }
+        )
         return f"Overlap hid {self.hidden_fraction:.0%} of the shorter operation; {data}." + ("" if noise is None else " " + noise)
 
     def __str__(self) -> str:
-        return "\n".join([f"Copy/compute overlap on {self.device}:"] + [f"  {k}: {v}" for k, v in self.rows()]
-                         + [self.verdict()])
+        return "\n".join([f"Copy/compute overlap on {self.device}:"] + [f"  {k}: {v}" for k, v in self.rows()] + [self.verdict()])
 
     def __repr__(self) -> str:
         return str(self)
 
     def _repr_html_(self) -> str:
-        return markup(tag("p", tag("b", f"Copy/compute overlap on {self.device}")), table(self.rows()),
-                      tag("p", self.verdict()))
+        return markup(tag("p", tag("b", f"Copy/compute overlap on {self.device}")), table(self.rows()), tag("p", self.verdict()))
 
 
 def measure_overlap(

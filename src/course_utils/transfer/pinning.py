@@ -88,8 +88,7 @@ class PinningCost:
         return one_off + " " + repeated + ("" if noise is None else " " + noise)
 
     def _sampled(self) -> dict[str, tuple[float, ...]]:
-        return {"later pin_memory() calls": self.pin_seconds, "the pageable copy": self.pageable_seconds,
-                "the pinned copy": self.pinned_seconds}
+        return {"later pin_memory() calls": self.pin_seconds, "the pageable copy": self.pageable_seconds, "the pinned copy": self.pinned_seconds}
 
     def rows(self) -> list[tuple[str, str]]:
         return [
@@ -108,8 +107,7 @@ class PinningCost:
         return str(self)
 
     def _repr_html_(self) -> str:
-        return markup(tag("p", tag("b", f"Pinning {fmt_bytes(self.nbytes)} for {self.device}")), table(self.rows()),
-                      tag("p", self.verdict()))
+        return markup(tag("p", tag("b", f"Pinning {fmt_bytes(self.nbytes)} for {self.device}")), table(self.rows()), tag("p", self.verdict()))
 
 
 def measure_pinning(

@@ -53,16 +53,20 @@ class StaleRead:
         if self.detected:
             first = f"Read before synchronizing: {self.stale_before} of {n} values were stale (old data, no error raised)."
         else:
-            first = (f"Read before synchronizing: all {n} values happened to be right this time; the copy won the race "
-                     "by luck, not by design.")
-        second = ("After synchronizing: all correct." if self.correct_after
-                  else "After synchronizing the values are STILL wrong: the copy itself is broken.")
+            first = f"Read before synchronizing: all {n} values happened to be right this time; the copy won the race by luck, not by design."
+        second = (
+            "After synchronizing: all correct."
+            if self.correct_after
+            else "After synchronizing the values are STILL wrong: the copy itself is broken."
+        )
         return f"{first} {second}"
 
     def __str__(self) -> str:
         label = f"{self.where} (simulated: no accelerator here)" if self.simulated else self.where
-        return (f"non_blocking device-to-host copy on {label}\n  expected:      {list(self.expected)}\n"
-                f"  before sync:   {list(self.before_sync)}\n  after sync:    {list(self.after_sync)}\n{self.verdict()}")
+        return (
+            f"non_blocking device-to-host copy on {label}\n  expected:      {list(self.expected)}\n"
+            f"  before sync:   {list(self.before_sync)}\n  after sync:    {list(self.after_sync)}\n{self.verdict()}"
+        )
 
     def __repr__(self) -> str:
         return str(self)
@@ -76,8 +80,7 @@ class StaleRead:
             ("read before synchronizing", tag("code", str(list(self.before_sync)), colour=tone)),
             ("read after synchronizing", tag("code", str(list(self.after_sync)))),
         ]
-        return markup(tag("p", tag("b", f"non_blocking device-to-host copy on {self.where}", simulated)), table(rows),
-                      tag("p", self.verdict()))
+        return markup(tag("p", tag("b", f"non_blocking device-to-host copy on {self.where}", simulated)), table(rows), tag("p", self.verdict()))
 
 
 def detect_stale_read(
@@ -100,8 +103,7 @@ def detect_stale_read(
     return StaleRead(tuple(float(v) for v in expected), before, after, where, simulated)
 
 
-def stale_read_demo(device: str | torch.device | None = None, *, nbytes: int = 256 * MIB, samples: int = 8,
-                    value: float = 7.0) -> StaleRead:
+def stale_read_demo(device: str | torch.device | None = None, *, nbytes: int = 256 * MIB, samples: int = 8, value: float = 7.0) -> StaleRead:
     """Show the pitfall: on a CUDA GPU for real, elsewhere on the simulated device (labelled so)."""
     dev = check_device(device)
     expected = [value] * samples
@@ -110,8 +112,9 @@ def stale_read_demo(device: str | torch.device | None = None, *, nbytes: int = 2
         fake.kernel(5e-3)()  # work already queued, like the fill below on a GPU
         src = fake.tensor(expected)
         dst = fake.host_buffer(samples, pinned=True)
-        return detect_stale_read(lambda: dst.copy_(src, non_blocking=True), dst.tolist, fake.synchronize, expected,
-                                 where="a FakeAsyncDevice", simulated=True)
+        return detect_stale_read(
+            lambda: dst.copy_(src, non_blocking=True), dst.tolist, fake.synchronize, expected, where="a FakeAsyncDevice", simulated=True
+        )
     n = max(samples, nbytes // 4)
     index = torch.linspace(0, n - 1, samples).long()
     with torch.cuda.device(dev):

@@ -44,8 +44,9 @@ def _unpack(results: Sweep | Iterable[Transfer]) -> tuple[list[Transfer], PcieLi
     items = list(results)
     bad = [type(r).__name__ for r in items if not isinstance(r, Transfer)]
     if bad:
-        raise TypeError(f"expected a Sweep or Transfer results, found {', '.join(sorted(set(bad)))}; "
-                        "pass what measure_copy() or sweep() returned.")
+        raise TypeError(
+            f"expected a Sweep or Transfer results, found {', '.join(sorted(set(bad)))}; pass what measure_copy() or sweep() returned."
+        )
     return items, None
 
 
@@ -84,8 +85,16 @@ def plot_bandwidth(
     link = link if link is not None else sweep_link
     _draw_variants(ax, items)
     if highlight is not None:
-        ax.plot([highlight.nbytes], [highlight.gbps_best], marker="o", markersize=14, markerfacecolor="none",
-                markeredgecolor="black", linestyle="none", label=f"latest: {highlight.gbps_best:.2f} GB/s (best)")
+        ax.plot(
+            [highlight.nbytes],
+            [highlight.gbps_best],
+            marker="o",
+            markersize=14,
+            markerfacecolor="none",
+            markeredgecolor="black",
+            linestyle="none",
+            label=f"latest: {highlight.gbps_best:.2f} GB/s (best)",
+        )
     ceilings = list(reference_ceilings() if ceilings is None else ceilings)
     if link is not None and link.ceiling_max is not None and link.ceiling_max not in ceilings:
         ceilings.append(link.ceiling_max)
@@ -112,14 +121,21 @@ def _draw_variants(ax, items: list[Transfer]) -> None:
     for label, rs in groups.items():
         rs.sort(key=lambda r: r.nbytes)
         xs = [r.nbytes for r in rs]
-        line, = ax.plot(xs, [r.gbps_best for r in rs], marker="o", markersize=4, label=label)
+        (line,) = ax.plot(xs, [r.gbps_best for r in rs], marker="o", markersize=4, label=label)
         if len(rs) > 1:
             lows, highs = zip(*(r.gbps_range for r in rs))
             ax.fill_between(xs, lows, highs, color=line.get_color(), alpha=0.2, linewidth=0)
         noisy = [r for r in rs if not r.spread.meaningful]
         if noisy:
-            ax.plot([r.nbytes for r in noisy], [r.gbps_best for r in noisy], marker="x", markersize=10,
-                    color=line.get_color(), linestyle="none", label=None if noise_labelled else NOISE_LABEL)
+            ax.plot(
+                [r.nbytes for r in noisy],
+                [r.gbps_best for r in noisy],
+                marker="x",
+                markersize=10,
+                color=line.get_color(),
+                linestyle="none",
+                label=None if noise_labelled else NOISE_LABEL,
+            )
             noise_labelled = True
 
 
@@ -129,20 +145,29 @@ def _draw_ceilings(ax, ceilings: list[Ceiling], link: PcieLink | None, items: li
     suffix = " (reference only: not what was measured)" if stand_in else ""
     for i, c in enumerate(ceilings):
         mine = link is not None and link.ceiling_max == c
-        ax.axhline(c.gbps, color="black" if mine else "grey", linewidth=1.2 if mine else 0.8,
-                   linestyle=CEILING_STYLES[i % len(CEILING_STYLES)],
-                   label=f"{c.label} ceiling {c.gbps:.1f} GB/s" + (" (this machine's link)" if mine else "") + suffix)
+        ax.axhline(
+            c.gbps,
+            color="black" if mine else "grey",
+            linewidth=1.2 if mine else 0.8,
+            linestyle=CEILING_STYLES[i % len(CEILING_STYLES)],
+            label=f"{c.label} ceiling {c.gbps:.1f} GB/s" + (" (this machine's link)" if mine else "") + suffix,
+        )
     if stand_in and ceilings and items:
         peak = max(items, key=lambda r: r.gbps_best)
         if max(max(r.gbps_best, r.gbps_range[1]) for r in items) > min(c.gbps for c in ceilings):
-            ax.annotate(NOT_PCIE_NOTE, xy=(peak.nbytes, peak.gbps_best), xytext=(0.03, 0.06),
-                        textcoords="axes fraction", fontsize="small", va="bottom",
-                        bbox=dict(facecolor="white", edgecolor="grey", alpha=0.9),
-                        arrowprops=dict(arrowstyle="->", color="grey"))
+            ax.annotate(
+                NOT_PCIE_NOTE,
+                xy=(peak.nbytes, peak.gbps_best),
+                xytext=(0.03, 0.06),
+                textcoords="axes fraction",
+                fontsize="small",
+                va="bottom",
+                bbox=dict(facecolor="white", edgecolor="grey", alpha=0.9),
+                arrowprops=dict(arrowstyle="->", color="grey"),
+            )
 
 
-def plot_variants(results: Sweep | Iterable[Transfer], ax=None, *, nbytes: int | None = None,
-                  title: str | None = None):
+def plot_variants(results: Sweep | Iterable[Transfer], ax=None, *, nbytes: int | None = None, title: str | None = None):
     """Grouped bars at one size: pageable/pinned host memory × blocking/non_blocking, per direction.
 
     ``nbytes`` defaults to the largest size measured. The whiskers span the IQR. A variant
@@ -186,8 +211,9 @@ def plot_variants(results: Sweep | Iterable[Transfer], ax=None, *, nbytes: int |
             ax.bar(xs, heights, width, yerr=errs, capsize=3, label="non_blocking=True" if nb else "blocking (non_blocking=False)")
     if tops:
         for i, (_, direction, pin) in enumerate(groups):
-            pair = [next((r for r in at_size if r.direction == direction and r.pinned == pin and r.non_blocking == nb),
-                         None) for nb in (False, True)]
+            pair = [
+                next((r for r in at_size if r.direction == direction and r.pinned == pin and r.non_blocking == nb), None) for nb in (False, True)
+            ]
             if None not in pair:
                 ax.text(i, max(tops) * 1.04, blocking_verdict(*pair), ha="center", va="bottom", fontsize="small")
         ax.set_ylim(0, max(tops) * 1.3)

@@ -341,9 +341,11 @@ class Sweep:
         """One line when some results are noise, by torch.utils.benchmark's 25% rule; else None."""
         if not self.noisy:
             return None
-        return (f"{len(self.noisy)} of {len(self.results)} timings have an IQR of 25% of the median or more "
-                "(torch.utils.benchmark: 'significant environmental influence'): their medians say more "
-                "about other work on this machine than about the copy.")
+        return (
+            f"{len(self.noisy)} of {len(self.results)} timings have an IQR of 25% of the median or more "
+            "(torch.utils.benchmark: 'significant environmental influence'): their medians say more "
+            "about other work on this machine than about the copy."
+        )
 
     @property
     def title(self) -> str:
@@ -373,8 +375,7 @@ class Sweep:
         banner = _stand_in_banner() if self.stand_in else ""
         skipped = tag("ul", *(tag("li", f"skipped: {s}") for s in self.skipped)) if self.skipped else ""
         noise = card(CAUTION, "Spread: ", self.noise_warning) if self.noise_warning else ""
-        return markup(tag("p", tag("b", self.title)), banner, _html_table([r.row() for r in self.results]), skipped,
-                      noise)
+        return markup(tag("p", tag("b", self.title)), banner, _html_table([r.row() for r in self.results]), skipped, noise)
 
     def to_dict(self) -> dict[str, Any]:
         data = {

@@ -53,8 +53,9 @@ class Spread:
         """The spread of ``seconds`` (one sample per timed block); at least one positive sample."""
         values = tuple(float(s) for s in seconds)
         if not values or any(not (s > 0) for s in values):
-            raise ValueError(f"seconds must be one or more positive times, got {values!r}; "
-                             "time a block with time.perf_counter() before and after it.")
+            raise ValueError(
+                f"seconds must be one or more positive times, got {values!r}; time a block with time.perf_counter() before and after it."
+            )
         if len(values) < 2:
             return cls(values[0], values[0], values[0], 1)
         q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
@@ -87,20 +88,23 @@ class Spread:
             return "one sample has no spread: time several blocks before quoting a number."
         share = f"the IQR is {self.relative:.0%} of the median"
         if self.level == MEANINGLESS:
-            return (f"{share}, past the 25% at which torch.utils.benchmark says 'This suggests significant "
-                    "environmental influence': other work on this machine slowed many samples, so the median "
-                    "is not a property of what was timed. Time it again when the machine is quiet.")
+            return (
+                f"{share}, past the 25% at which torch.utils.benchmark says 'This suggests significant "
+                "environmental influence': other work on this machine slowed many samples, so the median "
+                "is not a property of what was timed. Time it again when the machine is quiet."
+            )
         if self.level == FLUCTUATING:
-            return (f"{share}, past the 10% at which torch.utils.benchmark says 'This could indicate system "
-                    "fluctuation': quote the median with its spread.")
+            return (
+                f"{share}, past the 10% at which torch.utils.benchmark says 'This could indicate system "
+                "fluctuation': quote the median with its spread."
+            )
         return None
 
     def summary(self) -> str:
         """'median 627.0 µs, IQR 12.0 µs (2% of the median), 30 samples'."""
         if self.samples < 2:
             return f"{fmt_time(self.median)}, 1 sample"
-        return (f"median {fmt_time(self.median)}, IQR {fmt_time(self.iqr)} ({self.relative:.0%} of the median), "
-                f"{self.samples} samples")
+        return f"median {fmt_time(self.median)}, IQR {fmt_time(self.iqr)} ({self.relative:.0%} of the median), {self.samples} samples"
 
     def __str__(self) -> str:
         return self.summary() + ("" if self.warning is None else f"\n  WARNING: {self.warning}")
@@ -138,8 +142,7 @@ class Agreement:
         """
         spreads = (self.first, self.second)
         widest = max(s.relative for s in spreads)
-        return (self.comparable and not self.agree and any(s.level == FLUCTUATING for s in spreads)
-                and self.difference <= widest)
+        return self.comparable and not self.agree and any(s.level == FLUCTUATING for s in spreads) and self.difference <= widest
 
     @property
     def verdict(self) -> str:
@@ -161,21 +164,26 @@ class Agreement:
         gap = f"{medians}, {self.difference:.0%} apart (tolerance {self.tolerance:.0%})"
         shares = ", ".join(f"{name} {s.relative:.0%}" for name, s in zip(self.names, (self.first, self.second)))
         if self.verdict == "NOT COMPARABLE":
-            noisy = [f"{name} {s.relative:.0%}" for name, s in zip(self.names, (self.first, self.second))
-                     if not s.meaningful]
-            return (f"NOT COMPARABLE: the spread is too wide. IQR as a share of the median: {', '.join(noisy)}, past "
-                    "the 25% at which torch.utils.benchmark warns of environmental influence: on a machine this busy "
-                    "a median is not a property of what was timed, so how close two are says nothing "
-                    f"({medians}, {self.difference:.0%} apart). Run both again when the machine is quiet.")
+            noisy = [f"{name} {s.relative:.0%}" for name, s in zip(self.names, (self.first, self.second)) if not s.meaningful]
+            return (
+                f"NOT COMPARABLE: the spread is too wide. IQR as a share of the median: {', '.join(noisy)}, past "
+                "the 25% at which torch.utils.benchmark warns of environmental influence: on a machine this busy "
+                "a median is not a property of what was timed, so how close two are says nothing "
+                f"({medians}, {self.difference:.0%} apart). Run both again when the machine is quiet."
+            )
         if self.verdict == "AGREE":
             return f"AGREE: {gap}."
         if self.verdict == "WITHIN THE NOISE":
-            return (f"WITHIN THE NOISE: IQR as a share of the median: {shares}, past the 10% at which "
-                    f"torch.utils.benchmark warns of system fluctuation, and wider than the {self.difference:.0%} "
-                    f"between the medians ({medians}): this machine is not quiet enough to test a "
-                    f"{self.tolerance:.0%} agreement. Run both again when it is.")
-        return (f"DISAGREE: {gap}, more than their spreads ({shares}) explain. Something differs between "
-                "the two methods (threads, buffers, warm-up), or the machine changed between them.")
+            return (
+                f"WITHIN THE NOISE: IQR as a share of the median: {shares}, past the 10% at which "
+                f"torch.utils.benchmark warns of system fluctuation, and wider than the {self.difference:.0%} "
+                f"between the medians ({medians}): this machine is not quiet enough to test a "
+                f"{self.tolerance:.0%} agreement. Run both again when it is."
+            )
+        return (
+            f"DISAGREE: {gap}, more than their spreads ({shares}) explain. Something differs between "
+            "the two methods (threads, buffers, warm-up), or the machine changed between them."
+        )
 
     def __repr__(self) -> str:
         return str(self)
@@ -195,16 +203,16 @@ def noise_note(timings: dict[str, Iterable[float]]) -> str | None:
     noisy = [name for name, s in spreads.items() if s.samples > 1 and not s.meaningful]  # 1 sample: "(1 sample)"
     if not noisy:
         return None
-    return (f"Too noisy to compare: {', '.join(noisy)} (IQR 25% of the median or more, where "
-            "torch.utils.benchmark warns of 'significant environmental influence'). Measure again on a quiet machine.")
+    return (
+        f"Too noisy to compare: {', '.join(noisy)} (IQR 25% of the median or more, where "
+        "torch.utils.benchmark warns of 'significant environmental influence'). Measure again on a quiet machine."
+    )
 
 
-def compare(first, second, *, names: tuple[str, str] = ("first", "second"),
-            tolerance: float = AGREE_TOLERANCE) -> Agreement:
+def compare(first, second, *, names: tuple[str, str] = ("first", "second"), tolerance: float = AGREE_TOLERANCE) -> Agreement:
     """Compare two timings: ``Spread``s, anything with a ``.spread`` (a ``Transfer``), or samples."""
     if not (0 < tolerance < 1):
-        raise ValueError(f"tolerance is a share of the median between 0 and 1, got {tolerance!r}; "
-                         f"for example {AGREE_TOLERANCE}.")
+        raise ValueError(f"tolerance is a share of the median between 0 and 1, got {tolerance!r}; for example {AGREE_TOLERANCE}.")
     return Agreement(_spread(first), _spread(second), tuple(names), tolerance)
 
 

@@ -115,8 +115,7 @@ def time_blocks(
     return tuple(samples)
 
 
-def estimate_call(fn: Callable[[], object], *, clock: Clock = time.perf_counter,
-                  synchronize: Synchronize = no_sync) -> float:
+def estimate_call(fn: Callable[[], object], *, clock: Clock = time.perf_counter, synchronize: Synchronize = no_sync) -> float:
     """The time of one synchronized call of ``fn`` (call after a warm-up), to plan the blocks."""
     synchronize()
     start = clock()
