@@ -1159,7 +1159,7 @@ def test_second_probe_misread_rows_say_the_specific_cause():
         (
             "RuntimeError: Expected object of type torch.DoubleTensor but found type torch.FloatTensor for argument #2 'weight'",
             "dtype",
-            (),
+            ("cpu",),  # torch.DoubleTensor names the CPU
         ),  # https://github.com/bioinform/neusomatic/issues/23 (both on the CPU)
         (
             "NotImplementedError: Could not run 'aten::add.out' with arguments from the 'QuantizedCPU' backend. This could be "
@@ -1802,3 +1802,34 @@ def test_third_probe_device_mesh_rows():
         "maintained a 'torch.device' object, it's recommended to pass in 'device.type'.\")"
     )
     assert (index.kind, index.devices) == ("device-mesh-type", ("cuda:0",)) and "device.type" in index.fix
+
+
+# --------------------------------------------------------------------------- fourth probe
+
+
+@pytest.mark.parametrize(
+    "message, kind, devices",
+    [
+        # https://github.com/aioz-ai/MICCAI19-MedVQA/issues/10: a dtype problem on the GPU, the device written lower-case
+        (
+            "RuntimeError: Expected tensor for argument #1 'indices' to have scalar type Long; but got CUDAIntTensor instead "
+            "(while checking arguments for embedding)",
+            "dtype",
+            ("cuda",),
+        ),
+        # https://github.com/ayooshkathuria/pytorch-yolo-v3/issues/7 (0.4 wording): both on the GPU
+        ("RuntimeError: Input type (CUDAFloatTensor) and weight type (CUDAHalfTensor) should be the same", "dtype", ("cuda",)),
+        # https://github.com/t-vi/warp-ctc/issues/6: both on the CPU, named by their types
+        ("Expected object of type torch.FloatTensor but found type torch.IntTensor", "dtype", ("cpu",)),
+    ],
+)
+def test_fourth_probe_legacy_type_names_give_lower_case_devices(message, kind, devices):
+    e = explain_device_error(message)
+    assert (e.kind, e.devices) == (kind, devices) and not e.is_device_error, e
+    assert "Names CUDA" not in str(e)
+
+
+def test_fourth_probe_legacy_type_names_without_torch_prefix_are_read():
+    # constructed from the 0.4 type names (CUDAIntTensor, as in the MICCAI19-MedVQA and pytorch-yolo-v3 reports above)
+    e = explain_device_error("Expected object of type torch.FloatTensor but found type CUDAIntTensor for argument #2 'other'")
+    assert e.is_device_error and (e.kind, e.devices) == ("mixed-devices", ("cpu", "cuda")), e

@@ -856,8 +856,8 @@ FAMILIES: tuple[Family, ...] = (
         "legacy-type",
         MIXED,
         "Old: type names",
-        r"Expected object of type (?:Variable\[)?torch\.(?P<t1>[\w.]+?)\]? but found type (?:Variable\[)?"
-        r"torch\.(?P<t2>[\w.]+?)\]? for argument #\d+ '(?P<arg>\w+)'",
+        r"Expected object of type (?:Variable\[)?(?:torch\.)?(?P<t1>[\w.]+?)\]? but found type (?:Variable\[)?"
+        r"(?:torch\.)?(?P<t2>[\w.]+?)\]? for argument #\d+ '(?P<arg>\w+)'",
         "mixed-devices",
         reader="mixed",
         roles=dict(devices=("t1", "t2"), arg="arg", odd="t2", home="t1", convert="type", note="legacy-type"),

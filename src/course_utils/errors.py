@@ -245,13 +245,20 @@ def _named(message: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         found.append((m.start(), m["type"] + (f":{m['index']}" if m["index"] else "")))
     for m in DEVICE_STRING.finditer(message):
         found.append((m.start(), m["type"].lower() + (f":{m['index']}" if m["index"] else "")))
-    for m in re.finditer(r"torch\.(cuda|xpu|mps)\.\w+Tensor|\b(CUDA|MPS|XPU|HIP|Meta)[A-Z][a-z]\w*Type\b", message):
+    for m in re.finditer(_LEGACY_TYPE, message):
         found.append((m.start(), _type_device(m.group(0))))
     devices = tuple(dict.fromkeys(d for _, d in sorted(found)))
     indexed = {d.split(":")[0] for d in devices if ":" in d}
     devices = tuple(d for d in devices if d not in indexed)  # 'CUDA ... cuda:1' names one device, cuda:1
     backends = tuple(m.label for m in MENTIONS if re.search(m.pattern, message, m.flags))
     return devices, backends
+
+
+# Legacy tensor type names: torch.cuda.FloatTensor, torch.FloatTensor (the CPU), CUDAIntTensor, CPUFloatType, MPSFloatType
+_LEGACY_TYPE = (
+    r"torch\.(?:(?:cuda|xpu|mps)\.)?(?:Float|Double|Half|BFloat16|Long|Int|Short|Char|Byte|Bool)Tensor\b"
+    r"|\b(?:CUDA|CPU|MPS|XPU|HIP|Meta)(?:Float|Double|Half|BFloat16|Long|Int|Short|Char|Byte|Bool|Complex\w*)(?:Type|Tensor)\b"
+)
 
 
 def _unrecognised(message: str) -> dict:
