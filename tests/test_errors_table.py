@@ -1026,6 +1026,40 @@ NEW = [
         (),
         "https://github.com/pytorch/pytorch/issues/111452 (torch 1.13.1+cu116)",
     ),
+    # --- fourth probe: a device type torch has no module for, DLPack's pinned memory, CUDA headers, TorchScript
+    (
+        "AttributeError: 'NoneType' object has no attribute 'current_device'",
+        "device-mesh-type",
+        (),
+        "https://github.com/pytorch/pytorch/issues/124327 (init_device_mesh('cuda:0', ...) then FSDP2)",
+    ),
+    (
+        "KeyError: <DLDeviceType.kDLCPUPinned: 3>",
+        "dlpack-device",
+        ("cpu",),
+        "https://github.com/jax-ml/jax/issues/22346 (jax 0.4.28, jax.dlpack.from_dlpack of a pinned torch tensor)",
+    ),
+    (
+        "/home/rebot/anaconda3/envs/cwt_DeepLearning/lib/python3.7/site-packages/torch/include/c10/cuda/CUDAStream.h:6:10: "
+        "fatal error: cuda_runtime_api.h: 没有那个文件或目录",
+        "cuda-headers-missing",
+        ("cuda",),
+        "https://github.com/Yuliang-Liu/Box_Discretization_Network/issues/41",
+    ),
+    (
+        "/shared/shelley/khashab2/nexus/env3.6/lib/python3.6/site-packages/torch/lib/include/ATen/cuda/CUDAStream.h:6:30: "
+        "fatal error: cuda_runtime_api.h: No such file or directory",
+        "cuda-headers-missing",
+        ("cuda",),
+        "https://github.com/ctongfei/nexus/issues/27",
+    ),
+    (
+        "c:\\anaconda2\\envs\\python3\\lib\\site-packages\\torch\\lib\\include\\thc\\THCGeneral.h(12): fatal error C1083: "
+        "can not open or include such file: \u201ccuda.h\u201d: No such file or directory",
+        "cuda-headers-missing",
+        ("cuda",),
+        "https://github.com/pytorch/pytorch/issues/8329 (Windows, torch 0.4.0)",
+    ),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     (
         "Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
@@ -1805,6 +1839,60 @@ def test_third_probe_device_mesh_rows():
 
 
 # --------------------------------------------------------------------------- fourth probe
+
+
+def test_fourth_probe_a_device_type_without_a_module_says_how_to_name_it():
+    e = explain_device_error(_new("AttributeError: 'NoneType' object has no attribute 'current_device'"))
+    assert "getattr(torch, device_type)" in e.cause and "init_device_mesh('gpu'" in e.cause
+    assert e.fix.startswith("Give the mesh a device type torch knows") and "print(mesh.device_type)" in e.fix
+
+
+def test_fourth_probe_a_mesh_named_gpu_fails_at_first_use_live(gloo):
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.fsdp import fully_shard
+
+    mesh = init_device_mesh("gpu", (1,))  # accepted when made (2.13.0) ...
+    e = explain_device_error(caught(lambda: fully_shard(nn.Linear(2, 2), mesh=mesh)))  # ... and fails here
+    assert e.is_device_error and e.kind == "device-mesh-type" and "init_device_mesh('cuda'" in e.fix, e
+
+
+def test_fourth_probe_dlpack_pinned_memory_is_about_the_pinning():
+    e = explain_device_error(_new("KeyError: <DLDeviceType.kDLCPUPinned: 3>"))
+    assert "pinned (page-locked) memory" in e.cause and "kDLCUDAHost" in e.cause
+    assert "jnp.asarray(t.numpy())" in e.fix and "t.to('cuda')" in e.fix
+    # torch 2.13.0 names the same device type kDLCUDAHost (torch/_tensor.py, __dlpack_device__)
+    assert explain_device_error("KeyError: <DLDeviceType.kDLCUDAHost: 3>").kind == "dlpack-device"
+
+
+def test_fourth_probe_missing_cuda_headers_point_at_the_toolkit():
+    e = explain_device_error(_new("/shared/shelley/khashab2/nexus"))
+    assert "cannot find cuda_runtime_api.h, a header of the CUDA toolkit" in e.cause and "No tensor" in e.cause
+    assert "$CUDA_HOME/include/cuda_runtime_api.h" in e.fix and "prebuilt wheel" in e.fix
+    windows = explain_device_error(_new("c:\\anaconda2"))
+    assert "cannot find cuda.h" in windows.cause
+
+
+@pytest.mark.parametrize(
+    "message, source",
+    [
+        ("OSError: No such device (os error 19)", "https://github.com/zai-org/CogVideo/issues/455 (safe_open in from_pretrained)"),
+        (
+            "this produces the error `OSError: No such device (os error 19)`",
+            "https://github.com/safetensors/safetensors/issues/485 (safe_open on a folder)",
+        ),
+        ("No such device (os error 19)", "https://github.com/Comfy-Org/ComfyUI/issues/4067 (ComfyUI's LoraLoader)"),
+    ],
+)
+def test_fourth_probe_no_such_device_is_a_file_not_a_gpu(message, source):
+    e = explain_device_error(message)
+    assert not e.is_device_error and e.kind == "file-not-mappable", f"{source}: {e}"
+    assert "not a GPU" in e.cause and "os.path.isfile(path)" in e.fix and "safetensors.torch.load(open(" in e.fix
+
+
+def test_fourth_probe_no_such_device_live(tmp_path):
+    safetensors = pytest.importorskip("safetensors")
+    e = explain_device_error(caught(lambda: safetensors.safe_open(str(tmp_path), "pt")))  # a folder, not a file
+    assert not e.is_device_error and e.kind == "file-not-mappable", e
 
 
 @pytest.mark.parametrize(

@@ -1925,6 +1925,32 @@ FAMILIES: tuple[Family, ...] = (
         source="https://github.com/pytorch/pytorch/issues/86195",
     ),
     Family(
+        "lookalike-no-such-device",
+        LOOKALIKE,
+        "'No such device (os error 19)': a file that cannot be memory-mapped",
+        r"No such device \(os error 19\)",
+        "file-not-mappable",
+        device_error=False,
+        cause=(
+            "the 'device' here is not a GPU: os error 19 is the operating system's ENODEV, which mmap returns "
+            "when a file cannot be memory-mapped. safetensors maps a checkpoint into memory to open it (safe_open, "
+            "load_file, and from_pretrained or PeftModel through them), and that fails when the path is a folder "
+            "rather than a .safetensors file, or when the file lies on a file system that cannot map files (some "
+            "network, FUSE or Ceph mounts). The device= you pass (cpu, cuda) plays no part."
+        ),
+        fix=(
+            "Check that the path names a .safetensors file, not the folder holding it (os.path.isfile(path)). If it "
+            "is a file, copy it to a local disk (~/ or /tmp) and load it from there, or read it without mmap: "
+            "safetensors.torch.load(open(path, 'rb').read()). Changing device= or map_location will not help."
+        ),
+        example="OSError: No such device (os error 19)",
+        releases="safetensors 0.3-0.8 (the Rust io::Error of mmap; raised live by safe_open on a folder in 0.8.0)",
+        source=(
+            "https://github.com/safetensors/safetensors/issues/485; https://github.com/zai-org/CogVideo/issues/455; "
+            "https://github.com/huggingface/diffusers/issues/3258"
+        ),
+    ),
+    Family(
         "lookalike-quantized",
         LOOKALIKE,
         "Quantized and float tensors mixed",
@@ -2461,6 +2487,66 @@ FAMILIES: tuple[Family, ...] = (
         ),
     ),
     Family(
+        "cuda-headers-missing",
+        LIBRARIES,
+        "Building a CUDA extension: the toolkit's headers are missing",
+        r"(?P<header>\b(?:cuda_runtime_api|cuda_runtime|cuda|cublas_v2|cublasLt|cusparse|cusolverDn|cudnn|curand|cufft"
+        r"|cuda_fp16|cuda_bf16|nvrtc|nvToolsExt)\.h)\W{0,3}(?:No such file or directory|没有那个文件或目录|file not found)",
+        "cuda-headers-missing",
+        devices=("cuda",),
+        cause=(
+            "a C++/CUDA extension is being compiled (setup.py, a pip install of a package with CUDA code, "
+            "torch.utils.cpp_extension.load) and the compiler cannot find {header}, a header of the CUDA toolkit. "
+            "torch's own CUDA headers (c10/cuda/CUDAStream.h, ATen/cuda/CUDAContext.h) include it, so any extension "
+            "that uses torch's CUDA API needs the toolkit's include folder; the PyTorch wheel brings the CUDA runtime "
+            "libraries but not these headers, and the NVIDIA driver does not bring them either. The toolkit is "
+            "missing, or installed where the build does not look (CUDA_HOME unset or naming another folder, a "
+            "conda environment with the runtime only). No tensor and no GPU is at fault: torch.cuda.is_available() "
+            "may well be True."
+        ),
+        fix=(
+            "Install the CUDA toolkit, with its headers, for the CUDA version of torch.version.cuda (NVIDIA's "
+            "installer, or conda install -c nvidia cuda-toolkit) and point the build at it: export "
+            "CUDA_HOME=/usr/local/cuda-12.4, then check that $CUDA_HOME/include/{header} exists (a CMake or Makefile "
+            "build of your own needs $CUDA_HOME/include on its include path). Or install the package's prebuilt wheel "
+            "for your torch. A CPU-only torch cannot build CUDA extensions at all."
+        ),
+        example="fatal error: cuda_runtime_api.h: No such file or directory",
+        releases="any torch with a C++/CUDA extension build (torch/utils/cpp_extension.py; the compiler's message)",
+        source=(
+            "https://github.com/sicxu/Deep3DFaceRecon_pytorch/issues/11; "
+            "https://github.com/Yuliang-Liu/Box_Discretization_Network/issues/41; "
+            "https://github.com/turboderp/exllama/issues/142"
+        ),
+    ),
+    Family(
+        "dlpack-pinned-host",
+        LIBRARIES,
+        "DLPack: a tensor in pinned CPU memory",
+        r"kDLCPUPinned|kDLCUDAHost",
+        "dlpack-device",
+        devices=("cpu",),
+        cause=(
+            "a CPU tensor in pinned (page-locked) memory was handed over through DLPack: torch reports such a "
+            "tensor's device as DLPack device type 3 (kDLCPUPinned, renamed kDLCUDAHost), not as plain CPU memory "
+            "(kDLCPU, type 1), and the library importing it has no entry for that device type (JAX's "
+            "jax.dlpack.from_dlpack raises KeyError for it). tensor.pin_memory() or a DataLoader with "
+            "pin_memory=True made it so; the data are fine."
+        ),
+        fix=(
+            "Hand over memory the other library accepts: a plain CPU copy (jnp.asarray(t.numpy()), or "
+            "jax.dlpack.from_dlpack(torch.empty_like(t, pin_memory=False).copy_(t))), or, when JAX runs on the GPU, "
+            "the tensor on the GPU (jax.dlpack.from_dlpack(t.to('cuda'))). Or do not pin tensors meant for the "
+            "other library; newer JAX accepts pinned host tensors (jax-ml/jax pull request 37896)."
+        ),
+        example="KeyError: <DLDeviceType.kDLCPUPinned: 3>",
+        releases="torch 1.10-2.13 (Tensor.__dlpack_device__: kDLCPUPinned, kDLCUDAHost in 2.13.0); jax 0.4.x",
+        source=(
+            "torch/_tensor.py of 2.13.0 (__dlpack_device__); https://github.com/jax-ml/jax/issues/22346; "
+            "https://github.com/jax-ml/jax/pull/37896"
+        ),
+    ),
+    Family(
         "cuda-home-unset",
         LIBRARIES,
         "Building a CUDA extension without the CUDA toolkit",
@@ -2646,6 +2732,31 @@ FAMILIES: tuple[Family, ...] = (
         example="AssertionError: Unknown c10d backend type CUDA:NCCL",
         releases="2.x (distributed_c10d.py: new_group's and split_group's plugin lookup; read in 2.13.0)",
         source="torch/distributed/distributed_c10d.py of 2.13.0; https://github.com/pytorch/pytorch/issues/159200",
+    ),
+    Family(
+        "device-module-none",
+        DISTRIBUTED,
+        "A device type torch has no module for (DeviceMesh, FSDP2)",
+        r"'NoneType' object has no attribute '(?P<attr>current_device|current_stream|device_count|set_device|synchronize"
+        r"|Stream|Event|get_rng_state|set_rng_state|set_rng_ctx|unset_rng_ctx|memory_summary|is_initialized)'",
+        "device-mesh-type",
+        cause=(
+            "code looked up the module of a device type, getattr(torch, device_type) (torch.cuda for 'cuda'), and got "
+            "None, then called {attr} on it: the device type it was given is not one torch has a module for. "
+            "DeviceMesh, FSDP2 (fully_shard), DTensor and distributed checkpointing find a device's functions "
+            "(current_device, streams, the RNG state) this way from mesh.device_type, so a mesh made with "
+            "init_device_mesh('gpu', ...), ('CUDA', ...) or, before torch 2.4, ('cuda:0', ...) is accepted when it "
+            "is made and fails here, at its first use."
+        ),
+        fix=(
+            "Give the mesh a device type torch knows, lower-case and without an index: init_device_mesh('cuda', "
+            "mesh_shape) (or torch.accelerator.current_accelerator().type, or the .type of a torch.device); "
+            "print(mesh.device_type) to check. Bind each rank to its GPU separately, with "
+            "torch.cuda.set_device(local_rank)."
+        ),
+        example="AttributeError: 'NoneType' object has no attribute 'current_device'",
+        releases="2.2-2.13 (torch/distributed/device_mesh.py, _get_device_handle; raised live in 2.13.0 by fully_shard)",
+        source=("torch/distributed/device_mesh.py of 2.13.0 (_get_device_handle); https://github.com/pytorch/pytorch/issues/124327"),
     ),
     Family(
         "device-mesh-index",
