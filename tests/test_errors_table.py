@@ -40,6 +40,28 @@ def caught(action):
 ACCELERATE = "huggingface/accelerate src/accelerate/big_modeling.py at 16cb6eb (1.15.0.dev0)"
 BNB = "bitsandbytes-foundation/bitsandbytes bitsandbytes/cextension.py at 95f9af3 (0.50.2.dev0)"
 
+# https://github.com/pytorch/pytorch/issues/92375: an operation failing inside TorchScript (the message as pasted)
+TORCHSCRIPT_92375 = (
+    "The following operation failed in the TorchScript interpreter.\n"
+    "Traceback of TorchScript (most recent call last):\n"
+    '  File "/xxxx/python37/lib/python3.7/site-packages/torchvision/models/detection/roi_heads.py", line 466, in '
+    "_onnx_paste_masks_in_image_loop\n"
+    "    res_append = torch.zeros(0, im_h, im_w)\n"
+    "    for i in range(masks.size(0)):\n"
+    "        mask_res = _onnx_paste_mask_in_image(masks[i][0], boxes[i], im_h, im_w)\n"
+    "                   ~~~~~~~~~~~~~~~~~~~~~~~~~ <--- HERE\n"
+    "        mask_res = mask_res.unsqueeze(0)\n"
+    "        res_append = torch.cat((res_append, mask_res))\n"
+    '  File "/xxx/site-packages/torchvision/models/detection/roi_heads.py", line 430, in _onnx_paste_mask_in_image\n'
+    "    zero = torch.zeros(1, dtype=torch.int64)\n"
+    "\n"
+    "    w = box[2] - box[0] + one\n"
+    "        ~~~~~~~~~~~~~~~~~~~~~ <--- HERE\n"
+    "    h = box[3] - box[1] + one\n"
+    "    w = torch.max(torch.cat((w, one)))\n"
+    "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+)
+
 # (message, kind, devices, source)
 NEW = [
     # --- Apple's MPS beyond placement
@@ -1060,6 +1082,12 @@ NEW = [
         ("cuda",),
         "https://github.com/pytorch/pytorch/issues/8329 (Windows, torch 0.4.0)",
     ),
+    (
+        TORCHSCRIPT_92375,
+        "mixed-devices",
+        ("cuda:0", "cpu"),
+        "https://github.com/pytorch/pytorch/issues/92375 (torch 1.12)",
+    ),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     (
         "Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
@@ -1870,6 +1898,29 @@ def test_fourth_probe_missing_cuda_headers_point_at_the_toolkit():
     assert "$CUDA_HOME/include/cuda_runtime_api.h" in e.fix and "prebuilt wheel" in e.fix
     windows = explain_device_error(_new("c:\\anaconda2"))
     assert "cannot find cuda.h" in windows.cause
+
+
+def test_fourth_probe_torchscript_puts_the_baked_device_first():
+    e = explain_device_error(TORCHSCRIPT_92375)
+    assert e.cause.startswith("in a TorchScript module") and "cuda:0" in e.cause and "cpu" in e.cause
+    assert e.fix.startswith("In a traced module this is usually a device the trace baked in")
+    assert "Trace again on the device it will run on" in e.fix and "x.new_zeros" in e.fix and "torch.export" in e.fix
+
+
+@pytest.mark.filterwarnings("ignore::torch.jit.TracerWarning", "ignore::DeprecationWarning", "ignore::FutureWarning")
+def test_fourth_probe_torchscript_live():
+    class Baked(nn.Module):
+        def forward(self, x):
+            return x + torch.zeros(x.shape[0], device="meta")  # a device constant the trace records
+
+    traced = torch.jit.trace(Baked(), torch.ones(3, device="meta"))
+    buffer = io.BytesIO()
+    torch.jit.save(traced, buffer)
+    buffer.seek(0)
+    loaded = torch.jit.load(buffer)
+    e = explain_device_error(caught(lambda: loaded(torch.ones(3))))
+    assert e.is_device_error and e.kind == "mixed-devices" and set(e.devices) == {"meta", "cpu"}, e
+    assert e.fix.startswith("In a traced module") and 'device=torch.device("meta")' in e.message
 
 
 @pytest.mark.parametrize(

@@ -170,6 +170,42 @@ FAMILIES: tuple[Family, ...] = (
     ),
     # ------------------------------------------------------------------ two tensors on different devices
     Family(
+        "wrapped-torchscript",
+        MIXED,
+        "Wrapper: the TorchScript interpreter",
+        r"The following operation failed in the TorchScript interpreter\.(?=[\s\S]*^(?P<etype>\w+(?:Error|Exception)): )",
+        "wrapped-error",
+        reader="wrapped",
+        flags=re.M,
+        roles=dict(
+            where="a TorchScript module (code that torch.jit.trace or torch.jit.script recorded)",
+            advice_first=True,
+            advice=(
+                " In a traced module this is usually a device the trace baked in: torch.jit.trace records "
+                "tensors made in forward() with device='cuda:0', device=x.device, .cuda() or .to('cuda') as "
+                'constants (the serialized code above shows them as device=torch.device("cuda:0")), and moving '
+                "the loaded module with .to() or map_location moves its parameters and buffers, not those "
+                "constants. Trace again on the device it will run on (model.to(device); torch.jit.trace(model, "
+                "example.to(device))); or build such tensors from the input with operations the trace follows "
+                "(x.new_zeros(...), torch.zeros_like(x)) and trace again; or use torch.jit.script, which keeps "
+                "device=x.device as code, or torch.export, which replaces TorchScript."
+            ),
+        ),
+        cause="{where} raised a {etype}; the error itself is the last line, after the TorchScript tracebacks.",
+        fix="Read the last line: the error the operation raised inside the TorchScript module.",
+        example=(
+            "The following operation failed in the TorchScript interpreter.\nTraceback of TorchScript, serialized "
+            'code (most recent call last):\n  File "code/__torch__.py", line 10, in forward\n    return '
+            "torch.add(x, _1)\nRuntimeError: Expected all tensors to be on the same device, but found at least two "
+            "devices, cuda:0 and cpu!"
+        ),
+        releases="1.x-2.13 (torch.jit; raised live in 2.13.0 by a module traced on meta and run on the CPU)",
+        source=(
+            "torch/csrc/jit (InterpreterState); https://github.com/pytorch/pytorch/issues/92375; "
+            "https://github.com/qubvel-org/segmentation_models.pytorch/issues/857"
+        ),
+    ),
+    Family(
         "stft-window",
         MIXED,
         "stft/istft: the window on another device than the signal",

@@ -534,7 +534,8 @@ def _read_wrapped(m: re.Match, message: str, family: Family) -> DeviceErrorExpla
         inner = explain_device_error("\n".join(rest[lines[-1] :])[len(etype) + 2 :])
         if not inner.is_device_error:
             return inner
-        return replace(inner, cause=f"in {where}: {inner.cause}", fix=inner.fix + advice)
+        fix = f"{advice.strip()} {inner.fix}" if roles.get("advice_first") else inner.fix + advice
+        return replace(inner, cause=f"in {where}: {inner.cause}", fix=fix)
     if not device:
         return DeviceErrorExplanation(
             is_device_error=False,
