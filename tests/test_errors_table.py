@@ -1088,6 +1088,96 @@ NEW = [
         ("cuda:0", "cpu"),
         "https://github.com/pytorch/pytorch/issues/92375 (torch 1.12)",
     ),
+    # --- fourth probe, further real wordings: vLLM, Lightning, torch_xla and TPUs, bitsandbytes, DeepSpeed, torch.compile
+    (
+        "RuntimeError: No supported device detected.",
+        "no-gpu-visible",
+        ("cuda",),
+        "https://github.com/OpenRLHF/OpenRLHF/issues/233 (vllm 0.3.2 in a Ray actor, tensor_parallel_size > 1)",
+    ),
+    (
+        "Exception in worker VllmWorkerProcess while processing method init_device: CUDA error: invalid device ordinal",
+        "invalid-device-ordinal",
+        (),
+        "https://github.com/vllm-project/vllm/issues/8984 (title)",
+    ),
+    (
+        "pytorch_lightning.utilities.exceptions.MisconfigurationException: TPUAccelerator can not run on your system since "
+        "the accelerator is not available. The following accelerator(s) is available and can be passed into `accelerator` "
+        "argument of `Trainer`: ['cpu'].",
+        "no-accelerator",
+        ("xla",),
+        "https://github.com/jbohnslav/deepethogram/issues/119 (a machine with an NVIDIA GPU)",
+    ),
+    (
+        "MisconfigurationException: GPUAccelerator can not run on your system since the accelerator is not available. The "
+        "following accelerator(s) is available and can be passed into `accelerator` argument of `Trainer`: ['cpu'].",
+        "no-gpu-visible",
+        ("cuda",),
+        "https://github.com/open-edge-platform/anomalib/issues/510",
+    ),
+    (
+        "pytorch_lightning.utilities.exceptions.MisconfigurationException: You requested GPUs: [1]\n But your machine only has: []",
+        "invalid-device-ordinal",
+        ("cuda",),
+        "https://github.com/AntixK/PyTorch-VAE/issues/81 (Lightning 1.x)",
+    ),
+    (
+        "Input tensor is not an XLA tensor: torch.FloatTensor",
+        "mixed-devices",
+        ("xla", "cpu"),
+        "https://github.com/pytorch/xla/issues/8532",
+    ),
+    (
+        "RuntimeError: Bad StatusOr access: UNKNOWN: TPU initialization failed: Invalid "
+        "--2a886c8_slice_builder_worker_addresses specified. Expected 4 worker addresses, got 1.",
+        "tpu-init",
+        ("xla",),
+        "https://github.com/Lightning-AI/pytorch-lightning/issues/20244 (Kaggle TPU, torch-xla 2.4.0)",
+    ),
+    (
+        "Failed to get global TPU topology.",
+        "tpu-init",
+        ("xla",),
+        "https://github.com/vllm-project/vllm/issues/16243 (title)",
+    ),
+    (
+        "Calling `to()` is not supported for `4-bit` quantized models with the installed version of bitsandbytes. The "
+        "current device is `cuda:0`. If you intended to move the model, please install bitsandbytes",
+        "library-placement",
+        ("cuda:0",),
+        "https://github.com/huggingface/transformers/issues/35442 (title, cut there)",
+    ),
+    (
+        "ValueError: Expected a cuda device, but got: cpu",
+        "not-a-cuda-device",
+        ("cpu",),
+        "https://github.com/hiyouga/LlamaFactory/issues/1797 (4-bit inference)",
+    ),
+    (
+        "deepspeed.ops.op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, unable to compile CUDA op(s)",
+        "cuda-home-unset",
+        ("cuda",),
+        "https://github.com/whittle-org/whittle/issues/153",
+    ),
+    (
+        "AssertionError: CUDA_HOME does not exist, unable to compile CUDA op(s)",
+        "cuda-home-unset",
+        ("cuda",),
+        "https://github.com/deepspeedai/DeepSpeed/issues/1279 (DeepSpeedCPUAdam on a CPU-only workstation)",
+    ),
+    (
+        "RuntimeError: Unhandled FakeTensor Device Propagation for aten.where.self, found two different devices cuda:0, cpu",
+        "mixed-devices",
+        ("cuda:0", "cpu"),
+        "https://github.com/pytorch/TensorRT/issues/3280",
+    ),
+    (
+        "RuntimeError: Unhandled FakeTensor Device Propagation for aten.mul.Tensor, found two different devices cuda:0, cuda:7",
+        "mixed-devices",
+        ("cuda:0", "cuda:7"),
+        "https://github.com/pytorch/pytorch/issues/97749 (a minifier repro made on cuda:7)",
+    ),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     (
         "Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
@@ -1972,3 +2062,33 @@ def test_fourth_probe_legacy_type_names_without_torch_prefix_are_read():
     # constructed from the 0.4 type names (CUDAIntTensor, as in the MICCAI19-MedVQA and pytorch-yolo-v3 reports above)
     e = explain_device_error("Expected object of type torch.FloatTensor but found type CUDAIntTensor for argument #2 'other'")
     assert e.is_device_error and (e.kind, e.devices) == ("mixed-devices", ("cpu", "cuda")), e
+
+
+def test_fourth_probe_further_rows_say_the_specific_cause():
+    vllm = explain_device_error(_new("RuntimeError: No supported device detected."))
+    assert "vLLM (device='auto')" in vllm.cause and "Ray actor" in vllm.cause and "num_gpus=1" in vllm.fix
+    tpu = explain_device_error(_new("pytorch_lightning.utilities.exceptions.MisconfigurationException: TPUAccelerator"))
+    assert "asked for TPUs" in tpu.cause and "['cpu']" in tpu.cause and "a CPU-only torch" in tpu.fix
+    ids = explain_device_error(_new("pytorch_lightning.utilities.exceptions.MisconfigurationException: You requested GPUs"))
+    assert "[] means torch sees no GPU at all" in ids.cause and "accelerator='cpu'" in ids.fix
+    xla = explain_device_error(_new("Input tensor is not an XLA tensor: torch.FloatTensor"))
+    assert "torch.FloatTensor" in xla.cause and "never moved" in xla.cause and "model.to(device)" in xla.fix
+    workers = explain_device_error(_new("RuntimeError: Bad StatusOr access"))
+    assert "4 worker processes" in workers.cause and "os.environ.pop('TPU_PROCESS_ADDRESSES')" in workers.fix
+    topology = explain_device_error(_new("Failed to get global TPU topology."))
+    assert "several hosts" in topology.cause and "--worker=all" in topology.fix
+    bnb = explain_device_error(_new("Calling `to()` is not supported for `4-bit`"))
+    assert "4-bit" in bnb.cause and "cuda:0" in bnb.cause and "pip install -U bitsandbytes" in bnb.fix
+    assert "device_map={'': 0}" in bnb.fix
+    deepspeed = explain_device_error(_new("AssertionError: CUDA_HOME does not exist"))
+    assert "DeepSpeed's op builder" in deepspeed.cause and "export CUDA_HOME=" in deepspeed.fix
+
+
+def test_fourth_probe_moving_an_8_bit_model_names_its_bits():
+    # constructed: huggingface/diffusers src/diffusers/models/modeling_utils.py (cuda(), bitsandbytes < 0.48.0)
+    e = explain_device_error(
+        "ValueError: Calling `cuda()` is not supported for `8-bit` quantized models with the installed version of "
+        "bitsandbytes. The current device is `cuda:1`. If you intended to move the model, please install bitsandbytes "
+        ">= 0.48.0."
+    )
+    assert (e.kind, e.devices) == ("library-placement", ("cuda:1",)) and "8-bit" in e.cause and "model.cuda()" in e.cause

@@ -274,6 +274,32 @@ FAMILIES: tuple[Family, ...] = (
         source="https://github.com/tenstorrent/tt-xla/issues/3335",
     ),
     Family(
+        "xla-cpu-tensor-legacy",
+        MIXED,
+        "torch_xla: a CPU tensor (named by its type) in an XLA operation",
+        r"Input tensor is not an XLA tensor: torch\.(?P<dtype>[A-Z]\w*)Tensor\b",
+        "mixed-devices",
+        devices=("xla", "cpu"),
+        cause=(
+            "an operation running on the XLA device (a TPU, or another torch_xla backend such as AWS Trainium) got "
+            "a CPU tensor, torch.{dtype}Tensor, among XLA tensors. Most often the model, or one layer of it, was "
+            "never moved (its weight is the CPU tensor: 'input tensor' means any tensor input of the operation), or "
+            "a batch from the DataLoader or a tensor made inside forward() without device= stayed on the CPU."
+        ),
+        fix=(
+            "Move the model before the optimizer is made and the inputs each step: device = xm.xla_device() (or "
+            "torch_xla.device()); model.to(device); x = x.to(device), or wrap the loader in "
+            "pl.MpDeviceLoader(loader, device). Print the devices of the operation's tensors (input, "
+            "layer.weight) to see which one is on the CPU; make tensors in forward() with device=x.device."
+        ),
+        example="Input tensor is not an XLA tensor: torch.FloatTensor",
+        releases="torch_xla 1.x-2.x (aten_xla_bridge)",
+        source=(
+            "https://github.com/pytorch/xla/issues/8532; https://github.com/pytorch/xla/issues/2960; "
+            "https://github.com/pytorch/xla/issues/899 (torch.LongTensor)"
+        ),
+    ),
+    Family(
         "optimizer-state-new",
         MIXED,
         "Optimizer state on another device",
@@ -1686,6 +1712,111 @@ FAMILIES: tuple[Family, ...] = (
         source="https://github.com/Lightning-AI/pytorch-lightning/issues/14634",
     ),
     Family(
+        "vllm-no-device",
+        LIBRARIES,
+        "vLLM: no supported device in this process",
+        r"No supported device detected",
+        "no-gpu-visible",
+        devices=("cuda",),
+        cause=(
+            "vLLM (device='auto') looked for a platform it can run on and found none in this process: torch sees no "
+            "GPU here (torch.cuda.is_available() is False: a CPU-only torch, no driver, CUDA_VISIBLE_DEVICES empty, "
+            "or a Ray actor or worker started without GPUs), and this vLLM is not its CPU build. With "
+            "tensor_parallel_size > 1 under Ray, the engine may run in a process that was given no GPU."
+        ),
+        fix=(
+            "Check in the same process or actor: torch.cuda.is_available(), torch.version.cuda, "
+            "os.environ.get('CUDA_VISIBLE_DEVICES'). Under Ray give the actor GPUs (@ray.remote(num_gpus=1), or the "
+            "placement group's GPU bundles); in a container, start it with the GPUs (docker --gpus all). For "
+            "CPU-only inference, install vLLM's CPU build."
+        ),
+        example="RuntimeError: No supported device detected.",
+        releases="vLLM 0.3-0.4 (vllm/config.py, DeviceConfig)",
+        source="https://github.com/OpenRLHF/OpenRLHF/issues/233 (vllm 0.3.2)",
+    ),
+    Family(
+        "tpu-worker-addresses",
+        BACKENDS,
+        "TPU start-up: told to expect more worker processes",
+        r"TPU initialization failed: Invalid --\w*worker_addresses specified\. Expected (?P<want>\d+) worker "
+        r"addresses, got (?P<got>\d+)",
+        "tpu-init",
+        devices=("xla",),
+        cause=(
+            "the TPU runtime (libtpu, started by torch_xla or JAX) read from the environment that the TPU is shared "
+            "by {want} worker processes, one per chip, but it was given {got} address: the TPU image (Kaggle's TPU "
+            "VM sets TPU_PROCESS_ADDRESSES and related variables) describes a multi-process launch, and this program "
+            "started as a single process (a notebook cell, a plain python script, a Trainer without the TPU "
+            "launcher)."
+        ),
+        fix=(
+            "Either launch one process per chip with the launcher (torch_xla.launch(fn) or xmp.spawn(fn), "
+            "accelerate launch, Lightning's Trainer(accelerator='tpu', devices=...)), or, to run in this one "
+            "process, remove the variable before torch_xla is imported: os.environ.pop('TPU_PROCESS_ADDRESSES') "
+            "(the workaround in the reports)."
+        ),
+        example=(
+            "RuntimeError: Bad StatusOr access: UNKNOWN: TPU initialization failed: Invalid "
+            "--2a886c8_slice_builder_worker_addresses specified. Expected 4 worker addresses, got 1."
+        ),
+        releases="torch_xla 2.1-2.4 and JAX on Kaggle TPU VM v3-8 (libtpu)",
+        source=("https://github.com/Lightning-AI/pytorch-lightning/issues/20244; https://github.com/huggingface/transformers/issues/28204"),
+    ),
+    Family(
+        "tpu-topology",
+        BACKENDS,
+        "TPU start-up: the slice's topology",
+        r"Failed to get global TPU topology",
+        "tpu-init",
+        devices=("xla",),
+        cause=(
+            "the TPU runtime (libtpu) could not set up the TPU slice: on a slice that spans several hosts (v4-16, "
+            "v5e-16 and larger, a pod) every host must start the program together, and a run started on one worker "
+            "waits for the others and gives up; on one host it means the runtime could not take the chips (another "
+            "process holds them) or does not fit this VM's TPU software."
+        ),
+        fix=(
+            "On a multi-host slice, start the program on all hosts at once: gcloud compute tpus tpu-vm ssh NAME "
+            "--zone=ZONE --worker=all --command='...'. On one host, make sure no other process uses the TPU "
+            "(sudo lsof -w /dev/accel* lists them; a notebook kernel counts) and that torch_xla (or jax[tpu]) is the "
+            "release matching torch and the TPU VM image."
+        ),
+        example="Failed to get global TPU topology.",
+        releases="torch_xla 2.1-2.8 and vLLM's TPU backend (libtpu)",
+        source=(
+            "https://github.com/google/gemma_pytorch/issues/25 (v4-16, worker 0 only); "
+            "https://github.com/vllm-project/vllm/issues/16243; "
+            "https://github.com/Lightning-AI/pytorch-lightning/issues/18932"
+        ),
+    ),
+    Family(
+        "lightning-tpu",
+        LIBRARIES,
+        "Lightning: TPUs asked for where there are none",
+        r"`?TPUAccelerator`? can not run on your system since the accelerator is not available.*?`Trainer`: "
+        r"(?P<available>\[[^\]]*\])",
+        "no-accelerator",
+        devices=("xla",),
+        cause=(
+            "PyTorch Lightning was asked for TPUs (Trainer(accelerator='tpu'), or a config or script that sets "
+            "tpu_cores) and finds none: this is not a TPU machine or runtime, or torch_xla is missing or does not "
+            "match torch. What it can use instead: {available}."
+        ),
+        fix=(
+            "Ask for what the machine has: Trainer(accelerator='auto', devices='auto'), or accelerator='gpu' on a "
+            "GPU machine (in an older config, tpu_cores=0 or None). If the list above is only ['cpu'] on a machine "
+            "with an NVIDIA GPU, torch cannot use the GPU either: check torch.cuda.is_available() (a CPU-only torch "
+            "build?). For a TPU, run on a TPU VM or runtime with the torch_xla release of your torch."
+        ),
+        example=(
+            "MisconfigurationException: TPUAccelerator can not run on your system since the accelerator is not "
+            "available. The following accelerator(s) is available and can be passed into `accelerator` argument of "
+            "`Trainer`: ['cpu']."
+        ),
+        releases="pytorch_lightning 1.6-1.9, lightning 2.x (accelerator_connector.py)",
+        source="https://github.com/jbohnslav/deepethogram/issues/119; https://github.com/ratsgo/nlpbook/issues/37",
+    ),
+    Family(
         "lightning-accelerator",
         LIBRARIES,
         "Lightning: no GPU for the requested accelerator",
@@ -1709,13 +1840,18 @@ FAMILIES: tuple[Family, ...] = (
         "lightning-gpu-ids",
         LIBRARIES,
         "Lightning: GPU ids past the last GPU",
-        r"You requested gpu: (?P<asked>\[[^\]]*\])\s*But your machine only has: (?P<has>\[[^\]]*\])",
+        r"You requested (?:gpu|GPUs): (?P<asked>\[[^\]]*\])\s*But your machine only has: (?P<has>\[[^\]]*\])",
         "invalid-device-ordinal",
         devices=("cuda",),
         cause=(
-            "Lightning was asked for GPUs {asked}, and this process sees only {has} (CUDA_VISIBLE_DEVICES renumbers the visible GPUs from 0)."
+            "Lightning was asked for GPUs {asked}, and this process sees only {has} (CUDA_VISIBLE_DEVICES renumbers the "
+            "visible GPUs from 0; [] means torch sees no GPU at all: a CPU-only torch, no driver, or no GPU given to "
+            "the job)."
         ),
-        fix="Ask for a number of GPUs rather than their ids: Trainer(devices=1) or devices='auto'.",
+        fix=(
+            "Ask for a number of GPUs rather than their ids: Trainer(devices=1) or devices='auto' (gpus=1 in Lightning "
+            "1.x); if it has none, check torch.cuda.is_available() and nvidia-smi, or train with accelerator='cpu'."
+        ),
         example="You requested gpu: [0, 1]\n But your machine only has: [0]",
         releases="lightning 2.6.6",
         source="lightning/fabric/utilities/device_parser.py",
@@ -2349,6 +2485,32 @@ FAMILIES: tuple[Family, ...] = (
         source="https://github.com/huggingface/transformers/issues/38717",
     ),
     Family(
+        "bnb-to-old-version",
+        LIBRARIES,
+        "Hugging Face: moving a quantized model needs a newer bitsandbytes",
+        r"Calling `(?P<call>to|cuda)\(\)` is not supported for `(?P<bits>[48])-bit` quantized models with the installed "
+        r"version of bitsandbytes\. The current device is `(?P<device>[^`]+)`",
+        "library-placement",
+        devices=("{device}",),
+        cause=(
+            "a model loaded in {bits}-bit with bitsandbytes is on {device}, and model.{call}() (yours, or a pipeline's "
+            "or a UI's moving or offloading it) was refused: the installed bitsandbytes is too old to move quantized "
+            "weights between devices, so transformers (or diffusers) stops before breaking them."
+        ),
+        fix=(
+            "Usually it need not move: choose the device when loading, from_pretrained(..., quantization_config=..., "
+            "device_map={{'': 0}}), and move the inputs to model.device. If it must move (offloading it to the CPU, "
+            "say), upgrade: pip install -U bitsandbytes (the message names the release that can: 0.43.2 for 4-bit)."
+        ),
+        example=(
+            "ValueError: Calling `to()` is not supported for `4-bit` quantized models with the installed version of "
+            "bitsandbytes. The current device is `cuda:0`. If you intended to move the model, please install "
+            "bitsandbytes >= 0.43.2."
+        ),
+        releases="transformers 4.4x-4.5x, diffusers 0.3x (modeling_utils.py, to() and cuda())",
+        source="https://github.com/huggingface/transformers/issues/35442; huggingface/diffusers modeling_utils.py",
+    ),
+    Family(
         "accelerate-offloaded-to",
         LIBRARIES,
         "Accelerate: .to() on an offloaded model",
@@ -2586,12 +2748,14 @@ FAMILIES: tuple[Family, ...] = (
         "cuda-home-unset",
         LIBRARIES,
         "Building a CUDA extension without the CUDA toolkit",
-        r"CUDA_HOME environment variable is not set|CUDA was not found on the system, please set the CUDA_HOME",
+        r"CUDA_HOME environment variable is not set|CUDA was not found on the system, please set the CUDA_HOME"
+        r"|CUDA_HOME does not exist, unable to compile CUDA op\(s\)",
         "cuda-home-unset",
         devices=("cuda",),
         cause=(
             "a package is compiling a CUDA extension (torch.utils.cpp_extension.CUDAExtension, a setup.py or "
-            "pip install of flash-attn, apex, a custom op) and needs the CUDA toolkit's compiler nvcc. PyTorch "
+            "pip install of flash-attn, apex, a custom op; DeepSpeed's op builder, at pip install or when an op such "
+            "as FusedAdam is first loaded) and needs the CUDA toolkit's compiler nvcc. PyTorch "
             "looked in CUDA_HOME/CUDA_PATH, for nvcc on PATH and in /usr/local/cuda, and found none: the "
             "PyTorch wheel brings the CUDA runtime libraries but not nvcc, and the NVIDIA driver does not "
             "bring it either. It says nothing about whether the GPU works (torch.cuda.is_available() may be True)."
