@@ -1178,6 +1178,14 @@ NEW = [
         ("cuda:0", "cuda:7"),
         "https://github.com/pytorch/pytorch/issues/97749 (a minifier repro made on cuda:7)",
     ),
+    (
+        "/opt/conda/lib/python3.9/site-packages/torch/cuda/graphs.py:82: UserWarning: The CUDA Graph is empty. This "
+        "ususally means that the graph was attempted to be captured on wrong device or stream. (Triggered internally at "
+        "/fsx/pytorch-nightly/pytorch-2.0/pytorch/aten/src/ATen/cuda/CUDAGraph.cpp:191.)",
+        "cuda-graph-empty",
+        ("cuda",),
+        "https://github.com/pytorch/pytorch/issues/93378 (a 2.0 nightly, fairseq under DDP with torch.compile)",
+    ),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     (
         "Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
@@ -2092,3 +2100,9 @@ def test_fourth_probe_moving_an_8_bit_model_names_its_bits():
         ">= 0.48.0."
     )
     assert (e.kind, e.devices) == ("library-placement", ("cuda:1",)) and "8-bit" in e.cause and "model.cuda()" in e.cause
+
+
+def test_fourth_probe_an_empty_cuda_graph_says_which_device_is_current():
+    e = explain_device_error(_new("/opt/conda/lib/python3.9/site-packages/torch/cuda/graphs.py:82"))
+    assert e.cause.startswith("a warning") and "current GPU" in e.cause and "silently" in e.cause
+    assert "with torch.cuda.device(x.device)" in e.fix and "g.replay()" in e.fix

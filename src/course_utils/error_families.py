@@ -2213,6 +2213,34 @@ FAMILIES: tuple[Family, ...] = (
     ),
     # ------------------------------------------------------------------ torch.compile and autocast
     Family(
+        "cuda-graph-empty",
+        COMPILE,
+        "A CUDA graph captured nothing",
+        r"The CUDA Graph is empty\. This us\w*ally means that the graph was\s+attempted to be captured on wrong "
+        r"device or stream",
+        "cuda-graph-empty",
+        devices=("cuda",),
+        cause=(
+            "a warning: a CUDA graph capture (torch.cuda.graph, CUDAGraph.capture_begin/capture_end, or "
+            "torch.compile's mode='reduce-overhead') ended with nothing recorded. A capture records only the kernels "
+            "launched on the capturing stream of the current GPU, so work that ran on another GPU (the tensors on "
+            "cuda:1 while cuda:0 is current) or on another stream ran eagerly but was not recorded; or the captured "
+            "code did no GPU work at all (CPU tensors). Replaying the graph then does nothing, silently: the outputs "
+            "stop changing."
+        ),
+        fix=(
+            "Make the tensors' GPU current before the warm-up and the capture: with torch.cuda.device(x.device): "
+            "(or torch.cuda.set_device(local_rank) at start-up under DDP); launch the work on the capture stream "
+            "(other streams inside must wait on torch.cuda.current_stream()); and check that the captured code runs "
+            "on CUDA tensors. After capturing, one g.replay() should change the static outputs."
+        ),
+        example=(
+            "UserWarning: The CUDA Graph is empty. This usually means that the graph was attempted to be captured on wrong device or stream."
+        ),
+        releases="torch 1.10-2.13 (aten/src/ATen/cuda/CUDAGraph.cpp, capture_end; 'ususally' before 2.1)",
+        source="aten/src/ATen/cuda/CUDAGraph.cpp (TORCH_WARN in capture_end); https://github.com/pytorch/pytorch/issues/93378",
+    ),
+    Family(
         "cudagraphs-skipped",
         COMPILE,
         "torch.compile: CUDA graphs skipped for a CPU tensor (a warning)",
