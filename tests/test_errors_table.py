@@ -1186,6 +1186,47 @@ NEW = [
         ("cuda",),
         "https://github.com/pytorch/pytorch/issues/93378 (a 2.0 nightly, fairseq under DDP with torch.compile)",
     ),
+    (
+        "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+        "gpu-architecture",
+        ("cuda",),
+        "https://github.com/Dao-AILab/flash-attention/issues/762 (Quadro RTX 5000)",
+    ),
+    (
+        "RuntimeError: Error in model execution (input dumped to /tmp/err_execute_model_input_20250111-130939.pkl): "
+        "FlashAttention only supports Ampere GPUs or newer.",
+        "gpu-architecture",
+        ("cuda",),
+        "https://github.com/vllm-project/vllm/issues/8189",
+    ),
+    (
+        "RuntimeError: 0 active drivers ([]). There should only be one.",
+        "no-gpu-visible",
+        ("cuda",),
+        "https://github.com/deepseek-ai/DeepSeek-R1/issues/493 (DeepSeek-V3's Triton kernels without a GPU)",
+    ),
+    (
+        "[Usage]: Triton is installed but 0 active driver(s) found (expected 1). Disabling Triton to prevent runtime errors.",
+        "no-gpu-visible",
+        ("cuda",),
+        "https://github.com/SystemPanic/vllm-windows/issues/60 (title)",
+    ),
+    (
+        "C:\\Users\\ramalhais\\AppData\\Local\\Programs\\Python\\Python312\\Lib\\site-packages\\torch\\cuda\\__init__.py:1113: "
+        "UserWarning: cudaGetDeviceCount() returned cudaErrorNotSupported, likely using older driver or on CPU machine "
+        "(Triggered internally at C:\\actions-runner\\_work\\pytorch\\pytorch\\pytorch\\c10\\cuda\\CUDAFunctions.cpp:88.)",
+        "driver-too-old",
+        ("cuda",),
+        "https://github.com/SystemPanic/vllm-windows/issues/60 (the terminal's line breaks joined)",
+    ),
+    (
+        "C:\\Jenkins\\Miniconda3\\envs\\py311\\Lib\\site-packages\\torch\\cuda\\__init__.py:182: UserWarning: "
+        "cudaGetDeviceCount() returned cudaErrorNotSupported, likely running on CPU machine (Triggered internally at "
+        "C:\\actions-runner\\_work\\pytorch\\pytorch\\pytorch\\c10\\cuda\\CUDAFunctions.cpp:86.)",
+        "driver-too-old",
+        ("cuda",),
+        "https://github.com/pytorch/pytorch/pull/162412 (a CUDA 13 build on a CPU machine)",
+    ),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     (
         "Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
@@ -2106,3 +2147,13 @@ def test_fourth_probe_an_empty_cuda_graph_says_which_device_is_current():
     e = explain_device_error(_new("/opt/conda/lib/python3.9/site-packages/torch/cuda/graphs.py:82"))
     assert e.cause.startswith("a warning") and "current GPU" in e.cause and "silently" in e.cause
     assert "with torch.cuda.device(x.device)" in e.fix and "g.replay()" in e.fix
+
+
+def test_fourth_probe_flash_attention_triton_and_the_driver_say_the_specific_cause():
+    flash = explain_device_error(_new("RuntimeError: FlashAttention only supports Ampere GPUs or newer."))
+    assert "compute capability 8.0 or newer" in flash.cause and "T4" in flash.cause
+    assert flash.fix.startswith("Use PyTorch's attention instead") and "attn_implementation='sdpa'" in flash.fix
+    triton = explain_device_error(_new("RuntimeError: 0 active drivers"))
+    assert "no CPU fallback" in triton.cause and "torch.cuda.is_available() is True" in triton.fix
+    driver = explain_device_error(_new("C:\\Users\\ramalhais"))
+    assert "older than the CUDA this torch was built with" in driver.cause and "nvidia-smi's 'CUDA Version'" in driver.fix

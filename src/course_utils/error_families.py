@@ -1604,6 +1604,34 @@ FAMILIES: tuple[Family, ...] = (
         source="torch/cuda/__init__.py of 2.8.0, 2.9.1 and 2.10.0 (matched_cuda_warn), raised by lesson 12 on a simulated GPU",
     ),
     Family(
+        "cuda-count-not-supported",
+        GPU,
+        "The driver cannot answer this torch's CUDA",
+        r"cudaGetDeviceCount\(\) returned cudaErrorNotSupported, likely (?:using older driver or on|running on) CPU "
+        r"machine",
+        "driver-too-old",
+        devices=("cuda",),
+        cause=(
+            "a warning from torch.cuda.is_available() (which then returns False): this torch's CUDA runtime asked the "
+            "NVIDIA driver for its GPUs and the driver answered 'not supported'. Either the driver is older than the "
+            "CUDA this torch was built with (a cu130 wheel on a driver whose nvidia-smi says 'CUDA Version: 12.9'), "
+            "or there is no NVIDIA GPU to ask (a CPU machine, a VM or container without GPU access)."
+        ),
+        fix=(
+            "Compare nvidia-smi's 'CUDA Version' (the newest CUDA the driver supports) with torch.version.cuda: "
+            "update the driver, or install the torch build for a CUDA the driver supports (the cu126 or cu128 index "
+            "at pytorch.org/get-started). With no NVIDIA GPU at all, this torch runs on the CPU only."
+        ),
+        example=(
+            "UserWarning: cudaGetDeviceCount() returned cudaErrorNotSupported, likely using older driver or on CPU "
+            "machine (Triggered internally at ...\\c10\\cuda\\CUDAFunctions.cpp:88.)"
+        ),
+        releases="torch 2.9-2.13 (c10/cuda/CUDAFunctions.cpp, device_count_impl; 'likely running on CPU machine' in 2.9)",
+        source=(
+            "c10/cuda/CUDAFunctions.cpp; https://github.com/SystemPanic/vllm-windows/issues/60; https://github.com/pytorch/pytorch/pull/162412"
+        ),
+    ),
+    Family(
         "gpu-too-old",
         GPU,
         "GPU too old for this build",
@@ -2213,6 +2241,32 @@ FAMILIES: tuple[Family, ...] = (
     ),
     # ------------------------------------------------------------------ torch.compile and autocast
     Family(
+        "triton-no-driver",
+        COMPILE,
+        "Triton finds no GPU to compile for",
+        r"0 active drivers \(\[\]\)\. There should only be one|Triton is installed but 0 active driver\(s\) found",
+        "no-gpu-visible",
+        devices=("cuda",),
+        cause=(
+            "Triton, the GPU kernel compiler (used by torch.compile for GPU code, and by libraries' own kernels: "
+            "FP8 or quantized matmuls, fused attention), found no GPU backend it can drive in this process: no "
+            "NVIDIA or AMD GPU usable here (a CPU-only machine, macOS, no driver, a CPU-only torch). Triton kernels "
+            "have no CPU fallback, so the code that defines or launches them stops at import or first use."
+        ),
+        fix=(
+            "Run it where torch.cuda.is_available() is True (check nvidia-smi, torch.version.cuda); on a machine "
+            "without a GPU, use code paths without Triton kernels (torch.compile itself compiles CPU code with C++, "
+            "not Triton; a library may have a non-Triton option, or may simply need a GPU, as DeepSeek-V3's "
+            "inference kernels do)."
+        ),
+        example="RuntimeError: 0 active drivers ([]). There should only be one.",
+        releases="triton 3.x (triton/runtime/driver.py)",
+        source=(
+            "https://github.com/deepseek-ai/DeepSeek-R1/issues/493; https://github.com/triton-lang/triton/issues/5570 "
+            "(macOS); https://github.com/SystemPanic/vllm-windows/issues/60"
+        ),
+    ),
+    Family(
         "cuda-graph-empty",
         COMPILE,
         "A CUDA graph captured nothing",
@@ -2492,6 +2546,33 @@ FAMILIES: tuple[Family, ...] = (
         "`device_map={'':torch.cuda.current_device()}` ...",
         releases="accelerate 0.20-1.x (accelerator.py, prepare_model)",
         source="https://github.com/yangjianxin1/Firefly/issues/256; https://github.com/huggingface/peft/issues/414",
+    ),
+    Family(
+        "flash-attn-ampere",
+        LIBRARIES,
+        "FlashAttention on a GPU older than Ampere",
+        r"FlashAttention only supports Ampere GPUs or newer",
+        "gpu-architecture",
+        devices=("cuda",),
+        cause=(
+            "FlashAttention's kernels (the flash-attn package, and the copies inside xformers and vLLM) run only on "
+            "GPUs of compute capability 8.0 or newer (Ampere: A100, RTX 30xx; Ada; Hopper), and this process's "
+            "GPU is older (Turing: T4, RTX 20xx, Quadro RTX; Volta: V100). It is raised even where you believe "
+            "flash attention is off: a model config, a tool's default or a library's own choice still picked it."
+        ),
+        fix=(
+            "Use PyTorch's attention instead: from_pretrained(..., attn_implementation='sdpa') (or 'eager'); turn "
+            "off the tool's flash option where it is set (use_flash_attn=False, --flash_attn false, also in a saved "
+            "config); for vLLM choose another attention backend (the VLLM_ATTENTION_BACKEND environment variable). "
+            "Check the GPU with torch.cuda.get_device_capability(): if it says (8, 0) or more, the installed "
+            "flash-attn build has no kernels for it or another GPU is in use (CUDA_VISIBLE_DEVICES)."
+        ),
+        example="RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+        releases="flash-attn 2.x (csrc/flash_attn/flash_api.cpp, mha_fwd); vLLM and xformers builds of it",
+        source=(
+            "https://github.com/Dao-AILab/flash-attention/issues/762 (Quadro RTX 5000, Tesla T4); "
+            "https://github.com/vllm-project/vllm/issues/8189"
+        ),
     ),
     Family(
         "bnb-to",
