@@ -1227,6 +1227,13 @@ NEW = [
         ("cuda",),
         "https://github.com/pytorch/pytorch/pull/162412 (a CUDA 13 build on a CPU machine)",
     ),
+    (
+        "ValueError: You can't train a model that has been loaded with `device_map='auto'` in any distributed mode. Please "
+        "rerun your script specifying `--num_processes=1` or by launching with `python {{myscript.py}}`.",
+        "device-map-distributed",
+        ("cuda",),
+        "https://github.com/FreedomIntelligence/HuatuoGPT-II/issues/32 (still raised with --num_processes 1)",
+    ),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     (
         "Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
@@ -2157,3 +2164,9 @@ def test_fourth_probe_flash_attention_triton_and_the_driver_say_the_specific_cau
     assert "no CPU fallback" in triton.cause and "torch.cuda.is_available() is True" in triton.fix
     driver = explain_device_error(_new("C:\\Users\\ramalhais"))
     assert "older than the CUDA this torch was built with" in driver.cause and "nvidia-smi's 'CUDA Version'" in driver.fix
+
+
+def test_fourth_probe_device_map_auto_in_a_distributed_run():
+    e = explain_device_error(_new("ValueError: You can't train a model that has been loaded with `device_map='auto'`"))
+    assert "two ways of using several GPUs were mixed" in e.cause and "DEEPSPEED" in e.cause
+    assert "device_map={'': PartialState().process_index}" in e.fix and "--num_processes=1" in e.fix

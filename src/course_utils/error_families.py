@@ -2620,6 +2620,38 @@ FAMILIES: tuple[Family, ...] = (
         source="https://github.com/huggingface/transformers/issues/35442; huggingface/diffusers modeling_utils.py",
     ),
     Family(
+        "accelerate-device-map-distributed",
+        LIBRARIES,
+        "Accelerate: a model split by device_map in a distributed run",
+        r"You can't train a model that has been loaded with `device_map='auto'` in any distributed mode",
+        "device-map-distributed",
+        devices=("cuda",),
+        cause=(
+            "two ways of using several GPUs were mixed. device_map='auto' (or 'balanced', or any map naming several "
+            "GPUs) splits one copy of the model across the GPUs inside one process; a distributed run (accelerate "
+            "launch or torchrun with several processes, or an accelerate config whose distributed_type is "
+            "MULTI_GPU, DEEPSPEED or FSDP, even with one process) gives each process its own GPU and its own whole "
+            "copy. Accelerate refuses a model spread over several devices in a distributed run."
+        ),
+        fix=(
+            "For data parallel (one whole copy per GPU), load each process's copy onto its own GPU: "
+            "from_pretrained(..., device_map={{'': PartialState().process_index}}) (from accelerate import "
+            "PartialState; or LOCAL_RANK), or no device_map under DeepSpeed/FSDP, which place the model themselves. "
+            "For a model too large for one GPU, keep device_map='auto' and run one plain process: python "
+            "script.py, or accelerate launch --num_processes=1 with distributed_type NO in the accelerate config."
+        ),
+        example=(
+            "ValueError: You can't train a model that has been loaded with `device_map='auto'` in any distributed "
+            "mode. Please rerun your script specifying `--num_processes=1` or by launching with `python "
+            "{{myscript.py}}`."
+        ),
+        releases="accelerate 0.2x-1.x (accelerator.py, prepare and prepare_model)",
+        source=(
+            "huggingface/accelerate src/accelerate/accelerator.py (verify_device_map); "
+            "https://github.com/FreedomIntelligence/HuatuoGPT-II/issues/32; https://github.com/QwenLM/Qwen/issues/900"
+        ),
+    ),
+    Family(
         "accelerate-offloaded-to",
         LIBRARIES,
         "Accelerate: .to() on an offloaded model",
