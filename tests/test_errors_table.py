@@ -1234,6 +1234,40 @@ NEW = [
         ("cuda",),
         "https://github.com/FreedomIntelligence/HuatuoGPT-II/issues/32 (still raised with --num_processes 1)",
     ),
+    (
+        "RuntimeError: Blockwise quantization only supports 16/32-bit floats, but got torch.uint8",
+        "library-placement",
+        (),
+        "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1664 (bitsandbytes 0.46.0, Params4bit.to)",
+    ),
+    (
+        "RuntimeError: Unhandled FakeTensor Device Propagation for aten.embedding.default, found two different devices cpu, cuda:0",
+        "mixed-devices",
+        ("cpu", "cuda:0"),
+        "https://github.com/pytorch/pytorch/issues/153056 (torch.export of a module moved inside forward)",
+    ),
+    (
+        "torch.AcceleratorError: HIP error: invalid device function\nSearch for `hipErrorInvalidDeviceFunction' in "
+        "https://docs.nvidia.com/cuda/cuda-runtime-api/group__HIPRT__TYPES.html for more information.\nHIP kernel errors "
+        "might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor "
+        "debugging consider passing AMD_SERIALIZE_KERNEL=3\nCompile with `TORCH_USE_HIP_DSA` to enable device-side "
+        "assertions.",
+        "gpu-architecture",
+        ("cuda",),
+        "https://github.com/pytorch/pytorch/issues/164346 (a ROCm 7.0 nightly)",
+    ),
+    (
+        "hipErrorNoBinaryForGpu: Coudn't find binary for current devices!",
+        "gpu-architecture",
+        ("cuda",),
+        "https://github.com/pytorch/pytorch/issues/53738 (torch 1.8.0+rocm4.0.1 on an RX 470, gfx803)",
+    ),
+    (
+        "[rank4]: RuntimeError: CUDA error: invalid device ordinal",
+        "invalid-device-ordinal",
+        (),
+        "https://github.com/XLabs-AI/x-flux/issues/44 (accelerate with DeepSpeed, more ranks than GPUs)",
+    ),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     (
         "Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
@@ -1428,7 +1462,7 @@ def test_second_probe_misread_rows_generalise(message, kind, devices):
 
 
 def test_second_probe_new_rows_say_the_specific_cause():
-    hip = explain_device_error(_new("hipErrorNoBinaryForGpu"))
+    hip = explain_device_error(_new("hipErrorNoBinaryForGpu: Unable"))
     assert "HSA_OVERRIDE_GFX_VERSION" in hip.fix and "CUDA build" in hip.fix and "rocminfo" in hip.fix
     cumsum = explain_device_error(_new("MPS does not support cumsum"))
     assert "13.3" in cumsum.cause and "torch.int32" in cumsum.fix and "FALLBACK=1 does not help" in cumsum.fix
@@ -2170,3 +2204,9 @@ def test_fourth_probe_device_map_auto_in_a_distributed_run():
     e = explain_device_error(_new("ValueError: You can't train a model that has been loaded with `device_map='auto'`"))
     assert "two ways of using several GPUs were mixed" in e.cause and "DEEPSPEED" in e.cause
     assert "device_map={'': PartialState().process_index}" in e.fix and "--num_processes=1" in e.fix
+
+
+def test_fourth_probe_a_4_bit_weight_quantized_twice():
+    e = explain_device_error(_new("RuntimeError: Blockwise quantization only supports 16/32-bit floats"))
+    assert "already 4-bit" in e.cause and "p = p.to('cuda:0')" in e.cause
+    assert e.fix.startswith("Move the module, not its parameters") and "upgrade bitsandbytes" in e.fix

@@ -2652,6 +2652,29 @@ FAMILIES: tuple[Family, ...] = (
         ),
     ),
     Family(
+        "bnb-requantized",
+        LIBRARIES,
+        "bitsandbytes: a 4-bit weight quantized again when moved",
+        r"Blockwise quantization only supports 16/32-bit floats, but got torch\.uint8",
+        "library-placement",
+        cause=(
+            "bitsandbytes was asked to quantize a weight that is already 4-bit (packed two values a byte in uint8). "
+            "A Linear4bit's weight (Params4bit) is quantized the first time it is moved to the GPU and then marked "
+            "as quantized; a copy that lost the mark is taken for float data and quantized again on its next move. "
+            "In bitsandbytes 0.46, keeping the result of the parameter's own .to() (p = p.to('cuda:0')) gave such "
+            "a copy; putting already-quantized weights into a fresh Linear4bit through load_state_dict does too."
+        ),
+        fix=(
+            "Move the module, not its parameters: layer.to(device) or model.to(device), and do not keep the result "
+            "of a Params4bit's .to(); upgrade bitsandbytes (later releases keep the mark on the copy). Load 4-bit "
+            "checkpoints with from_pretrained(..., quantization_config=BitsAndBytesConfig(load_in_4bit=True), "
+            "device_map=...) rather than loading their state dict into new layers."
+        ),
+        example="RuntimeError: Blockwise quantization only supports 16/32-bit floats, but got torch.uint8",
+        releases="bitsandbytes 0.46 (nn/modules.py, Params4bit.to and _quantize)",
+        source="https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1664; bitsandbytes nn/modules.py at 005a63c",
+    ),
+    Family(
         "accelerate-offloaded-to",
         LIBRARIES,
         "Accelerate: .to() on an offloaded model",
