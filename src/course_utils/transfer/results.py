@@ -48,13 +48,6 @@ def fmt_bytes(nbytes: int) -> str:
     return f"{nbytes} B"
 
 
-def _quartiles(samples: tuple[float, ...]) -> tuple[float, float]:
-    if len(samples) < 2:
-        return samples[0], samples[0]
-    q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive")
-    return q1, q3
-
-
 @dataclass(frozen=True)
 class Transfer:
     """One copy, measured: what was copied, how, where, and every timed sample.
@@ -94,8 +87,7 @@ class Transfer:
     @property
     def iqr(self) -> float:
         """Interquartile range of the samples, in seconds (0 with a single sample)."""
-        q1, q3 = _quartiles(self.seconds)
-        return q3 - q1
+        return self.spread.iqr
 
     @property
     def spread(self) -> Spread:
@@ -122,8 +114,8 @@ class Transfer:
     @property
     def gbps_range(self) -> tuple[float, float]:
         """Bandwidth at the third and first quartile of the times: the spread, in GB/s."""
-        q1, q3 = _quartiles(self.seconds)
-        return self.nbytes / q3 / 1e9, self.nbytes / q1 / 1e9
+        spread = self.spread
+        return self.nbytes / spread.q3 / 1e9, self.nbytes / spread.q1 / 1e9
 
     # ---------------------------------------------------------------- words
 
