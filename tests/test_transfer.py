@@ -497,6 +497,6 @@ def test_cuda_pitfall_overlap_and_pinning():
     overlap = measure_overlap("cuda", nbytes=16 * 2**20, matmul_n=2048, repeats=3)
     assert isinstance(overlap, Overlap) and overlap.correct
     cost = measure_pinning(16 * 2**20, device="cuda", repeats=3)
-    assert isinstance(cost, PinningCost) and cost.pin > 0
+    assert isinstance(cost, PinningCost) and min(cost.pin_seconds) > 0
     link = link_info(0)
     assert link is None or isinstance(link, PcieLink)

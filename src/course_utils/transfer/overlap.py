@@ -66,10 +66,6 @@ class Overlap:
         return statistics.median(self.compute_seconds)
 
     @property
-    def serial(self) -> float:
-        return statistics.median(self.serial_seconds)
-
-    @property
     def overlapped(self) -> float:
         return statistics.median(self.overlapped_seconds)
 

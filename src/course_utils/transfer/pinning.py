@@ -46,10 +46,6 @@ class PinningCost:
     pinned_seconds: tuple[float, ...]  # h2d copy from pinned memory
 
     @property
-    def pin(self) -> float:
-        return statistics.median(self.pin_seconds)
-
-    @property
     def pageable(self) -> float:
         return statistics.median(self.pageable_seconds)
 

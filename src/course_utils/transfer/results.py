@@ -303,15 +303,6 @@ class Sweep:
     def stand_in(self) -> bool:
         return any(r.stand_in for r in self.results) or self.machine.stand_in
 
-    @property
-    def variants(self) -> list[tuple[str, bool | None, bool]]:
-        """The distinct (direction, pinned, non_blocking) variants, in first-seen order."""
-        seen: list = []
-        for r in self.results:
-            if r.variant not in seen:
-                seen.append(r.variant)
-        return seen
-
     def select(self, direction=None, pinned=..., non_blocking=None, nbytes=None) -> list[Transfer]:
         """The results matching every given filter (``pinned=None`` selects device-to-device)."""
         return [
