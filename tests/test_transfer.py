@@ -460,6 +460,13 @@ def test_cli_cuda_without_cuda(capsys):
     assert "CUDA is not available" in capsys.readouterr().err
 
 
+@pytest.mark.skipif(torch.backends.mps.is_available(), reason="MPS is available here")
+def test_cli_mps_without_mps(capsys):
+    with pytest.raises(SystemExit):
+        cli_main(["--device", "mps"])
+    assert "MPS is not available" in capsys.readouterr().err
+
+
 # --------------------------------------------------------------------------- on a GPU
 
 
