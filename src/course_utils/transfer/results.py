@@ -100,16 +100,11 @@ class Transfer:
         return self.nbytes / self.median / 1e9
 
     @property
-    def best(self) -> float:
-        """Fastest sample, seconds per copy: the copy with the least interference from other work."""
-        return min(self.seconds)
-
-    @property
     def gbps_best(self) -> float:
         """Bandwidth of the fastest sample, in GB/s. Other processes can only slow a copy down,
         never speed it up, so on a busy machine this is the robust estimate of what the copy path
         can do; the median says what a typical copy got."""
-        return self.nbytes / self.best / 1e9
+        return self.nbytes / min(self.seconds) / 1e9
 
     @property
     def gbps_range(self) -> tuple[float, float]:
