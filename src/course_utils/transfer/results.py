@@ -298,17 +298,6 @@ class Sweep:
     def stand_in(self) -> bool:
         return any(r.stand_in for r in self.results) or self.machine.stand_in
 
-    def select(self, direction=None, pinned=..., non_blocking=None, nbytes=None) -> list[Transfer]:
-        """The results matching every given filter (``pinned=None`` selects device-to-device)."""
-        return [
-            r
-            for r in self.results
-            if (direction is None or r.direction == direction)
-            and (pinned is ... or r.pinned == pinned)
-            and (non_blocking is None or r.non_blocking == non_blocking)
-            and (nbytes is None or r.nbytes == nbytes)
-        ]
-
     @property
     def noisy(self) -> list[Transfer]:
         """The results whose spread leaves the median no meaning (IQR 25% of the median or more)."""
