@@ -132,7 +132,7 @@ def test_expect_ok_passes_a_clean_run_and_raises_on_any_failed_rank():
 
 def test_expect_failure():
     result = make_result(["a", "b"], errors=("", STDERR_RANK1), returncode=1)
-    assert not result.ok and result.failed_ranks == (1,)
+    assert not result.ok and [r.local_rank for r in result.ranks if not r.ok] == [1]
     assert result.expect_failure("ValueError", match="device_ids").type_name == "ValueError"
     assert result.expect_failure(("RuntimeError", "ValueError")).message.startswith("DistributedDataParallel")
     with pytest.raises(ClaimFailed, match="expected a rank to fail with RuntimeError"):
@@ -213,16 +213,9 @@ def test_bad_arguments_are_clear_errors(tmp_path, kwargs, message):
 def test_torchrun_unavailable_is_a_clear_error(tmp_path, monkeypatch):
     script = tmp_path / "s.py"
     script.write_text("")
-    monkeypatch.setattr(L.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(L.torch.distributed, "is_available", lambda: False)
     with pytest.raises(RuntimeError, match="torchrun is not available"):
         launch(script)
-
-
-def test_missing_interpreter_is_a_clear_error(tmp_path):
-    script = tmp_path / "s.py"
-    script.write_text("")
-    with pytest.raises(RuntimeError, match="cannot start the interpreter"):
-        launch(script, python=str(tmp_path / "no-python"))
 
 
 def test_command_is_local_and_uses_this_interpreter():

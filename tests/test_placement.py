@@ -38,15 +38,14 @@ def test_kinds_devices_shapes_and_dtypes_of_each_tensor():
     entries = by_name(placement_report(WithAttribute()))
     assert set(entries) == {"linear.weight", "linear.bias", "scale", "offset", "mask"}
     assert entries["linear.weight"] == TensorPlace("linear.weight", "parameter", "cpu", (2, 4), "float32")
-    assert entries["scale"].kind == "attribute" and not entries["scale"].moves_with_module
+    assert entries["scale"].kind == "attribute"
     assert entries["offset"].kind == "buffer" and entries["offset"].persistent
     assert entries["mask"].kind == "buffer" and not entries["mask"].persistent and entries["mask"].dtype == "bool"
-    assert not entries["mask"].in_state_dict and entries["offset"].in_state_dict and not entries["scale"].in_state_dict
 
 
-def test_in_state_dict_agrees_with_torch():
+def test_kinds_and_persistence_agree_with_state_dict():
     model = Nested()
-    saved = {e.name for e in placement_report(model).entries if e.in_state_dict}
+    saved = {e.name for e in placement_report(model).entries if e.kind == "parameter" or (e.kind == "buffer" and e.persistent)}
     assert saved == set(model.state_dict())
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import nn
+from torch.utils._pytree import tree_map_only
 
 from course_utils.placement import as_device, require_module
 
@@ -40,19 +41,6 @@ def module_bytes(module: nn.Module) -> int:
     submodules (tied weights) counts once, as ``module.parameters()`` yields it once. Lesson: notebook 10."""
     require_module(module, "module_bytes")
     return sum(t.numel() * t.element_size() for t in [*module.parameters(), *module.buffers()])
-
-
-def _moved(value: Any, device: torch.device) -> Any:
-    """``value`` with every tensor in it (in tuples, lists and dicts too) moved to ``device``."""
-    if isinstance(value, torch.Tensor):
-        return value.to(device)
-    if isinstance(value, tuple):
-        return tuple(_moved(v, device) for v in value)
-    if isinstance(value, list):
-        return [_moved(v, device) for v in value]
-    if isinstance(value, dict):
-        return {k: _moved(v, device) for k, v in value.items()}
-    return value
 
 
 @dataclass(frozen=True)
@@ -104,8 +92,8 @@ def dispatch(model: nn.Module, device_map: Mapping[str, Any]) -> Dispatched:
         layer = modules[name]
         layer.to(device)
 
-        def move_inputs(module, args, kwargs, device=device):
-            return _moved(args, device), _moved(kwargs, device)
+        def move_inputs(module, args, kwargs, device=device):  # every tensor, in tuples, lists and dicts too
+            return tree_map_only(torch.Tensor, lambda t: t.to(device), (args, kwargs))
 
         handles.append(layer.register_forward_pre_hook(move_inputs, with_kwargs=True))
         placed.append((name, str(device)))

@@ -44,7 +44,7 @@ def checkpoint_locations(f) -> dict[str, int]:
         seen[location] += 1
         return storage
 
-    torch.load(_readable(f), map_location=record, weights_only=True)
+    torch.load(io.BytesIO(_read_bytes(f)), map_location=record, weights_only=True)  # a caller's BytesIO keeps its position
     return dict(sorted(seen.items()))
 
 
@@ -89,17 +89,6 @@ def retag_checkpoint(src, dst, mapping: dict[str, str]) -> dict[str, int]:
         with open(dst, "wb") as fh:
             fh.write(out.getvalue())
     return checkpoint_locations(dst)
-
-
-def _readable(f):
-    """A fresh reader over ``f``: a caller's BytesIO keeps its position."""
-    if isinstance(f, (bytes, bytearray)):
-        return io.BytesIO(f)
-    if isinstance(f, io.BytesIO):
-        return io.BytesIO(f.getvalue())
-    if isinstance(f, (str, os.PathLike)):
-        return f
-    raise TypeError(f"expected a path, bytes or io.BytesIO holding a checkpoint, got a {type(f).__name__}.")
 
 
 def _read_bytes(f) -> bytes:

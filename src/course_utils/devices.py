@@ -166,4 +166,6 @@ def check_device(device: str | torch.device | None) -> torch.device:
         if index >= torch.cuda.device_count():
             raise ValueError(f"device={str(dev)!r}, but only {torch.cuda.device_count()} CUDA device(s) are visible.")
         dev = torch.device("cuda", index)
+    elif dev.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(f"device={str(dev)!r}, but Apple's MPS is not available on this machine.")
     return dev

@@ -14,7 +14,6 @@ The scripts it launches choose their devices with ``course_utils.distributed``.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import socket
@@ -119,10 +118,6 @@ class LaunchResult:
         if self.returncode == 0:
             return f"OK in {self.seconds:.1f} s"
         return f"FAILED (torchrun exit status {self.returncode}) after {self.seconds:.1f} s"
-
-    @property
-    def failed_ranks(self) -> tuple[int, ...]:
-        return tuple(r.local_rank for r in self.ranks if r.exitcode not in (0, None) or r.error is not None)
 
     @property
     def errors(self) -> dict[int, CaughtError]:
@@ -277,9 +272,7 @@ class Node:
             raise ValueError(f"master_port should be the port machine 0 listens on (free_port() finds one); got {self.master_port!r}.")
 
 
-def torchrun_command(
-    script: str | Path, nproc: int, args: tuple[str, ...] = (), *, log_dir: str | Path, python: str | None = None, node: Node | None = None
-) -> list[str]:
+def torchrun_command(script: str | Path, nproc: int, args: tuple[str, ...] = (), *, log_dir: str | Path, node: Node | None = None) -> list[str]:
     """The torchrun command line ``launch`` runs: ``nproc`` processes on this machine.
 
     With ``node=None``, a standalone rendezvous on a free local port. With a ``Node``, one
@@ -300,7 +293,7 @@ def torchrun_command(
             str(node.master_port),
         ]
     return [
-        python or sys.executable,
+        sys.executable,
         "-m",
         "torch.distributed.run",
         *meeting,
@@ -319,34 +312,13 @@ def torchrun_command(
     ]
 
 
-def _check_torchrun(python: str | None) -> None:
-    if python is None:
-        if importlib.util.find_spec("torch.distributed.run") is None or not _distributed_available():
-            raise RuntimeError(
-                f"torchrun is not available: this PyTorch ({torch.__version__}) was built without "
-                "torch.distributed, so `python -m torch.distributed.run` cannot start. "
-                "Install the ordinary PyTorch wheel for your platform (pytorch.org/get-started)."
-            )
-        return
-    try:
-        done = subprocess.run(
-            [python, "-c", "import torch.distributed.run"], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
-        )
-    except (FileNotFoundError, PermissionError) as exc:
-        raise RuntimeError(f"cannot start the interpreter {python!r} ({exc}); pass python=None to use this one.") from None
-    if done.returncode != 0:
+def _check_torchrun() -> None:
+    if not torch.distributed.is_available():
         raise RuntimeError(
-            f"torchrun is not available in {python}: `import torch.distributed.run` failed with "
-            f"{_last_lines(done.stderr, 1)!r}. Install PyTorch there, or pass python=None to use this interpreter."
+            f"torchrun is not available: this PyTorch ({torch.__version__}) was built without "
+            "torch.distributed, so `python -m torch.distributed.run` cannot start. "
+            "Install the ordinary PyTorch wheel for your platform (pytorch.org/get-started)."
         )
-
-
-def _distributed_available() -> bool:
-    try:
-        import torch.distributed as dist
-    except ImportError:
-        return False
-    return bool(dist.is_available())
 
 
 # Notebook 08's torchrun scripts ship inside the package, so the lesson runs wherever the package
@@ -380,7 +352,6 @@ def launch(
     nproc: int = 2,
     timeout: float = 120.0,
     env: Mapping[str, str] | None = None,
-    python: str | None = None,
     node: Node | None = None,
 ) -> LaunchResult:
     """Run ``script`` under torchrun with ``nproc`` processes; return every rank's output.
@@ -399,11 +370,11 @@ def launch(
         raise ValueError(f"timeout should be a number of seconds above 0; got {timeout!r}.")
     if node is not None and not isinstance(node, Node):
         raise TypeError(f"node should be a Node(nnodes, node_rank, master_port) or None; got {node!r}.")
-    _check_torchrun(python)
+    _check_torchrun()
 
     tag = uuid.uuid4().hex
     with tempfile.TemporaryDirectory(prefix="course-torchrun-") as log_dir:
-        command = torchrun_command(script_path, nproc, tuple(args), log_dir=log_dir, python=python, node=node)
+        command = torchrun_command(script_path, nproc, tuple(args), log_dir=log_dir, node=node)
         started = time.monotonic()
         proc = subprocess.Popen(
             command,

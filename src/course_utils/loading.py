@@ -78,10 +78,6 @@ class WorkerTrace:
         """Worker id -> its process id (-1 is the main process, when num_workers=0)."""
         return {worker: pid for _, pid, worker in self.samples}
 
-    @property
-    def in_main_process(self) -> bool:
-        return all(pid == self.main_pid for _, pid, _ in self.samples)
-
     def __str__(self) -> str:
         lines = [f"notebook process: pid {self.main_pid}; start method: {self.start_method}"]
         for worker, pid in sorted(self.worker_pids.items()):

@@ -66,9 +66,6 @@ class MismatchReport:
     def names(self) -> tuple[str, ...]:
         return tuple(m.name for m in self.mismatches)
 
-    def by_kind(self, kind: str) -> tuple[Mismatch, ...]:
-        return tuple(m for m in self.mismatches if m.kind == kind)
-
     def _headline(self) -> str:
         if self.ok:
             return f"all {self.checked} tensors are on {self.expected} ({self.basis})"
@@ -192,11 +189,6 @@ class MixedOutcome:
     @property
     def raised(self) -> bool:
         return self.outcome == "raised"
-
-    @property
-    def silent(self) -> bool:
-        """True when the operation did not raise, which CUDA would have."""
-        return not self.raised
 
     def __str__(self) -> str:
         return f"{self.label}: {self.outcome.upper()} ({self.detail})"

@@ -37,16 +37,6 @@ class TensorPlace:
     dtype: str  # "float32", "int64", ...
     persistent: bool = True  # False for a buffer registered with persistent=False (not in state_dict)
 
-    @property
-    def moves_with_module(self) -> bool:
-        """Whether ``module.to(...)`` moves this tensor (parameters and buffers do; attributes do not)."""
-        return self.kind != "attribute"
-
-    @property
-    def in_state_dict(self) -> bool:
-        """Whether ``module.state_dict()`` saves this tensor."""
-        return self.kind == "parameter" or (self.kind == "buffer" and self.persistent)
-
 
 @dataclass(frozen=True)
 class PlacementReport:

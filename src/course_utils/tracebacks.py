@@ -167,18 +167,11 @@ def _short_traceback_shown(shell, etype, value, tb, tb_offset) -> bool:
     return True
 
 
-def show_traceback(shell, etype, value, tb, tb_offset=None) -> None:
-    """Show an error's traceback as this shell is set to: short while the extension is loaded, else in full."""
-    state = getattr(shell, _STATE, None)
-    if state is not None and state.short and _short_traceback_shown(shell, etype, value, tb, tb_offset):
-        return
-    shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
-
-
 def _handle(shell, etype, value, tb, tb_offset=None):
-    """The shell's custom exception handler: the traceback, then what extensions add under it."""
-    show_traceback(shell, etype, value, tb, tb_offset)
+    """The shell's custom exception handler: the traceback (short while this extension is loaded), then what extensions add."""
     state = getattr(shell, _STATE, None)
+    if not (state is not None and state.short and _short_traceback_shown(shell, etype, value, tb, tb_offset)):
+        shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
     for callback in list(state.after.values()) if state is not None else []:
         callback(shell, etype, value, tb)
     return None

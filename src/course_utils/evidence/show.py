@@ -77,11 +77,6 @@ class GpuEvidence:
         return f"{label}Recorded by this course on {r.machine.provenance}{where}:"
 
     @property
-    def field_heading(self) -> str:
-        """``Field record (a public report): printed on ..., not run by this course:``, or "" without one."""
-        return f"Field record (a public report): {self.field.label}:" if self.field is not None else ""
-
-    @property
     def source(self) -> str:
         """Every quote in full, as text: what the folded part of the HTML holds."""
         lines = []
@@ -100,10 +95,7 @@ class GpuEvidence:
             lines += ["  " + line for line in self.recording.cell.output.rstrip("\n").splitlines()]
             return "\n".join(lines)
         if self.field is not None:
-            lines.append(self.field_heading)
-            lines += ["  " + line for line in self.field.excerpt.splitlines()]
-            if self.field.caveat:
-                lines.append(f"({self.field.caveat})")
+            lines += _record_text(self.field, f"Field record (a public report): {self.field.label}")
         where = [f"{q.file} ({q.releases})" for q in self.quotes] + [str(b) for b in self.shown_before]
         lines.append(f"Not yet recorded on a GPU by this course; backed by PyTorch's source: {'; '.join(where)}.")
         if self.quotes:
@@ -121,23 +113,26 @@ class GpuEvidence:
         else:
             folded = (tag("details", tag("summary", q.label), pre(q.shown), tag("small", q.note) if q.note else "") for q in self.quotes)
             named = (tag("div", tag("small", f"PyTorch's source: {b}.")) for b in self.shown_before)
-            body = markup(*self._field_html(), tag("div", tag("small", self.heading)), *folded, *named)
+            field = _record_html(self.field, "Field record (a public report): printed on") if self.field is not None else ()
+            body = markup(*field, tag("div", tag("small", self.heading)), *folded, *named)
         return card(tone, self.says, body)
 
-    def _field_html(self) -> tuple[str, ...]:
-        if self.field is None:
-            return ()
-        f = self.field
-        label = tag(
-            "small",
-            f"Field record (a public report): printed on {f.gpu}"
-            + (f" over {f.link}" if f.link else "")
-            + f" with torch {f.torch}, as reported in ",
-            Html(f"<a href='{escape(f.url)}'>{escape(f.url)}</a>"),
-            f" ({f.date}); not run by this course:",
-        )
-        caveat = (tag("div", tag("small", f.caveat)),) if f.caveat else ()
-        return (tag("div", label), pre(f.excerpt), *caveat)
+
+def _record_text(r: FieldRecord, heading: str) -> list[str]:
+    """A field record as text: ``heading``, the excerpt indented, then its caveat."""
+    return [f"{heading}:", *("  " + line for line in r.excerpt.splitlines()), *([f"({r.caveat})"] if r.caveat else [])]
+
+
+def _record_html(r: FieldRecord, printed_on: str) -> tuple[str, ...]:
+    """A field record as HTML: where it was printed and published, the excerpt, then its caveat."""
+    label = tag(
+        "small",
+        f"{printed_on} {r.gpu}" + (f" over {r.link}" if r.link else "") + f" with torch {r.torch}, as reported in ",
+        Html(f"<a href='{escape(r.url)}'>{escape(r.url)}</a>"),
+        f" ({r.date}); not run by this course:",
+    )
+    caveat = (tag("div", tag("small", r.caveat)),) if r.caveat else ()
+    return (tag("div", label), pre(r.excerpt), *caveat)
 
 
 def select(key: str, files: tuple[EvidenceFile, ...]) -> Recording | None:
@@ -224,10 +219,7 @@ class PublishedMeasurements:
     def __str__(self) -> str:
         lines = [self.heading]
         for r in self.records:
-            lines.append(f"{r.label}:")
-            lines += ["  " + line for line in r.excerpt.splitlines()]
-            if r.caveat:
-                lines.append(f"({r.caveat})")
+            lines += _record_text(r, r.label)
         if not self.records:
             lines.append("None published with its GPU and torch version has been found yet.")
         return "\n".join(lines)
@@ -236,22 +228,7 @@ class PublishedMeasurements:
         return str(self)
 
     def _repr_html_(self) -> str:
-        parts = []
-        for r in self.records:
-            parts.append(
-                tag(
-                    "div",
-                    tag(
-                        "small",
-                        f"Printed on {r.gpu}" + (f" over {r.link}" if r.link else "") + f" with torch {r.torch}, as reported in ",
-                        Html(f"<a href='{escape(r.url)}'>{escape(r.url)}</a>"),
-                        f" ({r.date}); not run by this course:",
-                    ),
-                )
-            )
-            parts.append(pre(r.excerpt))
-            if r.caveat:
-                parts.append(tag("div", tag("small", r.caveat)))
+        parts = [piece for r in self.records for piece in _record_html(r, "Printed on")]
         if not self.records:
             parts.append(tag("div", tag("small", "None published with its GPU and torch version has been found yet.")))
         return card(INFO, self.heading, markup(*parts))

@@ -57,25 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _check_device(parser: argparse.ArgumentParser, text: str | None) -> torch.device:
-    if text is None:
-        return check_device(None)
     try:
-        dev = torch.device(text)
-    except RuntimeError as exc:
-        parser.error(f"--device {text!r} is not a device name ({exc}). Try cuda, cuda:0, mps or cpu.")
-    if dev.type == "cuda":
-        if not torch.cuda.is_available():
-            build = f"built for CUDA {torch.version.cuda}" if torch.version.cuda else "a CPU-only build"
-            parser.error(
-                f"--device {text}: CUDA is not available here (torch {torch.__version__}, {build}). "
-                "Leave --device out to measure the host-memory stand-in."
-            )
-        count = torch.cuda.device_count()
-        if dev.index is not None and dev.index >= count:
-            parser.error(f"--device {text}: only {count} CUDA device(s) are visible (cuda:0 to cuda:{count - 1}).")
-    elif dev.type == "mps" and not torch.backends.mps.is_available():
-        parser.error(f"--device {text}: Apple's MPS is not available on this machine.")
-    return dev
+        return check_device(text)
+    except ValueError as exc:
+        parser.error(f"--device {text}: {exc} Or leave --device out: then the accelerator, else the CPU stand-in, is measured.")
 
 
 def write_plots(result: Sweep, out: Path) -> list[Path]:

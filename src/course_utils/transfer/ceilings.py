@@ -88,9 +88,9 @@ def pcie_ceiling(gen: int, lanes: int = 16) -> Ceiling:
     return Ceiling(gen, lanes)
 
 
-def reference_ceilings(lanes: int = 16) -> tuple[Ceiling, ...]:
-    """Gen3, Gen4 and Gen5 at ``lanes`` lanes: the links a GPU is usually behind."""
-    return tuple(Ceiling(g, lanes) for g in (3, 4, 5))
+def reference_ceilings() -> tuple[Ceiling, ...]:
+    """Gen3, Gen4 and Gen5 x16: the links a GPU is usually behind."""
+    return tuple(Ceiling(g) for g in (3, 4, 5))
 
 
 @dataclass(frozen=True, repr=False)
@@ -110,9 +110,9 @@ class CeilingTable:
         return table(rows, head=("link", "per lane", "encoding", "ceiling, one direction"))
 
 
-def ceiling_table(lanes: int = 16, gens: tuple[int, ...] = (3, 4, 5)) -> CeilingTable:
+def ceiling_table() -> CeilingTable:
     """The reference ceilings as a table a notebook cell can end on."""
-    return CeilingTable(tuple(Ceiling(g, lanes) for g in gens))
+    return CeilingTable(reference_ceilings())
 
 
 # --------------------------------------------------------------------------- this machine's link
@@ -128,11 +128,6 @@ class PcieLink:
     width_current: int | None
     gen_max: int | None
     uuid: str | None = None
-
-    @property
-    def ceiling_current(self) -> Ceiling | None:
-        """The ceiling of the link as it is trained now (may be low while the GPU idles)."""
-        return _ceiling_or_none(self.gen_current, self.width_current)
 
     @property
     def ceiling_max(self) -> Ceiling | None:

@@ -240,7 +240,6 @@ def sweep(
     quick: bool = False,
     budget_s: float = 4.5,
     variants: Variants = Variants(),  # noqa: B008 (frozen dataclass: one shared default is safe)
-    ask_link: bool = True,
     instruments: Instruments = Instruments(),  # noqa: B008 (frozen dataclass: one shared default is safe)
 ) -> Sweep:
     """Measure every variant at every size within about ``budget_s`` seconds (allocation included).
@@ -273,5 +272,5 @@ def sweep(
         if instruments.progress is not None:
             instruments.progress(i + 1, len(copies))
     buffers.clear()
-    link = link_info(dev.index or 0) if (ask_link and dev.type == "cuda") else None
+    link = link_info(dev.index or 0) if dev.type == "cuda" else None
     return Sweep(tuple(results), machine_info(dev, link), tuple(skipped), budget_s, clock() - started)

@@ -17,7 +17,6 @@ CUDA only; elsewhere ``measure_overlap`` returns a ``Skipped`` with the reason.
 from __future__ import annotations
 
 import statistics
-import time
 from dataclasses import dataclass
 
 import torch
@@ -27,7 +26,7 @@ from course_utils.display import markup, table, tag
 from course_utils.transfer.measure import MIB
 from course_utils.transfer.results import Skipped, fmt_bytes, fmt_seconds
 from course_utils.transfer.spread import noise_note, with_spread
-from course_utils.transfer.timing import Clock, Instruments, synchronizer, time_blocks
+from course_utils.transfer.timing import Instruments, synchronizer, time_blocks
 
 
 def to_device_on_side_stream(host: torch.Tensor, device: torch.device, side: torch.cuda.Stream) -> torch.Tensor:
@@ -64,10 +63,6 @@ class Overlap:
     @property
     def compute(self) -> float:
         return statistics.median(self.compute_seconds)
-
-    @property
-    def serial(self) -> float:
-        return statistics.median(self.serial_seconds)
 
     @property
     def overlapped(self) -> float:
@@ -111,12 +106,7 @@ class Overlap:
 
 
 def measure_overlap(
-    device: str | torch.device | None = None,
-    *,
-    nbytes: int = 64 * MIB,
-    matmul_n: int = 4096,
-    repeats: int = 5,
-    clock: Clock = time.perf_counter,
+    device: str | torch.device | None = None, *, nbytes: int = 64 * MIB, matmul_n: int = 4096, repeats: int = 5
 ) -> Overlap | Skipped:
     """Measure how much of a pinned host-to-device copy hides behind a matmul. CUDA only."""
     dev = check_device(device)
@@ -152,7 +142,7 @@ def measure_overlap(
             compute()
             main.wait_stream(side)
 
-        kwargs = dict(repeats=repeats, instruments=Instruments(clock, sync))
+        kwargs = dict(repeats=repeats, instruments=Instruments(synchronize=sync))
         copy_s = time_blocks(copy, **kwargs)
         compute_s = time_blocks(compute, **kwargs)
         serial_s = time_blocks(serial, **kwargs)

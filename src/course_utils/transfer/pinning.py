@@ -31,7 +31,7 @@ from course_utils.display import markup, table, tag
 from course_utils.transfer.measure import MIB, can_pin
 from course_utils.transfer.results import Skipped, fmt_bytes, fmt_seconds
 from course_utils.transfer.spread import noise_note, with_spread
-from course_utils.transfer.timing import Clock, Instruments, Synchronize, synchronizer, time_blocks
+from course_utils.transfer.timing import Instruments, synchronizer, time_blocks
 
 
 @dataclass(frozen=True, repr=False)
@@ -44,10 +44,6 @@ class PinningCost:
     pin_seconds: tuple[float, ...]  # later pin_memory() calls (usually served from PyTorch's cache)
     pageable_seconds: tuple[float, ...]  # h2d copy from pageable memory
     pinned_seconds: tuple[float, ...]  # h2d copy from pinned memory
-
-    @property
-    def pin(self) -> float:
-        return statistics.median(self.pin_seconds)
 
     @property
     def pageable(self) -> float:
@@ -110,14 +106,7 @@ class PinningCost:
         return markup(tag("p", tag("b", f"Pinning {fmt_bytes(self.nbytes)} for {self.device}")), table(self.rows()), tag("p", self.verdict()))
 
 
-def measure_pinning(
-    nbytes: int = 64 * MIB,
-    *,
-    device: str | torch.device | None = None,
-    repeats: int = 5,
-    clock: Clock = time.perf_counter,
-    synchronize: Synchronize | None = None,
-) -> PinningCost | Skipped:
+def measure_pinning(nbytes: int = 64 * MIB, *, device: str | torch.device | None = None, repeats: int = 5) -> PinningCost | Skipped:
     """Time ``pin_memory()`` and pageable vs pinned host-to-device copies of ``nbytes``.
 
     Returns ``Skipped`` (falsy, with the reason) where there is nothing to pin for.
@@ -129,13 +118,13 @@ def measure_pinning(
             f"pinned memory is for copies to a CUDA GPU, and this runs on {dev}. Here torch.ones(3).pin_memory() "
             "raises; on a GPU this measures pin_memory() against pageable and pinned copies.",
         )
-    sync = synchronizer(dev) if synchronize is None else synchronize
+    sync = synchronizer(dev)
     pageable = torch.ones(nbytes, dtype=torch.uint8)
     dst = torch.empty(nbytes, dtype=torch.uint8, device=dev)
-    start = clock()
+    start = time.perf_counter()
     pinned = pageable.pin_memory()
-    pin_first_s = clock() - start
-    pin_seconds = time_blocks(pageable.pin_memory, repeats=repeats, warmup=0, instruments=Instruments(clock))
-    pageable_seconds = time_blocks(lambda: dst.copy_(pageable), repeats=repeats, instruments=Instruments(clock, sync))
-    pinned_seconds = time_blocks(lambda: dst.copy_(pinned), repeats=repeats, instruments=Instruments(clock, sync))
+    pin_first_s = time.perf_counter() - start
+    pin_seconds = time_blocks(pageable.pin_memory, repeats=repeats, warmup=0)
+    pageable_seconds = time_blocks(lambda: dst.copy_(pageable), repeats=repeats, instruments=Instruments(synchronize=sync))
+    pinned_seconds = time_blocks(lambda: dst.copy_(pinned), repeats=repeats, instruments=Instruments(synchronize=sync))
     return PinningCost(nbytes, str(dev), pin_first_s, pin_seconds, pageable_seconds, pinned_seconds)

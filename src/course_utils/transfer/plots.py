@@ -66,9 +66,7 @@ def plot_bandwidth(
     ax=None,
     *,
     ceilings: Iterable[Ceiling] | None = None,
-    link: PcieLink | None = None,
     highlight: Transfer | None = None,
-    title: str | None = None,
 ):
     """GB/s against copy size (log-log), one line per variant, the IQR shaded, PCIe ceilings as lines.
 
@@ -77,12 +75,11 @@ def plot_bandwidth(
     while the median can fall by half. The shaded band is the middle half of the samples (IQR),
     so the noise stays visible. The legend sits outside the axes, right of the data.
 
-    ``ceilings`` defaults to PCIe Gen3, Gen4 and Gen5 x16; ``link`` (default: the sweep's
-    machine link) adds this machine's own ceiling. ``highlight`` circles one result.
+    ``ceilings`` defaults to PCIe Gen3, Gen4 and Gen5 x16; a sweep's machine link adds this
+    machine's own ceiling. ``highlight`` circles one result.
     """
-    items, sweep_link = _unpack(results)
+    items, link = _unpack(results)
     ax = _axes(ax)
-    link = link if link is not None else sweep_link
     _draw_variants(ax, items)
     if highlight is not None:
         ax.plot(
@@ -106,7 +103,7 @@ def plot_bandwidth(
     ax.set_ylabel("GB/s (10⁹ bytes/s): line = fastest sample,\nband = middle half of samples")
     if items:
         _size_axis(ax, [r.nbytes for r in items])
-    ax.set_title(title or _title("Copy bandwidth against size", items))
+    ax.set_title(_title("Copy bandwidth against size", items))
     ax.grid(True, which="major", alpha=0.3)
     _legend_outside(ax)
     return ax
@@ -167,20 +164,17 @@ def _draw_ceilings(ax, ceilings: list[Ceiling], link: PcieLink | None, items: li
             )
 
 
-def plot_variants(results: Sweep | Iterable[Transfer], ax=None, *, nbytes: int | None = None, title: str | None = None):
-    """Grouped bars at one size: pageable/pinned host memory × blocking/non_blocking, per direction.
+def plot_variants(results: Sweep | Iterable[Transfer], ax=None):
+    """Grouped bars at the largest size measured: pageable/pinned host memory × blocking/non_blocking, per direction.
 
-    ``nbytes`` defaults to the largest size measured. The whiskers span the IQR. A variant
-    that was not measured (pinned memory without an accelerator) is marked as such.
+    The whiskers span the IQR. A variant that was not measured (pinned memory without an
+    accelerator) is marked as such.
     """
     items, _ = _unpack(results)
     if not items:
         raise ValueError("plot_variants needs at least one result; pass what sweep() returned.")
-    size = max(r.nbytes for r in items) if nbytes is None else nbytes
+    size = max(r.nbytes for r in items)
     at_size = [r for r in items if r.nbytes == size]
-    if not at_size:
-        sizes = ", ".join(fmt_bytes(s) for s in sorted({r.nbytes for r in items}))
-        raise ValueError(f"no result of {fmt_bytes(size)}; measured sizes are: {sizes}.")
     ax = _axes(ax)
     stand_in = any(r.stand_in for r in at_size)
     groups: list[tuple[str, str, bool | None]] = []  # (label, direction, pinned)
@@ -221,7 +215,7 @@ def plot_variants(results: Sweep | Iterable[Transfer], ax=None, *, nbytes: int |
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels([g[0] for g in groups])
     ax.set_ylabel("GB/s (median; whiskers: IQR)")
-    ax.set_title(title or _title(f"{fmt_bytes(size)} copies: pageable vs pinned, blocking vs non_blocking", at_size))
+    ax.set_title(_title(f"{fmt_bytes(size)} copies: pageable vs pinned, blocking vs non_blocking", at_size))
     _legend_outside(ax)
     return ax
 

@@ -48,13 +48,6 @@ def fmt_bytes(nbytes: int) -> str:
     return f"{nbytes} B"
 
 
-def _quartiles(samples: tuple[float, ...]) -> tuple[float, float]:
-    if len(samples) < 2:
-        return samples[0], samples[0]
-    q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive")
-    return q1, q3
-
-
 @dataclass(frozen=True)
 class Transfer:
     """One copy, measured: what was copied, how, where, and every timed sample.
@@ -94,8 +87,7 @@ class Transfer:
     @property
     def iqr(self) -> float:
         """Interquartile range of the samples, in seconds (0 with a single sample)."""
-        q1, q3 = _quartiles(self.seconds)
-        return q3 - q1
+        return self.spread.iqr
 
     @property
     def spread(self) -> Spread:
@@ -108,22 +100,17 @@ class Transfer:
         return self.nbytes / self.median / 1e9
 
     @property
-    def best(self) -> float:
-        """Fastest sample, seconds per copy: the copy with the least interference from other work."""
-        return min(self.seconds)
-
-    @property
     def gbps_best(self) -> float:
         """Bandwidth of the fastest sample, in GB/s. Other processes can only slow a copy down,
         never speed it up, so on a busy machine this is the robust estimate of what the copy path
         can do; the median says what a typical copy got."""
-        return self.nbytes / self.best / 1e9
+        return self.nbytes / min(self.seconds) / 1e9
 
     @property
     def gbps_range(self) -> tuple[float, float]:
         """Bandwidth at the third and first quartile of the times: the spread, in GB/s."""
-        q1, q3 = _quartiles(self.seconds)
-        return self.nbytes / q3 / 1e9, self.nbytes / q1 / 1e9
+        spread = self.spread
+        return self.nbytes / spread.q3 / 1e9, self.nbytes / spread.q1 / 1e9
 
     # ---------------------------------------------------------------- words
 
@@ -310,26 +297,6 @@ class Sweep:
     @property
     def stand_in(self) -> bool:
         return any(r.stand_in for r in self.results) or self.machine.stand_in
-
-    @property
-    def variants(self) -> list[tuple[str, bool | None, bool]]:
-        """The distinct (direction, pinned, non_blocking) variants, in first-seen order."""
-        seen: list = []
-        for r in self.results:
-            if r.variant not in seen:
-                seen.append(r.variant)
-        return seen
-
-    def select(self, direction=None, pinned=..., non_blocking=None, nbytes=None) -> list[Transfer]:
-        """The results matching every given filter (``pinned=None`` selects device-to-device)."""
-        return [
-            r
-            for r in self.results
-            if (direction is None or r.direction == direction)
-            and (pinned is ... or r.pinned == pinned)
-            and (non_blocking is None or r.non_blocking == non_blocking)
-            and (nbytes is None or r.nbytes == nbytes)
-        ]
 
     @property
     def noisy(self) -> list[Transfer]:

@@ -43,12 +43,9 @@ def synchronizer(device: str | torch.device) -> Synchronize:
         return lambda: torch.cuda.synchronize(dev)
     if dev.type == "mps":
         return torch.mps.synchronize
-    if dev.type == "xpu" and hasattr(torch, "xpu"):
+    if dev.type == "xpu":
         return lambda: torch.xpu.synchronize(dev)
-    accelerator = getattr(torch, "accelerator", None)
-    if accelerator is not None and hasattr(accelerator, "synchronize"):
-        return lambda: accelerator.synchronize(dev)
-    raise ValueError(f"No way to synchronize a {dev.type!r} device in torch {torch.__version__}; pass synchronize=...")
+    return lambda: torch.accelerator.synchronize(dev)  # any other accelerator; every supported torch has it
 
 
 @dataclass(frozen=True)
@@ -124,26 +121,17 @@ def estimate_call(fn: Callable[[], object], *, clock: Clock = time.perf_counter,
     return clock() - start
 
 
-def plan_blocks(
-    estimate_s: float,
-    budget_s: float,
-    *,
-    min_block_s: float = 1e-3,
-    min_repeats: int = 3,
-    max_repeats: int = 30,
-    max_number: int = 10_000,
-) -> tuple[int, int]:
+def plan_blocks(estimate_s: float, budget_s: float) -> tuple[int, int]:
     """``(number, repeats)``: calls per block and blocks, for a call that takes ``estimate_s``.
 
-    A block holds enough calls to last ``min_block_s`` (so the clock's resolution and the
-    synchronize calls are negligible); then as many blocks as ``budget_s`` allows, at least
-    ``min_repeats`` (a median and a spread need several) and at most ``max_repeats``.
+    A block holds enough calls to last 1 ms (so the clock's resolution and the synchronize calls
+    are negligible), at most 10,000; then as many blocks as ``budget_s`` allows, at least 3 (a
+    median and a spread need several) and at most 30.
     Big copies therefore get one copy per block and few blocks; small ones many of each.
     """
     if not (budget_s > 0):
         raise ValueError(f"budget_s must be a positive number of seconds, got {budget_s!r}.")
     estimate_s = max(float(estimate_s), 1e-9)
-    number = max(1, min(max_number, math.ceil(min_block_s / estimate_s - 1e-9)))  # 1e-9: float noise
-    block_s = number * estimate_s
-    repeats = max(min_repeats, min(max_repeats, math.floor(budget_s / block_s)))
+    number = max(1, min(10_000, math.ceil(1e-3 / estimate_s - 1e-9)))  # 1e-9: float noise
+    repeats = max(3, min(30, math.floor(budget_s / (number * estimate_s))))
     return number, repeats
