@@ -400,7 +400,7 @@ else:
 # anywhere: as if saved one GPU past this machine's last.
 
 # %%
-scratch = tempfile.TemporaryDirectory(prefix="course-03-")  # deleted when the kernel stops
+scratch = tempfile.TemporaryDirectory(prefix="course-03-")  # removed at the end of this section
 workdir = Path(scratch.name)
 net = nn.Linear(3, 2)
 torch.save(net.state_dict(), workdir / "cpu.pt")
@@ -522,6 +522,9 @@ with torch.device("meta"):
     skeleton = nn.Linear(3, 2)
 skeleton.load_state_dict(state, assign=True)
 skeleton.weight.device, torch.equal(skeleton.weight, state["weight"])
+
+# %%
+scratch.cleanup()  # the section's checkpoint files: removed now, not left for a kernel that may be killed
 
 # %% [markdown]
 # ## Summary
