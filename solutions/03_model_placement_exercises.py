@@ -126,7 +126,9 @@ check("03.3")
 # The model moved (or changed dtype) after its optimizer had already stepped, so the optimizer's
 # state is still where it was made. Write `match_state_to_params(optimizer)`: in place, put every
 # state tensor on its parameter's device, cast floating-point state to its parameter's dtype, and
-# leave `step` exactly as it is.
+# leave `step` exactly as it is (Adam's CPU counter; other state can be 0-dim too, such as the
+# state of a 0-dim parameter, and it moves). The check's optimizers are neither `capturable` nor
+# `fused`, whose `step` lives on its parameter's device (`Optimizer.load_state_dict` moves it then).
 
 # %%
 def match_state_to_params(optimizer: torch.optim.Optimizer) -> None:
