@@ -144,7 +144,7 @@ check("05.3")
 #
 # Write `load_anywhere(data, device)`: `data` is the bytes of a `torch.save` file, saved on any
 # device (the CPU, `cuda:1`, `mps`, ...); return what it holds with every tensor on `device`,
-# on this machine, GPU or not.
+# on this machine, GPU or not: on that very device, index and all (`cuda:1` is not `cuda:0`).
 
 # %%
 def load_anywhere(data: bytes, device):

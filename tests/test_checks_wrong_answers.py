@@ -1028,3 +1028,28 @@ def test_04_1_never_names_the_value_of_a_read():
                 told.append(f"{letter}={value}: {said}: {result}")
     ATTEMPTS.reset()
     assert not told, "\n".join(told)
+
+
+def load_by_device_type(data, device):
+    """05.4: maps every storage by the device's type only, so a GPU target lands on the current GPU, cuda:0."""
+    return torch.load(io.BytesIO(data), map_location=torch.device(device).type, weights_only=True)
+
+
+def test_05_4_a_type_only_answer_passes_without_two_gpus_and_the_index_is_named(monkeypatch):
+    """No device a CPU-only machine has keeps an index (meta:1 and cpu:0 tensors report meta and cpu), so only
+    two CUDA GPUs tell a map by type from a map by device; the message then names the index."""
+    from course_utils.checks import nb05
+
+    assert torch.ones(1).to("meta:1").device == torch.device("meta")  # why a CPU cannot tell them apart
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 4)
+    assert nb05._last_gpu() == ["cuda:3"]
+    assert "index" in nb05._why(torch.device("cuda", 0), "cpu", "cuda:3")
+    assert "where the file says" in nb05._why(torch.device("cpu"), "cpu", "cuda:3")
+
+
+@pytest.mark.cuda(2)
+def test_05_4_a_type_only_answer_fails_on_two_gpus():
+    result = check("05.4", load_by_device_type)
+    assert result.status == "fail" and "index" in result.message, result
+    assert check("05.4", lambda data, device: torch.load(io.BytesIO(data), map_location=device)).status == "pass"

@@ -276,7 +276,7 @@ def _checkpoint(saved_on: str, state: dict[str, torch.Tensor]) -> bytes:
     ),
 )
 def _load_anywhere(load_anywhere) -> str:
-    targets = ["cpu", "meta"] + accelerator_targets()
+    targets = ["cpu", "meta"] + accelerator_targets() + _last_gpu()
     saved_ons, state = cases("05.4", (SAVED_ON, _saved_state))
     for saved_on in saved_ons:
         original = state()
@@ -292,8 +292,8 @@ def _load_anywhere(load_anywhere) -> str:
                 if type(loaded) is not torch.Tensor or loaded.device != torch.device(device):
                     where = loaded.device if isinstance(loaded, torch.Tensor) else type(loaded).__name__
                     raise Wrong(
-                        f"Saved on {saved_on}, loaded onto {device}: {key!r} is on {where}, not on the "
-                        "device asked for." + (" torch.load left it where the file says it was saved." if str(where) == saved_on else "")
+                        f"Saved on {saved_on}, loaded onto {device}: {key!r} is on {where}, not on the device asked for."
+                        + _why(where, saved_on, device)
                     )
                 if device != "meta" and not torch.equal(loaded.cpu(), value):
                     raise Wrong(f"Saved on {saved_on}, loaded onto {device}: {key!r} has different values.")
@@ -317,6 +317,26 @@ def _load_anywhere(load_anywhere) -> str:
 
 
 NESTED_ON = "cuda:3"
+
+
+def _last_gpu() -> list[str]:
+    """``["cuda:N-1"]`` on a machine with two CUDA GPUs or more, else ``[]``: a target with an index other than 0.
+
+    An answer that maps by device type only (``map_location="cuda"``, ``storage.cuda()``) lands on
+    the current device, cuda:0, which is right for cuda:0 and wrong for any other index. No CPU-only
+    device keeps an index (``meta:1`` and ``cpu:0`` tensors report ``meta`` and ``cpu``), so only such
+    a machine can tell the two apart."""
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    return [f"cuda:{count - 1}"] if count >= 2 else []
+
+
+def _why(where, saved_on: str, device: str) -> str:
+    """What a 05.4 tensor's place says about the mistake: left where the file says, or on the right kind of device only."""
+    if str(where) == saved_on:
+        return " torch.load left it where the file says it was saved."
+    if isinstance(where, torch.device) and where.type == torch.device(device).type:
+        return " It is the right kind of device with another index: the index asked for counts too."
+    return ""
 
 
 def _nested_follows(where: str, got, original, device: torch.device, path: str) -> None:
