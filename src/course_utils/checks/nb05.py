@@ -151,6 +151,34 @@ def _same_structure(got, original, device: torch.device, path: str) -> None:
 Pair = collections.namedtuple("Pair", ["first", "second"])
 
 
+def _contents(value) -> list[tuple[list | dict, list]]:
+    """Every list and dict nested in ``value``, each with what it held: its items, or its (key, value) pairs."""
+    if isinstance(value, dict):
+        found, children = [(value, list(value.items()))], list(value.values())
+    elif isinstance(value, list):
+        found, children = [(value, list(value))], value
+    elif isinstance(value, tuple):
+        found, children = [], value
+    else:
+        return []
+    for child in children:
+        found += _contents(child)
+    return found
+
+
+def _left_alone(held: list[tuple[list | dict, list]]) -> None:
+    """Wrong unless every list and dict the answer was given still holds what it held (the very objects)."""
+    for container, was in held:
+        now = list(container.items()) if isinstance(container, dict) else list(container)
+        pairs = zip(now, was)
+        if len(now) != len(was) or any(a[0] != b[0] or a[1] is not b[1] if isinstance(container, dict) else a is not b for a, b in pairs):
+            raise Wrong(
+                f"to_model_device changed a {type(container).__name__} among the inputs it was given; return new "
+                "lists and dicts and leave the caller's as they were.",
+                "As in 02.2: the caller may still use its batch; build the moved structure anew instead of assigning into it.",
+            )
+
+
 def _resent(value):
     """A copy of nested inputs: tensors and containers new, every other value the same object."""
     if isinstance(value, torch.Tensor):
@@ -175,6 +203,12 @@ def _inputs() -> tuple:
     )
 
 
+def _inputs_always() -> tuple:
+    """Inputs asked in every run, beside the drawn or public ones: a batch dict and a list holding tensors, where an
+    answer that assigns the moved tensors back into the caller's containers shows (a draw may hold neither)."""
+    return ({"input_ids": torch.tensor([[3, 1, 4]]), "labels": [torch.tensor([1.0])]},)
+
+
 @exercise(
     "05.2",
     "Move every input to the model's device",
@@ -185,12 +219,15 @@ def _inputs() -> tuple:
     ),
 )
 def _to_model_device(to_model_device) -> str:
-    expected = cases("05.2", _inputs)()
+    expected = (*cases("05.2", _inputs)(), *_inputs_always())
     devices = ["meta", "cpu"] + accelerator_targets()
     for device in devices:
         model = _model_on(device)
         # a copy goes to the answer: what its call leaves in the inputs it was given is not evidence of what they held
-        got = call(to_model_device, model, *_resent(expected))
+        given = _resent(expected)
+        held = _contents(given)
+        got = call(to_model_device, model, *given)
+        _left_alone(held)
         if not isinstance(got, tuple) or len(got) != len(expected):
             raise Wrong(f"to_model_device(model, *inputs) should return a tuple of {len(expected)} inputs, got {got!r}.")
         _same_structure(got, expected, torch.device(device), "inputs")
