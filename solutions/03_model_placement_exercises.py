@@ -106,7 +106,9 @@ check("03.2")
 # `make_model()` builds a fresh model of the right shape on the CPU. Return that model, holding
 # the checkpoint's values, with all its tensors on `device`, on this machine whatever it has.
 # Without a GPU the check also uses `device="meta"`: a meta tensor has no data, so nothing can be
-# copied out of it into a CPU model. Put the model on `device` first, then load into it.
+# copied out of it into a CPU model. Either order passes that ends with the model's tensors on
+# `device` holding the checkpoint's values: put the model on `device` first and load into it, or
+# load into the CPU model and then move it.
 
 # %%
 def load_onto(path, device, make_model) -> nn.Module:
