@@ -1053,3 +1053,28 @@ def test_05_4_a_type_only_answer_fails_on_two_gpus():
     result = check("05.4", load_by_device_type)
     assert result.status == "fail" and "index" in result.message, result
     assert check("05.4", lambda data, device: torch.load(io.BytesIO(data), map_location=device)).status == "pass"
+
+
+def held_bytes_with_buffers(model, optimizer):
+    """09.2, counting the model's buffers too: the text says that makes no difference."""
+    tensors = [*model.parameters(), *model.buffers()]
+    tensors += [p.grad for p in model.parameters() if p.grad is not None]
+    tensors += [v for state in optimizer.state.values() for v in state.values() if isinstance(v, torch.Tensor)]
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def loader_options_none_context(touches_cuda):
+    """09.3 with multiprocessing_context=None where it is not needed, the DataLoader's default."""
+    return {"pin_memory": torch.cuda.is_available(), "multiprocessing_context": "spawn" if touches_cuda else None}
+
+
+def load_onto_then_move(path, device, make_model):
+    """03.3 in the other order: load into the CPU model, then move it."""
+    model = make_model()
+    model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+    return model.to(device)
+
+
+@pytest.mark.parametrize("id, answer", [("09.2", held_bytes_with_buffers), ("09.3", loader_options_none_context), ("03.3", load_onto_then_move)])
+def test_a_reading_the_exercise_text_allows_passes(id, answer):
+    assert check(id, answer).status == "pass"
