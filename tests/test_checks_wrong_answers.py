@@ -1078,3 +1078,21 @@ def load_onto_then_move(path, device, make_model):
 @pytest.mark.parametrize("id, answer", [("09.2", held_bytes_with_buffers), ("09.3", loader_options_none_context), ("03.3", load_onto_then_move)])
 def test_a_reading_the_exercise_text_allows_passes(id, answer):
     assert check(id, answer).status == "pass"
+
+
+def test_11_3_str_of_the_device_is_not_told_apart_on_a_cpu():
+    """What the comment above nb11._autocast_once says: autocast takes a device string with an index, and no
+    tensor on a CPU-only machine has one, so device_type=str(x.device) passes here (and runs CUDA autocast on a GPU)."""
+    with torch.autocast(device_type="cpu:0", dtype=torch.bfloat16):
+        assert nn.Linear(2, 2)(torch.ones(1, 2)).dtype is torch.bfloat16
+    assert {str(torch.ones(1).to(d).device) for d in ("cpu:0", "meta:1")} == {"cpu", "meta"}
+
+    def by_str(model, x):
+        with torch.autocast(device_type=str(x.device), dtype=torch.bfloat16):
+            out = model(x)
+        return out.float()
+
+    from course_utils.checks._core import learner_accelerator
+
+    if learner_accelerator() is None:
+        assert check("11.3", by_str).status == "pass"
