@@ -1041,7 +1041,7 @@ def test_05_4_a_type_only_answer_passes_without_two_gpus_and_the_index_is_named(
     from course_utils.checks import nb05
 
     assert torch.ones(1).to("meta:1").device == torch.device("meta")  # why a CPU cannot tell them apart
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(nb05, "accelerator_targets", lambda: ["cuda:0"])
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 4)
     assert nb05._last_gpu() == ["cuda:3"]
     assert "index" in nb05._why(torch.device("cuda", 0), "cpu", "cuda:3")

@@ -363,7 +363,8 @@ def _last_gpu() -> list[str]:
     the current device, cuda:0, which is right for cuda:0 and wrong for any other index. No CPU-only
     device keeps an index (``meta:1`` and ``cpu:0`` tensors report ``meta`` and ``cpu``), so only such
     a machine can tell the two apart."""
-    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    # beside accelerator_targets()'s cuda:0, where that is the learner's accelerator (a Mac's MPS has one device)
+    count = torch.cuda.device_count() if accelerator_targets() == ["cuda:0"] else 0
     return [f"cuda:{count - 1}"] if count >= 2 else []
 
 
