@@ -94,7 +94,9 @@ check("03.2")
 # `make_model()` builds a fresh model of the right shape on the CPU. Return that model, holding
 # the checkpoint's values, with all its tensors on `device`, on this machine whatever it has.
 # Without a GPU the check also uses `device="meta"`: a meta tensor has no data, so nothing can be
-# copied out of it into a CPU model. Put the model on `device` first, then load into it.
+# copied out of it into a CPU model. Either order passes that ends with the model's tensors on
+# `device` holding the checkpoint's values: put the model on `device` first and load into it, or
+# load into the CPU model and then move it.
 
 # %%
 def load_onto(path, device, make_model) -> nn.Module:
@@ -110,7 +112,9 @@ check("03.3")
 # The model moved (or changed dtype) after its optimizer had already stepped, so the optimizer's
 # state is still where it was made. Write `match_state_to_params(optimizer)`: in place, put every
 # state tensor on its parameter's device, cast floating-point state to its parameter's dtype, and
-# leave `step` exactly as it is.
+# leave `step` exactly as it is (Adam's CPU counter; other state can be 0-dim too, such as the
+# state of a 0-dim parameter, and it moves). The check's optimizers are neither `capturable` nor
+# `fused`, whose `step` lives on its parameter's device (`Optimizer.load_state_dict` moves it then).
 
 # %%
 def match_state_to_params(optimizer: torch.optim.Optimizer) -> None:

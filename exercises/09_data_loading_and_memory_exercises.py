@@ -61,6 +61,8 @@ check("09.1")
 # stay in memory until the next one: every parameter of `model`, every gradient that exists
 # (`p.grad` is `None` for a frozen or unused parameter), and every tensor in the optimizer's
 # state (`optimizer.state[p]` is a dict). A tensor's bytes: `t.numel() * t.element_size()`.
+# Buffers (such as BatchNorm's running statistics) stay in memory too, but are not asked for
+# here: the check's models have none, so counting `model.buffers()` or not makes no difference.
 
 # %%
 def held_bytes(model, optimizer):
@@ -76,7 +78,8 @@ check("09.2")
 # Write `loader_options(touches_cuda)`: return the DataLoader keyword arguments, as a dict, for
 # the machine the code runs on. `pin_memory` is `True` exactly when CUDA is available (on a
 # Mac's MPS the DataLoader cannot pin); `multiprocessing_context` is `"spawn"` when the
-# Dataset's `__getitem__` touches CUDA (`touches_cuda=True`), and left out otherwise.
+# Dataset's `__getitem__` touches CUDA (`touches_cuda=True`), and otherwise left out, or `None`
+# (the DataLoader's default, which passes too).
 
 # %%
 def loader_options(touches_cuda):

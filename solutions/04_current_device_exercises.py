@@ -130,7 +130,8 @@ check("04.2")
 # Write `landing_device(spec, current)` returning the device (a string such as `"cuda:2"`,
 # `"cpu"`, `"meta"`) a tensor lands on when `cuda:current` is the current device and you call
 # `x.cuda()` (`spec` is `None`), `x.cuda(i)` (`spec` is an int) or `x.to(spec)` (`spec` is a
-# string or a `torch.device`).
+# string or a `torch.device`). A device of another type than CUDA is asked with its index
+# (`"mps:0"`, `torch.device("xpu", 1)`): the current CUDA device plays no part for it.
 
 # %%
 def landing_device(spec, current: int) -> str:

@@ -90,9 +90,10 @@ check("05.1")
 #
 # Write `to_model_device(model, *inputs)` returning a tuple of the inputs with every tensor moved
 # to the model's device (that of its parameters, or of its buffers if it has none). Inputs may be
-# tensors, or lists, tuples (namedtuples too) and dicts of them, nested; keep their structure, and
-# return anything that is not a tensor as it is. A model with no parameters or buffers has no
-# device: return the inputs unchanged.
+# tensors, or lists, tuples (namedtuples too) and dicts of them, nested; keep their structure in
+# new lists and dicts (leave the ones you were given as they are, as in 02.2), and return
+# anything that is not a tensor as it is. A model with no parameters or buffers has no device:
+# return the inputs unchanged.
 
 # %%
 def to_model_device(model: nn.Module, *inputs):
@@ -144,7 +145,7 @@ check("05.3")
 #
 # Write `load_anywhere(data, device)`: `data` is the bytes of a `torch.save` file, saved on any
 # device (the CPU, `cuda:1`, `mps`, ...); return what it holds with every tensor on `device`,
-# on this machine, GPU or not.
+# on this machine, GPU or not: on that very device, index and all (`cuda:1` is not `cuda:0`).
 
 # %%
 def load_anywhere(data: bytes, device):

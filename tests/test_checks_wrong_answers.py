@@ -1028,3 +1028,71 @@ def test_04_1_never_names_the_value_of_a_read():
                 told.append(f"{letter}={value}: {said}: {result}")
     ATTEMPTS.reset()
     assert not told, "\n".join(told)
+
+
+def load_by_device_type(data, device):
+    """05.4: maps every storage by the device's type only, so a GPU target lands on the current GPU, cuda:0."""
+    return torch.load(io.BytesIO(data), map_location=torch.device(device).type, weights_only=True)
+
+
+def test_05_4_a_type_only_answer_passes_without_two_gpus_and_the_index_is_named(monkeypatch):
+    """No device a CPU-only machine has keeps an index (meta:1 and cpu:0 tensors report meta and cpu), so only
+    two CUDA GPUs tell a map by type from a map by device; the message then names the index."""
+    from course_utils.checks import nb05
+
+    assert torch.ones(1).to("meta:1").device == torch.device("meta")  # why a CPU cannot tell them apart
+    monkeypatch.setattr(nb05, "accelerator_targets", lambda: ["cuda:0"])
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 4)
+    assert nb05._last_gpu() == ["cuda:3"]
+    assert "index" in nb05._why(torch.device("cuda", 0), "cpu", "cuda:3")
+    assert "where the file says" in nb05._why(torch.device("cpu"), "cpu", "cuda:3")
+
+
+@pytest.mark.cuda(2)
+def test_05_4_a_type_only_answer_fails_on_two_gpus():
+    result = check("05.4", load_by_device_type)
+    assert result.status == "fail" and "index" in result.message, result
+    assert check("05.4", lambda data, device: torch.load(io.BytesIO(data), map_location=device)).status == "pass"
+
+
+def held_bytes_with_buffers(model, optimizer):
+    """09.2, counting the model's buffers too: the text says that makes no difference."""
+    tensors = [*model.parameters(), *model.buffers()]
+    tensors += [p.grad for p in model.parameters() if p.grad is not None]
+    tensors += [v for state in optimizer.state.values() for v in state.values() if isinstance(v, torch.Tensor)]
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def loader_options_none_context(touches_cuda):
+    """09.3 with multiprocessing_context=None where it is not needed, the DataLoader's default."""
+    return {"pin_memory": torch.cuda.is_available(), "multiprocessing_context": "spawn" if touches_cuda else None}
+
+
+def load_onto_then_move(path, device, make_model):
+    """03.3 in the other order: load into the CPU model, then move it."""
+    model = make_model()
+    model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+    return model.to(device)
+
+
+@pytest.mark.parametrize("id, answer", [("09.2", held_bytes_with_buffers), ("09.3", loader_options_none_context), ("03.3", load_onto_then_move)])
+def test_a_reading_the_exercise_text_allows_passes(id, answer):
+    assert check(id, answer).status == "pass"
+
+
+def test_11_3_str_of_the_device_is_not_told_apart_on_a_cpu():
+    """What the comment above nb11._autocast_once says: autocast takes a device string with an index, and no
+    tensor on a CPU-only machine has one, so device_type=str(x.device) passes here (and runs CUDA autocast on a GPU)."""
+    with torch.autocast(device_type="cpu:0", dtype=torch.bfloat16):
+        assert nn.Linear(2, 2)(torch.ones(1, 2)).dtype is torch.bfloat16
+    assert {str(torch.ones(1).to(d).device) for d in ("cpu:0", "meta:1")} == {"cpu", "meta"}
+
+    def by_str(model, x):
+        with torch.autocast(device_type=str(x.device), dtype=torch.bfloat16):
+            out = model(x)
+        return out.float()
+
+    from course_utils.checks._core import learner_accelerator
+
+    if learner_accelerator() is None:
+        assert check("11.3", by_str).status == "pass"

@@ -84,6 +84,16 @@ def state_to_first_parameter(optimizer):
                 state[key] = value.to(device=first.device, dtype=dtype)
 
 
+def state_skips_zero_dim(optimizer):
+    """Skips every 0-dim state tensor, not just 'step': the 0-dim state of a 0-dim parameter stays behind."""
+    for param, state in optimizer.state.items():
+        for key, value in state.items():
+            if not isinstance(value, torch.Tensor) or value.dim() == 0:
+                continue
+            dtype = param.dtype if value.is_floating_point() else value.dtype
+            state[key] = value.to(device=param.device, dtype=dtype)
+
+
 # (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
 WRONG = [
     ("03.1", register_model_and_children, "scale.shift.shift"),
@@ -93,6 +103,7 @@ WRONG = [
     ("03.2", where_two_levels, "two levels down"),
     ("03.4", state_known_keys, "max_exp_avg_sq"),
     ("03.4", state_to_first_parameter, "split"),
+    ("03.4", state_skips_zero_dim, "0-dim"),
 ]
 
 LAYER = "layer = nn.Linear(3, 3)"

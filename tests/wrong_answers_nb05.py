@@ -31,6 +31,32 @@ def to_device_buffers_first(model, *inputs):
     return tuple(move(x) for x in inputs)
 
 
+def to_device_assigning_in_place(model, *inputs):
+    """Assigns the moved tensors back into the caller's lists and dicts, which 02.2 taught to leave alone."""
+    tensors = list(model.parameters()) + list(model.buffers())
+    if not tensors:
+        return inputs
+    device = tensors[0].device
+
+    def move(value):
+        if isinstance(value, torch.Tensor):
+            return value.to(device)
+        if isinstance(value, list):
+            value[:] = [move(v) for v in value]
+            return value
+        if isinstance(value, dict):
+            for key in value:
+                value[key] = move(value[key])
+            return value
+        if isinstance(value, tuple) and hasattr(value, "_fields"):
+            return type(value)(*(move(v) for v in value))
+        if isinstance(value, tuple):
+            return tuple(move(v) for v in value)
+        return value
+
+    return tuple(move(x) for x in inputs)
+
+
 def load_flat_state_dict(data, device):
     """Loads on the CPU, then moves the top-level tensors: a training checkpoint's nested ones stay on the CPU."""
     state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
@@ -46,6 +72,7 @@ def load_mapping_the_devices_seen(data, device):
 # (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
 WRONG = [
     ("05.2", to_device_buffers_first, "parameters on meta and a buffer on the CPU"),
+    ("05.2", to_device_assigning_in_place, "changed a list"),
     ("05.4", load_flat_state_dict, "not on the device asked for"),
     ("05.4", load_mapping_the_devices_seen, "deserialize"),
 ]

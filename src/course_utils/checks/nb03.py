@@ -351,9 +351,21 @@ def _load_onto(load_onto) -> str:
 STEPPED = (4, (3, 4, 2))
 
 
+class _Scaled(nn.Sequential):
+    """Two layers and a learned 0-dim scale: its optimizer state (Adam's exp_avg, SGD's momentum) is 0-dim too,
+    so an answer that skips every 0-dim state tensor, rather than the one called 'step', leaves it behind."""
+
+    def __init__(self, *layers: nn.Module) -> None:
+        super().__init__(*layers)
+        self.scale = nn.Parameter(torch.tensor(1.5))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return super().forward(x) * self.scale
+
+
 def _stepped(optimizer_class, seed: int, dims: tuple[int, int, int], **options):
     torch.manual_seed(seed)
-    model = nn.Sequential(nn.Linear(dims[0], dims[1]), nn.Linear(dims[1], dims[2]))
+    model = _Scaled(nn.Linear(dims[0], dims[1]), nn.Linear(dims[1], dims[2]))
     opt = optimizer_class(model.parameters(), lr=0.01, **options)
     for _ in range(2):
         model(torch.randn(5, dims[0])).pow(2).sum().backward()
@@ -414,7 +426,8 @@ def _state_follows(case: str, places: list[tuple], before: list[dict], after: li
                 continue
             want_dtype = dtype if old[key].is_floating_point() else old[key].dtype
             if value.device != device or value.dtype != want_dtype:
-                raise Wrong(f"{case}: state {key!r} is {value.dtype} on {value.device}; its parameter is {dtype} on {device}.")
+                zero_dim = " (the 0-dim state of the model's 0-dim scale: only 'step' stays behind)" if old[key].dim() == 0 else ""
+                raise Wrong(f"{case}: state {key!r} is {value.dtype} on {value.device}; its parameter is {dtype} on {device}{zero_dim}.")
             if value.device.type != "meta" and not torch.equal(value.cpu().to(old[key].dtype), old[key]):
                 raise Wrong(f"{case}: state {key!r} lost its values.")
 

@@ -151,6 +151,34 @@ def _same_structure(got, original, device: torch.device, path: str) -> None:
 Pair = collections.namedtuple("Pair", ["first", "second"])
 
 
+def _contents(value) -> list[tuple[list | dict, list]]:
+    """Every list and dict nested in ``value``, each with what it held: its items, or its (key, value) pairs."""
+    if isinstance(value, dict):
+        found, children = [(value, list(value.items()))], list(value.values())
+    elif isinstance(value, list):
+        found, children = [(value, list(value))], value
+    elif isinstance(value, tuple):
+        found, children = [], value
+    else:
+        return []
+    for child in children:
+        found += _contents(child)
+    return found
+
+
+def _left_alone(held: list[tuple[list | dict, list]]) -> None:
+    """Wrong unless every list and dict the answer was given still holds what it held (the very objects)."""
+    for container, was in held:
+        now = list(container.items()) if isinstance(container, dict) else list(container)
+        pairs = zip(now, was)
+        if len(now) != len(was) or any(a[0] != b[0] or a[1] is not b[1] if isinstance(container, dict) else a is not b for a, b in pairs):
+            raise Wrong(
+                f"to_model_device changed a {type(container).__name__} among the inputs it was given; return new "
+                "lists and dicts and leave the caller's as they were.",
+                "As in 02.2: the caller may still use its batch; build the moved structure anew instead of assigning into it.",
+            )
+
+
 def _resent(value):
     """A copy of nested inputs: tensors and containers new, every other value the same object."""
     if isinstance(value, torch.Tensor):
@@ -175,6 +203,12 @@ def _inputs() -> tuple:
     )
 
 
+def _inputs_always() -> tuple:
+    """Inputs asked in every run, beside the drawn or public ones: a batch dict and a list holding tensors, where an
+    answer that assigns the moved tensors back into the caller's containers shows (a draw may hold neither)."""
+    return ({"input_ids": torch.tensor([[3, 1, 4]]), "labels": [torch.tensor([1.0])]},)
+
+
 @exercise(
     "05.2",
     "Move every input to the model's device",
@@ -185,12 +219,15 @@ def _inputs() -> tuple:
     ),
 )
 def _to_model_device(to_model_device) -> str:
-    expected = cases("05.2", _inputs)()
+    expected = (*cases("05.2", _inputs)(), *_inputs_always())
     devices = ["meta", "cpu"] + accelerator_targets()
     for device in devices:
         model = _model_on(device)
         # a copy goes to the answer: what its call leaves in the inputs it was given is not evidence of what they held
-        got = call(to_model_device, model, *_resent(expected))
+        given = _resent(expected)
+        held = _contents(given)
+        got = call(to_model_device, model, *given)
+        _left_alone(held)
         if not isinstance(got, tuple) or len(got) != len(expected):
             raise Wrong(f"to_model_device(model, *inputs) should return a tuple of {len(expected)} inputs, got {got!r}.")
         _same_structure(got, expected, torch.device(device), "inputs")
@@ -276,7 +313,7 @@ def _checkpoint(saved_on: str, state: dict[str, torch.Tensor]) -> bytes:
     ),
 )
 def _load_anywhere(load_anywhere) -> str:
-    targets = ["cpu", "meta"] + accelerator_targets()
+    targets = ["cpu", "meta"] + accelerator_targets() + _last_gpu()
     saved_ons, state = cases("05.4", (SAVED_ON, _saved_state))
     for saved_on in saved_ons:
         original = state()
@@ -292,8 +329,8 @@ def _load_anywhere(load_anywhere) -> str:
                 if type(loaded) is not torch.Tensor or loaded.device != torch.device(device):
                     where = loaded.device if isinstance(loaded, torch.Tensor) else type(loaded).__name__
                     raise Wrong(
-                        f"Saved on {saved_on}, loaded onto {device}: {key!r} is on {where}, not on the "
-                        "device asked for." + (" torch.load left it where the file says it was saved." if str(where) == saved_on else "")
+                        f"Saved on {saved_on}, loaded onto {device}: {key!r} is on {where}, not on the device asked for."
+                        + _why(where, saved_on, device)
                     )
                 if device != "meta" and not torch.equal(loaded.cpu(), value):
                     raise Wrong(f"Saved on {saved_on}, loaded onto {device}: {key!r} has different values.")
@@ -317,6 +354,27 @@ def _load_anywhere(load_anywhere) -> str:
 
 
 NESTED_ON = "cuda:3"
+
+
+def _last_gpu() -> list[str]:
+    """``["cuda:N-1"]`` on a machine with two CUDA GPUs or more, else ``[]``: a target with an index other than 0.
+
+    An answer that maps by device type only (``map_location="cuda"``, ``storage.cuda()``) lands on
+    the current device, cuda:0, which is right for cuda:0 and wrong for any other index. No CPU-only
+    device keeps an index (``meta:1`` and ``cpu:0`` tensors report ``meta`` and ``cpu``), so only such
+    a machine can tell the two apart."""
+    # beside accelerator_targets()'s cuda:0, where that is the learner's accelerator (a Mac's MPS has one device)
+    count = torch.cuda.device_count() if accelerator_targets() == ["cuda:0"] else 0
+    return [f"cuda:{count - 1}"] if count >= 2 else []
+
+
+def _why(where, saved_on: str, device: str) -> str:
+    """What a 05.4 tensor's place says about the mistake: left where the file says, or on the right kind of device only."""
+    if str(where) == saved_on:
+        return " torch.load left it where the file says it was saved."
+    if isinstance(where, torch.device) and where.type == torch.device(device).type:
+        return " It is the right kind of device with another index: the index asked for counts too."
+    return ""
 
 
 def _nested_follows(where: str, got, original, device: torch.device, path: str) -> None:
