@@ -400,7 +400,7 @@ else:
 # anywhere: as if saved one GPU past this machine's last.
 
 # %%
-scratch = tempfile.TemporaryDirectory(prefix="course-03-")  # removed at the end of this section
+scratch = tempfile.TemporaryDirectory(prefix="course-03-")  # removed at the end of this section, or when the kernel exits
 workdir = Path(scratch.name)
 net = nn.Linear(3, 2)
 torch.save(net.state_dict(), workdir / "cpu.pt")
@@ -523,7 +523,7 @@ with torch.device("meta"):
 skeleton.load_state_dict(state, assign=True)
 skeleton.weight.device, torch.equal(skeleton.weight, state["weight"])
 
-# %%
+# %% tags=["deeper"]
 scratch.cleanup()  # the section's checkpoint files: removed now, not left for a kernel that may be killed
 
 # %% [markdown]
