@@ -1268,6 +1268,32 @@ NEW = [
         (),
         "https://github.com/XLabs-AI/x-flux/issues/44 (accelerate with DeepSpeed, more ranks than GPUs)",
     ),
+    # --- fifth probe: Inductor before MPS support, 'mps' in an old torch, ROCm without a GPU
+    (
+        "BackendCompilerFailed: debug_wrapper raised AssertionError: Torch not compiled with CUDA enabled",
+        "compile-device-unsupported",
+        (),
+        "https://github.com/pytorch/pytorch/issues/96976 (torch 2.0.0 on macOS, torch.set_default_device('mps'))",
+    ),
+    (
+        "RuntimeError: Expected one of cpu, cuda, xpu, mkldnn, opengl, opencl, ideep, hip, ve, ort, mlc, xla, lazy, vulkan, "
+        "meta, hpu device type at start of device string: mps",
+        "old-torch",
+        ("mps",),
+        "https://github.com/Sanster/IOPaint/issues/230 (torch 1.10.1+cu113 on Linux)",
+    ),
+    (
+        "HIP error: hipErrorNoDevice",
+        "no-gpu-visible",
+        ("cuda",),
+        "https://github.com/ROCm/legacy-rocm-build/issues/1666 (title, cut before the container's name; torch 1.9.0, ROCm 4.2)",
+    ),
+    (
+        "RuntimeError: HIP error: no kernel image is available for execution on the device",
+        "gpu-architecture",
+        ("cuda",),
+        "https://github.com/ROCm/legacy-rocm-build/issues/4728 (title)",
+    ),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     (
         "Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
@@ -2210,3 +2236,31 @@ def test_fourth_probe_a_4_bit_weight_quantized_twice():
     e = explain_device_error(_new("RuntimeError: Blockwise quantization only supports 16/32-bit floats"))
     assert "already 4-bit" in e.cause and "p = p.to('cuda:0')" in e.cause
     assert e.fix.startswith("Move the module, not its parameters") and "upgrade bitsandbytes" in e.fix
+
+
+# --------------------------------------------------------------------------- fifth probe
+
+
+def test_fifth_probe_inductor_taking_mps_for_cuda_says_compile_elsewhere():
+    e = explain_device_error(_new("BackendCompilerFailed: debug_wrapper raised"))
+    assert "treats every such device as CUDA" in e.cause and "'mps'" in e.cause and "CPU-only" not in e.cause
+    assert e.fix == error_families._COMPILE_ELSEWHERE and "backend='aot_eager'" in e.fix
+    assert explain_device_error("Torch not compiled with CUDA enabled").kind == "cuda-not-compiled"  # outside compile
+
+
+def test_fifth_probe_mps_in_a_torch_older_than_1_12():
+    e = explain_device_error(_new("RuntimeError: Expected one of cpu, cuda, xpu, mkldnn"))
+    assert "older than 1.12" in e.cause and "not a device type" not in e.cause
+    assert "torch 1.12 or newer" in e.fix and "getattr(torch.backends, 'mps', None)" in e.fix
+    # a list that has mps: the name is unknown for another reason
+    listed = explain_device_error(
+        "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, "
+        "meta, hpu, mtia, privateuseone device type at start of device string: gpu"
+    )
+    assert listed.kind == "bad-device-string"
+
+
+def test_fifth_probe_rocm_without_a_gpu_is_not_a_kernel_failure():
+    e = explain_device_error(_new("HIP error: hipErrorNoDevice"))
+    assert "no AMD GPU this process may use" in e.cause and "video and render groups" in e.cause
+    assert "rocminfo" in e.fix and "usermod -aG video,render" in e.fix and "CUDA_LAUNCH_BLOCKING" not in e.fix

@@ -103,6 +103,11 @@ _SAME_MAJOR_RULE = (
     "Compare torch.cuda.get_device_capability() with torch.cuda.get_arch_list(): code built for sm_XY "
     "runs on a GPU of the same major version X and the same or a newer minor."
 )
+_COMPILE_ELSEWHERE = (
+    "Run uncompiled on this device (drop torch.compile, or a library's compile switch such as "
+    "nnUNet_compile=f), or compile with a backend that does not generate code: "
+    "torch.compile(model, backend='aot_eager'); for MPS, upgrade to torch 2.8 or newer."
+)
 _OPTIMIZER_STATE_ARGS = "state_steps|exp_avgs|exp_avg_sqs|max_exp_avg_sqs|momentum_buffer_list|state_sums"
 
 FAMILIES: tuple[Family, ...] = (
@@ -1165,6 +1170,23 @@ FAMILIES: tuple[Family, ...] = (
         source="torch/serialization.py (default_restore_location)",
     ),
     Family(
+        "inductor-assumes-cuda",
+        COMPILE,
+        "torch.compile: Inductor took the device for CUDA",
+        r"BackendCompilerFailed: \w+ raised:?\s*AssertionError: Torch not compiled with CUDA enabled",
+        "compile-device-unsupported",
+        cause=(
+            "torch.compile's Inductor compiled a graph whose tensors are not on the CPU, and this PyTorch's "
+            "Inductor treats every such device as CUDA; the build has no CUDA, so the device is another one: on a "
+            "Mac, 'mps' (model.to('mps') or torch.set_default_device('mps')). Inductor had no MPS code generator "
+            "before 2.8. The model is fine; it is the compiler that cannot target the device."
+        ),
+        fix=_COMPILE_ELSEWHERE,
+        example="BackendCompilerFailed: debug_wrapper raised AssertionError: Torch not compiled with CUDA enabled",
+        releases="2.0 (torch.compile of a model on 'mps'); from 2.2 Inductor says 'Device mps not supported'",
+        source="https://github.com/pytorch/pytorch/issues/96976 (torch 2.0.0, macOS, set_default_device('mps'))",
+    ),
+    Family(
         "cuda-not-compiled",
         GPU,
         "CPU-only build",
@@ -1431,6 +1453,29 @@ FAMILIES: tuple[Family, ...] = (
         example="Expected a cuda device, but got: cpu",
         releases="read in 2.13.0",
         source="torch/cuda/__init__.py",
+    ),
+    Family(
+        "mps-before-1-12",
+        GPU,
+        "'mps' asked of a PyTorch older than 1.12",
+        r"Expected one of (?:(?!\bmps\b)[\w, ])+ device type at start of device string: mps\b",
+        "old-torch",
+        devices=("mps",),
+        cause=(
+            "this PyTorch is older than 1.12, the first release with Apple's GPU as 'mps': the device types it "
+            "lists have no mps. Either torch is old on a Mac, or code that checks for 'mps' runs on Linux or "
+            "Windows with an old torch, where even torch.device('mps') raises."
+        ),
+        fix=(
+            "On an Apple silicon Mac, install torch 1.12 or newer (a macOS arm64 build). In code that runs "
+            "elsewhere, test before naming the device: getattr(torch.backends, 'mps', None) is not None and "
+            "torch.backends.mps.is_available(); compare device.type == 'mps' rather than building "
+            "torch.device('mps')."
+        ),
+        example="RuntimeError: Expected one of cpu, cuda, xpu, mkldnn, opengl, opencl, ideep, hip, ve, ort, mlc, xla, "
+        "lazy, vulkan, meta, hpu device type at start of device string: mps",
+        releases="torch 1.10-1.11 (reported on 1.10.1+cu113); 1.12 added mps to the list",
+        source="https://github.com/Sanster/IOPaint/issues/230",
     ),
     Family(
         "bad-device-string",
@@ -1702,11 +1747,7 @@ FAMILIES: tuple[Family, ...] = (
             "model on 'mps' failed like this), and other devices need their vendor's backend. The model itself "
             "is fine; it is the compiler that cannot target the device."
         ),
-        fix=(
-            "Run uncompiled on this device (drop torch.compile, or a library's compile switch such as "
-            "nnUNet_compile=f), or compile with a backend that does not generate code: "
-            "torch.compile(model, backend='aot_eager'); for MPS, upgrade to torch 2.8 or newer."
-        ),
+        fix=_COMPILE_ELSEWHERE,
         example="torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nAssertionError: Device mps not supported",
         releases="2.2-2.7 for mps (the assert came with pytorch/pytorch#112001); still the assert in 2.13.0",
         source=(
@@ -3691,6 +3732,29 @@ FAMILIES: tuple[Family, ...] = (
         example="the tail 'CUDA kernel errors might be asynchronously reported at some other API call, ...'",
         releases="every CUDA error in 2.7.1-2.12.0; from 2.13 only asynchronous kernel errors",
         source="c10/cuda/CUDAMiscFunctions.cpp",
+    ),
+    Family(
+        "rocm-no-device",
+        BACKENDS,
+        "ROCm: no GPU this process may use",
+        r"hipErrorNoDevice",
+        "no-gpu-visible",
+        devices=("cuda",),
+        cause=(
+            "a ROCm (HIP) build found no AMD GPU this process may use: the user is not in the video and render "
+            "groups (so /dev/kfd and /dev/dri cannot be opened), a container was started without "
+            "--device=/dev/kfd --device=/dev/dri, HIP_VISIBLE_DEVICES (or ROCR_VISIBLE_DEVICES, "
+            "CUDA_VISIBLE_DEVICES) hides the GPUs, or the amdgpu kernel driver is not loaded. Nothing in the model "
+            "is wrong: there was no GPU to run on."
+        ),
+        fix=(
+            "Check what the process sees, as the same user in the same container: rocminfo, rocm-smi, "
+            "ls -l /dev/kfd, groups, echo $HIP_VISIBLE_DEVICES, torch.cuda.device_count(). Then "
+            "sudo usermod -aG video,render $USER (and log in again), or pass the devices to docker run."
+        ),
+        example="HIP error: hipErrorNoDevice",
+        releases="ROCm builds of torch 1.9 and later (ROCm 4.2 container)",
+        source=("https://github.com/ROCm/legacy-rocm-build/issues/1666 (title); https://github.com/ROCm/hip/issues/337 (the video group)"),
     ),
     Family(
         "cuda-error",
