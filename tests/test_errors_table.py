@@ -1294,6 +1294,111 @@ NEW = [
         ("cuda",),
         "https://github.com/ROCm/legacy-rocm-build/issues/4728 (title)",
     ),
+    # --- fifth probe: sparse and quantized tensors on the GPU, tracing and exporting, Torch-TensorRT, diffusers
+    (
+        "RuntimeError: Could not run 'aten::sum.dim_IntList' with arguments from the 'SparseCUDA' backend. "
+        "'aten::sum.dim_IntList' is only available for these backends: [CPU, CUDA, BackendSelect, Named, AutogradOther, "
+        "AutogradCPU, AutogradCUDA, AutogradXLA, AutogradPrivateUse1, AutogradPrivateUse2, AutogradPrivateUse3, Tracer, "
+        "Autocast, Batched, VmapMode].",
+        "op-not-on-device",
+        ("cuda",),
+        "https://github.com/TianxiangZhao/GraphSmote/issues/2 (torch 1.7.0)",
+    ),
+    (
+        "RuntimeError: Could not run 'aten::nonzero' with arguments from the 'SparseCUDA' backend. 'aten::nonzero' is only "
+        "available for these backends: [CPU, CUDA, Autograd, Profiler, Tracer].",
+        "op-not-on-device",
+        ("cuda",),
+        "https://github.com/bindog/pytorch-model-parallel/issues/3 (torch 1.6)",
+    ),
+    (
+        "RuntimeError: Could not run 'aten::gt.Scalar' with arguments from the 'SparseCUDATensorId' backend. "
+        "'aten::gt.Scalar' is only available for these backends: [CPUTensorId, CUDATensorId, QuantizedCPUTensorId, "
+        "VariableTensorId].",
+        "op-not-on-device",
+        ("cuda",),
+        "https://github.com/diegoantognini/pyGAT/issues/38 (torch 1.5; the pasted line's closing quote left out)",
+    ),
+    (
+        "RuntimeError: Could not run 'quantized::conv2d_prepack' with arguments from the 'UNKNOWN_TENSOR_TYPE_ID' backend. "
+        "'quantized::conv2d_prepack' is only available for these backends: [QuantizedCPU].",
+        "op-not-on-device",
+        ("cuda",),
+        "https://github.com/pytorch/pytorch/issues/42288 (torch 1.6.0, a quantized MobileNetV2 with --use_gpu)",
+    ),
+    (
+        "torch._subclasses.fake_tensor.MetadataMismatchError: Devices cpu and cuda:0 are not equal! (_scaled_dot_product_flash_attention)",
+        "mixed-devices",
+        ("cpu", "cuda:0"),
+        "https://github.com/pytorch/TensorRT/issues/3408 (title)",
+    ),
+    (
+        "RuntimeError: [Error thrown at core/runtime/execute_engine.cpp:132] Expected inputs[i].is_cuda() to be true but "
+        "got false Expected input tensors to have device cuda, found device cpu",
+        "mixed-devices",
+        ("cuda", "cpu"),
+        "https://github.com/pytorch/TensorRT/issues/2744 (title)",
+    ),
+    (
+        "ONNX: export failure: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and "
+        "cpu! (when checking argument for argument index in method wrapper__index_select)",
+        "mixed-devices",
+        ("cuda:0", "cpu"),
+        "https://github.com/WongKinYiu/yolov7/issues/1005 (title; YOLOv7's export.py prefixes 'ONNX: export failure')",
+    ),
+    (
+        "RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the sam",
+        "mixed-devices",
+        ("cuda", "cpu"),
+        "https://github.com/pytorch/audio/issues/1619 (torchaudio 0.9 Resample not moved to the GPU; the paste cut the last letter)",
+    ),
+    (
+        "RuntimeError: `enable_model_cpu_offload` requires accelerator, but not found",
+        "no-accelerator",
+        (),
+        "https://github.com/VectorSpaceLab/OmniGen2/issues/41 (torch 2.6.0 on Windows, accelerate 1.8.1 installed)",
+    ),
+    (
+        "Compilation failed: Dynamo failed to run FX node with fake tensors: call_function <built-in function iadd>"
+        "(*(FakeTensor(..., size=(2,)), FakeTensor(..., device='meta', size=(2,))), **{}): got "
+        "RuntimeError('Unhandled FakeTensor Device Propagation for aten.add_.Tensor, found two different devices cpu, "
+        "meta')",
+        "mixed-devices",
+        ("cpu", "meta"),
+        "https://github.com/pytorch/pytorch/issues/166626 (torch 2.7.1; 'Compilation failed: ' is the reporter's print)",
+    ),
+    (
+        "TypeError: Trying to convert ComplexDouble to the MPS backend but it does not have support for that dtype.",
+        "dtype-unsupported-on-device",
+        ("mps",),
+        "https://github.com/orchidas/DiffGFDN/issues/3",
+    ),
+    (
+        "libc++abi: terminating due to uncaught exception of type c10::TypeError: Trying to convert ComplexFloat to the "
+        "MPS backend but it does not have support for that dtype.",
+        "dtype-unsupported-on-device",
+        ("mps",),
+        "https://github.com/pytorch/pytorch/issues/78044 (torch.randn(..., device='mps', dtype=torch.cfloat))",
+    ),
+    (
+        "RuntimeError: CUDA error: invalid configuration argument",
+        "cuda-error",
+        ("cuda",),
+        "https://github.com/pytorch/pytorch/issues/63069 (backward of a sparse CUDA parameter)",
+    ),
+    (
+        "Expected all tensors to be on the same device, but got boundaries is on cpu, different from other tensors on "
+        "cuda:0 (when checking argument in method wrapper_CUDA_Tensor_bucketize)",
+        "mixed-devices",
+        ("cpu", "cuda:0"),
+        "https://github.com/docling-project/docling-serve/pull/316",
+    ),
+    (
+        "RuntimeError: module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on device: cuda:1",
+        "mixed-devices",
+        ("cuda:0", "cuda:1"),
+        "https://github.com/replicate/cog/issues/971 (torch.cuda.set_device('cuda:1') did not help)",
+    ),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     (
         "Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
@@ -1416,7 +1521,7 @@ def test_second_probe_misread_rows_say_the_specific_cause():
     assert "fork" in init.cause and "multiprocessing_context='spawn'" in init.fix and "index out of range" not in init.cause
     onnx = explain_device_error(_new("UserWarning: Constant folding"))
     assert "model.cpu()" in onnx.fix and "do_constant_folding=False" in onnx.fix and "token ids" not in onnx.cause
-    complex_mps = explain_device_error(_new("libc++abi: terminating"))
+    complex_mps = explain_device_error(_new("libc++abi: terminating with"))
     assert "macOS 14" in complex_mps.cause and "fp8" not in complex_mps.cause + complex_mps.fix
 
 
@@ -2264,3 +2369,49 @@ def test_fifth_probe_rocm_without_a_gpu_is_not_a_kernel_failure():
     e = explain_device_error(_new("HIP error: hipErrorNoDevice"))
     assert "no AMD GPU this process may use" in e.cause and "video and render groups" in e.cause
     assert "rocminfo" in e.fix and "usermod -aG video,render" in e.fix and "CUDA_LAUNCH_BLOCKING" not in e.fix
+
+
+def test_fifth_probe_sparse_tensors_are_about_the_layout():
+    for start in ("RuntimeError: Could not run 'aten::sum.dim_IntList'", "RuntimeError: Could not run 'aten::gt.Scalar'"):
+        e = explain_device_error(_new(start))
+        assert "a sparse tensor" in e.cause and "on cuda" in e.cause and "Nothing is on the wrong device" in e.cause
+        assert "t.to_dense()" in e.fix and "torch.sparse.mm" in e.fix and "print(t.layout)" in e.fix
+
+
+def test_fifth_probe_quantized_ops_of_1_6_on_the_gpu():
+    e = explain_device_error(_new("RuntimeError: Could not run 'quantized::conv2d_prepack'"))
+    assert "quantized::conv2d_prepack" in e.cause and "run on the CPU backends only" in e.cause
+    assert e.fix.startswith("Keep the quantized model, and its inputs, on the CPU")
+    # the same unknown backend for an op that is not quantized stays unread
+    assert explain_device_error("Could not run 'aten::add' with arguments from the 'UNKNOWN_TENSOR_TYPE_ID' backend.").kind != (
+        "op-not-on-device"
+    )
+
+
+def test_fifth_probe_fake_tensor_metadata_names_both_devices():
+    e = explain_device_error(_new("torch._subclasses.fake_tensor.MetadataMismatchError"))
+    assert "real result with its fake (meta) version" in e.cause and "cpu against cuda:0" in e.cause
+    assert "find_device_mismatches(model, x)" in e.fix and "SDPBackend.MATH" in e.fix
+
+
+def test_fifth_probe_tensorrt_inputs_go_to_the_gpu():
+    e = explain_device_error(_new("RuntimeError: [Error thrown at core/runtime/execute_engine.cpp:132]"))
+    assert "an input on cpu reached an engine that needs cuda" in e.cause and "partly compiled" in e.cause
+    assert "trt_model(*[x.to('cuda') for x in inputs])" in e.fix and "ir='dynamo'" in e.fix
+
+
+def test_fifth_probe_onnx_export_failure_is_the_constant_folding():
+    e = explain_device_error(_new("ONNX: export failure:"))
+    assert e.cause.startswith("the ONNX exporter") and "'ONNX: export failure'" in e.cause
+    assert e.fix.startswith("Export on the CPU") and "do_constant_folding=False" in e.fix
+
+
+def test_fifth_probe_a_cut_convolution_type_message_is_still_read():
+    e = explain_device_error(_new("RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor)"))
+    assert "the module's weights are on cpu" in e.cause and "none of the device-error families" not in e.cause
+
+
+def test_fifth_probe_diffusers_offload_without_an_accelerator():
+    e = explain_device_error(_new("RuntimeError: `enable_model_cpu_offload` requires accelerator"))
+    assert "model CPU offload" in e.cause and "CPU-only torch build" in e.cause and "accelerate does not" in e.cause
+    assert "install a CUDA build of torch" in e.fix and "pipe.to('cpu')" in e.fix

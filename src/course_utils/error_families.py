@@ -416,10 +416,60 @@ FAMILIES: tuple[Family, ...] = (
         source="torch/_subclasses/fake_tensor.py (pytorch/pytorch#106172); https://github.com/pytorch/pytorch/issues/119665",
     ),
     Family(
+        "fake-tensor-metadata-devices",
+        COMPILE,
+        "Tracing: a result's device differs from its fake version's",
+        rf"MetadataMismatchError: Devices (?P<home>{DEV}) and (?P<found>{DEV}) are not equal",
+        "mixed-devices",
+        devices=("{home}", "{found}"),
+        cause=(
+            "while tracing (torch.export, or a compiler built on it such as Torch-TensorRT's dynamo path) PyTorch "
+            "compared an operation's real result with its fake (meta) version, and the devices differ: {home} "
+            "against {found}. Either a tensor in the traced code is on another device than the rest (made without "
+            "device=, or an attribute model.to() did not move), or the operation's fake version gets the device "
+            "wrong, a PyTorch bug."
+        ),
+        fix=(
+            "Run the model once eagerly with the inputs on the model's device and list stray tensors: "
+            "find_device_mismatches(model, x); create tensors in forward() with device=x.device. If nothing is "
+            "stray, report the operation the message names to PyTorch, and avoid it meanwhile (for attention, "
+            "another SDPA backend: with torch.nn.attention.sdpa_kernel(SDPBackend.MATH): ...)."
+        ),
+        example="torch._subclasses.fake_tensor.MetadataMismatchError: Devices cpu and cuda:0 are not equal! "
+        "(_scaled_dot_product_flash_attention)",
+        releases="2.6-2.x (torch/_subclasses/fake_tensor.py)",
+        source="https://github.com/pytorch/TensorRT/issues/3408 (PaliGemma 2 through torch_tensorrt.dynamo)",
+    ),
+    Family(
+        "tensorrt-input-device",
+        LIBRARIES,
+        "Torch-TensorRT: an input not on the GPU",
+        r"Expected input tensors to have device (?P<want>\w+), found device (?P<got>\w+)",
+        "mixed-devices",
+        devices=("{want}", "{got}"),
+        cause=(
+            "a TensorRT engine runs on the GPU and takes its inputs where they are, and an input on {got} reached "
+            "an engine that needs {want}. Either the inputs were not moved, or, in a partly compiled model (where "
+            "PyTorch runs the parts TensorRT cannot), a PyTorch part made a tensor on the CPU (torch.zeros "
+            "without device=, .cpu(), a shape turned into a tensor) and passed it to the next TensorRT part."
+        ),
+        fix=(
+            "Move every input before calling the compiled module: trt_model(*[x.to('cuda') for x in inputs]). If "
+            "they already are, run the model uncompiled to find the tensor made on the CPU inside forward() "
+            "(create it with device=x.device), or compile through the dynamo path, "
+            "torch_tensorrt.compile(model, ir='dynamo', ...), which in pytorch/TensorRT#2744 ran the same model."
+        ),
+        example="RuntimeError: [Error thrown at core/runtime/execute_engine.cpp:132] Expected inputs[i].is_cuda() to "
+        "be true but got false Expected input tensors to have device cuda, found device cpu",
+        releases="Torch-TensorRT 1.x-2.x (the TorchScript runtime, core/runtime/execute_engine.cpp)",
+        source="https://github.com/pytorch/TensorRT/issues/2744; https://github.com/pytorch/TensorRT/pull/1416",
+    ),
+    Family(
         "onnx-constant-folding",
         COMPILE,
         "torch.onnx.export: constant folding across devices",
-        r"Constant folding in symbolic shape inference fails: (?P<inner>[^\n]*?on the same device[^\n]*)",
+        r"(?:Constant folding in symbolic shape inference fails|ONNX: export failure): "
+        r"(?P<inner>[^\n]*?on the same device[^\n]*)",
         "mixed-devices",
         devices=("*",),
         roles=dict(within="inner"),
@@ -427,8 +477,9 @@ FAMILIES: tuple[Family, ...] = (
             "the ONNX exporter (torch.onnx.export's TorchScript path) runs parts of the graph itself to fold them "
             "into constants, and one of them met two devices: values the exporter makes while tracing (a shape "
             "such as x.shape[0] turned into a tensor, index tensors, constants) are on the CPU, next to a model "
-            "and inputs on the GPU. It comes from exporting on a GPU, not from your model's own forward pass; as "
-            "a warning, the export goes on without that folding."
+            "and inputs on the GPU. It comes from exporting on a GPU, not from your model's own forward pass. As "
+            "a warning the export goes on without that folding; in _jit_pass_onnx_constant_fold it fails the "
+            "export (YOLOv5/v7's export.py prints that as 'ONNX: export failure')."
         ),
         fix=(
             "Export on the CPU: model.cpu().eval() with CPU example inputs (an ONNX file keeps no device; the "
@@ -441,7 +492,10 @@ FAMILIES: tuple[Family, ...] = (
             "index in method wrapper_CUDA__index_select)"
         ),
         releases="the TorchScript-based exporter, 1.x-2.x (reported on 2.0.0+cu118)",
-        source="https://github.com/pytorch/pytorch/issues/102947 (torch/csrc/jit/passes/onnx/shape_type_inference.cpp)",
+        source=(
+            "https://github.com/pytorch/pytorch/issues/102947 (torch/csrc/jit/passes/onnx/shape_type_inference.cpp); "
+            "https://github.com/WongKinYiu/yolov7/issues/1005 (do_constant_folding=False avoided it)"
+        ),
     ),
     Family(
         "pin",
@@ -949,7 +1003,7 @@ FAMILIES: tuple[Family, ...] = (
         "conv-types",
         MIXED,
         "Convolution as a type mismatch",
-        r"Input type \((?P<t1>[\w.]+)\) and (?P<what>weight|bias) type \((?P<t2>[\w.]+)\) should be the same",
+        r"Input type \((?P<t1>[\w.]+)\) and (?P<what>weight|bias) type \((?P<t2>[\w.]+)\) should be the sam",
         "mixed-devices",
         reader="conv_types",
         example="Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same or input "
@@ -1756,6 +1810,27 @@ FAMILIES: tuple[Family, ...] = (
         ),
     ),
     Family(
+        "diffusers-offload-no-accelerator",
+        LIBRARIES,
+        "diffusers: CPU offloading without an accelerator",
+        r"`enable_(?P<which>model|sequential)_cpu_offload` requires accelerator, but not found",
+        "no-accelerator",
+        cause=(
+            "diffusers' {which} CPU offload keeps the weights on the CPU and moves each part to an accelerator "
+            "when it runs, so it needs one, and torch sees none (torch.accelerator.current_accelerator() is "
+            "None): a CPU-only torch build (pip's default on Windows), or a machine or container without a "
+            "visible GPU. Installing accelerate does not change that."
+        ),
+        fix=(
+            "Check torch.cuda.is_available() (on a Mac torch.backends.mps.is_available()); for an NVIDIA GPU "
+            "install a CUDA build of torch (pytorch.org/get-started). Without a GPU, drop the offload call and run "
+            "the pipeline on the CPU: pipe.to('cpu')."
+        ),
+        example="RuntimeError: `enable_model_cpu_offload` requires accelerator, but not found",
+        releases="diffusers 0.3x (torch 2.6.0 on Windows in the report)",
+        source="https://github.com/VectorSpaceLab/OmniGen2/issues/41",
+    ),
+    Family(
         "lightning-mps",
         LIBRARIES,
         "Lightning: the MPS accelerator is not available",
@@ -2083,10 +2158,40 @@ FAMILIES: tuple[Family, ...] = (
         "https://github.com/facebookresearch/flores/issues/30 (LayerNormKernelImpl, 'when doing on cpu')",
     ),
     Family(
+        "sparse-op",
+        BACKENDS,
+        "A sparse tensor given to an operation with no sparse kernel",
+        r"Could not run '(?P<op>[\w:.]+)' with arguments from the 'Sparse(?P<backend>CUDA|CPU|MPS|XPU|Meta)(?:TensorId)?' "
+        r"backend",
+        "op-not-on-device",
+        devices=("{backend!l}",),
+        cause=(
+            "a sparse tensor (torch.sparse_coo_tensor, .to_sparse()) on {backend!l} reached {op}, which has no "
+            "kernel for sparse tensors there: most operations take dense (strided) tensors only, and the sparse "
+            "ones differ between the CPU and the GPU. Nothing is on the wrong device; the layout is what the "
+            "operation cannot take. Typical: an adjacency matrix built sparse (GCN/GAT code) then compared, "
+            "indexed, summed over a dim or passed to torch.where."
+        ),
+        fix=(
+            "Find the sparse tensor: print(t.layout) says torch.sparse_coo rather than torch.strided. Make it "
+            "dense before the operation, t = t.to_dense(), where it fits in memory; or keep it sparse and use the "
+            "sparse API (torch.sparse.mm, torch.sparse.sum, t.coalesce().values()). A newer torch may have the "
+            "kernel: the message lists the backends that do."
+        ),
+        example="RuntimeError: Could not run 'aten::nonzero' with arguments from the 'SparseCUDA' backend. "
+        "'aten::nonzero' is only available for these backends: [CPU, CUDA, Autograd, Profiler, Tracer].",
+        releases="1.5-2.x ('SparseCUDATensorId' in 1.5)",
+        source=(
+            "https://github.com/bindog/pytorch-model-parallel/issues/3; https://github.com/diegoantognini/pyGAT/issues/38 "
+            "('You need to use a sparse version GAT since your input is sparse')"
+        ),
+    ),
+    Family(
         "quantized-on-gpu",
         BACKENDS,
         "A quantized model moved to the GPU",
-        r"Could not run '(?P<op>[\w:.]+)' with arguments from the 'QuantizedCUDA(?:TensorId)?' backend",
+        r"Could not run '(?P<op>[\w:.]+)' with arguments from the '(?:QuantizedCUDA(?:TensorId)?' backend|"
+        r"UNKNOWN_TENSOR_TYPE_ID' backend\. '[\w:.]+' is only available for these backends: \[QuantizedCPU\])",
         "op-not-on-device",
         devices=("cuda",),
         cause=(
@@ -2101,8 +2206,8 @@ FAMILIES: tuple[Family, ...] = (
             "on the GPU in float16/bfloat16."
         ),
         example="Could not run 'aten::empty_strided' with arguments from the 'QuantizedCUDA' backend.",
-        releases="1.x-2.x",
-        source="https://github.com/pytorch/serve/issues/984",
+        releases="1.x-2.x ('UNKNOWN_TENSOR_TYPE_ID' in 1.6, before quantized CUDA tensors had a backend name)",
+        source="https://github.com/pytorch/serve/issues/984; https://github.com/pytorch/pytorch/issues/42288",
     ),
     Family(
         "mps-float64",
