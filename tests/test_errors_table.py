@@ -1399,6 +1399,23 @@ NEW = [
         ("cuda:0", "cuda:1"),
         "https://github.com/replicate/cog/issues/971 (torch.cuda.set_device('cuda:1') did not help)",
     ),
+    # --- fifth probe: DDP given several GPUs, .to() given a list of devices
+    (
+        "device_ids can only be None or contain a single element",
+        "ddp-device",
+        ("cuda",),
+        "https://github.com/pytorch/examples/issues/936 (DDP(model, device_ids) in the DDP example's README)",
+    ),
+    (
+        "to() received an invalid combination of arguments - got (list), but expected one of:\n"
+        " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, bool copy = False, *, "
+        "torch.memory_format memory_format = None)\n"
+        " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)\n"
+        " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)",
+        "bad-device-string",
+        (),
+        "https://github.com/huggingface/sentence-transformers/issues/3511 (encode(device=['cpu', 'cpu']), 4.1.0)",
+    ),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     (
         "Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
@@ -2415,3 +2432,17 @@ def test_fifth_probe_diffusers_offload_without_an_accelerator():
     e = explain_device_error(_new("RuntimeError: `enable_model_cpu_offload` requires accelerator"))
     assert "model CPU offload" in e.cause and "CPU-only torch build" in e.cause and "accelerate does not" in e.cause
     assert "install a CUDA build of torch" in e.fix and "pipe.to('cpu')" in e.fix
+
+
+def test_fifth_probe_ddp_takes_one_gpu_per_process():
+    e = explain_device_error(_new("device_ids can only be None or contain a single element"))
+    assert "one process per GPU" in e.cause and "device_ids=[0, 1, 2]" in e.cause
+    assert "torchrun --nproc_per_node=N" in e.fix and "device_ids=[local_rank]" in e.fix
+
+
+def test_fifth_probe_to_given_a_list_of_devices():
+    e = explain_device_error(_new("to() received an invalid combination of arguments - got (list)"))
+    assert e.is_device_error and "take one device" in e.cause and "got a list" in e.cause
+    assert "x.to('cuda:0')" in e.fix and "start_multi_process_pool" in e.fix
+    # another wrong argument to to() is not read as a list of devices
+    assert explain_device_error("to() received an invalid combination of arguments - got (str, str)").kind != "bad-device-string"

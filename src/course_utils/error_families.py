@@ -1532,6 +1532,26 @@ FAMILIES: tuple[Family, ...] = (
         source="https://github.com/Sanster/IOPaint/issues/230",
     ),
     Family(
+        "to-given-a-list",
+        GPU,
+        "A list of devices given to .to()",
+        r"to\(\) received an invalid combination of arguments - got \((?P<got>list|tuple)\)",
+        "bad-device-string",
+        cause=(
+            "Tensor.to() and Module.to() take one device (or a dtype), and got a {got}: usually a list of devices "
+            "meant for several processes or GPUs, as in sentence-transformers' encode(device=['cuda:0', "
+            "'cuda:1']) in a version that passes device to .to()."
+        ),
+        fix=(
+            "Give .to() one device: x.to('cuda:0'). For several devices run one worker per device: in "
+            "sentence-transformers pool = model.start_multi_process_pool(['cuda:0', 'cuda:1']) then "
+            "model.encode_multi_process(texts, pool); for training, DistributedDataParallel with one process per GPU."
+        ),
+        example="to() received an invalid combination of arguments - got (list), but expected one of:",
+        releases="any torch (the argument parser's wording); sentence-transformers 4.1.0 in the report",
+        source="https://github.com/huggingface/sentence-transformers/issues/3511",
+    ),
+    Family(
         "bad-device-string",
         GPU,
         "An unknown device type",
@@ -3447,6 +3467,27 @@ FAMILIES: tuple[Family, ...] = (
         example="DistributedDataParallel device_ids and output_device arguments only work with single-device CUDA modules, but got device_ids 1",
         releases="1.x wording (pytorch/pytorch#46821)",
         source="torch/nn/parallel/distributed.py",
+    ),
+    Family(
+        "ddp-one-device-id",
+        DISTRIBUTED,
+        "DDP: several GPUs in device_ids",
+        r"device_ids can only be None or contain a single element",
+        "ddp-device",
+        devices=("cuda",),
+        cause=(
+            "DistributedDataParallel runs one process per GPU, and device_ids names that process's one GPU; it was "
+            "given several, as DataParallel takes them (device_ids=[0, 1, 2]). DDP does not split a batch across "
+            "GPUs inside one process."
+        ),
+        fix=(
+            "Launch one process per GPU, torchrun --nproc_per_node=N train.py, and in each: local_rank = "
+            "int(os.environ['LOCAL_RANK']); torch.cuda.set_device(local_rank); "
+            "model = DDP(model.to(local_rank), device_ids=[local_rank])."
+        ),
+        example="device_ids can only be None or contain a single element",
+        releases="1.x (torch/nn/parallel/distributed.py's assert)",
+        source="https://github.com/pytorch/examples/issues/936 (DDP(model, device_ids) in examples' README)",
     ),
     Family(
         "ddp-device-types",
