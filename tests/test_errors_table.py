@@ -1416,6 +1416,20 @@ NEW = [
         (),
         "https://github.com/huggingface/sentence-transformers/issues/3511 (encode(device=['cpu', 'cpu']), 4.1.0)",
     ),
+    # --- fifth probe, PyTorch forums: a cut list of backends, THC's two GPUs of 0.2
+    (
+        "'aten::_slow_conv2d_forward' is only available for these backends: SparseCPU \u2026 \u2026",
+        "op-not-on-device",
+        (),
+        "https://discuss.pytorch.org/t/automatic-fallback-to-cpu/152189 (MPS, 1.12 nightly; the poster cut the message at both ends)",
+    ),
+    (
+        "RuntimeError: tensors are on different GPUs",
+        "mixed-devices",
+        ("cuda",),
+        "https://discuss.pytorch.org/t/about-cvpr-best-paper-whats-matters-need-attention-when-dealing-with-nn-"
+        "dataparallel/5155 (the memory-efficient DenseNet under nn.DataParallel, torch 0.2)",
+    ),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     (
         "Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
@@ -2446,3 +2460,20 @@ def test_fifth_probe_to_given_a_list_of_devices():
     assert "x.to('cuda:0')" in e.fix and "start_multi_process_pool" in e.fix
     # another wrong argument to to() is not read as a list of devices
     assert explain_device_error("to() received an invalid combination of arguments - got (str, str)").kind != "bad-device-string"
+
+
+def test_fifth_probe_a_list_of_backends_without_its_start():
+    e = explain_device_error(_new("'aten::_slow_conv2d_forward' is only available"))
+    assert "cut before its start" in e.cause and "aten::_slow_conv2d_forward has no kernel" in e.cause
+    assert "PYTORCH_ENABLE_MPS_FALLBACK=1" in e.fix and "t.to_dense()" in e.fix and "print(t.device" in e.fix
+    # a whole message is still read by its own row
+    whole = explain_device_error(
+        "Could not run 'quantized::linear' with arguments from the 'CPU' backend. 'quantized::linear' is only available "
+        "for these backends: [QuantizedCPU, QuantizedCUDA]."
+    )
+    assert whole.kind != "op-not-on-device" or "cut before its start" not in whole.cause
+
+
+def test_fifth_probe_thc_two_gpus_of_0_2():
+    e = explain_device_error(_new("RuntimeError: tensors are on different GPUs"))
+    assert e.cause.startswith("the tensors of one CUDA operation are on different GPUs") and ".to('cuda')" in e.fix

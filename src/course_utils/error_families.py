@@ -562,7 +562,7 @@ FAMILIES: tuple[Family, ...] = (
         "legacy-different-gpus",
         MIXED,
         "Old: THC",
-        r"arguments are located on different GPUs",
+        r"arguments are located on different GPUs|tensors are on different GPUs",
         "mixed-devices",
         reader="mixed",
         roles=dict(devices="*", fallback=("cuda",)),
@@ -571,8 +571,11 @@ FAMILIES: tuple[Family, ...] = (
             "neither. An operation runs on one device."
         ),
         example="arguments are located on different GPUs at /pytorch/aten/src/THC/generic/THCTensorMathBlas.cu:255",
-        releases="0.4-1.x (THC)",
-        source="aten/src/THC/THCGeneral.h.in (THCAssertSameGPU)",
+        releases="0.2-1.x (THC; 'tensors are on different GPUs' in 0.2)",
+        source=(
+            "aten/src/THC/THCGeneral.h.in (THCAssertSameGPU); "
+            "https://discuss.pytorch.org/t/about-cvpr-best-paper-whats-matters-need-attention-when-dealing-with-nn-dataparallel/5155"
+        ),
     ),
     Family(
         "legacy-current-device",
@@ -4142,6 +4145,29 @@ FAMILIES: tuple[Family, ...] = (
         example="cannot pin 'SparseCPUFloatType' only dense CPU tensors can be pinned",
         releases="read in 2.13.0",
         source="aten/src/ATen/native/Memory.cpp",
+    ),
+    # last: the tail of a "Could not run" message whose start (naming the backend) was cut; every row that reads
+    # a whole one (MPS, sparse, quantized, the look-alikes) comes first
+    Family(
+        "op-backends-tail",
+        BACKENDS,
+        "An operation's list of backends, its start cut off",
+        r"'(?P<op>[\w:.]+)' is only available for these backends: ",
+        "op-not-on-device",
+        cause=(
+            "this is the end of \"Could not run '{op}' with arguments from the '...' backend\", cut before its "
+            "start: {op} has no kernel for the backend its tensors are on, and the list names the backends that "
+            "have one. The part cut off names that backend: MPS (Apple's GPU), CUDA, a Sparse or Quantized one."
+        ),
+        fix=(
+            "Find the backend: the message's first line, or print(t.device, t.layout, t.is_quantized) for the "
+            "tensors given to {op}. On MPS set PYTORCH_ENABLE_MPS_FALLBACK=1 (before import torch) to run it on the "
+            "CPU; make a sparse tensor dense (t.to_dense()); keep a quantized model on the CPU; for CUDA, the "
+            "library that defines {op} was built without CUDA kernels (install the build that matches torch)."
+        ),
+        example="'aten::_slow_conv2d_forward' is only available for these backends: SparseCPU … …",
+        releases="1.12-2.x (the dispatcher's wording)",
+        source="https://discuss.pytorch.org/t/automatic-fallback-to-cpu/152189 (MPS in the 1.12 nightlies, cut by the poster)",
     ),
 )
 
