@@ -1430,6 +1430,12 @@ NEW = [
         "https://discuss.pytorch.org/t/about-cvpr-best-paper-whats-matters-need-attention-when-dealing-with-nn-"
         "dataparallel/5155 (the memory-efficient DenseNet under nn.DataParallel, torch 0.2)",
     ),
+    (
+        "RuntimeError: PyTorch is not linked with support for mps devices",
+        "backend-not-in-build",
+        ("mps",),
+        "https://github.com/jankais3r/LLaMA_MPS/issues/6 (torch 1.13.1+cu117 on Linux; fifth probe, read right before)",
+    ),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     (
         "Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
