@@ -1268,6 +1268,174 @@ NEW = [
         (),
         "https://github.com/XLabs-AI/x-flux/issues/44 (accelerate with DeepSpeed, more ranks than GPUs)",
     ),
+    # --- fifth probe: Inductor before MPS support, 'mps' in an old torch, ROCm without a GPU
+    (
+        "BackendCompilerFailed: debug_wrapper raised AssertionError: Torch not compiled with CUDA enabled",
+        "compile-device-unsupported",
+        (),
+        "https://github.com/pytorch/pytorch/issues/96976 (torch 2.0.0 on macOS, torch.set_default_device('mps'))",
+    ),
+    (
+        "RuntimeError: Expected one of cpu, cuda, xpu, mkldnn, opengl, opencl, ideep, hip, ve, ort, mlc, xla, lazy, vulkan, "
+        "meta, hpu device type at start of device string: mps",
+        "old-torch",
+        ("mps",),
+        "https://github.com/Sanster/IOPaint/issues/230 (torch 1.10.1+cu113 on Linux)",
+    ),
+    (
+        "HIP error: hipErrorNoDevice",
+        "no-gpu-visible",
+        ("cuda",),
+        "https://github.com/ROCm/legacy-rocm-build/issues/1666 (title, cut before the container's name; torch 1.9.0, ROCm 4.2)",
+    ),
+    (
+        "RuntimeError: HIP error: no kernel image is available for execution on the device",
+        "gpu-architecture",
+        ("cuda",),
+        "https://github.com/ROCm/legacy-rocm-build/issues/4728 (title)",
+    ),
+    # --- fifth probe: sparse and quantized tensors on the GPU, tracing and exporting, Torch-TensorRT, diffusers
+    (
+        "RuntimeError: Could not run 'aten::sum.dim_IntList' with arguments from the 'SparseCUDA' backend. "
+        "'aten::sum.dim_IntList' is only available for these backends: [CPU, CUDA, BackendSelect, Named, AutogradOther, "
+        "AutogradCPU, AutogradCUDA, AutogradXLA, AutogradPrivateUse1, AutogradPrivateUse2, AutogradPrivateUse3, Tracer, "
+        "Autocast, Batched, VmapMode].",
+        "op-not-on-device",
+        ("cuda",),
+        "https://github.com/TianxiangZhao/GraphSmote/issues/2 (torch 1.7.0)",
+    ),
+    (
+        "RuntimeError: Could not run 'aten::nonzero' with arguments from the 'SparseCUDA' backend. 'aten::nonzero' is only "
+        "available for these backends: [CPU, CUDA, Autograd, Profiler, Tracer].",
+        "op-not-on-device",
+        ("cuda",),
+        "https://github.com/bindog/pytorch-model-parallel/issues/3 (torch 1.6)",
+    ),
+    (
+        "RuntimeError: Could not run 'aten::gt.Scalar' with arguments from the 'SparseCUDATensorId' backend. "
+        "'aten::gt.Scalar' is only available for these backends: [CPUTensorId, CUDATensorId, QuantizedCPUTensorId, "
+        "VariableTensorId].",
+        "op-not-on-device",
+        ("cuda",),
+        "https://github.com/diegoantognini/pyGAT/issues/38 (torch 1.5; the pasted line's closing quote left out)",
+    ),
+    (
+        "RuntimeError: Could not run 'quantized::conv2d_prepack' with arguments from the 'UNKNOWN_TENSOR_TYPE_ID' backend. "
+        "'quantized::conv2d_prepack' is only available for these backends: [QuantizedCPU].",
+        "op-not-on-device",
+        ("cuda",),
+        "https://github.com/pytorch/pytorch/issues/42288 (torch 1.6.0, a quantized MobileNetV2 with --use_gpu)",
+    ),
+    (
+        "torch._subclasses.fake_tensor.MetadataMismatchError: Devices cpu and cuda:0 are not equal! (_scaled_dot_product_flash_attention)",
+        "mixed-devices",
+        ("cpu", "cuda:0"),
+        "https://github.com/pytorch/TensorRT/issues/3408 (title)",
+    ),
+    (
+        "RuntimeError: [Error thrown at core/runtime/execute_engine.cpp:132] Expected inputs[i].is_cuda() to be true but "
+        "got false Expected input tensors to have device cuda, found device cpu",
+        "mixed-devices",
+        ("cuda", "cpu"),
+        "https://github.com/pytorch/TensorRT/issues/2744 (title)",
+    ),
+    (
+        "ONNX: export failure: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and "
+        "cpu! (when checking argument for argument index in method wrapper__index_select)",
+        "mixed-devices",
+        ("cuda:0", "cpu"),
+        "https://github.com/WongKinYiu/yolov7/issues/1005 (title; YOLOv7's export.py prefixes 'ONNX: export failure')",
+    ),
+    (
+        "RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the sam",
+        "mixed-devices",
+        ("cuda", "cpu"),
+        "https://github.com/pytorch/audio/issues/1619 (torchaudio 0.9 Resample not moved to the GPU; the paste cut the last letter)",
+    ),
+    (
+        "RuntimeError: `enable_model_cpu_offload` requires accelerator, but not found",
+        "no-accelerator",
+        (),
+        "https://github.com/VectorSpaceLab/OmniGen2/issues/41 (torch 2.6.0 on Windows, accelerate 1.8.1 installed)",
+    ),
+    (
+        "Compilation failed: Dynamo failed to run FX node with fake tensors: call_function <built-in function iadd>"
+        "(*(FakeTensor(..., size=(2,)), FakeTensor(..., device='meta', size=(2,))), **{}): got "
+        "RuntimeError('Unhandled FakeTensor Device Propagation for aten.add_.Tensor, found two different devices cpu, "
+        "meta')",
+        "mixed-devices",
+        ("cpu", "meta"),
+        "https://github.com/pytorch/pytorch/issues/166626 (torch 2.7.1; 'Compilation failed: ' is the reporter's print)",
+    ),
+    (
+        "TypeError: Trying to convert ComplexDouble to the MPS backend but it does not have support for that dtype.",
+        "dtype-unsupported-on-device",
+        ("mps",),
+        "https://github.com/orchidas/DiffGFDN/issues/3",
+    ),
+    (
+        "libc++abi: terminating due to uncaught exception of type c10::TypeError: Trying to convert ComplexFloat to the "
+        "MPS backend but it does not have support for that dtype.",
+        "dtype-unsupported-on-device",
+        ("mps",),
+        "https://github.com/pytorch/pytorch/issues/78044 (torch.randn(..., device='mps', dtype=torch.cfloat))",
+    ),
+    (
+        "RuntimeError: CUDA error: invalid configuration argument",
+        "cuda-error",
+        ("cuda",),
+        "https://github.com/pytorch/pytorch/issues/63069 (backward of a sparse CUDA parameter)",
+    ),
+    (
+        "Expected all tensors to be on the same device, but got boundaries is on cpu, different from other tensors on "
+        "cuda:0 (when checking argument in method wrapper_CUDA_Tensor_bucketize)",
+        "mixed-devices",
+        ("cpu", "cuda:0"),
+        "https://github.com/docling-project/docling-serve/pull/316",
+    ),
+    (
+        "RuntimeError: module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on device: cuda:1",
+        "mixed-devices",
+        ("cuda:0", "cuda:1"),
+        "https://github.com/replicate/cog/issues/971 (torch.cuda.set_device('cuda:1') did not help)",
+    ),
+    # --- fifth probe: DDP given several GPUs, .to() given a list of devices
+    (
+        "device_ids can only be None or contain a single element",
+        "ddp-device",
+        ("cuda",),
+        "https://github.com/pytorch/examples/issues/936 (DDP(model, device_ids) in the DDP example's README)",
+    ),
+    (
+        "to() received an invalid combination of arguments - got (list), but expected one of:\n"
+        " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, bool copy = False, *, "
+        "torch.memory_format memory_format = None)\n"
+        " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)\n"
+        " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)",
+        "bad-device-string",
+        (),
+        "https://github.com/huggingface/sentence-transformers/issues/3511 (encode(device=['cpu', 'cpu']), 4.1.0)",
+    ),
+    # --- fifth probe, PyTorch forums: a cut list of backends, THC's two GPUs of 0.2
+    (
+        "'aten::_slow_conv2d_forward' is only available for these backends: SparseCPU \u2026 \u2026",
+        "op-not-on-device",
+        (),
+        "https://discuss.pytorch.org/t/automatic-fallback-to-cpu/152189 (MPS, 1.12 nightly; the poster cut the message at both ends)",
+    ),
+    (
+        "RuntimeError: tensors are on different GPUs",
+        "mixed-devices",
+        ("cuda",),
+        "https://discuss.pytorch.org/t/about-cvpr-best-paper-whats-matters-need-attention-when-dealing-with-nn-"
+        "dataparallel/5155 (the memory-efficient DenseNet under nn.DataParallel, torch 0.2)",
+    ),
+    (
+        "RuntimeError: PyTorch is not linked with support for mps devices",
+        "backend-not-in-build",
+        ("mps",),
+        "https://github.com/jankais3r/LLaMA_MPS/issues/6 (torch 1.13.1+cu117 on Linux; fifth probe, read right before)",
+    ),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     (
         "Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
@@ -1390,7 +1558,7 @@ def test_second_probe_misread_rows_say_the_specific_cause():
     assert "fork" in init.cause and "multiprocessing_context='spawn'" in init.fix and "index out of range" not in init.cause
     onnx = explain_device_error(_new("UserWarning: Constant folding"))
     assert "model.cpu()" in onnx.fix and "do_constant_folding=False" in onnx.fix and "token ids" not in onnx.cause
-    complex_mps = explain_device_error(_new("libc++abi: terminating"))
+    complex_mps = explain_device_error(_new("libc++abi: terminating with"))
     assert "macOS 14" in complex_mps.cause and "fp8" not in complex_mps.cause + complex_mps.fix
 
 
@@ -2210,3 +2378,108 @@ def test_fourth_probe_a_4_bit_weight_quantized_twice():
     e = explain_device_error(_new("RuntimeError: Blockwise quantization only supports 16/32-bit floats"))
     assert "already 4-bit" in e.cause and "p = p.to('cuda:0')" in e.cause
     assert e.fix.startswith("Move the module, not its parameters") and "upgrade bitsandbytes" in e.fix
+
+
+# --------------------------------------------------------------------------- fifth probe
+
+
+def test_fifth_probe_inductor_taking_mps_for_cuda_says_compile_elsewhere():
+    e = explain_device_error(_new("BackendCompilerFailed: debug_wrapper raised"))
+    assert "treats every such device as CUDA" in e.cause and "'mps'" in e.cause and "CPU-only" not in e.cause
+    assert e.fix == error_families._COMPILE_ELSEWHERE and "backend='aot_eager'" in e.fix
+    assert explain_device_error("Torch not compiled with CUDA enabled").kind == "cuda-not-compiled"  # outside compile
+
+
+def test_fifth_probe_mps_in_a_torch_older_than_1_12():
+    e = explain_device_error(_new("RuntimeError: Expected one of cpu, cuda, xpu, mkldnn"))
+    assert "older than 1.12" in e.cause and "not a device type" not in e.cause
+    assert "torch 1.12 or newer" in e.fix and "getattr(torch.backends, 'mps', None)" in e.fix
+    # a list that has mps: the name is unknown for another reason
+    listed = explain_device_error(
+        "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, "
+        "meta, hpu, mtia, privateuseone device type at start of device string: gpu"
+    )
+    assert listed.kind == "bad-device-string"
+
+
+def test_fifth_probe_rocm_without_a_gpu_is_not_a_kernel_failure():
+    e = explain_device_error(_new("HIP error: hipErrorNoDevice"))
+    assert "no AMD GPU this process may use" in e.cause and "video and render groups" in e.cause
+    assert "rocminfo" in e.fix and "usermod -aG video,render" in e.fix and "CUDA_LAUNCH_BLOCKING" not in e.fix
+
+
+def test_fifth_probe_sparse_tensors_are_about_the_layout():
+    for start in ("RuntimeError: Could not run 'aten::sum.dim_IntList'", "RuntimeError: Could not run 'aten::gt.Scalar'"):
+        e = explain_device_error(_new(start))
+        assert "a sparse tensor" in e.cause and "on cuda" in e.cause and "Nothing is on the wrong device" in e.cause
+        assert "t.to_dense()" in e.fix and "torch.sparse.mm" in e.fix and "print(t.layout)" in e.fix
+
+
+def test_fifth_probe_quantized_ops_of_1_6_on_the_gpu():
+    e = explain_device_error(_new("RuntimeError: Could not run 'quantized::conv2d_prepack'"))
+    assert "quantized::conv2d_prepack" in e.cause and "run on the CPU backends only" in e.cause
+    assert e.fix.startswith("Keep the quantized model, and its inputs, on the CPU")
+    # the same unknown backend for an op that is not quantized stays unread
+    assert explain_device_error("Could not run 'aten::add' with arguments from the 'UNKNOWN_TENSOR_TYPE_ID' backend.").kind != (
+        "op-not-on-device"
+    )
+
+
+def test_fifth_probe_fake_tensor_metadata_names_both_devices():
+    e = explain_device_error(_new("torch._subclasses.fake_tensor.MetadataMismatchError"))
+    assert "real result with its fake (meta) version" in e.cause and "cpu against cuda:0" in e.cause
+    assert "find_device_mismatches(model, x)" in e.fix and "SDPBackend.MATH" in e.fix
+
+
+def test_fifth_probe_tensorrt_inputs_go_to_the_gpu():
+    e = explain_device_error(_new("RuntimeError: [Error thrown at core/runtime/execute_engine.cpp:132]"))
+    assert "an input on cpu reached an engine that needs cuda" in e.cause and "partly compiled" in e.cause
+    assert "trt_model(*[x.to('cuda') for x in inputs])" in e.fix and "ir='dynamo'" in e.fix
+
+
+def test_fifth_probe_onnx_export_failure_is_the_constant_folding():
+    e = explain_device_error(_new("ONNX: export failure:"))
+    assert e.cause.startswith("the ONNX exporter") and "'ONNX: export failure'" in e.cause
+    assert e.fix.startswith("Export on the CPU") and "do_constant_folding=False" in e.fix
+
+
+def test_fifth_probe_a_cut_convolution_type_message_is_still_read():
+    e = explain_device_error(_new("RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor)"))
+    assert "the module's weights are on cpu" in e.cause and "none of the device-error families" not in e.cause
+
+
+def test_fifth_probe_diffusers_offload_without_an_accelerator():
+    e = explain_device_error(_new("RuntimeError: `enable_model_cpu_offload` requires accelerator"))
+    assert "model CPU offload" in e.cause and "CPU-only torch build" in e.cause and "accelerate does not" in e.cause
+    assert "install a CUDA build of torch" in e.fix and "pipe.to('cpu')" in e.fix
+
+
+def test_fifth_probe_ddp_takes_one_gpu_per_process():
+    e = explain_device_error(_new("device_ids can only be None or contain a single element"))
+    assert "one process per GPU" in e.cause and "device_ids=[0, 1, 2]" in e.cause
+    assert "torchrun --nproc_per_node=N" in e.fix and "device_ids=[local_rank]" in e.fix
+
+
+def test_fifth_probe_to_given_a_list_of_devices():
+    e = explain_device_error(_new("to() received an invalid combination of arguments - got (list)"))
+    assert e.is_device_error and "take one device" in e.cause and "got a list" in e.cause
+    assert "x.to('cuda:0')" in e.fix and "start_multi_process_pool" in e.fix
+    # another wrong argument to to() is not read as a list of devices
+    assert explain_device_error("to() received an invalid combination of arguments - got (str, str)").kind != "bad-device-string"
+
+
+def test_fifth_probe_a_list_of_backends_without_its_start():
+    e = explain_device_error(_new("'aten::_slow_conv2d_forward' is only available"))
+    assert "cut before its start" in e.cause and "aten::_slow_conv2d_forward has no kernel" in e.cause
+    assert "PYTORCH_ENABLE_MPS_FALLBACK=1" in e.fix and "t.to_dense()" in e.fix and "print(t.device" in e.fix
+    # a whole message is still read by its own row
+    whole = explain_device_error(
+        "Could not run 'quantized::linear' with arguments from the 'CPU' backend. 'quantized::linear' is only available "
+        "for these backends: [QuantizedCPU, QuantizedCUDA]."
+    )
+    assert whole.kind != "op-not-on-device" or "cut before its start" not in whole.cause
+
+
+def test_fifth_probe_thc_two_gpus_of_0_2():
+    e = explain_device_error(_new("RuntimeError: tensors are on different GPUs"))
+    assert e.cause.startswith("the tensors of one CUDA operation are on different GPUs") and ".to('cuda')" in e.fix

@@ -103,6 +103,11 @@ _SAME_MAJOR_RULE = (
     "Compare torch.cuda.get_device_capability() with torch.cuda.get_arch_list(): code built for sm_XY "
     "runs on a GPU of the same major version X and the same or a newer minor."
 )
+_COMPILE_ELSEWHERE = (
+    "Run uncompiled on this device (drop torch.compile, or a library's compile switch such as "
+    "nnUNet_compile=f), or compile with a backend that does not generate code: "
+    "torch.compile(model, backend='aot_eager'); for MPS, upgrade to torch 2.8 or newer."
+)
 _OPTIMIZER_STATE_ARGS = "state_steps|exp_avgs|exp_avg_sqs|max_exp_avg_sqs|momentum_buffer_list|state_sums"
 
 FAMILIES: tuple[Family, ...] = (
@@ -411,10 +416,60 @@ FAMILIES: tuple[Family, ...] = (
         source="torch/_subclasses/fake_tensor.py (pytorch/pytorch#106172); https://github.com/pytorch/pytorch/issues/119665",
     ),
     Family(
+        "fake-tensor-metadata-devices",
+        COMPILE,
+        "Tracing: a result's device differs from its fake version's",
+        rf"MetadataMismatchError: Devices (?P<home>{DEV}) and (?P<found>{DEV}) are not equal",
+        "mixed-devices",
+        devices=("{home}", "{found}"),
+        cause=(
+            "while tracing (torch.export, or a compiler built on it such as Torch-TensorRT's dynamo path) PyTorch "
+            "compared an operation's real result with its fake (meta) version, and the devices differ: {home} "
+            "against {found}. Either a tensor in the traced code is on another device than the rest (made without "
+            "device=, or an attribute model.to() did not move), or the operation's fake version gets the device "
+            "wrong, a PyTorch bug."
+        ),
+        fix=(
+            "Run the model once eagerly with the inputs on the model's device and list stray tensors: "
+            "find_device_mismatches(model, x); create tensors in forward() with device=x.device. If nothing is "
+            "stray, report the operation the message names to PyTorch, and avoid it meanwhile (for attention, "
+            "another SDPA backend: with torch.nn.attention.sdpa_kernel(SDPBackend.MATH): ...)."
+        ),
+        example="torch._subclasses.fake_tensor.MetadataMismatchError: Devices cpu and cuda:0 are not equal! "
+        "(_scaled_dot_product_flash_attention)",
+        releases="2.6-2.x (torch/_subclasses/fake_tensor.py)",
+        source="https://github.com/pytorch/TensorRT/issues/3408 (PaliGemma 2 through torch_tensorrt.dynamo)",
+    ),
+    Family(
+        "tensorrt-input-device",
+        LIBRARIES,
+        "Torch-TensorRT: an input not on the GPU",
+        r"Expected input tensors to have device (?P<want>\w+), found device (?P<got>\w+)",
+        "mixed-devices",
+        devices=("{want}", "{got}"),
+        cause=(
+            "a TensorRT engine runs on the GPU and takes its inputs where they are, and an input on {got} reached "
+            "an engine that needs {want}. Either the inputs were not moved, or, in a partly compiled model (where "
+            "PyTorch runs the parts TensorRT cannot), a PyTorch part made a tensor on the CPU (torch.zeros "
+            "without device=, .cpu(), a shape turned into a tensor) and passed it to the next TensorRT part."
+        ),
+        fix=(
+            "Move every input before calling the compiled module: trt_model(*[x.to('cuda') for x in inputs]). If "
+            "they already are, run the model uncompiled to find the tensor made on the CPU inside forward() "
+            "(create it with device=x.device), or compile through the dynamo path, "
+            "torch_tensorrt.compile(model, ir='dynamo', ...), which in pytorch/TensorRT#2744 ran the same model."
+        ),
+        example="RuntimeError: [Error thrown at core/runtime/execute_engine.cpp:132] Expected inputs[i].is_cuda() to "
+        "be true but got false Expected input tensors to have device cuda, found device cpu",
+        releases="Torch-TensorRT 1.x-2.x (the TorchScript runtime, core/runtime/execute_engine.cpp)",
+        source="https://github.com/pytorch/TensorRT/issues/2744; https://github.com/pytorch/TensorRT/pull/1416",
+    ),
+    Family(
         "onnx-constant-folding",
         COMPILE,
         "torch.onnx.export: constant folding across devices",
-        r"Constant folding in symbolic shape inference fails: (?P<inner>[^\n]*?on the same device[^\n]*)",
+        r"(?:Constant folding in symbolic shape inference fails|ONNX: export failure): "
+        r"(?P<inner>[^\n]*?on the same device[^\n]*)",
         "mixed-devices",
         devices=("*",),
         roles=dict(within="inner"),
@@ -422,8 +477,9 @@ FAMILIES: tuple[Family, ...] = (
             "the ONNX exporter (torch.onnx.export's TorchScript path) runs parts of the graph itself to fold them "
             "into constants, and one of them met two devices: values the exporter makes while tracing (a shape "
             "such as x.shape[0] turned into a tensor, index tensors, constants) are on the CPU, next to a model "
-            "and inputs on the GPU. It comes from exporting on a GPU, not from your model's own forward pass; as "
-            "a warning, the export goes on without that folding."
+            "and inputs on the GPU. It comes from exporting on a GPU, not from your model's own forward pass. As "
+            "a warning the export goes on without that folding; in _jit_pass_onnx_constant_fold it fails the "
+            "export (YOLOv5/v7's export.py prints that as 'ONNX: export failure')."
         ),
         fix=(
             "Export on the CPU: model.cpu().eval() with CPU example inputs (an ONNX file keeps no device; the "
@@ -436,7 +492,10 @@ FAMILIES: tuple[Family, ...] = (
             "index in method wrapper_CUDA__index_select)"
         ),
         releases="the TorchScript-based exporter, 1.x-2.x (reported on 2.0.0+cu118)",
-        source="https://github.com/pytorch/pytorch/issues/102947 (torch/csrc/jit/passes/onnx/shape_type_inference.cpp)",
+        source=(
+            "https://github.com/pytorch/pytorch/issues/102947 (torch/csrc/jit/passes/onnx/shape_type_inference.cpp); "
+            "https://github.com/WongKinYiu/yolov7/issues/1005 (do_constant_folding=False avoided it)"
+        ),
     ),
     Family(
         "pin",
@@ -503,7 +562,7 @@ FAMILIES: tuple[Family, ...] = (
         "legacy-different-gpus",
         MIXED,
         "Old: THC",
-        r"arguments are located on different GPUs",
+        r"arguments are located on different GPUs|tensors are on different GPUs",
         "mixed-devices",
         reader="mixed",
         roles=dict(devices="*", fallback=("cuda",)),
@@ -512,8 +571,11 @@ FAMILIES: tuple[Family, ...] = (
             "neither. An operation runs on one device."
         ),
         example="arguments are located on different GPUs at /pytorch/aten/src/THC/generic/THCTensorMathBlas.cu:255",
-        releases="0.4-1.x (THC)",
-        source="aten/src/THC/THCGeneral.h.in (THCAssertSameGPU)",
+        releases="0.2-1.x (THC; 'tensors are on different GPUs' in 0.2)",
+        source=(
+            "aten/src/THC/THCGeneral.h.in (THCAssertSameGPU); "
+            "https://discuss.pytorch.org/t/about-cvpr-best-paper-whats-matters-need-attention-when-dealing-with-nn-dataparallel/5155"
+        ),
     ),
     Family(
         "legacy-current-device",
@@ -944,7 +1006,7 @@ FAMILIES: tuple[Family, ...] = (
         "conv-types",
         MIXED,
         "Convolution as a type mismatch",
-        r"Input type \((?P<t1>[\w.]+)\) and (?P<what>weight|bias) type \((?P<t2>[\w.]+)\) should be the same",
+        r"Input type \((?P<t1>[\w.]+)\) and (?P<what>weight|bias) type \((?P<t2>[\w.]+)\) should be the sam",
         "mixed-devices",
         reader="conv_types",
         example="Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same or input "
@@ -1163,6 +1225,23 @@ FAMILIES: tuple[Family, ...] = (
         example="don't know how to restore data location of torch.storage.UntypedStorage (tagged with mps)",
         releases="read in 2.13.0",
         source="torch/serialization.py (default_restore_location)",
+    ),
+    Family(
+        "inductor-assumes-cuda",
+        COMPILE,
+        "torch.compile: Inductor took the device for CUDA",
+        r"BackendCompilerFailed: \w+ raised:?\s*AssertionError: Torch not compiled with CUDA enabled",
+        "compile-device-unsupported",
+        cause=(
+            "torch.compile's Inductor compiled a graph whose tensors are not on the CPU, and this PyTorch's "
+            "Inductor treats every such device as CUDA; the build has no CUDA, so the device is another one: on a "
+            "Mac, 'mps' (model.to('mps') or torch.set_default_device('mps')). Inductor had no MPS code generator "
+            "before 2.8. The model is fine; it is the compiler that cannot target the device."
+        ),
+        fix=_COMPILE_ELSEWHERE,
+        example="BackendCompilerFailed: debug_wrapper raised AssertionError: Torch not compiled with CUDA enabled",
+        releases="2.0 (torch.compile of a model on 'mps'); from 2.2 Inductor says 'Device mps not supported'",
+        source="https://github.com/pytorch/pytorch/issues/96976 (torch 2.0.0, macOS, set_default_device('mps'))",
     ),
     Family(
         "cuda-not-compiled",
@@ -1431,6 +1510,49 @@ FAMILIES: tuple[Family, ...] = (
         example="Expected a cuda device, but got: cpu",
         releases="read in 2.13.0",
         source="torch/cuda/__init__.py",
+    ),
+    Family(
+        "mps-before-1-12",
+        GPU,
+        "'mps' asked of a PyTorch older than 1.12",
+        r"Expected one of (?:(?!\bmps\b)[\w, ])+ device type at start of device string: mps\b",
+        "old-torch",
+        devices=("mps",),
+        cause=(
+            "this PyTorch is older than 1.12, the first release with Apple's GPU as 'mps': the device types it "
+            "lists have no mps. Either torch is old on a Mac, or code that checks for 'mps' runs on Linux or "
+            "Windows with an old torch, where even torch.device('mps') raises."
+        ),
+        fix=(
+            "On an Apple silicon Mac, install torch 1.12 or newer (a macOS arm64 build). In code that runs "
+            "elsewhere, test before naming the device: getattr(torch.backends, 'mps', None) is not None and "
+            "torch.backends.mps.is_available(); compare device.type == 'mps' rather than building "
+            "torch.device('mps')."
+        ),
+        example="RuntimeError: Expected one of cpu, cuda, xpu, mkldnn, opengl, opencl, ideep, hip, ve, ort, mlc, xla, "
+        "lazy, vulkan, meta, hpu device type at start of device string: mps",
+        releases="torch 1.10-1.11 (reported on 1.10.1+cu113); 1.12 added mps to the list",
+        source="https://github.com/Sanster/IOPaint/issues/230",
+    ),
+    Family(
+        "to-given-a-list",
+        GPU,
+        "A list of devices given to .to()",
+        r"to\(\) received an invalid combination of arguments - got \((?P<got>list|tuple)\)",
+        "bad-device-string",
+        cause=(
+            "Tensor.to() and Module.to() take one device (or a dtype), and got a {got}: usually a list of devices "
+            "meant for several processes or GPUs, as in sentence-transformers' encode(device=['cuda:0', "
+            "'cuda:1']) in a version that passes device to .to()."
+        ),
+        fix=(
+            "Give .to() one device: x.to('cuda:0'). For several devices run one worker per device: in "
+            "sentence-transformers pool = model.start_multi_process_pool(['cuda:0', 'cuda:1']) then "
+            "model.encode_multi_process(texts, pool); for training, DistributedDataParallel with one process per GPU."
+        ),
+        example="to() received an invalid combination of arguments - got (list), but expected one of:",
+        releases="any torch (the argument parser's wording); sentence-transformers 4.1.0 in the report",
+        source="https://github.com/huggingface/sentence-transformers/issues/3511",
     ),
     Family(
         "bad-device-string",
@@ -1702,17 +1824,34 @@ FAMILIES: tuple[Family, ...] = (
             "model on 'mps' failed like this), and other devices need their vendor's backend. The model itself "
             "is fine; it is the compiler that cannot target the device."
         ),
-        fix=(
-            "Run uncompiled on this device (drop torch.compile, or a library's compile switch such as "
-            "nnUNet_compile=f), or compile with a backend that does not generate code: "
-            "torch.compile(model, backend='aot_eager'); for MPS, upgrade to torch 2.8 or newer."
-        ),
+        fix=_COMPILE_ELSEWHERE,
         example="torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nAssertionError: Device mps not supported",
         releases="2.2-2.7 for mps (the assert came with pytorch/pytorch#112001); still the assert in 2.13.0",
         source=(
             "torch/_inductor/graph.py of 2.13.0 (init_wrapper_code); https://github.com/MIC-DKFZ/nnUNet/issues/2244; "
             "https://github.com/ModelCloud/GPTQModel/pull/1684 (MPS support from 2.8.0)"
         ),
+    ),
+    Family(
+        "diffusers-offload-no-accelerator",
+        LIBRARIES,
+        "diffusers: CPU offloading without an accelerator",
+        r"`enable_(?P<which>model|sequential)_cpu_offload` requires accelerator, but not found",
+        "no-accelerator",
+        cause=(
+            "diffusers' {which} CPU offload keeps the weights on the CPU and moves each part to an accelerator "
+            "when it runs, so it needs one, and torch sees none (torch.accelerator.current_accelerator() is "
+            "None): a CPU-only torch build (pip's default on Windows), or a machine or container without a "
+            "visible GPU. Installing accelerate does not change that."
+        ),
+        fix=(
+            "Check torch.cuda.is_available() (on a Mac torch.backends.mps.is_available()); for an NVIDIA GPU "
+            "install a CUDA build of torch (pytorch.org/get-started). Without a GPU, drop the offload call and run "
+            "the pipeline on the CPU: pipe.to('cpu')."
+        ),
+        example="RuntimeError: `enable_model_cpu_offload` requires accelerator, but not found",
+        releases="diffusers 0.3x (torch 2.6.0 on Windows in the report)",
+        source="https://github.com/VectorSpaceLab/OmniGen2/issues/41",
     ),
     Family(
         "lightning-mps",
@@ -2042,10 +2181,40 @@ FAMILIES: tuple[Family, ...] = (
         "https://github.com/facebookresearch/flores/issues/30 (LayerNormKernelImpl, 'when doing on cpu')",
     ),
     Family(
+        "sparse-op",
+        BACKENDS,
+        "A sparse tensor given to an operation with no sparse kernel",
+        r"Could not run '(?P<op>[\w:.]+)' with arguments from the 'Sparse(?P<backend>CUDA|CPU|MPS|XPU|Meta)(?:TensorId)?' "
+        r"backend",
+        "op-not-on-device",
+        devices=("{backend!l}",),
+        cause=(
+            "a sparse tensor (torch.sparse_coo_tensor, .to_sparse()) on {backend!l} reached {op}, which has no "
+            "kernel for sparse tensors there: most operations take dense (strided) tensors only, and the sparse "
+            "ones differ between the CPU and the GPU. Nothing is on the wrong device; the layout is what the "
+            "operation cannot take. Typical: an adjacency matrix built sparse (GCN/GAT code) then compared, "
+            "indexed, summed over a dim or passed to torch.where."
+        ),
+        fix=(
+            "Find the sparse tensor: print(t.layout) says torch.sparse_coo rather than torch.strided. Make it "
+            "dense before the operation, t = t.to_dense(), where it fits in memory; or keep it sparse and use the "
+            "sparse API (torch.sparse.mm, torch.sparse.sum, t.coalesce().values()). A newer torch may have the "
+            "kernel: the message lists the backends that do."
+        ),
+        example="RuntimeError: Could not run 'aten::nonzero' with arguments from the 'SparseCUDA' backend. "
+        "'aten::nonzero' is only available for these backends: [CPU, CUDA, Autograd, Profiler, Tracer].",
+        releases="1.5-2.x ('SparseCUDATensorId' in 1.5)",
+        source=(
+            "https://github.com/bindog/pytorch-model-parallel/issues/3; https://github.com/diegoantognini/pyGAT/issues/38 "
+            "('You need to use a sparse version GAT since your input is sparse')"
+        ),
+    ),
+    Family(
         "quantized-on-gpu",
         BACKENDS,
         "A quantized model moved to the GPU",
-        r"Could not run '(?P<op>[\w:.]+)' with arguments from the 'QuantizedCUDA(?:TensorId)?' backend",
+        r"Could not run '(?P<op>[\w:.]+)' with arguments from the '(?:QuantizedCUDA(?:TensorId)?' backend|"
+        r"UNKNOWN_TENSOR_TYPE_ID' backend\. '[\w:.]+' is only available for these backends: \[QuantizedCPU\])",
         "op-not-on-device",
         devices=("cuda",),
         cause=(
@@ -2060,8 +2229,8 @@ FAMILIES: tuple[Family, ...] = (
             "on the GPU in float16/bfloat16."
         ),
         example="Could not run 'aten::empty_strided' with arguments from the 'QuantizedCUDA' backend.",
-        releases="1.x-2.x",
-        source="https://github.com/pytorch/serve/issues/984",
+        releases="1.x-2.x ('UNKNOWN_TENSOR_TYPE_ID' in 1.6, before quantized CUDA tensors had a backend name)",
+        source="https://github.com/pytorch/serve/issues/984; https://github.com/pytorch/pytorch/issues/42288",
     ),
     Family(
         "mps-float64",
@@ -3303,6 +3472,27 @@ FAMILIES: tuple[Family, ...] = (
         source="torch/nn/parallel/distributed.py",
     ),
     Family(
+        "ddp-one-device-id",
+        DISTRIBUTED,
+        "DDP: several GPUs in device_ids",
+        r"device_ids can only be None or contain a single element",
+        "ddp-device",
+        devices=("cuda",),
+        cause=(
+            "DistributedDataParallel runs one process per GPU, and device_ids names that process's one GPU; it was "
+            "given several, as DataParallel takes them (device_ids=[0, 1, 2]). DDP does not split a batch across "
+            "GPUs inside one process."
+        ),
+        fix=(
+            "Launch one process per GPU, torchrun --nproc_per_node=N train.py, and in each: local_rank = "
+            "int(os.environ['LOCAL_RANK']); torch.cuda.set_device(local_rank); "
+            "model = DDP(model.to(local_rank), device_ids=[local_rank])."
+        ),
+        example="device_ids can only be None or contain a single element",
+        releases="1.x (torch/nn/parallel/distributed.py's assert)",
+        source="https://github.com/pytorch/examples/issues/936 (DDP(model, device_ids) in examples' README)",
+    ),
+    Family(
         "ddp-device-types",
         DISTRIBUTED,
         "DDP: a module on two kinds of device",
@@ -3693,6 +3883,29 @@ FAMILIES: tuple[Family, ...] = (
         source="c10/cuda/CUDAMiscFunctions.cpp",
     ),
     Family(
+        "rocm-no-device",
+        BACKENDS,
+        "ROCm: no GPU this process may use",
+        r"hipErrorNoDevice",
+        "no-gpu-visible",
+        devices=("cuda",),
+        cause=(
+            "a ROCm (HIP) build found no AMD GPU this process may use: the user is not in the video and render "
+            "groups (so /dev/kfd and /dev/dri cannot be opened), a container was started without "
+            "--device=/dev/kfd --device=/dev/dri, HIP_VISIBLE_DEVICES (or ROCR_VISIBLE_DEVICES, "
+            "CUDA_VISIBLE_DEVICES) hides the GPUs, or the amdgpu kernel driver is not loaded. Nothing in the model "
+            "is wrong: there was no GPU to run on."
+        ),
+        fix=(
+            "Check what the process sees, as the same user in the same container: rocminfo, rocm-smi, "
+            "ls -l /dev/kfd, groups, echo $HIP_VISIBLE_DEVICES, torch.cuda.device_count(). Then "
+            "sudo usermod -aG video,render $USER (and log in again), or pass the devices to docker run."
+        ),
+        example="HIP error: hipErrorNoDevice",
+        releases="ROCm builds of torch 1.9 and later (ROCm 4.2 container)",
+        source=("https://github.com/ROCm/legacy-rocm-build/issues/1666 (title); https://github.com/ROCm/hip/issues/337 (the video group)"),
+    ),
+    Family(
         "cuda-error",
         DID,
         "Any other CUDA or HIP error",
@@ -3932,6 +4145,29 @@ FAMILIES: tuple[Family, ...] = (
         example="cannot pin 'SparseCPUFloatType' only dense CPU tensors can be pinned",
         releases="read in 2.13.0",
         source="aten/src/ATen/native/Memory.cpp",
+    ),
+    # last: the tail of a "Could not run" message whose start (naming the backend) was cut; every row that reads
+    # a whole one (MPS, sparse, quantized, the look-alikes) comes first
+    Family(
+        "op-backends-tail",
+        BACKENDS,
+        "An operation's list of backends, its start cut off",
+        r"'(?P<op>[\w:.]+)' is only available for these backends: ",
+        "op-not-on-device",
+        cause=(
+            "this is the end of \"Could not run '{op}' with arguments from the '...' backend\", cut before its "
+            "start: {op} has no kernel for the backend its tensors are on, and the list names the backends that "
+            "have one. The part cut off names that backend: MPS (Apple's GPU), CUDA, a Sparse or Quantized one."
+        ),
+        fix=(
+            "Find the backend: the message's first line, or print(t.device, t.layout, t.is_quantized) for the "
+            "tensors given to {op}. On MPS set PYTORCH_ENABLE_MPS_FALLBACK=1 (before import torch) to run it on the "
+            "CPU; make a sparse tensor dense (t.to_dense()); keep a quantized model on the CPU; for CUDA, the "
+            "library that defines {op} was built without CUDA kernels (install the build that matches torch)."
+        ),
+        example="'aten::_slow_conv2d_forward' is only available for these backends: SparseCPU … …",
+        releases="1.12-2.x (the dispatcher's wording)",
+        source="https://discuss.pytorch.org/t/automatic-fallback-to-cpu/152189 (MPS in the 1.12 nightlies, cut by the poster)",
     ),
 )
 
