@@ -24,6 +24,13 @@ TRY_ITS = [
     ),
     Case("08.b", f"second = {FIRST.replace('--node-rank 0', '--node-rank 1').replace('--nnodes 2 ', '')!r}", "fail", "--nnodes"),
     Case("08.b", "second = ['torchrun', '--node-rank', '1']", "fail", "one string"),
+    # the lesson's one-machine runs start with `torchrun --standalone`: copied, it passed
+    Case(
+        "08.b",
+        f"second = {FIRST.replace('--node-rank 0', '--node-rank 1').replace('torchrun', 'torchrun --standalone')!r}",
+        "fail",
+        "one-machine job",
+    ),
     Case(
         "08.b",
         "second = 'torchrun --nnodes 2 --node-rank 1 --nproc-per-node 2 --master-addr 127.0.0.1 --master-port 29500 scripts/ddp_basics.py'",

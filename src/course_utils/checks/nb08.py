@@ -335,6 +335,11 @@ def _second_machine(value) -> str:
         )
     if str(parsed.nproc_per_node) != "2":
         raise Wrong(f"--nproc-per-node is {parsed.nproc_per_node}; each machine runs 2 processes here.")
+    if parsed.standalone:
+        raise Wrong(
+            "--standalone makes a one-machine job: torchrun then meets only itself, on this machine, and machine 1 would never join machine 0.",
+            "Leave out --standalone, the option of the one-machine runs: a job of two machines meets at machine 0's address.",
+        )
     if parsed.rdzv_backend != "static" or parsed.master_addr != "127.0.0.1" or parsed.master_port != 29500:
         raise Wrong(
             f"This machine would look for machine 0 at {parsed.master_addr}:{parsed.master_port} "
