@@ -133,4 +133,14 @@ TRY_ITS = [
     Case("11.b", LOADER.format(body="DataLoader(range(10), shuffle=True)"), "fail", "no generator"),
     Case("11.b", LOADER.format(body="DataLoader(range(10), generator=torch.Generator().manual_seed(11))"), "fail", "does not shuffle"),
     Case("11.b", LOADER.format(body="DataLoader(range(10), shuffle=True, generator=torch.Generator())"), "fail", "expected 11"),
+    # torch.manual_seed returns the global generator: CPU, seeded 11, and it passed
+    Case("11.b", LOADER.format(body="DataLoader(range(10), shuffle=True, generator=torch.manual_seed(11))"), "fail", "global one"),
+    Case(
+        "11.b",
+        LOADER.format(
+            body="DataLoader(range(10), sampler=torch.utils.data.RandomSampler(range(10)), generator=torch.Generator().manual_seed(11))"
+        ),
+        "fail",
+        "does not draw from the loader's generator",
+    ),
 ]

@@ -102,6 +102,18 @@ def _loader(loader) -> str:
         )
     if g.device != torch.device("cpu"):
         raise Wrong(f"`loader`'s generator is on {g.device}; the question asks for a CPU generator.")
+    if g is torch.default_generator:
+        raise Wrong(
+            "`loader`'s generator is torch's global one (torch.manual_seed returns it): every random call in the "
+            "notebook draws from it too, so the order depends on what ran before, not on the seed alone.",
+            "Give the DataLoader a generator of its own, made for the CPU and seeded.",
+        )
+    if loader.sampler.generator is not g:
+        raise Wrong(
+            "`loader`'s sampler does not draw from the loader's generator: it shuffles by a generator of its own "
+            "(or torch's global one), so the seed does not fix the order.",
+            "Let DataLoader make the sampler (shuffle=...), or give the sampler the same seeded generator.",
+        )
     if g.initial_seed() != 11:
         raise Wrong(
             f"`loader`'s generator was seeded with {g.initial_seed()}; expected 11.",
