@@ -58,6 +58,12 @@ TRY_ITS = [
     Case("04.a", "def zeros_where(x):\n    torch.set_default_device(x.device)\n    return torch.zeros(2)", "fail", "has put it back"),
     Case("04.a", "def zeros_where(x):\n    return torch.zeros(2)", "fail", "expected x's device, meta"),
     Case("04.a", "def zeros_where(x):\n    with torch.device(x.device):\n        return torch.ones(2)", "fail", "expected zeros"),
+    # the right device, but not by the default device the try-it is about: they passed
+    Case("04.a", "def zeros_where(x):\n    return torch.zeros(2, device=x.device)", "fail", "named the device itself"),
+    Case("04.a", "def zeros_where(x):\n    return torch.zeros(2).to(x.device)", "fail", "named the device itself"),
+    Case("04.a", "def zeros_where(x):\n    return x.new_zeros(2)", "fail", "named the device itself"),
+    Case("04.a", "def zeros_where(x):\n    with torch.device(x.device):\n        z = torch.zeros(2)\n    return z", "pass"),
+    Case("04.a", "def zeros_where(x):\n    with x.device:\n        return torch.zeros(2)", "pass"),
     # 04.b: build a layer directly on its device
     Case("04.b", "def build_on(device):\n    with torch.device(device):\n        return nn.Linear(8, 8)", "pass"),
     Case("04.b", "def build_on(device):\n    return nn.Linear(8, 8, device=device)", "pass"),

@@ -253,6 +253,49 @@ def _default_kept(before: torch.device, where: str) -> None:
         )
 
 
+class _PlacedByBlocks:
+    """The functions that a `with torch.device(...)` block placed during a call (04.a): ``names``.
+
+    Records what torch's DeviceContext, the mode behind the with-block, handles. ``works`` says whether the
+    recording saw a block of its own on entry: where it did not (a torch that places tensors another way),
+    nothing is concluded from ``names``."""
+
+    def __enter__(self):
+        from unittest.mock import patch
+
+        from torch.utils._device import DeviceContext
+
+        own = DeviceContext.__torch_function__
+        self.names: list[str] = []
+
+        def recording(mode, func, types, args=(), kwargs=None):
+            self.names.append(getattr(func, "__name__", ""))
+            return own(mode, func, types, args, kwargs)
+
+        self._patch = patch.object(DeviceContext, "__torch_function__", recording)
+        self._patch.__enter__()
+        with torch.device("meta"):
+            torch.zeros(1)
+        self.works, self.names = self.names == ["zeros"], []
+        return self
+
+    def __exit__(self, *exc):
+        return self._patch.__exit__(*exc)
+
+
+def _zeros_by_block(zeros_where, x: torch.Tensor, where: str) -> None:
+    """Wrong if ``zeros_where(x)`` made its zeros without a with-block placing torch.zeros (04.a)."""
+    with _PlacedByBlocks() as placed:
+        call(zeros_where, x)
+    if placed.works and "zeros" not in placed.names:
+        raise Wrong(
+            f"{where} put its zeros on x's device, but not through a with-block around torch.zeros(2): it named "
+            "the device itself (device=, .to(...), new_zeros or zeros_like), so the default device, what this "
+            "try-it is about, played no part.",
+            "Write torch.zeros(2) without device= and let a `with torch.device(...)` block decide where it lands.",
+        )
+
+
 @try_it(
     "04.a",
     "New tensors follow a default device",
@@ -284,6 +327,7 @@ def _zeros_where(zeros_where) -> str:
             )
         if device.type != "meta" and torch.count_nonzero(got).item() != 0:
             raise Wrong(f"{where} returned {got.tolist()}; expected zeros.")
+    _zeros_by_block(zeros_where, torch.ones(3, device="meta"), "zeros_where(<x on meta>)")  # meta: never the default
     return f"torch.zeros(2) landed on x's device for x on {', '.join(str(d) for d in devices)}."
 
 
