@@ -341,8 +341,10 @@ def _numpy_copy(numpy_copy) -> str:
 
 
 def _float_inputs() -> list[torch.Tensor]:
-    """Tensors whose device an answer must follow: different shapes, so shape cannot come from them."""
-    return [torch.zeros(2, 2), torch.zeros(5, device="meta")] + [torch.zeros(4, device=d) for d in accelerator_targets()]
+    """Tensors whose device an answer must follow: different shapes, so shape cannot come from them, and one
+    float64, so the answer's float32 cannot come from x either."""
+    accelerators = [torch.zeros(4, device=d) for d in accelerator_targets()]
+    return [torch.zeros(2, 2), torch.zeros(5, device="meta"), *accelerators, torch.zeros(4, 1, dtype=torch.float64)]
 
 
 @try_it(
@@ -372,14 +374,20 @@ def _ones_beside(ones_beside) -> str:
         if tuple(got.shape) != (3,):
             hint = "`ones_like(x)` copies the shape of x as well as its device; the task asks for three values." if got.shape == x.shape else ""
             raise Wrong(f"{where} returned shape {tuple(got.shape)}; expected (3,).", hint)
+        if got.dtype != torch.float32 and got.dtype == x.dtype:
+            raise Wrong(
+                f"{where.replace('tensor on', f'{x.dtype} tensor on')} returned dtype {got.dtype}: your ones took the "
+                "dtype of x along with its device; the task asks for float32 whatever x is.",
+                "Take only the device from x (new_ones, ones_like and .to(x) copy its dtype too).",
+            )
         if got.dtype != torch.float32:
             raise Wrong(
                 f"{where} returned dtype {got.dtype}; expected torch.float32, the default.", "Leave dtype= out, or pass dtype=torch.float32."
             )
         if got.device.type != "meta" and not torch.equal(got.cpu(), torch.ones(3)):
             raise Wrong(f"{where} returned {got.cpu().tolist()}; expected three ones.")
-    devices = ", ".join(str(x.device) for x in _float_inputs())
-    return f"Three float32 ones on the device of x, for x on {devices}."
+    devices = ", ".join(dict.fromkeys(str(x.device) for x in _float_inputs()))
+    return f"Three float32 ones on the device of x, for x on {devices}, whatever the dtype of x."
 
 
 def _match_cases() -> list[tuple[torch.Tensor, torch.Tensor]]:
