@@ -25,6 +25,10 @@ TRY_ITS = [
     Case("02.b", "def match(x, weight):\n    return x.to('meta', torch.float16)", "fail", "weight's device"),
     Case("02.b", "def match(x, weight):\n    return torch.zeros_like(x, device=weight.device, dtype=weight.dtype)", "fail", "not x's values"),
     Case("02.b", "def match(x, weight):\n    return weight", "fail", "shape of x"),
+    # two conversions, each a copy: the task asks for one call, and they passed
+    Case("02.b", "def match(x, weight):\n    return x.to(weight.device).to(weight.dtype)", "fail", "in 2 steps"),
+    Case("02.b", "def match(x, weight):\n    return x.type(weight.dtype).to(weight.device)", "fail", "in 2 steps"),
+    Case("02.b", "def match(x, weight):\n    return x.to(device=weight.device, dtype=weight.dtype)", "pass"),
 ]
 
 

@@ -403,6 +403,26 @@ def _match_cases() -> list[tuple[torch.Tensor, torch.Tensor]]:
     return cases
 
 
+_CONVERSIONS = ("to", "type", "float", "double", "half", "bfloat16", "int", "long", "cuda", "cpu")
+
+
+def _conversions(match, x: torch.Tensor, weight: torch.Tensor) -> list[str]:
+    """The conversions (``.to``, ``.float()``, ...) one call of ``match(x, weight)`` made, by name (02.b)."""
+    from torch.overrides import TorchFunctionMode
+
+    made: list[str] = []
+
+    class Conversions(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if getattr(func, "__name__", "") in _CONVERSIONS and getattr(func, "__objclass__", None) is torch._C.TensorBase:
+                made.append(func.__name__)
+            return func(*args, **(kwargs or {}))
+
+    with Conversions():
+        call(match, x, weight)
+    return made
+
+
 @try_it(
     "02.b",
     "Match an input to a weight, in one .to",
@@ -436,4 +456,12 @@ def _match(match) -> str:
                 f"{where} returned {got.cpu().tolist()}; expected the values of x, {x.tolist()}.",
                 "Move x itself; a new tensor like zeros_like has the right place and dtype but not x's values.",
             )
+    x, weight = _match_cases()[0]
+    made = _conversions(match, x, weight)
+    if len(made) > 1:
+        raise Wrong(
+            f"match converted x in {len(made)} steps ({', '.join('.' + name for name in made)}): each step makes "
+            "another copy of x. The task asks for one call that changes device and dtype together.",
+            "`.to` accepts a tensor as well as a device or a dtype, and takes both at once.",
+        )
     return "x follows the weight's device and dtype, values kept, for every pair (including one where nothing changes)."
