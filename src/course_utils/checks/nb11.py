@@ -71,6 +71,13 @@ def _autocast_for(autocast_for) -> str:
                 ),
                 "device_type is the part before the colon: read the device's .type.",
             )
+        if want == "cpu" and getattr(got, "_enabled", True) is not True:
+            # the CPU is the one case that can tell: on a machine without that GPU, autocast turns itself off
+            raise Wrong(
+                f"autocast_for({device!r}) returned a context that is switched off (enabled=False): inside it nothing "
+                "is cast, and the CPU has an autocast of its own (bfloat16).",
+                "Return the context for the device as it is; autocast decides by itself where it cannot run.",
+            )
     return "Right for cuda:0, cuda:1, cpu and mps:0: autocast gets the type, never the index."
 
 
