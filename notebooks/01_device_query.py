@@ -194,7 +194,7 @@ print(torch.accelerator.current_accelerator())  # print: a bare None would show 
 
 # %% tags=["try-it"]
 # Try it: complete `usable_device()` so it returns the accelerator that works here, or
-# torch.device("cpu") when there is none. The check runs it on a GPU server, a Mac and two laptops.
+# torch.device("cpu") when there is none. The check runs it on a GPU server, a Mac and three laptops.
 def usable_device():
     # YOUR CODE HERE
     raise NotImplementedError()

@@ -28,6 +28,18 @@ TRY_ITS = [
     Case("01.a", "def usable_device():\n    return torch.device('cuda' if torch.cuda.is_available() else 'cpu')", "fail", "a Mac's GPU"),
     Case("01.a", "def usable_device():\n    return 'cuda' if torch.accelerator.is_available() else 'cpu'", "fail", "not the string"),
     Case("01.a", "def usable_device():\n    return torch.device('cpu')", "fail", "never hard-code"),
+    # CUDA, then MPS, by name: right on the four machines the check had, wrong on an Intel GPU
+    Case(
+        "01.a",
+        "def usable_device():\n"
+        "    if torch.cuda.is_available():\n"
+        "        return torch.device('cuda')\n"
+        "    if torch.backends.mps.is_available():\n"
+        "        return torch.device('mps')\n"
+        "    return torch.device('cpu')",
+        "fail",
+        "misses every other backend",
+    ),
     Case(
         "01.a",
         "def usable_device():\n"

@@ -7,7 +7,11 @@ from try_it_support import Case
 
 TRY_ITS = [
     Case("02.a", "def ones_beside(x):\n    return torch.ones(3, device=x.device)", "pass"),
-    Case("02.a", "def ones_beside(x):\n    return x.new_ones(3)", "pass"),
+    # every x was float32, so answers that copy the dtype of x passed
+    Case("02.a", "def ones_beside(x):\n    return x.new_ones(3)", "fail", "took the dtype of x"),
+    Case("02.a", "def ones_beside(x):\n    return torch.ones(3, device=x.device, dtype=x.dtype)", "fail", "took the dtype of x"),
+    Case("02.a", "def ones_beside(x):\n    return torch.ones(3).to(x)", "fail", "took the dtype of x"),
+    Case("02.a", "def ones_beside(x):\n    return x.new_ones(3, dtype=torch.float32)", "pass"),
     Case("02.a", "def ones_beside(x):\n    return torch.ones(3)", "fail", "lands on the default device, the CPU"),
     Case("02.a", "def ones_beside(x):\n    return torch.ones(3, device='meta')", "fail", "right for one x only"),
     Case("02.a", "def ones_beside(x):\n    return torch.ones_like(x)", "fail", "copies the shape of x"),
@@ -21,6 +25,10 @@ TRY_ITS = [
     Case("02.b", "def match(x, weight):\n    return x.to('meta', torch.float16)", "fail", "weight's device"),
     Case("02.b", "def match(x, weight):\n    return torch.zeros_like(x, device=weight.device, dtype=weight.dtype)", "fail", "not x's values"),
     Case("02.b", "def match(x, weight):\n    return weight", "fail", "shape of x"),
+    # two conversions, each a copy: the task asks for one call, and they passed
+    Case("02.b", "def match(x, weight):\n    return x.to(weight.device).to(weight.dtype)", "fail", "in 2 steps"),
+    Case("02.b", "def match(x, weight):\n    return x.type(weight.dtype).to(weight.device)", "fail", "in 2 steps"),
+    Case("02.b", "def match(x, weight):\n    return x.to(device=weight.device, dtype=weight.dtype)", "pass"),
 ]
 
 

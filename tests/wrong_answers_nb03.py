@@ -125,4 +125,6 @@ TRY_ITS = [
     Case("03.b", 'def run(model, x):\n    return model(x.to("meta"))', "fail", "raised"),
     Case("03.b", "def run(model, x):\n    return model(x.to(model.weight.device))", "fail", "any model"),
     Case("03.b", "def run(model, x):\n    return x.to(next(model.parameters()).device)", "fail", "shape"),
+    # it failed, but was told it moved the model: the output it copied back is what raised
+    Case("03.b", "def run(model, x):\n    return model(x.to(next(model.parameters()).device)).cpu()", "fail", "holds no data to copy"),
 ]

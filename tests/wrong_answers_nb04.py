@@ -58,9 +58,42 @@ TRY_ITS = [
     Case("04.a", "def zeros_where(x):\n    torch.set_default_device(x.device)\n    return torch.zeros(2)", "fail", "has put it back"),
     Case("04.a", "def zeros_where(x):\n    return torch.zeros(2)", "fail", "expected x's device, meta"),
     Case("04.a", "def zeros_where(x):\n    with torch.device(x.device):\n        return torch.ones(2)", "fail", "expected zeros"),
+    # the right device, but not by the default device the try-it is about: they passed
+    Case("04.a", "def zeros_where(x):\n    return torch.zeros(2, device=x.device)", "fail", "named the device itself"),
+    Case("04.a", "def zeros_where(x):\n    return torch.zeros(2).to(x.device)", "fail", "named the device itself"),
+    Case("04.a", "def zeros_where(x):\n    return x.new_zeros(2)", "fail", "named the device itself"),
+    Case("04.a", "def zeros_where(x):\n    with torch.device(x.device):\n        z = torch.zeros(2)\n    return z", "pass"),
+    Case("04.a", "def zeros_where(x):\n    with x.device:\n        return torch.zeros(2)", "pass"),
+    # set, then set back to the CPU: right while the default was the CPU, and it passed
+    Case(
+        "04.a",
+        "def zeros_where(x):\n    torch.set_default_device(x.device)\n    z = torch.zeros(2)\n    torch.set_default_device('cpu')\n    return z",
+        "fail",
+        "a device of its own choosing",
+    ),
+    Case(
+        "04.a",
+        "def zeros_where(x):\n    torch.set_default_device(x.device)\n    z = torch.zeros(2)\n    torch.set_default_device(None)\n    return z",
+        "fail",
+        "a device of its own choosing",
+    ),
     # 04.b: build a layer directly on its device
     Case("04.b", "def build_on(device):\n    with torch.device(device):\n        return nn.Linear(8, 8)", "pass"),
     Case("04.b", "def build_on(device):\n    return nn.Linear(8, 8, device=device)", "pass"),
+    Case(
+        "04.b",
+        "def build_on(device):\n    torch.set_default_device(device)\n    m = nn.Linear(8, 8)\n"
+        "    torch.set_default_device('cpu')\n    return m",
+        "fail",
+        "a device of its own choosing",
+    ),
+    # sets it and puts back what was there: right; it was refused ("made on cpu first") by the check's own mode
+    Case(
+        "04.b",
+        "def build_on(device):\n    prev = torch.get_default_device()\n    torch.set_default_device(device)\n"
+        "    m = nn.Linear(8, 8)\n    torch.set_default_device(prev)\n    return m",
+        "pass",
+    ),
     Case("04.b", "def build_on(device):\n    return nn.Linear(8, 8).to(device)", "fail", "then copied"),
     Case("04.b", "def build_on(device):\n    return nn.Linear(8, 8)", "fail", "expected it on meta"),
     Case("04.b", "def build_on(device):\n    torch.set_default_device(device)\n    return nn.Linear(8, 8)", "fail", "has put it back"),

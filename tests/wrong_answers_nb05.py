@@ -101,4 +101,12 @@ TRY_ITS = [
     Case("05.b", "state = torch.load(io.BytesIO(checkpoint), map_location='meta')", "fail", "on the CPU", setup=CHECKPOINT),
     Case("05.b", "state = torch.load(io.BytesIO(checkpoint), map_location='cpu')['weight']", "fail", "dict", setup=CHECKPOINT),
     Case("05.b", "state = {'weight': torch.zeros(1, 3), 'bias': torch.zeros(1)}", "fail", "saved", setup=CHECKPOINT),
+    # the values compare equal across dtypes, so a cast checkpoint passed
+    Case(
+        "05.b",
+        "state = {k: v.half() for k, v in torch.load(io.BytesIO(checkpoint), map_location='cpu').items()}",
+        "fail",
+        "saved it as torch.float32",
+        setup=CHECKPOINT,
+    ),
 ]

@@ -47,6 +47,9 @@ TRY_ITS = [
     Case("06.b", "def copy_into(dst, src):\n    return dst", "fail", "src's values"),
     Case("06.b", "def copy_into(dst, src):\n    dst.data = src.clone()\n    return dst", "fail", "replaced"),
     Case("06.b", "def copy_into(dst, src):\n    src.copy_(dst)\n    return dst", "fail", "src changed"),
+    # a buffer that held zeros made adding look like copying
+    Case("06.b", "def copy_into(dst, src):\n    dst += src\n    return dst", "fail", "added src into the buffer"),
+    Case("06.b", "def copy_into(dst, src):\n    dst.add_(src)\n    return dst", "fail", "added src into the buffer"),
 ]
 
 

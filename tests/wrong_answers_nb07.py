@@ -22,4 +22,7 @@ TRY_ITS = [
         "other values",
     ),
     Case("07.b", "def to_model(net, batch):\n    return batch.to(next(net.parameters()))", "fail", "float64"),
+    # the check's models were all nn.Linear: a layer's own .weight passed
+    Case("07.b", "def to_model(net, batch):\n    return batch.to(net.weight.device)", "fail", "a model made of layers has none"),
+    Case("07.b", "def to_model(net, batch):\n    return batch.to(net.bias.device)", "fail", "a model made of layers has none"),
 ]

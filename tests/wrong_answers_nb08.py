@@ -11,6 +11,15 @@ TRY_ITS = [
     Case("08.a", "def device_from_env(env):\n    return torch.device('cuda')", "fail", "without an index"),
     Case("08.a", "def device_from_env(env):\n    return 'cuda:' + env['LOCAL_RANK']", "fail", "torch.device"),
     Case("08.a", "def device_from_env(env):\n    return torch.device('cuda', env['LOCAL_RANK'])", "fail", "raised"),
+    # right for the lesson's two machines of two GPUs only: they passed
+    Case("08.a", "def device_from_env(env):\n    return torch.device('cuda', int(env['RANK']) % 2)", "fail", "two GPUs only"),
+    Case(
+        "08.a",
+        "def device_from_env(env):\n    return torch.device('cuda', int(env['RANK']) - 2 * int(env['GROUP_RANK']))",
+        "fail",
+        "two GPUs only",
+    ),
+    Case("08.a", "def device_from_env(env):\n    return torch.device('cuda:' + env['LOCAL_RANK'])", "pass"),
     Case("08.b", f"second = {FIRST.replace('--node-rank 0', '--node-rank 1')!r}", "pass"),
     Case(
         "08.b",
@@ -24,6 +33,13 @@ TRY_ITS = [
     ),
     Case("08.b", f"second = {FIRST.replace('--node-rank 0', '--node-rank 1').replace('--nnodes 2 ', '')!r}", "fail", "--nnodes"),
     Case("08.b", "second = ['torchrun', '--node-rank', '1']", "fail", "one string"),
+    # the lesson's one-machine runs start with `torchrun --standalone`: copied, it passed
+    Case(
+        "08.b",
+        f"second = {FIRST.replace('--node-rank 0', '--node-rank 1').replace('torchrun', 'torchrun --standalone')!r}",
+        "fail",
+        "one-machine job",
+    ),
     Case(
         "08.b",
         "second = 'torchrun --nnodes 2 --node-rank 1 --nproc-per-node 2 --master-addr 127.0.0.1 --master-port 29500 scripts/ddp_basics.py'",

@@ -221,6 +221,13 @@ TRY_ITS = [
     Case("10.a", "with torch.device('meta'):\n    layer = nn.Linear(4096, 4096, dtype=torch.bfloat16)", "pass"),
     Case("10.a", "layer = nn.Linear(4096, 4096, dtype=torch.bfloat16)", "fail", "allocated"),
     Case("10.a", "layer = nn.Linear(4096, 4096, device='meta')", "fail", "bfloat16"),
+    # built in real memory, then moved: on meta in the end, so it passed
+    Case("10.a", "layer = nn.Linear(4096, 4096).to('meta', torch.bfloat16)", "fail", "made in real memory first"),
+    Case("10.a", "layer = nn.Linear(4096, 4096, dtype=torch.bfloat16).to('meta')", "fail", "made in real memory first"),
+    Case("10.a", "layer = nn.Linear(4096, 4096).to_empty(device='meta').bfloat16()", "fail", "made in real memory first"),
+    # made on meta, then cast there: no real memory, right
+    Case("10.a", "layer = nn.Linear(4096, 4096, device='meta').to(torch.bfloat16)", "pass"),
+    Case("10.a", "layer = torch.nn.utils.skip_init(nn.Linear, 4096, 4096, device='meta', dtype=torch.bfloat16)", "pass"),
     Case("10.a", "layer = nn.Linear(4096, 4096, device='meta', dtype=torch.bfloat16).weight", "fail", "nn.Linear"),
     Case("10.b", RESTORE.format(body="model.load_state_dict(state, assign=True)\n    return model"), "pass"),
     Case("10.b", RESTORE.format(body="model.load_state_dict(state)\n    return model"), "fail", "no memory to copy into"),

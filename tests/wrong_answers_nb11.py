@@ -129,8 +129,20 @@ TRY_ITS = [
     Case("11.a", AUTOCAST_FOR.format(body="torch.autocast(device_type=str(device))"), "fail", "not a device type"),
     Case("11.a", AUTOCAST_FOR.format(body="torch.autocast(device)"), "fail", "passed the torch.device itself"),
     Case("11.a", AUTOCAST_FOR.format(body="device.type"), "fail", "torch.autocast context"),
+    # autocast switched on for CUDA only: the check looked at the device type alone, and it passed
+    Case("11.a", AUTOCAST_FOR.format(body="torch.autocast(device.type, enabled=device.type == 'cuda')"), "fail", "switched off"),
     Case("11.b", LOADER.format(body="DataLoader(range(10), shuffle=True, generator=torch.Generator(device='cpu').manual_seed(11))"), "pass"),
     Case("11.b", LOADER.format(body="DataLoader(range(10), shuffle=True)"), "fail", "no generator"),
     Case("11.b", LOADER.format(body="DataLoader(range(10), generator=torch.Generator().manual_seed(11))"), "fail", "does not shuffle"),
     Case("11.b", LOADER.format(body="DataLoader(range(10), shuffle=True, generator=torch.Generator())"), "fail", "expected 11"),
+    # torch.manual_seed returns the global generator: CPU, seeded 11, and it passed
+    Case("11.b", LOADER.format(body="DataLoader(range(10), shuffle=True, generator=torch.manual_seed(11))"), "fail", "global one"),
+    Case(
+        "11.b",
+        LOADER.format(
+            body="DataLoader(range(10), sampler=torch.utils.data.RandomSampler(range(10)), generator=torch.Generator().manual_seed(11))"
+        ),
+        "fail",
+        "does not draw from the loader's generator",
+    ),
 ]

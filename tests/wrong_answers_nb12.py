@@ -169,6 +169,21 @@ RIGHT = """    major, minor = capability
 EXACT = '    return f"sm_{capability[0]}{capability[1]}" in arch_list'
 NO_PTX = """    return any(a.startswith("sm_") and int(a[3:-1]) == capability[0] and int(a[-1]) <= capability[1]
                for a in arch_list)"""
+# PTX read as running on any GPU, or on any GPU of its major or newer: the cases' only PTX entry was older than its GPU
+ANY_PTX = """    major, minor = capability
+    for arch in arch_list:
+        kind, _, number = arch.partition("_")
+        if kind == "compute":
+            return True
+        if int(number[:-1]) == major and int(number[-1]) <= minor:
+            return True
+    return False"""
+PTX_BY_MAJOR = ANY_PTX.replace('kind == "compute":', 'kind == "compute" and int(number[:-1]) <= major:')
+# sm_XY and compute_XY compared as text: "100" sorts before "90"
+AS_TEXT = """    major, minor = capability
+    sm = [a[3:] for a in arch_list if a.startswith("sm_")]
+    ptx = [a[8:] for a in arch_list if a.startswith("compute_")]
+    return any(n[:-1] == str(major) and n <= f"{major}{minor}" for n in sm) or any(n <= f"{major}{minor}" for n in ptx)"""
 ANY_MAJOR_UP = """    return any(int(a.split("_")[1][:-1]) <= capability[0] for a in arch_list)"""
 
 TRY_ITS = [
@@ -177,6 +192,9 @@ TRY_ITS = [
     Case("12.a", HAS_KERNELS.format(body=NO_PTX), "fail", "PTX"),
     Case("12.a", HAS_KERNELS.format(body=ANY_MAJOR_UP), "fail", "do not run across majors"),
     Case("12.a", HAS_KERNELS.format(body="    return 'yes'"), "fail", "expected True or False"),
+    Case("12.a", HAS_KERNELS.format(body=ANY_PTX), "fail", "never down for an older one"),
+    Case("12.a", HAS_KERNELS.format(body=PTX_BY_MAJOR), "fail", "never down for an older one"),
+    Case("12.a", HAS_KERNELS.format(body=AS_TEXT), "fail", "compute_100 is PTX for 10.0 and newer"),
     Case("12.b", "env = {'CUDA_DEVICE_ORDER': 'PCI_BUS_ID', 'CUDA_VISIBLE_DEVICES': '1'}", "pass"),
     Case("12.b", "env = {'CUDA_VISIBLE_DEVICES': 'GPU-8d2e41b7'}", "pass"),
     Case("12.b", "env = {'CUDA_VISIBLE_DEVICES': '1'}", "fail", "FASTEST_FIRST"),

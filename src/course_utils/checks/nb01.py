@@ -276,6 +276,7 @@ def _usable_machines() -> tuple[tuple[SimulatedMachine, str], ...]:
         (SimulatedMachine("a Mac with Apple silicon (MPS, no CUDA)", cuda=0, mps=True), "mps"),
         (SimulatedMachine("a laptop with the CUDA build of torch but no NVIDIA driver", cuda=0, mps=False, no_cuda="no-driver"), "cpu"),
         (SimulatedMachine("a laptop with the CPU-only build of torch", cuda=0, mps=False), "cpu"),
+        (SimulatedMachine("a laptop with an Intel GPU (XPU)", cuda=0, mps=False, xpu=True), "xpu"),
     )
 
 
@@ -314,6 +315,11 @@ def _usable_device(usable_device) -> str:
             )
         if expected == "mps":
             raise Wrong(found, "torch.cuda knows only NVIDIA GPUs; torch.accelerator also knows a Mac's GPU.")
+        if expected == "xpu" and got.type == "cpu":
+            raise Wrong(
+                found + " An answer that asks CUDA, then MPS, by name misses every other backend, Intel's GPUs among them.",
+                "Ask torch.accelerator, which knows every backend this PyTorch supports, instead of listing them by hand.",
+            )
         raise Wrong(found, "Ask torch.accelerator inside the function, each time it runs; never hard-code this machine's answer.")
     got = call(usable_device)
     acc = torch.accelerator.current_accelerator(check_available=True)
@@ -321,8 +327,8 @@ def _usable_device(usable_device) -> str:
     if type(got) is not torch.device or got.type != here.type:
         raise Wrong(f"On this machine usable_device() returned {got!r}; the usable device here is {here.type}.")
     return (
-        f"Right on a GPU server, a Mac, a CUDA build without a driver, a CPU-only build, and here ({got}); "
-        "the check simulated the first four through torch.accelerator."
+        f"Right on a GPU server, a Mac, a CUDA build without a driver, a CPU-only build, a laptop with an Intel GPU, "
+        f"and here ({got}); the check simulated the first five through torch.accelerator."
     )
 
 

@@ -341,8 +341,10 @@ def _numpy_copy(numpy_copy) -> str:
 
 
 def _float_inputs() -> list[torch.Tensor]:
-    """Tensors whose device an answer must follow: different shapes, so shape cannot come from them."""
-    return [torch.zeros(2, 2), torch.zeros(5, device="meta")] + [torch.zeros(4, device=d) for d in accelerator_targets()]
+    """Tensors whose device an answer must follow: different shapes, so shape cannot come from them, and one
+    float64, so the answer's float32 cannot come from x either."""
+    accelerators = [torch.zeros(4, device=d) for d in accelerator_targets()]
+    return [torch.zeros(2, 2), torch.zeros(5, device="meta"), *accelerators, torch.zeros(4, 1, dtype=torch.float64)]
 
 
 @try_it(
@@ -372,14 +374,20 @@ def _ones_beside(ones_beside) -> str:
         if tuple(got.shape) != (3,):
             hint = "`ones_like(x)` copies the shape of x as well as its device; the task asks for three values." if got.shape == x.shape else ""
             raise Wrong(f"{where} returned shape {tuple(got.shape)}; expected (3,).", hint)
+        if got.dtype != torch.float32 and got.dtype == x.dtype:
+            raise Wrong(
+                f"{where.replace('tensor on', f'{x.dtype} tensor on')} returned dtype {got.dtype}: your ones took the "
+                "dtype of x along with its device; the task asks for float32 whatever x is.",
+                "Take only the device from x (new_ones, ones_like and .to(x) copy its dtype too).",
+            )
         if got.dtype != torch.float32:
             raise Wrong(
                 f"{where} returned dtype {got.dtype}; expected torch.float32, the default.", "Leave dtype= out, or pass dtype=torch.float32."
             )
         if got.device.type != "meta" and not torch.equal(got.cpu(), torch.ones(3)):
             raise Wrong(f"{where} returned {got.cpu().tolist()}; expected three ones.")
-    devices = ", ".join(str(x.device) for x in _float_inputs())
-    return f"Three float32 ones on the device of x, for x on {devices}."
+    devices = ", ".join(dict.fromkeys(str(x.device) for x in _float_inputs()))
+    return f"Three float32 ones on the device of x, for x on {devices}, whatever the dtype of x."
 
 
 def _match_cases() -> list[tuple[torch.Tensor, torch.Tensor]]:
@@ -393,6 +401,26 @@ def _match_cases() -> list[tuple[torch.Tensor, torch.Tensor]]:
     for device in accelerator_targets():
         cases.append((torch.tensor([1.0, 2.0]), torch.zeros(2, dtype=torch.float16, device=device)))
     return cases
+
+
+_CONVERSIONS = ("to", "type", "float", "double", "half", "bfloat16", "int", "long", "cuda", "cpu")
+
+
+def _conversions(match, x: torch.Tensor, weight: torch.Tensor) -> list[str]:
+    """The conversions (``.to``, ``.float()``, ...) one call of ``match(x, weight)`` made, by name (02.b)."""
+    from torch.overrides import TorchFunctionMode
+
+    made: list[str] = []
+
+    class Conversions(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if getattr(func, "__name__", "") in _CONVERSIONS and getattr(func, "__objclass__", None) is torch._C.TensorBase:
+                made.append(func.__name__)
+            return func(*args, **(kwargs or {}))
+
+    with Conversions():
+        call(match, x, weight)
+    return made
 
 
 @try_it(
@@ -428,4 +456,12 @@ def _match(match) -> str:
                 f"{where} returned {got.cpu().tolist()}; expected the values of x, {x.tolist()}.",
                 "Move x itself; a new tensor like zeros_like has the right place and dtype but not x's values.",
             )
+    x, weight = _match_cases()[0]
+    made = _conversions(match, x, weight)
+    if len(made) > 1:
+        raise Wrong(
+            f"match converted x in {len(made)} steps ({', '.join('.' + name for name in made)}): each step makes "
+            "another copy of x. The task asks for one call that changes device and dtype together.",
+            "`.to` accepts a tensor as well as a device or a dtype, and takes both at once.",
+        )
     return "x follows the weight's device and dtype, values kept, for every pair (including one where nothing changes)."

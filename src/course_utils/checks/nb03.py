@@ -544,6 +544,14 @@ def _run_cases() -> list[tuple[str, nn.Module]]:
     return cases
 
 
+def _moving_a_module(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised while a module moved its tensors (Module.to and friends, in Module._apply) (03.b)."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    return any(f.name == "_apply" and f.filename.replace("\\", "/").endswith("torch/nn/modules/module.py") for f in frames)
+
+
 @try_it(
     "03.b",
     "The input goes where the model is",
@@ -560,11 +568,17 @@ def _run(run) -> str:
         try:
             got = call(run, model, x)
         except LearnerRaised as raised:
-            if isinstance(raised.exc, NotImplementedError) and "meta" in str(raised.exc):
+            if isinstance(raised.exc, NotImplementedError) and "meta" in str(raised.exc) and _moving_a_module(raised.exc):
                 # a meta model moved to the input's device: "Cannot copy out of meta tensor" is a NotImplementedError
                 raise Wrong(
                     f"{where} tried to move the model to the input's device; meta tensors cannot be copied.",
                     "Leave the model where it is: it is the input that should travel.",
+                ) from None
+            if isinstance(raised.exc, NotImplementedError) and "meta" in str(raised.exc):
+                raise Wrong(
+                    f"{where} copied a meta tensor's data ({raised.exc}): the model's output is on meta, like the "
+                    "model, and holds no data to copy to the CPU.",
+                    "Return the model's output where the model made it; the task does not ask to bring it back.",
                 ) from None
             raise Wrong(
                 f"{where} raised {type(raised.exc).__name__}: {raised.exc}",

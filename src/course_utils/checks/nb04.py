@@ -242,14 +242,80 @@ def _try_it_devices() -> list:
 
 
 def _default_kept(before: torch.device, where: str) -> None:
-    """Wrong if the answer left the default device changed; put it back first, so the notebook goes on."""
+    """Wrong if the answer left the default device changed; put it back first, so the notebook goes on.
+
+    Put back either way: an answer that set the device and set it back leaves a device mode of its own on
+    torch's stack, where a check's next mode (``_Allocations``) would be entered above it and see it popped."""
     now = default_device()
+    restore_default_device(before)
     if now != before:
-        restore_default_device(before)
         raise Wrong(
             f"After {where} the default device is {now}, no longer {before}: new tensors everywhere in the "
             "notebook would go there (the check has put it back).",
             "torch.set_default_device changes it for good; `with torch.device(...):` changes it for a block.",
+        )
+
+
+def _set_default_kept(fn, arg, where: str) -> None:
+    """Wrong if ``fn(arg)``, called with meta as the default device, leaves another one (04.a, 04.b).
+
+    An answer that sets the default device and then sets it to the CPU (or to None) passes while the
+    default is the CPU; it is the device that was set before that it must put back."""
+    before = default_device()
+    restore_default_device("meta")
+    try:
+        call(fn, arg)
+        now = default_device()
+    finally:
+        restore_default_device(before)
+    if now != torch.device("meta"):
+        raise Wrong(
+            f"With meta set as the default device before the call, {where} left the default device {now}: "
+            "it put back a device of its own choosing, not the one that was set.",
+            "Put back what was set before the call, whatever it was; a `with` block does that by itself.",
+        )
+
+
+class _PlacedByBlocks:
+    """The functions that a `with torch.device(...)` block placed during a call (04.a): ``names``.
+
+    Records what torch's DeviceContext, the mode behind the with-block, handles. ``works`` says whether the
+    recording saw a block of its own on entry: where it did not (a torch that places tensors another way),
+    nothing is concluded from ``names``."""
+
+    def __enter__(self):
+        from unittest.mock import patch
+
+        from torch.utils._device import DeviceContext
+
+        own = DeviceContext.__torch_function__
+        self.names: list[str] = []
+
+        def recording(mode, func, types, args=(), kwargs=None):
+            self.names.append(getattr(func, "__name__", ""))
+            return own(mode, func, types, args, kwargs)
+
+        self._patch = patch.object(DeviceContext, "__torch_function__", recording)
+        self._patch.__enter__()
+        with torch.device("meta"):
+            torch.zeros(1)
+        self.works, self.names = self.names == ["zeros"], []
+        return self
+
+    def __exit__(self, *exc):
+        return self._patch.__exit__(*exc)
+
+
+def _zeros_by_block(zeros_where, x: torch.Tensor, where: str) -> None:
+    """Wrong if ``zeros_where(x)`` made its zeros without a with-block placing torch.zeros (04.a)."""
+    with _PlacedByBlocks() as placed:
+        call(zeros_where, x)
+    if placed.works and "zeros" not in placed.names:
+        raise Wrong(
+            f"{where} put its zeros on x's device, but not through a with-block around torch.zeros(2): it named "
+            "the device itself (device=, .to(...), new_zeros or zeros_like), so the default device, what this "
+            "try-it is about, played no part.",
+            "Write torch.zeros(2) without device= and let a `with torch.device(...)` block decide where it lands.",
         )
 
 
@@ -284,6 +350,8 @@ def _zeros_where(zeros_where) -> str:
             )
         if device.type != "meta" and torch.count_nonzero(got).item() != 0:
             raise Wrong(f"{where} returned {got.tolist()}; expected zeros.")
+    _zeros_by_block(zeros_where, torch.ones(3, device="meta"), "zeros_where(<x on meta>)")  # meta: never the default
+    _set_default_kept(zeros_where, torch.ones(3), "zeros_where(<x on cpu>)")
     return f"torch.zeros(2) landed on x's device for x on {', '.join(str(d) for d in devices)}."
 
 
@@ -343,4 +411,5 @@ def _build_on(build_on) -> str:
                     "Do not move the layer after building it: build it on the device (a torch.device with-block, or "
                     "nn.Linear's device argument).",
                 )
+    _set_default_kept(build_on, "cpu", "build_on('cpu')")
     return f"Built directly on {', '.join(str(d) for d in devices)}, default device left as it was."

@@ -538,6 +538,11 @@ def _state(state) -> str:
                 else "torch.load puts each tensor where the file says unless told otherwise: one of its "
                 "arguments says where every tensor should land.",
             )
+        if tensor.dtype != torch.float32:
+            raise Wrong(
+                f"state[{key!r}] is {tensor.dtype}; the checkpoint saved it as torch.float32.",
+                "Keep the tensors as torch.load gives them: only where they land should change.",
+            )
         if not torch.equal(tensor, torch.tensor(values)):
             raise Wrong(
                 f"state[{key!r}] holds {tensor.tolist()}, not the saved {list(values)}.",

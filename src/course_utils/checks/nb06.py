@@ -320,15 +320,16 @@ def _time_once(time_once) -> str:
 )
 def _copy_into(copy_into) -> str:
     generator = torch.Generator().manual_seed(6)
+    # dst holds old values (a buffer reused from the last copy), so adding src into it is not copying
     cases = [
-        (torch.zeros(5), torch.randn(5, generator=generator)),
-        (torch.zeros(2, 3, dtype=torch.float64), torch.randn(2, 3, generator=generator)),
+        (torch.full((5,), 7.0), torch.randn(5, generator=generator)),
+        (torch.full((2, 3), -3.0, dtype=torch.float64), torch.randn(2, 3, generator=generator)),
         (torch.zeros(4, device="meta"), torch.randn(4, generator=generator)),
     ]
     for device in accelerator_targets():
-        cases.append((torch.zeros(3, device=device), torch.randn(3, generator=generator)))
+        cases.append((torch.full((3,), 7.0, device=device), torch.randn(3, generator=generator)))
     for dst, src in cases:
-        where, before, kept = dst.data_ptr(), src.clone(), dst
+        where, before, kept, old = dst.data_ptr(), src.clone(), dst, dst.clone()
         got = call(copy_into, dst, src)
         if got is not kept:
             same_values = isinstance(got, torch.Tensor) and got.shape == src.shape
@@ -346,6 +347,11 @@ def _copy_into(copy_into) -> str:
         if not torch.equal(src, before):
             raise Wrong("src changed: copy from src into dst, not the other way round.")
         if dst.device.type != "meta" and not torch.equal(dst.cpu(), src.to(dst.dtype)):
+            if torch.allclose(dst.cpu(), (old.cpu() + src).to(dst.dtype)):
+                raise Wrong(
+                    "dst holds its old values plus src's: your code added src into the buffer instead of copying it.",
+                    "A reused buffer still holds the last copy: overwrite it, do not add to it.",
+                )
             raise Wrong(
                 f"dst holds {dst.cpu().tolist()}, not src's values {src.tolist()}.", "Copy the values with dst.copy_(src) before returning dst."
             )

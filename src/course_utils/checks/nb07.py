@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from course_utils.checks._core import Wrong, call, tensor_answer, try_it
+from course_utils.checks._core import LearnerRaised, Wrong, call, tensor_answer, try_it
 
 
 @try_it(
@@ -35,8 +35,11 @@ def _where(value) -> str:
     return "Right: m.device is meta. device_of(m) would be a context manager, not an answer."
 
 
-def _model(device: str) -> nn.Module:
-    return nn.Linear(3, 2, device=device)  # float32, while the batch is float64: .to(device) keeps its dtype
+def _model(device: str, kind: str = "linear") -> nn.Module:
+    # float32, while the batch is float64: .to(device) keeps its dtype. A Sequential has no .weight of its own
+    if kind == "sequential":
+        return nn.Sequential(nn.Linear(3, 2, device=device), nn.ReLU())
+    return nn.Linear(3, 2, device=device)
 
 
 @try_it(
@@ -48,11 +51,20 @@ def _model(device: str) -> nn.Module:
 )
 def _to_model(fn) -> str:
     batch = torch.arange(12, dtype=torch.float64).reshape(4, 3)
-    for device in ("meta", "cpu"):
-        got = tensor_answer(call(fn, _model(device), batch.clone()), "to_model(net, batch)")
+    for kind, device in (("linear", "meta"), ("linear", "cpu"), ("sequential", "meta"), ("sequential", "cpu")):
+        try:
+            got = tensor_answer(call(fn, _model(device, kind), batch.clone()), "to_model(net, batch)")
+        except LearnerRaised as raised:
+            if kind == "sequential" and isinstance(raised.exc, AttributeError):
+                raise Wrong(
+                    f"With an nn.Sequential on {device}, your code raised {type(raised.exc).__name__}: {raised.exc}. "
+                    "`.weight` and `.bias` belong to a layer; a model made of layers has none of its own.",
+                    "Ask for the device of one of the model's parameters, whatever the model is made of.",
+                ) from None
+            raise
         if got.device != torch.device(device):
             raise Wrong(
-                f"With the model on {device}, to_model returned a tensor on {got.device}.",
+                f"With the model ({kind}) on {device}, to_model returned a tensor on {got.device}.",
                 "A device typed into the function fits one model only: ask the model where it lives, through what it holds.",
             )
         if got.shape != batch.shape or got.dtype != batch.dtype:

@@ -256,6 +256,8 @@ def _shared_gpus(fn) -> str:
 
 # The four processes of the lesson's two-machine run: two machines, two processes and two GPUs each.
 TWO_MACHINES: tuple[dict[str, str], ...] = tuple(_launch(2, 2))
+# and two machines of four GPUs, so that an answer built for two GPUs a machine (RANK % 2) shows
+FOUR_GPUS: tuple[dict[str, str], ...] = tuple(_launch(2, 4))
 
 
 @try_it(
@@ -266,12 +268,19 @@ TWO_MACHINES: tuple[dict[str, str], ...] = tuple(_launch(2, 2))
     hint=("LOCAL_RANK numbers the processes on one machine; RANK counts across machines. An environment value is a string."),
 )
 def _device_from_env(fn) -> str:
-    for env in TWO_MACHINES:
+    for env in TWO_MACHINES + FOUR_GPUS:
         got = _as_device(call(fn, dict(env)), f"device_from_env(RANK={env['RANK']}, LOCAL_RANK={env['LOCAL_RANK']})")
         expected = torch.device("cuda", int(env["LOCAL_RANK"]))
         if got == expected:
             continue
         where = f"For the process with RANK={env['RANK']}, LOCAL_RANK={env['LOCAL_RANK']} you chose {got}"
+        if env in FOUR_GPUS and got.type == "cuda" and got.index is not None:
+            raise Wrong(
+                f"{where.replace('you chose', 'on machines of four GPUs, you chose')}, which is not that process's GPU: "
+                "your answer was right on the lesson's machines of two GPUs only.",
+                "A number typed into the function fits one layout; a variable in env numbers the processes within "
+                "their machine, whatever its size.",
+            )
         if got.type == "cuda" and got.index == int(env["RANK"]):
             raise Wrong(
                 f"{where}; each machine has only cuda:0 and cuda:1, so that GPU does not exist there.",
@@ -283,7 +292,7 @@ def _device_from_env(fn) -> str:
                 "Give the index too: torch.device takes a type and an index, and LOCAL_RANK is that index.",
             )
         raise Wrong(f"{where}, which is not that process's GPU.", "The GPU's index is LOCAL_RANK, read from env as an int.")
-    return "Right for all four processes: cuda:0 and cuda:1 on each machine."
+    return "Right for the lesson's four processes (cuda:0 and cuda:1 on each machine), and on two machines of four GPUs."
 
 
 def _torchrun_args(value: Any) -> list[str]:
@@ -335,6 +344,11 @@ def _second_machine(value) -> str:
         )
     if str(parsed.nproc_per_node) != "2":
         raise Wrong(f"--nproc-per-node is {parsed.nproc_per_node}; each machine runs 2 processes here.")
+    if parsed.standalone:
+        raise Wrong(
+            "--standalone makes a one-machine job: torchrun then meets only itself, on this machine, and machine 1 would never join machine 0.",
+            "Leave out --standalone, the option of the one-machine runs: a job of two machines meets at machine 0's address.",
+        )
     if parsed.rdzv_backend != "static" or parsed.master_addr != "127.0.0.1" or parsed.master_port != 29500:
         raise Wrong(
             f"This machine would look for machine 0 at {parsed.master_addr}:{parsed.master_port} "

@@ -78,6 +78,13 @@ def _meta_layer(layer) -> str:
             f"`layer`'s parameters are on {', '.join(devices)}: that allocated {mib:.0f} MiB of real memory.",
             "Tell the constructor where the parameters go, so that none is ever made in real memory.",
         )
+    if _moved_to_meta(layer):
+        raise Wrong(
+            "`layer` is on meta now, but its parameters were made in real memory first and then moved there: "
+            "nn.Linear(4096, 4096) built anywhere but meta allocates its parameters (64 MiB in float32) before .to() or "
+            ".to_empty() moves them.",
+            "Tell the constructor where the parameters go, so that none is ever made in real memory.",
+        )
     dtypes = sorted({str(t.dtype) for t in layer.parameters()})
     if dtypes != ["torch.bfloat16"]:
         raise Wrong(
@@ -85,6 +92,21 @@ def _meta_layer(layer) -> str:
             "The constructor takes the dtype too, beside the device.",
         )
     return f"A {tuple(layer.weight.shape)} bfloat16 layer, {module_bytes(layer) / 2**20:.0f} MiB of parameters on paper, none of it allocated."
+
+
+def _moved_to_meta(layer: nn.Module) -> bool:
+    """Whether ``layer``'s meta parameters were moved there from real memory rather than made there (10.a).
+
+    A layer made on meta initialises its parameters in place there (reset_parameters), which counts in
+    each one's version counter, and a later .to(dtype) on meta keeps the same Parameter objects; moving
+    from another device makes new ones, never written. Where made-on-meta shows no write (a torch that
+    skips the initialisation on meta) or versions are not kept (inference mode), nothing is concluded."""
+    try:
+        if nn.Linear(1, 1, device="meta").weight._version == 0:
+            return False
+        return any(p._version == 0 for p in layer.parameters())
+    except RuntimeError:  # inference tensors keep no version counter
+        return False
 
 
 # --------------------------------------------------------------------------- 10.b

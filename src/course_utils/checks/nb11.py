@@ -71,6 +71,13 @@ def _autocast_for(autocast_for) -> str:
                 ),
                 "device_type is the part before the colon: read the device's .type.",
             )
+        if want == "cpu" and getattr(got, "_enabled", True) is not True:
+            # the CPU is the one case that can tell: on a machine without that GPU, autocast turns itself off
+            raise Wrong(
+                f"autocast_for({device!r}) returned a context that is switched off (enabled=False): inside it nothing "
+                "is cast, and the CPU has an autocast of its own (bfloat16).",
+                "Return the context for the device as it is; autocast decides by itself where it cannot run.",
+            )
     return "Right for cuda:0, cuda:1, cpu and mps:0: autocast gets the type, never the index."
 
 
@@ -102,6 +109,18 @@ def _loader(loader) -> str:
         )
     if g.device != torch.device("cpu"):
         raise Wrong(f"`loader`'s generator is on {g.device}; the question asks for a CPU generator.")
+    if g is torch.default_generator:
+        raise Wrong(
+            "`loader`'s generator is torch's global one (torch.manual_seed returns it): every random call in the "
+            "notebook draws from it too, so the order depends on what ran before, not on the seed alone.",
+            "Give the DataLoader a generator of its own, made for the CPU and seeded.",
+        )
+    if loader.sampler.generator is not g:
+        raise Wrong(
+            "`loader`'s sampler does not draw from the loader's generator: it shuffles by a generator of its own "
+            "(or torch's global one), so the seed does not fix the order.",
+            "Let DataLoader make the sampler (shuffle=...), or give the sampler the same seeded generator.",
+        )
     if g.initial_seed() != 11:
         raise Wrong(
             f"`loader`'s generator was seeded with {g.initial_seed()}; expected 11.",

@@ -32,12 +32,20 @@ HAS_KERNELS_CASES = (
     (("sm_86", "sm_90"), (8, 0)),  # A100: sm_86 code does not run on 8.0
     (("sm_80", "compute_80"), (9, 0)),  # PTX: compiled by the driver for a newer GPU
     (CU130, (12, 0)),
+    (("sm_90", "compute_86"), (8, 0)),  # PTX for 8.6 and newer: an A100 (8.0) is older
+    (("sm_80", "compute_100"), (9, 0)),  # PTX for 10.0: "100" < "90" only as text
 )
 
 
 def _has_kernels_mistake(arch_list, capability, got) -> str:
     major, minor = capability
     sm = f"sm_{major}{minor}"
+    newer_ptx = [a for a in arch_list if a.startswith("compute_") and (int(a[8:-1]), int(a[-1])) > (major, minor)]
+    if got and newer_ptx:
+        return (
+            f"{newer_ptx[0]} is PTX for {newer_ptx[0][8:-1]}.{newer_ptx[0][-1]} and newer: the driver compiles it up for a newer "
+            "GPU, never down for an older one."
+        )
     if got and not any(a.startswith(f"sm_{major}") for a in arch_list if a.startswith("sm_")):
         return f"No entry is built for a {major}.x GPU; kernels do not run across majors."
     if got and sm not in arch_list:
