@@ -1436,6 +1436,209 @@ NEW = [
         ("mps",),
         "https://github.com/jankais3r/LLaMA_MPS/issues/6 (torch 1.13.1+cu117 on Linux; fifth probe, read right before)",
     ),
+    # --- sixth probe: the messages learners hit most, in their wordings across releases (GitHub issues)
+    (
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cpu "
+        "and cuda:0! (when checking argument for argument mat2 in method wrapper_CUDA_mm)",
+        "mixed-devices",
+        ("cpu", "cuda:0"),
+        "https://github.com/rotem-shalev/Ham2Pose/pull/6",
+    ),
+    (
+        "RuntimeError: Input and hidden tensors are not at the same device, found input tensor at cuda:0 and hidden tensor at CPU",
+        "mixed-devices",
+        ("cuda:0", "cpu"),
+        "https://github.com/talipucar/CPC/issues/1 (the description's quote of the message, 'CPU' as written "
+        "there; the traceback below it is cut)",
+    ),
+    (
+        "RuntimeError: Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but expected "
+        "them to be on GPU (while checking arguments for addmm)",
+        "mixed-devices",
+        ("cuda", "cpu"),
+        "https://github.com/something678/TodKat/issues/4",
+    ),
+    (
+        "RuntimeError: Tensor for argument #3 'mat2' is on CPU, but expected it to be on GPU (while checking arguments for addmm)",
+        "mixed-devices",
+        ("cuda", "cpu"),
+        "https://github.com/iPERDance/iPERCore/issues/70",
+    ),
+    (
+        "RuntimeError: Expected object of device type cuda but got device type cpu for argument #2 'mat1' in call to _th_addmm",
+        "mixed-devices",
+        ("cuda", "cpu"),
+        "https://github.com/diegoalejogm/gans/issues/12",
+    ),
+    (
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:1 "
+        "and cuda:0! (when checking argument for argument target in method wrapper_CUDA_nll_loss_forward)",
+        "mixed-devices",
+        ("cuda:1", "cuda:0"),
+        "https://github.com/shuxueslpi/chatGLM-6B-QLoRA/issues/38",
+    ),
+    (
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 "
+        "and cpu! (when checking arugment for argument target in method wrapper_nll_loss_forward)",
+        "mixed-devices",
+        ("cuda:0", "cpu"),
+        "https://github.com/JieyuZ2/wrench/issues/4 (1.9's wording, its typo 'arugment' included)",
+    ),
+    (
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:1 and cuda:0! "
+        "(when checking argument for argument tensors in method wrapper_CUDA_cat)",
+        "mixed-devices",
+        ("cuda:1", "cuda:0"),
+        "https://github.com/BorealisAI/scaleformer/issues/5",
+    ),
+    (
+        "Input and parameter tensors are not at the same device, found input tensor at cuda:0 and parameter tensor at cpu",
+        "mixed-devices",
+        ("cuda:0", "cpu"),
+        "https://github.com/jianchang512/clone-voice/issues/91",
+    ),
+    (
+        "RuntimeError:  :expected tensor for argument #1 'input' to have the same device as tensor for argument #2 'weight",
+        "mixed-devices",
+        ("cuda",),
+        "https://github.com/nshaud/DeepHyperX/issues/54 (the body; the paste cut the closing quote) (the "
+        "body; 'RuntimeError:  :' as pasted, the paste cut after 'weight)",
+    ),
+    (
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:1 "
+        "and cuda:0! (when checking argument for argument weight in method wrapper__cudnn_convolution)",
+        "mixed-devices",
+        ("cuda:1", "cuda:0"),
+        "https://github.com/zhiheLu/CWT-for-FSS/issues/12",
+    ),
+    (
+        "RuntimeError： Trying to deserialize object on CUDA device 1 but torch.cuda.device_count（） is 1",
+        "checkpoint-device-unavailable",
+        ("cuda:1",),
+        "https://github.com/Saoge123/PocketFlow/issues/3 (title and body as the reporter wrote it: 'Trying' "
+        "for 'Attempting', full-width colon and parentheses)",
+    ),
+    (
+        "Attempting to deserialize object on CUDA device 3 but torch.cuda.device_count() is 1. Please use "
+        "torch.load with map_location to map your storages to an existing device",
+        "checkpoint-device-unavailable",
+        ("cuda:3",),
+        "https://github.com/bcmi/Object-Shadow-Generation-Dataset-DESOBAv2/issues/18",
+    ),
+    (
+        "RuntimeError: Expected tensor for argument #1 'input' to have the same device as tensor for "
+        "argument #2 'weight'; but device 1 does not equal 0 (while checking arguments for cudnn_convolution)",
+        "mixed-devices",
+        ("cuda:0", "cuda:1"),
+        "https://github.com/Cadene/pretrained-models.pytorch/issues/196",
+    ),
+    (
+        "RuntimeError: Expected tensor for argument #1 'input' to have the same device as tensor for "
+        "argument #2 'weight'; but device 0 does not equal 3 (while checking arguments for cudnn_convolution)",
+        "mixed-devices",
+        ("cuda:3", "cuda:0"),
+        "https://github.com/eriklindernoren/PyTorch-YOLOv3/issues/568",
+    ),
+    (
+        "RuntimeError:Expected tensor for argument #1 'input' to have the same device as tensor for argument "
+        "#2 'weight' ; but device 1 does not equal 0 (while checking arguments for cudnn_convolution)",
+        "mixed-devices",
+        ("cuda:0", "cuda:1"),
+        "https://github.com/xiadingZ/video-caption.pytorch/issues/43 (the space before ';' and after 'RuntimeError:' as pasted)",
+    ),
+    (
+        "TypeError: can't convert cuda device type tensor to numpy",
+        "numpy-needs-cpu",
+        ("cuda",),
+        "https://github.com/chflame163/ComfyUI_FaceSimilarity/issues/10 (title)",
+    ),
+    (
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.39 GiB (GPU 0; 6.00 GiB total "
+        "capacity; 4.04 GiB already allocated; 478.00 MiB free; 4.15 GiB reserved in total by PyTorch) If "
+        "reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See "
+        "documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF",
+        "out-of-memory",
+        ("cuda:0",),
+        "https://github.com/CompVis/taming-transformers/issues/194",
+    ),
+    (
+        "CUDA out of memory. Tried to allocate 2.93 GiB (GPU 0; 23.80 GiB total capacity; 12.04 GiB already "
+        "allocated; 2.82 GiB free; 19.69 GiB reserved in total by Pytorch) If reserved memory is >> "
+        "allocated memory try setting max_split_size_mb to avoid fragmentation. See documentation for Memory "
+        "Management and PYTORCH_CUDA_ALLOC_CONF",
+        "out-of-memory",
+        ("cuda:0",),
+        "https://github.com/mlverse/torch/issues/1222 (R torch 0.13.0, libtorch; 'Pytorch' as pasted) (R "
+        "torch 0.13.0 on libtorch; 'Pytorch' as pasted)",
+    ),
+    (
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.70 GiB. GPU 0 has a total "
+        "capacty of 6.00 GiB of which 0 bytes is free. Of the allocated memory 2.93 GiB is allocated by "
+        "PyTorch, and 2.30 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is "
+        "large try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory "
+        "Management and PYTORCH_CUDA_ALLOC_CONF",
+        "out-of-memory",
+        ("cuda:0",),
+        "https://github.com/carolchenyx/MGFN./issues/35",
+    ),
+    (
+        "RuntimeError: CUDA out of memory. Tried to allocate 130674.91 GiB (GPU 0; 79.15 GiB total capacity; "
+        "27.53 GiB already allocated; 37.61 GiB free; 28.21 GiB reserved in total by PyTorch) If reserved "
+        "memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See "
+        "documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF",
+        "out-of-memory",
+        ("cuda:0",),
+        "https://github.com/Kunhao-Liu/StyleGaussian/issues/11",
+    ),
+    (
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices (when "
+        "checking argument for argument index in method wrapper_CUDA__index_select)",
+        "mixed-devices",
+        (),
+        "https://github.com/yaojin17/Unlearning_LLM/issues/7 (as the reporter pasted it, the two device names left out)",
+    ),
+    (
+        "[BUG] RuntimeErrorExpected all tensors to be on the same device, but found at least two devices, cuda:2 and cuda:1!",
+        "mixed-devices",
+        ("cuda:2", "cuda:1"),
+        "https://github.com/QwenLM/Qwen/issues/920 (title; 'RuntimeError' and the message run together)",
+    ),
+    (
+        "RuntimeError: The NVIDIA driver on your system is too old (found version 10010). Please update you",
+        "driver-too-old",
+        ("cuda",),
+        "https://github.com/RangiLyu/nanodet/issues/216 (title, cut)",
+    ),
+    (
+        "AssertionError: The NVIDIA driver on your system is too old (found version 10000).",
+        "driver-too-old",
+        ("cuda",),
+        "https://github.com/hhaAndroid/mmdetection-mini/issues/30 (title)",
+    ),
+    (
+        "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version "
+        "11000). Please update your GPU driver by downloading and installing a new version from the URL: "
+        "http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org to install a "
+        "PyTorch version that has been compiled with your version of the CUDA driver. (Triggered internally "
+        "at /opt/pytorch/pytorch/c10/cuda/CUDAFunctions.cpp:108.)",
+        "driver-too-old",
+        ("cuda",),
+        "https://github.com/IEIT-Yuan/Yuan-2.0/issues/65",
+    ),
+    (
+        "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you "
+        "must use the \\'spawn\\' start method",
+        "forked-subprocess",
+        ("cuda",),
+        "https://github.com/IDEA-Research/GroundingDINO/issues/276 (the quotes escaped as pasted)",
+    ),
+    (
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! "
+        "(when checking argument for argument mat2 in method wrapper_CUDA_bmm)",
+        "mixed-devices",
+        ("cuda:0", "cpu"),
+        "https://github.com/kijai/ComfyUI-BrushNet-Wrapper/issues/11",
+    ),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     (
         "Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
@@ -1636,7 +1839,7 @@ def test_second_probe_new_rows_say_the_specific_cause():
     assert "13.3" in cumsum.cause and "torch.int32" in cumsum.fix and "FALLBACK=1 does not help" in cumsum.fix
     graphs = explain_device_error(_new("skipping cudagraphs due to skipping"))
     assert "cpu device (arg3_1)" in graphs.cause and "speed-up is lost" in graphs.cause
-    nccl = explain_device_error(_new("RuntimeError: NCCL error in:"))
+    nccl = explain_device_error(_new("RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825"))
     assert "two ranks on one GPU" in nccl.cause and "torch.cuda.set_device(local_rank)" in nccl.fix
     generate = explain_device_error(_new("UserWarning: You are calling .generate()"))
     assert "model.to('cuda')" in generate.fix and ".to(model.device)" in generate.fix and "not where you think" in generate.cause
@@ -2483,3 +2686,94 @@ def test_fifth_probe_a_list_of_backends_without_its_start():
 def test_fifth_probe_thc_two_gpus_of_0_2():
     e = explain_device_error(_new("RuntimeError: tensors are on different GPUs"))
     assert e.cause.startswith("the tensors of one CUDA operation are on different GPUs") and ".to('cuda')" in e.fix
+
+
+# --------------------------------------------------------------------------- sixth probe
+
+
+def test_sixth_probe_th_addmm_reads_which_side_is_the_model():
+    e = explain_device_error(_new("RuntimeError: Expected object of device type cuda but got device type cpu for argument #2 'mat1'"))
+    assert "the module's weights are on cuda and its input on cpu" in e.cause
+    assert e.fix.startswith("Move the input to the model: x = x.to('cuda')")
+
+
+def test_sixth_probe_a_lower_case_operation_is_not_taken_for_a_dispatch_key():
+    e = explain_device_error(
+        _new(
+            "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 "
+            "and cpu! (when checking arugment"
+        )
+    )
+    assert e.operator == "nll_loss_forward" and "(nll_loss_forward)" in e.cause and "the labels you passed to the loss" in e.cause
+    weight = explain_device_error(
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! "
+        "(when checking argument for argument weight in method wrapper_nll_loss_forward)"
+    )  # constructed from the 1.9/1.10 wording above: the loss's class weights, not a layer's
+    assert "the class weights you passed to the loss" in weight.cause
+    cased = explain_device_error(_new("RuntimeError: Expected all tensors to be on the same device, but found at least two devices (when"))
+    assert cased.operator == "index_select"  # wrapper_CUDA__index_select: CUDA is the dispatch key
+
+
+def test_sixth_probe_bmm_arguments_are_not_a_linear_layer():
+    e = explain_device_error(
+        _new(
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! "
+            "(when checking argument for argument mat2 in method wrapper_CUDA_bmm)"
+        )
+    )
+    assert "second batch of matrices of torch.bmm(input, mat2)" in e.cause and "no nn.Linear runs bmm" in e.cause
+    assert "mat2 is the weight" not in e.cause and "move `mat2` with .to('cuda:0')" in e.fix
+    mm = explain_device_error(
+        _new(
+            "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cpu "
+            "and cuda:0! (when checking argument for argument mat2 in method wrapper_CUDA_mm)"
+        )
+    )
+    assert "mat2 is the weight" in mm.cause  # plain mm keeps F.linear's reading
+
+
+def test_sixth_probe_rnn_device_words_are_read_lower_case():
+    e = explain_device_error(
+        _new("RuntimeError: Input and hidden tensors are not at the same device, found input tensor at cuda:0 and hidden tensor at CPU")
+    )
+    assert e.devices == ("cuda:0", "cpu") and "`hx` is on cpu" in e.cause and "device=x.device" in e.fix
+
+
+@pytest.mark.parametrize(
+    "start",
+    [
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:1 "
+        "and cuda:0! (when checking argument for argument target",
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:1 and cuda:0! "
+        "(when checking argument for argument tensors",
+        "[BUG] RuntimeErrorExpected all tensors",
+    ],
+)
+def test_sixth_probe_two_gpus_point_at_a_model_spread_over_them(start):
+    e = explain_device_error(_new(start))
+    assert e.kind == "mixed-devices" and all(d.startswith("cuda:") for d in e.devices), e
+    assert error_families.TWO_GPUS in e.fix and "device_map='auto'" in e.fix and "labels.to(logits.device)" in e.fix
+    assert "Which side is wrong?" not in e.fix and "normally the accelerator" not in e.fix
+    # one GPU and the CPU keep the question of which side is wrong
+    assert (
+        "Which side is wrong?"
+        in explain_device_error(
+            _new(
+                "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 "
+                "and cpu! (when checking arugment"
+            )
+        ).fix
+    )
+
+
+def test_sixth_probe_cudnn_same_device_check_with_a_space_or_cut_short():
+    spaced = explain_device_error(_new("RuntimeError:Expected tensor for argument #1 'input'"))
+    assert spaced.devices == ("cuda:0", "cuda:1") and "the module's weights are on cuda:0 and its input on cuda:1" in spaced.cause
+    cut = explain_device_error(_new("RuntimeError:  :expected tensor for argument #1 'input'"))
+    assert "cut before it names them" in cut.cause and "`input` is the batch and `weight` the layer's own parameter" in cut.cause
+    assert "x = x.to(next(model.parameters()).device)" in cut.fix and "CUDA_VISIBLE_DEVICES=1" in cut.fix
+
+
+def test_sixth_probe_a_checkpoint_message_retyped_with_full_width_punctuation():
+    e = explain_device_error(_new("RuntimeError\uff1a Trying to deserialize"))
+    assert e.devices == ("cuda:1",) and "only 1 CUDA device(s)" in e.cause and "map_location={'cuda:1': 'cuda:0'}" in e.fix

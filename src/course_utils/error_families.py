@@ -108,6 +108,14 @@ _COMPILE_ELSEWHERE = (
     "nnUNet_compile=f), or compile with a backend that does not generate code: "
     "torch.compile(model, backend='aot_eager'); for MPS, upgrade to torch 2.8 or newer."
 )
+# Two GPUs in one operation (the engine's mixed-devices reading adds it where both devices are accelerators):
+# real reports in tests/test_errors_table.py's NEW (the sixth probe: nll_loss, cat, a cut title).
+TWO_GPUS = (
+    "Both are GPUs: usually a model spread over several GPUs (device_map='auto', or layers put on cuda:0 and "
+    "cuda:1 by hand) met a tensor on another GPU, such as the labels or a tensor made in forward(). Move that "
+    "tensor to the device of the one it meets (labels = labels.to(logits.device)), or keep the run on one GPU: "
+    "CUDA_VISIBLE_DEVICES=0 in the shell, or device_map={'': 0}."
+)
 _OPTIMIZER_STATE_ARGS = "state_steps|exp_avgs|exp_avg_sqs|max_exp_avg_sqs|momentum_buffer_list|state_sums"
 
 FAMILIES: tuple[Family, ...] = (
@@ -743,7 +751,7 @@ FAMILIES: tuple[Family, ...] = (
         rf"and hidden tensor at (?P<b>{DEV})",
         "mixed-devices",
         reader="mixed",
-        roles=dict(devices=("a", "b"), arg="hx", op="RNN", odd="b", home="a"),
+        roles=dict(devices=("a", "b"), arg="hx", op="RNN", odd="b", home="a", convert="legacy"),
         fix=(
             "Create the initial hidden (and cell) state on the input's device: h0 = torch.zeros(..., device=x.device), "
             "or pass no state at all (PyTorch then makes zeros on the right device)."
@@ -788,7 +796,7 @@ FAMILIES: tuple[Family, ...] = (
         MIXED,
         "Old: cuDNN argument checks (device numbers)",
         r"Expected tensor for argument #\d+ '(?P<a1>\w+)' to have the same device as tensor for argument "
-        r"#\d+ '(?P<a2>\w+)'; but device (?P<d1>-?\d+) does not equal (?P<d2>-?\d+)"
+        r"#\d+ '(?P<a2>\w+)'\s*; but device (?P<d1>-?\d+) does not equal (?P<d2>-?\d+)"
         r"(?: \(while checking arguments for (?P<op>\w+)\))?",
         "mixed-devices",
         reader="mixed",
@@ -797,6 +805,30 @@ FAMILIES: tuple[Family, ...] = (
         "but device 0 does not equal 1 (while checking arguments for cudnn_convolution)",
         releases="1.x era",
         source="aten/src/ATen/TensorUtils.cpp (checkSameGPU)",
+    ),
+    Family(
+        "legacy-same-device-cut",
+        MIXED,
+        "Old: cuDNN argument checks, cut before the device numbers",
+        r"expected tensor for argument #\d+ '(?P<a1>\w+)' to have the same device as tensor for argument "
+        r"#\d+ '(?P<a2>\w+)(?!'\s*; but device)",
+        "mixed-devices",
+        devices=("cuda",),
+        flags=re.IGNORECASE,
+        cause=(
+            "PyTorch 1.x's check before a cuDNN call found `{a1}` and `{a2}` on different GPUs (or one of them on the "
+            "CPU); the message was cut before it names them ('; but device 1 does not equal 0'). For a "
+            "convolution, `input` is the batch and `weight` the layer's own parameter: the model is on one device and "
+            "the batch on another, often because a GPU index was chosen (--gpu 1, --cuda 1) for one but not the other."
+        ),
+        fix=(
+            "Move the batch to the model: x = x.to(next(model.parameters()).device); with several GPUs, choose the "
+            "GPU once, CUDA_VISIBLE_DEVICES=1 in the shell (the process then sees it as cuda:0), rather than moving "
+            "each tensor to 'cuda:1'. The whole message names both device numbers."
+        ),
+        example="RuntimeError:  :expected tensor for argument #1 'input' to have the same device as tensor for argument #2 'weight",
+        releases="1.x era, as pasted cut",
+        source="https://github.com/nshaud/DeepHyperX/issues/54",
     ),
     Family(
         "mps-placeholder",
@@ -997,7 +1029,7 @@ FAMILIES: tuple[Family, ...] = (
         r"for argument #\d+ '(?P<arg>\w+)'(?: in call to (?P<op>\w+))?",
         "mixed-devices",
         reader="mixed",
-        roles=dict(devices=("want", "got"), arg="arg", op="op", odd="got", home="want"),
+        roles=dict(devices=("want", "got"), arg="arg", op="op", odd="got", home="want", weights="infer"),
         example="Expected object of device type cuda but got device type cpu for argument #1 'self' in call to _th_addmm",
         releases="1.x era",
         source="aten/src/ATen (1.x)",
@@ -1076,8 +1108,8 @@ FAMILIES: tuple[Family, ...] = (
         "checkpoint-none-counted",
         GPU,
         "Checkpoint from GPU N, no GPU here",
-        r"Attempting to deserialize object on (?P<backend>[A-Za-z0-9]+) device (?P<index>\d+) but "
-        r"torch\.\w+\.device_count\(\) is 0\b",
+        r"(?:Attempting|Trying) to deserialize object on (?P<backend>[A-Za-z0-9]+) device (?P<index>\d+) but "
+        r"torch\.\w+\.device_count(?:\(\)|（）) is 0\b",
         "checkpoint-device-unavailable",
         devices=("{backend!l}:{index}",),
         cause=(
@@ -1096,8 +1128,8 @@ FAMILIES: tuple[Family, ...] = (
         "checkpoint-past-count",
         GPU,
         "Checkpoint from GPU N, fewer GPUs here",
-        r"Attempting to deserialize object on (?P<backend>[A-Za-z0-9]+) device (?P<index>\d+) but "
-        r"torch\.\w+\.device_count\(\) is (?P<count>\d+)",
+        r"(?:Attempting|Trying) to deserialize object on (?P<backend>[A-Za-z0-9]+) device (?P<index>\d+) but "
+        r"torch\.\w+\.device_count(?:\(\)|（）) is (?P<count>\d+)",
         "checkpoint-device-unavailable",
         devices=("{backend!l}:{index}",),
         cause=(
@@ -4202,6 +4234,14 @@ ARGUMENT_HINTS = {
 # layer norm's `weight` is the layer's own parameter, scatter's `index` holds no token ids (real reports in
 # tests/test_errors_table.py's NEW). The first pattern found in the operator's name wins.
 OPERATOR_HINTS: tuple[tuple[str, dict[str, str]], ...] = (
+    (
+        r"bmm",
+        {
+            "self": "the first batch of matrices of torch.bmm(input, mat2): a tensor your code made, e.g. attention scores",
+            "mat2": "the second batch of matrices of torch.bmm(input, mat2): a tensor your code made, e.g. attention's "
+            "keys or values; no nn.Linear runs bmm",
+        },
+    ),
     (r"nll_loss|cross_entropy", {"weight": "for CrossEntropyLoss/NLLLoss, the class weights you passed to the loss"}),
     (
         r"index_select|embedding",

@@ -38,6 +38,7 @@ from course_utils.error_families import (
     FAMILIES,
     MENTIONS,
     OPERATOR_HINTS,
+    TWO_GPUS,
     Family,
 )
 from course_utils.tracebacks import add_after_traceback, remove_after_traceback
@@ -345,8 +346,10 @@ def _mixed(
         )
         accelerators = [d for d in devices if _is_accelerator(d)]
         target = accelerators[0] if accelerators else (devices[0] if devices else "one device")
-        move = f"Put every tensor of this operation on one device, normally the accelerator: .to('{target}'). "
-    fix = move + _WHICH_SIDE + " " + _FIND
+        where = "one GPU" if len(accelerators) > 1 else "normally the accelerator"
+        move = f"Put every tensor of this operation on one device, {where}: .to('{target}'). "
+    two_gpus = len({d for d in devices if _is_accelerator(d)}) > 1
+    fix = move + (TWO_GPUS if two_gpus else _WHICH_SIDE) + " " + _FIND
     return dict(is_device_error=True, kind="mixed-devices", devices=devices, cause=cause, fix=fix, argument=argument, operator=operator)
 
 
@@ -424,7 +427,7 @@ def _op_name(raw: str | None) -> str | None:
         return None
     if not raw.startswith("wrapper_"):
         return raw  # an operation's own name (_th_addmm, aten.mm.default)
-    name = re.sub(r"^wrapper_(?:[A-Za-z0-9]+_)?_?", "", raw)
+    name = re.sub(r"^wrapper_(?:[A-Z][A-Za-z0-9]*_)?_?", "", raw)  # a dispatch key is capitalised: not nll_
     return name.lstrip("_") or raw
 
 
