@@ -1491,6 +1491,21 @@ NEW = [
         ("cuda:1", "cuda:0"),
         "https://github.com/BorealisAI/scaleformer/issues/5",
     ),
+    ("RuntimeError: Expected `value` to be on same device as `a`", "mixed-devices", (), "https://github.com/pytorch/pytorch/issues/124693"),
+    (
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! "
+        "(when checking argument for argument mat2 in method wrapper_CUDA_bmm)",
+        "mixed-devices",
+        ("cuda:0", "cpu"),
+        "https://github.com/kijai/ComfyUI-BrushNet-Wrapper/issues/11",
+    ),
+    (
+        "RuntimeError: Expected condition, x and y to be on the same device, but condition is on cuda:0 and "
+        "x and y are on cuda:0 and CPU respectively",
+        "mixed-devices",
+        ("cuda:0", "cpu"),
+        "https://github.com/akarasman/yolo-heatmaps/issues/13",
+    ),
     (
         "Input and parameter tensors are not at the same device, found input tensor at cuda:0 and parameter tensor at cpu",
         "mixed-devices",
@@ -1591,6 +1606,58 @@ NEW = [
         "https://github.com/Kunhao-Liu/StyleGaussian/issues/11",
     ),
     (
+        "RuntimeError: CuDNN error: CUDNN_STATUS_MAPPING_ERROR",
+        "cuda-library-failure",
+        ("cuda",),
+        "https://github.com/gpgpu-sim/pytorch-gpgpu-sim/issues/11",
+    ),
+    ("RuntimeError: CUDNN_STATUS_MAPPING_ERROR", "cuda-library-failure", ("cuda",), "https://github.com/daitao/SAN/issues/43"),
+    (
+        "RuntimeError: cuDNN error: CUDNN_STATUS_MAPPING_ERROR",
+        "cuda-library-failure",
+        ("cuda",),
+        "https://github.com/pytorch/pytorch/issues/27588",
+    ),
+    (
+        "[rank7]: torch.distributed.DistBackendError: NCCL error in: "
+        "../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, unhandled cuda error (run with NCCL_DEBUG=INFO "
+        "for details), NCCL version 2.20.5\n[rank7]: ncclUnhandledCudaError: Call to CUDA function "
+        "failed.\n[rank7]: Last error:\n[rank7]: Cuda failure 1 'invalid argument'",
+        "nccl-unhandled-cuda",
+        ("cuda",),
+        "https://github.com/NVIDIA/nccl/issues/1410 (four of the rank's lines, as pasted)",
+    ),
+    (
+        "RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:32, unhandled cuda error, NCCL version 2.4.8",
+        "nccl-unhandled-cuda",
+        ("cuda",),
+        "https://github.com/fanq15/FewX/issues/74",
+    ),
+    (
+        "terminate called after throwing an instance of 'std::runtime_error'\n  what():  NCCL Error 1: unhandled cuda error",
+        "nccl-unhandled-cuda",
+        ("cuda",),
+        "https://github.com/linjieli222/VQA_ReGAT/issues/41 (the paste's two lines, 'Aborted (core dumped)' left out)",
+    ),
+    (
+        "UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up "
+        "environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the "
+        "available devices to be zero. (Triggered internally at "
+        "/opt/conda/conda-bld/pytorch_1670525539683/work/c10/cuda/CUDAFunctions.cpp:109.) return "
+        "torch._C._cuda_getDeviceCount() > 0",
+        "no-gpu-visible",
+        ("cuda",),
+        "https://github.com/interaction-lab/BlossomNav/issues/4 (the warning and the line after it joined on one line, as pasted)",
+    ),
+    (
+        "RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. "
+        "changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be "
+        "zero.",
+        "no-gpu-visible",
+        ("cuda",),
+        "https://github.com/replicate/cog-svd/issues/11",
+    ),
+    (
         "RuntimeError: Expected all tensors to be on the same device, but found at least two devices (when "
         "checking argument for argument index in method wrapper_CUDA__index_select)",
         "mixed-devices",
@@ -1631,13 +1698,6 @@ NEW = [
         "forked-subprocess",
         ("cuda",),
         "https://github.com/IDEA-Research/GroundingDINO/issues/276 (the quotes escaped as pasted)",
-    ),
-    (
-        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! "
-        "(when checking argument for argument mat2 in method wrapper_CUDA_bmm)",
-        "mixed-devices",
-        ("cuda:0", "cpu"),
-        "https://github.com/kijai/ComfyUI-BrushNet-Wrapper/issues/11",
     ),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     (
@@ -2766,6 +2826,25 @@ def test_sixth_probe_two_gpus_point_at_a_model_spread_over_them(start):
     )
 
 
+def test_sixth_probe_torch_where_with_a_scalar_made_on_the_cpu():
+    e = explain_device_error(_new("RuntimeError: Expected condition, x and y to be on the same device"))
+    assert e.devices == ("cuda:0", "cpu") and "x on cuda:0 and y on cpu" in e.cause and "torch.tensor(0.0)" in e.cause
+    assert "torch.where(mask, x, 0.0)" in e.fix and "torch.tensor(0.0, device=x.device)" in e.fix
+
+
+def test_sixth_probe_masked_fill_value_on_another_device():
+    e = explain_device_error(_new("RuntimeError: Expected `value` to be on same device as `a`"))
+    assert e.is_device_error and "fill value" in e.cause and "torch._refs" in e.cause and "PrivateUse1" in e.cause
+    assert "float(value)" in e.fix and "value.to(x.device)" in e.fix
+
+
+def test_sixth_probe_masked_fill_value_live():
+    # torch._refs.masked_fill is the decomposition torch.compile runs; on meta a CPU value is not let through
+    a, mask = torch.zeros(2, device="meta"), torch.ones(2, dtype=torch.bool, device="meta")
+    e = explain_device_error(caught(lambda: torch._refs.masked_fill(a, mask, torch.tensor(1.0))))
+    assert e.kind == "mixed-devices" and "fill value" in e.cause, e
+
+
 def test_sixth_probe_cudnn_same_device_check_with_a_space_or_cut_short():
     spaced = explain_device_error(_new("RuntimeError:Expected tensor for argument #1 'input'"))
     assert spaced.devices == ("cuda:0", "cuda:1") and "the module's weights are on cuda:0 and its input on cuda:1" in spaced.cause
@@ -2777,3 +2856,28 @@ def test_sixth_probe_cudnn_same_device_check_with_a_space_or_cut_short():
 def test_sixth_probe_a_checkpoint_message_retyped_with_full_width_punctuation():
     e = explain_device_error(_new("RuntimeError\uff1a Trying to deserialize"))
     assert e.devices == ("cuda:1",) and "only 1 CUDA device(s)" in e.cause and "map_location={'cuda:1': 'cuda:0'}" in e.fix
+
+
+def test_sixth_probe_cudnn_mapping_error_is_not_read_as_execution_failed():
+    for start in ("RuntimeError: CuDNN error: CUDNN_STATUS_MAPPING_ERROR", "RuntimeError: CUDNN_STATUS_MAPPING_ERROR"):
+        e = explain_device_error(_new(start))
+        assert "could not access GPU memory" in e.cause and "batch size" in e.cause and "EXECUTION_FAILED" not in e.cause
+        assert e.fix.startswith("Try a smaller batch first") and "torch.backends.cudnn.enabled = False" in e.fix
+
+
+def test_sixth_probe_nccl_unhandled_cuda_error():
+    for start in (
+        "RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:32",
+        "terminate called after",
+        "[rank7]: torch.distributed.DistBackendError",
+    ):
+        e = explain_device_error(_new(start))
+        assert e.kind == "nccl-unhandled-cuda" and "a CUDA call NCCL made" in e.cause and "several ranks on one GPU" in e.cause
+        assert e.fix.startswith("Rerun with NCCL_DEBUG=INFO") and "NCCL_P2P_DISABLE=1" in e.fix and "--shm-size" in e.fix
+
+
+def test_sixth_probe_cuda_unknown_error_is_the_driver_not_the_tensors():
+    for start in ("UserWarning: CUDA initialization: CUDA unknown error", "RuntimeError: CUDA unknown error"):
+        e = explain_device_error(_new(start))
+        assert e.kind == "no-gpu-visible" and "counts zero GPUs" in e.cause and "nvidia_uvm" in e.cause
+        assert e.fix.startswith("Run nvidia-smi") and "sudo modprobe nvidia_uvm" in e.fix and "--gpus all" in e.fix

@@ -761,6 +761,46 @@ FAMILIES: tuple[Family, ...] = (
         source="aten/src/ATen/native/RNN.cpp",
     ),
     Family(
+        "where-devices",
+        MIXED,
+        "torch.where: condition, x and y on different devices",
+        rf"Expected condition, x and y to be on the same device, but condition is on (?P<c>{DEV}) and x and y are "
+        rf"on (?P<x>{DEV}) and (?P<y>{DEV}) respectively",
+        "mixed-devices",
+        devices=("*",),
+        cause=(
+            "torch.where(condition, x, y) got condition on {c!l}, x on {x!l} and y on {y!l}; all three must be on one "
+            "device. Usually one of them was made on the spot without device=, such as torch.tensor(0.0) or "
+            "torch.zeros_like(...) of a CPU tensor, or the mask was built from CPU data."
+        ),
+        fix=(
+            "Pass a plain number instead of a one-element tensor: torch.where(mask, x, 0.0) (a Python scalar "
+            "works on any device), or make it where x is: torch.tensor(0.0, device=x.device); move a mask with "
+            "mask.to(x.device)."
+        ),
+        example="RuntimeError: Expected condition, x and y to be on the same device, but condition is on cuda:0 and x "
+        "and y are on cuda:0 and CPU respectively",
+        releases="1.x era (where_self's own check); not in the 2.13.0 wheel's libraries",
+        source="https://github.com/akarasman/yolo-heatmaps/issues/13",
+    ),
+    Family(
+        "masked-fill-value-device",
+        MIXED,
+        "masked_fill: the fill value is a tensor on another device",
+        r"Expected `value` to be on same device as `a`",
+        "mixed-devices",
+        cause=(
+            "masked_fill was given its fill value as a tensor on another device than the tensor it fills (`a`). "
+            "This check is in PyTorch's Python version of masked_fill (torch._refs), which torch.compile and "
+            "out-of-tree devices (PrivateUse1 backends) run; it lets a CPU scalar through only for CUDA and XPU "
+            "tensors, where eager mode is more lenient."
+        ),
+        fix=("Pass the value as a Python number: x.masked_fill(mask, float(value)) (or value.item()), or move it first: value.to(x.device)."),
+        example="RuntimeError: Expected `value` to be on same device as `a`",
+        releases="2.x (torch/_refs/__init__.py, masked_fill)",
+        source="https://github.com/pytorch/pytorch/issues/124693 (a PrivateUse1 device, hf_DistilBert)",
+    ),
+    Family(
         "data-parallel",
         MIXED,
         "DataParallel, model not moved",
@@ -1238,6 +1278,33 @@ FAMILIES: tuple[Family, ...] = (
         "downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx ...",
         releases="1.x-2.x CUDA builds (c10/cuda/CUDAFunctions.cpp)",
         source="https://github.com/lllyasviel/Fooocus/issues/1313",
+    ),
+    Family(
+        "cuda-unknown-error",
+        GPU,
+        "CUDA could not start: 'CUDA unknown error'",
+        r"CUDA unknown error - this may be due to an incorrectly set up environment",
+        "no-gpu-visible",
+        devices=("cuda",),
+        cause=(
+            "the NVIDIA driver failed to start CUDA in this process (cuInit returned 'unknown error'), so PyTorch "
+            "counts zero GPUs: torch.cuda.is_available() is False, and the first .cuda() raises. The message's own "
+            "guess, CUDA_VISIBLE_DEVICES changed after CUDA started, is one cause; in reports the usual ones are a "
+            "driver or its nvidia_uvm module left in a bad state (after a laptop's suspend and resume, or a driver "
+            "updated without a reboot), or a container started without GPU access. Your tensors are not the problem."
+        ),
+        fix=(
+            "Run nvidia-smi: if it fails too, the driver is the problem. Reboot, or reload the module: "
+            "sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm; in Docker, start the container with --gpus all. "
+            "Set CUDA_VISIBLE_DEVICES in the shell (or at the top of the script, before anything touches CUDA), "
+            "never after; then check torch.cuda.is_available() in a fresh Python."
+        ),
+        example="UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up "
+        "environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available "
+        "devices to be zero.",
+        releases="1.7-2.x CUDA builds (a warning from torch.cuda.is_available(), a RuntimeError from _lazy_init)",
+        source="https://github.com/pytorch/pytorch/issues/159954 (sudo modprobe -r nvidia_uvm && sudo modprobe nvidia_uvm); "
+        "https://github.com/interaction-lab/BlossomNav/issues/4",
     ),
     Family(
         "checkpoint-unknown-location",
@@ -3245,6 +3312,32 @@ FAMILIES: tuple[Family, ...] = (
         "(the NCCL maintainer: several ranks on one CUDA device)",
     ),
     Family(
+        "nccl-unhandled-cuda",
+        DISTRIBUTED,
+        "NCCL: a CUDA call inside NCCL failed",
+        r"NCCL error[^\n]*?unhandled cuda error|ncclUnhandledCudaError",
+        "nccl-unhandled-cuda",
+        devices=("cuda",),
+        flags=re.IGNORECASE,
+        cause=(
+            "a CUDA call NCCL made for a collective failed (ncclUnhandledCudaError); the message hides which one. In "
+            "reports the usual reasons are: several ranks on one GPU (no torch.cuda.set_device(local_rank) before "
+            "the first collective), an NCCL built for another CUDA than the driver supports, GPUs that cannot reach "
+            "each other directly (peer-to-peer between consumer cards, or in a VM), too little shared memory in a "
+            "container, or GPU memory already full."
+        ),
+        fix=(
+            "Rerun with NCCL_DEBUG=INFO: its 'Cuda failure ...' line names the real CUDA error. In each process call "
+            "torch.cuda.set_device(local_rank) before init_process_group; try NCCL_P2P_DISABLE=1 (peer-to-peer "
+            "off); in Docker add --shm-size=8g or --ipc=host; keep torch's bundled NCCL (do not point "
+            "LD_LIBRARY_PATH at another), or upgrade torch for a newer one."
+        ),
+        example="RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:32, unhandled cuda error, NCCL version 2.4.8",
+        releases="torch 1.x-2.x with NCCL 2.4-2.2x ('NCCL Error 1: unhandled cuda error' from torch.cuda.nccl and DataParallel)",
+        source="https://github.com/fanq15/FewX/issues/74; https://github.com/NVIDIA/nccl/issues/1410; "
+        "https://github.com/NVIDIA/nccl-tests/issues/6 (NCCL_DEBUG=WARN showed an NCCL built for another CUDA)",
+    ),
+    Family(
         "barrier-device-guess",
         DISTRIBUTED,
         "NCCL barrier: the GPU guessed from the rank",
@@ -3810,6 +3903,31 @@ FAMILIES: tuple[Family, ...] = (
             "https://github.com/pytorch/pytorch/issues/1504 (CUDA_VISIBLE_DEVICES=[1,2,3]); "
             "https://github.com/yassouali/pytorch-segmentation/issues/77"
         ),
+    ),
+    Family(
+        "cudnn-mapping-error",
+        DID,
+        "cuDNN: GPU memory it could not map",
+        r"CUDNN_STATUS_MAPPING_ERROR",
+        "cuda-library-failure",
+        devices=("cuda",),
+        flags=re.IGNORECASE,
+        cause=(
+            "cuDNN could not access GPU memory it was handed (CUDNN_STATUS_MAPPING_ERROR). In PyTorch reports it "
+            "comes with the batch size (it goes away with a smaller batch, or with cuDNN switched off), with a "
+            "torch build whose CUDA and cuDNN are older than the card (a CUDA 10 build on an RTX 30xx), or after "
+            "an earlier kernel's error that CUDA reports late, often under nn.DataParallel. The devices of your "
+            "tensors are not the problem."
+        ),
+        fix=(
+            "Try a smaller batch first; torch.backends.cudnn.enabled = False confirms cuDNN is involved (slower, a "
+            "test rather than a fix); rerun with CUDA_LAUNCH_BLOCKING=1 to rule out an earlier kernel; compare "
+            "torch.cuda.get_device_capability() with torch.cuda.get_arch_list() and install a build that lists the card."
+        ),
+        example="RuntimeError: cuDNN error: CUDNN_STATUS_MAPPING_ERROR",
+        releases="CUDA builds 0.4-2.x; the reports show three wordings: the status alone (0.4), 'CuDNN error: ...', 'cuDNN error: ...' (1.2)",
+        source="https://github.com/pytorch/pytorch/issues/27588 (batch 20 fails, 10 runs, cudnn off runs); "
+        "https://github.com/jeya-maria-jose/KiU-Net-pytorch/issues/3 (GPU newer than the build)",
     ),
     Family(
         "cuda-library-failure",
