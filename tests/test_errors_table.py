@@ -1699,6 +1699,78 @@ NEW = [
         ("cuda",),
         "https://github.com/IDEA-Research/GroundingDINO/issues/276 (the quotes escaped as pasted)",
     ),
+    # --- sixth probe, second round: 1.0-1.6 wordings, wrappers around the message (ComfyUI, TorchSharp)
+    (
+        "!!! Exception during processing !!! Expected all tensors to be on the same device, but got index is "
+        "on cuda:0, different from other tensors on cpu (when checking argument in method "
+        "wrapper_CUDA__index_select)",
+        "mixed-devices",
+        ("cuda:0", "cpu"),
+        "https://github.com/gitmylo/ComfyUI-audio-nodes/issues/2 (ComfyUI's '!!! Exception during processing !!!' prefix)",
+    ),
+    (
+        "System.Runtime.InteropServices.ExternalException : 'Expected all tensors to be on the same device, "
+        "but found at least two devices, cpu and cuda:0! (when checking argument for argument index in "
+        "method wrapper__index_select)\nException raised from common_device_check_failure at "
+        "C:\\actions-runner\\_work\\pytorch\\pytorch\\builder\\windows\\pytorch\\aten\\src\\ATen\\core\\adaption.cpp:10 "
+        "(most recent call first):",
+        "mixed-devices",
+        ("cpu", "cuda:0"),
+        "https://github.com/dotnet/TorchSharp/issues/639 (TorchSharp; the first two lines, the C++ frames left out)",
+    ),
+    (
+        "RuntimeError: Expected object of backend CUDA but got backend CPU for argument #2 'weight'",
+        "mixed-devices",
+        ("cuda", "cpu"),
+        "https://github.com/hkzhang-git/HiNAS/issues/3",
+    ),
+    (
+        "RuntimeError: Expected object of backend CPU but got backend CUDA for argument #2 'weight'",
+        "mixed-devices",
+        ("cpu", "cuda"),
+        "https://github.com/ondyari/FaceForensics/issues/25",
+    ),
+    (
+        "RuntimeError: Expected object of backend CUDA but got backend CPU for argument #2 'mat2'",
+        "mixed-devices",
+        ("cuda", "cpu"),
+        "https://github.com/Xiangyu-CAS/AICity2020-VOC-ReID/issues/1",
+    ),
+    (
+        "RuntimeError: Expected object of backend CUDA but got backend CPU for argument #3 'index'",
+        "mixed-devices",
+        ("cuda", "cpu"),
+        "https://github.com/akanimax/T2F/issues/13",
+    ),
+    (
+        "RuntimeError: expected device cpu but got device cuda:0",
+        "mixed-devices",
+        ("cpu", "cuda:0"),
+        "https://github.com/dawnranger/pytorch-AGNN/issues/5",
+    ),
+    (
+        "RuntimeError: expected device cpu and dtype Float but got device cuda:0 and dtype Float",
+        "mixed-devices",
+        ("cpu", "cuda:0"),
+        "https://github.com/qfgaohao/pytorch-ssd/issues/78",
+    ),
+    (
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device\nCUDA kernel "
+        "errors might be asynchronously reported at some other API call,so the stacktrace below might be "
+        "incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.",
+        "gpu-architecture",
+        ("cuda",),
+        "https://github.com/sconlyshootery/FeatDepth/issues/68",
+    ),
+    (
+        "UserWarning: \nNVIDIA GeForce RTX 5060 Ti with CUDA capability sm_120 is not compatible with the "
+        "current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 "
+        "sm_61 sm_70 sm_75 sm_80 sm_86 sm_90.\nIf you want to use the NVIDIA GeForce RTX 5060 Ti GPU with "
+        "PyTorch, please check the instructions at https://pytorch.org/get-started/locally/",
+        "gpu-architecture",
+        ("cuda",),
+        "https://github.com/ostris/ai-toolkit/issues/530",
+    ),
     # --- a checkpoint from a GPU where the count is 0 (torch/serialization.py's validate_cuda_device, 2.13.0)
     (
         "Attempting to deserialize object on CUDA device 0 but torch.cuda.device_count() is 0. Please use torch.load with "
@@ -2881,3 +2953,16 @@ def test_sixth_probe_cuda_unknown_error_is_the_driver_not_the_tensors():
         e = explain_device_error(_new(start))
         assert e.kind == "no-gpu-visible" and "counts zero GPUs" in e.cause and "nvidia_uvm" in e.cause
         assert e.fix.startswith("Run nvidia-smi") and "sudo modprobe nvidia_uvm" in e.fix and "--gpus all" in e.fix
+
+
+def test_sixth_probe_a_1_0_backend_message_about_a_layers_weight_moves_the_model():
+    e = explain_device_error(_new("RuntimeError: Expected object of backend CUDA but got backend CPU for argument #2 'weight'"))
+    assert "the module's weights are on cpu and its input on cuda" in e.cause
+    assert e.fix.startswith("Move the model to the input's device: model.to('cuda')")
+    linear = explain_device_error(_new("RuntimeError: Expected object of backend CUDA but got backend CPU for argument #2 'mat2'"))
+    assert linear.fix.startswith("Move the model to the input's device") and "mat2 is the weight" in linear.cause
+    back = explain_device_error(_new("RuntimeError: Expected object of backend CPU but got backend CUDA for argument #2 'weight'"))
+    assert back.fix.startswith("Move the input to the model: x = x.to('cuda')")
+    # another argument keeps the plain reading: an index is not a weight
+    index = explain_device_error(_new("RuntimeError: Expected object of backend CUDA but got backend CPU for argument #3 'index'"))
+    assert "the module's weights" not in index.cause and "move `index` with .to('cuda')" in index.fix

@@ -530,6 +530,21 @@ FAMILIES: tuple[Family, ...] = (
         source="aten/src/ATen/native/Memory.cpp; the rename in libtorch_python.so (processErrorMsg)",
     ),
     Family(
+        "legacy-backend-weight",
+        MIXED,
+        "Old: backend, a layer's weight as argument #2",
+        r"Expected object of backend (?P<want>\w+) but got backend (?P<got>\w+) for argument #2 '(?P<arg>weight|mat2)'",
+        "mixed-devices",
+        reader="mixed",
+        # 1.0-1.4: argument #2 is a convolution's weight (input, weight) or, under F.linear, input.matmul(weight.t())'s
+        # mat2: the argument's device is the module's (a loss's class weights are argument #3)
+        roles=dict(devices=("want", "got"), arg="arg", odd="got", home="want", convert="type", weights="got"),
+        example="RuntimeError: Expected object of backend CUDA but got backend CPU for argument #2 'weight'",
+        releases="1.0-1.4 era",
+        source="https://github.com/hkzhang-git/HiNAS/issues/3; https://github.com/ondyari/FaceForensics/issues/25 (conv2d); "
+        "https://github.com/Xiangyu-CAS/AICity2020-VOC-ReID/issues/1 (F.linear's matmul)",
+    ),
+    Family(
         "legacy-backend",
         MIXED,
         "Old: backend",
@@ -538,7 +553,7 @@ FAMILIES: tuple[Family, ...] = (
         "mixed-devices",
         reader="mixed",
         roles=dict(devices=("want", "got"), arg=("arg", "seq"), odd="got", home="want", convert="type"),
-        example="Expected object of backend CPU but got backend CUDA for argument #2 'mat2'",
+        example="Expected object of backend CUDA but got backend CPU for argument #2 'other'",
         releases="1.0-1.4 era",
         source="aten/src/ATen/Utils.h (checked_tensor_unwrap)",
     ),
