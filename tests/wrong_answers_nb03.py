@@ -95,8 +95,22 @@ def state_skips_zero_dim(optimizer):
 
 
 # (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
+def register_every_tensor_found(model):
+    """Finds tensors with dir() and getattr, which also returns buffers: re-registering a non-persistent buffer
+    makes it persistent."""
+    for module in model.modules():
+        for name in dir(module):
+            value = getattr(module, name, None)
+            if isinstance(value, torch.Tensor) and not isinstance(value, nn.Parameter):
+                if name in vars(module):
+                    delattr(module, name)
+                module.register_buffer(name, value)
+    return model
+
+
 WRONG = [
     ("03.1", register_model_and_children, "scale.shift.shift"),
+    ("03.1", register_every_tensor_found, "non-persistent buffer"),
     ("03.2", where_from_state_dict, "non-persistent"),
     ("03.2", where_parameters_then_buffers, "a buffer on meta"),
     ("03.2", where_unnamed_error, "does not name the devices"),

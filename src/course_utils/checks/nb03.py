@@ -51,7 +51,8 @@ class _Scale(nn.Module):
 
 
 class _Buggy(nn.Module):
-    """Standardize then scale and shift: five plain tensor attributes over three levels, and one real buffer."""
+    """Standardize then scale and shift: five plain tensor attributes over three levels, and two real buffers (one of
+    them non-persistent: an answer that registers every tensor it finds, buffers included, makes it persistent)."""
 
     def __init__(self, values: dict):
         super().__init__()
@@ -59,6 +60,7 @@ class _Buggy(nn.Module):
         self.mean = torch.tensor(values["mean"])
         self.std = torch.tensor(values["std"])
         self.register_buffer("offset", torch.zeros(width))
+        self.register_buffer("cache", torch.zeros(width), persistent=False)
         self.linear = nn.Linear(width, width)
         self.scale = _Scale(values["factor"], values["steps"])
         self.name = "buggy"  # not a tensor: leave it alone
@@ -121,6 +123,12 @@ def _register_tensor_attributes(register_tensor_attributes) -> str:
     buffers = _buffers_hold(model, values)
     if "offset" not in buffers:
         raise Wrong("The buffer that was already registered, 'offset', is gone.")
+    if "cache" not in buffers or "cache" in model.state_dict():
+        raise Wrong(
+            "The model's non-persistent buffer 'cache' is now saved by state_dict(): your code registered it again, as "
+            "persistent. Existing buffers should stay as they were.",
+            "Only plain tensor attributes need registering: a buffer does not live in vars(module), and getattr or dir() find buffers too.",
+        )
     if len(list(model.parameters())) != n_params:
         raise Wrong("The number of parameters changed: make the tensors buffers, not nn.Parameter (they are not learned).")
     if model.name != "buggy":
