@@ -108,6 +108,16 @@ def register_every_tensor_found(model):
     return model
 
 
+def state_first_group_only(optimizer):
+    """Walks optimizer.param_groups[0] only: the state of a second parameter group stays behind."""
+    for param in optimizer.param_groups[0]["params"]:
+        state = optimizer.state.get(param, {})
+        for key, value in state.items():
+            if key != "step" and isinstance(value, torch.Tensor):
+                dtype = param.dtype if value.is_floating_point() else value.dtype
+                state[key] = value.to(device=param.device, dtype=dtype)
+
+
 WRONG = [
     ("03.1", register_model_and_children, "scale.shift.shift"),
     ("03.1", register_every_tensor_found, "non-persistent buffer"),
@@ -118,6 +128,7 @@ WRONG = [
     ("03.4", state_known_keys, "max_exp_avg_sq"),
     ("03.4", state_to_first_parameter, "split"),
     ("03.4", state_skips_zero_dim, "0-dim"),
+    ("03.4", state_first_group_only, "second parameter group"),
 ]
 
 LAYER = "layer = nn.Linear(3, 3)"
