@@ -70,7 +70,27 @@ def load_mapping_the_devices_seen(data, device):
 
 
 # (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
+def to_device_cpu_without_tensors(model, *inputs):
+    """Falls back to the CPU for a model with no parameters or buffers, instead of handing the inputs back."""
+    tensors = [*model.parameters(), *model.buffers()]
+    device = tensors[0].device if tensors else torch.device("cpu")
+
+    def move(value):
+        if isinstance(value, torch.Tensor):
+            return value.to(device)
+        if isinstance(value, tuple) and hasattr(value, "_fields"):
+            return type(value)(*(move(v) for v in value))
+        if isinstance(value, (list, tuple)):
+            return type(value)(move(v) for v in value)
+        if isinstance(value, dict):
+            return {k: move(v) for k, v in value.items()}
+        return value
+
+    return tuple(move(x) for x in inputs)
+
+
 WRONG = [
+    ("05.2", to_device_cpu_without_tensors, "do not fall back to the CPU"),
     ("05.2", to_device_buffers_first, "parameters on meta and a buffer on the CPU"),
     ("05.2", to_device_assigning_in_place, "changed a list"),
     ("05.4", load_flat_state_dict, "not on the device asked for"),

@@ -239,10 +239,18 @@ def _to_model_device(to_model_device) -> str:
     mixed.register_buffer("scale", torch.ones(3))
     got = call(to_model_device, mixed, torch.ones(2, 3))
     _same_structure(got, (torch.ones(2, 3),), torch.device("meta"), "inputs (model with parameters on meta and a buffer on the CPU)")
-    x = torch.ones(2)
-    got = call(to_model_device, nn.ReLU(), x)
-    if not (isinstance(got, tuple) and len(got) == 1 and got[0] is x):
-        raise Wrong(f"A model with no parameters or buffers has no device; return the inputs unchanged, got {got!r}.")
+    # a CPU input and one on meta: an answer that falls back to the CPU for a model without a device moves the second
+    x, y = torch.ones(2), torch.ones(2, device="meta")
+    try:
+        got = call(to_model_device, nn.ReLU(), x, y)
+    except LearnerRaised:
+        got = None
+    if not (isinstance(got, tuple) and len(got) == 2 and got[0] is x and got[1] is y):
+        raise Wrong(
+            "A model with no parameters or buffers has no device; given a CPU tensor and a meta tensor, "
+            f"to_model_device(nn.ReLU(), x, y) should return them unchanged, got {got!r}.",
+            "A model without tensors names no device: do not fall back to the CPU (or any device), hand the inputs back as they came.",
+        )
     return "Every tensor follows the model (" + ", ".join(devices) + "), structure kept."
 
 
