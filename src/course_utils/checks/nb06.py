@@ -42,7 +42,9 @@ TIMING_CASES = (
 # asked in every run (practice or graded): an even number of repeats, whose median lies halfway between the two
 # middle times (an answer that takes sorted(times)[len(times) // 2] or median_low takes one of them), of work that
 # is not a whole number of microseconds (an answer that rounds the seconds to 6 decimals moves it)
-TIMING_ALWAYS = (([1.2345e-4, 2.5e-4, 3.75e-4, 9.8765e-3], 0.0, 4),)
+# and five repeats whose middle three do not average to their median (an answer that drops the fastest and the
+# slowest repeat and averages the rest passes every other case)
+TIMING_ALWAYS = (([1.2345e-4, 2.5e-4, 3.75e-4, 9.8765e-3], 0.0, 4), ([1e-3, 1e-3, 2e-3, 5e-3, 9e-3], 0.0, 5))
 
 
 @exercise(
@@ -81,6 +83,8 @@ def _time_per_call(time_per_call) -> str:
         if math.isclose(got, mean, rel_tol=1e-6):
             raise Wrong(found, "That is the mean; one slow repeat pulls it up. Return the median.")
         ordered = sorted(durations[i % len(durations)] for i in range(repeats))
+        if repeats > 2 and math.isclose(got, statistics.fmean(ordered[1:-1]), rel_tol=1e-6):
+            raise Wrong(found, "That is the mean of the repeats left once the fastest and the slowest are dropped; return the median.")
         if repeats % 2 == 0 and any(math.isclose(got, t, rel_tol=1e-6) for t in ordered[repeats // 2 - 1 : repeats // 2 + 1]):
             raise Wrong(found, "That is one of the two middle repeats; with an even number of repeats the median lies halfway between them.")
         raise Wrong(found, "Use the clock and synchronize you are given (not time.perf_counter), and the median.")
