@@ -89,7 +89,29 @@ def to_device_cpu_without_tensors(model, *inputs):
     return tuple(move(x) for x in inputs)
 
 
+def fix_any_old_type_error_is_a_move(message):
+    """Takes every 2019 "Expected object of type ... but found type ..." for a device mix-up: it reported dtype
+    mismatches too (two CUDA types, or two CPU types)."""
+    text = message.lower()
+    if "same index must be on the same device" in text:
+        return "optimizer-after-move"
+    if "indices should be either on" in text:
+        return "index-to-table-device"
+    if "deserialize object on" in text:
+        return "map-location"
+    if "to numpy" in text:
+        return "cpu-before-numpy"
+    if "invalid device ordinal" in text:
+        return "existing-device-index"
+    if "not compiled with cuda" in text or "nvidia driver" in text:
+        return "cpu-or-cuda-build"
+    if "on the same device" in text or "not on the expected device" in text or "expected object of type" in text:
+        return "move-to-one-device"
+    return "not-a-device-error"
+
+
 WRONG = [
+    ("05.1", fix_any_old_type_error_is_a_move, "Compare the two types it names"),
     ("05.2", to_device_cpu_without_tensors, "do not fall back to the CPU"),
     ("05.2", to_device_buffers_first, "parameters on meta and a buffer on the CPU"),
     ("05.2", to_device_assigning_in_place, "changed a list"),

@@ -90,6 +90,14 @@ MESSAGES: tuple[tuple[str, str], ...] = (
     ("Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [3, 32]", "not-a-device-error"),
 )
 
+# asked in every run (practice or graded): the 2019 wording reporting a dtype mismatch, between two CUDA tensors and
+# between two CPU tensors (an answer that takes every "Expected object of type", or every message naming CUDA, for a
+# device mix-up calls them move-to-one-device)
+MESSAGES_ALWAYS: tuple[tuple[str, str], ...] = (
+    ("Expected object of type torch.cuda.FloatTensor but found type torch.cuda.LongTensor for argument #2 'mat2'", "not-a-device-error"),
+    ("Expected object of type torch.FloatTensor but found type torch.DoubleTensor for argument #2 'other'", "not-a-device-error"),
+)
+
 
 @exercise(
     "05.1",
@@ -102,13 +110,20 @@ MESSAGES: tuple[tuple[str, str], ...] = (
     ),
 )
 def _fix_for(fix_for) -> str:
-    messages = cases("05.1", MESSAGES)
+    messages = (*cases("05.1", MESSAGES), *MESSAGES_ALWAYS)
     for message, expected in messages:
         got = call(fix_for, message)
         if type(got) is not str or got not in FIXES:
             raise Wrong(f"fix_for(...) returned {got!r}, which is not one of {', '.join(FIXES)}.")
         if got != expected:
-            raise Wrong(f"For the message {message.splitlines()[0]!r} you chose {got!r}, which is not its fix.")
+            found = f"For the message {message.splitlines()[0]!r} you chose {got!r}, which is not its fix."
+            if got == "move-to-one-device" and "same device" not in message and "expected device" not in message:
+                raise Wrong(
+                    found,
+                    "Words such as 'CUDA' or 'Expected object of type' turn up in errors of other kinds too: does this "
+                    "message say that two tensors are on different devices? Compare the two types it names.",
+                )
+            raise Wrong(found)
     return f"The right fix for all {len(messages)} messages, old wordings and new."
 
 
