@@ -110,11 +110,18 @@ def fix_any_old_type_error_is_a_move(message):
     return "not-a-device-error"
 
 
+def load_as_float(data, device):
+    """Loads onto the device, then makes every tensor float32 "to match the model": an integer step count is not."""
+    state = torch.load(io.BytesIO(data), map_location=device)
+    return {key: value.float() if isinstance(value, torch.Tensor) else value for key, value in state.items()}
+
+
 WRONG = [
     ("05.1", fix_any_old_type_error_is_a_move, "Compare the two types it names"),
     ("05.2", to_device_cpu_without_tensors, "do not fall back to the CPU"),
     ("05.2", to_device_buffers_first, "parameters on meta and a buffer on the CPU"),
     ("05.2", to_device_assigning_in_place, "changed a list"),
+    ("05.4", load_as_float, "never its dtype"),
     ("05.4", load_flat_state_dict, "not on the device asked for"),
     ("05.4", load_mapping_the_devices_seen, "deserialize"),
 ]

@@ -355,6 +355,11 @@ def _load_anywhere(load_anywhere) -> str:
                         f"Saved on {saved_on}, loaded onto {device}: {key!r} is on {where}, not on the device asked for."
                         + _why(where, saved_on, device)
                     )
+                if loaded.dtype != value.dtype:
+                    raise Wrong(
+                        f"Saved on {saved_on}, loaded onto {device}: {key!r} came back as {loaded.dtype}, not in the dtype it was saved in.",
+                        "Loading onto a device changes where each tensor lives, never its dtype: leave the dtypes as the file has them.",
+                    )
                 if device != "meta" and not torch.equal(loaded.cpu(), value):
                     raise Wrong(f"Saved on {saved_on}, loaded onto {device}: {key!r} has different values.")
     # a training checkpoint, in every run: tensors nested in dicts and lists beside plain values, saved on another GPU
@@ -408,6 +413,11 @@ def _nested_follows(where: str, got, original, device: torch.device, path: str) 
             raise Wrong(
                 f"{where}: {path} is on {found}, not on the device asked for.",
                 "Every tensor in the file, however deeply nested, has to land on the device.",
+            )
+        if got.dtype != original.dtype:
+            raise Wrong(
+                f"{where}: {path} came back as {got.dtype}, not in the dtype it was saved in.",
+                "Loading onto a device changes where each tensor lives, never its dtype: leave the dtypes as the file has them.",
             )
         if device.type != "meta" and not torch.equal(got.cpu(), original):
             raise Wrong(f"{where}: {path} has different values.")
