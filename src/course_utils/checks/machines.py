@@ -198,6 +198,11 @@ def simulated(machine: SimulatedMachine, announce: bool = True):
     def mps_available() -> bool:
         return machine.mps
 
+    own_mps_built = torch.backends.mps.is_built
+
+    def mps_built() -> bool:  # a Mac's torch is built with MPS: an answer that asks is_built() and is_available() is right
+        return bool(machine.mps) or own_mps_built()
+
     def xpu_available() -> bool:
         return machine.xpu
 
@@ -215,7 +220,7 @@ def simulated(machine: SimulatedMachine, announce: bool = True):
             patch.multiple(torch.cuda, is_available=cuda_available, device_count=cuda_count, current_device=current_device, **moves)
         )
         stack.enter_context(_built_as(machine, state))
-        stack.enter_context(patch.multiple(torch.backends.mps, is_available=mps_available))
+        stack.enter_context(patch.multiple(torch.backends.mps, is_available=mps_available, is_built=mps_built))
         if hasattr(torch, "xpu"):
             stack.enter_context(patch.multiple(torch.xpu, is_available=xpu_available))
         accelerator = getattr(torch, "accelerator", None)
