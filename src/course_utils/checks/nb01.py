@@ -223,6 +223,12 @@ def _current_cuda_index(current_cuda_index) -> str:
                 got = call(current_cuda_index)
         except LearnerRaised as raised:
             exc = raised.exc
+            if expected is not None:
+                raise Wrong(
+                    f"On {machine.name}, current_cuda_index() raised {type(exc).__name__}: {exc}; CUDA works there.",
+                    "The check plays that machine through torch.cuda.is_available(), device_count() and "
+                    "current_device(): ask those (it cannot make real CUDA tensors).",
+                ) from None
             raise Wrong(
                 f"On {machine.name}, current_cuda_index() raised {type(exc).__name__}: {exc}; it should return None.",
                 "Catching one kind of error is not enough: a CPU-only build raises AssertionError, a CUDA build "
