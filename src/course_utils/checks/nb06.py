@@ -21,6 +21,16 @@ from course_utils.transfer.timing import no_sync
 LAUNCH_S = 5e-6
 
 
+def _number(value) -> float | None:
+    """``number(value)``, and a NumPy float or int scalar (what ``np.median`` returns) as its plain value: a right
+    number is right whichever library computed it. Only NumPy's own scalar types, not a subclass of them."""
+    import numpy as np
+
+    if type(value) in (np.float64, np.float32, np.float16, np.int64, np.int32):
+        return number(value.item())
+    return number(value)
+
+
 def _sequence_op(device: FakeAsyncDevice, durations: list[float]):
     """An op whose n-th call launches ``durations[n % len]`` seconds of work."""
     calls = {"n": 0}
@@ -64,7 +74,7 @@ def _time_per_call(time_per_call) -> str:
             device.launch(backlog)  # someone else's work, still running when the timing starts
         answer = call(time_per_call, _sequence_op(device, durations), device.clock, device.synchronize, repeats)
         expected = statistics.median([durations[i % len(durations)] for i in range(repeats)])
-        got = number(answer)
+        got = _number(answer)
         if got is None:
             raise Wrong(f"time_per_call returned {answer!r}; expected a number of seconds (an int or a float).")
         if math.isclose(got, expected, rel_tol=1e-6):
@@ -194,7 +204,7 @@ def _gbps(gbps) -> str:
     for nbytes, seconds in cases("06.3", GBPS_CASES):
         answer = call(gbps, nbytes, seconds)
         expected = nbytes / statistics.median(seconds) / 1e9
-        got = number(answer)
+        got = _number(answer)
         if got is not None and math.isclose(got, expected, rel_tol=1e-9):
             continue
         found = f"gbps({nbytes}, {seconds}) returned {answer!r}, which is not that copy's bandwidth in GB/s."
@@ -249,7 +259,7 @@ def _pcie_ceiling_gbps(pcie_ceiling_gbps) -> str:
     for gen, lanes in links:
         answer = call(pcie_ceiling_gbps, gen, lanes)
         expected = Ceiling(gen, lanes).gbps
-        got = number(answer)
+        got = _number(answer)
         if got is not None and math.isclose(got, expected, rel_tol=1e-9):
             continue
         found = f"pcie_ceiling_gbps({gen}, {lanes}) returned {answer!r}, which is not that link's ceiling in GB/s."
