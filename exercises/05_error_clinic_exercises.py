@@ -57,7 +57,8 @@ from course_utils import check
 # | `"not-a-device-error"` | moving tensors will not help |
 #
 # The check uses real messages, both of PyTorch's wordings of the same-device error, `meta`'s
-# wording and a 2019 one. Use the text only (string methods or `re`).
+# wording and a 2019 one (that old wording, `Expected object of type ... but found type ...`,
+# reported a dtype mismatch as well as a device one). Use the text only (string methods or `re`).
 
 # %%
 def fix_for(message: str) -> str:

@@ -338,3 +338,18 @@ def test_the_switch_goes_through_the_graders_boundary():
     assert pickle.loads(pickle.dumps(NoSimulatedGPUs("04.2"))).exercise == "04.2"
     there = boundary.grade("04.2", boundary.local_channel({"simulate": simulate_on_the_simulated_gpus}))
     assert there.status == "fail" and "switched off while exercise 04.2 is checked" in there.message
+
+
+def test_a_simulated_mac_says_its_torch_is_built_with_mps():
+    """01.1: an answer that asks torch.backends.mps.is_built() before is_available() is right on a real Mac, so it
+    passes on the simulated one (the check refused it while the simulation left is_built() to this machine's torch)."""
+    from course_utils.checks import check
+
+    def best_device():
+        if torch.cuda.is_available():
+            return torch.device("cuda")
+        if torch.backends.mps.is_built() and torch.backends.mps.is_available():
+            return torch.device("mps")
+        return torch.device("cpu")
+
+    assert check("01.1", best_device).passed

@@ -101,9 +101,26 @@ def describe_truncated(props):
     return f"{props.name}: compute capability {props.major}.{props.minor}, {gib} GiB, {props.multi_processor_count} SMs"
 
 
+def visible_skips_empty_entries(mask, physical):
+    """Skips an empty entry ('1,,2') instead of stopping there: it is not a number, so the reading ends."""
+    listed = []
+    for entry in mask.split(","):
+        entry = entry.strip()
+        if entry == "":
+            continue
+        if not entry.isdigit():
+            break
+        if int(entry) in listed:
+            return []
+        listed.append(int(entry))
+    cut = next((i for i, index in enumerate(listed) if index >= physical), len(listed))
+    return listed[:cut]
+
+
 WRONG = [
     ("01.1", best_build_accelerator, "no NVIDIA driver"),
     ("01.2", visible_cut_past_count, "past the last"),
     ("01.2", visible_repeat_among_all, "never read"),
+    ("01.2", visible_skips_empty_entries, "two commas in a row"),
     ("01.3", describe_truncated, "part 2"),
 ]

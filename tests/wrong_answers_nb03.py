@@ -95,8 +95,32 @@ def state_skips_zero_dim(optimizer):
 
 
 # (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
+def register_every_tensor_found(model):
+    """Finds tensors with dir() and getattr, which also returns buffers: re-registering a non-persistent buffer
+    makes it persistent."""
+    for module in model.modules():
+        for name in dir(module):
+            value = getattr(module, name, None)
+            if isinstance(value, torch.Tensor) and not isinstance(value, nn.Parameter):
+                if name in vars(module):
+                    delattr(module, name)
+                module.register_buffer(name, value)
+    return model
+
+
+def state_first_group_only(optimizer):
+    """Walks optimizer.param_groups[0] only: the state of a second parameter group stays behind."""
+    for param in optimizer.param_groups[0]["params"]:
+        state = optimizer.state.get(param, {})
+        for key, value in state.items():
+            if key != "step" and isinstance(value, torch.Tensor):
+                dtype = param.dtype if value.is_floating_point() else value.dtype
+                state[key] = value.to(device=param.device, dtype=dtype)
+
+
 WRONG = [
     ("03.1", register_model_and_children, "scale.shift.shift"),
+    ("03.1", register_every_tensor_found, "non-persistent buffer"),
     ("03.2", where_from_state_dict, "non-persistent"),
     ("03.2", where_parameters_then_buffers, "a buffer on meta"),
     ("03.2", where_unnamed_error, "does not name the devices"),
@@ -104,6 +128,7 @@ WRONG = [
     ("03.4", state_known_keys, "max_exp_avg_sq"),
     ("03.4", state_to_first_parameter, "split"),
     ("03.4", state_skips_zero_dim, "0-dim"),
+    ("03.4", state_first_group_only, "second parameter group"),
 ]
 
 LAYER = "layer = nn.Linear(3, 3)"

@@ -70,9 +70,58 @@ def load_mapping_the_devices_seen(data, device):
 
 
 # (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
+def to_device_cpu_without_tensors(model, *inputs):
+    """Falls back to the CPU for a model with no parameters or buffers, instead of handing the inputs back."""
+    tensors = [*model.parameters(), *model.buffers()]
+    device = tensors[0].device if tensors else torch.device("cpu")
+
+    def move(value):
+        if isinstance(value, torch.Tensor):
+            return value.to(device)
+        if isinstance(value, tuple) and hasattr(value, "_fields"):
+            return type(value)(*(move(v) for v in value))
+        if isinstance(value, (list, tuple)):
+            return type(value)(move(v) for v in value)
+        if isinstance(value, dict):
+            return {k: move(v) for k, v in value.items()}
+        return value
+
+    return tuple(move(x) for x in inputs)
+
+
+def fix_any_old_type_error_is_a_move(message):
+    """Takes every 2019 "Expected object of type ... but found type ..." for a device mix-up: it reported dtype
+    mismatches too (two CUDA types, or two CPU types)."""
+    text = message.lower()
+    if "same index must be on the same device" in text:
+        return "optimizer-after-move"
+    if "indices should be either on" in text:
+        return "index-to-table-device"
+    if "deserialize object on" in text:
+        return "map-location"
+    if "to numpy" in text:
+        return "cpu-before-numpy"
+    if "invalid device ordinal" in text:
+        return "existing-device-index"
+    if "not compiled with cuda" in text or "nvidia driver" in text:
+        return "cpu-or-cuda-build"
+    if "on the same device" in text or "not on the expected device" in text or "expected object of type" in text:
+        return "move-to-one-device"
+    return "not-a-device-error"
+
+
+def load_as_float(data, device):
+    """Loads onto the device, then makes every tensor float32 "to match the model": an integer step count is not."""
+    state = torch.load(io.BytesIO(data), map_location=device)
+    return {key: value.float() if isinstance(value, torch.Tensor) else value for key, value in state.items()}
+
+
 WRONG = [
+    ("05.1", fix_any_old_type_error_is_a_move, "Compare the two types it names"),
+    ("05.2", to_device_cpu_without_tensors, "do not fall back to the CPU"),
     ("05.2", to_device_buffers_first, "parameters on meta and a buffer on the CPU"),
     ("05.2", to_device_assigning_in_place, "changed a list"),
+    ("05.4", load_as_float, "never its dtype"),
     ("05.4", load_flat_state_dict, "not on the device asked for"),
     ("05.4", load_mapping_the_devices_seen, "deserialize"),
 ]

@@ -215,13 +215,20 @@ def simulated(machine: SimulatedMachine, announce: bool = True):
             patch.multiple(torch.cuda, is_available=cuda_available, device_count=cuda_count, current_device=current_device, **moves)
         )
         stack.enter_context(_built_as(machine, state))
-        stack.enter_context(patch.multiple(torch.backends.mps, is_available=mps_available))
+        stack.enter_context(patch.multiple(torch.backends.mps, is_available=mps_available, is_built=_mps_built(machine)))
         if hasattr(torch, "xpu"):
             stack.enter_context(patch.multiple(torch.xpu, is_available=xpu_available))
         accelerator = getattr(torch, "accelerator", None)
         if accelerator is not None and hasattr(accelerator, "current_accelerator"):
             stack.enter_context(patch.multiple(accelerator, **_accelerator_answers(machine)))
         yield machine
+
+
+def _mps_built(machine):
+    """``torch.backends.mps.is_built`` as on ``machine``: a Mac's torch is built with MPS (an answer that asks
+    is_built() before is_available() is right there); elsewhere this torch's own answer."""
+    own = torch.backends.mps.is_built
+    return lambda: bool(machine.mps) or own()
 
 
 def _on_gpus(machine, torchs, simulated_one):

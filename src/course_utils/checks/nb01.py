@@ -94,10 +94,13 @@ VISIBLE_CASES: tuple[tuple[str, int, list[int]], ...] = (
 )
 # asked in every run (practice or graded): an index equal to the GPU count (the first past the last GPU: an
 # answer that cuts at > instead of >= keeps it), and a repeat after the entry that stops the reading (it is not
-# read, so it hides nothing: an answer that looks for repeats among all the entries shows no GPU)
+# read, so it hides nothing: an answer that looks for repeats among all the entries shows no GPU), and an empty
+# entry between two commas (it is not a number, so the reading stops there: an answer that skips empty entries
+# reads on)
 VISIBLE_ALWAYS: tuple[tuple[str, int, list[int]], ...] = (
     ("2,4,1", 4, [2]),
     ("1,x,1", 4, [1]),
+    ("1,,2", 4, [1]),
 )
 
 
@@ -126,6 +129,11 @@ def _visible_gpus(visible_gpus) -> str:
                 )
             if isinstance(got, list) and len(got) > len(expected) and any(isinstance(i, int) and i >= physical for i in got):
                 raise Wrong(found, f"There are only {physical} physical GPUs: cut the list before the first index past the last GPU.")
+            if isinstance(got, list) and len(got) > len(expected) and "" in read[:-1]:
+                raise Wrong(
+                    found,
+                    "An empty entry (two commas in a row) is not a number either: the reading stops there, it does not skip it.",
+                )
             if expected and got == [] and len(set(read)) < len(read):
                 raise Wrong(
                     found,
@@ -215,6 +223,12 @@ def _current_cuda_index(current_cuda_index) -> str:
                 got = call(current_cuda_index)
         except LearnerRaised as raised:
             exc = raised.exc
+            if expected is not None:
+                raise Wrong(
+                    f"On {machine.name}, current_cuda_index() raised {type(exc).__name__}: {exc}; CUDA works there.",
+                    "The check plays that machine through torch.cuda.is_available(), device_count() and "
+                    "current_device(): ask those (it cannot make real CUDA tensors).",
+                ) from None
             raise Wrong(
                 f"On {machine.name}, current_cuda_index() raised {type(exc).__name__}: {exc}; it should return None.",
                 "Catching one kind of error is not enough: a CPU-only build raises AssertionError, a CUDA build "

@@ -110,6 +110,11 @@ def _move_batch(move_batch) -> str:
                 raise Wrong("move_batch changed a value that is not a tensor; return those as they are.")
     cpu_batch = {"x": torch.ones(2)}
     got = call(move_batch, cpu_batch, torch.device("cpu"))
+    if got is cpu_batch:
+        raise Wrong(
+            "move_batch({'x': <cpu tensor>}, torch.device('cpu')) returned the very dict it was given; the exercise asks for a new dict.",
+            "Build a new dict every time, even when no tensor has to move: a caller who changes the result should not change its own batch.",
+        )
     if got["x"] is not cpu_batch["x"]:
         raise Wrong("move_batch({'x': <cpu tensor>}, torch.device('cpu')) copied the tensor; it is already there.")
     return "Tensors move (dtype kept), tensors already there are not copied, other values pass through, the input is untouched."

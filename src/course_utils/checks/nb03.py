@@ -51,7 +51,8 @@ class _Scale(nn.Module):
 
 
 class _Buggy(nn.Module):
-    """Standardize then scale and shift: five plain tensor attributes over three levels, and one real buffer."""
+    """Standardize then scale and shift: five plain tensor attributes over three levels, and two real buffers (one of
+    them non-persistent: an answer that registers every tensor it finds, buffers included, makes it persistent)."""
 
     def __init__(self, values: dict):
         super().__init__()
@@ -59,6 +60,7 @@ class _Buggy(nn.Module):
         self.mean = torch.tensor(values["mean"])
         self.std = torch.tensor(values["std"])
         self.register_buffer("offset", torch.zeros(width))
+        self.register_buffer("cache", torch.zeros(width), persistent=False)
         self.linear = nn.Linear(width, width)
         self.scale = _Scale(values["factor"], values["steps"])
         self.name = "buggy"  # not a tensor: leave it alone
@@ -121,6 +123,12 @@ def _register_tensor_attributes(register_tensor_attributes) -> str:
     buffers = _buffers_hold(model, values)
     if "offset" not in buffers:
         raise Wrong("The buffer that was already registered, 'offset', is gone.")
+    if "cache" not in buffers or "cache" in model.state_dict():
+        raise Wrong(
+            "The model's non-persistent buffer 'cache' is now saved by state_dict(): your code registered it again, as "
+            "persistent. Existing buffers should stay as they were.",
+            "Only plain tensor attributes need registering: a buffer does not live in vars(module), and getattr or dir() find buffers too.",
+        )
     if len(list(model.parameters())) != n_params:
         raise Wrong("The number of parameters changed: make the tensors buffers, not nn.Parameter (they are not learned).")
     if model.name != "buggy":
@@ -363,10 +371,12 @@ class _Scaled(nn.Sequential):
         return super().forward(x) * self.scale
 
 
-def _stepped(optimizer_class, seed: int, dims: tuple[int, int, int], **options):
+def _stepped(optimizer_class, seed: int, dims: tuple[int, int, int], two_groups: bool = False, **options):
     torch.manual_seed(seed)
     model = _Scaled(nn.Linear(dims[0], dims[1]), nn.Linear(dims[1], dims[2]))
-    opt = optimizer_class(model.parameters(), lr=0.01, **options)
+    # two parameter groups: an answer that walks only the first group leaves the rest behind
+    params = [{"params": model[0].parameters()}, {"params": [*model[1].parameters(), model.scale]}] if two_groups else model.parameters()
+    opt = optimizer_class(params, lr=0.01, **options)
     for _ in range(2):
         model(torch.randn(5, dims[0])).pow(2).sum().backward()
         opt.step()
@@ -432,6 +442,18 @@ def _state_follows(case: str, places: list[tuple], before: list[dict], after: li
                 raise Wrong(f"{case}: state {key!r} lost its values.")
 
 
+def _groups_follow(case: str, places: list[tuple], before: list[dict], after: list[dict], first: int) -> None:
+    """``_state_follows``, saying so when only the parameters after the first group's ``first`` ones were left behind."""
+    _state_follows(case, places[:first], before[:first], after[:first])
+    try:
+        _state_follows(case, places[first:], before[first:], after[first:])
+    except Wrong as wrong:
+        raise Wrong(
+            f"{wrong.message} That parameter is in the optimizer's second parameter group; the first group's state moved.",
+            "An optimizer can hold several parameter groups (optimizer.param_groups is a list): visit the state of every one.",
+        ) from None
+
+
 @exercise(
     "03.4",
     "Move optimizer state to its parameters",
@@ -454,6 +476,7 @@ def _match_state_to_params(match_state_to_params) -> str:
         ("Adam with amsgrad", torch.optim.Adam, {"amsgrad": True}),  # a third moment: max_exp_avg_sq
         ("AdamW", torch.optim.AdamW, {}),
         ("SGD with momentum", torch.optim.SGD, {"momentum": 0.9}),
+        ("SGD with momentum, in two parameter groups", torch.optim.SGD, {"momentum": 0.9, "two_groups": True}),
     ]
     for name, cls, options in optimizers:
         for move, where in moves:
@@ -465,7 +488,8 @@ def _match_state_to_params(match_state_to_params) -> str:
             places = [(p.device, p.dtype) for p in params]
             call(match_state_to_params, opt)
             _left_in_place(f"{name}, model moved {move}", opt, params, places)
-            _state_follows(f"{name}, model moved {move}", places, before, _snapshot(opt, params))
+            first = len(opt.param_groups[0]["params"])
+            _groups_follow(f"{name}, model moved {move}", places, before, _snapshot(opt, params), first)
             if isinstance(where, dict):  # no forward pass crosses meta and the CPU: gradients set by hand
                 for p in params:
                     p.grad = torch.ones_like(p)

@@ -90,6 +90,14 @@ MESSAGES: tuple[tuple[str, str], ...] = (
     ("Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [3, 32]", "not-a-device-error"),
 )
 
+# asked in every run (practice or graded): the 2019 wording reporting a dtype mismatch, between two CUDA tensors and
+# between two CPU tensors (an answer that takes every "Expected object of type", or every message naming CUDA, for a
+# device mix-up calls them move-to-one-device)
+MESSAGES_ALWAYS: tuple[tuple[str, str], ...] = (
+    ("Expected object of type torch.cuda.FloatTensor but found type torch.cuda.LongTensor for argument #2 'mat2'", "not-a-device-error"),
+    ("Expected object of type torch.FloatTensor but found type torch.DoubleTensor for argument #2 'other'", "not-a-device-error"),
+)
+
 
 @exercise(
     "05.1",
@@ -102,13 +110,20 @@ MESSAGES: tuple[tuple[str, str], ...] = (
     ),
 )
 def _fix_for(fix_for) -> str:
-    messages = cases("05.1", MESSAGES)
+    messages = (*cases("05.1", MESSAGES), *MESSAGES_ALWAYS)
     for message, expected in messages:
         got = call(fix_for, message)
         if type(got) is not str or got not in FIXES:
             raise Wrong(f"fix_for(...) returned {got!r}, which is not one of {', '.join(FIXES)}.")
         if got != expected:
-            raise Wrong(f"For the message {message.splitlines()[0]!r} you chose {got!r}, which is not its fix.")
+            found = f"For the message {message.splitlines()[0]!r} you chose {got!r}, which is not its fix."
+            if got == "move-to-one-device" and "same device" not in message and "expected device" not in message:
+                raise Wrong(
+                    found,
+                    "Words such as 'CUDA' or 'Expected object of type' turn up in errors of other kinds too: does this "
+                    "message say that two tensors are on different devices? Compare the two types it names.",
+                )
+            raise Wrong(found)
     return f"The right fix for all {len(messages)} messages, old wordings and new."
 
 
@@ -239,10 +254,18 @@ def _to_model_device(to_model_device) -> str:
     mixed.register_buffer("scale", torch.ones(3))
     got = call(to_model_device, mixed, torch.ones(2, 3))
     _same_structure(got, (torch.ones(2, 3),), torch.device("meta"), "inputs (model with parameters on meta and a buffer on the CPU)")
-    x = torch.ones(2)
-    got = call(to_model_device, nn.ReLU(), x)
-    if not (isinstance(got, tuple) and len(got) == 1 and got[0] is x):
-        raise Wrong(f"A model with no parameters or buffers has no device; return the inputs unchanged, got {got!r}.")
+    # a CPU input and one on meta: an answer that falls back to the CPU for a model without a device moves the second
+    x, y = torch.ones(2), torch.ones(2, device="meta")
+    try:
+        got = call(to_model_device, nn.ReLU(), x, y)
+    except LearnerRaised:
+        got = None
+    if not (isinstance(got, tuple) and len(got) == 2 and got[0] is x and got[1] is y):
+        raise Wrong(
+            "A model with no parameters or buffers has no device; given a CPU tensor and a meta tensor, "
+            f"to_model_device(nn.ReLU(), x, y) should return them unchanged, got {got!r}.",
+            "A model without tensors names no device: do not fall back to the CPU (or any device), hand the inputs back as they came.",
+        )
     return "Every tensor follows the model (" + ", ".join(devices) + "), structure kept."
 
 
@@ -332,6 +355,11 @@ def _load_anywhere(load_anywhere) -> str:
                         f"Saved on {saved_on}, loaded onto {device}: {key!r} is on {where}, not on the device asked for."
                         + _why(where, saved_on, device)
                     )
+                if loaded.dtype != value.dtype:
+                    raise Wrong(
+                        f"Saved on {saved_on}, loaded onto {device}: {key!r} came back as {loaded.dtype}, not in the dtype it was saved in.",
+                        "Loading onto a device changes where each tensor lives, never its dtype: leave the dtypes as the file has them.",
+                    )
                 if device != "meta" and not torch.equal(loaded.cpu(), value):
                     raise Wrong(f"Saved on {saved_on}, loaded onto {device}: {key!r} has different values.")
     # a training checkpoint, in every run: tensors nested in dicts and lists beside plain values, saved on another GPU
@@ -385,6 +413,11 @@ def _nested_follows(where: str, got, original, device: torch.device, path: str) 
             raise Wrong(
                 f"{where}: {path} is on {found}, not on the device asked for.",
                 "Every tensor in the file, however deeply nested, has to land on the device.",
+            )
+        if got.dtype != original.dtype:
+            raise Wrong(
+                f"{where}: {path} came back as {got.dtype}, not in the dtype it was saved in.",
+                "Loading onto a device changes where each tensor lives, never its dtype: leave the dtypes as the file has them.",
             )
         if device.type != "meta" and not torch.equal(got.cpu(), original):
             raise Wrong(f"{where}: {path} has different values.")

@@ -21,6 +21,16 @@ from course_utils.transfer.timing import no_sync
 LAUNCH_S = 5e-6
 
 
+def _number(value) -> float | None:
+    """``number(value)``, and a NumPy float or int scalar (what ``np.median`` returns) as its plain value: a right
+    number is right whichever library computed it. Only NumPy's own scalar types, not a subclass of them."""
+    import numpy as np
+
+    if type(value) in (np.float64, np.float32, np.float16, np.int64, np.int32):
+        return number(value.item())
+    return number(value)
+
+
 def _sequence_op(device: FakeAsyncDevice, durations: list[float]):
     """An op whose n-th call launches ``durations[n % len]`` seconds of work."""
     calls = {"n": 0}
@@ -42,7 +52,9 @@ TIMING_CASES = (
 # asked in every run (practice or graded): an even number of repeats, whose median lies halfway between the two
 # middle times (an answer that takes sorted(times)[len(times) // 2] or median_low takes one of them), of work that
 # is not a whole number of microseconds (an answer that rounds the seconds to 6 decimals moves it)
-TIMING_ALWAYS = (([1.2345e-4, 2.5e-4, 3.75e-4, 9.8765e-3], 0.0, 4),)
+# and five repeats whose middle three do not average to their median (an answer that drops the fastest and the
+# slowest repeat and averages the rest passes every other case)
+TIMING_ALWAYS = (([1.2345e-4, 2.5e-4, 3.75e-4, 9.8765e-3], 0.0, 4), ([1e-3, 1e-3, 2e-3, 5e-3, 9e-3], 0.0, 5))
 
 
 @exercise(
@@ -62,7 +74,7 @@ def _time_per_call(time_per_call) -> str:
             device.launch(backlog)  # someone else's work, still running when the timing starts
         answer = call(time_per_call, _sequence_op(device, durations), device.clock, device.synchronize, repeats)
         expected = statistics.median([durations[i % len(durations)] for i in range(repeats)])
-        got = number(answer)
+        got = _number(answer)
         if got is None:
             raise Wrong(f"time_per_call returned {answer!r}; expected a number of seconds (an int or a float).")
         if math.isclose(got, expected, rel_tol=1e-6):
@@ -81,6 +93,8 @@ def _time_per_call(time_per_call) -> str:
         if math.isclose(got, mean, rel_tol=1e-6):
             raise Wrong(found, "That is the mean; one slow repeat pulls it up. Return the median.")
         ordered = sorted(durations[i % len(durations)] for i in range(repeats))
+        if repeats > 2 and math.isclose(got, statistics.fmean(ordered[1:-1]), rel_tol=1e-6):
+            raise Wrong(found, "That is the mean of the repeats left once the fastest and the slowest are dropped; return the median.")
         if repeats % 2 == 0 and any(math.isclose(got, t, rel_tol=1e-6) for t in ordered[repeats // 2 - 1 : repeats // 2 + 1]):
             raise Wrong(found, "That is one of the two middle repeats; with an even number of repeats the median lies halfway between them.")
         raise Wrong(found, "Use the clock and synchronize you are given (not time.perf_counter), and the median.")
@@ -190,7 +204,7 @@ def _gbps(gbps) -> str:
     for nbytes, seconds in cases("06.3", GBPS_CASES):
         answer = call(gbps, nbytes, seconds)
         expected = nbytes / statistics.median(seconds) / 1e9
-        got = number(answer)
+        got = _number(answer)
         if got is not None and math.isclose(got, expected, rel_tol=1e-9):
             continue
         found = f"gbps({nbytes}, {seconds}) returned {answer!r}, which is not that copy's bandwidth in GB/s."
@@ -245,7 +259,7 @@ def _pcie_ceiling_gbps(pcie_ceiling_gbps) -> str:
     for gen, lanes in links:
         answer = call(pcie_ceiling_gbps, gen, lanes)
         expected = Ceiling(gen, lanes).gbps
-        got = number(answer)
+        got = _number(answer)
         if got is not None and math.isclose(got, expected, rel_tol=1e-9):
             continue
         found = f"pcie_ceiling_gbps({gen}, {lanes}) returned {answer!r}, which is not that link's ceiling in GB/s."
