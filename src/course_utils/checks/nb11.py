@@ -235,7 +235,19 @@ def _order_under(fn) -> str:
             finally:
                 if default_device() != start:
                     restore_default_device(start)
-            if isinstance(got, list) and all(type(i) is int for i in got) and sorted(got) == list(range(n)) and got != want:
+            permutation = isinstance(got, list) and all(type(i) is int for i in got) and sorted(got) == list(range(n))
+            if (
+                permutation
+                and got != want
+                and got == torch.randperm(n, generator=torch.Generator(device="cpu").manual_seed(seed), device="cpu").tolist()
+            ):
+                raise Wrong(
+                    f"{where} returned {got}: torch.randperm's order straight from a generator seeded {seed}, not the "
+                    "DataLoader's. A DataLoader draws its workers' base seed from the generator before its sampler "
+                    "shuffles, so its order is another one.",
+                    "Shuffle with the DataLoader itself (shuffle=True, generator=...) and read the order from it.",
+                )
+            if permutation and got != want:
                 raise Wrong(
                     f"{where} returned {got}, which is not the order a CPU generator seeded {seed} gives. "
                     "An order that changes per default device or per run is not reproducible.",
