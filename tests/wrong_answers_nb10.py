@@ -233,7 +233,18 @@ def budget_no_room_for_one_layer(model, on_cpu):
     return sum(sizes[:on_cpu]) + (max(rest) if len(rest) > 1 else 0)
 
 
+def materialize_modules_with_parameters_only(model, device):
+    """Resets only the modules that hold parameters: a BatchNorm1d(affine=False) keeps uninitialised running
+    statistics. It passed: every public model's BatchNorm had its affine parameters."""
+    model.to_empty(device=device)
+    for module in model.modules():
+        if hasattr(module, "reset_parameters") and list(module.parameters(recurse=False)):
+            module.reset_parameters()
+    return model
+
+
 WRONG = [
+    ("10.1", materialize_modules_with_parameters_only, "every module that has one"),
     ("10.2", plan_stops_at_a_small_device, "may still fit on one after it"),
     ("10.2", plan_one_element_size, "num_batches_tracked"),
     ("10.2", plan_own_tensors_only, "nested"),

@@ -190,8 +190,13 @@ MATERIALIZE_MODELS = (
     ("a small language model (Embedding, two blocks with LayerNorm and Linear nested inside, a head)", _Tiny),
     ("the same Sequential in float64", lambda: nn.Sequential(nn.Linear(5, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 3)).to(torch.float64)),
 )
-# asked in every run (practice or graded): a model that is itself a layer, so its own reset_parameters counts
-MATERIALIZE_ALWAYS = (("a bare nn.Linear (the model is itself a layer)", lambda: nn.Linear(5, 4)),)
+# asked in every run (practice or graded): a model that is itself a layer, so its own reset_parameters counts; and a
+# BatchNorm1d without affine parameters, whose reset_parameters (its running statistics) an answer that resets only
+# the modules holding parameters skips
+MATERIALIZE_ALWAYS = (
+    ("a bare nn.Linear (the model is itself a layer)", lambda: nn.Linear(5, 4)),
+    ("Linear then BatchNorm1d(affine=False) (buffers, no parameters)", lambda: nn.Sequential(nn.Linear(5, 7), nn.BatchNorm1d(7, affine=False))),
+)
 
 
 def _kept_every_tensor(where: str, model: nn.Module, before: dict) -> None:
