@@ -288,7 +288,21 @@ KERNEL_MACHINES_ALWAYS = (
 )
 
 
-def _as_text_says(ptx: list[str], capability: tuple[int, int]) -> bool:
+def _compared_as_text(machine: SimulatedMachine, got: bool) -> None:
+    """Raise where ``got`` (a wrong answer) is what comparing the PTX entries and the capability as text gives."""
+    build = machine.build
+    ptx = [a for a in build.arch_list if a.startswith("compute_")]
+    if machine.cuda and ptx and _as_text_says(ptx, build.capability) == got:
+        raise Wrong(
+            f"On {machine.name}, gpu_has_kernels() returned {got}, but the wheel lists {' '.join(build.arch_list)} "
+            f"and the GPU is {build.capability[0]}.{build.capability[1]}: that is what comparing the numbers as "
+            'text says ("100" sorts before "90", and "90" after "120").',
+            "Turn each entry and the capability into (major, minor) numbers before comparing: a compute_XY entry "
+            "is PTX, which the driver compiles for any GPU of capability X.Y or newer.",
+        )
+
+
+def _as_text_says(ptx: list[str], capability: tuple[int, int]) -> bool | None:
     """What a PTX check that compares the entry's number and the capability as text answers, where that differs from
     comparing them as numbers (else the opposite of a right answer never matches: None is never a bool)."""
     mine = f"{capability[0]}{capability[1]}"
@@ -323,15 +337,7 @@ def _gpu_has_kernels(fn) -> str:
         if got == want:
             continue
         build = machine.build
-        ptx = [a for a in build.arch_list if a.startswith("compute_")]
-        if machine.cuda and ptx and _as_text_says(ptx, build.capability) == got:
-            raise Wrong(
-                f"On {machine.name}, gpu_has_kernels() returned {got}, but the wheel lists {' '.join(build.arch_list)} "
-                f"and the GPU is {build.capability[0]}.{build.capability[1]}: that is what comparing the numbers as "
-                'text says ("100" sorts before "90", and "90" after "120").',
-                "Turn each entry and the capability into (major, minor) numbers before comparing: a compute_XY entry "
-                "is PTX, which the driver compiles for any GPU of capability X.Y or newer.",
-            )
+        _compared_as_text(machine, got)
         if got and machine.cuda:
             raise Wrong(
                 f"On {machine.name}, gpu_has_kernels() returned True, but the wheel lists "
