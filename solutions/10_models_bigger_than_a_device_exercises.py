@@ -64,8 +64,8 @@ check("10.1")
 # them, to bytes: `{"cuda:0": 20 * 2**30, "cuda:1": 20 * 2**30, "cpu": 64 * 2**30}`. Return
 # `{layer name: torch.device}` for the model's top-level layers (`model.named_children()`), in
 # order: a layer goes on the current device if its parameters and buffers fit in what is left
-# there (exactly full is fine), else on the next device, never back on an earlier one. When the
-# devices run out, raise `ValueError`. The models are on `meta`: count bytes from shapes and
+# there (exactly full is fine), else on the next device where it fits (a device too small for it is
+# skipped), never back on an earlier one. When the devices run out, raise `ValueError`. The models are on `meta`: count bytes from shapes and
 # dtypes.
 
 # %%

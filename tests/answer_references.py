@@ -247,7 +247,7 @@ def _layer_bytes(layer: nn.Module) -> int:
 
 
 def plan_variant(
-    model: nn.Module, budgets: dict, size_of=_layer_bytes, fits=lambda size, room: size <= room, back: bool = False
+    model: nn.Module, budgets: dict, size_of=_layer_bytes, fits=lambda size, room: size <= room, back: bool = False, skip: bool = True
 ) -> dict[str, torch.device] | None:
     """The plan of 10.2's rule with one knob turned (how a layer is sized, what fits, going back); None: it runs out.
 
@@ -261,6 +261,8 @@ def plan_variant(
         else:
             while slot < len(devices) and not fits(size, left[devices[slot]]):
                 slot += 1
+                if not skip and slot < len(devices) and not fits(size, left[devices[slot]]):
+                    return None  # no skipping: a layer too big for the next device ends the plan
         if slot == len(devices):
             return None
         left[devices[slot]] -= size
@@ -281,6 +283,13 @@ MISTAKE_VARIANTS = {  # the knob each plausible wrong answer of 10.2 turns (keys
     "no buffers": dict(size_of=lambda layer: sum(t.numel() * t.element_size() for t in layer.parameters())),
     "strict fit": dict(fits=lambda size, room: size < room),
     "goes back": dict(back=True),
+    "one dtype": dict(
+        size_of=lambda layer: (
+            sum(t.numel() for t in [*layer.parameters(), *layer.buffers()]) * next(iter(layer.parameters()), torch.empty(0)).element_size()
+        )
+    ),
+    "shallow": dict(size_of=lambda layer: sum(t.numel() * t.element_size() for t in [*layer.parameters(False), *layer.buffers(False)])),
+    "no skip": dict(skip=False),
 }
 
 
@@ -348,7 +357,13 @@ def reference_cpu_budget(model, on_cpu: int, reserve: str = "largest to disk", n
     infer_auto_device_map), and, with its knobs, the budgets of 10.4's plausible wrong answers."""
     sizes = [_layer_bytes(layer, numbers, buffers) for _, layer in model.named_children()]
     kept, rest = sizes[:on_cpu], sizes[on_cpu:]
-    room = {"largest to disk": max(rest, default=0), "none": 0, "largest of all": max(sizes), "next layer": rest[0] if rest else 0}[reserve]
+    room = {
+        "largest to disk": max(rest, default=0),
+        "none": 0,
+        "largest of all": max(sizes),
+        "next layer": rest[0] if rest else 0,
+        "two or more to disk": max(rest) if len(rest) > 1 else 0,
+    }[reserve]
     return sum(kept) + room
 
 
@@ -359,4 +374,5 @@ BUDGET_VARIANTS = {
     "always reserve": {"reserve": "largest of all"},
     "numbers": {"numbers": True},
     "no buffers": {"buffers": False},
+    "one to disk": {"reserve": "two or more to disk"},
 }

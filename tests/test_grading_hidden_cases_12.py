@@ -27,7 +27,7 @@ from course_utils.checks import nb12
 _ENVS = {(repr(nb12.smi_rows(server)), bus): {"CUDA_VISIBLE_DEVICES": next(g.uuid for g in server.gpus
                                                                          if g.pci_bus_id == bus)}
          for server, bus in nb12.SERVERS}
-_BY_NAME = {m.build.gpu_name: want for m, want in nb12.KERNEL_MACHINES if m.cuda}
+_BY_NAME = {m.build.gpu_name: want for m, want in (*nb12.KERNEL_MACHINES, *nb12.KERNEL_MACHINES_ALWAYS) if m.cuda}
 _BY_COUNT = {m.cuda: want for m, want in nb12.PLATFORM_MACHINES if m.cuda}
 
 def cuda_env(rows, bus_id):

@@ -74,7 +74,7 @@ def _lookups(solutions: dict) -> dict:
     """Answers that return the public table's answer for what they are given or what torch says (issue 38,
     'looking up'): 12.1 by nvidia-smi's rows and the bus id, 12.2 by the GPU's name, 12.3 by the GPU count."""
     envs = {(repr(nb12.smi_rows(server)), bus): solutions["cuda_env"](nb12.smi_rows(server), bus) for server, bus in nb12.SERVERS}
-    by_name = {m.build.gpu_name: want for m, want in nb12.KERNEL_MACHINES if m.cuda}
+    by_name = {m.build.gpu_name: want for m, want in (*nb12.KERNEL_MACHINES, *nb12.KERNEL_MACHINES_ALWAYS) if m.cuda}  # every row practice asks
     by_count = {m.cuda: want for m, want in nb12.PLATFORM_MACHINES if m.cuda}
 
     def cuda_env(rows, bus_id):
@@ -164,3 +164,26 @@ def test_drawn_servers_are_real_tables_and_the_gpu_asked_for_can_be_named_by_tor
             index = buses.index(bus_id)
             beyond |= index >= 3 and server.fastest_first[index] != index != server.fastest_first[0]
         assert beyond, "no GPU asked for past the public table's three that CUDA numbers otherwise, and not first"
+
+
+def _kernels_from_properties() -> bool:
+    """12.2 answered with get_device_properties(0).major and .minor, as right as get_device_capability(0): it was
+    refused, as the simulated machines answered get_device_properties from the installed (CPU-only) torch."""
+    if not torch.cuda.is_available():
+        return False
+    props = torch.cuda.get_device_properties(0)
+    for arch in torch.cuda.get_arch_list():
+        kind, _, number = arch.partition("_")
+        built = (int(number.rstrip("af")[:-1]), int(number.rstrip("af")[-1]))
+        if kind == "sm" and built[0] == props.major and built[1] <= props.minor:
+            return True
+        if kind == "compute" and built <= (props.major, props.minor):
+            return True
+    return False
+
+
+def test_12_2_reading_the_capability_from_get_device_properties_passes():
+    from course_grader import boundary
+
+    assert run_checker(get_exercise("12.2"), _kernels_from_properties).passed
+    assert boundary.grade("12.2", boundary.local_channel({"gpu_has_kernels": _kernels_from_properties})).passed

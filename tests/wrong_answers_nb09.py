@@ -23,8 +23,38 @@ def held_as_float(model, optimizer):
     return float(sum(t.numel() * t.element_size() for t in tensors))
 
 
+def to_device_lists_in_place(batch, device):
+    """Rebuilds dicts and tuples but fills each list in place: the caller's lists end up holding moved tensors.
+    It passed: on meta and the CPU the one list that holds a tensor held it where it already was."""
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=True)
+    if isinstance(batch, dict):
+        return {key: to_device_lists_in_place(value, device) for key, value in batch.items()}
+    if isinstance(batch, list):
+        for i, value in enumerate(batch):
+            batch[i] = to_device_lists_in_place(value, device)
+        return batch
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device_lists_in_place(value, device) for value in batch))
+    if isinstance(batch, tuple):
+        return tuple(to_device_lists_in_place(value, device) for value in batch)
+    return batch
+
+
+def held_state_in_parameter_size(model, optimizer):
+    """Counts each state tensor in its parameter's element size: Adam's float32 step is then 2 bytes in bfloat16.
+    It passed: the public rows had Adam only in float32."""
+    params = list(model.parameters())
+    total = sum(p.numel() * p.element_size() for p in params)
+    total += sum(p.grad.numel() * p.grad.element_size() for p in params if p.grad is not None)
+    total += sum(v.numel() * p.element_size() for p in params for v in optimizer.state[p].values() if isinstance(v, torch.Tensor))
+    return total
+
+
 # (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
 WRONG = [
+    ("09.1", to_device_lists_in_place, "changes that batch too"),
+    ("09.2", held_state_in_parameter_size, "its own element_size()"),
     ("09.2", held_optimizer_parameters_grads, "does not hold can still have a gradient"),
     ("09.2", held_as_float, "as an int"),
 ]

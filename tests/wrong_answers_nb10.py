@@ -187,7 +187,69 @@ def state_from_state_dict_by_position(model, optimizer):
 
 
 # (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
+def plan_stops_at_a_small_device(model, budgets):
+    """Gives up when a layer is too big for the next device, though a later one has room. It passed: no public
+    case skipped a device."""
+    devices, slot, used, plan = list(budgets), 0, 0, {}
+    for name, layer in model.named_children():
+        size = _bytes(layer)
+        if used + size > budgets[devices[slot]]:
+            slot, used = slot + 1, 0
+            if slot == len(devices) or size > budgets[devices[slot]]:
+                raise ValueError(f"layer {name} does not fit")
+        plan[name] = torch.device(devices[slot])
+        used += size
+    return plan
+
+
+def plan_one_element_size(model, budgets):
+    """Counts every tensor in the element size of the model's first parameter: an int64 buffer is then 4 bytes.
+    It passed: no public exact fit hung on BatchNorm's num_batches_tracked."""
+    size = next(model.parameters()).element_size()
+    return _fill(model, budgets, lambda layer: size * sum(t.numel() for t in [*layer.parameters(), *layer.buffers()]), lambda n, b: n <= b)
+
+
+def plan_own_tensors_only(model, budgets):
+    """Sizes each top-level layer by the tensors it holds itself (recurse=False): a nested block weighs nothing.
+    It passed: every public model's layers were leaves."""
+    return _fill(
+        model,
+        budgets,
+        lambda layer: sum(t.numel() * t.element_size() for t in [*layer.parameters(False), *layer.buffers(False)]),
+        lambda n, b: n <= b,
+    )
+
+
+def plan_skips_layers_without_parameters(model, budgets):
+    """Leaves a ReLU out of the map: accelerate's device_map needs every top-level layer. It passed: no public model had one."""
+    plan = _fill(model, budgets, _bytes, lambda n, b: n <= b)
+    return {name: device for name, device in plan.items() if _bytes(dict(model.named_children())[name])}
+
+
+def budget_no_room_for_one_layer(model, on_cpu):
+    """Keeps room only when two layers or more go to disk. It passed: no public row left a single layer for the disk."""
+    sizes = [_bytes(layer) for _, layer in model.named_children()]
+    rest = sizes[on_cpu:]
+    return sum(sizes[:on_cpu]) + (max(rest) if len(rest) > 1 else 0)
+
+
+def materialize_modules_with_parameters_only(model, device):
+    """Resets only the modules that hold parameters: a BatchNorm1d(affine=False) keeps uninitialised running
+    statistics. It passed: every public model's BatchNorm had its affine parameters."""
+    model.to_empty(device=device)
+    for module in model.modules():
+        if hasattr(module, "reset_parameters") and list(module.parameters(recurse=False)):
+            module.reset_parameters()
+    return model
+
+
 WRONG = [
+    ("10.1", materialize_modules_with_parameters_only, "every module that has one"),
+    ("10.2", plan_stops_at_a_small_device, "may still fit on one after it"),
+    ("10.2", plan_one_element_size, "num_batches_tracked"),
+    ("10.2", plan_own_tensors_only, "nested"),
+    ("10.2", plan_skips_layers_without_parameters, "one entry per top-level layer"),
+    ("10.4", budget_no_room_for_one_layer, "single layer goes to disk"),
     ("10.1", materialize_skips_the_top_module, "a bare nn.Linear"),
     ("10.2", plan_sizes_from_state_dict, "non-persistent buffer"),
     ("10.4", budget_sizes_from_state_dict, "non-persistent buffer"),

@@ -102,7 +102,18 @@ def forward_model_converted(model, x):
 
 
 # (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
+def order_randperm_without_loader(default_device, n, seed):
+    """torch.randperm with a seeded CPU generator, not a DataLoader: another order (the loader draws a seed first).
+    It failed already, told it was not reproducible: it is, but it is not the DataLoader's order."""
+    torch.set_default_device(default_device)
+    try:
+        return torch.randperm(n, generator=torch.Generator(device="cpu").manual_seed(seed), device="cpu").tolist()
+    finally:
+        torch.set_default_device(None)
+
+
 WRONG = [
+    ("11.2", order_randperm_without_loader, "not the DataLoader's"),
     ("11.3", forward_autocast_default_dtype, "autocast's default dtype"),
     ("11.3", forward_model_converted, "converted the model"),
     ("11.1", settings_device_string, "not a device type"),

@@ -137,7 +137,24 @@ def kernels_one_digit_major():
 
 
 # (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
+def kernels_compared_as_text():
+    """Compares the entries' numbers and the capability as text: "100" <= "90" and not "90" <= "120". It passed:
+    the machines every run asks had no PTX whose number has another count of digits than the GPU's."""
+    if not torch.cuda.is_available():
+        return False
+    major, minor = torch.cuda.get_device_capability(0)
+    mine = f"{major}{minor}"
+    for arch in torch.cuda.get_arch_list():
+        kind, _, number = arch.partition("_")
+        if kind == "sm" and number[:-1] == str(major) and number[-1] <= str(minor):
+            return True
+        if kind == "compute" and number <= mine:
+            return True
+    return False
+
+
 WRONG = [
+    ("12.2", kernels_compared_as_text, "comparing the numbers as text"),
     ("12.2", kernels_ignores_ptx, "compute_80"),
     ("12.2", kernels_ptx_like_sm, "compute_80"),
     ("12.2", kernels_one_digit_major, "returned False"),

@@ -264,7 +264,7 @@ class _Version(types.ModuleType):
 def _built_as(machine: SimulatedMachine, state: _CurrentDevice):
     """torch.version and torch.cuda's build and device questions answered from ``machine.build`` (notebook 12),
     or by the installed torch where the machine has none; the build is read when one of them is asked."""
-    own = {name: getattr(torch.cuda, name) for name in ("get_arch_list", "get_device_capability", "get_device_name")}
+    own = {name: getattr(torch.cuda, name) for name in ("get_arch_list", "get_device_capability", "get_device_name", "get_device_properties")}
 
     def index(device) -> int:
         from torch.cuda._utils import _get_device_index
@@ -292,9 +292,19 @@ def _built_as(machine: SimulatedMachine, state: _CurrentDevice):
         index(device)
         return machine.build.gpu_name
 
+    def properties(device=None):
+        """The GPU's name and capability, as get_device_properties(i).name, .major and .minor give them."""
+        if machine.build is None:
+            return own["get_device_properties"](device)
+        index(device)
+        major, minor = machine.build.capability
+        return types.SimpleNamespace(name=machine.build.gpu_name, major=major, minor=minor)
+
     with (
         patch.object(torch, "version", _Version(machine, torch.version)),
-        patch.multiple(torch.cuda, get_arch_list=arch_list, get_device_capability=capability, get_device_name=name),
+        patch.multiple(
+            torch.cuda, get_arch_list=arch_list, get_device_capability=capability, get_device_name=name, get_device_properties=properties
+        ),
     ):
         yield
 

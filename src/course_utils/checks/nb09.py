@@ -201,6 +201,20 @@ def _tensor_pairs(got, expected) -> list[tuple]:
     return []
 
 
+def _kept_container(got, expected, path: str) -> str | None:
+    """Where the answer handed back a dict or list of the batch itself (in a structure ``_walk`` accepted), as
+    "the list at to_device(batch)['meta']", or None: filled in place, that container is the caller's batch changed."""
+    if isinstance(expected, (dict, list)) and got is expected:
+        return f"the {type(expected).__name__} at {path}"
+    if isinstance(expected, dict):
+        items = [(got[key], expected[key], f"{path}[{key!r}]") for key in expected]
+    elif isinstance(expected, (list, tuple)):
+        items = [(g, e, f"{path}[{i}]") for i, (g, e) in enumerate(zip(got, expected))]
+    else:
+        items = []
+    return next((found for g, e, where in items if (found := _kept_container(g, e, where))), None)
+
+
 def _walk(got, expected, path: str, device: torch.device):
     """Compare the answer's structure with the batch's, leaf by leaf; say the first difference."""
     if isinstance(expected, torch.Tensor):
@@ -265,6 +279,12 @@ def _to_device(to_device) -> str:
                 "Return new dicts, lists and tuples; the caller may still need the CPU batch.",
             )
         _walk(got, batch, "to_device(batch)", device)
+        if kept := _kept_container(got, batch, "to_device(batch)"):
+            raise Wrong(
+                f"{kept[0].upper()}{kept[1:]} is the batch's own, not a new one: the copy shares it with the batch "
+                "it was given, so filling it (now or later) changes that batch too.",
+                "Build a new dict or list for every one you meet, and fill the new one; the caller may still need the CPU batch.",
+            )
         if _at(got, already_at) is not already:
             raise Wrong(
                 f"A tensor already on {device} came back as a different tensor: a needless copy.",
@@ -338,13 +358,14 @@ STEP_CASES = (
     ("a model with an unused head, AdamW", WithUnused, lambda ps: torch.optim.AdamW(ps), torch.float32),
 )
 # asked in every run (practice or graded): the body still trains (requires_grad), so its gradients exist, though
-# the optimizer holds only the last layer and keeps no state for the body
+# the optimizer holds only the last layer and keeps no state for the body; in bfloat16, where Adam's step is still
+# a float32 tensor, so counting the state in the parameters' element size is off
 STEP_ALWAYS = (
     (
-        "an MLP whose optimizer holds only the last layer, Adam",
+        "a bfloat16 MLP whose optimizer holds only the last layer, Adam",
         lambda: nn.Sequential(nn.Linear(9, 5), nn.ReLU(), nn.Linear(5, 2)),
         lambda ps: torch.optim.Adam(ps[-2:]),
-        torch.float32,
+        torch.bfloat16,
     ),
 )
 
@@ -409,6 +430,12 @@ def _held_bytes_advice(got: float, model: nn.Module, optimizer) -> tuple[str, ..
         return ("You left out the optimizer's state: the tensors in optimizer.state[p].",)
     if got == expected - storage_bytes(p.grad for p in params if p.grad is not None and id(p) not in held):
         return ("A parameter the optimizer does not hold can still have a gradient: count every p.grad of the model that is not None.",)
+    in_param_size = sum(v.numel() * p.element_size() for p, s in optimizer.state.items() for v in s.values() if isinstance(v, torch.Tensor))
+    if got == expected - storage_bytes(state) + in_param_size:
+        return (
+            "Count each state tensor in its own element_size(), not its parameter's: Adam's step is a float32 "
+            "tensor whatever the parameters' dtype.",
+        )
     if got == expected - storage_bytes(v for v in state if v.dim() == 0):
         return ("Adam's `step` is a tensor in the state too (one number per parameter): count every tensor in optimizer.state[p].values().",)
     return ()

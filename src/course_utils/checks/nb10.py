@@ -190,8 +190,13 @@ MATERIALIZE_MODELS = (
     ("a small language model (Embedding, two blocks with LayerNorm and Linear nested inside, a head)", _Tiny),
     ("the same Sequential in float64", lambda: nn.Sequential(nn.Linear(5, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 3)).to(torch.float64)),
 )
-# asked in every run (practice or graded): a model that is itself a layer, so its own reset_parameters counts
-MATERIALIZE_ALWAYS = (("a bare nn.Linear (the model is itself a layer)", lambda: nn.Linear(5, 4)),)
+# asked in every run (practice or graded): a model that is itself a layer, so its own reset_parameters counts; and a
+# BatchNorm1d without affine parameters, whose reset_parameters (its running statistics) an answer that resets only
+# the modules holding parameters skips
+MATERIALIZE_ALWAYS = (
+    ("a bare nn.Linear (the model is itself a layer)", lambda: nn.Linear(5, 4)),
+    ("Linear then BatchNorm1d(affine=False) (buffers, no parameters)", lambda: nn.Sequential(nn.Linear(5, 7), nn.BatchNorm1d(7, affine=False))),
+)
 
 
 def _kept_every_tensor(where: str, model: nn.Module, before: dict) -> None:
@@ -356,12 +361,40 @@ def _with_cache() -> nn.Module:
 _CACHED = "a layer with a non-persistent buffer between two Linear(64, 64) (unsaved by state_dict(), still memory)"
 # asked in every run (practice or graded), in PLAN_CASES' shape: sized from state_dict(), the middle layer would
 # take 16,640 bytes and the last layer would fit on cuda:0 too
-PLAN_ALWAYS = ((_CACHED, _with_cache, {"cuda:0": 49_920, "cuda:1": 10 * _MB}, (_F, _F, _S), {}),)
+PLAN_ALWAYS = (
+    (_CACHED, _with_cache, {"cuda:0": 49_920, "cuda:1": 10 * _MB}, (_F, _F, _S), {"numbers": (_F, _F, _F), "no buffers": (_F, _F, _F)}),
+    # BatchNorm1d(64) is 1,032 bytes (its num_batches_tracked an int64 of 8): 4 too many for cuda:0 and too many
+    # for cuda:1, so it skips cuda:1; the tiny Linear(2, 20) of 240 bytes and the last layer follow it
+    (
+        "a BatchNorm layer too big for what is left on cuda:0 and for all of a small cuda:1, then two Linear layers",
+        lambda: _on_meta(lambda: nn.Sequential(nn.Linear(64, 64), nn.BatchNorm1d(64), nn.Linear(2, 20), nn.Linear(64, 64))),
+        {"cuda:0": 17_668, "cuda:1": 1_000, "cpu": 10 * _MB},
+        (_F, "cpu", "cpu", "cpu"),
+        {
+            "numbers": (_F, _F, _F, _F),
+            "no buffers": (_F, _F, _F, "cpu"),
+            "one dtype": (_F, _F, _S, "cpu"),
+            "goes back": (_F, "cpu", _F, "cpu"),
+            "no skip": None,
+        },
+    ),
+    # a block with layers nested inside (264,448 bytes), a ReLU without parameters, a Linear(64, 64) (16,640)
+    (
+        "a block of two Linear layers nested in a Sequential, a ReLU (no parameters: still a layer of the map), a Linear",
+        lambda: _on_meta(lambda: nn.Sequential(nn.Sequential(nn.Linear(64, 512), nn.ReLU(), nn.Linear(512, 64)), nn.ReLU(), nn.Linear(64, 64))),
+        {"cuda:0": 70_000, "cuda:1": 300_000},
+        (_S, _S, _S),
+        {"numbers": (_F, _F, _S), "shallow": (_F, _F, _F), "goes back": (_S, _F, _F)},
+    ),
+)
 PLAN_MISTAKES = {
     "numbers": "counts numbers, not bytes (multiply numel() by element_size())",
     "no buffers": "counts parameters but forgets buffers (BatchNorm's running statistics take memory too)",
     "strict fit": "sends on a layer that exactly fills what is left (use <=, not <)",
     "goes back": "puts a layer back on an earlier device with room left (the activations would flow backwards)",
+    "one dtype": "counts every tensor in one element size (BatchNorm's num_batches_tracked is an int64: take each tensor's own element_size())",
+    "shallow": "counts only the tensors a layer holds itself, not those of the layers nested in it (parameters() recurses by default)",
+    "no skip": "gives up when a layer is too big for the next device, where a later device still has room for it",
 }
 
 
@@ -392,9 +425,13 @@ def _plan(plan) -> str:
         except LearnerRaised as raised:
             if not isinstance(raised.exc, ValueError):
                 raise
+            order = [0, *(list(budgets).index(str(d)) for d in devices)]
+            skipped = any(b - a > 1 for a, b in zip(order, order[1:]))
             raise Wrong(
                 f"For {what}, plan_device_map raised ValueError ({raised.exc}), but the model fits on these devices.",
-                "A layer that exactly fills what is left on a device fits (<=, not <).",
+                "A layer too big for the next device may still fit on one after it: go on down the devices before giving up."
+                if skipped
+                else "A layer that exactly fills what is left on a device fits (<=, not <).",
             ) from None
         if isinstance(got, dict) and any(isinstance(v, str) for v in dict.values(got)):
             raise Wrong(
@@ -610,7 +647,17 @@ BUDGET_CASES = (
     ),
 )
 # asked in every run (practice or graded), in BUDGET_CASES' shape: accelerate counts the unsaved buffer too
-BUDGET_ALWAYS = ((_CACHED + ", the first on the CPU", _with_cache, 1, 49_664, {}),)
+# and with one layer left over for the disk, for which accelerate keeps room all the same (then it fits too)
+BUDGET_ALWAYS = (
+    (_CACHED + ", the first on the CPU", _with_cache, 1, 49_664, {}),
+    (
+        _CACHED + ", the first two on the CPU (one layer left for the disk)",
+        _with_cache,
+        2,
+        66_304,
+        {"one to disk": 49_664, "no reserve": 49_664},
+    ),
+)
 BUDGET_MISTAKES = {
     "no reserve": (
         "adds up the layers that stay, and forgets the room accelerate keeps on the CPU for the largest "
@@ -621,6 +668,7 @@ BUDGET_MISTAKES = {
     "always reserve": "keeps room for a layer even when none goes to disk (all on the CPU: nothing to bring back)",
     "numbers": "counts numbers, not bytes (multiply numel() by element_size())",
     "no buffers": "counts parameters but forgets buffers (BatchNorm's running statistics take memory too)",
+    "one to disk": "keeps no room when a single layer goes to disk: accelerate keeps room for it all the same",
 }
 
 

@@ -235,12 +235,7 @@ def _order_under(fn) -> str:
             finally:
                 if default_device() != start:
                     restore_default_device(start)
-            if isinstance(got, list) and all(type(i) is int for i in got) and sorted(got) == list(range(n)) and got != want:
-                raise Wrong(
-                    f"{where} returned {got}, which is not the order a CPU generator seeded {seed} gives. "
-                    "An order that changes per default device or per run is not reproducible.",
-                    "Give the DataLoader a generator of its own, for the CPU, seeded with the seed; the global seed is not the same stream.",
-                )
+            _another_order(where, got, want, n, seed)
             if not same(got, want):
                 raise Wrong(
                     f"{where} returned {got!r}; expected a list of {n} ints, a permutation of range({n}).",
@@ -249,6 +244,24 @@ def _order_under(fn) -> str:
     return (
         f"The same order under every default device ({', '.join(defaults)}), from a seeded CPU generator: the "
         "shuffle no longer depends on what an earlier cell left on."
+    )
+
+
+def _another_order(where: str, got, want: list[int], n: int, seed: int) -> None:
+    """A permutation of range(n) that is not the DataLoader's order: randperm's, or another stream's."""
+    if not (isinstance(got, list) and all(type(i) is int for i in got) and sorted(got) == list(range(n))) or got == want:
+        return
+    if got == torch.randperm(n, generator=torch.Generator(device="cpu").manual_seed(seed), device="cpu").tolist():
+        raise Wrong(
+            f"{where} returned {got}: torch.randperm's order straight from a generator seeded {seed}, not the "
+            "DataLoader's. A DataLoader draws its workers' base seed from the generator before its sampler "
+            "shuffles, so its order is another one.",
+            "Let the DataLoader do the shuffling, as the exercise asks, and read the order from it.",
+        )
+    raise Wrong(
+        f"{where} returned {got}, which is not the order a CPU generator seeded {seed} gives. "
+        "An order that changes per default device or per run is not reproducible.",
+        "Give the DataLoader a generator of its own, for the CPU, seeded with the seed; the global seed is not the same stream.",
     )
 
 

@@ -263,7 +263,52 @@ KERNEL_MACHINES_ALWAYS = (
         ),
         True,
     ),
+    # and PTX compared as numbers: compute_90 runs on a 12.0 GPU ("90" > "120" only as text), compute_100 not on
+    # a 9.0 one ("100" < "90" only as text)
+    (
+        SimulatedMachine(
+            "an RTX 5090 with a build for sm_80, sm_90 and PTX (compute_90)",
+            cuda=1,
+            mps=False,
+            build=SimulatedBuild(
+                cuda="12.4", arch_list=("sm_80", "sm_90", "compute_90"), gpu_name="NVIDIA GeForce RTX 5090 D", capability=(12, 0)
+            ),
+        ),
+        True,
+    ),
+    (
+        SimulatedMachine(
+            "an H100 with a build for sm_80 and PTX for 10.0 (compute_100)",
+            cuda=1,
+            mps=False,
+            build=SimulatedBuild(cuda="13.0", arch_list=("sm_80", "compute_100"), gpu_name="NVIDIA H100 NVL", capability=(9, 0)),
+        ),
+        False,
+    ),
 )
+
+
+def _compared_as_text(machine: SimulatedMachine, got: bool) -> None:
+    """Raise where ``got`` (a wrong answer) is what comparing the PTX entries and the capability as text gives."""
+    build = machine.build
+    ptx = [a for a in build.arch_list if a.startswith("compute_")]
+    if machine.cuda and ptx and _as_text_says(ptx, build.capability) == got:
+        raise Wrong(
+            f"On {machine.name}, gpu_has_kernels() returned {got}, but the wheel lists {' '.join(build.arch_list)} "
+            f"and the GPU is {build.capability[0]}.{build.capability[1]}: that is what comparing the numbers as "
+            'text says ("100" sorts before "90", and "90" after "120").',
+            "Turn each entry and the capability into (major, minor) numbers before comparing: a compute_XY entry "
+            "is PTX, which the driver compiles for any GPU of capability X.Y or newer.",
+        )
+
+
+def _as_text_says(ptx: list[str], capability: tuple[int, int]) -> bool | None:
+    """What a PTX check that compares the entry's number and the capability as text answers, where that differs from
+    comparing them as numbers (else the opposite of a right answer never matches: None is never a bool)."""
+    mine = f"{capability[0]}{capability[1]}"
+    as_text = any(a[len("compute_") :] <= mine for a in ptx)
+    as_numbers = any((int(a[len("compute_") : -1]), int(a[-1])) <= capability for a in ptx)
+    return as_text if as_text != as_numbers else None
 
 
 @exercise(
@@ -292,6 +337,7 @@ def _gpu_has_kernels(fn) -> str:
         if got == want:
             continue
         build = machine.build
+        _compared_as_text(machine, got)
         if got and machine.cuda:
             raise Wrong(
                 f"On {machine.name}, gpu_has_kernels() returned True, but the wheel lists "
