@@ -117,6 +117,22 @@ TWO_GPUS = (
     "CUDA_VISIBLE_DEVICES=0 in the shell, or device_map={'': 0}."
 )
 _OPTIMIZER_STATE_ARGS = "state_steps|exp_avgs|exp_avg_sqs|max_exp_avg_sqs|momentum_buffer_list|state_sums"
+# the 2.7 and the 2.8 wordings of one mistake: the optimizer's state left where the model was
+_OPTIMIZER_STATE_CAUSE = (
+    "the optimizer's own state (`{arg}`: the step counts or running averages it keeps per parameter) is "
+    "on {found}, its parameters on {home}. You never pass `{arg}` yourself: the state came from an "
+    "optimizer built before the model moved (it stepped once, then model.to(...) moved the parameters), "
+    "or from a checkpoint loaded without map_location and given to optimizer.load_state_dict before the "
+    "model was on its device."
+)
+_OPTIMIZER_STATE_FIX = (
+    "Fix it where the state came from: move the model first, then build the optimizer "
+    "(model.to('{home}'); opt = torch.optim.AdamW(model.parameters(), ...)); when resuming, "
+    "state = torch.load(path, map_location='{home}') after model.to('{home}'), then "
+    "opt.load_state_dict(state['optimizer']) (load_state_dict moves the state to each parameter's device). "
+    "For an optimizer already in memory, opt.load_state_dict(opt.state_dict()) does the same."
+)
+
 
 FAMILIES: tuple[Family, ...] = (
     # ------------------------------------------------------------------ wrappers: the error inside decides
@@ -322,20 +338,8 @@ FAMILIES: tuple[Family, ...] = (
         "optimizer-state",
         devices=("{found}", "{home}"),
         roles=dict(argument="arg", operator="op"),
-        cause=(
-            "the optimizer's own state (`{arg}`: the step counts or running averages it keeps per parameter) is "
-            "on {found}, its parameters on {home}. You never pass `{arg}` yourself: the state came from an "
-            "optimizer built before the model moved (it stepped once, then model.to(...) moved the parameters), "
-            "or from a checkpoint loaded without map_location and given to optimizer.load_state_dict before the "
-            "model was on its device."
-        ),
-        fix=(
-            "Fix it where the state came from: move the model first, then build the optimizer "
-            "(model.to('{home}'); opt = torch.optim.AdamW(model.parameters(), ...)); when resuming, "
-            "state = torch.load(path, map_location='{home}') after model.to('{home}'), then "
-            "opt.load_state_dict(state['optimizer']) (load_state_dict moves the state to each parameter's device). "
-            "For an optimizer already in memory, opt.load_state_dict(opt.state_dict()) does the same."
-        ),
+        cause=_OPTIMIZER_STATE_CAUSE,
+        fix=_OPTIMIZER_STATE_FIX,
         example="Expected all tensors to be on the same device, but got state_steps is on cpu, different from other "
         "tensors on cuda:0 (when checking argument in method wrapper_CUDA___fused_adamw_)",
         releases="2.8.0 and later (read in 2.14.1)",
@@ -351,20 +355,8 @@ FAMILIES: tuple[Family, ...] = (
         "optimizer-state",
         devices=("{found}", "{home}"),
         roles=dict(argument="arg", operator="op"),
-        cause=(
-            "the optimizer's own state (`{arg}`: the step counts or running averages it keeps per parameter) is "
-            "on {found}, its parameters on {home}. You never pass `{arg}` yourself: the state came from an "
-            "optimizer built before the model moved (it stepped once, then model.to(...) moved the parameters), "
-            "or from a checkpoint loaded without map_location and given to optimizer.load_state_dict before the "
-            "model was on its device."
-        ),
-        fix=(
-            "Fix it where the state came from: move the model first, then build the optimizer "
-            "(model.to('{home}'); opt = torch.optim.AdamW(model.parameters(), ...)); when resuming, "
-            "state = torch.load(path, map_location='{home}') after model.to('{home}'), then "
-            "opt.load_state_dict(state['optimizer']) (load_state_dict moves the state to each parameter's device). "
-            "For an optimizer already in memory, opt.load_state_dict(opt.state_dict()) does the same."
-        ),
+        cause=_OPTIMIZER_STATE_CAUSE,
+        fix=_OPTIMIZER_STATE_FIX,
         example="Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! (when "
         "checking argument for argument state_steps in method wrapper_CUDA___fused_adam_)",
         releases="2.7.1 and earlier 2.x",
