@@ -10,6 +10,20 @@ from try_it_support import Case
 # (the first ones live in tests/test_checks_wrong_answers.py)
 
 
+def _moved(value, device):
+    """``value`` with every tensor in it moved to ``device``: the walk a right 05.2 answer does, shared by the wrong
+    answers below that differ from it only in which device they choose."""
+    if isinstance(value, torch.Tensor):
+        return value.to(device)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(_moved(v, device) for v in value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(_moved(v, device) for v in value)
+    if isinstance(value, dict):
+        return {k: _moved(v, device) for k, v in value.items()}
+    return value
+
+
 def to_device_buffers_first(model, *inputs):
     """Takes the device from the buffers first: a model with parameters on meta and a CPU buffer sends x to the CPU."""
     tensors = list(model.buffers()) + list(model.parameters())
@@ -17,18 +31,7 @@ def to_device_buffers_first(model, *inputs):
         return inputs
     device = tensors[0].device
 
-    def move(value):
-        if isinstance(value, torch.Tensor):
-            return value.to(device)
-        if isinstance(value, tuple) and hasattr(value, "_fields"):
-            return type(value)(*(move(v) for v in value))
-        if isinstance(value, (list, tuple)):
-            return type(value)(move(v) for v in value)
-        if isinstance(value, dict):
-            return {k: move(v) for k, v in value.items()}
-        return value
-
-    return tuple(move(x) for x in inputs)
+    return tuple(_moved(x, device) for x in inputs)
 
 
 def to_device_assigning_in_place(model, *inputs):
@@ -69,24 +72,12 @@ def load_mapping_the_devices_seen(data, device):
     return torch.load(io.BytesIO(data), map_location={where: str(device) for where in seen}, weights_only=True)
 
 
-# (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
 def to_device_cpu_without_tensors(model, *inputs):
     """Falls back to the CPU for a model with no parameters or buffers, instead of handing the inputs back."""
     tensors = [*model.parameters(), *model.buffers()]
     device = tensors[0].device if tensors else torch.device("cpu")
 
-    def move(value):
-        if isinstance(value, torch.Tensor):
-            return value.to(device)
-        if isinstance(value, tuple) and hasattr(value, "_fields"):
-            return type(value)(*(move(v) for v in value))
-        if isinstance(value, (list, tuple)):
-            return type(value)(move(v) for v in value)
-        if isinstance(value, dict):
-            return {k: move(v) for k, v in value.items()}
-        return value
-
-    return tuple(move(x) for x in inputs)
+    return tuple(_moved(x, device) for x in inputs)
 
 
 def fix_any_old_type_error_is_a_move(message):
@@ -116,6 +107,7 @@ def load_as_float(data, device):
     return {key: value.float() if isinstance(value, torch.Tensor) else value for key, value in state.items()}
 
 
+# (exercise id, wrong answer, a phrase its feedback must hold): tests/test_checks_wrong_answers.py runs them
 WRONG = [
     ("05.1", fix_any_old_type_error_is_a_move, "Compare the two types it names"),
     ("05.2", to_device_cpu_without_tensors, "do not fall back to the CPU"),

@@ -85,13 +85,7 @@ def time_rounded_to_microseconds(op, clock, synchronize, repeats=5):
 
 def time_trimmed_mean(op, clock, synchronize, repeats):
     """Drops the fastest and the slowest repeat and averages the rest: equal to the median on 3 or 4 repeats only."""
-    times = []
-    for _ in range(repeats):
-        synchronize()
-        start = clock()
-        op()
-        synchronize()
-        times.append(clock() - start)
+    times = _synchronized_times(op, clock, synchronize, repeats)
     middle = sorted(times)[1:-1] if repeats > 2 else times
     return sum(middle) / len(middle)
 
